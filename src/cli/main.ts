@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+// Entry point: `netattach <command> ...`. Each command lives in its own module, loaded on
+// demand so that `netattach parse` does not pay for fastify or the Kubernetes client.
+import { processIO, EXIT_USAGE, type CliIO, type Command } from './io.js';
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Command }> }> = {
+  parse: { summary: 'parse and validate a networks annotation value', load: () => import('./parse.js') },
+  serve: { summary: 'run the admission webhook (HTTPS)', load: () => import('./serve.js') },
+  certs: { summary: 'generate a CA and a serving certificate for the webhook', load: () => import('./certs.js') },
+  check: { summary: 'lint manifests offline with the webhook rules', load: () => import('./check.js') },
+};
+
+export function usage(): string {
+  const lines = ['Usage: netattach <command> [options]', '', 'Commands:'];
+  for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(8)} ${c.summary}`);
+  lines.push('', "Run 'netattach <command> --help' for a command's options.");
+  return lines.join('\n') + '\n';
+}
+
+export async function main(argv: string[], io: CliIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
+    (name === undefined ? io.stderr : io.stdout)(usage());
+    return name === undefined ? EXIT_USAGE : 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    io.stderr(`netattach: unknown command ${JSON.stringify(name)}\n\n${usage()}`);
+    return EXIT_USAGE;
+  }
+  const { run } = await command.load();
+  return run(rest, io);
+}
+
+// Run when executed directly (not when imported by tests).
+const invokedAs = process.argv[1] ?? '';
+if (/(?:^|[\\/])(?:main\.(?:js|ts)|netattach)$/.test(invokedAs)) {
+  main(process.argv.slice(2), processIO()).then(
+    (code) => {
+      // serve keeps running: it returns only when it has shut down.
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`netattach: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exitCode = EXIT_USAGE;
+    },
+  );
+}

@@ -1,0 +1,7 @@
+// Placeholder until the parse command lands (being written now); replaced, not shipped.
+import { EXIT_USAGE, type CliIO } from './io.js';
+
+export async function run(_argv: string[], io: CliIO): Promise<number> {
+  io.stderr('netattach parse: not available in this build\n');
+  return EXIT_USAGE;
+}

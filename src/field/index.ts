@@ -1,0 +1,16 @@
+export type { FieldError, FieldErrorType } from './errors.js';
+export {
+  required,
+  invalid,
+  unsupported,
+  duplicate,
+  forbidden,
+  tooLong,
+  tooMany,
+  notFound,
+  internal,
+  renderValue,
+  renderError,
+  renderErrors,
+} from './errors.js';
+export { child, index, key } from './path.js';

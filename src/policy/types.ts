@@ -1,0 +1,68 @@
+// The contract between the admission core and the policy engine.
+// Built-in checks (missing NAD, undeclared capability) are produced by the core as findings
+// with action Enforce; policies may re-grade them (e.g. Warn while a GitOps tool catches up)
+// and add findings of their own.
+import type { FieldError } from '../field/index.js';
+import type { ParsedNetwork } from '../annotation/types.js';
+import type { NadLookup } from '../nads/types.js';
+import type { Operation, UserInfo } from '../admission/types.js';
+
+export type Action = 'Enforce' | 'Warn' | 'Audit';
+
+/** Rules the core checks without any policy; their default action is Enforce. */
+export type BuiltinRule = 'networkExists' | 'capabilities';
+
+export interface Finding {
+  /** Name of the policy, or `builtin`. */
+  policy: string;
+  /** Rule name, e.g. `allowedNetworks`, `hardwareAddresses.unique`, `capabilities`. */
+  rule: string;
+  action: Action;
+  error: FieldError;
+}
+
+export type AddressKind = 'mac' | 'infiniband-guid';
+
+/** A hardware address a pod holds (or will hold once admitted) within a uniqueness scope. */
+export interface AddressClaim {
+  kind: AddressKind;
+  /** Canonical form: lower-case, colon-separated. */
+  value: string;
+  /** `network:<ns>/<name>` or `cluster` (e.g. one InfiniBand fabric). */
+  scope: string;
+  pod: { namespace: string; name?: string; generateName?: string; uid?: string };
+}
+
+/** Everything policy needs to judge one pod (or pod template). */
+export interface PolicyInput {
+  operation: Operation;
+  namespace: string;
+  namespaceLabels: Record<string, string>;
+  userInfo: UserInfo;
+  pod: { name?: string; generateName?: string; uid?: string };
+  /** True for pod templates of workloads: uniqueness is not checked, nothing is claimed. */
+  template: boolean;
+  dryRun: boolean;
+  /** Field path of the networks annotation in the object. */
+  annotationPath: string;
+  networks: ParsedNetwork[];
+  nads: (namespace: string, name: string) => NadLookup;
+  /** Findings of the built-in rules, action Enforce, for the policy to re-grade. */
+  builtin: Finding[];
+}
+
+export interface PolicyResult {
+  /** All findings, built-in ones included with their final action. */
+  findings: Finding[];
+  /** Addresses to reserve if the pod is admitted (empty for templates). */
+  claims: AddressClaim[];
+}
+
+export interface PolicyEvaluator {
+  evaluate(input: PolicyInput): PolicyResult;
+}
+
+/** The evaluator in force when no policy is configured: built-in rules enforced, nothing else. */
+export const NO_POLICY: PolicyEvaluator = {
+  evaluate: (input) => ({ findings: input.builtin, claims: [] }),
+};
