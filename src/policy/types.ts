@@ -66,3 +66,12 @@ export interface PolicyEvaluator {
 export const NO_POLICY: PolicyEvaluator = {
   evaluate: (input) => ({ findings: input.builtin, claims: [] }),
 };
+
+/**
+ * The uniqueness index as the server sees it: after an allowed, non-dry-run Pod CREATE the
+ * server reserves the decision's claims synchronously, right after the evaluation, so two
+ * requests racing through one replica cannot both win the same address.
+ */
+export interface AddressReservations {
+  reserve(claims: readonly AddressClaim[]): void;
+}
