@@ -1,0 +1,115 @@
+// A self-signed CA and a serving certificate signed by it, for the webhook's HTTPS port.
+// node-forge builds the certificates; key pairs come from Node's crypto through forge
+// (forge uses crypto.generateKeyPairSync when it is available), so RSA 2048 takes milliseconds.
+import { isIP } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import forge from 'node-forge';
+
+export interface CertificateRequest {
+  /** Service name the apiserver dials (`<service>.<namespace>.svc`). */
+  service: string;
+  namespace: string;
+  /** Extra DNS names and IP addresses for the serving certificate. */
+  sans?: readonly string[];
+  /** Validity of the serving certificate, in days (default 365). */
+  days?: number;
+  /** Validity of the CA, in days (default 3650). */
+  caDays?: number;
+  /** Sign with this CA instead of creating one (renewal keeps the caBundle unchanged). */
+  ca?: { cert: string; key: string };
+  /** Clock, for tests. */
+  now?: Date;
+}
+
+export interface CertificateSet {
+  caCert: string;
+  caKey: string;
+  cert: string;
+  key: string;
+}
+
+const DAY_MS = 86_400_000;
+// Clocks drift: a certificate valid from "now" can be rejected by a peer a few seconds behind.
+const BACKDATE_MS = 5 * 60_000;
+
+/** The DNS names a Service is reachable under, then the extra ones, without duplicates. */
+export function serviceNames(service: string, namespace: string, extra: readonly string[] = []): string[] {
+  const names = [service, `${service}.${namespace}`, `${service}.${namespace}.svc`, `${service}.${namespace}.svc.cluster.local`, ...extra];
+  return [...new Set(names.map((n) => n.trim()).filter((n) => n !== ''))];
+}
+
+// A positive 128-bit serial (RFC 5280 allows up to 20 octets; the leading 0 keeps it positive).
+const serialNumber = (): string => '00' + randomBytes(16).toString('hex');
+
+function validity(cert: forge.pki.Certificate, now: Date, days: number): void {
+  cert.validity.notBefore = new Date(now.getTime() - BACKDATE_MS);
+  cert.validity.notAfter = new Date(now.getTime() + days * DAY_MS);
+}
+
+function checkDays(name: string, days: number): void {
+  if (!Number.isInteger(days) || days < 1 || days > 36500) throw new RangeError(`${name} must be an integer between 1 and 36500, got ${days}`);
+}
+
+export function generateCertificates(request: CertificateRequest): CertificateSet {
+  const { service, namespace } = request;
+  const days = request.days ?? 365;
+  const caDays = request.caDays ?? 3650;
+  checkDays('days', days);
+  checkDays('caDays', caDays);
+  if (!service) throw new RangeError('service must not be empty');
+  if (!namespace) throw new RangeError('namespace must not be empty');
+  const now = request.now ?? new Date();
+  const pki = forge.pki;
+
+  let caCert: forge.pki.Certificate;
+  let caKey: forge.pki.rsa.PrivateKey;
+  if (request.ca) {
+    caCert = pki.certificateFromPem(request.ca.cert);
+    caKey = pki.privateKeyFromPem(request.ca.key);
+  } else {
+    const caKeys = pki.rsa.generateKeyPair({ bits: 2048 });
+    caKey = caKeys.privateKey;
+    caCert = pki.createCertificate();
+    caCert.publicKey = caKeys.publicKey;
+    caCert.serialNumber = serialNumber();
+    validity(caCert, now, caDays);
+    const caSubject = [{ name: 'commonName', value: `netattach-ca@${Math.floor(now.getTime() / 1000)}` }];
+    caCert.setSubject(caSubject);
+    caCert.setIssuer(caSubject);
+    caCert.setExtensions([
+      { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
+      { name: 'subjectKeyIdentifier' },
+    ]);
+    caCert.sign(caKey, forge.md.sha256.create());
+  }
+
+  const keys = pki.rsa.generateKeyPair({ bits: 2048 });
+  const cert = pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  cert.serialNumber = serialNumber();
+  validity(cert, now, days);
+  const names = serviceNames(service, namespace, request.sans);
+  cert.setSubject([{ name: 'commonName', value: `${service}.${namespace}.svc` }]);
+  cert.setIssuer(caCert.subject.attributes);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: false, critical: true },
+    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+    { name: 'extKeyUsage', serverAuth: true },
+    {
+      name: 'subjectAltName',
+      // type 2: dNSName, type 7: iPAddress (forge encodes `ip` from its text form).
+      altNames: names.map((n) => (isIP(n) ? { type: 7, ip: n } : { type: 2, value: n })),
+    },
+    { name: 'subjectKeyIdentifier' },
+    { name: 'authorityKeyIdentifier', keyIdentifier: caCert.generateSubjectKeyIdentifier().getBytes() },
+  ]);
+  cert.sign(caKey, forge.md.sha256.create());
+
+  return {
+    caCert: pki.certificateToPem(caCert),
+    caKey: request.ca ? request.ca.key : pki.privateKeyToPem(caKey),
+    cert: pki.certificateToPem(cert),
+    key: pki.privateKeyToPem(keys.privateKey),
+  };
+}
