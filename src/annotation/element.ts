@@ -1,0 +1,241 @@
+// One element of the extended (JSON) form: keys normalized as Go reads them, structure checked
+// by the JSON Schema (schema.ts), then the per-element rules a schema cannot express.
+import { child, duplicate, forbidden, index as at, invalid, required, type FieldError } from '../field/index.js';
+import { macWarning } from './hwaddr.js';
+import { ipFamily } from './formats.js';
+import { canonicalKey, normalizeKeys, type KeyTable } from './keys.js';
+import type { JsonPath } from './json-reader.js';
+import { schemaErrors } from './schema.js';
+import type { Bandwidth, NetworkSelection, PortMapping } from './types.js';
+
+export interface Collector {
+  error(e: FieldError): void;
+  warning(e: FieldError): void;
+}
+
+/** Spec keys in the order the normalized output writes them. */
+export const SELECTION_KEYS = [
+  'name',
+  'namespace',
+  'interface',
+  'mac',
+  'infiniband-guid',
+  'ips',
+  'default-route',
+  'portMappings',
+  'bandwidth',
+  'cni-args',
+  'ipam-claim-reference',
+  'deviceID',
+] as const;
+
+const ELEMENT_KEYS: KeyTable = { known: SELECTION_KEYS, deprecated: { interfaceRequest: 'interface' }, extensions: true };
+const PORT_MAPPING_KEYS: KeyTable = { known: ['hostPort', 'containerPort', 'protocol', 'hostIP'], extensions: false };
+const BANDWIDTH_KEYS: KeyTable = { known: ['ingressRate', 'ingressBurst', 'egressRate', 'egressBurst'], extensions: false };
+
+// Optional strings that Go treats as unset when empty (`omitempty`, `!= ""` checks in Multus).
+const EMPTY_MEANS_UNSET = ['interface', 'mac', 'infiniband-guid', 'ipam-claim-reference', 'deviceID'] as const;
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function toRecord(values: Map<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of values) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
+/** Normalizes the keys of portMappings items and bandwidth, so the schema sees spec keys only. */
+function normalizeNested(values: Map<string, unknown>, path: string, out: Collector): void {
+  const mappings = values.get('portMappings');
+  if (Array.isArray(mappings)) {
+    values.set(
+      'portMappings',
+      mappings.map((m, j) => (isObject(m) ? toRecord(normalizeKeys(m, PORT_MAPPING_KEYS, at(child(path, 'portMappings'), j), out).values) : m)),
+    );
+  }
+  const bandwidth = values.get('bandwidth');
+  if (isObject(bandwidth)) values.set('bandwidth', toRecord(normalizeKeys(bandwidth, BANDWIDTH_KEYS, child(path, 'bandwidth'), out).values));
+}
+
+/** What the JSON reader noticed inside this element, paths relative to it. */
+export interface ElementNotes {
+  duplicateKeys: Array<{ path: JsonPath; key: string }>;
+  nonIntegerNumbers: Array<{ path: JsonPath; lexeme: string }>;
+  outOfRangeNumbers: Array<{ path: JsonPath; lexeme: string }>;
+}
+
+const INTEGER_FIELDS: Readonly<Record<string, KeyTable>> = { portMappings: PORT_MAPPING_KEYS, bandwidth: BANDWIDTH_KEYS };
+
+/** Lexical problems: duplicate keys, numbers Go cannot read, integers written as 8080.0 or 1e3. */
+function lexicalErrors(path: string, notes: ElementNotes, bad: Set<string>): FieldError[] {
+  const errors: FieldError[] = [];
+  const topKey = (rel: JsonPath): string => canonicalKey(ELEMENT_KEYS, String(rel[0]));
+  const nestedPath = (rel: JsonPath): string => {
+    // Known nested keys (portMappings[j].hostPort, bandwidth.ingressRate) get their spec spelling.
+    const top = topKey(rel);
+    const table = INTEGER_FIELDS[top];
+    let p = child(path, top);
+    rel.slice(1).forEach((seg) => {
+      p = typeof seg === 'number' ? at(p, seg) : child(p, table ? canonicalKey(table, seg) : seg);
+    });
+    return p;
+  };
+  for (const d of notes.duplicateKeys) {
+    const where = d.path.length === 0 ? path : nestedPath(d.path);
+    const key = d.path.length === 0 ? canonicalKey(ELEMENT_KEYS, d.key) : d.key;
+    errors.push(duplicate(child(where, key), d.key, 'key appears more than once in this object; Multus would silently use the last one'));
+  }
+  for (const n of notes.outOfRangeNumbers) {
+    errors.push(invalid(nestedPath(n.path), n.lexeme, 'number out of range: Go (Multus) cannot read it'));
+    bad.add(topKey(n.path));
+  }
+  for (const n of notes.nonIntegerNumbers) {
+    const top = topKey(n.path);
+    const table = INTEGER_FIELDS[top];
+    const last = n.path[n.path.length - 1];
+    const isIntegerField =
+      table !== undefined &&
+      typeof last === 'string' &&
+      table.known.includes(canonicalKey(table, last)) &&
+      canonicalKey(table, last) !== 'protocol' &&
+      canonicalKey(table, last) !== 'hostIP' &&
+      n.path.length === (top === 'portMappings' ? 3 : 2);
+    if (!isIntegerField) continue;
+    errors.push(invalid(nestedPath(n.path), Number(n.lexeme), `written as ${n.lexeme}: must be an integer written without a fraction or exponent (Go rejects 8080.0 and 1e3)`));
+    bad.add(top);
+  }
+  return errors;
+}
+
+export interface ElementResult {
+  /** Undefined when the element does not name a network. */
+  selection: NetworkSelection | undefined;
+  /** Explicit interface name, when valid (for cross-element rules). */
+  interface: string | undefined;
+}
+
+/**
+ * Validates element `value` at `path`; `namespace` fills an unqualified name. Keys whose values
+ * are invalid are left out of the selection; `name` and `namespace` are kept as sent when they
+ * are strings, because they identify the network in later messages.
+ */
+export function checkElement(value: unknown, path: string, namespace: string, out: Collector, notes?: ElementNotes): ElementResult {
+  if (!isObject(value)) {
+    const reason =
+      value === null
+        ? 'must be a JSON object, not null (Multus crashes on null elements)'
+        : 'must be a JSON object such as {"name": "my-network"}';
+    out.error(invalid(path, value, reason));
+    return { selection: undefined, interface: undefined };
+  }
+  const { values, deprecated } = normalizeKeys(value, ELEMENT_KEYS, path, out);
+  const old = deprecated.get('interface');
+  if (old) {
+    const hasNew = typeof values.get('interface') === 'string' && values.get('interface') !== '';
+    out.warning(
+      invalid(
+        child(path, old.key),
+        old.value,
+        hasNew
+          ? 'deprecated Multus key, ignored because "interface" is also set'
+          : 'deprecated Multus key: Multus still reads it as "interface", and so do we; write "interface"',
+      ),
+    );
+    if (!hasNew && old.value !== '' && old.value !== undefined) values.set('interface', old.value);
+  }
+  if (values.get('namespace') === '') values.delete('namespace'); // the spec: empty means the pod's namespace
+  for (const key of EMPTY_MEANS_UNSET) {
+    if (values.get(key) === '') {
+      out.warning(invalid(child(path, key), '', 'empty, treated as not set (as Multus does)'));
+      values.delete(key);
+    }
+  }
+  normalizeNested(values, path, out);
+
+  const normalized = toRecord(values);
+  const bad = new Set<string>();
+  if (notes) for (const e of lexicalErrors(path, notes, bad)) out.error(e);
+  for (const e of schemaErrors(path, normalized)) {
+    out.error(e);
+    const rest = e.path.slice(path.length + 1);
+    bad.add(SELECTION_KEYS.find((k) => rest === k || rest.startsWith(`${k}.`) || rest.startsWith(`${k}[`)) ?? rest);
+  }
+  for (const e of elementRules(path, values, bad)) out.error(e);
+  for (const w of elementWarnings(path, values, bad)) out.warning(w);
+
+  const name = values.get('name');
+  if (typeof name !== 'string' || name === '') return { selection: undefined, interface: undefined };
+  const ns = values.get('namespace');
+  const selection: NetworkSelection = { name, namespace: typeof ns === 'string' ? ns : namespace };
+  const sel = selection as unknown as Record<string, unknown>;
+  for (const key of SELECTION_KEYS) {
+    if (key === 'name' || key === 'namespace' || bad.has(key) || !values.has(key)) continue;
+    sel[key] = values.get(key);
+  }
+  for (const [key, v] of values) if (key.includes('.')) Object.defineProperty(sel, key, { value: v, enumerable: true, writable: true, configurable: true });
+  return { selection, interface: bad.has('interface') ? undefined : (values.get('interface') as string | undefined) };
+}
+
+/** Rules on one element that the schema cannot express; `bad` holds keys that already failed. */
+function elementRules(path: string, values: Map<string, unknown>, bad: Set<string>): FieldError[] {
+  const errors: FieldError[] = [];
+  const ips = values.get('ips');
+  if (Array.isArray(ips) && !bad.has('ips')) {
+    const seen = new Set<string>();
+    ips.forEach((ip: string, j) => {
+      if (seen.has(ip)) errors.push(duplicate(at(child(path, 'ips'), j), ip));
+      seen.add(ip);
+    });
+  }
+  if (values.has('ips') && values.has('ipam-claim-reference')) {
+    errors.push(forbidden(child(path, 'ips'), 'may not be combined with ipam-claim-reference: the claim supplies the addresses (spec v1.3; the NAD client does not check this)'));
+    bad.add('ips');
+  }
+  const routes = values.get('default-route');
+  if (Array.isArray(routes) && !bad.has('default-route')) {
+    const first: Partial<Record<4 | 6, number>> = {};
+    routes.forEach((gw: string, j) => {
+      const family = ipFamily(gw);
+      if (family === undefined) return;
+      const k = first[family];
+      if (k !== undefined) {
+        errors.push(invalid(at(child(path, 'default-route'), j), gw, `only one IPv${family} gateway is allowed (default-route[${k}] is one already)`));
+        bad.add('default-route');
+      } else first[family] = j;
+    });
+  }
+  const bandwidth = values.get('bandwidth') as Bandwidth | undefined;
+  if (isObject(bandwidth) && !bad.has('bandwidth')) {
+    for (const dir of ['ingress', 'egress'] as const) {
+      if (bandwidth[`${dir}Burst`] !== undefined && bandwidth[`${dir}Rate`] === undefined) {
+        errors.push(required(child(child(path, 'bandwidth'), `${dir}Rate`), `${dir}Burst needs ${dir}Rate`));
+        bad.add('bandwidth');
+      }
+    }
+  }
+  return errors;
+}
+
+function elementWarnings(path: string, values: Map<string, unknown>, bad: Set<string>): FieldError[] {
+  const warnings: FieldError[] = [];
+  const mac = values.get('mac');
+  if (typeof mac === 'string' && !bad.has('mac')) {
+    const w = macWarning(mac);
+    if (w) warnings.push(invalid(child(path, 'mac'), mac, w));
+  }
+  const routes = values.get('default-route');
+  if (Array.isArray(routes) && routes.length === 0 && !bad.has('default-route')) {
+    warnings.push(invalid(child(path, 'default-route'), routes, 'empty: names no gateway'));
+  }
+  const bandwidth = values.get('bandwidth') as Bandwidth | undefined;
+  if (isObject(bandwidth) && !bad.has('bandwidth')) {
+    for (const dir of ['ingress', 'egress'] as const) {
+      if (bandwidth[`${dir}Rate`] !== undefined && bandwidth[`${dir}Burst`] === undefined) {
+        warnings.push(invalid(child(child(path, 'bandwidth'), `${dir}Rate`), bandwidth[`${dir}Rate`], `set without ${dir}Burst: the CNI bandwidth plugin rejects a rate without a burst`));
+      }
+    }
+  }
+  return warnings;
+}
+
+export type { PortMapping };

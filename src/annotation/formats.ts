@@ -1,0 +1,97 @@
+// The string formats of the annotation, each as a function returning why a text is not of the
+// format (undefined when it is). The same functions serve ajv (as custom formats, see schema.ts)
+// and the simple-form parser, so the two forms cannot drift apart. Linear scans, no regex
+// backtracking.
+import { isIPv4, isIPv6 } from 'node:net';
+import { guidProblem, macProblem } from './hwaddr.js';
+
+const isLowerAlnum = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+
+function labelShapeOk(text: string): boolean {
+  const n = text.length;
+  if (n === 0 || !isLowerAlnum(text.charCodeAt(0)) || !isLowerAlnum(text.charCodeAt(n - 1))) return false;
+  for (let i = 1; i < n - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (!isLowerAlnum(c) && c !== 45) return false;
+  }
+  return true;
+}
+
+const LABEL_RULE =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+
+/** DNS-1123 label, as Kubernetes requires for namespaces (at most 63 characters). */
+export function dns1123LabelProblem(text: string): string | undefined {
+  if (text.length > 63) return 'must be no more than 63 characters';
+  return labelShapeOk(text) ? undefined : LABEL_RULE;
+}
+
+/** DNS-1123 subdomain, as Kubernetes requires for object names such as a NAD's (at most 253 characters). */
+export function dns1123SubdomainProblem(text: string): string | undefined {
+  if (text.length > 253) return 'must be no more than 253 characters';
+  const ok = text.length > 0 && text.split('.').every(labelShapeOk);
+  return ok
+    ? undefined
+    : "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+}
+
+/** A Linux interface name as the kernel's dev_valid_name accepts it: 1-15 bytes, not `.`/`..`, no `/`, `:` or whitespace. */
+export function interfaceNameProblem(text: string): string | undefined {
+  if (text.length === 0) return 'must not be empty';
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > 15) return `must be at most 15 bytes (Linux IFNAMSIZ), got ${bytes}`;
+  if (text === '.' || text === '..') return 'must not be "." or ".."';
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 47 || c === 58) return "must not contain '/' or ':'";
+    if (c <= 32 || c === 127 || c === 0x85 || c === 0xa0 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x3000 || c === 0x1680 || c === 0x202f || c === 0x205f) {
+      return 'must not contain whitespace or control characters';
+    }
+  }
+  return undefined;
+}
+
+/** An IPv4 or IPv6 address as Go's net.ParseIP reads it: no zone (`%eth0`), no IPv4 leading zeros. */
+export function ipProblem(text: string): string | undefined {
+  if (text.includes('%')) return 'must be an IP address without a zone (such as %eth0)';
+  if (isIPv4(text) || isIPv6(text)) return undefined;
+  return 'must be a valid IPv4 or IPv6 address (IPv4 octets without leading zeros)';
+}
+
+export const ipFamily = (text: string): 4 | 6 | undefined => (isIPv4(text) ? 4 : isIPv6(text) && !text.includes('%') ? 6 : undefined);
+
+/** An IP address, optionally with a `/prefix` within the family's range (decimal, no leading zeros). */
+export function ipOrCidrProblem(text: string): string | undefined {
+  const slash = text.indexOf('/');
+  if (slash < 0) return ipProblem(text);
+  const address = text.slice(0, slash);
+  const prefix = text.slice(slash + 1);
+  const addressProblem = ipProblem(address);
+  if (addressProblem) return `${addressProblem}, optionally followed by /prefix`;
+  const max = isIPv4(address) ? 32 : 128;
+  const digitsOnly = prefix.length > 0 && prefix.length <= 3 && [...prefix].every((ch) => ch >= '0' && ch <= '9');
+  if (!digitsOnly || (prefix.length > 1 && prefix[0] === '0') || Number(prefix) > max) {
+    return `the prefix length after '/' must be a decimal number from 0 to ${max}`;
+  }
+  return undefined;
+}
+
+export const PORT_PROTOCOLS = ['TCP', 'UDP', 'SCTP'] as const;
+
+/** A port-mapping protocol: TCP, UDP or SCTP in any case (the portmap plugin folds case). */
+export function portProtocolProblem(text: string): string | undefined {
+  const upper = text.toUpperCase();
+  return PORT_PROTOCOLS.some((p) => p === upper) ? undefined : 'supported values: "TCP", "UDP", "SCTP" (any case)';
+}
+
+/** Every custom format: name (as used in the JSON Schema) -> checker. */
+export const FORMATS: Readonly<Record<string, (text: string) => string | undefined>> = {
+  'mac-address': macProblem,
+  'infiniband-guid': guidProblem,
+  'ip-address': ipProblem,
+  'ip-or-cidr': ipOrCidrProblem,
+  'interface-name': interfaceNameProblem,
+  'dns1123-label': dns1123LabelProblem,
+  'dns1123-subdomain': dns1123SubdomainProblem,
+  'port-protocol': portProtocolProblem,
+};

@@ -1,0 +1,113 @@
+// Hardware addresses in the textual forms Go's net.ParseMAC reads (which Multus uses for both
+// `mac` and `infiniband-guid`): colon `02:23:45:67:89:01`, hyphen `02-23-45-67-89-01` and dot
+// `0223.4567.8901`, hex in either case, 6, 8 or 20 bytes. Written as a linear scan, no regex.
+
+export type HwAddrForm = 'colon' | 'hyphen' | 'dot';
+
+export interface HwAddr {
+  bytes: number[];
+  form: HwAddrForm;
+}
+
+const hexValue = (code: number): number => {
+  if (code >= 48 && code <= 57) return code - 48; // 0-9
+  const lower = code | 0x20;
+  if (lower >= 97 && lower <= 102) return lower - 87; // a-f
+  return -1;
+};
+
+/** Reads a hardware address in any of Go's forms; undefined if it is not one. */
+export function parseHwAddr(text: string): HwAddr | undefined {
+  const n = text.length;
+  if (n < 14) return undefined; // shortest: 0223.4567.8901
+  const sep = text.charCodeAt(2) === 58 ? ':' : text.charCodeAt(2) === 45 ? '-' : text.charCodeAt(4) === 46 ? '.' : '';
+  if (sep === ':' || sep === '-') {
+    if ((n + 1) % 3 !== 0) return undefined;
+    const count = (n + 1) / 3;
+    if (count !== 6 && count !== 8 && count !== 20) return undefined;
+    const bytes: number[] = [];
+    for (let i = 0; i < n; i += 3) {
+      const hi = hexValue(text.charCodeAt(i));
+      const lo = hexValue(text.charCodeAt(i + 1));
+      if (hi < 0 || lo < 0) return undefined;
+      if (i + 2 < n && text[i + 2] !== sep) return undefined;
+      bytes.push(hi * 16 + lo);
+    }
+    return { bytes, form: sep === ':' ? 'colon' : 'hyphen' };
+  }
+  if (sep === '.') {
+    if ((n + 1) % 5 !== 0) return undefined;
+    const groups = (n + 1) / 5;
+    if (groups !== 3 && groups !== 4 && groups !== 10) return undefined;
+    const bytes: number[] = [];
+    for (let i = 0; i < n; i += 5) {
+      const d = [0, 1, 2, 3].map((k) => hexValue(text.charCodeAt(i + k)));
+      if (d.some((v) => v < 0)) return undefined;
+      if (i + 4 < n && text[i + 4] !== '.') return undefined;
+      bytes.push(d[0]! * 16 + d[1]!, d[2]! * 16 + d[3]!);
+    }
+    return { bytes, form: 'dot' };
+  }
+  return undefined;
+}
+
+export const colonForm = (bytes: readonly number[]): string => bytes.map((b) => b.toString(16).padStart(2, '0')).join(':');
+
+/** Why `text` is not an acceptable `mac`, or undefined when it is. */
+export function macProblem(text: string): string | undefined {
+  const addr = parseHwAddr(text);
+  if (!addr) {
+    return 'must be a 6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms';
+  }
+  if (addr.bytes.length === 8) {
+    return 'an 8-byte address is not a valid mac (the spec allows 6-byte Ethernet or 20-byte IPoIB addresses; Multus would accept it): use infiniband-guid for an InfiniBand GUID';
+  }
+  return undefined;
+}
+
+/** Why `text` is not an acceptable `infiniband-guid`, or undefined when it is. */
+export function guidProblem(text: string): string | undefined {
+  const addr = parseHwAddr(text);
+  if (!addr || addr.bytes.length !== 8) {
+    if (addr) return `must be 8 bytes, not ${addr.bytes.length} (colon form xx:xx:xx:xx:xx:xx:xx:xx)`;
+    return 'must be an 8-byte GUID in colon form xx:xx:xx:xx:xx:xx:xx:xx';
+  }
+  if (addr.form !== 'colon') {
+    return 'must be in colon form xx:xx:xx:xx:xx:xx:xx:xx (Multus accepts the hyphen and dot forms, but ib-sriov-cni does not)';
+  }
+  if (addr.bytes.every((b) => b === 0)) return 'the all-zero GUID is rejected by ib-sriov-cni';
+  if (addr.bytes.every((b) => b === 0xff)) return 'ff:ff:ff:ff:ff:ff:ff:ff is reserved: ib-sriov-cni uses it to reset the GUID';
+  return undefined;
+}
+
+/** The lower-case colon form of an acceptable `mac` (6 or 20 bytes, any accepted form), or undefined. */
+export function canonicalMac(text: string): string | undefined {
+  if (typeof text !== 'string') return undefined;
+  const addr = parseHwAddr(text);
+  return addr && addr.bytes.length !== 8 ? colonForm(addr.bytes) : undefined;
+}
+
+/** The lower-case colon form of an acceptable `infiniband-guid`, or undefined. */
+export function canonicalGuid(text: string): string | undefined {
+  if (typeof text !== 'string' || guidProblem(text) !== undefined) return undefined;
+  return text.toLowerCase();
+}
+
+/** Allowed but suspicious `mac` values (the caller has already checked the syntax). */
+export function macWarning(text: string): string | undefined {
+  const addr = parseHwAddr(text);
+  if (!addr) return undefined;
+  const b = addr.bytes;
+  if (b.length === 6) {
+    if (b.every((x) => x === 0)) return 'the all-zero MAC cannot be set on a Linux interface: the pod will fail to start';
+    if ((b[0]! & 1) === 1) return 'a multicast MAC (lowest bit of the first octet set) cannot be set on a Linux interface: the pod will fail to start';
+    return undefined;
+  }
+  // 20-byte IPoIB: bytes 4-11 are the subnet prefix, which the subnet manager sets.
+  const prefix = b.slice(4, 12);
+  const linkLocal = [0xfe, 0x80, 0, 0, 0, 0, 0, 0];
+  if (prefix.some((x, i) => x !== linkLocal[i])) {
+    return 'in a 20-byte IPoIB address only the last 8 bytes (the port GUID) can be chosen; bytes 0-11 are set by the HCA and the subnet manager';
+  }
+  return undefined;
+}

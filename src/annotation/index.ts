@@ -1,0 +1,16 @@
+// Public face of the annotation parser/validator (pure functions, no I/O beyond loading the schema).
+export { parseNetworks, parseDefaultNetwork, detectFormat, MAX_PROBLEMS, DEFAULT_MULTUS_NAMESPACE } from './parse.js';
+export { canonicalMac, canonicalGuid } from './hwaddr.js';
+export { serializeSelections } from './serialize.js';
+export { SELECTION_KEYS } from './element.js';
+export { NETWORKS_ANNOTATION, DEFAULT_NETWORK_ANNOTATION } from './types.js';
+export type {
+  AnnotationFormat,
+  Bandwidth,
+  DefaultNetworkOptions,
+  NetworkSelection,
+  ParsedNetwork,
+  ParseOptions,
+  ParseResult,
+  PortMapping,
+} from './types.js';

@@ -1,0 +1,137 @@
+// The annotation parser: detects the format as Multus does, parses every element, applies the
+// cross-element rules, and collects every problem (never only the first; never throws).
+import { index as at, invalid, key, type FieldError } from '../field/index.js';
+import { checkAcross } from './cross.js';
+import { checkElement, type Collector, type ElementNotes } from './element.js';
+import { readJson, type JsonNotes } from './json-reader.js';
+import { parseSimpleItem } from './simple.js';
+import {
+  DEFAULT_NETWORK_ANNOTATION,
+  NETWORKS_ANNOTATION,
+  type AnnotationFormat,
+  type DefaultNetworkOptions,
+  type ParsedNetwork,
+  type ParseOptions,
+  type ParseResult,
+} from './types.js';
+
+/** At most this many errors (and as many warnings) are listed; one more entry says how many were left out. */
+export const MAX_PROBLEMS = 100;
+export const DEFAULT_MULTUS_NAMESPACE = 'kube-system';
+
+class Problems implements Collector {
+  readonly errors: FieldError[] = [];
+  readonly warnings: FieldError[] = [];
+  private droppedErrors = 0;
+  private droppedWarnings = 0;
+
+  error(e: FieldError): void {
+    if (this.errors.length < MAX_PROBLEMS) this.errors.push(e);
+    else this.droppedErrors++;
+  }
+
+  warning(w: FieldError): void {
+    if (this.warnings.length < MAX_PROBLEMS) this.warnings.push(w);
+    else this.droppedWarnings++;
+  }
+
+  finish(path: string): void {
+    const more = (n: number, what: string): FieldError => ({
+      path,
+      type: 'Too many',
+      value: n,
+      reason: `${n} more ${what} not listed (only the first ${MAX_PROBLEMS} are)`,
+    });
+    if (this.droppedErrors > 0) this.errors.push(more(this.droppedErrors, 'errors'));
+    if (this.droppedWarnings > 0) this.warnings.push(more(this.droppedWarnings, 'warnings'));
+  }
+}
+
+/** Multus's rule: JSON when the value contains any of `[`, `{`, `"`; empty or blank means no attachments. */
+export function detectFormat(value: string): AnnotationFormat {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 91 || c === 123 || c === 34) return 'json';
+  }
+  return value.trim() === '' ? 'empty' : 'simple';
+}
+
+function notesFor(notes: JsonNotes, i: number): ElementNotes {
+  const mine = <T extends { path: Array<string | number> }>(list: T[]): T[] =>
+    list.filter((n) => n.path[0] === i).map((n) => ({ ...n, path: n.path.slice(1) }));
+  // A duplicate key directly in element i has path [i]; deeper ones [i, ...].
+  return {
+    duplicateKeys: mine(notes.duplicateKeys),
+    nonIntegerNumbers: mine(notes.nonIntegerNumbers),
+    outOfRangeNumbers: mine(notes.outOfRangeNumbers),
+  };
+}
+
+function near(text: string, offset: number): string {
+  const from = Math.max(0, offset - 10);
+  return JSON.stringify(text.slice(from, offset + 10));
+}
+
+/** The result, and how many elements the list has (undefined when it could not be read as a list). */
+function parseAnnotation(value: string, namespace: string, path: string): { result: ParseResult; count: number | undefined } {
+  const problems = new Problems();
+  const networks: ParsedNetwork[] = [];
+  const interfaces = new Map<number, string>();
+  let count: number | undefined;
+  const format = typeof value === 'string' ? detectFormat(value) : 'json';
+
+  if (typeof value !== 'string') {
+    problems.error(invalid(path, value, 'must be a string'));
+  } else if (format === 'simple') {
+    const items = value.split(',');
+    count = items.length;
+    items.forEach((raw, i) => {
+      const item = parseSimpleItem(raw, i, path, namespace, problems);
+      if (item.selection) networks.push({ index: i, path: item.path, selection: item.selection });
+      if (item.interface !== undefined) interfaces.set(i, item.interface);
+    });
+  } else if (format === 'json') {
+    const read = readJson(value);
+    if (!read.ok) {
+      problems.error(invalid(path, value, `invalid JSON at offset ${read.offset} (near ${near(value, read.offset)}): ${read.reason}`));
+    } else if (!Array.isArray(read.value)) {
+      const bare = read.value !== null && typeof read.value === 'object';
+      problems.error(
+        invalid(path, value, bare ? 'must be a JSON array of objects: wrap a single object in [ ] (Multus rejects a bare object too)' : 'must be a JSON array of objects'),
+      );
+    } else {
+      const elements = read.value;
+      count = elements.length;
+      const hasNotes = read.notes.duplicateKeys.length + read.notes.nonIntegerNumbers.length + read.notes.outOfRangeNumbers.length > 0;
+      for (const d of read.notes.duplicateKeys) if (d.path.length === 0) problems.error(invalid(path, value, 'duplicate key at the top level'));
+      elements.forEach((element, i) => {
+        const elementPath = at(path, i);
+        const r = checkElement(element, elementPath, namespace, problems, hasNotes ? notesFor(read.notes, i) : undefined);
+        if (r.selection) networks.push({ index: i, path: elementPath, selection: r.selection });
+        if (r.interface !== undefined) interfaces.set(i, r.interface);
+      });
+    }
+  }
+  if (format === 'empty') count = 0;
+  checkAcross({ count: count ?? 0, interfaces, networks }, problems);
+  problems.finish(path);
+  return { result: { format, networks, errors: problems.errors, warnings: problems.warnings }, count };
+}
+
+/** Parses and validates a `k8s.v1.cni.cncf.io/networks` value; unqualified names resolve in `namespace`. */
+export function parseNetworks(value: string, options: ParseOptions): ParseResult {
+  return parseAnnotation(value, options.namespace, options.path ?? key('metadata.annotations', NETWORKS_ANNOTATION)).result;
+}
+
+/**
+ * Parses and validates a `v1.multus-cni.io/default-network` value: exactly one element (an empty
+ * value means no override); an unqualified name resolves in Multus's namespace.
+ */
+export function parseDefaultNetwork(value: string, options: DefaultNetworkOptions = {}): ParseResult {
+  const path = options.path ?? key('metadata.annotations', DEFAULT_NETWORK_ANNOTATION);
+  const { result, count } = parseAnnotation(value, options.defaultNamespace ?? DEFAULT_MULTUS_NAMESPACE, path);
+  if (result.format !== 'empty' && count !== undefined && count !== 1) {
+    result.errors.unshift(invalid(path, value, `must select exactly one network, not ${count} (it replaces the cluster default network)`));
+  }
+  return result;
+}
