@@ -108,6 +108,11 @@ export interface AdmissionContext {
   namespaceLabels?: Record<string, string>;
   policy: PolicyEvaluator;
   config: AdmissionConfig;
+  /**
+   * Pods (`namespace/name`) that use a NAD, when the shell knows them (pod informer): a DELETE of
+   * a NAD in use is allowed with a warning naming some of them.
+   */
+  podsUsingNad?: (namespace: string, name: string) => string[];
 }
 
 export interface AdmissionConfig {

@@ -1,0 +1,78 @@
+// Accumulates what the checks found into one Decision.
+import { internal, type FieldError } from '../field/index.js';
+import type { AddressClaim, Finding } from '../policy/types.js';
+import type { Decision, JsonPatchOperation } from './types.js';
+import { renderNote, renderWarning, type Note } from './warnings.js';
+
+export class Verdict {
+  /** Errors about the object itself (unparseable annotation, malformed object, immutable field): 422. */
+  private readonly invalid: FieldError[] = [];
+  /** Errors from rules (built-in or policy) the object breaks: 403. */
+  private readonly forbidden: FieldError[] = [];
+  readonly warnings: string[] = [];
+  readonly audits: Finding[] = [];
+  readonly findings: Finding[] = [];
+  claims: AddressClaim[] = [];
+  patch: JsonPatchOperation[] = [];
+
+  get denied(): boolean {
+    return this.invalid.length > 0 || this.forbidden.length > 0;
+  }
+
+  addInvalid(...errors: FieldError[]): this {
+    this.invalid.push(...errors);
+    return this;
+  }
+
+  warnField(...errors: FieldError[]): this {
+    for (const e of errors) this.warnings.push(renderWarning(e));
+    return this;
+  }
+
+  warnNote(...notes: Note[]): this {
+    for (const n of notes) this.warnings.push(renderNote(n));
+    return this;
+  }
+
+  /** A finding with its final action: Enforce denies, Warn warns, Audit is only recorded. */
+  addFinding(f: Finding): this {
+    this.findings.push(f);
+    if (f.action === 'Enforce') this.forbidden.push(f.error);
+    else if (f.action === 'Warn') this.warnField(f.error);
+    else this.audits.push(f);
+    return this;
+  }
+
+  build(): Decision {
+    const allowed = !this.denied;
+    // Object errors first: they are what the user must fix before any rule can be judged.
+    const errors = [...this.invalid, ...this.forbidden];
+    return {
+      allowed,
+      errors,
+      ...(allowed ? {} : { code: this.forbidden.length > 0 ? 403 : 422 }),
+      warnings: this.warnings,
+      audits: this.audits,
+      findings: this.findings,
+      patch: allowed ? this.patch : [],
+      claims: allowed ? this.claims : [],
+    };
+  }
+}
+
+export const allow = (): Decision => new Verdict().build();
+
+/** An unexpected exception, as a denial the server can log and count (never thrown to the shell). */
+export function internalError(err: unknown): Decision {
+  const message = err instanceof Error ? `${err.name}: ${err.message}` : 'unknown error';
+  return {
+    allowed: false,
+    code: 500,
+    errors: [internal('request', `netattach failed to review the request (${message.slice(0, 200)})`)],
+    warnings: [],
+    audits: [],
+    findings: [],
+    patch: [],
+    claims: [],
+  };
+}

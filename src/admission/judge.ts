@@ -1,0 +1,60 @@
+// The network checks shared by Pods and pod templates: parser errors, built-in rules, policy.
+import type { PolicyInput } from '../policy/types.js';
+import type { Verdict } from './decision.js';
+import { builtinChecks } from './builtin.js';
+import { isObject, stringAt, type JsonObject } from './object.js';
+import type { PodNetworks } from './networks.js';
+import type { AdmissionContext, AdmissionRequest } from './types.js';
+
+export interface JudgeOptions {
+  template: boolean;
+  namespace: string;
+  /** Report errors and Enforce findings as warnings (a change that leaves the networks alone). */
+  warnOnly: boolean;
+}
+
+export function judgeNetworks(
+  verdict: Verdict,
+  nets: PodNetworks,
+  pod: JsonObject | undefined,
+  request: AdmissionRequest,
+  context: AdmissionContext,
+  opts: JudgeOptions,
+): void {
+  const addErrors = opts.warnOnly ? verdict.warnField.bind(verdict) : verdict.addInvalid.bind(verdict);
+  // Parser errors are always fatal: Multus would fail the pod at start-up whatever a policy says.
+  addErrors(...nets.errors);
+  verdict.warnField(...nets.warnings);
+  if (nets.networks.length === 0 && nets.raw.size === 0) return;
+
+  const builtin = builtinChecks(nets.networks, context.nads);
+  verdict.warnNote(...builtin.warnings);
+  for (const f of builtin.unverified) verdict.addFinding(f);
+
+  const meta = isObject(pod) ? pod['metadata'] : undefined;
+  const input: PolicyInput = {
+    operation: request.operation,
+    namespace: opts.namespace,
+    namespaceLabels: context.namespaceLabels ?? {},
+    userInfo: request.userInfo,
+    pod: {
+      ...optional('name', stringAt(meta, 'name') ?? (opts.template ? undefined : request.name)),
+      ...optional('generateName', stringAt(meta, 'generateName')),
+      ...optional('uid', stringAt(meta, 'uid')),
+    },
+    template: opts.template,
+    dryRun: request.dryRun === true,
+    annotationPath: nets.annotationPath,
+    networks: nets.networks,
+    nads: context.nads,
+    builtin: builtin.findings,
+  };
+  const result = context.policy.evaluate(input);
+  for (const f of result.findings) {
+    verdict.addFinding(opts.warnOnly && f.action === 'Enforce' ? { ...f, action: 'Warn' } : f);
+  }
+  if (!opts.template) verdict.claims = result.claims;
+}
+
+const optional = <K extends string>(k: K, v: string | undefined): Partial<Record<K, string>> =>
+  (v ? { [k]: v } : {}) as Partial<Record<K, string>>;

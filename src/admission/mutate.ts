@@ -1,0 +1,46 @@
+// Pod mutation: change a deep copy, then diff it against the original into a JSON Patch
+// (fast-json-patch `compare`), so the patch is minimal, escapes keys and always applies.
+import fastJsonPatch from 'fast-json-patch';
+import type { ParsedNetwork } from '../annotation/types.js';
+import type { FieldError } from '../field/index.js';
+import type { Nad, NadLookup } from '../nads/types.js';
+import { injectResources } from './inject-resources.js';
+import { mergeNodeSelector } from './node-selector.js';
+import type { JsonObject } from './object.js';
+import { addPodNetInfo } from './podnetinfo.js';
+import type { AdmissionConfig, JsonPatchOperation } from './types.js';
+import type { Note } from './warnings.js';
+
+export interface MutationResult {
+  patch: JsonPatchOperation[];
+  errors: FieldError[];
+  warnings: Note[];
+}
+
+/** Resource name -> count for the whole pod: one of each of the NAD's resources per selection. */
+export function neededResources(attachments: ReadonlyArray<{ nad: Nad }>): Map<string, number> {
+  const needed = new Map<string, number>();
+  for (const { nad } of attachments) for (const r of nad.resourceNames) needed.set(r, (needed.get(r) ?? 0) + 1);
+  return needed;
+}
+
+export function mutatePod(
+  pod: JsonObject,
+  networks: readonly ParsedNetwork[],
+  nads: (namespace: string, name: string) => NadLookup,
+  config: AdmissionConfig,
+): MutationResult {
+  const attachments: Array<{ net: ParsedNetwork; nad: Nad }> = [];
+  for (const net of networks) {
+    const lookup = nads(net.selection.namespace, net.selection.name);
+    if (lookup.status === 'found') attachments.push({ net, nad: lookup.nad });
+  }
+  const copy = structuredClone(pod);
+  const needed = neededResources(attachments);
+  const injected = injectResources(copy, needed);
+  const errors = [...injected.errors, ...mergeNodeSelector(copy, attachments)];
+  const warnings = [...injected.warnings];
+  if (config.podNetInfo.enabled && needed.size > 0) warnings.push(...addPodNetInfo(copy, config.podNetInfo));
+  const patch = errors.length > 0 ? [] : (fastJsonPatch.compare(pod, copy) as JsonPatchOperation[]);
+  return { patch, errors, warnings };
+}

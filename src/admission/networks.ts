@@ -1,0 +1,51 @@
+// The networks a pod (or pod template) asks for: both annotations, parsed, with their field paths.
+import { parseDefaultNetwork, parseNetworks } from '../annotation/index.js';
+import { DEFAULT_NETWORK_ANNOTATION, NETWORKS_ANNOTATION, type ParsedNetwork } from '../annotation/types.js';
+import { key, type FieldError } from '../field/index.js';
+import { readAnnotations, type JsonObject, type PodLocation } from './object.js';
+import type { AdmissionConfig } from './types.js';
+
+export const NETWORK_ANNOTATIONS = [NETWORKS_ANNOTATION, DEFAULT_NETWORK_ANNOTATION] as const;
+
+export interface PodNetworks {
+  /** Secondary networks first, then the default network (if the annotation names one). */
+  networks: ParsedNetwork[];
+  errors: FieldError[];
+  warnings: FieldError[];
+  /** Field path of the networks annotation. */
+  annotationPath: string;
+  /** Raw annotation values as sent (absent keys missing). */
+  raw: Map<string, string>;
+}
+
+export const annotationPath = (loc: PodLocation, annotation: string): string =>
+  key(`${loc.metadataPath}.annotations`, annotation);
+
+export function readPodNetworks(
+  pod: JsonObject | undefined,
+  loc: PodLocation,
+  namespace: string,
+  config: AdmissionConfig,
+): PodNetworks {
+  const { values, errors } = readAnnotations(pod, loc.metadataPath, NETWORK_ANNOTATIONS);
+  const networksPath = annotationPath(loc, NETWORKS_ANNOTATION);
+  const out: PodNetworks = { networks: [], errors, warnings: [], annotationPath: networksPath, raw: values };
+  const networks = values.get(NETWORKS_ANNOTATION);
+  if (networks !== undefined) {
+    const r = parseNetworks(networks, { namespace, path: networksPath });
+    out.networks.push(...r.networks);
+    out.errors.push(...r.errors);
+    out.warnings.push(...r.warnings);
+  }
+  const defaultNetwork = values.get(DEFAULT_NETWORK_ANNOTATION);
+  if (defaultNetwork !== undefined) {
+    const r = parseDefaultNetwork(defaultNetwork, {
+      defaultNamespace: config.defaultNetworkNamespace,
+      path: annotationPath(loc, DEFAULT_NETWORK_ANNOTATION),
+    });
+    out.networks.push(...r.networks);
+    out.errors.push(...r.errors);
+    out.warnings.push(...r.warnings);
+  }
+  return out;
+}

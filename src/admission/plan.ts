@@ -1,0 +1,32 @@
+// Which NADs a request refers to, so that the shell can resolve them before the (synchronous) review.
+import { isObject, podAt } from './object.js';
+import { readPodNetworks } from './networks.js';
+import { targetOf } from './target.js';
+import { namespaceOf } from './namespace.js';
+import type { AdmissionConfig, AdmissionRequest } from './types.js';
+
+export interface NadRef {
+  namespace: string;
+  name: string;
+}
+
+export function plan(request: AdmissionRequest, config: AdmissionConfig): { nadRefs: NadRef[] } {
+  try {
+    const target = targetOf(request);
+    if (target.kind !== 'pod' && target.kind !== 'template') return { nadRefs: [] };
+    if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return { nadRefs: [] };
+    if (!isObject(request.object)) return { nadRefs: [] };
+    // A pod update is judged only on whether the annotations changed, which needs no NAD.
+    if (target.kind === 'pod' && request.operation === 'UPDATE' && isObject(request.oldObject)) return { nadRefs: [] };
+    const pod = podAt(request.object, target.location);
+    const { networks } = readPodNetworks(pod, target.location, namespaceOf(request), config);
+    const seen = new Map<string, NadRef>();
+    for (const { selection } of networks) {
+      seen.set(`${selection.namespace}/${selection.name}`, { namespace: selection.namespace, name: selection.name });
+    }
+    return { nadRefs: [...seen.values()] };
+  } catch {
+    // plan is an optimisation: review() reports whatever went wrong as a field error.
+    return { nadRefs: [] };
+  }
+}

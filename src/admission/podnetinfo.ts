@@ -1,0 +1,67 @@
+// The Downward API volume of network-resources-injector: the pod's labels and annotations as
+// files, so that an application can read its network-status. Off unless configured.
+import { index } from '../field/index.js';
+import { isObject, type JsonObject } from './object.js';
+import type { AdmissionConfig } from './types.js';
+import type { Note } from './warnings.js';
+
+type PodNetInfo = AdmissionConfig['podNetInfo'];
+
+const FIELDS = ['labels', 'annotations'] as const;
+
+const volumeFor = (cfg: PodNetInfo): JsonObject => ({
+  name: cfg.volumeName,
+  downwardAPI: { items: FIELDS.map((f) => ({ path: f, fieldRef: { fieldPath: `metadata.${f}` } })) },
+});
+
+/**
+ * Ours when it is a Downward API volume exposing labels and annotations: the apiserver defaults
+ * fields into it (defaultMode, fieldRef.apiVersion) before a reinvocation, so equality would fail.
+ */
+function isOurVolume(v: JsonObject): boolean {
+  const items = isObject(v['downwardAPI']) ? v['downwardAPI']['items'] : undefined;
+  if (!Array.isArray(items)) return false;
+  const paths = new Set(items.map((i) => (isObject(i) && isObject(i['fieldRef']) ? i['fieldRef']['fieldPath'] : undefined)));
+  return FIELDS.every((f) => paths.has(`metadata.${f}`));
+}
+
+/** Adds the volume and a read-only mount in every container, skipping (with a warning) any clash. */
+export function addPodNetInfo(pod: JsonObject, cfg: PodNetInfo, specPath = 'spec'): Note[] {
+  const warnings: Note[] = [];
+  const spec = pod['spec'];
+  if (!isObject(spec)) return warnings;
+  const volumesPath = `${specPath}.volumes`;
+  const volumes = spec['volumes'] ?? [];
+  if (!Array.isArray(volumes)) {
+    warnings.push({ path: volumesPath, text: `not a list: volume "${cfg.volumeName}" not added` });
+    return warnings;
+  }
+  const clash = volumes.findIndex((v) => isObject(v) && v['name'] === cfg.volumeName);
+  if (clash >= 0 && !isOurVolume(volumes[clash] as JsonObject)) {
+    warnings.push({ path: index(volumesPath, clash), text: `volume "${cfg.volumeName}" exists: pod network info not added` });
+    return warnings;
+  }
+  if (clash < 0) spec['volumes'] = [...volumes, volumeFor(cfg)];
+
+  const containers = spec['containers'];
+  if (!Array.isArray(containers)) return warnings;
+  containers.forEach((c, i) => {
+    if (!isObject(c)) return;
+    const mountsPath = `${index(`${specPath}.containers`, i)}.volumeMounts`;
+    const mounts = c['volumeMounts'] ?? [];
+    if (!Array.isArray(mounts)) {
+      warnings.push({ path: mountsPath, text: `not a list: ${cfg.mountPath} not mounted` });
+      return;
+    }
+    const same = mounts.findIndex((m) => isObject(m) && (m['name'] === cfg.volumeName || m['mountPath'] === cfg.mountPath));
+    if (same >= 0) {
+      const m = mounts[same] as JsonObject;
+      if (m['name'] !== cfg.volumeName || m['mountPath'] !== cfg.mountPath) {
+        warnings.push({ path: index(mountsPath, same), text: `clashes with the pod network info mount: ${cfg.mountPath} not mounted` });
+      }
+      return;
+    }
+    c['volumeMounts'] = [...mounts, { name: cfg.volumeName, mountPath: cfg.mountPath, readOnly: true }];
+  });
+  return warnings;
+}

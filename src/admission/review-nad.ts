@@ -1,0 +1,38 @@
+// NetworkAttachmentDefinitions: validated on CREATE/UPDATE by src/nads; on DELETE a warning when
+// pods still use the NAD (they keep running; new ones that name it will be denied).
+import { required } from '../field/index.js';
+import { validateNadObject } from '../nads/index.js';
+import { allow, Verdict } from './decision.js';
+import { isObject, objectAt, stringAt } from './object.js';
+import type { AdmissionContext, AdmissionRequest, Decision } from './types.js';
+
+const SHOWN_PODS = 3;
+
+export function reviewNad(request: AdmissionRequest, context: AdmissionContext): Decision {
+  const verdict = new Verdict();
+  if (request.operation === 'DELETE') return warnIfUsed(request, context, verdict).build();
+  if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return allow();
+  if (!isObject(request.object)) return verdict.addInvalid(required('object', 'the request carries no object')).build();
+  const result = validateNadObject(request.object, {
+    operation: request.operation,
+    resourceNameKeys: context.config.resourceNameKeys,
+    ...(request.operation === 'UPDATE' && request.oldObject !== undefined && request.oldObject !== null
+      ? { oldObject: request.oldObject }
+      : {}),
+  });
+  return verdict.addInvalid(...result.errors).warnField(...result.warnings).build();
+}
+
+function warnIfUsed(request: AdmissionRequest, context: AdmissionContext, verdict: Verdict): Verdict {
+  if (!context.podsUsingNad) return verdict;
+  const meta = objectAt(request.oldObject, 'metadata');
+  const namespace = request.namespace || stringAt(meta, 'namespace');
+  const name = request.name || stringAt(meta, 'name');
+  if (!namespace || !name) return verdict;
+  const pods = context.podsUsingNad(namespace, name);
+  if (pods.length === 0) return verdict;
+  const shown = pods.slice(0, SHOWN_PODS).join(', ');
+  const more = pods.length > SHOWN_PODS ? ` and ${pods.length - SHOWN_PODS} more` : '';
+  verdict.warnings.push(`${namespace}/${name} is still used by ${pods.length} pod${pods.length === 1 ? '' : 's'} (${shown}${more}); new pods naming it will fail`);
+  return verdict;
+}

@@ -1,0 +1,71 @@
+// Pods and the pod templates of workloads.
+import { forbidden, required } from '../field/index.js';
+import { allow, Verdict } from './decision.js';
+import { judgeNetworks } from './judge.js';
+import { mutatePod } from './mutate.js';
+import { namespaceOf } from './namespace.js';
+import { annotationPath, NETWORK_ANNOTATIONS, readPodNetworks } from './networks.js';
+import { isObject, objectAt, podAt, POD_LOCATION, type PodLocation } from './object.js';
+import type { AdmissionContext, AdmissionRequest, Decision } from './types.js';
+
+/** The network annotations whose raw values differ between the old and the new pod (template). */
+function changedAnnotations(oldPod: unknown, newPod: unknown): string[] {
+  const annotationsOf = (p: unknown) => objectAt(objectAt(p, 'metadata'), 'annotations');
+  const before = annotationsOf(oldPod);
+  const after = annotationsOf(newPod);
+  return NETWORK_ANNOTATIONS.filter((k) => JSON.stringify(before?.[k]) !== JSON.stringify(after?.[k]));
+}
+
+const isCreateOrUpdate = (r: AdmissionRequest) => r.operation === 'CREATE' || r.operation === 'UPDATE';
+
+export function reviewPod(request: AdmissionRequest, context: AdmissionContext): Decision {
+  if (!isCreateOrUpdate(request)) return allow();
+  const verdict = new Verdict();
+  const pod = request.object;
+  if (!isObject(pod)) return verdict.addInvalid(required('object', 'the request carries no pod')).build();
+
+  if (request.operation === 'UPDATE' && isObject(request.oldObject)) {
+    // Multus reads the annotations once, when the pod sandbox starts: a later change would be a lie.
+    const changed = changedAnnotations(request.oldObject, pod);
+    for (const k of changed) {
+      verdict.addInvalid(forbidden(annotationPath(POD_LOCATION, k), 'may not be changed after the pod is created (its networks are set up when it starts)'));
+    }
+    // Unchanged: judged at creation; judging again could block label or finalizer updates of running pods.
+    return verdict.build();
+  }
+
+  const namespace = namespaceOf(request);
+  const nets = readPodNetworks(pod, POD_LOCATION, namespace, context.config);
+  judgeNetworks(verdict, nets, pod, request, context, { template: false, namespace, warnOnly: false });
+  if (request.operation === 'CREATE' && nets.networks.length > 0) {
+    // Computed for both endpoints so that /validate denies what /mutate would (conflicts, bad quantities).
+    const mutation = mutatePod(pod, nets.networks, context.nads, context.config);
+    verdict.addInvalid(...mutation.errors);
+    if (context.endpoint === 'mutate') {
+      verdict.warnNote(...mutation.warnings);
+      verdict.patch = mutation.patch;
+    }
+  }
+  return verdict.build();
+}
+
+export function reviewTemplate(request: AdmissionRequest, context: AdmissionContext, location: PodLocation): Decision {
+  if (!isCreateOrUpdate(request)) return allow();
+  const verdict = new Verdict();
+  const object = request.object;
+  if (!isObject(object)) return verdict.addInvalid(required('object', 'the request carries no object')).build();
+  // Being deleted: the garbage collector's finalizer updates must go through.
+  if (objectAt(object, 'metadata')?.['deletionTimestamp']) return allow();
+
+  const template = podAt(object, location);
+  const namespace = namespaceOf(request);
+  const nets = readPodNetworks(template, location, namespace, context.config);
+  // An edit that leaves the template's networks alone (scaling, image change) is not blocked by
+  // them: the new pods are checked one by one anyway. Problems still show as warnings.
+  const warnOnly =
+    request.operation === 'UPDATE' &&
+    isObject(request.oldObject) &&
+    changedAnnotations(podAt(request.oldObject, location), template).length === 0;
+  judgeNetworks(verdict, nets, template, request, context, { template: true, namespace, warnOnly });
+  return verdict.build();
+}

@@ -1,0 +1,25 @@
+// The core's entry point: (request, context) -> Decision, dispatching on the resource.
+import { allow, internalError } from './decision.js';
+import { reviewNad } from './review-nad.js';
+import { reviewPod, reviewTemplate } from './review-pod.js';
+import { targetOf } from './target.js';
+import type { AdmissionContext, AdmissionRequest, Decision } from './types.js';
+
+export function review(request: AdmissionRequest, context: AdmissionContext): Decision {
+  try {
+    const target = targetOf(request);
+    switch (target.kind) {
+      case 'pod':
+        return reviewPod(request, context);
+      case 'template':
+        return reviewTemplate(request, context, target.location);
+      case 'nad':
+        return reviewNad(request, context);
+      case 'other':
+        return allow();
+    }
+  } catch (err) {
+    // Every input is meant to end as a field error; this is the net under a bug, not a code path.
+    return internalError(err);
+  }
+}
