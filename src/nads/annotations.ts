@@ -1,0 +1,101 @@
+// The NAD annotations netattach reads: device-plugin resource names and a node selector.
+// Parsers return the value they could make out plus field errors, so the cache (which keeps
+// what it can) and the NAD validator (which denies) share one reading of the syntax.
+import { duplicate, invalid, key, type FieldError } from '../field/index.js';
+import { extendedResourceName, labelValue, qualifiedName } from './names.js';
+import { NODE_SELECTOR_ANNOTATION, RESOURCE_NAME_ANNOTATION } from './types.js';
+
+export interface Parsed<T> {
+  value: T;
+  errors: FieldError[];
+}
+
+const annotationPath = (annotationKey: string): string => key('metadata.annotations', annotationKey);
+
+/**
+ * `intel.com/a, intel.com/b`: a comma-separated list of extended resource names, trimmed.
+ * Empty items, invalid names and repeats are reported and left out.
+ */
+export function parseResourceNames(text: string, annotationKey = RESOURCE_NAME_ANNOTATION): Parsed<string[]> {
+  const path = annotationPath(annotationKey);
+  const value: string[] = [];
+  const errors: FieldError[] = [];
+  if (text.trim() === '') return { value, errors: [invalid(path, text, 'must name at least one extended resource (e.g. intel.com/sriov_netdevice)')] };
+  for (const raw of text.split(',')) {
+    const item = raw.trim();
+    if (item === '') {
+      errors.push(invalid(path, text, 'empty item in the comma-separated list'));
+      continue;
+    }
+    const reasons = extendedResourceName(item);
+    if (reasons.length > 0) errors.push(invalid(path, item, `not a valid extended resource name: ${reasons.join('; ')}`));
+    else if (value.includes(item)) errors.push(duplicate(path, item, 'listed more than once'));
+    else value.push(item);
+  }
+  return { value, errors };
+}
+
+/**
+ * Resource names from every configured annotation key, in key order, without repeats
+ * (the same resource under two keys is requested once).
+ */
+export function resourceNamesFromAnnotations(
+  annotations: Readonly<Record<string, unknown>> | undefined,
+  keys: readonly string[] = [RESOURCE_NAME_ANNOTATION],
+): Parsed<string[]> {
+  const value: string[] = [];
+  const errors: FieldError[] = [];
+  for (const k of keys) {
+    const text = annotations?.[k];
+    if (text === undefined) continue;
+    if (typeof text !== 'string') {
+      errors.push(invalid(annotationPath(k), text, 'must be a string'));
+      continue;
+    }
+    const parsed = parseResourceNames(text, k);
+    errors.push(...parsed.errors);
+    for (const name of parsed.value) if (!value.includes(name)) value.push(name);
+  }
+  return { value, errors };
+}
+
+/**
+ * `key=value` or `key` (a label with an empty value, as network-resources-injector reads it),
+ * comma-separated, whitespace trimmed. `a=b=c`, empty items, invalid keys or values and a key
+ * given twice are reported; the last value of a repeated key wins.
+ */
+export function parseNodeSelector(text: string, annotationKey = NODE_SELECTOR_ANNOTATION): Parsed<Record<string, string>> {
+  const path = annotationPath(annotationKey);
+  const value: Record<string, string> = {};
+  const errors: FieldError[] = [];
+  if (text.trim() === '') return { value, errors: [invalid(path, text, "must hold at least one 'key=value' or 'key'")] };
+  for (const raw of text.split(',')) {
+    const item = raw.trim();
+    if (item === '') {
+      errors.push(invalid(path, text, 'empty item in the comma-separated list'));
+      continue;
+    }
+    const parts = item.split('=');
+    if (parts.length > 2) {
+      errors.push(invalid(path, item, "must be 'key=value' or 'key' (more than one '=')"));
+      continue;
+    }
+    const labelKey = parts[0]!.trim();
+    const labelVal = (parts[1] ?? '').trim();
+    const keyReasons = qualifiedName(labelKey);
+    if (keyReasons.length > 0) {
+      errors.push(invalid(path, labelKey, `not a valid label key: ${keyReasons.join('; ')}`));
+      continue;
+    }
+    const valueReasons = labelValue(labelVal);
+    if (valueReasons.length > 0) {
+      errors.push(invalid(path, labelVal, `not a valid value for label ${labelKey}: ${valueReasons.join('; ')}`));
+      continue;
+    }
+    if (Object.hasOwn(value, labelKey) && value[labelKey] !== labelVal) {
+      errors.push(duplicate(path, labelKey, `label key given twice with different values (${JSON.stringify(value[labelKey])} and ${JSON.stringify(labelVal)})`));
+    }
+    value[labelKey] = labelVal;
+  }
+  return { value, errors };
+}

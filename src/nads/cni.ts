@@ -1,0 +1,205 @@
+// Reading a NAD's `spec.config`: a CNI network configuration (object with `type`) or a
+// configuration list (object with `plugins`). One pass yields both the summary the cache
+// keeps (plugin types, declared capabilities) and the field errors/warnings the NAD validator
+// reports. Rules follow the CNI SPEC and libcni; where Multus is laxer, see docs/nads.md.
+import { child, index, invalid, required, unsupported, type FieldError } from '../field/index.js';
+import { jsonErrorOffset } from './json-position.js';
+import type { Capability, CniSummary } from './types.js';
+
+export const KNOWN_CNI_VERSIONS = ['0.1.0', '0.2.0', '0.3.0', '0.3.1', '0.4.0', '1.0.0', '1.1.0'] as const;
+
+/** Runtime-config keys with a conventional capability (CNI CONVENTIONS.md). */
+export const KNOWN_CAPABILITIES: readonly Capability[] = ['ips', 'mac', 'infinibandGUID', 'portMappings', 'bandwidth'];
+
+// CNI SPEC: "Must start with an alphanumeric character, optionally followed by any combination
+// of one or more alphanumeric characters, underscore, dot or hyphen"; libcni rejects others.
+const CNI_NETWORK_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
+
+// Plugins that create the attachment's interface: a chain needs exactly one.
+const INTERFACE_PLUGINS: ReadonlySet<string> = new Set([
+  'bridge', 'ipvlan', 'macvlan', 'ptp', 'host-device', 'vlan', 'tap', 'dummy', 'sriov', 'ib-sriov', 'ovs', 'bond',
+]);
+// Chained plugins that act on "the" interface: two of them receive the same runtimeConfig and
+// undo or repeat each other's work. CNI does not forbid repeats, so this is only a warning.
+const SINGLE_INSTANCE_PLUGINS: ReadonlySet<string> = new Set([
+  ...INTERFACE_PLUGINS, 'tuning', 'portmap', 'bandwidth', 'firewall', 'sbr', 'rdma', 'vrf',
+]);
+
+export interface CniAnalysis {
+  /** Undefined when the config is empty, not JSON, or neither a config nor a list. */
+  summary?: CniSummary;
+  errors: FieldError[];
+  warnings: FieldError[];
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Analyses `spec.config`; `path` is where the config sits in the NAD (default `spec.config`). */
+export function analyzeCniConfig(text: string, path = 'spec.config'): CniAnalysis {
+  const errors: FieldError[] = [];
+  const warnings: FieldError[] = [];
+  if (text === '') return { errors, warnings };
+
+  let config: unknown;
+  try {
+    config = JSON.parse(text);
+  } catch (e) {
+    errors.push(invalid(path, text, jsonSyntaxReason(text, e)));
+    return { errors, warnings };
+  }
+  if (!isObject(config)) {
+    errors.push(invalid(path, text, 'must be a JSON object: a CNI network configuration or configuration list'));
+    return { errors, warnings };
+  }
+
+  checkNetworkName(config, path, errors, warnings);
+  const cniVersion = checkCniVersion(config, path, errors, warnings);
+  const capabilities = new Set<Capability | string>();
+  const pluginTypes: string[] = [];
+
+  if (Object.hasOwn(config, 'plugins')) {
+    if (Object.hasOwn(config, 'type')) {
+      warnings.push(invalid(child(path, 'type'), config.type, "ignored: a configuration list's plugins are run, not a top-level type"));
+    }
+    const plugins = config.plugins;
+    const pluginsPath = child(path, 'plugins');
+    if (!Array.isArray(plugins)) {
+      errors.push(invalid(pluginsPath, plugins, 'must be a list of plugin configuration objects'));
+      return { errors, warnings };
+    }
+    if (plugins.length === 0) {
+      errors.push(required(pluginsPath, 'a configuration list needs at least one plugin'));
+      return { errors, warnings };
+    }
+    plugins.forEach((plugin, i) => {
+      const pluginPath = index(pluginsPath, i);
+      if (!isObject(plugin)) {
+        errors.push(invalid(pluginPath, plugin, 'must be a plugin configuration object'));
+        return;
+      }
+      const type = checkPluginType(plugin, pluginPath, errors);
+      if (type !== undefined) pluginTypes.push(type);
+      for (const c of checkCapabilities(plugin, pluginPath, errors)) capabilities.add(c);
+    });
+    checkRepeats(plugins, pluginsPath, warnings);
+    if (cniVersion !== undefined && plugins.length > 1 && (cniVersion === '0.1.0' || cniVersion === '0.2.0')) {
+      warnings.push(invalid(child(path, 'cniVersion'), cniVersion, 'plugin chaining needs cniVersion 0.3.0 or later'));
+    }
+  } else {
+    if (!Object.hasOwn(config, 'type')) {
+      errors.push(required(child(path, 'type'), "a CNI network configuration needs 'type' (or 'plugins' for a configuration list)"));
+      return { errors, warnings };
+    }
+    const type = checkPluginType(config, path, errors);
+    if (type !== undefined) pluginTypes.push(type);
+    for (const c of checkCapabilities(config, path, errors)) capabilities.add(c);
+  }
+
+  const summary: CniSummary = { pluginTypes, capabilities };
+  if (cniVersion !== undefined) summary.cniVersion = cniVersion;
+  return { summary, errors, warnings };
+}
+
+/** The cache's view of `spec.config`: undefined when empty (read from the node) or unreadable. */
+export function summarizeCniConfig(config: string): CniSummary | undefined {
+  return analyzeCniConfig(config).summary;
+}
+
+/** Names the position of a JSON syntax error as line and column, for a person editing YAML. */
+export function jsonSyntaxReason(text: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const what = message
+    .replace(/\s+in JSON at position \d+.*$/s, '')
+    .replace(/, ".*" is not valid JSON$/s, '')
+    .replace(/^Unexpected end of JSON input$/, 'unexpected end of input');
+  const position = jsonErrorOffset(text);
+  if (position === undefined) return `invalid JSON: ${what}`;
+  const before = text.slice(0, position);
+  const line = before.split('\n').length;
+  const column = position - before.lastIndexOf('\n');
+  return `invalid JSON at line ${line}, column ${column}: ${what}`;
+}
+
+function checkNetworkName(config: Json, path: string, errors: FieldError[], warnings: FieldError[]): void {
+  const namePath = child(path, 'name');
+  const name = config.name;
+  if (name === undefined || name === '') {
+    // CNI requires a name, but Multus fills in the NAD's metadata.name before calling libcni.
+    warnings.push(required(namePath, 'no CNI network name: Multus will use the NAD name'));
+  } else if (typeof name !== 'string') {
+    errors.push(invalid(namePath, name, 'must be a string'));
+  } else if (!CNI_NETWORK_NAME.test(name)) {
+    errors.push(invalid(namePath, name, "must start with a letter or digit, followed by letters, digits, '_', '.' or '-'"));
+  }
+}
+
+function checkCniVersion(config: Json, path: string, errors: FieldError[], warnings: FieldError[]): string | undefined {
+  const versionPath = child(path, 'cniVersion');
+  const version = config.cniVersion;
+  if (version === undefined || version === '') {
+    warnings.push(required(versionPath, `no cniVersion: libcni assumes 0.1.0; set one of ${KNOWN_CNI_VERSIONS.join(', ')}`));
+    return undefined;
+  }
+  if (typeof version !== 'string') {
+    errors.push(invalid(versionPath, version, 'must be a string'));
+    return undefined;
+  }
+  if (!(KNOWN_CNI_VERSIONS as readonly string[]).includes(version)) {
+    errors.push(unsupported(versionPath, version, KNOWN_CNI_VERSIONS, `unknown CNI version; supported values: ${KNOWN_CNI_VERSIONS.map((v) => JSON.stringify(v)).join(', ')}`));
+  }
+  return version;
+}
+
+function checkPluginType(plugin: Json, pluginPath: string, errors: FieldError[]): string | undefined {
+  const typePath = child(pluginPath, 'type');
+  const type = plugin.type;
+  if (type === undefined || type === '') {
+    errors.push(required(typePath, 'the name of the CNI plugin binary to run'));
+    return undefined;
+  }
+  if (typeof type !== 'string') {
+    errors.push(invalid(typePath, type, 'must be a string'));
+    return undefined;
+  }
+  // libcni looks the binary up in CNI_PATH and refuses names with a path separator.
+  if (type.includes('/') || type.includes('\\')) {
+    errors.push(invalid(typePath, type, 'must be a plugin binary name, not a path'));
+    return undefined;
+  }
+  return type;
+}
+
+function checkCapabilities(plugin: Json, pluginPath: string, errors: FieldError[]): string[] {
+  if (!Object.hasOwn(plugin, 'capabilities')) return [];
+  const capsPath = child(pluginPath, 'capabilities');
+  const caps = plugin.capabilities;
+  if (!isObject(caps)) {
+    errors.push(invalid(capsPath, caps, 'must be an object mapping capability names to true or false'));
+    return [];
+  }
+  const declared: string[] = [];
+  for (const [name, enabled] of Object.entries(caps)) {
+    if (typeof enabled !== 'boolean') errors.push(invalid(child(capsPath, name), enabled, 'must be true or false'));
+    else if (enabled) declared.push(name);
+  }
+  return declared;
+}
+
+function checkRepeats(plugins: unknown[], pluginsPath: string, warnings: FieldError[]): void {
+  const firstIndex = new Map<string, number>();
+  let firstInterface: { type: string; at: number } | undefined;
+  plugins.forEach((plugin, i) => {
+    const type = isObject(plugin) && typeof plugin.type === 'string' ? plugin.type : undefined;
+    if (type === undefined) return;
+    const typePath = child(index(pluginsPath, i), 'type');
+    const seen = firstIndex.get(type);
+    if (seen !== undefined && SINGLE_INSTANCE_PLUGINS.has(type)) {
+      warnings.push(invalid(typePath, type, `also at plugins[${seen}]: both instances get the same runtimeConfig and act on the same interface`));
+    } else if (INTERFACE_PLUGINS.has(type) && firstInterface && firstInterface.type !== type) {
+      warnings.push(invalid(typePath, type, `plugins[${firstInterface.at}] (${firstInterface.type}) already creates the interface: a chain creates one`));
+    }
+    if (seen === undefined) firstIndex.set(type, i);
+    if (INTERFACE_PLUGINS.has(type) && !firstInterface) firstInterface = { type, at: i };
+  });
+}

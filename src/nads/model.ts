@@ -1,0 +1,61 @@
+// From a NAD object to the cache entry admission reads. Never throws: whatever cannot be read
+// is left out and named in `problems`, so one bad NAD cannot break a list or a watch.
+import { renderError } from '../field/index.js';
+import { parseNodeSelector, resourceNamesFromAnnotations } from './annotations.js';
+import { analyzeCniConfig } from './cni.js';
+import { NAD_API_VERSION, NAD_KIND, isObject, metadataOf } from './object.js';
+import { NODE_SELECTOR_ANNOTATION, RESOURCE_NAME_ANNOTATION, type Nad } from './types.js';
+
+export interface NadFromObjectOptions {
+  /** Annotation keys read for resource names (AdmissionConfig.resourceNameKeys); the standard one by default. */
+  resourceNameKeys?: readonly string[];
+  /** Namespace for an object without one (files); `default` like kubectl. */
+  defaultNamespace?: string;
+}
+
+const DEFAULT_KEYS: readonly string[] = [RESOURCE_NAME_ANNOTATION];
+
+export function nadFromObject(obj: unknown, options: NadFromObjectOptions = {}): Nad {
+  const problems: string[] = [];
+  const source = isObject(obj) ? obj : {};
+  if (!isObject(obj)) problems.push('not an object');
+  else if ((obj.apiVersion !== undefined && obj.apiVersion !== NAD_API_VERSION) || (obj.kind !== undefined && obj.kind !== NAD_KIND)) {
+    problems.push(`not a ${NAD_KIND} (${NAD_API_VERSION}): apiVersion ${String(obj.apiVersion)}, kind ${String(obj.kind)}`);
+  }
+  const meta = metadataOf(source);
+  const nad: Nad = {
+    namespace: typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : (options.defaultNamespace ?? 'default'),
+    name: typeof meta.name === 'string' ? meta.name : '',
+    resourceNames: [],
+    nodeSelector: {},
+    problems,
+  };
+  if (nad.name === '') problems.push('metadata.name: Required value');
+  if (typeof meta.uid === 'string') nad.uid = meta.uid;
+  if (typeof meta.resourceVersion === 'string') nad.resourceVersion = meta.resourceVersion;
+
+  const annotations = isObject(meta.annotations) ? meta.annotations : undefined;
+  const resources = resourceNamesFromAnnotations(annotations, options.resourceNameKeys ?? DEFAULT_KEYS);
+  nad.resourceNames = resources.value;
+  problems.push(...resources.errors.map(renderError));
+
+  const selectorText = annotations?.[NODE_SELECTOR_ANNOTATION];
+  if (typeof selectorText === 'string') {
+    const selector = parseNodeSelector(selectorText);
+    nad.nodeSelector = selector.value;
+    problems.push(...selector.errors.map(renderError));
+  } else if (selectorText !== undefined) {
+    problems.push(`metadata.annotations[${NODE_SELECTOR_ANNOTATION}]: must be a string`);
+  }
+
+  const spec = source.spec;
+  const config = isObject(spec) ? spec.config : undefined;
+  if (typeof config === 'string') {
+    const analysis = analyzeCniConfig(config);
+    if (analysis.summary) nad.cni = analysis.summary;
+    problems.push(...analysis.errors.map(renderError));
+  } else if (config !== undefined && config !== null) {
+    problems.push('spec.config: must be a string holding JSON');
+  }
+  return nad;
+}
