@@ -1,0 +1,125 @@
+// The policy engine: an immutable PolicySet snapshot (swapped whole on reload, so a request
+// always sees one consistent set) and evaluate(), pure except for reading the address index.
+//
+// Combination: every policy whose namespaceSelector matches applies, independently; each finding
+// keeps its own action and the request takes the strictest (any Enforce denies; any Warn warns).
+// A built-in finding is re-graded by the strictest action among the applying policies that set
+// that rule; with none, it stays Enforce.
+import type { Action, Finding, PolicyEvaluator, PolicyInput, PolicyResult, AddressClaim } from './types.js';
+import type { CompiledPolicy } from './compile.js';
+import { EXEMPT_LABEL } from './document.js';
+import type { AddressIndex } from './address-index.js';
+import * as rules from './rules.js';
+
+export interface PolicySet {
+  /** Sorted by name: evaluation and findings are in a stable order. */
+  readonly policies: readonly CompiledPolicy[];
+}
+
+export const EMPTY_POLICY_SET: PolicySet = Object.freeze({ policies: Object.freeze([]) });
+
+export function policySet(policies: Iterable<CompiledPolicy>): PolicySet {
+  const sorted = [...policies].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return Object.freeze({ policies: Object.freeze(sorted) });
+}
+
+const STRENGTH: Record<Action, number> = { Audit: 0, Warn: 1, Enforce: 2 };
+export const strictest = (a: Action, b: Action): Action => (STRENGTH[a] >= STRENGTH[b] ? a : b);
+
+/** Receives every evaluation (metrics); never changes the result. */
+export interface EvaluationObserver {
+  observe(result: PolicyResult, input: PolicyInput): void;
+}
+
+export interface PolicyEngineOptions {
+  index?: AddressIndex;
+  observer?: EvaluationObserver;
+  policies?: PolicySet;
+}
+
+export class PolicyEngine implements PolicyEvaluator {
+  private snapshot: PolicySet;
+  private readonly index: AddressIndex | undefined;
+  private readonly observer: EvaluationObserver | undefined;
+
+  constructor(options: PolicyEngineOptions = {}) {
+    this.snapshot = options.policies ?? EMPTY_POLICY_SET;
+    this.index = options.index;
+    this.observer = options.observer;
+  }
+
+  /** Atomically replaces the policies in force. */
+  setPolicies(set: PolicySet): void {
+    this.snapshot = set;
+  }
+
+  policies(): PolicySet {
+    return this.snapshot;
+  }
+
+  evaluate(input: PolicyInput): PolicyResult {
+    const result = evaluatePolicies(this.snapshot, input, this.index);
+    this.observer?.observe(result, input);
+    return result;
+  }
+}
+
+function exemption(policy: string, input: PolicyInput, why: string): Finding {
+  return {
+    policy,
+    rule: 'exemption',
+    action: 'Audit',
+    error: { path: 'metadata.namespace', type: 'Forbidden', reason: `policy "${policy}" not applied: namespace "${input.namespace}" is exempt (${why})` },
+  };
+}
+
+export function evaluatePolicies(set: PolicySet, input: PolicyInput, index?: AddressIndex): PolicyResult {
+  const exemptByLabel = input.namespaceLabels[EXEMPT_LABEL] === 'true';
+  const findings: Finding[] = [];
+  const applying: CompiledPolicy[] = [];
+  for (const p of set.policies) {
+    if (!p.selects(input.namespaceLabels)) continue;
+    if (exemptByLabel) findings.push(exemption(p.name, input, `label ${EXEMPT_LABEL}=true`));
+    else if (p.exempts(input.namespace)) findings.push(exemption(p.name, input, 'spec.exemptNamespaces'));
+    else applying.push(p);
+  }
+
+  const builtin = input.builtin.map((f) => regrade(f, applying));
+  for (const p of applying) {
+    const r = p.rules;
+    const ctx: rules.RuleContext = { policy: p.name, input, index };
+    if (r.allowedNetworks) findings.push(...rules.allowedNetworks(r.allowedNetworks, ctx));
+    if (r.maxAttachments) findings.push(...rules.maxAttachments(r.maxAttachments, ctx));
+    if (r.requestedFields) findings.push(...rules.requestedFields(r.requestedFields, ctx));
+    if (r.hardwareAddresses) findings.push(...rules.hardwareAddresses(r.hardwareAddresses, ctx));
+    if (r.uniqueAddresses) findings.push(...rules.uniqueAddresses(r.uniqueAddresses, ctx));
+    if (r.interfaceNames) findings.push(...rules.interfaceNames(r.interfaceNames, ctx));
+  }
+  return { findings: [...builtin, ...findings], claims: claimsOf(input) };
+}
+
+function regrade(f: Finding, applying: readonly CompiledPolicy[]): Finding {
+  if (f.rule !== 'networkExists' && f.rule !== 'capabilities') return f;
+  let chosen: { policy: string; action: Action } | undefined;
+  for (const p of applying) {
+    const setting = p.rules[f.rule];
+    if (setting && (!chosen || STRENGTH[setting.action] > STRENGTH[chosen.action])) chosen = { policy: p.name, action: setting.action };
+  }
+  if (!chosen) return f;
+  return {
+    policy: chosen.policy,
+    rule: f.rule,
+    action: chosen.action,
+    error: { ...f.error, reason: `${f.error.reason} (${chosen.action} by policy "${chosen.policy}" (${f.rule}))` },
+  };
+}
+
+/** What a pod will hold once admitted: every requested address, on the network it uses it on. */
+function claimsOf(input: PolicyInput): AddressClaim[] {
+  if (input.template || input.operation !== 'CREATE') return [];
+  const pod: AddressClaim['pod'] = { namespace: input.namespace };
+  if (input.pod.name) pod.name = input.pod.name;
+  if (input.pod.generateName) pod.generateName = input.pod.generateName;
+  if (input.pod.uid) pod.uid = input.pod.uid;
+  return rules.requestedAddresses(input).map((a) => ({ kind: a.kind, value: a.value, scope: `network:${a.network}`, pod }));
+}

@@ -1,0 +1,17 @@
+// NetworkAttachmentPolicy: documents, the engine, the uniqueness index and their sources.
+export type * from './types.js';
+export { NO_POLICY } from './types.js';
+export * from './document.js';
+export { validatePolicyDocument, POLICY_SCHEMA_FILE } from './schema.js';
+export { compilePolicy, type CompiledPolicy } from './compile.js';
+export { loadPolicyDocuments, loadPolicyObject, type LoadedPolicies, type PolicyLoadError } from './load.js';
+export { PolicyEngine, policySet, evaluatePolicies, strictest, EMPTY_POLICY_SET, type PolicySet, type EvaluationObserver, type PolicyEngineOptions } from './engine.js';
+export { AddressIndex, podKey, type Holder, type PodAddress, type PodRef, type AddressIndexOptions } from './address-index.js';
+export { registerPolicyMetrics, type PolicyMetrics } from './metrics.js';
+export { FilePolicySource, type FilePolicySourceOptions } from './file-source.js';
+export { ClusterPolicySource, POLICIES_PATH, type ClusterPolicySourceOptions } from './cluster-source.js';
+export type { PolicySource, SourceOptions } from './source.js';
+export { StaticNamespaceLabels, ClusterNamespaceLabels, NAME_LABEL, type NamespaceLabelSource } from './namespace-labels.js';
+export { PodAddressSource, podAddresses, LIVE_PODS_FIELD_SELECTOR } from './pod-source.js';
+export { policyCrd, renderPolicyCrd } from './crd.js';
+export type { PolicyLogger } from './log.js';

@@ -1,0 +1,8 @@
+// The logging the policy adapters need; pino's Logger satisfies it.
+export interface PolicyLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export const SILENT: PolicyLogger = { info() {}, warn() {}, error() {} };
