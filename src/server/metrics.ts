@@ -1,0 +1,94 @@
+// Prometheus metrics of one server instance (its own registry, so tests can run several).
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { NadSource } from '../nads/types.js';
+
+export type ReviewResult = 'allowed' | 'denied' | 'error' | 'patched';
+export type LookupOutcome = 'hit' | 'fetched' | 'not-found' | 'unavailable';
+
+// Label values come from requests: anything outside these sets is counted as `other`, so a
+// client cannot grow the number of series without bound.
+const KINDS = new Set([
+  'Pod', 'Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob', 'ReplicationController',
+  'PodTemplate', 'NetworkAttachmentDefinition',
+]);
+const OPERATIONS = new Set(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
+export const boundedKind = (kind: unknown): string => (typeof kind === 'string' && KINDS.has(kind) ? kind : 'other');
+export const boundedOperation = (op: unknown): string => (typeof op === 'string' && OPERATIONS.has(op) ? op : 'other');
+
+export interface ServerMetrics {
+  registry: Registry;
+  reviews: Counter<'endpoint' | 'operation' | 'kind' | 'result'>;
+  reviewDuration: Histogram<'endpoint'>;
+  denials: Counter<'reason'>;
+  badRequests: Counter<'endpoint' | 'status'>;
+  nadLookups: Counter<'outcome'>;
+  tlsReloads: Counter<'result'>;
+  tlsExpiry: Gauge;
+}
+
+export function createMetrics(nadSource: () => NadSource | undefined): ServerMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  new Gauge({
+    name: 'netattach_nad_cache_size',
+    help: 'NetworkAttachmentDefinitions in the cache',
+    registers,
+    collect() {
+      this.set(nadSource()?.size() ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'netattach_nad_source_synced',
+    help: '1 once the NAD source has completed its first sync',
+    registers,
+    collect() {
+      this.set(nadSource()?.synced() ? 1 : 0);
+    },
+  });
+  return {
+    registry,
+    reviews: new Counter({
+      name: 'netattach_admission_reviews_total',
+      help: 'AdmissionReviews answered, by endpoint, operation, kind and result',
+      labelNames: ['endpoint', 'operation', 'kind', 'result'],
+      registers,
+    }),
+    reviewDuration: new Histogram({
+      name: 'netattach_admission_review_duration_seconds',
+      help: 'Time from a decoded AdmissionReview to its response, NAD lookups included',
+      labelNames: ['endpoint'],
+      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      registers,
+    }),
+    denials: new Counter({
+      name: 'netattach_admission_denials_total',
+      help: 'Denials by the rule that caused them (validation: malformed input; internal: netattach error)',
+      labelNames: ['reason'],
+      registers,
+    }),
+    badRequests: new Counter({
+      name: 'netattach_admission_bad_requests_total',
+      help: 'Requests refused before review (not JSON, wrong content type, too large, no request)',
+      labelNames: ['endpoint', 'status'],
+      registers,
+    }),
+    nadLookups: new Counter({
+      name: 'netattach_nad_lookups_total',
+      help: 'NAD lookups on the request path by outcome',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    tlsReloads: new Counter({
+      name: 'netattach_tls_reloads_total',
+      help: 'Certificate reloads by result (failure: the previous pair stays in service)',
+      labelNames: ['result'],
+      registers,
+    }),
+    tlsExpiry: new Gauge({
+      name: 'netattach_tls_certificate_expiry_timestamp_seconds',
+      help: 'notAfter of the serving certificate in service, Unix seconds',
+      registers,
+    }),
+  };
+}

@@ -1,0 +1,178 @@
+// One AdmissionReview through the core: decode -> plan -> resolve NADs (parallel, bounded) ->
+// review (synchronous) -> reserve claims -> response. Every well-formed review gets an answer;
+// only malformed HTTP input is refused (400).
+import type { Logger } from 'pino';
+import type {
+  AdmissionApiVersion,
+  AdmissionConfig,
+  AdmissionRequest,
+  AdmissionReview,
+  Decision,
+  Endpoint,
+} from '../admission/types.js';
+import { nadKey, type NadLookup, type NadSource } from '../nads/types.js';
+import type { AddressReservations, PolicyEvaluator } from '../policy/types.js';
+import { renderError } from '../field/index.js';
+import type { AdmissionCore } from './types.js';
+import { boundedKind, boundedOperation, type LookupOutcome, type ReviewResult, type ServerMetrics } from './metrics.js';
+
+export interface PipelineDeps {
+  core: AdmissionCore;
+  nadSource: NadSource;
+  policy: PolicyEvaluator;
+  reservations: AddressReservations;
+  config: AdmissionConfig;
+  namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
+  logger: Logger;
+  metrics: ServerMetrics;
+}
+
+export type PipelineResult = { status: 200; review: AdmissionReview } | { status: 400; error: string };
+
+const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** Looks a NAD up, giving up (as `unavailable`) when the budget runs out. */
+async function lookupWithin(source: NadSource, namespace: string, name: string, signal: Promise<NadLookup>): Promise<[NadLookup, LookupOutcome]> {
+  if (source.get(namespace, name)) {
+    const hit = await source.lookup(namespace, name);
+    return [hit, hit.status === 'found' ? 'hit' : hit.status];
+  }
+  let result: NadLookup;
+  try {
+    result = await Promise.race([source.lookup(namespace, name), signal]);
+  } catch (err) {
+    result = { status: 'unavailable', reason: `lookup failed: ${message(err)}` };
+  }
+  return [result, result.status === 'found' ? 'fetched' : result.status];
+}
+
+async function resolveNads(refs: ReadonlyArray<{ namespace: string; name: string }>, budgetMs: number, deps: PipelineDeps): Promise<Map<string, NadLookup>> {
+  const resolved = new Map<string, NadLookup>();
+  const unique = new Map(refs.map((r) => [nadKey(r.namespace, r.name), r]));
+  if (unique.size === 0) return resolved;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<NadLookup>((resolve) => {
+    timer = setTimeout(() => resolve({ status: 'unavailable', reason: `NAD lookup did not finish within ${Math.round(budgetMs)} ms` }), budgetMs);
+  });
+  try {
+    const results = await Promise.all(
+      [...unique].map(async ([key, ref]) => [key, await lookupWithin(deps.nadSource, ref.namespace, ref.name, deadline)] as const),
+    );
+    for (const [key, [lookup, outcome]] of results) {
+      resolved.set(key, lookup);
+      deps.metrics.nadLookups.inc({ outcome });
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  return resolved;
+}
+
+const isPodCreate = (r: AdmissionRequest): boolean =>
+  r.operation === 'CREATE' && r.kind?.kind === 'Pod' && (r.kind.group ?? '') === '' && !r.subResource;
+
+/** What the apiserver checks of a response; a violation is a netattach bug, answered as an error. */
+function contractProblem(review: AdmissionReview, apiVersion: AdmissionApiVersion, uid: string, endpoint: Endpoint): string | undefined {
+  const r = review.response;
+  if (review.apiVersion !== apiVersion || review.kind !== 'AdmissionReview') return 'response apiVersion/kind differ from the request';
+  if (!r) return 'response missing';
+  if (r.uid !== uid) return 'response uid differs from the request';
+  if (typeof r.allowed !== 'boolean') return 'response.allowed missing';
+  if ((r.patch === undefined) !== (r.patchType === undefined)) return 'patch and patchType must come together';
+  if (endpoint === 'validate' && r.patch !== undefined) return 'a patch from the validate endpoint';
+  if (!r.allowed && r.patch !== undefined) return 'a patch on a denial';
+  return undefined;
+}
+
+/** The answer when netattach itself failed: a denial (fail closed), code 500, pointing at the log. */
+export function internalErrorReview(apiVersion: AdmissionApiVersion, uid: string): AdmissionReview {
+  return {
+    apiVersion,
+    kind: 'AdmissionReview',
+    response: {
+      uid,
+      allowed: false,
+      status: { code: 500, reason: 'InternalError', message: `netattach could not review this request (internal error, uid ${uid}); see the webhook log` },
+    },
+  };
+}
+
+function resultOf(review: AdmissionReview): ReviewResult {
+  const r = review.response!;
+  if (!r.allowed) return r.status?.code === 500 ? 'error' : 'denied';
+  return r.patch !== undefined ? 'patched' : 'allowed';
+}
+
+function objectName(request: AdmissionRequest): string | undefined {
+  if (request.name) return request.name;
+  const meta = (request.object as { metadata?: { generateName?: unknown } } | null | undefined)?.metadata;
+  return typeof meta?.generateName === 'string' ? `${meta.generateName}*` : undefined;
+}
+
+export async function handleReview(body: unknown, endpoint: Endpoint, budgetMs: number, deps: PipelineDeps): Promise<PipelineResult> {
+  const started = performance.now();
+  const decoded = deps.core.decodeReview(body);
+  if (!decoded.ok) return { status: 400, error: decoded.error };
+  const { apiVersion } = decoded.review;
+  const request = decoded.review.request!;
+  const who = {
+    uid: request.uid,
+    endpoint,
+    kind: request.kind?.kind,
+    namespace: request.namespace,
+    name: objectName(request),
+    operation: request.operation,
+  };
+
+  let review: AdmissionReview;
+  let decision: Decision | undefined;
+  try {
+    const { nadRefs } = deps.core.plan(request, deps.config);
+    const resolved = await resolveNads(nadRefs, budgetMs, deps);
+    // From here to the reservation there is no await: two racing requests cannot both win an address.
+    decision = deps.core.review(request, {
+      endpoint,
+      nads: (namespace, name) => {
+        const known = resolved.get(nadKey(namespace, name));
+        if (known) return known;
+        const cached = deps.nadSource.get(namespace, name);
+        return cached ? { status: 'found', nad: cached } : { status: 'unavailable', reason: 'not resolved before the review' };
+      },
+      namespaceLabels: request.namespace ? deps.namespaceLabels?.(request.namespace) : undefined,
+      policy: deps.policy,
+      config: deps.config,
+    });
+    if (decision.allowed && !request.dryRun && isPodCreate(request) && decision.claims.length > 0) {
+      deps.reservations.reserve(decision.claims);
+    }
+    review = deps.core.toResponse(apiVersion, request.uid, decision, endpoint);
+    const problem = contractProblem(review, apiVersion, request.uid, endpoint);
+    if (problem) throw new Error(`invalid response from the admission core: ${problem}`);
+  } catch (err) {
+    deps.logger.error({ ...who, err: message(err) }, 'review failed; denied with code 500');
+    deps.metrics.denials.inc({ reason: 'internal' });
+    review = internalErrorReview(apiVersion, request.uid);
+    decision = undefined;
+  }
+
+  const result = resultOf(review);
+  const seconds = (performance.now() - started) / 1000;
+  deps.metrics.reviews.inc({ endpoint, operation: boundedOperation(request.operation), kind: boundedKind(request.kind?.kind), result });
+  deps.metrics.reviewDuration.observe({ endpoint }, seconds);
+  if (decision) logDecision(deps, who, decision, result);
+  deps.logger.debug({ ...who, result, ms: Math.round(seconds * 1e4) / 10 }, 'reviewed');
+  return { status: 200, review };
+}
+
+function logDecision(deps: PipelineDeps, who: Record<string, unknown>, decision: Decision, result: ReviewResult): void {
+  if (result === 'denied') {
+    const rules = [...new Set(decision.findings.filter((f) => f.action === 'Enforce').map((f) => f.rule))];
+    for (const reason of rules.length > 0 ? rules : ['validation']) deps.metrics.denials.inc({ reason });
+    deps.logger.info({ ...who, rules, reasons: decision.errors.map(renderError) }, 'denied');
+  } else if (decision.warnings.length > 0) {
+    deps.logger.info({ ...who, warnings: decision.warnings }, 'admitted with warnings');
+  }
+  if (decision.audits.length > 0) {
+    deps.logger.info({ ...who, audits: decision.audits.map((f) => `${f.policy}/${f.rule}: ${renderError(f.error)}`) }, 'audit findings');
+  }
+}

@@ -1,0 +1,131 @@
+// Puts the pieces together: the HTTPS admission app, the health/metrics app, certificate reload,
+// the NAD source's lifecycle, readiness, and a bounded graceful shutdown.
+import type { AddressInfo } from 'node:net';
+import { NO_POLICY, type AddressReservations } from '../policy/types.js';
+import { createMetrics, type ServerMetrics } from './metrics.js';
+import { createAdmissionApp } from './admission-app.js';
+import { createHealthApp, readiness, type Readiness } from './health-app.js';
+import { loadTlsMaterial, secureContextOptions, TlsReloader } from './tls.js';
+import type { AdmissionCore, ReadinessCheck, ServerDeps, ServerOptions } from './types.js';
+import type { PipelineDeps } from './pipeline.js';
+
+/** Used when no policy asks for unique addresses: there is nothing to keep. */
+const NO_RESERVATIONS: AddressReservations = { reserve: () => {} };
+
+export interface WebhookServer {
+  /** Binds both ports and starts the NAD source and certificate watching; resolves once listening. */
+  listen(): Promise<{ url: string; healthUrl: string; port: number; healthPort: number }>;
+  /** Drains in-flight requests (bounded by shutdownGraceMs), then stops everything. */
+  close(): Promise<{ drained: boolean }>;
+  readiness(): Readiness;
+  metrics: ServerMetrics;
+  /** Re-reads the certificate files now (also done on file events and by polling). */
+  reloadTls(): Promise<boolean>;
+  /** Serial of the certificate in service. */
+  servingSerial(): string;
+}
+
+const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+async function defaultCore(): Promise<AdmissionCore> {
+  return import('../admission/index.js');
+}
+
+export async function createServer(options: ServerOptions, deps: ServerDeps): Promise<WebhookServer> {
+  const { logger, nadSource } = deps;
+  const loaded = await loadTlsMaterial(options.tls);
+  if (!loaded.ok) throw new Error(`TLS certificate: ${loaded.error}`);
+  const core = deps.core ?? (await defaultCore());
+  const metrics = createMetrics(() => nadSource);
+  const pipeline: PipelineDeps = {
+    core,
+    nadSource,
+    policy: deps.policy ?? NO_POLICY,
+    reservations: deps.reservations ?? NO_RESERVATIONS,
+    config: options.admission,
+    namespaceLabels: deps.namespaceLabels,
+    logger,
+    metrics,
+  };
+  const app = createAdmissionApp({
+    tls: loaded.material,
+    requireClientCert: options.tls.clientCaFile !== undefined,
+    bodyLimit: options.bodyLimit,
+    logger,
+    pipeline,
+  });
+  const reloader = new TlsReloader({
+    files: options.tls,
+    initial: loaded.material,
+    apply: (m) => app.server.setSecureContext(secureContextOptions(m)),
+    logger,
+    metrics,
+    debounceMs: options.tlsReloadDebounceMs,
+    pollMs: options.tlsReloadPollMs,
+  });
+
+  let listening = false;
+  let closing = false;
+  let nadError: string | undefined;
+  const checks = (): Record<string, ReadinessCheck> => ({
+    listening: () => listening || 'the HTTPS port is not listening yet',
+    shutdown: () => !closing || 'shutting down',
+    certificates: () => {
+      const { notAfter } = reloader.material.info;
+      return Date.now() < notAfter.getTime() || `the serving certificate expired at ${notAfter.toISOString()}`;
+    },
+    nads: () => nadSource.synced() || (nadError ? `NAD source (${nadSource.kind}) failed: ${nadError}` : `NAD source (${nadSource.kind}) has not synced yet`),
+    ...deps.readiness,
+  });
+  const health = createHealthApp({ logger, registry: metrics.registry, checks });
+
+  return {
+    metrics,
+    readiness: () => readiness(checks()),
+    reloadTls: () => reloader.reload(),
+    servingSerial: () => reloader.material.info.serial,
+
+    async listen() {
+      await app.listen({ host: options.host, port: options.port });
+      try {
+        await health.listen({ host: options.host, port: options.healthPort });
+      } catch (err) {
+        await app.close();
+        throw err;
+      }
+      reloader.start();
+      listening = true;
+      nadSource.start().then(
+        () => logger.info({ source: nadSource.kind, nads: nadSource.size() }, 'NAD source synced'),
+        (err: unknown) => {
+          nadError = message(err);
+          logger.error({ source: nadSource.kind, err: nadError }, 'NAD source failed to start');
+        },
+      );
+      const port = (app.server.address() as AddressInfo).port;
+      const healthPort = (health.server.address() as AddressInfo).port;
+      const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+      return { url: `https://${host}:${port}`, healthUrl: `http://${host}:${healthPort}`, port, healthPort };
+    },
+
+    async close() {
+      closing = true;
+      let drained = true;
+      const grace = setTimeout(() => {
+        drained = false;
+        logger.warn({ graceMs: options.shutdownGraceMs }, 'grace period over; closing the remaining connections');
+        app.server.closeAllConnections();
+      }, options.shutdownGraceMs);
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(grace);
+        reloader.stop();
+      }
+      await nadSource.stop().catch((err: unknown) => logger.warn({ err: message(err) }, 'NAD source did not stop cleanly'));
+      await health.close();
+      listening = false;
+      return { drained };
+    },
+  };
+}

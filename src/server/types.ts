@@ -1,0 +1,68 @@
+// What the server is built from: the pure admission core and the adapters it calls, all injected
+// so that tests (and `check`) can swap any of them.
+import type { Logger } from 'pino';
+import type {
+  AdmissionApiVersion,
+  AdmissionConfig,
+  AdmissionContext,
+  AdmissionRequest,
+  AdmissionReview,
+  Decision,
+  Endpoint,
+} from '../admission/types.js';
+import type { NadSource } from '../nads/types.js';
+import type { AddressReservations, PolicyEvaluator } from '../policy/types.js';
+
+/** The public face of src/admission, as the pipeline uses it. */
+export interface AdmissionCore {
+  decodeReview(body: unknown): { ok: true; review: AdmissionReview } | { ok: false; error: string };
+  plan(request: AdmissionRequest, config: AdmissionConfig): { nadRefs: Array<{ namespace: string; name: string }> };
+  review(request: AdmissionRequest, context: AdmissionContext): Decision;
+  toResponse(apiVersion: AdmissionApiVersion, uid: string, decision: Decision, endpoint: Endpoint): AdmissionReview;
+}
+
+/** A readiness check: true when ready, or a short reason why not. */
+export type ReadinessCheck = () => true | string;
+
+export interface TlsFiles {
+  certFile: string;
+  keyFile: string;
+  /** PEM bundle of CAs a client certificate must chain to; unset: no client certificate asked. */
+  clientCaFile?: string;
+}
+
+export interface ServerOptions {
+  /** Address both ports bind to. */
+  host: string;
+  /** HTTPS port for /mutate and /validate (0: any free port). */
+  port: number;
+  /** Plain-HTTP port for /healthz, /readyz, /metrics (0: any free port). */
+  healthPort: number;
+  tls: TlsFiles;
+  /** Largest AdmissionReview body accepted, bytes. */
+  bodyLimit: number;
+  admission: AdmissionConfig;
+  /** How long SIGTERM waits for in-flight requests before cutting connections. */
+  shutdownGraceMs: number;
+  /** Quiet time after a certificate file event before reloading. */
+  tlsReloadDebounceMs?: number;
+  /** Re-read the certificate files this often even without events (missed inotify events). */
+  tlsReloadPollMs?: number;
+  /** Policy file given with --policy; loaded by the policy wiring, recorded here. */
+  policyFile?: string;
+}
+
+export interface ServerDeps {
+  /** The admission core; defaults to src/admission. */
+  core?: AdmissionCore;
+  nadSource: NadSource;
+  /** Defaults to NO_POLICY (built-in rules enforced). */
+  policy?: PolicyEvaluator;
+  /** Defaults to an index that keeps nothing (no policy asks for uniqueness). */
+  reservations?: AddressReservations;
+  /** Labels of a namespace, when a namespace informer is running. */
+  namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
+  /** Extra readiness checks by name, e.g. `policies` once the policy source has loaded. */
+  readiness?: Record<string, ReadinessCheck>;
+  logger: Logger;
+}
