@@ -34,7 +34,7 @@ export function builtinChecks(networks: readonly ParsedNetwork[], nads: (ns: str
     const lookup = nads(namespace, name);
     if (lookup.status === 'not-found') {
       out.findings.push(
-        enforce('networkExists', notFound(net.path, ref, `NetworkAttachmentDefinition "${name}" does not exist in namespace "${namespace}"`)),
+        enforce('networkExists', notFound(net.path, ref, 'no such NetworkAttachmentDefinition')),
       );
       continue;
     }
@@ -54,7 +54,7 @@ export function builtinChecks(networks: readonly ParsedNetwork[], nads: (ns: str
       if (net.selection[selKey] === undefined) continue;
       const path = child(net.path, selKey);
       if (!nad.cni) {
-        out.warnings.push({ path, text: `capability "${capability}" not checked: ${ref} has no readable spec.config` });
+        out.warnings.push({ path, text: `"${capability}" unchecked: ${ref} has no readable CNI config` });
         continue;
       }
       if (!nad.cni.capabilities.has(capability)) {

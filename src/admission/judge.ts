@@ -3,7 +3,7 @@ import type { PolicyInput } from '../policy/types.js';
 import type { Verdict } from './decision.js';
 import { builtinChecks } from './builtin.js';
 import { isObject, stringAt, type JsonObject } from './object.js';
-import type { PodNetworks } from './networks.js';
+import { resolvable, type PodNetworks } from './networks.js';
 import type { AdmissionContext, AdmissionRequest } from './types.js';
 
 export interface JudgeOptions {
@@ -27,9 +27,13 @@ export function judgeNetworks(
   verdict.warnField(...nets.warnings);
   if (nets.networks.length === 0 && nets.raw.size === 0) return;
 
-  const builtin = builtinChecks(nets.networks, context.nads);
+  const builtin = builtinChecks(resolvable(nets), context.nads);
   verdict.warnNote(...builtin.warnings);
-  for (const f of builtin.unverified) verdict.addFinding(f);
+  for (const f of builtin.unverified) {
+    // Recorded as a finding (metrics, logs) but worded as a note: it is not a field error.
+    verdict.findings.push(f);
+    verdict.warnNote({ path: f.error.path, text: f.error.reason });
+  }
 
   const meta = isObject(pod) ? pod['metadata'] : undefined;
   const input: PolicyInput = {
@@ -45,7 +49,7 @@ export function judgeNetworks(
     template: opts.template,
     dryRun: request.dryRun === true,
     annotationPath: nets.annotationPath,
-    networks: nets.networks,
+    networks: resolvable(nets),
     nads: context.nads,
     builtin: builtin.findings,
   };

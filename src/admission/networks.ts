@@ -18,6 +18,15 @@ export interface PodNetworks {
   raw: Map<string, string>;
 }
 
+/**
+ * The networks whose NAD reference is well-formed: looking up a name the parser already rejected
+ * would only add a "not found" to the real error.
+ */
+export function resolvable(nets: PodNetworks): ParsedNetwork[] {
+  const bad = new Set(nets.errors.map((e) => e.path));
+  return nets.networks.filter((n) => !bad.has(n.path) && !bad.has(`${n.path}.name`) && !bad.has(`${n.path}.namespace`));
+}
+
 export const annotationPath = (loc: PodLocation, annotation: string): string =>
   key(`${loc.metadataPath}.annotations`, annotation);
 

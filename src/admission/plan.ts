@@ -1,6 +1,6 @@
 // Which NADs a request refers to, so that the shell can resolve them before the (synchronous) review.
 import { isObject, podAt } from './object.js';
-import { readPodNetworks } from './networks.js';
+import { readPodNetworks, resolvable } from './networks.js';
 import { targetOf } from './target.js';
 import { namespaceOf } from './namespace.js';
 import type { AdmissionConfig, AdmissionRequest } from './types.js';
@@ -19,9 +19,9 @@ export function plan(request: AdmissionRequest, config: AdmissionConfig): { nadR
     // A pod update is judged only on whether the annotations changed, which needs no NAD.
     if (target.kind === 'pod' && request.operation === 'UPDATE' && isObject(request.oldObject)) return { nadRefs: [] };
     const pod = podAt(request.object, target.location);
-    const { networks } = readPodNetworks(pod, target.location, namespaceOf(request), config);
+    const nets = readPodNetworks(pod, target.location, namespaceOf(request), config);
     const seen = new Map<string, NadRef>();
-    for (const { selection } of networks) {
+    for (const { selection } of resolvable(nets)) {
       seen.set(`${selection.namespace}/${selection.name}`, { namespace: selection.namespace, name: selection.name });
     }
     return { nadRefs: [...seen.values()] };

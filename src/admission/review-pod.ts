@@ -4,7 +4,7 @@ import { allow, Verdict } from './decision.js';
 import { judgeNetworks } from './judge.js';
 import { mutatePod } from './mutate.js';
 import { namespaceOf } from './namespace.js';
-import { annotationPath, NETWORK_ANNOTATIONS, readPodNetworks } from './networks.js';
+import { annotationPath, NETWORK_ANNOTATIONS, readPodNetworks, resolvable } from './networks.js';
 import { isObject, objectAt, podAt, POD_LOCATION, type PodLocation } from './object.js';
 import type { AdmissionContext, AdmissionRequest, Decision } from './types.js';
 
@@ -37,9 +37,10 @@ export function reviewPod(request: AdmissionRequest, context: AdmissionContext):
   const namespace = namespaceOf(request);
   const nets = readPodNetworks(pod, POD_LOCATION, namespace, context.config);
   judgeNetworks(verdict, nets, pod, request, context, { template: false, namespace, warnOnly: false });
-  if (request.operation === 'CREATE' && nets.networks.length > 0) {
+  const networks = resolvable(nets);
+  if (request.operation === 'CREATE' && networks.length > 0) {
     // Computed for both endpoints so that /validate denies what /mutate would (conflicts, bad quantities).
-    const mutation = mutatePod(pod, nets.networks, context.nads, context.config);
+    const mutation = mutatePod(pod, networks, context.nads, context.config);
     verdict.addInvalid(...mutation.errors);
     if (context.endpoint === 'mutate') {
       verdict.warnNote(...mutation.warnings);

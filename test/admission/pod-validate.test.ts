@@ -1,0 +1,227 @@
+import t from 'tap';
+import { renderError } from '../../src/field/index.js';
+import { review, toResponse, type Decision } from '../../src/admission/index.js';
+import type { Finding, PolicyEvaluator } from '../../src/policy/types.js';
+import type { NadLookup } from '../../src/nads/types.js';
+import { cniWith, context, DEFAULT_NETWORK, nadLookup, nadObject, NETWORKS, pod, request } from './fixtures.js';
+
+const ANN = `metadata.annotations[${NETWORKS}]`;
+const nads = nadLookup(
+  nadObject('sriov-a', { resourceName: 'intel.com/sriov_a', config: cniWith('ips', 'mac') }),
+  nadObject('ipoib', { config: cniWith('infinibandGUID') }),
+  nadObject('bare', { config: cniWith() }),
+  nadObject('onnode', { config: '' }),
+  nadObject('other-ns', { namespace: 'team-b', config: cniWith('ips') }),
+  nadObject('calico', { namespace: 'kube-system', config: cniWith() }),
+);
+const rendered = (d: Decision) => d.errors.map(renderError);
+
+t.test('pods without network annotations are allowed untouched', async (t) => {
+  for (const endpoint of ['mutate', 'validate'] as const) {
+    const d = review(request(pod()), context(nads, { endpoint }));
+    t.same(d, { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], claims: [] });
+  }
+});
+
+t.test('validation rules, table-driven', async (t) => {
+  const cases: Array<{ name: string; networks?: string; defaultNetwork?: string; code?: 403 | 422; errors?: RegExp[]; warnings?: RegExp[] }> = [
+    { name: 'simple form, existing NADs', networks: 'sriov-a, team-b/other-ns@net2' },
+    { name: 'empty value means no attachments', networks: '' },
+    {
+      name: 'parser errors deny with 422',
+      networks: 'sriov-a,,Bad',
+      code: 422,
+      errors: [/\]\[1\]: Invalid value: "": empty list item/, /\]\[2\]\.name: Invalid value: "Bad"/],
+    },
+    {
+      name: 'a missing NAD is named with its namespace',
+      networks: 'nope',
+      code: 403,
+      errors: [new RegExp(`^${escape(ANN)}\\[0\\]: Not found: "default/nope": no such NetworkAttachmentDefinition$`)],
+    },
+    {
+      name: 'namespace of an unqualified name is the pod\'s; a qualified one is kept',
+      networks: 'other-ns, team-b/sriov-a',
+      code: 403,
+      errors: [/\[0\]: Not found: "default\/other-ns"/, /\[1\]: Not found: "team-b\/sriov-a"/],
+    },
+    {
+      name: 'mac on a NAD without the mac capability',
+      networks: '[{"name":"bare","mac":"02:00:00:00:00:01"}]',
+      code: 403,
+      errors: [/\[0\]\.mac: Forbidden: no CNI plugin of default\/bare declares capability "mac"/],
+    },
+    {
+      name: 'every capability is checked under its runtimeConfig name',
+      networks:
+        '[{"name":"bare","ips":["10.1.0.5/24"],"infiniband-guid":"00:11:22:33:44:55:66:77","portMappings":[{"hostPort":80,"containerPort":80}],"bandwidth":{"ingressRate":1000,"ingressBurst":100}}]',
+      code: 403,
+      errors: [/\.ips: Forbidden: .*"ips"/, /\.infiniband-guid: Forbidden: .*"infinibandGUID"/, /\.portMappings: Forbidden: .*"portMappings"/, /\.bandwidth: Forbidden: .*"bandwidth"/],
+    },
+    { name: 'declared capabilities pass', networks: '[{"name":"sriov-a","mac":"02:00:00:00:00:01","ips":["10.1.0.5/24"]},{"name":"ipoib","infiniband-guid":"00:11:22:33:44:55:66:77"}]' },
+    {
+      name: 'a config read on the node: capabilities unchecked, with a warning',
+      networks: '[{"name":"onnode","mac":"02:00:00:00:00:01"}]',
+      warnings: [/\[0\]\.mac: "mac" unchecked: default\/onnode has no readable CNI config/],
+    },
+    {
+      name: 'parser errors and rule violations together: 403, object errors listed first',
+      networks: '[{"name":"bare","mac":"02:00:00:00:00:01"},{"name":"x","interface":"a/b"}]',
+      code: 403,
+      errors: [/\[1\]\.interface: Invalid value/, /\[0\]\.mac: Forbidden/, /\[1\]: Not found/],
+    },
+    { name: 'default network resolves in Multus\'s namespace', defaultNetwork: 'calico' },
+    {
+      name: 'a missing default network is named',
+      defaultNetwork: 'flannel',
+      code: 403,
+      errors: [/^metadata\.annotations\[v1\.multus-cni\.io\/default-network\]\[0\]: Not found: "kube-system\/flannel"/],
+    },
+  ];
+  for (const c of cases) {
+    for (const endpoint of ['mutate', 'validate'] as const) {
+      const p = pod({ ...(c.networks !== undefined ? { networks: c.networks } : {}), ...(c.defaultNetwork ? { defaultNetwork: c.defaultNetwork } : {}) });
+      const d = review(request(p), context(nads, { endpoint }));
+      const label = `${c.name} (${endpoint})`;
+      t.equal(d.allowed, c.code === undefined, `${label}: allowed`);
+      t.equal(d.code, c.code, `${label}: code`);
+      const errs = rendered(d);
+      t.equal(errs.length, c.errors?.length ?? 0, `${label}: error count ${JSON.stringify(errs)}`);
+      (c.errors ?? []).forEach((re, i) => t.match(errs[i], re, `${label}: error ${i}`));
+      t.equal(d.warnings.length, c.warnings?.length ?? 0, `${label}: warning count ${JSON.stringify(d.warnings)}`);
+      (c.warnings ?? []).forEach((re, i) => t.match(d.warnings[i], re, `${label}: warning ${i}`));
+    }
+  }
+});
+
+t.test('an unavailable lookup warns instead of denying', async (t) => {
+  const flaky = (ns: string, name: string): NadLookup =>
+    name === 'sriov-a' ? { status: 'unavailable', reason: 'API server unreachable' } : nads(ns, name);
+  const d = review(request(pod({ networks: 'sriov-a' })), context(flaky));
+  t.ok(d.allowed);
+  t.same(d.warnings, [`${ANN}[0]: default/sriov-a could not be checked: API server unreachable`]);
+  t.equal(d.findings[0]?.rule, 'networkExists');
+  t.equal(d.findings[0]?.action, 'Warn');
+  t.same(d.patch, [], 'nothing to inject from an unknown NAD');
+});
+
+t.test('policy re-grades built-in findings: Warn warns, Audit only records', async (t) => {
+  const regrade = (action: Finding['action']): PolicyEvaluator => ({
+    evaluate: (input) => ({ findings: input.builtin.map((f) => ({ ...f, action, policy: 'lenient' })), claims: [] }),
+  });
+  const p = pod({ networks: 'nope' });
+  const warn = review(request(p), context(nads, { policy: regrade('Warn') }));
+  t.ok(warn.allowed);
+  t.match(warn.warnings, [/\[0\]: Not found: "default\/nope"/]);
+  t.ok(warn.warnings.every((w) => w.length <= 120 && !/^warning/i.test(w)));
+  const audit = review(request(p), context(nads, { policy: regrade('Audit') }));
+  t.ok(audit.allowed);
+  t.same(audit.warnings, []);
+  t.equal(audit.audits.length, 1);
+  t.equal(audit.findings[0]?.policy, 'lenient');
+});
+
+t.test('the policy sees the pod, its namespace and the built-in findings; its claims are returned', async (t) => {
+  let seen: Parameters<PolicyEvaluator['evaluate']>[0] | undefined;
+  const policy: PolicyEvaluator = {
+    evaluate: (input) => {
+      seen = input;
+      return {
+        findings: [...input.builtin, { policy: 'p1', rule: 'allowedNetworks', action: 'Enforce', error: { path: input.networks[0]!.path, type: 'Forbidden', reason: 'not allowed in this namespace' } }],
+        claims: [{ kind: 'mac', value: '02:00:00:00:00:01', scope: 'network:default/sriov-a', pod: { namespace: 'default', name: 'p' } }],
+      };
+    },
+  };
+  const p = pod({ networks: '[{"name":"sriov-a","mac":"02:00:00:00:00:01"}]' });
+  const denied = review(request(p), { ...context(nads, { policy }), namespaceLabels: { team: 'a' } });
+  t.equal(seen?.namespace, 'default');
+  t.same(seen?.namespaceLabels, { team: 'a' });
+  t.equal(seen?.template, false);
+  t.equal(seen?.annotationPath, ANN);
+  t.same(seen?.pod, { name: 'p' });
+  t.equal(seen?.networks.length, 1);
+  t.same(seen?.builtin, []);
+  t.notOk(denied.allowed);
+  t.equal(denied.code, 403);
+  t.same(rendered(denied), [`${ANN}[0]: Forbidden: not allowed in this namespace`]);
+  t.same(denied.claims, [], 'no claims when denied');
+
+  const allowing: PolicyEvaluator = { evaluate: (input) => ({ ...policy.evaluate(input), findings: [] }) };
+  const ok = review(request(p), context(nads, { policy: allowing }));
+  t.equal(ok.claims.length, 1);
+});
+
+t.test('pod UPDATE: a changed networks annotation is denied, anything else is allowed unjudged', async (t) => {
+  const before = pod({ networks: 'sriov-a' });
+  const cases: Array<[string, Record<string, unknown>, string[]]> = [
+    ['networks changed', pod({ networks: 'sriov-a,sriov-a' }), [NETWORKS]],
+    ['networks removed', pod(), [NETWORKS]],
+    ['default network added', pod({ networks: 'sriov-a', defaultNetwork: 'calico' }), [DEFAULT_NETWORK]],
+    ['labels changed', { ...pod({ networks: 'sriov-a' }), metadata: { name: 'p', labels: { a: 'b' }, annotations: { [NETWORKS]: 'sriov-a' } } }, []],
+  ];
+  for (const [name, after, changed] of cases) {
+    const d = review(request(after, { operation: 'UPDATE', oldObject: before }), context(nads, { endpoint: 'validate' }));
+    t.equal(d.allowed, changed.length === 0, name);
+    t.same(
+      rendered(d),
+      changed.map((k) => `metadata.annotations[${k}]: Forbidden: may not be changed after the pod is created (its networks are set up when it starts)`),
+      name,
+    );
+    if (changed.length) t.equal(d.code, 422);
+  }
+  // A pod admitted before netattach, with a NAD since deleted, can still get its finalizers removed.
+  const legacy = pod({ networks: 'nope,,' });
+  const d = review(request(legacy, { operation: 'UPDATE', oldObject: legacy }), context(nads));
+  t.ok(d.allowed);
+});
+
+t.test('DELETE, CONNECT and subresources of pods are allowed without looking', async (t) => {
+  const bad = pod({ networks: 'nope' });
+  t.ok(review(request(null, { operation: 'DELETE', oldObject: bad }), context(nads)).allowed);
+  t.ok(review(request(bad, { operation: 'CONNECT' }), context(nads)).allowed);
+  t.ok(review(request(bad, { subResource: 'status', operation: 'UPDATE', oldObject: pod() }), context(nads)).allowed);
+  t.ok(review(request(bad, { subResource: 'ephemeralcontainers', operation: 'UPDATE', oldObject: pod() }), context(nads)).allowed);
+});
+
+t.test('malformed pods get field errors, not crashes', async (t) => {
+  const cases: Array<[string, unknown, RegExp]> = [
+    ['no object', null, /^object: Required value/],
+    ['metadata not an object', { metadata: 'x', spec: {} }, /^metadata: Invalid value: "x": must be an object$/],
+    ['annotations a list', { metadata: { annotations: ['a'] } }, /^metadata\.annotations: Invalid value: \["a"\]: must be a map of strings$/],
+    ['annotation a number', { metadata: { annotations: { [NETWORKS]: 5 } } }, /^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/networks\]: Invalid value: 5: must be a string$/],
+    ['no containers', { metadata: { annotations: { [NETWORKS]: 'sriov-a' } }, spec: {} }, /^spec\.containers: Required value: resources for the pod's networks need a container \(intel\.com\/sriov_a\)$/],
+    ['containers not objects', { metadata: { annotations: { [NETWORKS]: 'sriov-a' } }, spec: { containers: [1] } }, /^spec\.containers: Invalid value/],
+  ];
+  for (const [name, object, want] of cases) {
+    for (const endpoint of ['mutate', 'validate'] as const) {
+      const d = review(request(object), context(nads, { endpoint }));
+      t.notOk(d.allowed, name);
+      t.equal(d.code, 422, name);
+      t.match(rendered(d)[0], want, `${name} (${endpoint})`);
+    }
+  }
+});
+
+t.test('/mutate denies exactly what /validate denies', async (t) => {
+  const samples = [
+    pod({ networks: 'nope' }),
+    pod({ networks: 'sriov-a,,' }),
+    pod({ networks: 'sriov-a', containers: [] }),
+    pod({ networks: '[{"name":"bare","mac":"02:00:00:00:00:01"}]' }),
+    pod({ networks: 'sriov-a', containers: [{ name: 'a', resources: { limits: { 'intel.com/sriov_a': '500m' } } }] }),
+    pod({ networks: 'sriov-a' }),
+  ];
+  for (const p of samples) {
+    const m = review(request(p), context(nads, { endpoint: 'mutate' }));
+    const v = review(request(p), context(nads, { endpoint: 'validate' }));
+    t.equal(m.allowed, v.allowed);
+    t.same(rendered(m), rendered(v));
+    t.same(v.patch, [], 'validate never patches');
+    const resp = toResponse('admission.k8s.io/v1', 'u', v, 'validate').response!;
+    t.equal(resp.patch, undefined);
+  }
+});
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
