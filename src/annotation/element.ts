@@ -154,8 +154,14 @@ export function checkElement(value: unknown, path: string, namespace: string, ou
 
   const normalized = toRecord(values);
   const bad = new Set<string>();
-  if (notes) for (const e of lexicalErrors(path, notes, bad)) out.error(e);
-  for (const e of schemaErrors(path, normalized)) {
+  const reported = new Set<string>();
+  if (notes) {
+    for (const e of lexicalErrors(path, notes, bad)) {
+      out.error(e);
+      reported.add(e.path);
+    }
+  }
+  for (const e of schemaErrors(path, normalized, reported)) {
     out.error(e);
     const rest = e.path.slice(path.length + 1);
     bad.add(SELECTION_KEYS.find((k) => rest === k || rest.startsWith(`${k}.`) || rest.startsWith(`${k}[`)) ?? rest);

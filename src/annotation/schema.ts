@@ -78,15 +78,14 @@ function translate(base: string, root: unknown, e: ErrorObject): FieldError {
 }
 
 /** Validates one normalized element against the schema; errors carry paths below `base`. */
-export function schemaErrors(base: string, element: unknown): FieldError[] {
+export function schemaErrors(base: string, element: unknown, alreadyReported: ReadonlySet<string> = new Set()): FieldError[] {
   if (validateElement(element)) return [];
-  const seen = new Set<string>();
+  const seen = new Set<string>(alreadyReported);
   const out: FieldError[] = [];
   for (const e of validateElement.errors ?? []) {
     const fe = translate(base, element, e);
-    const id = `${fe.path}\u0000${fe.type}`;
-    if (seen.has(id)) continue; // one error per field and type is enough
-    seen.add(id);
+    if (seen.has(fe.path)) continue; // one error per field is enough (minLength and format, say)
+    seen.add(fe.path);
     out.push(fe);
   }
   return out;

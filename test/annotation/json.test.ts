@@ -1,0 +1,235 @@
+import t from 'tap';
+import { parseNetworks, serializeSelections } from '../../src/annotation/index.js';
+import { expectProblems, type Expected } from './helpers.js';
+
+interface Case {
+  /** JSON text of the annotation, or one element (wrapped in [ ] with a name added). */
+  value: string;
+  /** Expected normalized output (serializeSelections), when checked. */
+  want?: unknown[];
+  errors?: Expected[];
+  warnings?: Expected[];
+}
+
+/** An element `{"name":"n", ...extra}` as annotation text. */
+const el = (extra: string): string => `[{"name":"n"${extra ? `,${extra}` : ''}}]`;
+
+const cases: Record<string, Case> = {
+  // structure
+  'empty array: no attachments': { value: '[]', want: [] },
+  'bare object (Multus rejects it too)': { value: '{"name":"a"}', errors: [['', 'Invalid value', 'wrap a single object in [ ]']] },
+  'null element (Multus crashes)': { value: '[null]', errors: [['[0]', 'Invalid value', 'not null']] },
+  'string element': { value: '["net-a"]', errors: [['[0]', 'Invalid value', 'must be a JSON object']] },
+  'syntax error: trailing comma': { value: '[{"name":"a",}]', errors: [['', 'Invalid value', /invalid JSON at offset 13 .*expected a string key/]] },
+  'syntax error: unterminated': { value: '[{"name":"a"', errors: [['', 'Invalid value', /invalid JSON .*expected ',' or '}'/]] },
+  'syntax error: garbage after the array': { value: '[] x', errors: [['', 'Invalid value', 'after the end of the JSON value']] },
+  'syntax error: single quotes': { value: "[{'name':'a'}]", errors: [['', 'Invalid value', 'invalid JSON']] },
+  // name / namespace
+  'name and namespace': { value: '[{"name":"a","namespace":"other"}]', want: [{ name: 'a', namespace: 'other' }] },
+  'missing namespace means the pod namespace': { value: '[{"name":"a"}]', want: [{ name: 'a', namespace: 'pod-ns' }] },
+  'empty namespace means the pod namespace (spec)': { value: '[{"name":"a","namespace":""}]', want: [{ name: 'a', namespace: 'pod-ns' }] },
+  'missing name': { value: '[{"namespace":"x"}]', want: [], errors: [['[0].name', 'Required value', '']] },
+  'empty name': { value: '[{"name":""}]', want: [], errors: [['[0].name', 'Required value', 'must not be empty']] },
+  'name is not a string': { value: '[{"name":7}]', want: [], errors: [['[0].name', 'Invalid value', 'must be a string']] },
+  'dotted name is a valid object name in JSON form': { value: '[{"name":"net.a"}]', want: [{ name: 'net.a', namespace: 'pod-ns' }] },
+  'upper-case name': { value: '[{"name":"NetA"}]', errors: [['[0].name', 'Invalid value', 'RFC 1123 subdomain']] },
+  'bad namespace': { value: '[{"name":"a","namespace":"a.b"}]', errors: [['[0].namespace', 'Invalid value', 'RFC 1123 label']] },
+  // interface
+  'interface': { value: el('"interface":"eth1"'), want: [{ name: 'n', namespace: 'pod-ns', interface: 'eth1' }] },
+  'interface 16 bytes': { value: el('"interface":"abcdefghijklmnop"'), errors: [['[0].interface', 'Invalid value', '15 bytes']] },
+  'interface with /': { value: el('"interface":"a/b"'), errors: [['[0].interface', 'Invalid value', "'/' or ':'"]] },
+  'interface ..': { value: el('"interface":".."'), errors: [['[0].interface', 'Invalid value', '"." or ".."']] },
+  'empty interface is unset (as in Multus), with a warning': {
+    value: el('"interface":""'),
+    want: [{ name: 'n', namespace: 'pod-ns' }],
+    warnings: [['[0].interface', 'Invalid value', 'treated as not set']],
+  },
+  'deprecated interfaceRequest is read as interface (Multus), with a warning': {
+    value: el('"interfaceRequest":"ib0"'),
+    want: [{ name: 'n', namespace: 'pod-ns', interface: 'ib0' }],
+    warnings: [['[0].interfaceRequest', 'Invalid value', 'deprecated Multus key']],
+  },
+  'interface wins over interfaceRequest': {
+    value: el('"interfaceRequest":"ib0","interface":"ib1"'),
+    want: [{ name: 'n', namespace: 'pod-ns', interface: 'ib1' }],
+    warnings: [['[0].interfaceRequest', 'Invalid value', 'ignored because']],
+  },
+  // ips
+  'ips with and without prefix, v4 and v6': {
+    value: el('"ips":["10.1.1.5/24","2001:db8::5/64","10.1.1.6","::ffff:10.1.1.7"]'),
+    want: [{ name: 'n', namespace: 'pod-ns', ips: ['10.1.1.5/24', '2001:db8::5/64', '10.1.1.6', '::ffff:10.1.1.7'] }],
+  },
+  'ips: empty list (spec: at least one)': { value: el('"ips":[]'), errors: [['[0].ips', 'Invalid value', 'at least 1 item']] },
+  'ips: IPv4 leading zero (Go rejects)': { value: el('"ips":["10.1.1.05"]'), errors: [['[0].ips[0]', 'Invalid value', 'leading zeros']] },
+  'ips: zone (Go rejects)': { value: el('"ips":["fe80::1%eth0"]'), errors: [['[0].ips[0]', 'Invalid value', 'without a zone']] },
+  'ips: prefix out of range': {
+    value: el('"ips":["10.0.0.1/33","::1/129","10.0.0.1/","10.0.0.1/024","10.0.0.1/-1"]'),
+    errors: [
+      ['[0].ips[0]', 'Invalid value', 'from 0 to 32'],
+      ['[0].ips[1]', 'Invalid value', 'from 0 to 128'],
+      ['[0].ips[2]', 'Invalid value', 'from 0 to 32'],
+      ['[0].ips[3]', 'Invalid value', 'from 0 to 32'],
+      ['[0].ips[4]', 'Invalid value', 'from 0 to 32'],
+    ],
+  },
+  'ips: not an address': { value: el('"ips":["hello","1.2.3"]'), errors: [['[0].ips[0]', 'Invalid value', 'IPv4 or IPv6'], ['[0].ips[1]', 'Invalid value', 'IPv4 or IPv6']] },
+  'ips: not a list': { value: el('"ips":"10.0.0.1"'), errors: [['[0].ips', 'Invalid value', 'must be a JSON array']] },
+  'ips: not strings': { value: el('"ips":[1]'), errors: [['[0].ips[0]', 'Invalid value', 'must be a string']] },
+  'ips: duplicate': { value: el('"ips":["10.0.0.1","10.0.0.1"]'), errors: [['[0].ips[1]', 'Duplicate value', '']] },
+  // mac
+  'mac colon, hyphen and dot forms (Go accepts all three); kept as sent': {
+    value: '[{"name":"a","mac":"02:23:45:67:89:0A"},{"name":"b","mac":"02-23-45-67-89-0B"},{"name":"c","mac":"0223.4567.890c"}]',
+    want: [
+      { name: 'a', namespace: 'pod-ns', mac: '02:23:45:67:89:0A' },
+      { name: 'b', namespace: 'pod-ns', mac: '02-23-45-67-89-0B' },
+      { name: 'c', namespace: 'pod-ns', mac: '0223.4567.890c' },
+    ],
+  },
+  'mac too short': { value: el('"mac":"02:00"'), errors: [['[0].mac', 'Invalid value', '6-byte Ethernet MAC']] },
+  'mac mixed separators': { value: el('"mac":"02:23-45:67:89:01"'), errors: [['[0].mac', 'Invalid value', '6-byte Ethernet MAC']] },
+  'mac bare hex': { value: el('"mac":"022345678901"'), errors: [['[0].mac', 'Invalid value', '6-byte Ethernet MAC']] },
+  'mac with spaces': { value: el('"mac":" 02:23:45:67:89:01"'), errors: [['[0].mac', 'Invalid value', '6-byte Ethernet MAC']] },
+  'mac of 8 bytes: spec says no, Multus says yes': { value: el('"mac":"02:23:45:67:89:01:02:03"'), errors: [['[0].mac', 'Invalid value', /spec allows .*Multus would accept it/]] },
+  'mac of 20 bytes (IPoIB) with the link-local prefix': {
+    value: el('"mac":"00:00:00:00:fe:80:00:00:00:00:00:00:02:00:5e:10:00:00:00:01"'),
+    want: [{ name: 'n', namespace: 'pod-ns', mac: '00:00:00:00:fe:80:00:00:00:00:00:00:02:00:5e:10:00:00:00:01' }],
+  },
+  'mac of 20 bytes with another subnet prefix: warning': {
+    value: el('"mac":"00:00:00:00:fe:81:00:00:00:00:00:00:02:00:5e:10:00:00:00:01"'),
+    warnings: [['[0].mac', 'Invalid value', 'only the last 8 bytes']],
+  },
+  'multicast mac: warning (Linux cannot set it)': { value: el('"mac":"03:00:00:00:00:01"'), warnings: [['[0].mac', 'Invalid value', 'multicast']] },
+  'broadcast mac: warning': { value: el('"mac":"ff:ff:ff:ff:ff:ff"'), warnings: [['[0].mac', 'Invalid value', 'multicast']] },
+  'all-zero mac: warning': { value: el('"mac":"00:00:00:00:00:00"'), warnings: [['[0].mac', 'Invalid value', 'all-zero']] },
+  'mac not a string': { value: el('"mac":2'), errors: [['[0].mac', 'Invalid value', 'must be a string']] },
+  // infiniband-guid
+  'guid colon form': { value: el('"infiniband-guid":"C2:11:22:33:44:55:66:77"'), want: [{ name: 'n', namespace: 'pod-ns', 'infiniband-guid': 'C2:11:22:33:44:55:66:77' }] },
+  'guid hyphen form: Multus accepts, ib-sriov-cni does not': { value: el('"infiniband-guid":"c2-11-22-33-44-55-66-77"'), errors: [['[0].infiniband-guid', 'Invalid value', 'ib-sriov-cni does not']] },
+  'guid dot form': { value: el('"infiniband-guid":"c211.2233.4455.6677"'), errors: [['[0].infiniband-guid', 'Invalid value', 'colon form']] },
+  'guid of 6 bytes': { value: el('"infiniband-guid":"02:23:45:67:89:01"'), errors: [['[0].infiniband-guid', 'Invalid value', 'must be 8 bytes, not 6']] },
+  'guid all-zero': { value: el('"infiniband-guid":"00:00:00:00:00:00:00:00"'), errors: [['[0].infiniband-guid', 'Invalid value', 'all-zero']] },
+  'guid all-FF (reset value)': { value: el('"infiniband-guid":"FF:FF:FF:FF:FF:FF:FF:FF"'), errors: [['[0].infiniband-guid', 'Invalid value', 'reset']] },
+  // default-route
+  'default-route v4 and v6': { value: el('"default-route":["10.0.0.1","fd00::1"]'), want: [{ name: 'n', namespace: 'pod-ns', 'default-route': ['10.0.0.1', 'fd00::1'] }] },
+  'default-route two IPv4 gateways (Multus rejects)': { value: el('"default-route":["10.0.0.1","10.0.0.2"]'), errors: [['[0].default-route[1]', 'Invalid value', 'only one IPv4 gateway']] },
+  'default-route with a CIDR': { value: el('"default-route":["10.0.0.1/24"]'), errors: [['[0].default-route[0]', 'Invalid value', 'IPv4 or IPv6 address']] },
+  'default-route empty: warning': { value: el('"default-route":[]'), warnings: [['[0].default-route', 'Invalid value', 'no gateway']] },
+  // portMappings
+  'portMappings': {
+    value: el('"portMappings":[{"hostPort":8080,"containerPort":80,"protocol":"tcp"},{"hostPort":53,"containerPort":53,"protocol":"UDP","hostIP":"10.0.0.1"}]'),
+    want: [{ name: 'n', namespace: 'pod-ns', portMappings: [{ hostPort: 8080, containerPort: 80, protocol: 'tcp' }, { hostPort: 53, containerPort: 53, protocol: 'UDP', hostIP: '10.0.0.1' }] }],
+  },
+  'portMappings: 8080.0 and 1e3 are not integers (Go)': {
+    value: el('"portMappings":[{"hostPort":8080.0,"containerPort":1e3}]'),
+    errors: [['[0].portMappings[0].hostPort', 'Invalid value', 'written as 8080.0'], ['[0].portMappings[0].containerPort', 'Invalid value', 'written as 1e3']],
+  },
+  'portMappings: fraction, range, protocol, hostIP': {
+    value: el('"portMappings":[{"hostPort":80.5,"containerPort":0,"protocol":"icmp","hostIP":"10.0.0.1/24"},{"hostPort":65536,"containerPort":-1}]'),
+    errors: [
+      ['[0].portMappings[0].hostPort', 'Invalid value', 'written as 80.5'],
+      ['[0].portMappings[0].containerPort', 'Invalid value', 'between 1 and 65535'],
+      ['[0].portMappings[0].protocol', 'Unsupported value', 'TCP'],
+      ['[0].portMappings[0].hostIP', 'Invalid value', 'IPv4 or IPv6'],
+      ['[0].portMappings[1].hostPort', 'Invalid value', 'between 1 and 65535'],
+      ['[0].portMappings[1].containerPort', 'Invalid value', 'between 1 and 65535'],
+    ],
+  },
+  'portMappings: missing ports': {
+    value: el('"portMappings":[{}]'),
+    errors: [['[0].portMappings[0].hostPort', 'Required value', ''], ['[0].portMappings[0].containerPort', 'Required value', '']],
+  },
+  'portMappings: port as a string': { value: el('"portMappings":[{"hostPort":"80","containerPort":80}]'), errors: [['[0].portMappings[0].hostPort', 'Invalid value', 'must be an integer']] },
+  'portMappings: unknown key warns': {
+    value: el('"portMappings":[{"hostPort":80,"containerPort":80,"proto":"tcp"}]'),
+    warnings: [['[0].portMappings[0].proto', 'Invalid value', 'unknown key']],
+  },
+  // bandwidth
+  'bandwidth': {
+    value: el('"bandwidth":{"ingressRate":1000,"ingressBurst":2000,"egressRate":3000,"egressBurst":4000}'),
+    want: [{ name: 'n', namespace: 'pod-ns', bandwidth: { ingressRate: 1000, ingressBurst: 2000, egressRate: 3000, egressBurst: 4000 } }],
+  },
+  'bandwidth: burst needs its rate': { value: el('"bandwidth":{"egressBurst":10}'), errors: [['[0].bandwidth.egressRate', 'Required value', 'egressBurst needs egressRate']] },
+  'bandwidth: rate without burst warns (the bandwidth plugin rejects it)': {
+    value: el('"bandwidth":{"ingressRate":10}'),
+    warnings: [['[0].bandwidth.ingressRate', 'Invalid value', 'without ingressBurst']],
+  },
+  'bandwidth: not positive, not integer': {
+    value: el('"bandwidth":{"ingressRate":0,"ingressBurst":1.5e3}'),
+    errors: [['[0].bandwidth.ingressRate', 'Invalid value', 'between 1 and'], ['[0].bandwidth.ingressBurst', 'Invalid value', 'written as 1.5e3']],
+  },
+  'bandwidth: not an object': { value: el('"bandwidth":[]'), errors: [['[0].bandwidth', 'Invalid value', 'must be a JSON object']] },
+  // cni-args, ipam-claim-reference, deviceID, extensions
+  'cni-args: any object, numbers as written': {
+    value: el('"cni-args":{"mode":"l2","mtu":9000.5,"deep":{"list":[1,"a",null,true]}}'),
+    want: [{ name: 'n', namespace: 'pod-ns', 'cni-args': { mode: 'l2', mtu: 9000.5, deep: { list: [1, 'a', null, true] } } }],
+  },
+  'cni-args: not an object': { value: el('"cni-args":"x=y"'), errors: [['[0].cni-args', 'Invalid value', 'must be a JSON object']] },
+  'cni-args: number out of float64 range (Go cannot read it)': { value: el('"cni-args":{"a":1e400}'), errors: [['[0].cni-args.a', 'Invalid value', 'out of range']] },
+  'ipam-claim-reference': { value: el('"ipam-claim-reference":"my-claim"'), want: [{ name: 'n', namespace: 'pod-ns', 'ipam-claim-reference': 'my-claim' }] },
+  'ipam-claim-reference with ips (spec forbids; the NAD client dropped the check)': {
+    value: el('"ipam-claim-reference":"my-claim","ips":["10.0.0.1"]'),
+    errors: [['[0].ips', 'Forbidden', 'ipam-claim-reference']],
+  },
+  'ipam-claim-reference invalid name': { value: el('"ipam-claim-reference":"My_Claim"'), errors: [['[0].ipam-claim-reference', 'Invalid value', 'RFC 1123 subdomain']] },
+  'deviceID': { value: el('"deviceID":"0000:03:00.1"'), want: [{ name: 'n', namespace: 'pod-ns', deviceID: '0000:03:00.1' }] },
+  'deviceID not a string': { value: el('"deviceID":3'), errors: [['[0].deviceID', 'Invalid value', 'must be a string']] },
+  'reverse-DNS extension keys are kept as sent': {
+    value: el('"example.com/vlan":{"id":7},"x.io":1'),
+    want: [{ name: 'n', namespace: 'pod-ns', 'example.com/vlan': { id: 7 }, 'x.io': 1 }],
+  },
+  // keys as Go reads them
+  'unknown dot-less key: warning, dropped': {
+    value: el('"vlan":7'),
+    want: [{ name: 'n', namespace: 'pod-ns' }],
+    warnings: [['[0].vlan', 'Invalid value', 'reserved by the spec']],
+  },
+  'key matched only case-insensitively: honoured (as Multus), warning': {
+    value: '[{"Name":"n","MAC":"02:00:00:00:00:01","Default-Route":["10.0.0.1"]}]',
+    want: [{ name: 'n', namespace: 'pod-ns', mac: '02:00:00:00:00:01', 'default-route': ['10.0.0.1'] }],
+    warnings: [
+      ['[0].Name', 'Invalid value', 'only case-insensitively'],
+      ['[0].MAC', 'Invalid value', 'only case-insensitively'],
+      ['[0].Default-Route', 'Invalid value', 'only case-insensitively'],
+    ],
+  },
+  "Go's Unicode folding: long s and Kelvin sign": {
+    value: '[{"name":"n","namespace":"x","de\u212Aice":1,"namespace":"y"}]'.replace('de\u212Aice', 'na\u017Fe'),
+    errors: [['[0].namespace', 'Duplicate value', 'more than once']],
+    warnings: [['[0].na\u017Fe', 'Invalid value', 'unknown key']],
+  },
+  'long s folds to s': { value: '[{"name":"n","namespace":"x","name\u017Fpace":"y"}]', errors: [['[0].namespace', 'Duplicate value', 'name the same key']], warnings: [['[0].name\u017Fpace', 'Invalid value', 'only case-insensitively']] },
+  'dotless i does not fold to i (Go does not either)': { value: '[{"name":"n","\u0131nterface":"x"}]', warnings: [['[0].\u0131nterface', 'Invalid value', 'unknown key']] },
+  'duplicate key: error, the last one is kept (as Go)': {
+    value: '[{"name":"a","name":"b"}]',
+    want: [{ name: 'b', namespace: 'pod-ns' }],
+    errors: [['[0].name', 'Duplicate value', 'Multus would silently use the last one']],
+  },
+  'duplicate key in different case: error': {
+    value: '[{"name":"n","mac":"02:00:00:00:00:01","Mac":"02:00:00:00:00:02"}]',
+    want: [{ name: 'n', namespace: 'pod-ns', mac: '02:00:00:00:00:02' }],
+    errors: [['[0].mac', 'Duplicate value', 'name the same key']],
+    warnings: [['[0].Mac', 'Invalid value', 'only case-insensitively']],
+  },
+  'duplicate key nested in cni-args': { value: el('"cni-args":{"a":1,"a":2}'), errors: [['[0].cni-args.a', 'Duplicate value', 'more than once']] },
+  '__proto__ is data, not a prototype': { value: el('"cni-args":{"__proto__":{"polluted":1}}'), want: [{ name: 'n', namespace: 'pod-ns', 'cni-args': JSON.parse('{"__proto__":{"polluted":1}}') }] },
+  // every problem, across elements
+  'errors in one element do not stop the others': {
+    value: '[{"name":"a","mac":"x"},{"name":"b","ips":["y"]},{"mac":"02:00:00:00:00:01"}]',
+    errors: [['[0].mac', 'Invalid value', '6-byte'], ['[1].ips[0]', 'Invalid value', 'IPv4 or IPv6'], ['[2].name', 'Required value', '']],
+  },
+};
+
+t.test('extended (JSON) form: every key by its rule', async (t) => {
+  for (const [name, c] of Object.entries(cases)) {
+    const r = parseNetworks(c.value, { namespace: 'pod-ns' });
+    if (c.want) t.same(JSON.parse(serializeSelections(r.networks)), c.want, `${name}: selections`);
+    expectProblems(t, r.errors, c.errors ?? [], `${name}: errors`);
+    expectProblems(t, r.warnings, c.warnings ?? [], `${name}: warnings`);
+  }
+});
+
+t.test('the message names the field and the value, the way kubectl shows field errors', async (t) => {
+  const { renderError } = await import('../../src/field/index.js');
+  const r = parseNetworks('[{"name":"a"},{"name":"b","mac":"02:00"}]', { namespace: 'x' });
+  t.match(renderError(r.errors[0]!), /^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/networks\]\[1\]\.mac: Invalid value: "02:00": must be /);
+});

@@ -1,0 +1,98 @@
+import t from 'tap';
+import { parseNetworks } from '../../src/annotation/index.js';
+import { BASE, expectProblems, type Expected } from './helpers.js';
+
+interface Case {
+  value: string;
+  /** `ns/name@if` per selection */
+  want: string[];
+  errors?: Expected[];
+  warnings?: Expected[];
+}
+
+const sel = (r: ReturnType<typeof parseNetworks>): string[] =>
+  r.networks.map((n) => `${n.selection.namespace}/${n.selection.name}${n.selection.interface ? `@${n.selection.interface}` : ''}`);
+
+const cases: Record<string, Case> = {
+  'one name': { value: 'net-a', want: ['pod-ns/net-a'] },
+  'namespace, name and interface': { value: 'other/net-a@eth1', want: ['other/net-a@eth1'] },
+  'whitespace around items, / and @ is trimmed': { value: ' other / net-a @ eth1 ,  net-b ', want: ['other/net-a@eth1', 'pod-ns/net-b'] },
+  'duplicates are two attachments': { value: 'net-a,net-a', want: ['pod-ns/net-a', 'pod-ns/net-a'] },
+  'tabs and newlines count as whitespace': { value: '\tnet-a,\nnet-b\n', want: ['pod-ns/net-a', 'pod-ns/net-b'] },
+  'digits-only names are labels': { value: '123,4-5', want: ['pod-ns/123', 'pod-ns/4-5'] },
+  'interface names follow the kernel, not DNS (the NAD client is stricter)': { value: 'a@Eth_1.100', want: ['pod-ns/a@Eth_1.100'] },
+  'empty item between commas (Multus accepts it)': {
+    value: 'net-a,,net-b',
+    want: ['pod-ns/net-a', 'pod-ns/net-b'],
+    errors: [['[1]', 'Invalid value', 'empty list item']],
+  },
+  'trailing comma (Multus accepts it)': { value: 'net-a,', want: ['pod-ns/net-a'], errors: [['[1]', 'Invalid value', 'empty list item']] },
+  'empty namespace before / (Multus accepts it)': { value: '/net-a', want: ['pod-ns/net-a'], errors: [['[0].namespace', 'Required value', "empty namespace before '/'"]] },
+  'empty name after /': { value: 'ns/', want: [], errors: [['[0].name', 'Required value', 'names no network']] },
+  'empty interface after @ (Multus accepts it)': { value: 'net-a@', want: ['pod-ns/net-a'], errors: [['[0].interface', 'Required value', "after '@'"]] },
+  'more than one /': { value: 'a/b/c', want: [], errors: [['[0]', 'Invalid value', "more than one '/'"]] },
+  'more than one @': { value: 'a@b@c', want: [], errors: [['[0]', 'Invalid value', "more than one '@'"]] },
+  'upper case name': { value: 'Net-A', want: ['pod-ns/Net-A'], errors: [['[0].name', 'Invalid value', 'RFC 1123 label']] },
+  'dotted name: Multus rejects it in the simple form': {
+    value: 'net.a',
+    want: ['pod-ns/net.a'],
+    errors: [['[0].name', 'Invalid value', 'use the JSON form']],
+  },
+  'name ending in -': { value: 'net-', want: ['pod-ns/net-'], errors: [['[0].name', 'Invalid value', 'RFC 1123 label']] },
+  'name of 64 characters': { value: 'a'.repeat(64), want: [`pod-ns/${'a'.repeat(64)}`], errors: [['[0].name', 'Invalid value', 'no more than 63']] },
+  'bad namespace': { value: 'Bad_NS/net-a', want: ['Bad_NS/net-a'], errors: [['[0].namespace', 'Invalid value', 'RFC 1123 label']] },
+  'interface too long (16 bytes)': { value: 'a@abcdefghijklmnop', want: ['pod-ns/a'], errors: [['[0].interface', 'Invalid value', 'at most 15 bytes']] },
+  'interface of 15 multi-byte characters is too long in bytes': { value: 'a@ééééééééé', want: ['pod-ns/a'], errors: [['[0].interface', 'Invalid value', 'at most 15 bytes']] },
+  'interface with a colon': { value: 'a@eth0:1', want: ['pod-ns/a'], errors: [['[0].interface', 'Invalid value', "'/' or ':'"]] },
+  'interface with inner whitespace': { value: 'a@my if', want: ['pod-ns/a'], errors: [['[0].interface', 'Invalid value', 'whitespace']] },
+  'interface . and ..': {
+    value: 'a@.,b@..',
+    want: ['pod-ns/a', 'pod-ns/b'],
+    errors: [['[0].interface', 'Invalid value', '"." or ".."'], ['[1].interface', 'Invalid value', '"." or ".."']],
+  },
+  'every problem is reported, not only the first': {
+    value: 'A,,b/c/d,e@',
+    want: ['pod-ns/A', 'pod-ns/e'],
+    errors: [
+      ['[0].name', 'Invalid value', 'RFC 1123'],
+      ['[1]', 'Invalid value', 'empty list item'],
+      ['[2]', 'Invalid value', "more than one '/'"],
+      ['[3].interface', 'Required value', "after '@'"],
+    ],
+  },
+};
+
+t.test('simple form', async (t) => {
+  for (const [name, c] of Object.entries(cases)) {
+    const r = parseNetworks(c.value, { namespace: 'pod-ns' });
+    t.equal(r.format, 'simple', `${name}: format`);
+    t.same(sel(r), c.want, `${name}: selections`);
+    expectProblems(t, r.errors, c.errors ?? [], `${name}: errors`);
+    expectProblems(t, r.warnings, c.warnings ?? [], `${name}: warnings`);
+  }
+});
+
+t.test('format detection follows Multus: any of [ { " means JSON; blank means none', async (t) => {
+  const formats: Array<[string, string]> = [
+    ['', 'empty'],
+    ['  \n\t', 'empty'],
+    ['net-a', 'simple'],
+    ['[]', 'json'],
+    ['net-a"', 'json'],
+    ['net{a', 'json'],
+    ['a,b]', 'simple'], // ']' and '}' are not in Multus's set
+  ];
+  for (const [value, format] of formats) t.equal(parseNetworks(value, { namespace: 'x' }).format, format, JSON.stringify(value));
+  const empty = parseNetworks('   ', { namespace: 'x' });
+  t.same([empty.networks, empty.errors, empty.warnings], [[], [], []], 'blank: no attachments, no problems');
+  t.match(parseNetworks('net-a"', { namespace: 'x' }).errors[0]?.reason, /invalid JSON/);
+});
+
+t.test('paths: default, and a custom path for workload templates', async (t) => {
+  const r = parseNetworks('net-a', { namespace: 'x' });
+  t.equal(r.networks[0]?.path, `${BASE}[0]`);
+  t.equal(r.networks[0]?.index, 0);
+  const p = 'spec.template.metadata.annotations[k8s.v1.cni.cncf.io/networks]';
+  const r2 = parseNetworks('Bad', { namespace: 'x', path: p });
+  t.equal(r2.errors[0]?.path, `${p}[0].name`);
+});
