@@ -10,3 +10,5 @@ export { nadObjectsFromText, type ManifestParse } from './documents.js';
 export { silentLogger, type NadLogger, type NadSourceEvent, type NadSourceEventHandler } from './logger.js';
 export { StaticNadSource } from './static-source.js';
 export { DirectoryNadSource, type DirectoryNadSourceOptions } from './directory-source.js';
+export { ClusterNadSource, type ClusterNadSourceOptions } from './cluster-source.js';
+export { createNadSource, tryLoadKubeConfig, type CreateNadSourceOptions } from './factory.js';
