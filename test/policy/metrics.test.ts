@@ -1,0 +1,35 @@
+import t from 'tap';
+import { Registry } from 'prom-client';
+import { AddressIndex, PolicyEngine, policySet, registerPolicyMetrics, FilePolicySource } from '../../src/policy/index.js';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { input, policies, policyYaml } from './helpers.js';
+
+t.test('findings counted per policy, rule and action; index size; invalid documents', async (t) => {
+  const registry = new Registry();
+  const metrics = registerPolicyMetrics(registry);
+  const index = new AddressIndex();
+  index.setPod({ namespace: 'ns', name: 'p' }, [{ kind: 'mac', value: '02:00:00:00:00:01', network: 'ns/a' }]);
+  metrics.watchIndex(index);
+  const set = policySet(policies(policyYaml('cap', 'rules:\n  maxAttachments: {max: 0, action: Warn}\n  interfaceNames: {allowed: [net*], action: Audit}')));
+  const engine = new PolicyEngine({ policies: set, observer: metrics });
+  engine.evaluate(input('a@eth0'));
+  engine.evaluate(input('a@eth0'));
+  const text = await registry.metrics();
+  t.match(text, 'netattach_policy_findings_total{policy="cap",rule="maxAttachments",action="Warn"} 2');
+  t.match(text, 'netattach_policy_findings_total{policy="cap",rule="interfaceNames",action="Audit"} 2');
+  t.match(text, 'netattach_policy_evaluations_total 2');
+  t.match(text, 'netattach_address_index_entries{entry="pods"} 1');
+
+  const dir = mkdtempSync(join(tmpdir(), 'netattach-metrics-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'p.yaml');
+  writeFileSync(file, `${policyYaml('ok', 'rules: {}')}---\n${policyYaml('broken', 'rules: {maxAttachments: {}}')}`);
+  const source = new FilePolicySource(file, { metrics });
+  await source.start();
+  t.teardown(() => source.stop());
+  const after = await registry.metrics();
+  t.match(after, `netattach_policies_loaded{source="file:${file}"} 1`);
+  t.match(after, `netattach_policy_invalid_total{source="file:${file}",policy="broken"} 1`);
+});
