@@ -1,0 +1,170 @@
+// The Deployment, its Service, PDB and priority, the certificate jobs, and RBAC: the hardening
+// and least-privilege invariants, and ports that agree with design.md and with each other.
+import t from 'tap';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BASE, SELF_SIGNED, CERT_MANAGER, ROOT, kustomizeObjects, kustomization, find, type Obj } from './load.js';
+
+const base = kustomizeObjects(BASE);
+const selfSigned = kustomizeObjects(SELF_SIGNED);
+const certManager = kustomizeObjects(CERT_MANAGER);
+const deployment = find(base, 'Deployment', 'netattach');
+const podSpec = deployment.spec.template.spec as Obj;
+const container = (podSpec.containers as Obj[])[0] as Obj;
+const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+/** Every pod spec an install creates, with where it comes from. */
+function podSpecs(objects: Array<{ object: Obj }>): Array<[string, Obj]> {
+  const out: Array<[string, Obj]> = [];
+  for (const { object: o } of objects) {
+    if (o.kind === 'Deployment' || o.kind === 'Job') out.push([`${o.kind} ${o.metadata.name}`, o.spec.template.spec]);
+    if (o.kind === 'CronJob') out.push([`${o.kind} ${o.metadata.name}`, o.spec.jobTemplate.spec.template.spec]);
+  }
+  return out;
+}
+
+t.test('every pod runs non-root, read-only, without capabilities, under RuntimeDefault seccomp', async (t) => {
+  const specs = podSpecs([...base, ...selfSigned.filter((o) => !o.file.startsWith('manifests/base'))]);
+  t.same(specs.map(([n]) => n).sort(), ['CronJob netattach-certs', 'Deployment netattach', 'Job netattach-certs']);
+  for (const [name, spec] of specs) {
+    t.test(name, async (t) => {
+      t.equal(spec.securityContext.runAsNonRoot, true);
+      t.ok(spec.securityContext.runAsUser > 0, 'runAsUser is not root');
+      t.equal(spec.securityContext.seccompProfile.type, 'RuntimeDefault');
+      t.notOk(spec.hostNetwork || spec.hostPID || spec.hostIPC, 'no host namespaces');
+      for (const c of [...(spec.initContainers ?? []), ...spec.containers] as Obj[]) {
+        const sc = c.securityContext as Obj;
+        t.equal(sc.allowPrivilegeEscalation, false, `${c.name}: allowPrivilegeEscalation false`);
+        t.equal(sc.readOnlyRootFilesystem, true, `${c.name}: readOnlyRootFilesystem`);
+        t.same(sc.capabilities.drop, ['ALL'], `${c.name}: drops all capabilities`);
+        t.notOk(sc.capabilities.add, `${c.name}: adds none`);
+        t.notOk(sc.privileged, `${c.name}: not privileged`);
+        t.ok(c.resources?.requests?.memory && c.resources?.limits?.memory, `${c.name}: memory request and limit`);
+        t.ok(c.resources?.requests?.cpu, `${c.name}: cpu request`);
+        t.match(c.image, /^[^:@]+(:[\w.-]+|@sha256:[0-9a-f]{64})$/, `${c.name}: image ${c.image} has a tag`);
+        t.notMatch(c.image, /:latest$/, `${c.name}: no latest tag`);
+      }
+    });
+  }
+});
+
+t.test('the Deployment is highly available', async (t) => {
+  t.ok(deployment.spec.replicas >= 2, 'at least 2 replicas');
+  t.equal(deployment.spec.strategy.rollingUpdate.maxUnavailable, 0);
+  const anti = podSpec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm;
+  t.equal(anti.topologyKey, 'kubernetes.io/hostname');
+  t.same(anti.labelSelector.matchLabels, deployment.spec.selector.matchLabels);
+  t.same(podSpec.topologySpreadConstraints[0].labelSelector.matchLabels, deployment.spec.selector.matchLabels);
+  const pdb = find(base, 'PodDisruptionBudget', 'netattach');
+  t.equal(pdb.spec.minAvailable, 1);
+  t.ok(pdb.spec.minAvailable < deployment.spec.replicas, 'a drain can still evict one replica');
+  t.same(pdb.spec.selector.matchLabels, deployment.spec.selector.matchLabels);
+  const priority = find(base, 'PriorityClass', podSpec.priorityClassName);
+  t.ok(priority.value > 0 && priority.value <= 1_000_000_000, 'within the range of non-system classes');
+  t.equal(priority.globalDefault, false);
+});
+
+t.test('ports, probes and arguments agree with design.md', async (t) => {
+  const ports = Object.fromEntries((container.ports as Obj[]).map((p) => [p.name, p.containerPort]));
+  t.same(ports, { https: 8443, health: 8080 });
+  t.same(container.args, ['serve', '--tls-dir=/etc/netattach/tls', '--port=8443', '--health-port=8080']);
+  t.same([container.livenessProbe.httpGet.path, container.readinessProbe.httpGet.path, container.startupProbe.httpGet.path], ['/healthz', '/readyz', '/healthz']);
+  for (const probe of [container.livenessProbe, container.readinessProbe, container.startupProbe]) {
+    t.equal(probe.httpGet.port, 'health');
+    t.notOk(probe.httpGet.scheme, 'plain HTTP on the health port');
+  }
+  const service = find(base, 'Service', 'netattach');
+  t.same(service.spec.ports, [{ name: 'https', port: 443, targetPort: 'https', protocol: 'TCP' }]);
+  t.same(service.spec.selector, deployment.spec.selector.matchLabels);
+  t.equal(service.metadata.namespace, 'netattach-system');
+  const tls = (podSpec.volumes as Obj[]).find((v) => v.name === 'tls');
+  t.equal(tls?.secret?.secretName, 'netattach-tls');
+  t.same((container.volumeMounts as Obj[]).find((m) => m.name === 'tls'), { name: 'tls', mountPath: '/etc/netattach/tls', readOnly: true });
+  t.equal(podSpec.serviceAccountName, 'netattach');
+  t.equal(podSpec.automountServiceAccountToken, true);
+});
+
+t.test('the image tag is the package version, in the Deployment and the kustomize images', async (t) => {
+  t.equal(container.image, `ghcr.io/netattach/netattach:${version}`);
+  t.same(kustomization(BASE).images, [{ name: 'ghcr.io/netattach/netattach', newTag: version }]);
+  const job = find(selfSigned, 'Job', 'netattach-certs');
+  const certs = (job.spec.template.spec.initContainers as Obj[]).find((c) => c.name === 'certs');
+  t.equal(certs?.image, `ghcr.io/netattach/netattach:${version}`);
+});
+
+t.test('every namespaced object lives in netattach-system', async (t) => {
+  const clusterScoped = new Set(['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'PriorityClass', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']);
+  for (const { file, object } of [...selfSigned, ...certManager]) {
+    if (clusterScoped.has(object.kind)) t.notOk(object.metadata.namespace, `${file}: ${object.kind} is cluster-scoped`);
+    else t.equal(object.metadata.namespace, 'netattach-system', `${file}: ${object.kind} ${object.metadata.name}`);
+  }
+});
+
+// --- RBAC -------------------------------------------------------------------------------------
+
+const rules = (objects: Array<{ object: Obj }>, kind: string, name: string): Obj[] => find(objects, kind, name).rules as Obj[];
+const grants = (rs: Obj[]): string[] =>
+  rs.flatMap((r) => (r.apiGroups as string[]).flatMap((g) => (r.resources as string[]).flatMap((res) => (r.verbs as string[]).map((v) => `${g}/${res}:${v}`)))).sort();
+
+t.test('netattach reads what it reads and writes only policy status', async (t) => {
+  const rs = rules(base, 'ClusterRole', 'netattach');
+  t.same(grants(rs), [
+    '/namespaces:list',
+    '/namespaces:watch',
+    '/pods:list',
+    '/pods:watch',
+    'k8s.cni.cncf.io/network-attachment-definitions:get',
+    'k8s.cni.cncf.io/network-attachment-definitions:list',
+    'k8s.cni.cncf.io/network-attachment-definitions:watch',
+    'netattach.io/networkattachmentpolicies/status:patch',
+    'netattach.io/networkattachmentpolicies/status:update',
+    'netattach.io/networkattachmentpolicies:get',
+    'netattach.io/networkattachmentpolicies:list',
+    'netattach.io/networkattachmentpolicies:watch',
+  ]);
+  const binding = find(base, 'ClusterRoleBinding', 'netattach');
+  t.same(binding.subjects, [{ kind: 'ServiceAccount', name: 'netattach', namespace: 'netattach-system' }]);
+  t.same(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'netattach' });
+});
+
+t.test('no RBAC rule anywhere uses wildcards or escalating verbs; the base never touches secrets', async (t) => {
+  for (const { file, object } of [...selfSigned, ...certManager]) {
+    if (object.kind !== 'Role' && object.kind !== 'ClusterRole') continue;
+    for (const r of object.rules as Obj[]) {
+      for (const field of ['apiGroups', 'resources', 'verbs'] as const) t.notOk((r[field] as string[]).includes('*'), `${file}: no * in ${field}`);
+      t.notOk((r.verbs as string[]).some((v) => ['escalate', 'bind', 'impersonate', 'deletecollection', 'delete'].includes(v)), `${file}: no escalating or deleting verbs`);
+      if (file.startsWith('manifests/base')) t.notOk((r.resources as string[]).includes('secrets'), `${file}: no secrets in the base`);
+    }
+  }
+});
+
+t.test('the certificate job may touch only its own Secrets and webhook configurations', async (t) => {
+  const role = rules(selfSigned, 'Role', 'netattach-certs');
+  t.equal(find(selfSigned, 'Role', 'netattach-certs').metadata.namespace, 'netattach-system');
+  for (const r of role) {
+    t.same(r.resources, ['secrets']);
+    // create cannot be scoped by name; everything else is.
+    if (r.verbs.includes('create')) t.same(r.verbs, ['create']);
+    else t.same(r.resourceNames, ['netattach-ca', 'netattach-tls']);
+  }
+  for (const r of rules(selfSigned, 'ClusterRole', 'netattach-certs')) {
+    t.same(r.apiGroups, ['admissionregistration.k8s.io']);
+    t.same(r.resourceNames, ['netattach']);
+    t.same(r.verbs, ['get', 'patch']);
+  }
+  const job = find(selfSigned, 'Job', 'netattach-certs');
+  t.equal(job.spec.template.spec.serviceAccountName, 'netattach-certs');
+  t.ok(job.spec.ttlSecondsAfterFinished > 0, 'the finished Job goes away, so a re-apply can create it again');
+});
+
+t.test('cert-manager: the serving certificate names the Service and the CA is injected', async (t) => {
+  const tls = find(certManager, 'Certificate', 'netattach-tls');
+  t.equal(tls.spec.secretName, 'netattach-tls');
+  t.ok(tls.spec.dnsNames.includes('netattach.netattach-system.svc'), 'SAN the apiserver dials');
+  t.equal(tls.spec.issuerRef.name, 'netattach-ca');
+  t.equal(find(certManager, 'Issuer', 'netattach-ca').spec.ca.secretName, find(certManager, 'Certificate', 'netattach-ca').spec.secretName);
+  const patches = (kustomization(CERT_MANAGER).patches as Obj[]).map((p) => String(p.patch));
+  for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']) {
+    t.ok(patches.some((p) => p.includes(`kind: ${kind}`) && p.includes('cert-manager.io/inject-ca-from: netattach-system/netattach-tls')), `${kind} gets the CA`);
+  }
+});
