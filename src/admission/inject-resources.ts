@@ -34,7 +34,7 @@ export function injectResources(pod: JsonObject, needed: ReadonlyMap<string, num
     );
     return out;
   }
-  const target = targetContainer(pod, containers as JsonObject[], containersPath, out);
+  const target = targetContainer(pod, containers as JsonObject[], out);
   const container = containers[target] as JsonObject;
   const cPath = index(containersPath, target);
 
@@ -97,7 +97,7 @@ function amountIn(c: JsonObject, name: string): number {
   return most;
 }
 
-function targetContainer(pod: JsonObject, containers: JsonObject[], containersPath: string, out: InjectResult): number {
+function targetContainer(pod: JsonObject, containers: JsonObject[], out: InjectResult): number {
   const meta = pod['metadata'];
   const wanted = stringAt(isObject(meta) ? meta['annotations'] : undefined, DEFAULT_CONTAINER_ANNOTATION);
   if (wanted === undefined) return 0;
@@ -105,7 +105,7 @@ function targetContainer(pod: JsonObject, containers: JsonObject[], containersPa
   if (i >= 0) return i;
   out.warnings.push({
     path: key('metadata.annotations', DEFAULT_CONTAINER_ANNOTATION),
-    text: `no container "${wanted}": network resources go to ${containersPath}[0]`,
+    text: `no container "${wanted}"; resources go to the first one`,
   });
   return 0;
 }
