@@ -17,8 +17,12 @@
 #   NETATTACH_K8S_VERSION   default v1.34.4
 #   NETATTACH_ETCD_VERSION  default v3.6.16
 #   NETATTACH_E2E_CACHE     default $HOME/.cache/netattach-e2e
+#   NETATTACH_E2E_ETCD=apt  use Debian's etcd-server (3.4) instead of building etcd
 #   NETATTACH_E2E_NO_APT=1  never fall back to apt for etcd
 set -euo pipefail
+# The whole script is one block, parsed before it runs: editing this file
+# while a build is going does not break that build.
+{
 
 K8S_VERSION="${NETATTACH_K8S_VERSION:-v1.34.4}"
 ETCD_VERSION="${NETATTACH_ETCD_VERSION:-v3.6.16}"
@@ -146,7 +150,11 @@ install_etcd_apt() {
 }
 
 if ! works "$BIN/etcd" --version; then
-  build_etcd || install_etcd_apt || { log "could not get etcd"; exit 1; }
+  if [ "${NETATTACH_E2E_ETCD:-build}" = apt ]; then
+    install_etcd_apt || { log "could not install etcd-server"; exit 1; }
+  else
+    build_etcd || install_etcd_apt || { log "could not get etcd"; exit 1; }
+  fi
 fi
 if ! works "$BIN/kube-apiserver" --version || ! works "$BIN/kubectl" version --client; then
   build_k8s
@@ -157,3 +165,5 @@ for b in kube-apiserver kubectl etcd; do
 done
 log "done in $(( $(date +%s) - start ))s: $BIN ($(du -sh "$BIN" | cut -f1))"
 echo "$BIN"
+exit 0
+}
