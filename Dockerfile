@@ -1,0 +1,36 @@
+# syntax=docker/dockerfile:1
+# netattach image: TypeScript compiled in a build stage, production dependencies installed in a
+# second one, and only those plus dist/ and schemas/ in a distroless Node runtime (no shell, no
+# package manager) that runs as user 65532.
+#   docker build -t ghcr.io/netattach/netattach:0.1.0 .
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+ARG RUNTIME_IMAGE=gcr.io/distroless/nodejs20-debian12:nonroot
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+# --ignore-scripts: `prepare` would build before the sources are copied.
+RUN npm ci --no-audit --no-fund --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM ${NODE_IMAGE} AS prod-deps
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts
+
+FROM ${RUNTIME_IMAGE} AS runtime
+WORKDIR /app
+ENV NODE_ENV=production
+# package.json marks the root that schemas/ is looked up from (and makes dist/ ESM).
+COPY package.json ./
+COPY schemas ./schemas
+COPY --from=prod-deps /src/node_modules ./node_modules
+COPY --from=build /src/dist/src ./dist/src
+USER 65532:65532
+# 8443: webhook (HTTPS); 8080: /healthz, /readyz, /metrics (HTTP).
+EXPOSE 8443 8080
+ENTRYPOINT ["/nodejs/bin/node", "dist/src/cli/main.js"]
+CMD ["--help"]
