@@ -17,6 +17,8 @@ export interface CertificateRequest {
   caDays?: number;
   /** Sign with this CA instead of creating one (renewal keeps the caBundle unchanged). */
   ca?: { cert: string; key: string };
+  /** `client` makes a client certificate (clientAuth) for mutual TLS instead of a serving one. */
+  usage?: 'server' | 'client';
   /** Clock, for tests. */
   now?: Date;
 }
@@ -38,8 +40,14 @@ export function serviceNames(service: string, namespace: string, extra: readonly
   return [...new Set(names.map((n) => n.trim()).filter((n) => n !== ''))];
 }
 
-// A positive 128-bit serial (RFC 5280 allows up to 20 octets; the leading 0 keeps it positive).
-const serialNumber = (): string => '00' + randomBytes(16).toString('hex');
+// A random positive 128-bit serial, minimally DER-encoded (Go's x509 parser, i.e. the apiserver,
+// rejects a padded or negative one): top bit clear so no 00 pad is needed, next bit set so no
+// leading zero byte.
+function serialNumber(): string {
+  const bytes = randomBytes(16);
+  bytes[0] = (bytes[0]! & 0x7f) | 0x40;
+  return bytes.toString('hex');
+}
 
 function validity(cert: forge.pki.Certificate, now: Date, days: number): void {
   cert.validity.notBefore = new Date(now.getTime() - BACKDATE_MS);
@@ -95,7 +103,7 @@ export function generateCertificates(request: CertificateRequest): CertificateSe
   cert.setExtensions([
     { name: 'basicConstraints', cA: false, critical: true },
     { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
-    { name: 'extKeyUsage', serverAuth: true },
+    request.usage === 'client' ? { name: 'extKeyUsage', clientAuth: true } : { name: 'extKeyUsage', serverAuth: true },
     {
       name: 'subjectAltName',
       // type 2: dNSName, type 7: iPAddress (forge encodes `ip` from its text form).

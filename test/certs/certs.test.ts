@@ -17,6 +17,19 @@ t.test('the serving certificate names the Service the way the apiserver dials it
   t.equal(createPrivateKey(set.key).asymmetricKeyDetails?.modulusLength, 2048);
 });
 
+t.test('serials are positive, 16 bytes, minimally encoded (Go rejects padded ones)', async (t) => {
+  for (let i = 0; i < 20; i++) {
+    const serial = new X509Certificate(generateCertificates({ service: 's', namespace: 'n', ca: { cert: set.caCert, key: set.caKey } }).cert).serialNumber;
+    t.equal(serial.length, 32, serial);
+    t.ok(parseInt(serial.slice(0, 2), 16) >= 0x40 && parseInt(serial.slice(0, 2), 16) < 0x80, serial);
+  }
+});
+
+t.test('a client certificate has the clientAuth usage', async (t) => {
+  const client = generateCertificates({ service: 'apiserver', namespace: 'n', usage: 'client', ca: { cert: set.caCert, key: set.caKey } });
+  t.same(new X509Certificate(client.cert).keyUsage, ['1.3.6.1.5.5.7.3.2']);
+});
+
 t.test('the CA is a CA and signed the serving certificate', async (t) => {
   const ca = new X509Certificate(set.caCert);
   const cert = new X509Certificate(set.cert);

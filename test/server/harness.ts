@@ -1,5 +1,8 @@
 // Starts a real server on 127.0.0.1 (ports chosen by the OS) for one test, stopped on teardown.
 import type { Test } from 'tap';
+import { join } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { StaticNadSource } from '../../src/nads/static-source.js';
 import { createServer, type WebhookServer } from '../../src/server/index.js';
 import type { ServerDeps, ServerOptions } from '../../src/server/types.js';
@@ -21,10 +24,12 @@ export interface Running {
 
 export async function startServer(
   t: Test,
-  opts: { options?: Partial<ServerOptions>; deps?: Partial<ServerDeps>; certDir?: string; logLevel?: 'debug' | 'info' } = {},
+  opts: { options?: Partial<ServerOptions>; deps?: Partial<ServerDeps>; logLevel?: 'debug' | 'info'; ca?: string } = {},
 ): Promise<Running> {
-  const certDir = opts.certDir ?? t.testdir();
-  const certs = await makeCerts(certDir);
+  // Certificates from `netattach certs` in a directory of their own, unless the test brings its own files.
+  const certDir = mkdtempSync(join(tmpdir(), 'netattach-certs-'));
+  t.teardown(() => rmSync(certDir, { recursive: true, force: true }));
+  const ca = opts.options?.tls ? opts.ca ?? '' : (await makeCerts(certDir)).ca;
   const logs = captureLogger(opts.logLevel ?? 'info');
   const nads = opts.deps?.nadSource ?? new StaticNadSource([nad('default', 'net-a'), nad('default', 'net-b')]);
   const server = await createServer(
@@ -44,5 +49,5 @@ export async function startServer(
   );
   const { url, healthUrl } = await server.listen();
   t.teardown(() => server.close());
-  return { server, url, healthUrl, ca: certs.ca, certDir, logs, nads };
+  return { server, url, healthUrl, ca, certDir, logs, nads };
 }
