@@ -1,0 +1,63 @@
+import t from 'tap';
+import { renderError } from '../../src/field/index.js';
+import { parseNodeSelector, parseResourceNames, resourceNamesFromAnnotations } from '../../src/nads/index.js';
+
+const RN = 'metadata.annotations[k8s.v1.cni.cncf.io/resourceName]';
+const NS = 'metadata.annotations[k8s.v1.cni.cncf.io/nodeSelector]';
+
+t.test('resourceName: a comma-separated list of extended resource names', async (t) => {
+  const cases: Array<{ text: string; names: string[]; errors: string[] }> = [
+    { text: 'intel.com/sriov_netdevice', names: ['intel.com/sriov_netdevice'], errors: [] },
+    { text: ' intel.com/a , intel.com/b ', names: ['intel.com/a', 'intel.com/b'], errors: [] },
+    { text: 'intel.com/a,,intel.com/b', names: ['intel.com/a', 'intel.com/b'], errors: [`${RN}: Invalid value: "intel.com/a,,intel.com/b": empty item in the comma-separated list`] },
+    { text: 'intel.com/a,', names: ['intel.com/a'], errors: [`${RN}: Invalid value: "intel.com/a,": empty item in the comma-separated list`] },
+    { text: '', names: [], errors: [`${RN}: Invalid value: "": must name at least one extended resource (e.g. intel.com/sriov_netdevice)`] },
+    { text: 'sriov', names: [], errors: [`${RN}: Invalid value: "sriov": not a valid extended resource name: must be a domain-prefixed name ('domain/name', e.g. 'intel.com/sriov_netdevice')`] },
+    { text: 'intel.com/a,intel.com/a', names: ['intel.com/a'], errors: [`${RN}: Duplicate value: "intel.com/a": listed more than once`] },
+  ];
+  for (const c of cases) {
+    const got = parseResourceNames(c.text);
+    t.same(got.value, c.names, `names of ${JSON.stringify(c.text)}`);
+    t.same(got.errors.map(renderError), c.errors, `errors of ${JSON.stringify(c.text)}`);
+  }
+});
+
+t.test('resource names from several configured annotation keys', async (t) => {
+  const got = resourceNamesFromAnnotations(
+    { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/a', 'example.com/extra-resource': 'example.com/b, intel.com/a', other: 'x' },
+    ['k8s.v1.cni.cncf.io/resourceName', 'example.com/extra-resource', 'absent.example.com/key'],
+  );
+  t.same(got.value, ['intel.com/a', 'example.com/b'], 'in key order, a resource named under two keys once');
+  t.same(got.errors, []);
+  const bad = resourceNamesFromAnnotations({ 'k8s.v1.cni.cncf.io/resourceName': 5 });
+  t.same(bad.value, []);
+  t.match(bad.errors.map(renderError), [/must be a string/]);
+  t.same(resourceNamesFromAnnotations(undefined).value, []);
+});
+
+t.test('nodeSelector: key=value or key, comma-separated', async (t) => {
+  const cases: Array<{ text: string; selector: Record<string, string>; errors: RegExp[] }> = [
+    { text: 'zone=rack1', selector: { zone: 'rack1' }, errors: [] },
+    { text: 'sriov', selector: { sriov: '' }, errors: [] },
+    { text: ' zone = rack1 , feature.node.kubernetes.io/rdma.capable=true', selector: { zone: 'rack1', 'feature.node.kubernetes.io/rdma.capable': 'true' }, errors: [] },
+    { text: 'a=b=c', selector: {}, errors: [new RegExp(`^${escape(NS)}: Invalid value: "a=b=c": must be 'key=value' or 'key' \\(more than one '='\\)$`)] },
+    { text: 'a=1,,b=2', selector: { a: '1', b: '2' }, errors: [/empty item/] },
+    { text: '', selector: {}, errors: [/at least one/] },
+    { text: '=x', selector: {}, errors: [/not a valid label key: name part must be non-empty/] },
+    { text: 'bad key=x', selector: {}, errors: [/not a valid label key/] },
+    { text: 'zone=rack 1', selector: {}, errors: [/not a valid value for label zone/] },
+    { text: 'zone=a,zone=b', selector: { zone: 'b' }, errors: [/Duplicate value: "zone": label key given twice with different values \("a" and "b"\)/] },
+    { text: 'zone=a,zone=a', selector: { zone: 'a' }, errors: [] },
+  ];
+  for (const c of cases) {
+    const got = parseNodeSelector(c.text);
+    t.same(got.value, c.selector, `selector of ${JSON.stringify(c.text)}`);
+    const rendered = got.errors.map(renderError);
+    t.equal(rendered.length, c.errors.length, `number of errors of ${JSON.stringify(c.text)}: ${rendered.join(' | ')}`);
+    c.errors.forEach((re, i) => t.match(rendered[i], re));
+  }
+});
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}

@@ -1,0 +1,124 @@
+import t from 'tap';
+import fc from 'fast-check';
+import { renderError } from '../../src/field/index.js';
+import { analyzeCniConfig, summarizeCniConfig } from '../../src/nads/index.js';
+import { jsonErrorOffset } from '../../src/nads/json-position.js';
+
+const j = (v: unknown): string => JSON.stringify(v);
+
+t.test('summary: plugin types in order, union of capabilities declared true, cniVersion', async (t) => {
+  const cases: Array<{ name: string; config: string; want: { cniVersion?: string; pluginTypes: string[]; capabilities: string[] } | undefined }> = [
+    { name: 'empty config (read from the node)', config: '', want: undefined },
+    { name: 'not JSON', config: '{', want: undefined },
+    { name: 'not an object', config: '[]', want: undefined },
+    { name: 'neither type nor plugins', config: j({ cniVersion: '1.0.0', name: 'x' }), want: undefined },
+    {
+      name: 'single config',
+      config: j({ cniVersion: '0.3.1', name: 'n', type: 'ib-sriov', capabilities: { infinibandGUID: true, ips: false } }),
+      want: { cniVersion: '0.3.1', pluginTypes: ['ib-sriov'], capabilities: ['infinibandGUID'] },
+    },
+    {
+      name: 'conflist',
+      config: j({ cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan', capabilities: { ips: true } }, { type: 'tuning', capabilities: { mac: true } }, { type: 'portmap', capabilities: { portMappings: true } }] }),
+      want: { cniVersion: '1.0.0', pluginTypes: ['macvlan', 'tuning', 'portmap'], capabilities: ['ips', 'mac', 'portMappings'] },
+    },
+    {
+      name: 'unknown capability keys are kept (a plugin may define its own)',
+      config: j({ name: 'n', type: 'x', capabilities: { 'io.kubernetes.cri.pod-annotations': true } }),
+      want: { pluginTypes: ['x'], capabilities: ['io.kubernetes.cri.pod-annotations'] },
+    },
+    {
+      name: 'conflist with a broken plugin keeps the readable ones',
+      config: j({ cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'sriov' }, 7, { type: 'tuning', capabilities: { mac: 'yes' } }] }),
+      want: { cniVersion: '1.0.0', pluginTypes: ['sriov', 'tuning'], capabilities: [] },
+    },
+  ];
+  for (const c of cases) {
+    const s = summarizeCniConfig(c.config);
+    if (c.want === undefined) t.equal(s, undefined, c.name);
+    else t.same(s && { ...(s.cniVersion ? { cniVersion: s.cniVersion } : {}), pluginTypes: s.pluginTypes, capabilities: [...s.capabilities] }, c.want, c.name);
+  }
+});
+
+t.test('config rules: errors and warnings, with paths into spec.config', async (t) => {
+  const P = 'spec.config';
+  const cases: Array<{ name: string; config: unknown; errors?: RegExp[]; warnings?: RegExp[] }> = [
+    { name: 'valid conflist', config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan' }, { type: 'tuning' }] } },
+    { name: 'valid single config', config: { cniVersion: '0.3.1', name: 'n', type: 'sriov' } },
+    { name: 'not an object', config: '"just a string"', errors: [/^spec\.config: Invalid value: .*: must be a JSON object/] },
+    { name: 'no type, no plugins', config: { cniVersion: '1.0.0', name: 'n' }, errors: [/^spec\.config\.type: Required value: a CNI network configuration needs 'type' \(or 'plugins'/] },
+    { name: 'type not a string', config: { cniVersion: '1.0.0', name: 'n', type: 3 }, errors: [/^spec\.config\.type: Invalid value: 3: must be a string$/] },
+    { name: 'type is a path', config: { cniVersion: '1.0.0', name: 'n', type: '/opt/cni/bin/macvlan' }, errors: [/spec\.config\.type: Invalid value: "\/opt\/cni\/bin\/macvlan": must be a plugin binary name, not a path/] },
+    { name: 'plugins not a list', config: { cniVersion: '1.0.0', name: 'n', plugins: {} }, errors: [/^spec\.config\.plugins: Invalid value: \{\}: must be a list of plugin configuration objects$/] },
+    { name: 'plugins empty', config: { cniVersion: '1.0.0', name: 'n', plugins: [] }, errors: [/^spec\.config\.plugins: Required value: a configuration list needs at least one plugin$/] },
+    { name: 'plugin not an object', config: { cniVersion: '1.0.0', name: 'n', plugins: ['macvlan'] }, errors: [/^spec\.config\.plugins\[0\]: Invalid value: "macvlan": must be a plugin configuration object$/] },
+    { name: 'plugin without type', config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan' }, { mtu: 1500 }] }, errors: [/^spec\.config\.plugins\[1\]\.type: Required value/] },
+    { name: 'unknown cniVersion', config: { cniVersion: '0.5.0', name: 'n', type: 'x' }, errors: [/^spec\.config\.cniVersion: Unsupported value: "0\.5\.0": unknown CNI version; supported values: "0\.1\.0", "0\.2\.0", "0\.3\.0", "0\.3\.1", "0\.4\.0", "1\.0\.0", "1\.1\.0"$/] },
+    { name: 'cniVersion not a string', config: { cniVersion: 1, name: 'n', type: 'x' }, errors: [/^spec\.config\.cniVersion: Invalid value: 1: must be a string$/] },
+    { name: 'missing cniVersion', config: { name: 'n', type: 'x' }, warnings: [/^spec\.config\.cniVersion: Required value: no cniVersion: libcni assumes 0\.1\.0/] },
+    { name: 'missing name (Multus fills it in)', config: { cniVersion: '1.0.0', plugins: [{ type: 'x' }] }, warnings: [/^spec\.config\.name: Required value: no CNI network name: Multus will use the NAD name$/] },
+    { name: 'name not a string', config: { cniVersion: '1.0.0', name: 5, type: 'x' }, errors: [/^spec\.config\.name: Invalid value: 5: must be a string$/] },
+    { name: 'name with a space', config: { cniVersion: '1.0.0', name: 'my net', type: 'x' }, errors: [/^spec\.config\.name: Invalid value: "my net": must start with a letter or digit/] },
+    { name: 'capabilities not an object', config: { cniVersion: '1.0.0', name: 'n', type: 'x', capabilities: ['mac'] }, errors: [/^spec\.config\.capabilities: Invalid value: \["mac"\]: must be an object mapping capability names to true or false$/] },
+    { name: 'capability not a boolean', config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'tuning', capabilities: { mac: 'true' } }] }, errors: [/^spec\.config\.plugins\[0\]\.capabilities\.mac: Invalid value: "true": must be true or false$/] },
+    { name: 'conflist with a top-level type', config: { cniVersion: '1.0.0', name: 'n', type: 'macvlan', plugins: [{ type: 'macvlan' }] }, warnings: [/^spec\.config\.type: Invalid value: "macvlan": ignored/] },
+    { name: 'chaining with cniVersion 0.2.0', config: { cniVersion: '0.2.0', name: 'n', plugins: [{ type: 'macvlan' }, { type: 'tuning' }] }, warnings: [/^spec\.config\.cniVersion: Invalid value: "0\.2\.0": plugin chaining needs cniVersion 0\.3\.0 or later$/] },
+    { name: 'tuning twice', config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan' }, { type: 'tuning' }, { type: 'tuning' }] }, warnings: [/^spec\.config\.plugins\[2\]\.type: Invalid value: "tuning": also at plugins\[1\]/] },
+    { name: 'two interface plugins', config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan' }, { type: 'ipvlan' }] }, warnings: [/^spec\.config\.plugins\[1\]\.type: Invalid value: "ipvlan": plugins\[0\] \(macvlan\) already creates the interface/] },
+    { name: 'an unknown plugin twice is left alone', config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan' }, { type: 'my-meta' }, { type: 'my-meta' }] } },
+  ];
+  for (const c of cases) {
+    const text = typeof c.config === 'string' ? c.config : j(c.config);
+    const got = analyzeCniConfig(text, P);
+    const errors = got.errors.map(renderError);
+    const warnings = got.warnings.map(renderError);
+    t.equal(errors.length, (c.errors ?? []).length, `${c.name}: errors ${errors.join(' | ')}`);
+    (c.errors ?? []).forEach((re, i) => t.match(errors[i], re, c.name));
+    t.equal(warnings.length, (c.warnings ?? []).length, `${c.name}: warnings ${warnings.join(' | ')}`);
+    (c.warnings ?? []).forEach((re, i) => t.match(warnings[i], re, c.name));
+  }
+});
+
+t.test('JSON syntax errors name line and column', async (t) => {
+  const cases: Array<[string, RegExp]> = [
+    ['{\n  "cniVersion": "0.3.0"malFormattedJSON\n}', /invalid JSON at line 2, column 24: Expected ',' or '}' after property value$/],
+    ['{"type": m}', /invalid JSON at line 1, column 10: Unexpected token 'm'$/],
+    ['{"type": "x",}', /invalid JSON at line 1, column 14: Expected double-quoted property name$/],
+    ['{"type": "x"', /invalid JSON at line 1, column 13: /],
+    ['  ', /invalid JSON at line 1, column 3: unexpected end of input$/],
+  ];
+  for (const [text, re] of cases) {
+    const got = analyzeCniConfig(text);
+    t.equal(got.errors.length, 1, JSON.stringify(text));
+    t.equal(got.errors[0]?.path, 'spec.config');
+    t.match(got.errors[0]?.reason, re, JSON.stringify(text));
+    t.equal(got.summary, undefined);
+  }
+});
+
+t.test('property: the scanner finds an error exactly when JSON.parse fails', async (t) => {
+  const accepts = (s: string): boolean => {
+    try {
+      JSON.parse(s);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const mutated = fc.tuple(fc.json(), fc.nat(), fc.constantFrom('', ',', '}', ']', '"', ':', 'x', '\\', '\n', '{', '[', '-', '0', 'tru')).map(([s, at, ins]) => {
+    const i = at % (s.length + 1);
+    return s.slice(0, i) + ins + s.slice(i);
+  });
+  fc.assert(
+    fc.property(fc.oneof(fc.json(), mutated), (s) => (jsonErrorOffset(s) === undefined) === accepts(s)),
+    { numRuns: 3000 },
+  );
+  t.pass('scanner agrees with JSON.parse');
+});
+
+t.test('deep nesting does not crash the scanner', async (t) => {
+  const deep = '['.repeat(200_000);
+  const got = analyzeCniConfig(deep);
+  t.equal(got.errors.length, 1);
+  t.match(got.errors[0]?.reason, /^invalid JSON/);
+});

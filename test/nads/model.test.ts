@@ -1,0 +1,100 @@
+import t from 'tap';
+import { nadFromObject } from '../../src/nads/index.js';
+
+const obj = (metadata: Record<string, unknown>, spec?: unknown): Record<string, unknown> => ({
+  apiVersion: 'k8s.cni.cncf.io/v1',
+  kind: 'NetworkAttachmentDefinition',
+  metadata,
+  ...(spec === undefined ? {} : { spec }),
+});
+
+t.test('a NAD object becomes a cache entry', async (t) => {
+  const nad = nadFromObject(
+    obj(
+      {
+        name: 'ib-net',
+        namespace: 'hpc',
+        uid: 'u-1',
+        resourceVersion: '42',
+        annotations: {
+          'k8s.v1.cni.cncf.io/resourceName': 'mellanox.com/mlnx_sriov_ib, rdma/hca',
+          'k8s.v1.cni.cncf.io/nodeSelector': 'ib=true,zone',
+        },
+      },
+      { config: JSON.stringify({ cniVersion: '1.0.0', name: 'ib-net', type: 'ib-sriov', capabilities: { infinibandGUID: true } }) },
+    ),
+  );
+  t.equal(nad.namespace, 'hpc');
+  t.equal(nad.name, 'ib-net');
+  t.equal(nad.uid, 'u-1');
+  t.equal(nad.resourceVersion, '42');
+  t.same(nad.resourceNames, ['mellanox.com/mlnx_sriov_ib', 'rdma/hca']);
+  t.same(nad.nodeSelector, { ib: 'true', zone: '' });
+  t.same(nad.cni?.pluginTypes, ['ib-sriov']);
+  t.ok(nad.cni?.capabilities.has('infinibandGUID'));
+  t.equal(nad.cni?.cniVersion, '1.0.0');
+  t.same(nad.problems, []);
+});
+
+t.test('never throws; problems are kept as rendered field errors', async (t) => {
+  const cases: Array<{ name: string; input: unknown; check: (n: ReturnType<typeof nadFromObject>) => void }> = [
+    {
+      name: 'empty config: capabilities unknown',
+      input: obj({ name: 'a', namespace: 'x' }, { config: '' }),
+      check: (n) => {
+        t.equal(n.cni, undefined);
+        t.same(n.problems, []);
+      },
+    },
+    {
+      name: 'missing spec',
+      input: obj({ name: 'a', namespace: 'x' }),
+      check: (n) => t.same([n.cni, n.problems], [undefined, []]),
+    },
+    {
+      name: 'bad JSON',
+      input: obj({ name: 'a', namespace: 'x' }, { config: '{"type":' }),
+      check: (n) => {
+        t.equal(n.cni, undefined);
+        t.match(n.problems, [/^spec\.config: Invalid value: .*invalid JSON at line 1, column 9/]);
+      },
+    },
+    {
+      name: 'empty resourceName item dropped with a problem',
+      input: obj({ name: 'a', namespace: 'x', annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/a,,' } }),
+      check: (n) => {
+        t.same(n.resourceNames, ['intel.com/a']);
+        t.equal(n.problems.length, 2);
+        t.match(n.problems[0], /empty item/);
+      },
+    },
+    {
+      name: 'a=b=c nodeSelector',
+      input: obj({ name: 'a', namespace: 'x', annotations: { 'k8s.v1.cni.cncf.io/nodeSelector': 'a=b=c,d=e' } }),
+      check: (n) => {
+        t.same(n.nodeSelector, { d: 'e' });
+        t.match(n.problems, [/more than one '='/]);
+      },
+    },
+    {
+      name: 'no namespace (a file): default',
+      input: obj({ name: 'a' }),
+      check: (n) => t.equal(n.namespace, 'default'),
+    },
+    { name: 'null', input: null, check: (n) => t.match(n.problems, ['not an object', /metadata\.name/]) },
+    { name: 'a number', input: 3, check: (n) => t.equal(n.name, '') },
+    { name: 'wrong kind', input: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } }, check: (n) => t.match(n.problems, [/not a NetworkAttachmentDefinition/]) },
+    { name: 'metadata not an object', input: { kind: 'NetworkAttachmentDefinition', metadata: 'x' }, check: (n) => t.match(n.problems, [/metadata\.name: Required value/]) },
+    { name: 'config not a string', input: obj({ name: 'a' }, { config: 5 }), check: (n) => t.match(n.problems, [/spec\.config: must be a string/]) },
+  ];
+  for (const c of cases) {
+    t.test(c.name, async () => c.check(nadFromObject(c.input)));
+  }
+});
+
+t.test('configurable resource-name keys', async (t) => {
+  const input = obj({ name: 'a', annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/a', 'example.com/resource': 'example.com/b' } });
+  t.same(nadFromObject(input).resourceNames, ['intel.com/a']);
+  t.same(nadFromObject(input, { resourceNameKeys: ['k8s.v1.cni.cncf.io/resourceName', 'example.com/resource'] }).resourceNames, ['intel.com/a', 'example.com/b']);
+  t.same(nadFromObject(input, { resourceNameKeys: ['example.com/resource'] }).resourceNames, ['example.com/b']);
+});

@@ -1,0 +1,108 @@
+import t from 'tap';
+import { renderError } from '../../src/field/index.js';
+import { validateNadObject } from '../../src/nads/index.js';
+
+interface NadInput {
+  name?: unknown;
+  generateName?: string;
+  annotations?: Record<string, unknown>;
+  spec?: unknown;
+  deletionTimestamp?: string;
+}
+
+function nad(n: NadInput = {}): Record<string, unknown> {
+  const metadata: Record<string, unknown> = { namespace: 'default' };
+  if (n.name !== undefined) metadata.name = n.name;
+  else if (n.generateName === undefined) metadata.name = 'net-a';
+  if (n.generateName !== undefined) metadata.generateName = n.generateName;
+  if (n.annotations) metadata.annotations = n.annotations;
+  if (n.deletionTimestamp) metadata.deletionTimestamp = n.deletionTimestamp;
+  return {
+    apiVersion: 'k8s.cni.cncf.io/v1',
+    kind: 'NetworkAttachmentDefinition',
+    metadata,
+    ...('spec' in n ? { spec: n.spec } : { spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: 'net-a', plugins: [{ type: 'macvlan' }] }) } }),
+  };
+}
+
+const RN = 'metadata.annotations[k8s.v1.cni.cncf.io/resourceName]';
+const NS = 'metadata.annotations[k8s.v1.cni.cncf.io/nodeSelector]';
+
+t.test('one case per rule: errors rendered as Kubernetes field errors', async (t) => {
+  const cases: Array<{ name: string; obj: unknown; errors: string[] | RegExp[] }> = [
+    { name: 'valid NAD', obj: nad(), errors: [] },
+    { name: 'empty spec.config stays valid', obj: nad({ spec: { config: '' } }), errors: [] },
+    { name: 'missing spec stays valid', obj: nad({ spec: undefined }), errors: [] },
+    { name: 'spec without config stays valid', obj: nad({ spec: {} }), errors: [] },
+    { name: 'not an object', obj: 'x', errors: [/^<object>: Invalid value: "x": must be a NetworkAttachmentDefinition object$/] },
+    { name: 'wrong kind', obj: { ...nad(), kind: 'Pod' }, errors: ['kind: Unsupported value: "Pod": supported values: "NetworkAttachmentDefinition"'] },
+    { name: 'wrong apiVersion', obj: { ...nad(), apiVersion: 'k8s.cni.cncf.io/v2' }, errors: ['apiVersion: Unsupported value: "k8s.cni.cncf.io/v2": supported values: "k8s.cni.cncf.io/v1"'] },
+    { name: 'missing name and generateName', obj: nad({ name: '' }), errors: ['metadata.name: Required value: name or generateName is required'] },
+    { name: 'generateName without a name yet', obj: nad({ generateName: 'net-' }), errors: [] },
+    { name: 'name not a label: dots', obj: nad({ name: 'net.a' }), errors: [/^metadata\.name: Invalid value: "net\.a": a lowercase RFC 1123 label must consist of .*: pods could not select this network/] },
+    { name: 'name too long', obj: nad({ name: 'a'.repeat(64) }), errors: [/^metadata\.name: Invalid value: "a{64}": must be no more than 63 characters$|^metadata\.name: Invalid value: "a{64}": must be no more than 63 characters: pods could not/] },
+    { name: 'name with a leading dash (accepted by the old controller)', obj: nad({ name: '-net' }), errors: [/^metadata\.name: Invalid value: "-net"/] },
+    { name: 'name with a leading zero (refused by the old controller)', obj: nad({ name: '0net' }), errors: [] },
+    { name: 'name not a string', obj: nad({ name: 7 }), errors: ['metadata.name: Invalid value: 7: must be a string'] },
+    { name: 'spec not an object', obj: nad({ spec: 'x' }), errors: ['spec: Invalid value: "x": must be an object'] },
+    { name: 'spec.config not a string', obj: nad({ spec: { config: { type: 'macvlan' } } }), errors: ['spec.config: Invalid value: {"type":"macvlan"}: must be a string holding the CNI configuration as JSON'] },
+    { name: 'spec.config bad JSON', obj: nad({ spec: { config: '{"type": "macvlan",}' } }), errors: [/^spec\.config: Invalid value: "\{\\"type\\": \\"macvlan\\",\}": invalid JSON at line 1, column 20: Expected double-quoted property name$/] },
+    { name: 'spec.config bad cniVersion', obj: nad({ spec: { config: '{"cniVersion":"2.0.0","name":"n","type":"x"}' } }), errors: [/^spec\.config\.cniVersion: Unsupported value: "2\.0\.0"/] },
+    { name: 'resourceName valid list', obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/a,intel.com/b' } }), errors: [] },
+    { name: 'resourceName not domain-prefixed', obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'sriov_net' } }), errors: [/^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/resourceName\]: Invalid value: "sriov_net": not a valid extended resource name: must be a domain-prefixed name/] },
+    { name: 'resourceName in kubernetes.io', obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'kubernetes.io/x' } }), errors: [`${RN}: Invalid value: "kubernetes.io/x": not a valid extended resource name: must not be in the 'kubernetes.io/' namespace, reserved for native resources`] },
+    { name: 'resourceName empty item', obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/a,' } }), errors: [`${RN}: Invalid value: "intel.com/a,": empty item in the comma-separated list`] },
+    { name: 'nodeSelector valid', obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/nodeSelector': 'zone=a,sriov' } }), errors: [] },
+    { name: 'nodeSelector a=b=c', obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/nodeSelector': 'a=b=c' } }), errors: [`${NS}: Invalid value: "a=b=c": must be 'key=value' or 'key' (more than one '=')`] },
+    { name: 'nodeSelector not a string', obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/nodeSelector': 1 } }), errors: [`${NS}: Invalid value: 1: must be a string`] },
+    {
+      name: 'several problems are all reported',
+      obj: nad({ name: 'Bad', annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'x' }, spec: { config: '{"cniVersion":"9","plugins":[]}' } }),
+      errors: [/^metadata\.name/, /^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/resourceName\]/, /^spec\.config\.cniVersion/, /^spec\.config\.plugins: Required value/],
+    },
+  ];
+  for (const c of cases) {
+    const got = validateNadObject(c.obj).errors.map(renderError);
+    t.equal(got.length, c.errors.length, `${c.name}: ${got.join(' | ')}`);
+    c.errors.forEach((want, i) => (typeof want === 'string' ? t.equal(got[i], want, c.name) : t.match(got[i], want, c.name)));
+  }
+});
+
+t.test('warnings do not deny', async (t) => {
+  const got = validateNadObject(nad({ spec: { config: '{"type":"macvlan"}' } }));
+  t.same(got.errors, []);
+  t.same(got.warnings.map((w) => w.path), ['spec.config.name', 'spec.config.cniVersion']);
+});
+
+t.test('a path prefix re-roots every field path (lists in `netattach check`)', async (t) => {
+  const got = validateNadObject(nad({ name: 'A', annotations: { 'k8s.v1.cni.cncf.io/nodeSelector': 'a=b=c' }, spec: { config: '{' } }), 'items[2]');
+  t.same(got.errors.map((e) => e.path), ['items[2].metadata.name', 'items[2].metadata.annotations[k8s.v1.cni.cncf.io/nodeSelector]', 'items[2].spec.config']);
+});
+
+t.test('configured resource-name keys are validated too', async (t) => {
+  const obj = nad({ annotations: { 'example.com/resource': 'bad', 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/a' } });
+  t.same(validateNadObject(obj).errors, [], 'extra key ignored by default');
+  const got = validateNadObject(obj, { resourceNameKeys: ['k8s.v1.cni.cncf.io/resourceName', 'example.com/resource'] });
+  t.equal(got.errors.length, 1);
+  t.match(renderError(got.errors[0]!), /^metadata\.annotations\[example\.com\/resource\]: Invalid value: "bad"/);
+});
+
+t.test('UPDATE and DELETE', async (t) => {
+  t.same(validateNadObject(nad({ spec: { config: '{' } }), { operation: 'DELETE' }), { errors: [], warnings: [] }, 'DELETE: nothing to check');
+  t.same(validateNadObject(nad({ spec: { config: '{' } }), 'DELETE'), { errors: [], warnings: [] }, 'operation given as the second argument');
+
+  const badName = validateNadObject(nad({ name: 'net.a' }), { operation: 'UPDATE' });
+  t.same(badName.errors, [], 'names are immutable: an UPDATE is not denied for its name');
+  t.match(badName.warnings.map(renderError), [/^metadata\.name: Invalid value: "net\.a"/]);
+
+  const old = nad({ spec: { config: '{"cniVersion":"0.5.0","name":"n","type":"x"}' } });
+  const sameProblem = validateNadObject(nad({ annotations: { a: 'b' }, spec: { config: '{"cniVersion":"0.5.0","name":"n","type":"x"}' } }), { operation: 'UPDATE', oldObject: old });
+  t.same(sameProblem.errors, [], 'an error the stored object already had does not block other edits');
+  t.match(sameProblem.warnings.map(renderError), [/cniVersion: Unsupported value: "0\.5\.0".*\(already present before this update\)$/]);
+
+  const newProblem = validateNadObject(nad({ spec: { config: '{"cniVersion":"0.5.0","name":"n","type":"x"}' } }), { operation: 'UPDATE', oldObject: nad() });
+  t.match(newProblem.errors.map(renderError), [/cniVersion: Unsupported value/], 'a new error is still an error');
+
+  const deleting = validateNadObject(nad({ deletionTimestamp: '2024-01-01T00:00:00Z', spec: { config: '{' } }), { operation: 'UPDATE' });
+  t.same(deleting, { errors: [], warnings: [] }, 'an object being deleted stays editable (finalizers)');
+});
