@@ -19,18 +19,16 @@ export interface CrossInput {
 }
 
 export function checkAcross({ count, interfaces, networks }: CrossInput, out: Collector): void {
-  // Multus names an attachment without an interface `net<position + 1>`.
-  const autoNames = new Map<string, number>();
-  for (let i = 0; i < count; i++) if (!interfaces.has(i)) autoNames.set(`net${i + 1}`, i);
   const explicit = new Map<string, number>();
-  for (const n of networks) {
+  for (const n of interfaces.size === 0 ? [] : networks) {
     const name = interfaces.get(n.index);
     if (name === undefined) continue;
     const path = child(n.path, 'interface');
     const reserved = Object.hasOwn(RESERVED_INTERFACES, name) ? RESERVED_INTERFACES[name] : undefined;
     if (reserved) out.error(invalid(path, name, reserved));
-    const auto = autoNames.get(name);
-    if (auto !== undefined) {
+    // Multus names an attachment without an interface `net<position + 1>`.
+    const auto = autoNamedIndex(name, count);
+    if (auto !== undefined && !interfaces.has(auto)) {
       out.error(invalid(path, name, `collides with the name Multus gives element [${auto}], which sets no interface`));
     }
     const first = explicit.get(name);
@@ -38,6 +36,7 @@ export function checkAcross({ count, interfaces, networks }: CrossInput, out: Co
     else explicit.set(name, n.index);
   }
 
+  if (networks.length < 2) return; // the rules below compare elements
   let routeOwner: number | undefined;
   const ports = new Map<string, string>();
   const macs = new Map<string, number>();
@@ -61,6 +60,15 @@ export function checkAcross({ count, interfaces, networks }: CrossInput, out: Co
     warnRepeat(guids, s['infiniband-guid']?.toLowerCase(), n, 'infiniband-guid', out);
     for (const ip of s.ips ?? []) warnRepeat(ips, ip.split('/')[0], n, 'ips', out);
   }
+}
+
+/** The element index whose automatic name is `name` (`net3` -> 2), if within the list. */
+function autoNamedIndex(name: string, count: number): number | undefined {
+  if (!name.startsWith('net') || name.length < 4 || name.length > 10) return undefined;
+  const digits = name.slice(3);
+  if (digits[0] === '0' || [...digits].some((c) => c < '0' || c > '9')) return undefined;
+  const i = Number(digits) - 1;
+  return i < count ? i : undefined;
 }
 
 function warnRepeat(seen: Map<string, number>, value: string | undefined, n: ParsedNetwork, key: string, out: Collector): void {

@@ -4,7 +4,7 @@ import { child, duplicate, forbidden, index as at, invalid, required, type Field
 import { macWarning } from './hwaddr.js';
 import { ipFamily } from './formats.js';
 import { canonicalKey, normalizeKeys, type KeyTable } from './keys.js';
-import type { JsonPath } from './json-reader.js';
+import { setData, type JsonPath } from './json-reader.js';
 import { schemaErrors } from './schema.js';
 import type { Bandwidth, NetworkSelection, PortMapping } from './types.js';
 
@@ -40,7 +40,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 
 function toRecord(values: Map<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of values) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of values) setData(out, k, v);
   return out;
 }
 
@@ -178,7 +178,7 @@ export function checkElement(value: unknown, path: string, namespace: string, ou
     if (key === 'name' || key === 'namespace' || bad.has(key) || !values.has(key)) continue;
     sel[key] = values.get(key);
   }
-  for (const [key, v] of values) if (key.includes('.')) Object.defineProperty(sel, key, { value: v, enumerable: true, writable: true, configurable: true });
+  for (const [key, v] of values) if (key.includes('.')) setData(sel, key, v);
   return { selection, interface: bad.has('interface') ? undefined : (values.get('interface') as string | undefined) };
 }
 

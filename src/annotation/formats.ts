@@ -29,7 +29,13 @@ export function dns1123LabelProblem(text: string): string | undefined {
 /** DNS-1123 subdomain, as Kubernetes requires for object names such as a NAD's (at most 253 characters). */
 export function dns1123SubdomainProblem(text: string): string | undefined {
   if (text.length > 253) return 'must be no more than 253 characters';
-  const ok = text.length > 0 && text.split('.').every(labelShapeOk);
+  let ok = text.length > 0;
+  for (let from = 0; ok && from <= text.length; ) {
+    const dot = text.indexOf('.', from);
+    const end = dot < 0 ? text.length : dot;
+    ok = labelShapeOk(text.slice(from, end));
+    from = end + 1;
+  }
   return ok
     ? undefined
     : "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";

@@ -1,5 +1,5 @@
 // Public face of the annotation parser/validator (pure functions, no I/O beyond loading the schema).
-export { parseNetworks, parseDefaultNetwork, detectFormat, MAX_PROBLEMS, DEFAULT_MULTUS_NAMESPACE } from './parse.js';
+export { parseNetworks, parseDefaultNetwork, detectFormat, MAX_PROBLEMS, MAX_ELEMENTS, DEFAULT_MULTUS_NAMESPACE } from './parse.js';
 export { canonicalMac, canonicalGuid } from './hwaddr.js';
 export { serializeSelections } from './serialize.js';
 export { SELECTION_KEYS } from './element.js';

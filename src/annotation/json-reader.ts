@@ -90,7 +90,6 @@ class Reader {
     if (depth > MAX_DEPTH) this.fail(`nesting deeper than ${MAX_DEPTH} levels`);
     this.i++; // {
     const out: Record<string, unknown> = {};
-    let seen: Set<string> | undefined;
     this.skipSpace();
     if (this.text.charCodeAt(this.i) === 125) {
       this.i++;
@@ -105,12 +104,9 @@ class Reader {
       this.i++;
       this.path.push(key);
       const value = this.readValue(depth);
-      seen ??= new Set();
-      if (seen.has(key)) this.notes.duplicateKeys.push({ path: this.path.slice(0, -1), key });
-      seen.add(key);
+      if (Object.hasOwn(out, key)) this.notes.duplicateKeys.push({ path: this.path.slice(0, -1), key });
       this.path.pop();
-      // defineProperty, so that a "__proto__" key is data, not a prototype change.
-      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+      setData(out, key, value);
       this.skipSpace();
       const c = this.text.charCodeAt(this.i);
       this.i++;
@@ -217,6 +213,12 @@ class Reader {
     if (!Number.isFinite(value)) this.notes.outOfRangeNumbers.push({ path: this.path.slice(), lexeme });
     return value;
   }
+}
+
+/** `obj[key] = value`, except that a "__proto__" key becomes data, not a prototype change. */
+export function setData(obj: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
 }
 
 function isHex4(s: string): boolean {

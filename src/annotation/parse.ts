@@ -1,6 +1,6 @@
 // The annotation parser: detects the format as Multus does, parses every element, applies the
 // cross-element rules, and collects every problem (never only the first; never throws).
-import { index as at, invalid, key, type FieldError } from '../field/index.js';
+import { index as at, invalid, key, tooMany, type FieldError } from '../field/index.js';
 import { checkAcross } from './cross.js';
 import { checkElement, type Collector, type ElementNotes } from './element.js';
 import { readJson, type JsonNotes } from './json-reader.js';
@@ -18,6 +18,11 @@ import {
 /** At most this many errors (and as many warnings) are listed; one more entry says how many were left out. */
 export const MAX_PROBLEMS = 100;
 export const DEFAULT_MULTUS_NAMESPACE = 'kube-system';
+/**
+ * Elements beyond this many are counted but not validated: it bounds the work on a 256 KiB
+ * value, and no pod needs a thousand secondary interfaces.
+ */
+export const MAX_ELEMENTS = 1000;
 
 class Problems implements Collector {
   readonly errors: FieldError[] = [];
@@ -67,6 +72,12 @@ function notesFor(notes: JsonNotes, i: number): ElementNotes {
   };
 }
 
+function countChar(text: string, ch: string, from: number): number {
+  let n = 0;
+  for (let i = text.indexOf(ch, from); i >= 0; i = text.indexOf(ch, i + 1)) n++;
+  return n;
+}
+
 function near(text: string, offset: number): string {
   const from = Math.max(0, offset - 10);
   return JSON.stringify(text.slice(from, offset + 10));
@@ -83,13 +94,17 @@ function parseAnnotation(value: string, namespace: string, path: string): { resu
   if (typeof value !== 'string') {
     problems.error(invalid(path, value, 'must be a string'));
   } else if (format === 'simple') {
-    const items = value.split(',');
-    count = items.length;
-    items.forEach((raw, i) => {
-      const item = parseSimpleItem(raw, i, path, namespace, problems);
+    let start = 0;
+    let i = 0;
+    for (; i < MAX_ELEMENTS; i++) {
+      const comma = value.indexOf(',', start);
+      const item = parseSimpleItem(comma < 0 ? value.slice(start) : value.slice(start, comma), i, path, namespace, problems);
       if (item.selection) networks.push({ index: i, path: item.path, selection: item.selection });
       if (item.interface !== undefined) interfaces.set(i, item.interface);
-    });
+      if (comma < 0) break;
+      start = comma + 1;
+    }
+    count = i < MAX_ELEMENTS ? i + 1 : i + countChar(value, ',', start) + 1;
   } else if (format === 'json') {
     const read = readJson(value);
     if (!read.ok) {
@@ -104,7 +119,7 @@ function parseAnnotation(value: string, namespace: string, path: string): { resu
       count = elements.length;
       const hasNotes = read.notes.duplicateKeys.length + read.notes.nonIntegerNumbers.length + read.notes.outOfRangeNumbers.length > 0;
       for (const d of read.notes.duplicateKeys) if (d.path.length === 0) problems.error(invalid(path, value, 'duplicate key at the top level'));
-      elements.forEach((element, i) => {
+      elements.slice(0, MAX_ELEMENTS).forEach((element, i) => {
         const elementPath = at(path, i);
         const r = checkElement(element, elementPath, namespace, problems, hasNotes ? notesFor(read.notes, i) : undefined);
         if (r.selection) networks.push({ index: i, path: elementPath, selection: r.selection });
@@ -113,6 +128,9 @@ function parseAnnotation(value: string, namespace: string, path: string): { resu
     }
   }
   if (format === 'empty') count = 0;
+  if (count !== undefined && count > MAX_ELEMENTS) {
+    problems.error(tooMany(path, count, MAX_ELEMENTS));
+  }
   checkAcross({ count: count ?? 0, interfaces, networks }, problems);
   problems.finish(path);
   return { result: { format, networks, errors: problems.errors, warnings: problems.warnings }, count };

@@ -1,5 +1,6 @@
 // Normalized selections back to annotation text, with the spec's keys in a fixed order.
 import { SELECTION_KEYS } from './element.js';
+import { setData } from './json-reader.js';
 import type { NetworkSelection, ParsedNetwork } from './types.js';
 
 function ordered(s: NetworkSelection): Record<string, unknown> {
@@ -7,7 +8,7 @@ function ordered(s: NetworkSelection): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of SELECTION_KEYS) if (src[k] !== undefined) out[k] = src[k];
   for (const k of Object.keys(src)) {
-    if (k.includes('.')) Object.defineProperty(out, k, { value: src[k], enumerable: true, writable: true, configurable: true });
+    if (k.includes('.')) setData(out, k, src[k]);
   }
   return out;
 }

@@ -69,3 +69,13 @@ t.test('problems are capped, with one entry saying how many were left out', asyn
   t.equal(last.type, 'Too many');
   t.match(last.reason, /401 more errors not listed/);
 });
+
+t.test('elements beyond MAX_ELEMENTS are counted, not validated', async (t) => {
+  const { MAX_ELEMENTS } = await import('../../src/annotation/index.js');
+  const simple = parseNetworks(Array.from({ length: MAX_ELEMENTS + 5 }, () => 'a').join(','), { namespace: 'ns' });
+  t.equal(simple.networks.length, MAX_ELEMENTS);
+  t.same(simple.errors.map((e) => [e.type, e.value]), [['Too many', MAX_ELEMENTS + 5]]);
+  const json = parseNetworks(JSON.stringify(Array.from({ length: MAX_ELEMENTS + 1 }, () => ({ name: 'a' }))), { namespace: 'ns' });
+  t.equal(json.networks.length, MAX_ELEMENTS);
+  t.same(json.errors.map((e) => [e.type, e.value]), [['Too many', MAX_ELEMENTS + 1]]);
+});
