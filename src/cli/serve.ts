@@ -1,7 +1,301 @@
-// Placeholder until the serve command lands (being written now); replaced, not shipped.
-import { EXIT_USAGE, type CliIO } from './io.js';
+// `netattach serve`: the admission webhook. Flags (or NETATTACH_* variables) become ServerOptions;
+// this module wires certificates, the NAD source and the server, then waits for SIGTERM/SIGINT.
+import { parseArgs } from 'node:util';
+import { access, constants } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Writable } from 'node:stream';
+import { KubeConfig, VersionApi } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { EXIT_OK, EXIT_USAGE, type CliIO } from './io.js';
+import { generateCertificates, writeCertificateSet, readCa, checkKeyPair, CERT_FILES } from '../certs/index.js';
+import { createServer, createLogger, LOG_LEVELS, parseGoDuration, type LogLevel, type ServerDeps, type ServerOptions, type WebhookServer } from '../server/index.js';
+import { createNadSource, tryLoadKubeConfig, type NadSource } from '../nads/index.js';
+import { DEFAULT_ADMISSION_CONFIG } from '../admission/types.js';
 
-export async function run(_argv: string[], io: CliIO): Promise<number> {
-  io.stderr('netattach serve: not available in this build\n');
-  return EXIT_USAGE;
+const MiB = 1024 * 1024;
+export const DEFAULT_BODY_LIMIT = 4 * MiB;
+
+const HELP = `Usage: netattach serve [options]
+
+Runs the admission webhook: POST /mutate and /validate over HTTPS; /healthz, /readyz and
+/metrics over plain HTTP on the health port. Every option can also be set with the
+environment variable shown (the flag wins).
+
+Options:
+  --port N                       HTTPS port                        NETATTACH_PORT (8443)
+  --health-port N                health/metrics port (plain HTTP)  NETATTACH_HEALTH_PORT (8080)
+  --host ADDR                    listen address                    NETATTACH_HOST (0.0.0.0; 127.0.0.1 with --dev)
+  --tls-dir DIR                  tls.crt + tls.key (a TLS Secret mount); a self-signed
+                                 pair is generated when absent and DIR is writable
+                                                                   NETATTACH_TLS_DIR
+  --tls-cert FILE, --tls-key FILE  serving certificate and key     NETATTACH_TLS_CERT, NETATTACH_TLS_KEY
+  --client-ca FILE               require client certificates signed by these CAs
+                                                                   NETATTACH_CLIENT_CA
+  --nads DIR                     read NADs from YAML/JSON files instead of the cluster
+                                                                   NETATTACH_NADS
+  --kubeconfig FILE              cluster configuration             KUBECONFIG (else ~/.kube/config, else in-cluster)
+  --log-level LEVEL              fatal|error|warn|info|debug|trace|silent
+                                                                   NETATTACH_LOG_LEVEL (info)
+  --default-network-namespace NS namespace of unqualified default networks
+                                                                   NETATTACH_DEFAULT_NETWORK_NAMESPACE (kube-system)
+  --podnetinfo                   add the podnetinfo Downward API volume
+                                                                   NETATTACH_PODNETINFO (false)
+  --resource-name-key KEY        extra NAD annotation read for resource names (repeatable;
+                                 k8s.v1.cni.cncf.io/resourceName is always read)
+                                                                   NETATTACH_RESOURCE_NAME_KEYS (comma-separated)
+  --body-limit SIZE              largest request body (bytes, or Ki/Mi suffix)
+                                                                   NETATTACH_BODY_LIMIT (4Mi)
+  --shutdown-grace DURATION      time to drain requests on SIGTERM NETATTACH_SHUTDOWN_GRACE (20s)
+  --policy FILE                  NetworkAttachmentPolicy documents NETATTACH_POLICY
+  --dev                          development: certificates in certs/ (generated when absent),
+                                 example NADs when no cluster is reachable, 127.0.0.1
+                                                                   NETATTACH_DEV
+  -h, --help                     show this help
+`;
+
+export interface ServeConfig {
+  server: ServerOptions;
+  /** Generate a pair into this directory when absent (--tls-dir or --dev). */
+  generateTlsIn?: string;
+  nadsDir?: string;
+  kubeconfig?: string;
+  logLevel: LogLevel;
+  dev: boolean;
+}
+
+const STRING_OPTIONS = [
+  'port', 'health-port', 'host', 'tls-dir', 'tls-cert', 'tls-key', 'client-ca', 'nads', 'kubeconfig', 'log-level',
+  'default-network-namespace', 'body-limit', 'shutdown-grace', 'policy',
+] as const;
+
+const envName = (flag: string): string => `NETATTACH_${flag.toUpperCase().replace(/-/g, '_')}`;
+
+function port(name: string, text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n > 65535) throw new RangeError(`--${name}: invalid value ${JSON.stringify(text)}: must be a port number 0-65535`);
+  return n;
+}
+
+export function parseSize(text: string): number | undefined {
+  const m = /^(\d+)\s*(|k|ki|kib|m|mi|mib)$/i.exec(text.trim());
+  if (!m) return undefined;
+  const unit = m[2]!.toLowerCase();
+  return Number(m[1]) * (unit.startsWith('m') ? MiB : unit.startsWith('k') ? 1024 : 1);
+}
+
+function flagBool(name: string, text: string | undefined): boolean {
+  if (text === undefined || text === '') return false;
+  if (/^(1|true|yes|on)$/i.test(text)) return true;
+  if (/^(0|false|no|off)$/i.test(text)) return false;
+  throw new RangeError(`${envName(name)}: invalid value ${JSON.stringify(text)}: must be true or false`);
+}
+
+/** Flags and environment to a configuration; throws a RangeError naming the bad option. */
+export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: string, packageRoot: string): ServeConfig | 'help' {
+  const options = Object.fromEntries(STRING_OPTIONS.map((o) => [o, { type: 'string' as const }]));
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      ...options,
+      'resource-name-key': { type: 'string', multiple: true },
+      podnetinfo: { type: 'boolean' },
+      dev: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return 'help';
+  const get = (name: (typeof STRING_OPTIONS)[number]): string | undefined => {
+    const v = (values as Record<string, string | undefined>)[name] ?? env[envName(name)];
+    return v === '' ? undefined : v;
+  };
+  const dev = values.dev ?? flagBool('dev', env.NETATTACH_DEV);
+  const logLevel = (get('log-level') ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) throw new RangeError(`--log-level: unsupported value ${JSON.stringify(logLevel)}: one of ${LOG_LEVELS.join(', ')}`);
+
+  const bodyText = get('body-limit');
+  const bodyLimit = bodyText === undefined ? DEFAULT_BODY_LIMIT : parseSize(bodyText);
+  if (bodyLimit === undefined || bodyLimit < 1024) throw new RangeError(`--body-limit: invalid value ${JSON.stringify(bodyText)}: a size of at least 1024 bytes, e.g. 4Mi`);
+  const graceText = get('shutdown-grace');
+  const grace = graceText === undefined ? 20_000 : parseGoDuration(graceText);
+  if (grace === undefined) throw new RangeError(`--shutdown-grace: invalid value ${JSON.stringify(graceText)}: a duration such as 20s`);
+
+  const tlsCert = get('tls-cert');
+  const tlsKey = get('tls-key');
+  let tlsDir = get('tls-dir');
+  if ((tlsCert === undefined) !== (tlsKey === undefined)) throw new RangeError('--tls-cert and --tls-key go together');
+  if (tlsCert !== undefined && tlsDir !== undefined) throw new RangeError('--tls-dir and --tls-cert/--tls-key are alternatives: give one');
+  if (tlsCert === undefined && tlsDir === undefined) {
+    if (!dev) throw new RangeError('no certificate: give --tls-dir DIR (tls.crt, tls.key) or --tls-cert FILE --tls-key FILE (or --dev)');
+    tlsDir = join(packageRoot, 'certs');
+  }
+  const abs = (p: string) => resolve(cwd, p);
+  const clientCa = get('client-ca');
+  const extraKeys = values['resource-name-key'] ?? (env.NETATTACH_RESOURCE_NAME_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+  const nads = get('nads');
+  const kubeconfig = get('kubeconfig');
+  const policy = get('policy');
+
+  return {
+    dev,
+    logLevel,
+    generateTlsIn: tlsDir !== undefined ? abs(tlsDir) : undefined,
+    nadsDir: nads !== undefined ? abs(nads) : undefined,
+    kubeconfig: kubeconfig !== undefined ? abs(kubeconfig) : undefined,
+    server: {
+      host: get('host') ?? (dev ? '127.0.0.1' : '0.0.0.0'),
+      port: port('port', get('port') ?? '8443'),
+      healthPort: port('health-port', get('health-port') ?? '8080'),
+      tls: {
+        certFile: tlsDir !== undefined ? join(abs(tlsDir), CERT_FILES.cert) : abs(tlsCert!),
+        keyFile: tlsDir !== undefined ? join(abs(tlsDir), CERT_FILES.key) : abs(tlsKey!),
+        clientCaFile: clientCa !== undefined ? abs(clientCa) : undefined,
+      },
+      bodyLimit,
+      shutdownGraceMs: grace,
+      policyFile: policy !== undefined ? abs(policy) : undefined,
+      admission: {
+        defaultNetworkNamespace: get('default-network-namespace') ?? DEFAULT_ADMISSION_CONFIG.defaultNetworkNamespace,
+        resourceNameKeys: [...new Set([...DEFAULT_ADMISSION_CONFIG.resourceNameKeys, ...extraKeys])],
+        podNetInfo: { ...DEFAULT_ADMISSION_CONFIG.podNetInfo, enabled: values.podnetinfo ?? flagBool('podnetinfo', env.NETATTACH_PODNETINFO) },
+      },
+    },
+  };
+}
+
+/** The directory holding package.json (certs/ and examples/ live there), from src/ or dist/src/. */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    if (existsSync(join(dir, 'package.json'))) {
+      try {
+        if ((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name === 'netattach') return dir;
+      } catch {
+        // not ours; keep looking
+      }
+    }
+    dir = dirname(dir);
+  }
+  return process.cwd();
+}
+
+/** Generates a self-signed pair in `dir` when tls.crt/tls.key are missing (or, in dev, unusable). */
+async function ensureCertificates(config: ServeConfig, logger: Logger): Promise<void> {
+  const dir = config.generateTlsIn;
+  if (!dir) return;
+  const { certFile, keyFile } = config.server.tls;
+  const present = existsSync(certFile) && existsSync(keyFile);
+  if (present) {
+    const check = checkKeyPair(readFileSync(certFile), readFileSync(keyFile));
+    if (check.ok || !config.dev) return;
+    logger.warn({ dir, problem: check.error }, 'development certificate unusable; generating a new one');
+  } else {
+    const writable = await access(existsSync(dir) ? dir : dirname(dir), constants.W_OK).then(() => true, () => false);
+    if (!writable) return; // loading fails with a clear "cannot read" message
+  }
+  const set = generateCertificates({ service: 'netattach', namespace: 'netattach-system', sans: ['localhost', '127.0.0.1', '::1'], ca: await readCa(dir) });
+  await writeCertificateSet(dir, set);
+  logger.warn({ dir, sans: 'netattach.netattach-system.svc, localhost, 127.0.0.1, ::1' }, 'generated a self-signed certificate (CA in ca.crt)');
+}
+
+/** Is the cluster answering? (dev mode only: decides between the cluster and example NADs). */
+async function clusterReachable(kc: KubeConfig, ms = 2000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)));
+  try {
+    return await Promise.race([kc.makeApiClient(VersionApi).getCode().then(() => true, () => false), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function chooseNadSource(config: ServeConfig, root: string, logger: Logger): Promise<NadSource> {
+  const common = { logger, resourceNameKeys: config.server.admission.resourceNameKeys };
+  if (config.nadsDir) {
+    logger.info({ source: 'directory', dir: config.nadsDir }, 'NADs are read from files');
+    return createNadSource({ ...common, dir: config.nadsDir })!;
+  }
+  let kc: KubeConfig | undefined;
+  if (config.kubeconfig) {
+    kc = new KubeConfig();
+    kc.loadFromFile(config.kubeconfig);
+  } else {
+    kc = tryLoadKubeConfig();
+  }
+  if (kc && (!config.dev || (await clusterReachable(kc)))) {
+    logger.info({ source: 'cluster', server: kc.getCurrentCluster()?.server }, 'NADs are read from the cluster');
+    return createNadSource({ ...common, kubeConfig: kc })!;
+  }
+  if (config.dev) {
+    const dir = join(root, 'examples', 'nads');
+    logger.warn({ source: 'directory', dir, reason: kc ? 'cluster not reachable' : 'no kubeconfig' }, 'development: NADs are read from the examples');
+    return createNadSource({ ...common, dir })!;
+  }
+  throw new RangeError('no NAD source: no cluster configuration found (KUBECONFIG, ~/.kube/config, in-cluster); give --kubeconfig FILE or --nads DIR');
+}
+
+/**
+ * The policy engine's place in the server: the evaluator, the address index and a `policies`
+ * readiness check, built from `--policy FILE`. Not wired in this build: a policy file is refused
+ * rather than silently not enforced.
+ */
+async function wirePolicy(config: ServeConfig): Promise<Pick<ServerDeps, 'policy' | 'reservations' | 'readiness'>> {
+  if (config.server.policyFile) {
+    throw new RangeError(`--policy ${config.server.policyFile}: policy enforcement is not wired into serve in this build`);
+  }
+  return {};
+}
+
+export interface Serving {
+  server: WebhookServer;
+  url: string;
+  healthUrl: string;
+  logger: Logger;
+  config: ServeConfig;
+}
+
+/** Starts serving (without signal handling): for `run` and for tests. */
+export async function startServe(argv: string[], io: CliIO): Promise<Serving | 'help'> {
+  const root = packageRoot();
+  const config = parseServeArgs(argv, io.env, io.cwd, root);
+  if (config === 'help') return 'help';
+  const stream = new Writable({ write: (chunk, _enc, cb) => (io.stdout(String(chunk)), cb()) });
+  const logger = createLogger(config.logLevel, stream);
+  await ensureCertificates(config, logger);
+  const nadSource = await chooseNadSource(config, root, logger);
+  const policy = await wirePolicy(config);
+  const server = await createServer(config.server, { nadSource, logger, ...policy });
+  const { url, healthUrl } = await server.listen();
+  const { tls } = config.server;
+  logger.info(
+    { url, healthUrl, serial: server.servingSerial(), certFile: tls.certFile, clientCa: tls.clientCaFile ?? null, nads: nadSource.kind, dev: config.dev },
+    'netattach serving',
+  );
+  return { server, url, healthUrl, logger, config };
+}
+
+export async function run(argv: string[], io: CliIO): Promise<number> {
+  let serving: Serving | 'help';
+  try {
+    serving = await startServe(argv, io);
+  } catch (err) {
+    io.stderr(`netattach serve: ${(err as Error).message}\n`);
+    return err instanceof RangeError || (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS') ? EXIT_USAGE : 1;
+  }
+  if (serving === 'help') {
+    io.stdout(HELP);
+    return EXIT_OK;
+  }
+  const { server, logger } = serving;
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
+  logger.info({ signal, graceMs: serving.config.server.shutdownGraceMs }, 'shutting down: draining requests');
+  const { drained } = await server.close();
+  logger.info({ drained }, 'stopped');
+  return drained ? EXIT_OK : 1;
 }

@@ -86,9 +86,9 @@ export async function createServer(options: ServerOptions, deps: ServerDeps): Pr
     servingSerial: () => reloader.material.info.serial,
 
     async listen() {
-      await app.listen({ host: options.host, port: options.port });
+      await app.listen({ host: options.host, port: options.port, listenTextResolver: (a) => `admission webhook (HTTPS) listening at ${a.replace(/^http:/, 'https:')}` });
       try {
-        await health.listen({ host: options.host, port: options.healthPort });
+        await health.listen({ host: options.host, port: options.healthPort, listenTextResolver: (a) => `health and metrics (HTTP) listening at ${a}` });
       } catch (err) {
         await app.close();
         throw err;

@@ -1,0 +1,99 @@
+// /readyz follows what the server depends on; shutdown drains in-flight requests.
+import t from 'tap';
+import https from 'node:https';
+import { StaticNadSource } from '../../src/nads/static-source.js';
+import { getHttp, podReview, request } from './fixtures.js';
+import { nad, startServer } from './harness.js';
+
+/** A NAD source whose first sync completes (or fails) when the test says so. */
+class GatedSource extends StaticNadSource {
+  #synced = false;
+  release!: () => void;
+  fail!: (err: Error) => void;
+  override start(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.release = () => ((this.#synced = true), resolve());
+      this.fail = reject;
+    });
+  }
+  override synced(): boolean {
+    return this.#synced;
+  }
+}
+
+t.test('readyz is 503 naming the NAD source until it has synced, then 200', async (t) => {
+  const source = new GatedSource([nad('default', 'net-a')]);
+  const { healthUrl } = await startServer(t, { deps: { nadSource: source } });
+  const before = await getHttp(`${healthUrl}/readyz`);
+  t.equal(before.status, 503);
+  t.same(before.json.notReady, ['nads']);
+  t.match(before.json.checks.nads.reason, /has not synced yet/);
+  t.equal(before.json.checks.certificates.ok, true);
+  t.equal((await getHttp(`${healthUrl}/healthz`)).status, 200, 'alive while not ready');
+  t.match((await getHttp(`${healthUrl}/metrics`)).text, /netattach_nad_source_synced 0/);
+  source.release();
+  await new Promise((r) => setImmediate(r));
+  const after = await getHttp(`${healthUrl}/readyz`);
+  t.equal(after.status, 200);
+  t.equal(after.json.ready, true);
+  t.match((await getHttp(`${healthUrl}/metrics`)).text, /netattach_nad_source_synced 1/);
+});
+
+t.test('a NAD source that fails to start is named with its error', async (t) => {
+  const source = new GatedSource();
+  const { healthUrl } = await startServer(t, { deps: { nadSource: source } });
+  source.fail(new Error('forbidden: cannot list network-attachment-definitions'));
+  await new Promise((r) => setImmediate(r));
+  const res = await getHttp(`${healthUrl}/readyz`);
+  t.equal(res.status, 503);
+  t.match(res.json.checks.nads.reason, /failed: forbidden: cannot list/);
+});
+
+t.test('injected checks (policies) take part in readiness', async (t) => {
+  let loaded = false;
+  const { healthUrl } = await startServer(t, { deps: { readiness: { policies: () => loaded || 'policy file not loaded yet' } } });
+  const res = await getHttp(`${healthUrl}/readyz`);
+  t.equal(res.status, 503);
+  t.same(res.json.notReady, ['policies']);
+  loaded = true;
+  t.equal((await getHttp(`${healthUrl}/readyz`)).status, 200);
+});
+
+t.test('close drains a request in flight, turns readyz to 503 meanwhile, and refuses new connections', async (t) => {
+  const { url, healthUrl, ca, server } = await startServer(t);
+  const body = Buffer.from(JSON.stringify(podReview()));
+  // Start a request and send only half of its body.
+  const response = new Promise<{ status: number; json: any }>((resolve, reject) => {
+    const req = https.request(`${url}/validate`, { method: 'POST', ca, headers: { 'content-type': 'application/json', 'content-length': body.length }, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString()) }));
+    });
+    req.on('error', reject);
+    req.write(body.subarray(0, 100));
+    setTimeout(() => req.end(body.subarray(100)), 500);
+  });
+  await new Promise((r) => setTimeout(r, 100));
+  const closing = server.close();
+  await new Promise((r) => setTimeout(r, 50));
+  const ready = await getHttp(`${healthUrl}/readyz`);
+  t.equal(ready.status, 503);
+  t.match(ready.json.checks.shutdown.reason, /shutting down/);
+  await t.rejects(request(`${url}/validate`, body, { ca }), 'new connections refused');
+  const res = await response;
+  t.equal(res.status, 200, 'the in-flight request was answered');
+  t.equal(res.json.response.allowed, true);
+  t.same(await closing, { drained: true });
+});
+
+t.test('close gives up on a stuck client after the grace period', async (t) => {
+  const { url, ca, server } = await startServer(t, { options: { shutdownGraceMs: 300 } });
+  const req = https.request(`${url}/validate`, { method: 'POST', ca, headers: { 'content-type': 'application/json', 'content-length': 1000 }, agent: false });
+  req.on('error', () => {});
+  req.write('{"apiVersion"');
+  await new Promise((r) => setTimeout(r, 100));
+  const started = Date.now();
+  t.same(await server.close(), { drained: false });
+  t.ok(Date.now() - started < 2000, 'bounded by the grace period');
+  req.destroy();
+});
