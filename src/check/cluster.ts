@@ -1,0 +1,71 @@
+// `--cluster`: the NADs (and namespace labels) of the cluster in the current kubeconfig, read
+// once, read-only (list; the sources' watches are stopped right after the first sync). NADs are
+// required: unreachable within the timeout is an error. Namespace labels are best effort
+// (listing namespaces may be forbidden to the user): without them, policies see names only.
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ClusterNadSource, type Nad, type NadLogger } from '../nads/index.js';
+import { ClusterNamespaceLabels, type PolicyLogger } from '../policy/index.js';
+
+export interface ClusterSnapshot {
+  nads: Nad[];
+  namespaceLabels?: (namespace: string) => Record<string, string>;
+  /** Why the namespace labels are missing, to show as a warning. */
+  namespaceProblem?: string;
+}
+
+export type ClusterLoad = { ok: true; snapshot: ClusterSnapshot } | { ok: false; error: string };
+
+/** Remembers the last error a source logged, to say why it did not sync. */
+function errorRecorder(): { logger: NadLogger & PolicyLogger; last: () => string | undefined } {
+  let last: string | undefined;
+  const record = (fields: object): void => {
+    const err = (fields as { err?: unknown }).err;
+    if (err !== undefined) last = String(err instanceof Error ? err.message : err);
+  };
+  const noop = (): void => {};
+  return { logger: { debug: noop, info: noop, warn: record, error: record }, last: () => last };
+}
+
+const within = <T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> => {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)));
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+};
+
+export async function loadFromCluster(kc: KubeConfig, options: { timeoutMs: number; resourceNameKeys?: readonly string[] }): Promise<ClusterLoad> {
+  const server = kc.getCurrentCluster()?.server ?? 'the cluster';
+  const nadErrors = errorRecorder();
+  const nsErrors = errorRecorder();
+  const nadSource = new ClusterNadSource(kc, {
+    logger: nadErrors.logger,
+    listTimeoutMs: options.timeoutMs,
+    backoff: { initialMs: 200, maxMs: 2_000 },
+    ...(options.resourceNameKeys ? { resourceNameKeys: options.resourceNameKeys } : {}),
+  });
+  let namespaces: ClusterNamespaceLabels | undefined;
+  try {
+    namespaces = new ClusterNamespaceLabels(kc, { logger: nsErrors.logger, backoffMs: 200 });
+  } catch (e) {
+    nsErrors.logger.warn({ err: e }, 'namespace labels unavailable');
+  }
+  try {
+    const [nadsSynced, nsSynced] = await Promise.all([
+      within(nadSource.start(), options.timeoutMs),
+      namespaces ? within(namespaces.start(), options.timeoutMs) : Promise.resolve('timeout' as const),
+    ]);
+    if (nadsSynced === 'timeout') {
+      const why = nadErrors.last() ?? 'no answer';
+      return { ok: false, error: `cannot list NetworkAttachmentDefinitions from ${server} within ${options.timeoutMs / 1000}s: ${why}` };
+    }
+    const snapshot: ClusterSnapshot = { nads: nadSource.list() };
+    if (namespaces && nsSynced !== 'timeout') {
+      const source = namespaces;
+      snapshot.namespaceLabels = (ns) => source.labels(ns);
+    } else {
+      snapshot.namespaceProblem = `namespace labels not read from ${server} (${nsErrors.last() ?? 'no answer'}); policies see namespace names only`;
+    }
+    return { ok: true, snapshot };
+  } finally {
+    await Promise.all([nadSource.stop(), namespaces?.stop()]);
+  }
+}
