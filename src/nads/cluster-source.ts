@@ -51,7 +51,6 @@ export class ClusterNadSource implements NadSource {
   #synced = false;
   #stopped = true;
   #failures = 0;
-  #errorsSeen = 0;
   #lastConnectAt = 0;
   #restartTimer: NodeJS.Timeout | undefined;
   #syncWaiters: Array<() => void> = [];
@@ -126,15 +125,12 @@ export class ClusterNadSource implements NadSource {
 
   async #run(): Promise<void> {
     if (this.#stopped) return;
-    const errorsBefore = this.#errorsSeen;
     this.#lastConnectAt = 0; // this connect follows a deliberate restart, not a watch that just ended
     try {
       await this.#informer.start();
     } catch (err) {
       this.#failed(err);
-      return;
     }
-    if (this.#errorsSeen === errorsBefore) this.#failures = 0;
   }
 
   /** The API bound to one deadline: client-node's default HTTP library cannot be cancelled. */
@@ -173,6 +169,7 @@ export class ClusterNadSource implements NadSource {
       for (const k of this.#nads.keys()) if (!next.has(k)) this.#onEvent({ type: 'delete' });
     }
     this.#nads = next;
+    this.#failures = 0;
     this.#log.info({ nads: next.size }, 'NADs listed from the cluster');
     this.#onEvent({ type: 'sync' });
     if (!this.#synced) {
@@ -197,6 +194,7 @@ export class ClusterNadSource implements NadSource {
     if (!nad) return;
     const k = nadKey(nad.namespace, nad.name);
     const old = this.#nads.get(k);
+    this.#failures = 0; // the watch delivers: healthy again
     if (old === nad) return;
     this.#nads.set(k, nad);
     this.#onEvent({ type: old ? 'update' : 'add' });
@@ -206,12 +204,14 @@ export class ClusterNadSource implements NadSource {
     const ns = obj.metadata?.namespace;
     const name = obj.metadata?.name;
     if (ns === undefined || name === undefined) return;
+    this.#failures = 0;
     if (this.#nads.delete(nadKey(ns, name))) this.#onEvent({ type: 'delete' });
   }
 
   #connecting(): void {
     const now = Date.now();
     const tooSoon = this.#lastConnectAt !== 0 && now - this.#lastConnectAt < this.#minWatchMs;
+    if (this.#lastConnectAt !== 0 && !tooSoon) this.#failures = 0; // the last watch lived long enough
     this.#lastConnectAt = now;
     if (!tooSoon || this.#restartTimer) return;
     // The informer re-watches at once when a watch ends cleanly; a server that keeps ending
@@ -223,7 +223,6 @@ export class ClusterNadSource implements NadSource {
   #failed(err: unknown): void {
     // Our own stop() aborts the watch request, which the informer reports as an error.
     if (this.#stopped || isAbort(err)) return;
-    this.#errorsSeen++;
     this.#onEvent({ type: 'error', outcome: this.#synced ? 'watch' : 'list' });
     if (this.#restartTimer) return;
     this.#failures++;

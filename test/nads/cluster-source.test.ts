@@ -1,0 +1,147 @@
+import t, { type Test } from 'tap';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ClusterNadSource, type NadSourceEvent } from '../../src/nads/index.js';
+import { FakeApiServer } from './fake-apiserver.js';
+import { eventually, nadObject, recordingLogger } from './helpers.js';
+
+async function setup(t: Test, prepare: (api: FakeApiServer) => void = () => {}) {
+  const api = new FakeApiServer();
+  prepare(api);
+  const kc = await api.listen();
+  const log = recordingLogger();
+  const events: NadSourceEvent[] = [];
+  const src = new ClusterNadSource(kc, { logger: log, lookupTimeoutMs: 200, backoff: { initialMs: 30, maxMs: 120 }, minWatchMs: 200, onEvent: (e) => events.push(e) });
+  t.teardown(async () => {
+    await src.stop();
+    await api.close();
+  });
+  return { api, src, log, events };
+}
+
+t.test('initial list, then watch add and delete', async (t) => {
+  const { api, src, events } = await setup(t, (api) => {
+    api.add(nadObject('default', 'a', { resourceName: 'intel.com/sriov_netdevice' }));
+    api.add(nadObject('kube-system', 'b'));
+  });
+  t.equal(src.synced(), false);
+  await src.start();
+  t.ok(src.synced(), 'ready after the first list');
+  t.equal(src.size(), 2);
+  t.same(src.get('default', 'a')?.resourceNames, ['intel.com/sriov_netdevice']);
+  t.ok(src.get('default', 'a')?.cni?.capabilities.has('mac'));
+  t.ok(api.authorizations.every((a) => a === 'Bearer test-token'), 'credentials from the kubeconfig are sent');
+
+  await eventually(() => api.openWatches() === 1, 'watch open');
+  api.add(nadObject('default', 'c'));
+  await eventually(() => src.get('default', 'c') !== undefined, 'c added by the watch');
+  api.remove('default', 'a');
+  await eventually(() => src.get('default', 'a') === undefined, 'a deleted by the watch');
+  t.equal(src.size(), 2);
+  t.ok(events.some((e) => e.type === 'sync'));
+  t.ok(events.some((e) => e.type === 'add'));
+  t.ok(events.some((e) => e.type === 'delete'));
+  t.equal(api.lists, 1, 'the initial list is not repeated for watch events');
+});
+
+t.test('a dropped watch reconnects with backoff and resumes', async (t) => {
+  const { api, src, log, events } = await setup(t, (api) => api.add(nadObject('default', 'a')));
+  await src.start();
+  await eventually(() => api.openWatches() === 1, 'watch open');
+  const watchesBefore = api.watches;
+  api.watchFailures = 2; // the first two reconnects fail too
+  api.dropWatches();
+  await eventually(() => api.openWatches() === 1, 'watch re-opened');
+  t.ok(api.watches >= watchesBefore + 3, `reconnected after failures (${api.watches - watchesBefore} watch requests)`);
+  const warnings = log.lines.filter((l) => l.message === 'NAD watch failed; reconnecting');
+  t.ok(warnings.length >= 2, 'each failure is logged');
+  t.same(warnings.slice(0, 2).map((w) => w.fields.retryInMs), [30, 60], 'exponential backoff');
+  t.ok(events.some((e) => e.type === 'error' && e.outcome === 'watch'));
+  api.add(nadObject('default', 'late'));
+  await eventually(() => src.get('default', 'late') !== undefined, 'events flow after the reconnect');
+  t.ok(src.get('default', 'a'), 'cache kept across the reconnect');
+});
+
+t.test('list failures at start-up are retried; start() resolves on the first good list', async (t) => {
+  const { api, src, log } = await setup(t, (api) => {
+    api.listFailures = 2;
+    api.add(nadObject('default', 'a'));
+  });
+  await src.start();
+  t.equal(api.lists, 3);
+  t.ok(src.get('default', 'a'));
+  const retries = log.lines.filter((l) => l.message === 'cannot list NADs; retrying');
+  t.equal(retries.length, 2);
+  t.match(retries[0]?.fields.err, /HTTP 500 \(InternalError: etcd is sad\)/);
+});
+
+t.test('a server ending every watch at once is not hammered', async (t) => {
+  const { api, src } = await setup(t, (api) => {
+    api.endWatchesAtOnce = true;
+  });
+  await src.start();
+  await new Promise((r) => setTimeout(r, 600));
+  t.ok(api.watches < 20, `${api.watches} watch requests in 600 ms`);
+});
+
+t.test('lookups: cache hit, miss found by GET, 404, errors and timeouts are unavailable', async (t) => {
+  const { api, src, events } = await setup(t, (api) => {
+    api.add(nadObject('default', 'cached'));
+    api.getOnly.set('default/fresh', nadObject('default', 'fresh', { resourceName: 'intel.com/x' }));
+    api.getBehaviour.set('default/slow', { delayMs: 3000 });
+    api.getBehaviour.set('default/broken', { status: 500 });
+    api.getBehaviour.set('default/forbidden', { status: 403, body: { kind: 'Status', reason: 'Forbidden', message: 'no RBAC' } });
+  });
+  await src.start();
+
+  const getsBefore = api.gets;
+  t.equal((await src.lookup('default', 'cached')).status, 'found');
+  t.equal(api.gets, getsBefore, 'a cache hit needs no GET');
+
+  const fresh = await src.lookup('default', 'fresh');
+  t.equal(fresh.status, 'found', 'a NAD not yet seen by the watch is found by GET');
+  if (fresh.status === 'found') t.same(fresh.nad.resourceNames, ['intel.com/x']);
+
+  t.same(await src.lookup('default', 'absent'), { status: 'not-found' });
+
+  const started = Date.now();
+  const slow = await src.lookup('default', 'slow');
+  t.ok(Date.now() - started < 2000, 'the lookup gives up at its deadline');
+  t.same(slow, { status: 'unavailable', reason: 'the API server did not answer within 200 ms' });
+
+  const broken = await src.lookup('default', 'broken');
+  t.equal(broken.status, 'unavailable');
+  if (broken.status === 'unavailable') t.match(broken.reason, /HTTP 500/);
+  const forbidden = await src.lookup('default', 'forbidden');
+  if (forbidden.status === 'unavailable') t.match(forbidden.reason, /HTTP 403 \(Forbidden: no RBAC\)/);
+  else t.fail('403 must be unavailable, not not-found');
+
+  const gets = api.gets;
+  const both = await Promise.all([src.lookup('default', 'fresh'), src.lookup('default', 'fresh')]);
+  t.same(both.map((r) => r.status), ['found', 'found']);
+  t.equal(api.gets, gets + 1, 'concurrent lookups of one missing NAD share one GET');
+
+  t.same(
+    ['cache-hit', 'found', 'not-found', 'unavailable'].map((o) => events.some((e) => e.type === 'lookup' && e.outcome === o)),
+    [true, true, true, true],
+    'lookup outcomes are reported for metrics',
+  );
+});
+
+t.test('an unreachable API server: lookups are unavailable, never not-found', async (t) => {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'gone', server: 'http://127.0.0.1:1', skipTLSVerify: true }],
+    users: [{ name: 'u' }],
+    contexts: [{ name: 'c', cluster: 'gone', user: 'u' }],
+    currentContext: 'c',
+  });
+  const log = recordingLogger();
+  const src = new ClusterNadSource(kc, { logger: log, backoff: { initialMs: 20, maxMs: 50 } });
+  t.teardown(() => src.stop());
+  void src.start();
+  const got = await src.lookup('default', 'x');
+  t.equal(got.status, 'unavailable');
+  if (got.status === 'unavailable') t.match(got.reason, /ECONNREFUSED/);
+  await eventually(() => log.lines.filter((l) => l.message === 'cannot list NADs; retrying').length >= 2, 'list retried');
+  t.equal(src.synced(), false);
+});
