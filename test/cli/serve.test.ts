@@ -1,0 +1,166 @@
+import t from 'tap';
+import https from 'node:https';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { parseServeArgs, parseSize, run, startServe } from '../../src/cli/serve.js';
+import type { CliIO } from '../../src/cli/io.js';
+import { podReview, request } from '../server/fixtures.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+function io(cwd: string, env: NodeJS.ProcessEnv = {}): CliIO & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, stdout: (s) => out.push(s), stderr: (s) => err.push(s), stdin: Readable.from([]), env, cwd };
+}
+
+t.test('defaults, environment and flags (the flag wins)', async (t) => {
+  const c = parseServeArgs(['--tls-dir', 'tls'], {}, '/w', '/pkg');
+  if (c === 'help') throw new Error('help');
+  t.match(c.server, { host: '0.0.0.0', port: 8443, healthPort: 8080, bodyLimit: 4 * 1024 * 1024, shutdownGraceMs: 20_000 });
+  t.same(c.server.tls, { certFile: '/w/tls/tls.crt', keyFile: '/w/tls/tls.key', clientCaFile: undefined });
+  t.same(c.server.admission, {
+    defaultNetworkNamespace: 'kube-system',
+    resourceNameKeys: ['k8s.v1.cni.cncf.io/resourceName'],
+    podNetInfo: { enabled: false, volumeName: 'podnetinfo', mountPath: '/etc/podnetinfo' },
+  });
+  t.equal(c.logLevel, 'info');
+  t.equal(c.dev, false);
+
+  const env = {
+    NETATTACH_PORT: '9443', NETATTACH_HEALTH_PORT: '9090', NETATTACH_HOST: '::', NETATTACH_TLS_CERT: 'c.pem', NETATTACH_TLS_KEY: 'k.pem',
+    NETATTACH_CLIENT_CA: 'ca.pem', NETATTACH_NADS: 'nads', NETATTACH_LOG_LEVEL: 'debug', NETATTACH_DEFAULT_NETWORK_NAMESPACE: 'multus',
+    NETATTACH_PODNETINFO: 'true', NETATTACH_RESOURCE_NAME_KEYS: 'a/b, c/d', NETATTACH_BODY_LIMIT: '512Ki', NETATTACH_SHUTDOWN_GRACE: '5s',
+    NETATTACH_POLICY: 'p.yaml',
+  };
+  const e = parseServeArgs([], env, '/w', '/pkg');
+  if (e === 'help') throw new Error('help');
+  t.match(e.server, { host: '::', port: 9443, healthPort: 9090, bodyLimit: 512 * 1024, shutdownGraceMs: 5000, policyFile: '/w/p.yaml' });
+  t.same(e.server.tls, { certFile: '/w/c.pem', keyFile: '/w/k.pem', clientCaFile: '/w/ca.pem' });
+  t.same(e.server.admission.resourceNameKeys, ['k8s.v1.cni.cncf.io/resourceName', 'a/b', 'c/d']);
+  t.equal(e.server.admission.podNetInfo.enabled, true);
+  t.equal(e.server.admission.defaultNetworkNamespace, 'multus');
+  t.equal(e.nadsDir, '/w/nads');
+  t.equal(e.logLevel, 'debug');
+
+  const f = parseServeArgs(['--port', '1', '--resource-name-key', 'x/y', '--log-level', 'warn'], env, '/w', '/pkg');
+  if (f === 'help') throw new Error('help');
+  t.equal(f.server.port, 1);
+  t.same(f.server.admission.resourceNameKeys, ['k8s.v1.cni.cncf.io/resourceName', 'x/y']);
+  t.equal(f.logLevel, 'warn');
+});
+
+t.test('--dev: certificates in the package certs/, loopback only', async (t) => {
+  const c = parseServeArgs(['--dev'], {}, '/w', '/pkg');
+  if (c === 'help') throw new Error('help');
+  t.equal(c.server.host, '127.0.0.1');
+  t.equal(c.generateTlsIn, '/pkg/certs');
+  t.equal(c.server.tls.certFile, '/pkg/certs/tls.crt');
+});
+
+t.test('bad options are refused with the option and the value named', async (t) => {
+  const cases: Array<[string[], NodeJS.ProcessEnv, RegExp]> = [
+    [[], {}, /no certificate: give --tls-dir/],
+    [['--tls-cert', 'a'], {}, /--tls-cert and --tls-key go together/],
+    [['--tls-dir', 'd', '--tls-cert', 'a', '--tls-key', 'b'], {}, /alternatives/],
+    [['--dev', '--port', 'https'], {}, /--port: invalid value "https"/],
+    [['--dev', '--health-port', '70000'], {}, /--health-port: invalid value "70000"/],
+    [['--dev', '--body-limit', 'lots'], {}, /--body-limit: invalid value "lots"/],
+    [['--dev', '--body-limit', '10'], {}, /at least 1024 bytes/],
+    [['--dev', '--shutdown-grace', '5'], {}, /--shutdown-grace: invalid value "5"/],
+    [['--dev', '--log-level', 'loud'], {}, /--log-level: unsupported value "loud"/],
+    [['--dev'], { NETATTACH_PODNETINFO: 'maybe' }, /NETATTACH_PODNETINFO: invalid value "maybe"/],
+    [['--dev', '--bogus'], {}, /Unknown option '--bogus'/],
+  ];
+  for (const [argv, env, want] of cases) t.throws(() => parseServeArgs(argv, env, '/w', '/pkg'), want, argv.join(' '));
+  const cli = io('/tmp');
+  t.equal(await run(['--port', 'x', '--dev'], cli), 2);
+  t.match(cli.err.join(''), /netattach serve: --port: invalid value "x"/);
+  const help = io('/tmp');
+  t.equal(await run(['--help'], help), 0);
+  t.match(help.out.join(''), /NETATTACH_BODY_LIMIT \(4Mi\)/);
+});
+
+t.test('parseSize', async (t) => {
+  const cases: Array<[string, number | undefined]> = [['1024', 1024], ['4Mi', 4 << 20], ['4MiB', 4 << 20], ['64k', 65536], ['64 Ki', 65536], ['1.5Mi', undefined], ['-1', undefined], ['', undefined]];
+  for (const [text, want] of cases) t.equal(parseSize(text), want, text);
+});
+
+t.test('a policy file is refused until policy enforcement is wired, never silently ignored', async (t) => {
+  const dir = t.testdir({ nads: {} });
+  const cli = io(dir);
+  t.equal(await run(['--tls-dir', 'tls', '--nads', 'nads', '--policy', 'p.yaml', '--port', '0', '--health-port', '0', '--host', '127.0.0.1'], cli), 2);
+  t.match(cli.err.join(''), /--policy .*p\.yaml: policy enforcement is not wired/);
+});
+
+t.test('serve with --tls-dir generates a pair when absent and serves NADs from --nads', async (t) => {
+  const dir = t.testdir({
+    nads: {
+      'a.yaml': 'apiVersion: k8s.cni.cncf.io/v1\nkind: NetworkAttachmentDefinition\nmetadata: {name: net-a, namespace: default}\nspec: {config: \'{"cniVersion":"1.0.0","type":"macvlan"}\'}\n',
+    },
+  });
+  const cli = io(dir);
+  const serving = await startServe(['--tls-dir', 'tls', '--nads', 'nads', '--port', '0', '--health-port', '0', '--host', '127.0.0.1', '--log-level', 'info'], cli);
+  if (serving === 'help') throw new Error('help');
+  t.teardown(() => serving.server.close());
+  t.equal(statSync(join(dir, 'tls', 'tls.key')).mode & 0o777, 0o600);
+  const ca = readFileSync(join(dir, 'tls', 'ca.crt'), 'utf8');
+  const lines = cli.out.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  t.ok(lines.some((l) => l.msg === 'generated a self-signed certificate (CA in ca.crt)'));
+  t.ok(lines.some((l) => l.msg === 'NADs are read from files' && l.source === 'directory'));
+  t.notOk(cli.out.join('').includes('PRIVATE KEY'));
+  const res = await request(`${serving.url}/validate`, JSON.stringify(podReview()), { ca });
+  t.equal(res.status, 200);
+  t.equal(typeof res.json.response.allowed, 'boolean');
+});
+
+/** Runs `netattach serve` as a child process; resolves with its URLs once it is serving. */
+function spawnServe(args: string[]): Promise<{ child: ReturnType<typeof spawn>; url: string; output: () => string; exit: Promise<number | null> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'serve', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  return new Promise((resolveStart, reject) => {
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /"url":"(https:\/\/[^"]+)".*"msg":"netattach serving"/.exec(out);
+      if (m) resolveStart({ child, url: m[1]!, output: () => out, exit });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    void exit.then((code) => reject(new Error(`serve exited with ${code} before serving:\n${out}`)));
+  });
+}
+
+t.test('SIGTERM: the request in flight is answered, then the process exits 0', async (t) => {
+  const dir = t.testdir({ nads: {} });
+  const s = await spawnServe(['--tls-dir', join(dir, 'tls'), '--nads', join(dir, 'nads'), '--port', '0', '--health-port', '0', '--host', '127.0.0.1']);
+  t.teardown(() => {
+    if (s.child.exitCode === null) s.child.kill('SIGKILL');
+  });
+  const ca = readFileSync(join(dir, 'tls', 'ca.crt'), 'utf8');
+  const body = Buffer.from(JSON.stringify(podReview()));
+  const response = new Promise<{ status: number; text: string }>((resolveRes, reject) => {
+    const req = https.request(`${s.url}/validate`, { method: 'POST', ca, headers: { 'content-type': 'application/json', 'content-length': body.length }, agent: false }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolveRes({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.write(body.subarray(0, 50));
+    req.on('socket', (sock) =>
+      sock.on('secureConnect', () => {
+        s.child.kill('SIGTERM');
+        setTimeout(() => req.end(body.subarray(50)), 700);
+      }),
+    );
+  });
+  const res = await response;
+  t.equal(res.status, 200, 'in-flight request answered during the drain');
+  t.match(JSON.parse(res.text), { response: { allowed: true } });
+  t.equal(await s.exit, 0, 'exit code 0');
+  t.match(s.output(), /shutting down: draining requests/);
+  t.match(s.output(), /"drained":true/);
+  t.notOk(existsSync(join(dir, 'nonexistent')));
+});
