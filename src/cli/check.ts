@@ -1,7 +1,160 @@
-// Placeholder until the check command lands (being written now); replaced, not shipped.
-import { EXIT_USAGE, type CliIO } from './io.js';
+// `netattach check [options] PATH...`: lints manifests offline with the webhook's own core.
+// This module only wires options, files and the cluster to the pure engine in src/check.
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import {
+  buildReport,
+  checkManifests,
+  exitCodeOf,
+  loadFromCluster,
+  loadManifests,
+  renderJson,
+  renderReadError,
+  renderText,
+  type CheckOptions,
+  type ReadError,
+} from '../check/index.js';
+import { isNadObject, nadFromObject, tryLoadKubeConfig, type Nad } from '../nads/index.js';
+import { loadPolicyDocuments, policySet, type CompiledPolicy } from '../policy/index.js';
+import { DEFAULT_ADMISSION_CONFIG, type UserInfo } from '../admission/index.js';
+import { EXIT_USAGE, readAll, type CliIO } from './io.js';
 
-export async function run(_argv: string[], io: CliIO): Promise<number> {
-  io.stderr('netattach check: not available in this build\n');
+export const USAGE = `Usage: netattach check [options] PATH...
+
+Checks Kubernetes manifests with the rules of the netattach webhooks, offline: every Pod,
+workload pod template and NetworkAttachmentDefinition gets the verdict and the messages the
+webhook would give when the manifests are applied.
+
+  PATH                   a YAML (multi-document) or JSON file, a directory (searched
+                         recursively for .yaml, .yml and .json files), or '-' for stdin
+      --nads PATH        NADs from these files or directories (repeatable), besides the
+                         NADs among the checked manifests, which always count as present
+      --cluster          NADs (and namespace labels) from the cluster of the current
+                         kubeconfig, read once, read-only
+      --timeout SECONDS  how long --cluster waits for the cluster (default 10)
+      --policy FILE      NetworkAttachmentPolicy documents to apply (repeatable)
+  -n, --namespace NS     namespace of objects that name none (default "default")
+      --user NAME        the user applying the manifests, as policies see it
+      --group NAME       a group of that user (repeatable)
+      --mutate           show what the mutating webhook would change in each Pod
+  -o, --output FORMAT    text (default) or json (a stable format, see docs/check.md)
+  -v, --verbose          also list clean and skipped objects and audit findings
+  -h, --help             show this help
+
+Exit status: 0 nothing would be denied (warnings allowed), 1 something would be denied,
+2 usage error or an input (file, policy, NADs, cluster) that could not be read.
+`;
+
+const fail = (io: CliIO, message: string): number => {
+  io.stderr(`netattach check: ${message}\n`);
   return EXIT_USAGE;
+};
+
+export async function run(argv: string[], io: CliIO): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        nads: { type: 'string', multiple: true },
+        cluster: { type: 'boolean' },
+        timeout: { type: 'string' },
+        policy: { type: 'string', multiple: true },
+        namespace: { type: 'string', short: 'n' },
+        user: { type: 'string' },
+        group: { type: 'string', multiple: true },
+        mutate: { type: 'boolean' },
+        output: { type: 'string', short: 'o', default: 'text' },
+        verbose: { type: 'boolean', short: 'v' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    io.stderr(`netattach check: ${e instanceof Error ? e.message : String(e)}\n\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const output = values.output ?? 'text';
+  if (output !== 'text' && output !== 'json') return fail(io, `--output must be text or json, not ${JSON.stringify(output)}`);
+  if (positionals.length === 0) {
+    io.stderr(`netattach check: no PATH given (use '-' to read stdin)\n\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  if (positionals.filter((p) => p === '-').length > 1) return fail(io, "'-' (stdin) may be given only once");
+  if (values.cluster && values.nads) return fail(io, '--nads and --cluster are mutually exclusive');
+  if (values.namespace === '') return fail(io, '--namespace must not be empty');
+  const timeoutSeconds = values.timeout === undefined ? 10 : Number(values.timeout);
+  if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) return fail(io, `--timeout must be a positive number of seconds, not ${JSON.stringify(values.timeout)}`);
+
+  const config = DEFAULT_ADMISSION_CONFIG;
+  const defaultNamespace = values.namespace ?? 'default';
+  const options: CheckOptions = { defaultNamespace, config, mutate: values.mutate === true };
+  const userInfo: UserInfo = {};
+  if (values.user !== undefined) userInfo.username = values.user;
+  if (values.group !== undefined) userInfo.groups = values.group;
+  options.userInfo = userInfo;
+
+  // Policies and NADs set the rules: without them the check would be a different check, so
+  // any problem there stops before checking anything.
+  if (values.policy) {
+    const policies: CompiledPolicy[] = [];
+    for (const file of values.policy) {
+      let text: string;
+      try {
+        text = await readFile(file, 'utf8');
+      } catch (e) {
+        return fail(io, `cannot read policy file ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+      }
+      const loaded = loadPolicyDocuments(text, file);
+      if (loaded.errors.length > 0) {
+        for (const err of loaded.errors) io.stderr(`netattach check: ${err.message}\n`);
+        return EXIT_USAGE;
+      }
+      policies.push(...loaded.policies);
+    }
+    const names = new Set<string>();
+    for (const p of policies) {
+      if (names.has(p.name)) return fail(io, `policy ${JSON.stringify(p.name)} is defined in more than one --policy file`);
+      names.add(p.name);
+    }
+    options.policies = policySet(policies);
+  }
+
+  if (values.nads) {
+    const known = await loadManifests(values.nads, async () => '');
+    if (known.errors.length > 0) {
+      for (const e of known.errors) io.stderr(renderReadError({ ...e, message: `--nads: ${e.message}` }));
+      return EXIT_USAGE;
+    }
+    options.nads = known.objects
+      .filter((m) => isNadObject(m.object))
+      .map((m): Nad => nadFromObject(m.object, { defaultNamespace, resourceNameKeys: config.resourceNameKeys }));
+  }
+
+  if (values.cluster) {
+    const kc = tryLoadKubeConfig({ env: io.env });
+    if (!kc) return fail(io, '--cluster: no kubeconfig found ($KUBECONFIG, ~/.kube/config, or in-cluster)');
+    const loaded = await loadFromCluster(kc, { timeoutMs: timeoutSeconds * 1000, resourceNameKeys: config.resourceNameKeys });
+    if (!loaded.ok) return fail(io, `--cluster: ${loaded.error}`);
+    options.nads = loaded.snapshot.nads;
+    if (loaded.snapshot.namespaceLabels) options.namespaceLabels = loaded.snapshot.namespaceLabels;
+    if (loaded.snapshot.namespaceProblem) io.stderr(`netattach check: warning: ${loaded.snapshot.namespaceProblem}\n`);
+  }
+
+  const manifests = await loadManifests(positionals, () => readAll(io.stdin));
+  const report = buildReport(checkManifests(manifests.objects, options), manifests.errors);
+  reportReadErrors(io, manifests.errors);
+  io.stdout(output === 'json' ? renderJson(report) : renderText(report, { verbose: values.verbose === true }));
+  return exitCodeOf(report);
+}
+
+/** Read errors go to stderr in both formats (JSON output carries them too): CI logs show them. */
+function reportReadErrors(io: CliIO, errors: readonly ReadError[]): void {
+  for (const e of errors) io.stderr(renderReadError(e));
 }
