@@ -181,30 +181,36 @@ class Reader {
     }
   }
 
+  /** Skips decimal digits from `i`; returns the index after them. */
+  private digitsEnd(i: number): number {
+    const t = this.text;
+    while (i < t.length && t.charCodeAt(i) >= 48 && t.charCodeAt(i) <= 57) i++;
+    return i;
+  }
+
   private readNumber(): number {
     const t = this.text;
     const start = this.i;
     let i = start;
     let integral = true;
     if (t.charCodeAt(i) === 45) i++;
-    const digits = (): number => {
-      const from = i;
-      while (i < t.length && t.charCodeAt(i) >= 48 && t.charCodeAt(i) <= 57) i++;
-      return i - from;
-    };
     if (t.charCodeAt(i) === 48) i++;
-    else if (digits() === 0) this.fail('invalid number: expected a digit', i);
+    else if (this.digitsEnd(i) === i) this.fail('invalid number: expected a digit', i);
+    else i = this.digitsEnd(i);
     if (t.charCodeAt(i) === 46) {
-      i++;
       integral = false;
-      if (digits() === 0) this.fail('invalid number: expected a digit after the decimal point', i);
+      const end = this.digitsEnd(++i);
+      if (end === i) this.fail('invalid number: expected a digit after the decimal point', i);
+      i = end;
     }
     const e = t.charCodeAt(i);
     if (e === 101 || e === 69) {
-      i++;
       integral = false;
+      i++;
       if (t.charCodeAt(i) === 43 || t.charCodeAt(i) === 45) i++;
-      if (digits() === 0) this.fail('invalid number: expected a digit in the exponent', i);
+      const end = this.digitsEnd(i);
+      if (end === i) this.fail('invalid number: expected a digit in the exponent', i);
+      i = end;
     }
     this.i = i;
     const lexeme = t.slice(start, i);
