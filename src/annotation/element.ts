@@ -144,6 +144,13 @@ export function checkElement(value: unknown, path: string, namespace: string, ou
     if (!hasNew && old.value !== '' && old.value !== undefined) values.set('interface', old.value);
   }
   if (values.get('namespace') === '') values.delete('namespace'); // the spec: empty means the pod's namespace
+  for (const key of SELECTION_KEYS) {
+    // Go decodes null into a field as "leave it unset".
+    if (key !== 'name' && values.has(key) && values.get(key) === null) {
+      out.warning(invalid(child(path, key), null, 'null, treated as not set (as Multus does)'));
+      values.delete(key);
+    }
+  }
   for (const key of EMPTY_MEANS_UNSET) {
     if (values.get(key) === '') {
       out.warning(invalid(child(path, key), '', 'empty, treated as not set (as Multus does)'));

@@ -34,6 +34,12 @@ const cases: Record<string, Case> = {
   'dotted name is a valid object name in JSON form': { value: '[{"name":"net.a"}]', want: [{ name: 'net.a', namespace: 'pod-ns' }] },
   'upper-case name': { value: '[{"name":"NetA"}]', errors: [['[0].name', 'Invalid value', 'RFC 1123 subdomain']] },
   'bad namespace': { value: '[{"name":"a","namespace":"a.b"}]', errors: [['[0].namespace', 'Invalid value', 'RFC 1123 label']] },
+  'null for an optional key is unset (as Go), with a warning': {
+    value: el('"mac":null,"namespace":null'),
+    want: [{ name: 'n', namespace: 'pod-ns' }],
+    warnings: [['[0].mac', 'Invalid value', 'null, treated as not set'], ['[0].namespace', 'Invalid value', 'null, treated as not set']],
+  },
+  'null name': { value: '[{"name":null}]', want: [], errors: [['[0].name', 'Invalid value', 'must be a string']] },
   // interface
   'interface': { value: el('"interface":"eth1"'), want: [{ name: 'n', namespace: 'pod-ns', interface: 'eth1' }] },
   'interface 16 bytes': { value: el('"interface":"abcdefghijklmnop"'), errors: [['[0].interface', 'Invalid value', '15 bytes']] },
