@@ -1,7 +1,8 @@
 // The uniqueness index: which live pods (from the pod watch) and which pods being admitted
-// (reservations) hold each hardware address. Keyed by kind and canonical value; each holder
-// records the network it uses the address on, so one index answers both scopes (Network,
-// Cluster). Compact on purpose: one small holder object per address a pod holds, no pod objects.
+// (reservations) hold each hardware address. One map per kind, keyed by the canonical value;
+// each holder records the network it uses the address on, so one index answers both scopes
+// (Network, Cluster). Compact on purpose (100,000 pods must stay well under 100 MB): no pod
+// objects, no concatenated keys; namespaces and networks are interned.
 import type { AddressClaim, AddressKind, AddressReservations } from './types.js';
 
 export interface PodRef {
@@ -18,6 +19,7 @@ export interface PodAddress {
   network: string;
 }
 
+/** A holder as reported to callers (built on demand, only for conflicts). */
 export interface Holder {
   /** `ns/name`, or `ns/<generateName>*` for a reservation made before the name was known. */
   pod: string;
@@ -34,20 +36,41 @@ export interface AddressIndexOptions {
   now?: () => number;
 }
 
-const kindCode = (k: AddressKind): string => (k === 'mac' ? 'm' : 'g');
-const entryKey = (kind: AddressKind, value: string): string => kindCode(kind) + value;
-export const podKey = (ref: PodRef): string => (ref.name ? `${ref.namespace}/${ref.name}` : `${ref.namespace}/${ref.generateName ?? ''}*`);
+interface PodRecord {
+  ns: string;
+  name: string;
+  /** Values held; the kind follows from the length (a GUID is 23 characters, a MAC 17 or 59). */
+  held: string | string[];
+  /** Resync generation that last saw the pod. */
+  gen: number;
+}
 
-const isSelf = (h: Holder, self: PodRef): boolean => (!!self.uid && h.uid === self.uid) || (!!self.name && h.pod === `${self.namespace}/${self.name}`);
+interface LiveHolder {
+  pod: PodRecord;
+  network: string;
+}
+
+interface Reservation {
+  pod: string;
+  uid?: string;
+  network: string;
+  expires: number;
+}
+
+const GUID_LENGTH = 23;
+export const podKey = (ref: PodRef): string => (ref.name ? `${ref.namespace}/${ref.name}` : `${ref.namespace}/${ref.generateName ?? ''}*`);
+const reservationKey = (kind: AddressKind, value: string): string => `${kind === 'mac' ? 'm' : 'g'}${value}`;
 
 export class AddressIndex implements AddressReservations {
-  private readonly live = new Map<string, Holder | Holder[]>();
-  /** pod key -> entry keys it holds, for release. */
-  private readonly pods = new Map<string, string | string[]>();
-  private readonly reservations = new Map<string, Holder[]>();
+  private readonly mac = new Map<string, LiveHolder | LiveHolder[]>();
+  private readonly guid = new Map<string, LiveHolder | LiveHolder[]>();
+  private readonly pods = new Map<string, Map<string, PodRecord>>();
+  private readonly interned = new Map<string, string>();
+  private readonly reservations = new Map<string, Reservation[]>();
   private readonly ttl: number;
   private readonly now: () => number;
-  private marked: Set<string> | undefined;
+  private gen = 0;
+  private podCount = 0;
 
   constructor(options: AddressIndexOptions = {}) {
     this.ttl = options.reservationTtlMs ?? 45_000;
@@ -56,49 +79,66 @@ export class AddressIndex implements AddressReservations {
 
   /** Sets what a live pod holds (replacing what it held) and confirms its reservations. */
   setPod(ref: { namespace: string; name: string; uid?: string }, addresses: readonly PodAddress[]): void {
-    const key = podKey(ref);
-    this.marked?.add(key);
-    this.removePodKey(key);
-    this.confirm(key, ref.uid);
+    this.removePod(ref.namespace, ref.name);
+    this.confirm(`${ref.namespace}/${ref.name}`, ref.uid);
     if (addresses.length === 0) return;
-    const keys: string[] = [];
+    const ns = this.intern(ref.namespace);
+    const rec: PodRecord = { ns, name: ref.name, held: addresses.length === 1 ? addresses[0]!.value : addresses.map((a) => a.value), gen: this.gen };
     for (const a of addresses) {
-      const k = entryKey(a.kind, a.value);
-      const holder: Holder = ref.uid ? { pod: key, uid: ref.uid, network: a.network } : { pod: key, network: a.network };
-      const cur = this.live.get(k);
-      if (cur === undefined) this.live.set(k, holder);
+      const map = a.kind === 'mac' ? this.mac : this.guid;
+      const holder: LiveHolder = { pod: rec, network: this.intern(a.network) };
+      const cur = map.get(a.value);
+      if (cur === undefined) map.set(a.value, holder);
       else if (Array.isArray(cur)) cur.push(holder);
-      else this.live.set(k, [cur, holder]);
-      keys.push(k);
+      else map.set(a.value, [cur, holder]);
     }
-    this.pods.set(key, keys.length === 1 ? keys[0]! : keys);
+    let byName = this.pods.get(ns);
+    if (!byName) this.pods.set(ns, (byName = new Map()));
+    byName.set(ref.name, rec);
+    this.podCount++;
   }
 
   removePod(namespace: string, name: string): void {
-    this.removePodKey(`${namespace}/${name}`);
+    const byName = this.pods.get(namespace);
+    const rec = byName?.get(name);
+    if (!rec) return;
+    byName!.delete(name);
+    if (byName!.size === 0) this.pods.delete(namespace);
+    this.podCount--;
+    for (const value of Array.isArray(rec.held) ? rec.held : [rec.held]) {
+      const map = value.length === GUID_LENGTH ? this.guid : this.mac;
+      const cur = map.get(value);
+      if (cur === undefined) continue;
+      if (!Array.isArray(cur)) {
+        if (cur.pod === rec) map.delete(value);
+        continue;
+      }
+      const rest = cur.filter((h) => h.pod !== rec);
+      if (rest.length === 0) map.delete(value);
+      else map.set(value, rest.length === 1 ? rest[0]! : rest);
+    }
   }
 
   /** Starts a full resync (relist): pods not set again before `endResync` are removed. */
   beginResync(): void {
-    this.marked = new Set();
+    this.gen++;
   }
 
   endResync(): void {
-    const seen = this.marked;
-    this.marked = undefined;
-    if (!seen) return;
-    for (const key of [...this.pods.keys()]) if (!seen.has(key)) this.removePodKey(key);
+    const stale: Array<[string, string]> = [];
+    for (const [ns, byName] of this.pods) for (const [name, rec] of byName) if (rec.gen !== this.gen) stale.push([ns, name]);
+    for (const [ns, name] of stale) this.removePod(ns, name);
   }
 
   reserve(claims: readonly AddressClaim[]): void {
     const expires = this.now() + this.ttl;
     for (const c of claims) {
-      const k = entryKey(c.kind, c.value);
-      const holder: Holder = { pod: podKey(c.pod), network: c.scope.startsWith('network:') ? c.scope.slice(8) : '*', expires };
-      if (c.pod.uid) holder.uid = c.pod.uid;
+      const r: Reservation = { pod: podKey(c.pod), network: c.scope.startsWith('network:') ? c.scope.slice(8) : '*', expires };
+      if (c.pod.uid) r.uid = c.pod.uid;
+      const k = reservationKey(c.kind, c.value);
       const list = this.reservations.get(k);
-      if (list) list.push(holder);
-      else this.reservations.set(k, [holder]);
+      if (list) list.push(r);
+      else this.reservations.set(k, [r]);
     }
   }
 
@@ -107,22 +147,25 @@ export class AddressIndex implements AddressReservations {
    * (Cluster). Live holders first, then unexpired reservations.
    */
   conflicts(kind: AddressKind, value: string, network: string, scope: 'Network' | 'Cluster', self: PodRef): Holder[] {
-    const k = entryKey(kind, value);
     const out: Holder[] = [];
-    const consider = (h: Holder): void => {
-      if (isSelf(h, self)) return;
-      if (scope === 'Cluster' || h.network === network || h.network === '*' || network === '*') out.push(h);
-    };
-    const cur = this.live.get(k);
-    if (Array.isArray(cur)) cur.forEach(consider);
-    else if (cur) consider(cur);
+    const selfKey = self.name ? `${self.namespace}/${self.name}` : undefined;
+    const inScope = (n: string): boolean => scope === 'Cluster' || n === network || n === '*' || network === '*';
+    const cur = (kind === 'mac' ? this.mac : this.guid).get(value);
+    for (const h of cur === undefined ? [] : Array.isArray(cur) ? cur : [cur]) {
+      const pod = `${h.pod.ns}/${h.pod.name}`;
+      if (pod !== selfKey && inScope(h.network)) out.push({ pod, network: h.network });
+    }
+    const k = reservationKey(kind, value);
     const pending = this.reservations.get(k);
     if (pending) {
       const now = this.now();
-      const alive = pending.filter((h) => h.expires! > now);
+      const alive = pending.filter((r) => r.expires > now);
       if (alive.length === 0) this.reservations.delete(k);
       else if (alive.length !== pending.length) this.reservations.set(k, alive);
-      alive.forEach(consider);
+      for (const r of alive) {
+        const same = (!!self.uid && r.uid === self.uid) || (selfKey !== undefined && r.pod === selfKey);
+        if (!same && inScope(r.network)) out.push({ ...r });
+      }
     }
     return out;
   }
@@ -131,7 +174,7 @@ export class AddressIndex implements AddressReservations {
   sweep(): void {
     const now = this.now();
     for (const [k, list] of this.reservations) {
-      const alive = list.filter((h) => h.expires! > now);
+      const alive = list.filter((r) => r.expires > now);
       if (alive.length === 0) this.reservations.delete(k);
       else if (alive.length !== list.length) this.reservations.set(k, alive);
     }
@@ -140,32 +183,22 @@ export class AddressIndex implements AddressReservations {
   stats(): { pods: number; addresses: number; reservations: number } {
     let reservations = 0;
     for (const list of this.reservations.values()) reservations += list.length;
-    return { pods: this.pods.size, addresses: this.live.size, reservations };
+    return { pods: this.podCount, addresses: this.mac.size + this.guid.size, reservations };
+  }
+
+  private intern(s: string): string {
+    const found = this.interned.get(s);
+    if (found !== undefined) return found;
+    this.interned.set(s, s);
+    return s;
   }
 
   private confirm(key: string, uid: string | undefined): void {
     if (this.reservations.size === 0) return;
     for (const [k, list] of this.reservations) {
-      const rest = list.filter((h) => !(h.pod === key || (uid && h.uid === uid)));
+      const rest = list.filter((r) => !(r.pod === key || (uid && r.uid === uid)));
       if (rest.length === 0) this.reservations.delete(k);
       else if (rest.length !== list.length) this.reservations.set(k, rest);
-    }
-  }
-
-  private removePodKey(key: string): void {
-    const held = this.pods.get(key);
-    if (held === undefined) return;
-    this.pods.delete(key);
-    for (const k of Array.isArray(held) ? held : [held]) {
-      const cur = this.live.get(k);
-      if (cur === undefined) continue;
-      if (!Array.isArray(cur)) {
-        if (cur.pod === key) this.live.delete(k);
-        continue;
-      }
-      const rest = cur.filter((h) => h.pod !== key);
-      if (rest.length === 0) this.live.delete(k);
-      else this.live.set(k, rest.length === 1 ? rest[0]! : rest);
     }
   }
 }

@@ -1,31 +1,74 @@
-// Hardware-address facts the rules need, on canonical (lower-case colon) values. MAC prefixes
-// compare on whole bytes; GUIDs compare as 64-bit numbers.
-
-export const bytesOf = (canonical: string): number[] => canonical.split(':').map((h) => parseInt(h, 16));
-export const guidNumber = (canonical: string): bigint => BigInt('0x' + canonical.replaceAll(':', ''));
-
-/** Why a canonical 6-byte MAC is a special value, or undefined. */
-export function specialMac(canonical: string): string | undefined {
-  const b = bytesOf(canonical);
-  if (b.every((x) => x === 0)) return 'the all-zero MAC';
-  if (b.every((x) => x === 0xff)) return 'the broadcast MAC';
-  if ((b[0]! & 1) === 1) return 'a multicast MAC';
-  return undefined;
-}
-
-/** Why a canonical 8-byte GUID is a special value, or undefined. */
-export function specialGuid(canonical: string): string | undefined {
-  const b = bytesOf(canonical);
-  if (b.every((x) => x === 0)) return 'the all-zero GUID';
-  if (b.every((x) => x === 0xff)) return 'the all-FF GUID (the reset value of ib-sriov-cni)';
-  return undefined;
-}
-
-/** The user-chosen port GUID of a canonical 20-byte IPoIB address (its last 8 bytes). */
-export const ipoibPortGuid = (canonical: string): string => canonical.split(':').slice(12).join(':');
+// Hardware-address facts the rules need, computed once per request (not once per policy) from
+// the canonical (lower-case colon) values. MAC prefixes compare on whole bytes; GUIDs compare as
+// 64-bit numbers.
+import { child } from '../field/index.js';
+import { canonicalGuid, canonicalMac } from '../annotation/index.js';
+import type { AddressKind, PolicyInput } from './types.js';
 
 export interface GuidRange {
   from: bigint;
   to: bigint;
   text: string;
+}
+
+export const guidNumber = (canonical: string): bigint => BigInt('0x' + canonical.replaceAll(':', ''));
+
+/** One requested address with what the rules ask of it. */
+export interface AddressFact {
+  kind: AddressKind;
+  value: string;
+  /** `ns/name` of the network it is requested on. */
+  network: string;
+  path: string;
+  /** A 6-byte Ethernet MAC (checked against prefixes) rather than a GUID or a 20-byte IPoIB address. */
+  ethernet: boolean;
+  /** The GUID the ranges apply to: the GUID itself, or the port GUID of an IPoIB address. */
+  guid?: string;
+  guidValue?: bigint;
+  /** Why the value is special (multicast, all-zero...), if it is. */
+  special?: string;
+  /** How messages name it: `MAC 02:...`, `GUID 00:...`, `IPoIB port GUID 00:...`. */
+  label: string;
+}
+
+const allBytes = (hex: string, byte: string): boolean => {
+  for (let i = 0; i < hex.length; i += 3) if (hex[i] !== byte[0] || hex[i + 1] !== byte[1]) return false;
+  return true;
+};
+
+function macSpecial(mac: string): string | undefined {
+  if (allBytes(mac, '00')) return 'the all-zero MAC';
+  if (allBytes(mac, 'ff')) return 'the broadcast MAC';
+  if ((parseInt(mac.slice(0, 2), 16) & 1) === 1) return 'a multicast MAC';
+  return undefined;
+}
+
+function guidSpecial(guid: string): string | undefined {
+  if (allBytes(guid, '00')) return 'the all-zero GUID';
+  if (allBytes(guid, 'ff')) return 'the all-FF GUID (the reset value of ib-sriov-cni)';
+  return undefined;
+}
+
+export function addressFacts(input: PolicyInput): AddressFact[] {
+  const out: AddressFact[] = [];
+  for (const n of input.networks) {
+    const network = `${n.selection.namespace}/${n.selection.name}`;
+    const mac = typeof n.selection.mac === 'string' ? canonicalMac(n.selection.mac) : undefined;
+    if (mac) {
+      const path = child(n.path, 'mac');
+      if (mac.length === 17) {
+        out.push({ kind: 'mac', value: mac, network, path, ethernet: true, special: macSpecial(mac), label: `MAC ${mac}` });
+      } else {
+        const guid = mac.slice(36); // bytes 12-19 of a 20-byte IPoIB address: the port GUID
+        out.push({ kind: 'mac', value: mac, network, path, ethernet: false, guid, guidValue: guidNumber(guid), special: guidSpecial(guid), label: `IPoIB port GUID ${guid}` });
+      }
+    }
+    const g = n.selection['infiniband-guid'];
+    const guid = typeof g === 'string' ? canonicalGuid(g) : undefined;
+    if (guid) {
+      const path = child(n.path, 'infiniband-guid');
+      out.push({ kind: 'infiniband-guid', value: guid, network, path, ethernet: false, guid, guidValue: guidNumber(guid), special: guidSpecial(guid), label: `GUID ${guid}` });
+    }
+  }
+  return out;
 }

@@ -7,9 +7,10 @@
 // that rule; with none, it stays Enforce.
 import type { Action, Finding, PolicyEvaluator, PolicyInput, PolicyResult, AddressClaim } from './types.js';
 import type { CompiledPolicy } from './compile.js';
-import { EXEMPT_LABEL } from './document.js';
-import type { AddressIndex } from './address-index.js';
+import { EXEMPT_LABEL, type UniquenessScope } from './document.js';
+import type { AddressIndex, Holder } from './address-index.js';
 import * as rules from './rules.js';
+import { addressFacts, type AddressFact } from './addresses.js';
 
 export interface PolicySet {
   /** Sorted by name: evaluation and findings are in a stable order. */
@@ -85,9 +86,19 @@ export function evaluatePolicies(set: PolicySet, input: PolicyInput, index?: Add
   }
 
   const builtin = input.builtin.map((f) => regrade(f, applying));
+  let facts: AddressFact[] | undefined;
+  const addresses = (): AddressFact[] => (facts ??= addressFacts(input));
+  const lookups = new Map<string, readonly Holder[]>();
+  const self = { namespace: input.namespace, ...input.pod };
+  const holders = (a: AddressFact, scope: UniquenessScope): readonly Holder[] => {
+    const key = `${scope}${a.path}`;
+    let found = lookups.get(key);
+    if (!found) lookups.set(key, (found = index?.conflicts(a.kind, a.value, a.network, scope, self) ?? []));
+    return found;
+  };
   for (const p of applying) {
     const r = p.rules;
-    const ctx: rules.RuleContext = { policy: p.name, input, index };
+    const ctx: rules.RuleContext = { policy: p.name, input, addresses, holders };
     if (r.allowedNetworks) findings.push(...rules.allowedNetworks(r.allowedNetworks, ctx));
     if (r.maxAttachments) findings.push(...rules.maxAttachments(r.maxAttachments, ctx));
     if (r.requestedFields) findings.push(...rules.requestedFields(r.requestedFields, ctx));
@@ -95,7 +106,7 @@ export function evaluatePolicies(set: PolicySet, input: PolicyInput, index?: Add
     if (r.uniqueAddresses) findings.push(...rules.uniqueAddresses(r.uniqueAddresses, ctx));
     if (r.interfaceNames) findings.push(...rules.interfaceNames(r.interfaceNames, ctx));
   }
-  return { findings: [...builtin, ...findings], claims: claimsOf(input) };
+  return { findings: [...builtin, ...findings], claims: claimsOf(input, addresses) };
 }
 
 function regrade(f: Finding, applying: readonly CompiledPolicy[]): Finding {
@@ -115,11 +126,11 @@ function regrade(f: Finding, applying: readonly CompiledPolicy[]): Finding {
 }
 
 /** What a pod will hold once admitted: every requested address, on the network it uses it on. */
-function claimsOf(input: PolicyInput): AddressClaim[] {
+function claimsOf(input: PolicyInput, addresses: () => AddressFact[]): AddressClaim[] {
   if (input.template || input.operation !== 'CREATE') return [];
   const pod: AddressClaim['pod'] = { namespace: input.namespace };
   if (input.pod.name) pod.name = input.pod.name;
   if (input.pod.generateName) pod.generateName = input.pod.generateName;
   if (input.pod.uid) pod.uid = input.pod.uid;
-  return rules.requestedAddresses(input).map((a) => ({ kind: a.kind, value: a.value, scope: `network:${a.network}`, pod }));
+  return addresses().map((a) => ({ kind: a.kind, value: a.value, scope: `network:${a.network}`, pod }));
 }

@@ -2,17 +2,19 @@
 // the address index. Every message names the policy and the rule.
 import type { FieldError } from '../field/index.js';
 import { child } from '../field/index.js';
-import { canonicalGuid, canonicalMac } from '../annotation/index.js';
-import type { Action, AddressKind, Finding, PolicyInput } from './types.js';
+import type { Action, Finding, PolicyInput } from './types.js';
 import type { CompiledRules } from './compile.js';
-import type { RuleName } from './document.js';
-import type { AddressIndex, Holder } from './address-index.js';
-import { bytesOf, guidNumber, ipoibPortGuid, specialGuid, specialMac } from './addresses.js';
+import type { RuleName, UniquenessScope } from './document.js';
+import type { Holder } from './address-index.js';
+import type { AddressFact } from './addresses.js';
 
 export interface RuleContext {
   policy: string;
   input: PolicyInput;
-  index?: AddressIndex;
+  /** The request's addresses, analysed once for all policies. */
+  addresses: () => readonly AddressFact[];
+  /** Index lookups, memoized per request (many policies ask the same question). */
+  holders: (a: AddressFact, scope: UniquenessScope) => readonly Holder[];
 }
 
 const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
@@ -68,52 +70,15 @@ export function requestedFields(r: NonNullable<CompiledRules['requestedFields']>
 
 export function hardwareAddresses(r: NonNullable<CompiledRules['hardwareAddresses']>, ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
-  const inRanges = (guid: string): boolean => {
-    const v = guidNumber(guid);
-    return r.guidRanges.some((g) => v >= g.from && v <= g.to);
-  };
-  const ranges = (): string => r.guidRanges.map((g) => g.text).join(', ');
-  const push = (path: string, text: string): void => void out.push(finding(ctx, 'hardwareAddresses', r.action, path, text));
-  for (const n of ctx.input.networks) {
-    const sel = n.selection;
-    const mac = typeof sel.mac === 'string' ? canonicalMac(sel.mac) : undefined;
-    if (mac !== undefined) {
-      const path = child(n.path, 'mac');
-      if (bytesOf(mac).length === 6) {
-        const special = r.forbidSpecialValues ? specialMac(mac) : undefined;
-        if (special) push(path, `MAC ${mac} is ${special}`);
-        else if (r.macPrefixes.length && !r.macPrefixes.some((p) => mac.startsWith(p))) {
-          push(path, `MAC ${mac} does not start with an allowed prefix (${r.macPrefixes.join(', ')})`);
-        }
-      } else {
-        const guid = ipoibPortGuid(mac);
-        const special = r.forbidSpecialValues ? specialGuid(guid) : undefined;
-        if (special) push(path, `IPoIB port GUID ${guid} is ${special}`);
-        else if (r.guidRanges.length && !inRanges(guid)) push(path, `IPoIB port GUID ${guid} is outside the allowed ranges ${ranges()}`);
-      }
+  for (const a of ctx.addresses()) {
+    let text: string | undefined;
+    if (r.forbidSpecialValues && a.special) text = `${a.label} is ${a.special}`;
+    else if (a.ethernet && r.macPrefixes.length && !r.macPrefixes.some((p) => a.value.startsWith(p))) {
+      text = `${a.label} does not start with an allowed prefix (${r.macPrefixes.join(', ')})`;
+    } else if (a.guidValue !== undefined && r.guidRanges.length && !r.guidRanges.some((g) => a.guidValue! >= g.from && a.guidValue! <= g.to)) {
+      text = `${a.label} is outside the allowed ranges ${r.guidRanges.map((g) => g.text).join(', ')}`;
     }
-    const guidText = sel['infiniband-guid'];
-    const guid = typeof guidText === 'string' ? canonicalGuid(guidText) : undefined;
-    if (guid !== undefined) {
-      const path = child(n.path, 'infiniband-guid');
-      const special = r.forbidSpecialValues ? specialGuid(guid) : undefined;
-      if (special) push(path, `GUID ${guid} is ${special}`);
-      else if (r.guidRanges.length && !inRanges(guid)) push(path, `GUID ${guid} is outside the allowed ranges ${ranges()}`);
-    }
-  }
-  return out;
-}
-
-/** The addresses of a pod's selections in canonical form, with the network each is used on. */
-export function requestedAddresses(input: PolicyInput): Array<{ kind: AddressKind; value: string; network: string; path: string }> {
-  const out: Array<{ kind: AddressKind; value: string; network: string; path: string }> = [];
-  for (const n of input.networks) {
-    const network = `${n.selection.namespace}/${n.selection.name}`;
-    const mac = typeof n.selection.mac === 'string' ? canonicalMac(n.selection.mac) : undefined;
-    if (mac) out.push({ kind: 'mac', value: mac, network, path: child(n.path, 'mac') });
-    const g = n.selection['infiniband-guid'];
-    const guid = typeof g === 'string' ? canonicalGuid(g) : undefined;
-    if (guid) out.push({ kind: 'infiniband-guid', value: guid, network, path: child(n.path, 'infiniband-guid') });
+    if (text) out.push(finding(ctx, 'hardwareAddresses', r.action, a.path, text));
   }
   return out;
 }
@@ -130,21 +95,19 @@ export function uniqueAddresses(r: NonNullable<CompiledRules['uniqueAddresses']>
   const { input } = ctx;
   if (input.template || input.operation !== 'CREATE') return [];
   const out: Finding[] = [];
-  const self = { namespace: input.namespace, ...input.pod };
-  const seen: Array<{ kind: AddressKind; value: string; network: string; path: string }> = [];
-  for (const a of requestedAddresses(input)) {
+  const seen: AddressFact[] = [];
+  for (const a of ctx.addresses()) {
     const scope = r[a.kind];
     if (!scope) continue;
-    const label = a.kind === 'mac' ? 'MAC' : 'GUID';
     const twin = seen.find((s) => s.kind === a.kind && s.value === a.value && (scope === 'Cluster' || s.network === a.network));
     seen.push(a);
     if (twin) {
-      out.push(finding(ctx, 'uniqueAddresses', r.action, a.path, `${label} ${a.value} is also requested at ${twin.path} (scope ${scope})`));
+      out.push(finding(ctx, 'uniqueAddresses', r.action, a.path, `${a.label} is also requested at ${twin.path} (scope ${scope})`));
       continue;
     }
-    const holders = ctx.index?.conflicts(a.kind, a.value, a.network, scope, self) ?? [];
+    const holders = ctx.holders(a, scope);
     if (holders.length) {
-      out.push(finding(ctx, 'uniqueAddresses', r.action, a.path, `${label} ${a.value} is already used by ${describeHolder(holders[0]!, input.namespace)} (scope ${scope})`));
+      out.push(finding(ctx, 'uniqueAddresses', r.action, a.path, `${a.label} is already used by ${describeHolder(holders[0]!, input.namespace)} (scope ${scope})`));
     }
   }
   return out;

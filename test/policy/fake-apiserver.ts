@@ -90,7 +90,7 @@ export class FakeApiServer {
   }
 }
 
-export async function until(cond: () => boolean, what: string, ms = 3000): Promise<void> {
+export async function until(cond: () => boolean, what: string, ms = 15000): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
