@@ -33,8 +33,8 @@ export function renderText(report: CheckReport, options: TextOptions = {}): stri
 
 function linesOf(r: ObjectResult, options: TextOptions): string[] {
   const lines: string[] = [];
-  // A missing kind is always worth saying; a namespace the webhooks ignore only when asked.
-  if (r.skipped !== undefined && (options.verbose || !r.kind)) lines.push(`  skipped: ${r.skipped}`);
+  // Something that is not an object is always worth saying; a namespace the webhooks ignore only when asked.
+  if (r.skipped !== undefined && (options.verbose || !r.kind || !r.apiVersion)) lines.push(`  skipped: ${r.skipped}`);
   for (const e of r.errors) lines.push(`  error: ${renderError(e)}`);
   for (const w of r.warnings) lines.push(`  warning: ${w}`);
   if (options.verbose) for (const a of r.audits) lines.push(`  audit: ${renderError(a)}${a.policy ? ` (policy ${a.policy}, rule ${a.rule})` : ''}`);
