@@ -54,3 +54,9 @@ t.test('every example is valid for ajv and for the CRD schema', async (t) => {
     t.ok(crdValidate(parse(text)), `${f} against the CRD schema`);
   }
 });
+
+t.test('the field reference in docs/policy.md is the one generated from the schema', async (t) => {
+  const { withReference } = await import('../../src/policy/reference.js');
+  const doc = readFileSync(join(root, 'docs/policy.md'), 'utf8');
+  t.equal(doc, withReference(doc), 'regenerate: npx tsx src/policy/reference.ts docs/policy.md');
+});
