@@ -95,6 +95,16 @@ async function startServer(dir: string): Promise<Server> {
   return { child, url, ca: readFileSync(join(dir, 'tls', 'ca.crt'), 'utf8'), stop: async () => (child.kill('SIGTERM'), exited) };
 }
 
+/** CPU seconds (user + system) the server process has used: load-independent cost per request. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return NaN;
+  }
+}
+
 function post(agent: https.Agent, url: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((res, rej) => {
     const req = https.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (r) => {
@@ -167,18 +177,22 @@ export async function run(log: (line: string) => void = () => {}): Promise<Bench
       if (check.status !== 200 || !response?.allowed || !response.patch) throw new Error(`bench review not admitted with a patch: ${check.status} ${JSON.stringify(response?.status)}`);
       const size = `${(body.length / 1024).toFixed(1)} KiB body`;
       await paced(agent, url, body, rate, 2); // warm-up
+      const cpu0 = cpuSeconds(server.child.pid);
       const p = await paced(agent, url, body, rate, 10);
-      log(`${label}: ${p.sent} requests at ${rate}/s (achieved ${p.achieved.toFixed(0)}/s), ${p.failed} failed, p50 ${(p.p50Us / 1000).toFixed(2)} ms, p99 ${(p.p99Us / 1000).toFixed(2)} ms`);
+      const cpuUs = ((cpuSeconds(server.child.pid) - cpu0) / p.sent) * 1e6;
+      log(`${label}: ${p.sent} requests at ${rate}/s (achieved ${p.achieved.toFixed(0)}/s), ${p.failed} failed, p50 ${(p.p50Us / 1000).toFixed(2)} ms, p99 ${(p.p99Us / 1000).toFixed(2)} ms, server CPU ${cpuUs.toFixed(0)} µs/request`);
       results.push({
         name: `HTTPS /mutate at ${rate}/s: ${label}`,
         p50Us: p.p50Us,
         p99Us: p.p99Us,
         target: rate === 1000 ? 'p99 < 2 ms' : undefined,
         met: rate === 1000 ? p.p99Us < 2000 && p.failed === 0 : undefined,
-        notes: `${size}; ${p.failed} failed`,
+        notes: `${size}; ${p.failed} failed; server CPU ${cpuUs.toFixed(0)} µs/req`,
       });
+      const cpu1 = cpuSeconds(server.child.pid);
       const s = await saturate(url, body, 8);
       const ok = s['2xx'];
+      const satCpuUs = ((cpuSeconds(server.child.pid) - cpu1) / Math.max(1, ok)) * 1e6;
       const rps = ok / s.duration;
       log(`${label}: saturation ${rps.toFixed(0)} req/s (32 connections), non-2xx ${s.non2xx}, errors ${s.errors}, timeouts ${s.timeouts}, p50 ${s.latency.p50} ms, p99 ${s.latency.p99} ms`);
       results.push({
@@ -186,7 +200,7 @@ export async function run(log: (line: string) => void = () => {}): Promise<Bench
         opsPerSec: rps,
         target: minRps > 0 ? `≥ ${minRps.toLocaleString('en')}/s` : undefined,
         met: minRps > 0 ? rps >= minRps && s.non2xx === 0 && s.errors === 0 : undefined,
-        notes: `${size}; 32 conns; p99 ${s.latency.p99} ms; errors ${s.errors + s.non2xx}`,
+        notes: `${size}; 32 conns; p99 ${s.latency.p99} ms; errors ${s.errors + s.non2xx}; server CPU ${satCpuUs.toFixed(0)} µs/req`,
       });
     }
     agent.destroy();

@@ -18,7 +18,7 @@ t.test('the serving certificate names the Service the way the apiserver dials it
 });
 
 t.test('serials are positive, 16 bytes, minimally encoded (Go rejects padded ones)', async (t) => {
-  for (let i = 0; i < 20; i++) {
+  for (let i = 0; i < 8; i++) {
     const serial = new X509Certificate(generateCertificates({ service: 's', namespace: 'n', ca: { cert: set.caCert, key: set.caKey } }).cert).serialNumber;
     t.equal(serial.length, 32, serial);
     t.ok(parseInt(serial.slice(0, 2), 16) >= 0x40 && parseInt(serial.slice(0, 2), 16) < 0x80, serial);
