@@ -125,9 +125,9 @@ function regrade(f: Finding, applying: readonly CompiledPolicy[]): Finding {
   };
 }
 
-/** What a pod will hold once admitted: every requested address, on the network it uses it on. */
+/** What a pod will hold once admitted: every requested address, on the network it uses it on (none before it has an identity). */
 function claimsOf(input: PolicyInput, addresses: () => AddressFact[]): AddressClaim[] {
-  if (input.template || input.operation !== 'CREATE') return [];
+  if (!rules.judgesUniqueness(input)) return [];
   const pod: AddressClaim['pod'] = { namespace: input.namespace };
   if (input.pod.name) pod.name = input.pod.name;
   if (input.pod.generateName) pod.generateName = input.pod.generateName;

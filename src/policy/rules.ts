@@ -83,6 +83,15 @@ export function hardwareAddresses(r: NonNullable<CompiledRules['hardwareAddresse
   return out;
 }
 
+/**
+ * Uniqueness is judged on Pod CREATE once the pod has an identity: a pod created with
+ * generateName has no name (nor uid) when the mutating webhook sees it, and could not be told
+ * apart from its own reservation on a reinvocation or at the validating webhook, which sees the
+ * name and judges it.
+ */
+export const judgesUniqueness = (input: PolicyInput): boolean =>
+  !input.template && input.operation === 'CREATE' && !!(input.pod.name || input.pod.uid);
+
 function describeHolder(h: Holder, namespace: string): string {
   const pending = h.expires !== undefined ? 'being created' : 'running';
   const ns = h.pod.slice(0, h.pod.indexOf('/'));
@@ -93,7 +102,7 @@ function describeHolder(h: Holder, namespace: string): string {
 
 export function uniqueAddresses(r: NonNullable<CompiledRules['uniqueAddresses']>, ctx: RuleContext): Finding[] {
   const { input } = ctx;
-  if (input.template || input.operation !== 'CREATE') return [];
+  if (!judgesUniqueness(input)) return [];
   const out: Finding[] = [];
   const seen: AddressFact[] = [];
   for (const a of ctx.addresses()) {

@@ -82,3 +82,27 @@ t.test('race: 50 concurrent admissions of one GUID through one replica, exactly 
     else t.equal(winners, 1, 'synchronous evaluate + reserve');
   }
 });
+
+t.test('mutate then validate of one pod: never a conflict with itself', async (t) => {
+  const set = policySet(policies(policyYaml('u', 'rules:\n  uniqueAddresses: {mac: Network}')));
+  const index = new AddressIndex();
+  const engine = new PolicyEngine({ policies: set, index });
+  const ann = '[{"name":"a","mac":"02:00:00:00:00:01"}]';
+  const admit = (pod: { name?: string; generateName?: string; uid?: string }): boolean => {
+    const r = engine.evaluate(input(ann, { pod }));
+    const ok = !r.findings.some((f) => f.action === 'Enforce');
+    if (ok) index.reserve(r.claims);
+    return ok;
+  };
+  // generateName: the mutating call has no identity, claims nothing; the validating call judges.
+  t.ok(admit({ generateName: 'web-' }), 'mutate');
+  t.ok(admit({ generateName: 'web-' }), 'mutate reinvoked');
+  t.equal(index.stats().reservations, 0);
+  t.ok(admit({ generateName: 'web-', name: 'web-x1', uid: 'u1' }), 'validate');
+  t.notOk(admit({ generateName: 'web-', name: 'web-x2', uid: 'u2' }), 'a second replica with the same MAC is denied');
+  // A named pod: mutate reserves by name, validate (now with a uid) is the same pod.
+  const ann2 = '[{"name":"a","mac":"02:00:00:00:00:02"}]';
+  const r1 = engine.evaluate(input(ann2, { pod: { name: 'db-0' } }));
+  index.reserve(r1.claims);
+  t.same(engine.evaluate(input(ann2, { pod: { name: 'db-0', uid: 'u9' } })).findings, []);
+});
