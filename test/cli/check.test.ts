@@ -1,0 +1,259 @@
+import t from 'tap';
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
+import { run } from '../../src/cli/check.js';
+import type { CliIO } from '../../src/cli/io.js';
+import { FakeApiServer } from '../policy/fake-apiserver.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const FIXTURES = join(ROOT, 'test/fixtures/check');
+const STREAM = join(FIXTURES, 'stream.yaml');
+const POLICIES = join(ROOT, 'examples/policies');
+const NETS = 'k8s.v1.cni.cncf.io/networks';
+
+interface Captured extends CliIO {
+  out: () => string;
+  err: () => string;
+}
+
+function io(stdin = '', env: NodeJS.ProcessEnv = {}): Captured {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    stdout: (s) => out.push(s),
+    stderr: (s) => err.push(s),
+    stdin: Readable.from(stdin ? [stdin] : []),
+    env,
+    cwd: ROOT,
+    out: () => out.join(''),
+    err: () => err.join(''),
+  };
+}
+
+async function check(args: string[], stdin = '', env: NodeJS.ProcessEnv = {}) {
+  const cli = io(stdin, env);
+  const code = await run(args, cli);
+  return { code, out: cli.out(), err: cli.err() };
+}
+
+t.test('a kustomize-build-like stream: the denied objects, with file, line, object and field path', async (t) => {
+  const r = await check([STREAM]);
+  t.equal(r.code, 1, r.err);
+  t.equal(r.err, '');
+  t.equal(
+    r.out,
+    [
+      `${STREAM}:36: Deployment/prod/du`,
+      `  error: spec.template.metadata.annotations[${NETS}][0].mac: Invalid value: "02:00:00:00:00:zz": must be a 6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms`,
+      `${STREAM}:55: CronJob/prod/pm-export`,
+      `  error: spec.jobTemplate.spec.template.metadata.annotations[${NETS}][0]: Not found: "prod/oam-net": no such NetworkAttachmentDefinition`,
+      '8 objects checked, 2 denied, 2 errors, 0 warnings',
+      '',
+    ].join('\n'),
+  );
+});
+
+t.test('stdin: `kustomize build | netattach check -` gives the same verdicts', async (t) => {
+  const r = await check(['-o', 'json', '-'], readFileSync(STREAM, 'utf8'));
+  t.equal(r.code, 1);
+  const doc = JSON.parse(r.out);
+  t.equal(doc.version, 1);
+  t.same(
+    doc.results.filter((x: { allowed: boolean }) => !x.allowed).map((x: { file: string; kind: string; name: string; line: number }) => [x.file, x.kind, x.name, x.line]),
+    [
+      ['<stdin>', 'Deployment', 'du', 36],
+      ['<stdin>', 'CronJob', 'pm-export', 55],
+    ],
+  );
+  t.same(doc.summary, { objects: 8, denied: 2, errors: 2, warnings: 0, skipped: 0, readErrors: 0 });
+});
+
+t.test('--nads: NADs of the cluster as files; --mutate shows resources and nodeSelector', async (t) => {
+  const r = await check(['--nads', join(FIXTURES, 'nads'), '--mutate', '-o', 'json', STREAM]);
+  t.equal(r.code, 1, 'the Deployment is still denied');
+  const doc = JSON.parse(r.out);
+  const byName = (n: string) => doc.results.find((x: { name: string }) => x.name === n);
+  t.equal(byName('pm-export').allowed, true, 'oam-net now exists');
+  t.same(byName('ru-probe').mutation.resources, { probe: { requests: { 'intel.com/sriov_netdevice': '1' }, limits: { 'intel.com/sriov_netdevice': '1' } } });
+  t.same(byName('ru-probe').mutation.patch, [
+    { op: 'add', path: '/spec/containers/0/resources', value: { requests: { 'intel.com/sriov_netdevice': '1' }, limits: { 'intel.com/sriov_netdevice': '1' } } },
+  ]);
+  const text = await check(['--nads', join(FIXTURES, 'nads'), '--mutate', STREAM]);
+  t.match(text.out, `${STREAM}:74: Pod/prod/ru-probe\n  mutate: container probe: requests intel.com/sriov_netdevice=1; limits intel.com/sriov_netdevice=1\n  patch: [`);
+});
+
+t.test('an unparseable file among good ones: a clear error, exit 2, the other files still checked', async (t) => {
+  const r = await check([join(FIXTURES, 'mixed')]);
+  t.equal(r.code, 2);
+  t.equal(r.err, `${join(FIXTURES, 'mixed/b-broken.yaml')}:7:1: error: Flow sequence in block collection must be sufficiently indented and end with a ]\n`);
+  t.match(r.out, `${join(FIXTURES, 'mixed/a-nads.yaml')}:12: NetworkAttachmentDefinition/hpc/typo\n  error: spec.config: Invalid value:`);
+  t.match(r.out, `${join(FIXTURES, 'mixed/c-list.json')}:15: Pod/hpc/solver-1\n  error: metadata.annotations[${NETS}][0].infiniband-guid: Invalid value: "not-a-guid"`);
+  t.notMatch(r.out, /solver-0|checkpoint|hidden|notes/, 'clean objects quiet; dot files and other extensions not read');
+  t.match(r.out, /5 objects checked, 2 denied, 2 errors, 0 warnings, 1 unreadable input \(results incomplete\)\n$/);
+  const json = JSON.parse((await check(['-o', 'json', join(FIXTURES, 'mixed')])).out);
+  t.same(json.readErrors, [{ file: join(FIXTURES, 'mixed/b-broken.yaml'), line: 7, column: 1, message: 'Flow sequence in block collection must be sufficiently indented and end with a ]' }]);
+  t.same(json.results.map((x: { name: string }) => x.name), ['ib-storage', 'typo', 'solver-0', 'solver-1', 'checkpoint']);
+});
+
+t.test('a missing file: exit 2, named; the rest checked', async (t) => {
+  const r = await check([join(FIXTURES, 'nope.yaml'), STREAM]);
+  t.equal(r.code, 2);
+  t.equal(r.err, `${join(FIXTURES, 'nope.yaml')}: error: cannot read: no such file or directory\n`);
+  t.match(r.out, /8 objects checked, 2 denied/);
+});
+
+t.test('--policy with the example policies', async (t) => {
+  const dir = t.testdir();
+  const manifests = join(dir, 'm.yaml');
+  writeFileSync(
+    manifests,
+    `apiVersion: v1
+kind: Namespace
+metadata: {name: apps, labels: {gitops.example.com/managed: "true"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: early, namespace: apps, annotations: {${NETS}: not-yet}}
+spec: {containers: [{name: c, image: busybox}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: early, namespace: other, annotations: {${NETS}: not-yet}}
+spec: {containers: [{name: c, image: busybox}]}
+`,
+  );
+  const gitops = await check(['--policy', join(POLICIES, 'gitops-missing-nads.yaml'), manifests]);
+  t.equal(gitops.code, 1, 'the pod outside the GitOps namespace is still denied');
+  t.match(gitops.out, `${manifests}:5: Pod/apps/early\n  warning: metadata.annotations[${NETS}][0]: Not found: "apps/not-yet": no such NetworkAttachmentDefinition (Warn by policy "gitops-late-nads" (networkExists))\n`);
+  t.match(gitops.out, `${manifests}:10: Pod/other/early\n  error:`);
+
+  const crossing = join(dir, 'crossing.yaml');
+  writeFileSync(
+    crossing,
+    `apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: prod, annotations: {${NETS}: "lab/net, default/shared"}}\nspec: {containers: [{name: c, image: i}]}\n`,
+  );
+  const nads = ['lab/net', 'default/shared'].map((ref) => {
+    const [namespace, name] = ref.split('/');
+    return `---\napiVersion: k8s.cni.cncf.io/v1\nkind: NetworkAttachmentDefinition\nmetadata: {name: ${name}, namespace: ${namespace}}\nspec: {config: ""}\n`;
+  });
+  writeFileSync(join(dir, 'nads.yaml'), nads.join(''));
+  const isolation = await check(['--policy', join(POLICIES, 'multus-isolation.yaml'), '-o', 'json', crossing, join(dir, 'nads.yaml')]);
+  t.equal(isolation.code, 1);
+  const denied = JSON.parse(isolation.out).results[0];
+  t.same(
+    denied.errors.map((e: { path: string; rule: string; policy: string }) => [e.path, e.rule, e.policy]),
+    [[`metadata.annotations[${NETS}][0]`, 'allowedNetworks', 'namespace-isolation']],
+    'only the NAD of another, non-global namespace',
+  );
+  const macs = join(dir, 'macs.yaml');
+  writeFileSync(
+    macs,
+    readFileSync(STREAM, 'utf8').replace('"mac": "02:00:00:00:00:zz"', '"mac": "02:00:00:00:00:01"').replace('oam-net', 'macvlan-mgmt'),
+  );
+  const user = await check(['--policy', join(POLICIES, 'no-user-macs.yaml'), '--user', 'dev', macs]);
+  t.equal(user.code, 1);
+  t.match(user.out, /Deployment\/prod\/du\n  error: spec\.template\.metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/networks\]\[0\]\.mac: Forbidden/);
+  const admin = await check(['--policy', join(POLICIES, 'no-user-macs.yaml'), '--user', 'ops', '--group', 'network-admins', macs]);
+  t.equal(admin.code, 0, admin.out);
+  t.equal(admin.out, '8 objects checked, 0 denied, 0 errors, 0 warnings\n');
+});
+
+t.test('an invalid policy file stops with its errors, exit 2', async (t) => {
+  const dir = t.testdir({ 'bad.yaml': 'apiVersion: netattach.io/v1alpha1\nkind: NetworkAttachmentPolicy\nmetadata: {name: bad}\nspec: {rules: {allowedNetworks: {action: Sometimes}}}\n' });
+  const r = await check(['--policy', join(dir, 'bad.yaml'), STREAM]);
+  t.equal(r.code, 2);
+  t.equal(r.out, '');
+  t.match(r.err, /^netattach check: policy "bad" \(.*bad\.yaml#0\) is invalid: .*action/);
+  const missing = await check(['--policy', join(dir, 'none.yaml'), STREAM]);
+  t.equal(missing.code, 2);
+  t.match(missing.err, /cannot read policy file .*none\.yaml: ENOENT/);
+});
+
+t.test('usage errors: exit 2 with a reason', async (t) => {
+  const cases: Array<[string[], RegExp]> = [
+    [[], /no PATH given/],
+    [['-o', 'yaml', STREAM], /--output must be text or json/],
+    [['--nads', FIXTURES, '--cluster', STREAM], /mutually exclusive/],
+    [['-', '-'], /only once/],
+    [['--bogus', STREAM], /Unknown option '--bogus'/],
+    [['--namespace', '', STREAM], /--namespace must not be empty/],
+    [['--cluster', '--timeout', 'soon', STREAM], /--timeout must be a positive number/],
+  ];
+  for (const [args, message] of cases) {
+    const r = await check(args);
+    t.equal(r.code, 2, args.join(' '));
+    t.match(r.err, message, args.join(' '));
+    t.equal(r.out, '');
+  }
+  const help = await check(['--help']);
+  t.equal(help.code, 0);
+  t.match(help.out, /^Usage: netattach check/);
+});
+
+t.test('--nads with an unreadable file: exit 2 before checking', async (t) => {
+  const dir = t.testdir({ 'nads.yaml': 'kind: [\n' });
+  const r = await check(['--nads', dir, STREAM]);
+  t.equal(r.code, 2);
+  t.match(r.err, /nads\.yaml:2:1: error: --nads: /);
+  t.equal(r.out, '');
+});
+
+t.test('--cluster: NADs and namespace labels from the API server, read once', async (t) => {
+  const api = new FakeApiServer();
+  const kc = await api.start();
+  t.teardown(() => api.stop());
+  api.setList('/apis/k8s.cni.cncf.io/v1/network-attachment-definitions', [
+    { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name: 'oam-net', namespace: 'prod', resourceVersion: '5' }, spec: { config: '' } },
+  ], '10');
+  api.setList('/api/v1/namespaces', [{ metadata: { name: 'prod', labels: { 'gitops.example.com/managed': 'true' } } }], '11');
+  const dir = t.testdir();
+  const kubeconfig = join(dir, 'config');
+  writeFileSync(kubeconfig, kc.exportConfig());
+  const r = await check(['--cluster', '--timeout', '5', '-o', 'json', STREAM], '', { KUBECONFIG: kubeconfig });
+  t.equal(r.err, '');
+  const doc = JSON.parse(r.out);
+  t.equal(doc.results.find((x: { name: string }) => x.name === 'pm-export').allowed, true, 'oam-net found in the cluster');
+  t.ok(api.requests.every((q) => q.method === 'GET'), 'read-only');
+  t.equal(r.code, 1, 'the Deployment with a bad MAC is still denied');
+
+  // Namespace labels from the cluster select the GitOps policy; the Namespace object in the stream wins, so strip it.
+  const noNamespace = join(dir, 'm.yaml');
+  writeFileSync(noNamespace, `apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: prod, annotations: {${NETS}: late}}\nspec: {containers: [{name: c, image: i}]}\n`);
+  const gitops = await check(['--cluster', '--policy', join(POLICIES, 'gitops-missing-nads.yaml'), noNamespace], '', { KUBECONFIG: kubeconfig });
+  t.equal(gitops.code, 0, gitops.out + gitops.err);
+  t.match(gitops.out, /warning: .*Not found: "prod\/late".*gitops-late-nads/);
+});
+
+t.test('--cluster: no kubeconfig, or an unreachable server, is exit 2 with a clear error', async (t) => {
+  const none = await check(['--cluster', STREAM], '', { HOME: t.testdir(), KUBECONFIG: '' });
+  t.equal(none.code, 2);
+  t.match(none.err, /--cluster: no kubeconfig found/);
+
+  const api = new FakeApiServer();
+  const kc = await api.start();
+  await api.stop(); // the port is now closed
+  const dir = t.testdir();
+  writeFileSync(join(dir, 'config'), kc.exportConfig());
+  const started = Date.now();
+  const down = await check(['--cluster', '--timeout', '1', STREAM], '', { KUBECONFIG: join(dir, 'config') });
+  t.equal(down.code, 2);
+  t.match(down.err, /^netattach check: --cluster: cannot list NetworkAttachmentDefinitions from http:\/\/127\.0\.0\.1:\d+ within 1s: .*ECONNREFUSED/);
+  t.ok(Date.now() - started < 5000, 'gives up after the timeout');
+  t.equal(down.out, '');
+});
+
+t.test('the real binary, as a subprocess: stdin, exit code and output', async (t) => {
+  const child = execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'check', '-'], { cwd: ROOT });
+  child.stdin!.end(readFileSync(STREAM));
+  let out = '';
+  child.stdout!.on('data', (chunk: string) => (out += chunk));
+  const code = await new Promise<number | null>((done) => child.on('close', done));
+  t.equal(code, 1);
+  t.match(out, /^<stdin>:36: Deployment\/prod\/du\n  error: spec\.template\.metadata\.annotations/);
+  t.match(out, /8 objects checked, 2 denied, 2 errors, 0 warnings\n$/);
+  const usage = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'check'], { cwd: ROOT }).catch((e: { code: number; stderr: string }) => e);
+  t.equal((usage as { code: number }).code, 2);
+});
