@@ -101,6 +101,7 @@ export class ListWatch {
         this.o.path,
         { limit: String(this.o.pageSize ?? 500), continue: cont, fieldSelector: this.o.fieldSelector },
         this.o.listAccept,
+        this.abort.signal,
       )) as { metadata?: { resourceVersion?: string; continue?: string }; items?: KubeObject[] };
       for (const item of page.items ?? []) this.o.handler.upsert(item);
       rv ||= page.metadata?.resourceVersion ?? '';

@@ -20,7 +20,7 @@ export class KubeRequestError extends Error {
 }
 
 export interface KubeTransport {
-  getJson(path: string, query: Record<string, string | undefined>, accept?: string): Promise<unknown>;
+  getJson(path: string, query: Record<string, string | undefined>, accept?: string, signal?: AbortSignal): Promise<unknown>;
   /** Streams a watch; resolves when the server ends it or `signal` aborts. */
   watch(path: string, query: Record<string, string | undefined>, accept: string, onEvent: (event: unknown) => void, signal: AbortSignal): Promise<void>;
   patchJson(path: string, body: unknown, contentType: string): Promise<unknown>;
@@ -32,7 +32,9 @@ export function kubeTransport(kc: KubeConfig, requestTimeoutMs = 30_000): KubeTr
     path: string,
     query: Record<string, string | undefined>,
     headers: Record<string, string>,
-    signal?: AbortSignal,
+    signal: AbortSignal | undefined,
+    /** Idle timeout of the socket (watches may be quiet for minutes: a longer one). */
+    idleMs: number | undefined,
   ): Promise<{ res: http.IncomingMessage; req: http.ClientRequest; url: URL }> => {
     const server = kc.getCurrentCluster()?.server;
     if (!server) throw new Error('kubeconfig has no current cluster');
@@ -46,7 +48,7 @@ export function kubeTransport(kc: KubeConfig, requestTimeoutMs = 30_000): KubeTr
     return new Promise((resolve, reject) => {
       const req = lib.request(url, opts, (res) => resolve({ res, req, url }));
       req.on('error', reject);
-      if (!signal) req.setTimeout(requestTimeoutMs, () => req.destroy(new Error(`timeout after ${requestTimeoutMs} ms`)));
+      if (idleMs) req.setTimeout(idleMs, () => req.destroy(new Error(`timeout after ${idleMs} ms`)));
       req.end();
     });
   };
@@ -66,13 +68,14 @@ export function kubeTransport(kc: KubeConfig, requestTimeoutMs = 30_000): KubeTr
     throw new KubeRequestError(res.statusCode ?? 0, `${what}: HTTP ${res.statusCode}: ${message}`);
   };
   return {
-    async getJson(path, query, accept = 'application/json') {
-      const { res } = await open('GET', path, query, { Accept: accept });
+    async getJson(path, query, accept = 'application/json', signal) {
+      const { res } = await open('GET', path, query, { Accept: accept }, signal, requestTimeoutMs);
       if (res.statusCode !== 200) return fail(res, `GET ${path}`);
       return JSON.parse(await readBody(res)) as unknown;
     },
     async watch(path, query, accept, onEvent, signal) {
-      const { res } = await open('GET', path, { ...query, watch: 'true' }, { Accept: accept }, signal);
+      // The server ends a watch after timeoutSeconds (300); silence beyond that means a dead connection.
+      const { res } = await open('GET', path, { ...query, watch: 'true' }, { Accept: accept }, signal, 330_000);
       if (res.statusCode !== 200) return fail(res, `watch ${path}`);
       const lines = createInterface({ input: res, crlfDelay: Infinity });
       try {
