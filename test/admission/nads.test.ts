@@ -1,0 +1,72 @@
+import t from 'tap';
+import { renderError } from '../../src/field/index.js';
+import { review, toResponse, type AdmissionRequest } from '../../src/admission/index.js';
+import { cniWith, context, nadLookup, nadObject, request } from './fixtures.js';
+
+const NAD_RESOURCE = { group: 'k8s.cni.cncf.io', version: 'v1', resource: 'network-attachment-definitions' };
+const NAD_KIND = { group: 'k8s.cni.cncf.io', version: 'v1', kind: 'NetworkAttachmentDefinition' };
+const nadRequest = (object: unknown, operation: AdmissionRequest['operation'] = 'CREATE', oldObject?: unknown, name = 'net-a'): AdmissionRequest => ({
+  ...request(object, { operation, resource: NAD_RESOURCE, kind: NAD_KIND, ...(oldObject !== undefined ? { oldObject } : {}) }),
+  name,
+});
+const none = nadLookup();
+
+t.test('NAD CREATE/UPDATE is validated by src/nads: errors deny with 422', async (t) => {
+  const good = nadObject('net-a', { resourceName: 'intel.com/sriov', config: cniWith('mac') });
+  for (const endpoint of ['mutate', 'validate'] as const) {
+    t.ok(review(nadRequest(good), context(none, { endpoint })).allowed, 'a good NAD');
+  }
+  const bad = nadObject('net-a', { config: '{"cniVersion":"1.0.0","plugins":[{}]', resourceName: 'not a resource' });
+  const d = review(nadRequest(bad), context(none));
+  t.notOk(d.allowed);
+  t.equal(d.code, 422);
+  const rendered = d.errors.map(renderError);
+  t.ok(rendered.some((e) => e.startsWith('spec.config: ')), JSON.stringify(rendered));
+  t.ok(rendered.some((e) => e.startsWith('metadata.annotations[k8s.v1.cni.cncf.io/resourceName]')), JSON.stringify(rendered));
+  const response = toResponse('admission.k8s.io/v1', 'u', d, 'validate').response!;
+  t.equal(response.status?.reason, 'Invalid');
+  t.same(d.patch, []);
+});
+
+t.test('NAD UPDATE keeps problems the object already had as warnings', async (t) => {
+  const old = nadObject('net-a', { resourceName: 'not a resource' });
+  const updated = { ...old, metadata: { ...(old['metadata'] as object), labels: { a: 'b' } } };
+  const d = review(nadRequest(updated, 'UPDATE', old), context(none));
+  t.ok(d.allowed);
+  t.ok(d.warnings.some((w) => w.includes('resourceName')), JSON.stringify(d.warnings));
+  t.ok(d.warnings.every((w) => w.length <= 120));
+});
+
+t.test('NAD DELETE is allowed; a NAD in use warns with some pods and the count', async (t) => {
+  const old = nadObject('net-a');
+  const cases: Array<[string[], string[]]> = [
+    [[], []],
+    [['default/p1'], ['default/net-a is still used by 1 pod (default/p1); new pods naming it will fail']],
+    [
+      ['default/p1', 'default/p2', 'default/p3', 'default/p4', 'default/p5'],
+      ['default/net-a is still used by 5 pods (default/p1, default/p2, default/p3 and 2 more); new pods naming it will fail'],
+    ],
+  ];
+  for (const [pods, warnings] of cases) {
+    let asked = '';
+    const d = review(
+      nadRequest(null, 'DELETE', old),
+      context(none, {
+        podsUsingNad: (ns, name) => {
+          asked = `${ns}/${name}`;
+          return pods;
+        },
+      }),
+    );
+    t.ok(d.allowed);
+    t.equal(asked, 'default/net-a');
+    t.same(d.warnings, warnings);
+  }
+  t.ok(review(nadRequest(null, 'DELETE', old), context(none)).allowed, 'without pod knowledge: allowed silently');
+});
+
+t.test('a NAD request without an object is a field error', async (t) => {
+  const d = review(nadRequest(null), context(none));
+  t.notOk(d.allowed);
+  t.same(d.errors.map(renderError), ['object: Required value: the request carries no object']);
+});

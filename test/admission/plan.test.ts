@@ -1,0 +1,37 @@
+import t from 'tap';
+import { DEFAULT_ADMISSION_CONFIG, plan } from '../../src/admission/index.js';
+import { pod, request } from './fixtures.js';
+
+const config = DEFAULT_ADMISSION_CONFIG;
+
+t.test('the NADs a pod refers to, deduplicated, default network included', async (t) => {
+  const cases: Array<[string, unknown, Array<{ namespace: string; name: string }>]> = [
+    ['no annotations', pod(), []],
+    ['simple', pod({ networks: 'a, b, a, other/a' }), [{ namespace: 'default', name: 'a' }, { namespace: 'default', name: 'b' }, { namespace: 'other', name: 'a' }]],
+    ['json', pod({ networks: '[{"name":"a","namespace":"x"},{"name":"a","namespace":"x"}]' }), [{ namespace: 'x', name: 'a' }]],
+    ['default network in Multus namespace', pod({ networks: 'a', defaultNetwork: 'calico' }), [{ namespace: 'default', name: 'a' }, { namespace: 'kube-system', name: 'calico' }]],
+    ['names the parser rejects are not looked up', pod({ networks: 'a,Bad,,' }), [{ namespace: 'default', name: 'a' }]],
+    ['garbage', { metadata: 7 }, []],
+    ['no object', null, []],
+  ];
+  for (const [name, object, want] of cases) t.same(plan(request(object), config).nadRefs, want, name);
+});
+
+t.test('the request namespace wins over the object', async (t) => {
+  const p = pod({ networks: 'a', namespace: 'ignored' });
+  t.same(plan(request(p, { namespace: 'team' }), config).nadRefs, [{ namespace: 'team', name: 'a' }]);
+  t.same(plan(request(p, { namespace: '' }), config).nadRefs, [{ namespace: 'ignored', name: 'a' }]);
+});
+
+t.test('nothing to resolve for pod updates, deletes and unrelated objects', async (t) => {
+  const p = pod({ networks: 'a' });
+  t.same(plan(request(p, { operation: 'UPDATE', oldObject: p }), config).nadRefs, []);
+  t.same(plan(request(null, { operation: 'DELETE', oldObject: p }), config).nadRefs, []);
+  t.same(plan(request(p, { resource: { group: '', version: 'v1', resource: 'services' } }), config).nadRefs, []);
+  t.same(plan(request(p, { subResource: 'status' }), config).nadRefs, []);
+});
+
+t.test('the configured default-network namespace is used', async (t) => {
+  const p = pod({ defaultNetwork: 'calico' });
+  t.same(plan(request(p), { ...config, defaultNetworkNamespace: 'multus' }).nadRefs, [{ namespace: 'multus', name: 'calico' }]);
+});
