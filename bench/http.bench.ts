@@ -17,8 +17,8 @@ export const name = 'http';
 const self = fileURLToPath(import.meta.url);
 const compiled = extname(self) === '.js';
 // dist/bench/http.bench.js -> dist/src/cli/main.js; bench/http.bench.ts -> src/cli/main.ts (tsx)
-const root = resolve(dirname(self), compiled ? '../..' : '..');
-const mainArgs = compiled ? [join(root, 'dist/src/cli/main.js')] : ['--import', 'tsx', join(root, 'src/cli/main.ts')];
+const mainScript = resolve(dirname(self), '../src/cli', compiled ? 'main.js' : 'main.ts');
+const mainArgs = compiled ? [mainScript] : ['--import', 'tsx', mainScript];
 
 const NAMESPACE = 'bench';
 const nadYaml = (n: string, resourceName: string, caps: string[]) =>
@@ -92,6 +92,9 @@ async function startServer(dir: string): Promise<Server> {
     child.on('exit', (code) => rej(new Error(`server exited (${code}):\n${out}`)));
   });
   const exited = new Promise<void>((r) => child.on('exit', () => r()));
+  // Measure a ready server: the NAD directory has been read.
+  const healthUrl = /"healthUrl":"([^"]+)"/.exec(out)![1]!;
+  for (let i = 0; i < 100 && (await fetch(`${healthUrl}/readyz`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 50));
   return { child, url, ca: readFileSync(join(dir, 'tls', 'ca.crt'), 'utf8'), stop: async () => (child.kill('SIGTERM'), exited) };
 }
 
@@ -174,7 +177,7 @@ export async function run(log: (line: string) => void = () => {}): Promise<Bench
       const url = `${server.url}/mutate?timeout=10s`;
       const check = await post(agent, url, body);
       const response = (JSON.parse(check.text) as { response?: { allowed?: boolean; patch?: string; status?: unknown } }).response;
-      if (check.status !== 200 || !response?.allowed || !response.patch) throw new Error(`bench review not admitted with a patch: ${check.status} ${JSON.stringify(response?.status)}`);
+      if (check.status !== 200 || !response?.allowed || !response.patch) throw new Error(`bench review not admitted with a patch: ${check.status} ${check.text.slice(0, 800)}`);
       const size = `${(body.length / 1024).toFixed(1)} KiB body`;
       await paced(agent, url, body, rate, 2); // warm-up
       const cpu0 = cpuSeconds(server.child.pid);
