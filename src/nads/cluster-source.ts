@@ -16,8 +16,10 @@ export interface ClusterNadSourceOptions {
   logger?: NadLogger;
   /** Deadline of the GET done on a cache miss (default and maximum 1000 ms). */
   lookupTimeoutMs?: number;
-  /** Deadline of the informer's full list (default 60 s). */
+  /** Deadline of each page of the informer's list (default 60 s). */
   listTimeoutMs?: number;
+  /** Objects per list page (default 500, as client-go's reflector). */
+  listPageSize?: number;
   /** Backoff between informer restarts: starts at `initialMs`, doubles, capped at `maxMs`. */
   backoff?: { initialMs?: number; maxMs?: number };
   /** A watch that ends sooner than this after starting counts as a failure (no hot reconnect loop). */
@@ -31,7 +33,7 @@ const MAX_LOOKUP_TIMEOUT_MS = 1000;
 
 interface NadList {
   items?: unknown[];
-  metadata?: { resourceVersion?: string };
+  metadata?: { resourceVersion?: string; continue?: string };
 }
 
 export class ClusterNadSource implements NadSource {
@@ -41,6 +43,7 @@ export class ClusterNadSource implements NadSource {
   readonly #onEvent: NadSourceEventHandler;
   readonly #lookupTimeoutMs: number;
   readonly #listTimeoutMs: number;
+  readonly #listPageSize: number;
   readonly #backoffInitialMs: number;
   readonly #backoffMaxMs: number;
   readonly #minWatchMs: number;
@@ -48,6 +51,7 @@ export class ClusterNadSource implements NadSource {
   readonly #informer: Informer<KubernetesObject>;
   #nads = new Map<string, Nad>();
   readonly #inflight = new Map<string, Promise<NadLookup>>();
+  readonly #skeletons = new WeakSet<object>();
   #synced = false;
   #stopped = true;
   #failures = 0;
@@ -61,6 +65,7 @@ export class ClusterNadSource implements NadSource {
     this.#onEvent = options.onEvent ?? (() => {});
     this.#lookupTimeoutMs = Math.min(options.lookupTimeoutMs ?? MAX_LOOKUP_TIMEOUT_MS, MAX_LOOKUP_TIMEOUT_MS);
     this.#listTimeoutMs = options.listTimeoutMs ?? 60_000;
+    this.#listPageSize = options.listPageSize ?? 500;
     this.#backoffInitialMs = options.backoff?.initialMs ?? 500;
     this.#backoffMaxMs = options.backoff?.maxMs ?? 30_000;
     this.#minWatchMs = options.minWatchMs ?? 1_000;
@@ -146,20 +151,40 @@ export class ClusterNadSource implements NadSource {
     );
   }
 
+  /**
+   * The informer's list, in pages so that the peak memory of a large cluster is one page, not
+   * every full object at once. The informer keeps what this returns: skeletons, not objects.
+   */
   async #list(): Promise<KubernetesListObject<KubernetesObject>> {
-    const signal = AbortSignal.timeout(this.#listTimeoutMs);
-    const list = (await this.#api(signal).listClusterCustomObject({ group: NAD_GROUP, version: NAD_VERSION, plural: NAD_PLURAL })) as NadList;
-    this.#replaceAll(Array.isArray(list.items) ? list.items : []);
-    return list as KubernetesListObject<KubernetesObject>;
+    const entries: Nad[] = [];
+    const skeletons: KubernetesObject[] = [];
+    let resourceVersion: string | undefined;
+    let next: string | undefined;
+    do {
+      const signal = AbortSignal.timeout(this.#listTimeoutMs);
+      const page = (await this.#api(signal).listClusterCustomObject({
+        group: NAD_GROUP,
+        version: NAD_VERSION,
+        plural: NAD_PLURAL,
+        limit: this.#listPageSize,
+        ...(next ? { _continue: next } : {}),
+      })) as NadList;
+      for (const item of Array.isArray(page.items) ? page.items : []) {
+        const nad = this.#toNad(item);
+        if (nad) entries.push(nad);
+        skeletons.push(this.#skeleton(item));
+      }
+      resourceVersion = page.metadata?.resourceVersion;
+      next = page.metadata?.continue || undefined;
+    } while (next);
+    this.#replaceAll(entries);
+    return { metadata: resourceVersion ? { resourceVersion } : {}, items: skeletons } as KubernetesListObject<KubernetesObject>;
   }
 
   /** A full list replaces the cache at once; the informer's own add/update callbacks that follow are no-ops. */
-  #replaceAll(items: unknown[]): void {
+  #replaceAll(entries: Nad[]): void {
     const next = new Map<string, Nad>();
-    for (const item of items) {
-      const nad = this.#toNad(item);
-      if (nad) next.set(nadKey(nad.namespace, nad.name), nad);
-    }
+    for (const nad of entries) next.set(nadKey(nad.namespace, nad.name), nad);
     if (this.#synced) {
       for (const [k, nad] of next) {
         const old = this.#nads.get(k);
@@ -189,8 +214,19 @@ export class ClusterNadSource implements NadSource {
     return nad;
   }
 
+  /** What client-node's ListWatch uses of a cached object: its name, namespace and version. */
+  #skeleton(obj: unknown): KubernetesObject {
+    const meta = isObject(obj) && isObject(obj.metadata) ? obj.metadata : {};
+    const skeleton: KubernetesObject = { metadata: {} };
+    for (const k of ['name', 'namespace', 'resourceVersion', 'uid'] as const) if (typeof meta[k] === 'string') skeleton.metadata![k] = meta[k];
+    this.#skeletons.add(skeleton);
+    return skeleton;
+  }
+
   #put(obj: KubernetesObject): void {
+    if (this.#skeletons.has(obj)) return; // from a list: its entry is already cached
     const nad = this.#toNad(obj);
+    this.#slim(obj);
     if (!nad) return;
     const k = nadKey(nad.namespace, nad.name);
     const old = this.#nads.get(k);
@@ -198,6 +234,14 @@ export class ClusterNadSource implements NadSource {
     if (old === nad) return;
     this.#nads.set(k, nad);
     this.#onEvent({ type: old ? 'update' : 'add' });
+  }
+
+  /** Empties a watched object in place once its entry is built: the informer keeps it forever. */
+  #slim(obj: KubernetesObject): void {
+    const o = obj as unknown as Record<string, unknown>;
+    for (const k of Object.keys(o)) if (k !== 'metadata') delete o[k];
+    const meta = obj.metadata as Record<string, unknown> | undefined;
+    if (meta) for (const k of Object.keys(meta)) if (k !== 'name' && k !== 'namespace' && k !== 'resourceVersion' && k !== 'uid') delete meta[k];
   }
 
   #remove(obj: KubernetesObject): void {

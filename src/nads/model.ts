@@ -3,6 +3,7 @@
 import { renderError } from '../field/index.js';
 import { parseNodeSelector, resourceNamesFromAnnotations } from './annotations.js';
 import { analyzeCniConfig } from './cni.js';
+import { EMPTY_LIST, EMPTY_SELECTOR, detach, internList, internString, internSummary } from './intern.js';
 import { NAD_API_VERSION, NAD_KIND, isObject, metadataOf } from './object.js';
 import { NODE_SELECTOR_ANNOTATION, RESOURCE_NAME_ANNOTATION, type Nad } from './types.js';
 
@@ -24,25 +25,25 @@ export function nadFromObject(obj: unknown, options: NadFromObjectOptions = {}):
   }
   const meta = metadataOf(source);
   const nad: Nad = {
-    namespace: typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : (options.defaultNamespace ?? 'default'),
-    name: typeof meta.name === 'string' ? meta.name : '',
-    resourceNames: [],
-    nodeSelector: {},
+    namespace: internString(typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : (options.defaultNamespace ?? 'default')),
+    name: typeof meta.name === 'string' ? detach(meta.name) : '',
+    resourceNames: EMPTY_LIST,
+    nodeSelector: EMPTY_SELECTOR,
     problems,
   };
   if (nad.name === '') problems.push('metadata.name: Required value');
-  if (typeof meta.uid === 'string') nad.uid = meta.uid;
-  if (typeof meta.resourceVersion === 'string') nad.resourceVersion = meta.resourceVersion;
+  if (typeof meta.uid === 'string') nad.uid = detach(meta.uid);
+  if (typeof meta.resourceVersion === 'string') nad.resourceVersion = detach(meta.resourceVersion);
 
   const annotations = isObject(meta.annotations) ? meta.annotations : undefined;
   const resources = resourceNamesFromAnnotations(annotations, options.resourceNameKeys ?? DEFAULT_KEYS);
-  nad.resourceNames = resources.value;
+  nad.resourceNames = internList(resources.value);
   problems.push(...resources.errors.map(renderError));
 
   const selectorText = annotations?.[NODE_SELECTOR_ANNOTATION];
   if (typeof selectorText === 'string') {
     const selector = parseNodeSelector(selectorText);
-    nad.nodeSelector = selector.value;
+    if (Object.keys(selector.value).length > 0) nad.nodeSelector = JSON.parse(JSON.stringify(selector.value)) as Record<string, string>;
     problems.push(...selector.errors.map(renderError));
   } else if (selectorText !== undefined) {
     problems.push(`metadata.annotations[${NODE_SELECTOR_ANNOTATION}]: must be a string`);
@@ -52,10 +53,11 @@ export function nadFromObject(obj: unknown, options: NadFromObjectOptions = {}):
   const config = isObject(spec) ? spec.config : undefined;
   if (typeof config === 'string') {
     const analysis = analyzeCniConfig(config);
-    if (analysis.summary) nad.cni = analysis.summary;
+    if (analysis.summary) nad.cni = internSummary(analysis.summary);
     problems.push(...analysis.errors.map(renderError));
   } else if (config !== undefined && config !== null) {
     problems.push('spec.config: must be a string holding JSON');
   }
+  if (problems.length === 0) nad.problems = EMPTY_LIST;
   return nad;
 }

@@ -1,16 +1,16 @@
 import t, { type Test } from 'tap';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ClusterNadSource, type NadSourceEvent } from '../../src/nads/index.js';
+import { ClusterNadSource, type ClusterNadSourceOptions, type NadSourceEvent } from '../../src/nads/index.js';
 import { FakeApiServer } from './fake-apiserver.js';
 import { eventually, nadObject, recordingLogger } from './helpers.js';
 
-async function setup(t: Test, prepare: (api: FakeApiServer) => void = () => {}) {
+async function setup(t: Test, prepare: (api: FakeApiServer) => void = () => {}, extra: ClusterNadSourceOptions = {}) {
   const api = new FakeApiServer();
   prepare(api);
   const kc = await api.listen();
   const log = recordingLogger();
   const events: NadSourceEvent[] = [];
-  const src = new ClusterNadSource(kc, { logger: log, lookupTimeoutMs: 200, backoff: { initialMs: 30, maxMs: 120 }, minWatchMs: 200, onEvent: (e) => events.push(e) });
+  const src = new ClusterNadSource(kc, { logger: log, lookupTimeoutMs: 200, backoff: { initialMs: 30, maxMs: 120 }, minWatchMs: 200, onEvent: (e) => events.push(e), ...extra });
   t.teardown(async () => {
     await src.stop();
     await api.close();
@@ -18,15 +18,21 @@ async function setup(t: Test, prepare: (api: FakeApiServer) => void = () => {}) 
   return { api, src, log, events };
 }
 
-t.test('initial list, then watch add and delete', async (t) => {
-  const { api, src, events } = await setup(t, (api) => {
-    api.add(nadObject('default', 'a', { resourceName: 'intel.com/sriov_netdevice' }));
-    api.add(nadObject('kube-system', 'b'));
-  });
+t.test('initial list (paginated), then watch add and delete', async (t) => {
+  const { api, src, events } = await setup(
+    t,
+    (api) => {
+      api.add(nadObject('default', 'a', { resourceName: 'intel.com/sriov_netdevice' }));
+      api.add(nadObject('kube-system', 'b'));
+      api.add(nadObject('kube-system', 'z'));
+    },
+    { listPageSize: 2 },
+  );
   t.equal(src.synced(), false);
   await src.start();
   t.ok(src.synced(), 'ready after the first list');
-  t.equal(src.size(), 2);
+  t.equal(src.size(), 3);
+  t.equal(api.lists, 2, 'two pages');
   t.same(src.get('default', 'a')?.resourceNames, ['intel.com/sriov_netdevice']);
   t.ok(src.get('default', 'a')?.cni?.capabilities.has('mac'));
   t.ok(api.authorizations.every((a) => a === 'Bearer test-token'), 'credentials from the kubeconfig are sent');
@@ -34,13 +40,14 @@ t.test('initial list, then watch add and delete', async (t) => {
   await eventually(() => api.openWatches() === 1, 'watch open');
   api.add(nadObject('default', 'c'));
   await eventually(() => src.get('default', 'c') !== undefined, 'c added by the watch');
+  t.ok(src.get('default', 'c')?.cni?.capabilities.has('mac'), 'the entry is built before the informer copy is emptied');
   api.remove('default', 'a');
   await eventually(() => src.get('default', 'a') === undefined, 'a deleted by the watch');
-  t.equal(src.size(), 2);
+  t.equal(src.size(), 3);
   t.ok(events.some((e) => e.type === 'sync'));
   t.ok(events.some((e) => e.type === 'add'));
   t.ok(events.some((e) => e.type === 'delete'));
-  t.equal(api.lists, 1, 'the initial list is not repeated for watch events');
+  t.equal(api.lists, 2, 'the initial list is not repeated for watch events');
 });
 
 t.test('a dropped watch reconnects with backoff and resumes', async (t) => {

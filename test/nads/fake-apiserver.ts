@@ -22,6 +22,7 @@ export class FakeApiServer {
   watchFailures = 0;
   endWatchesAtOnce = false;
   lists = 0;
+  /** Requests for list pages (several per list when paginated). */
   watches = 0;
   gets = 0;
   authorizations: string[] = [];
@@ -107,11 +108,15 @@ export class FakeApiServer {
         this.listFailures--;
         return json(500, { kind: 'Status', reason: 'InternalError', message: 'etcd is sad' });
       }
+      const all = [...this.listed.values()];
+      const from = Number(url.searchParams.get('continue') ?? 0);
+      const limit = Number(url.searchParams.get('limit') ?? all.length) || all.length;
+      const more = from + limit < all.length;
       return json(200, {
         apiVersion: 'k8s.cni.cncf.io/v1',
         kind: 'NetworkAttachmentDefinitionList',
-        metadata: { resourceVersion: String(this.#resourceVersion) },
-        items: [...this.listed.values()],
+        metadata: { resourceVersion: String(this.#resourceVersion), ...(more ? { continue: String(from + limit) } : {}) },
+        items: all.slice(from, from + limit),
       });
     }
     const m = new RegExp(`^${BASE}/namespaces/([^/]+)/network-attachment-definitions/([^/]+)$`).exec(url.pathname);
