@@ -59,6 +59,9 @@ interface Reservation {
 
 const GUID_LENGTH = 23;
 export const podKey = (ref: PodRef): string => (ref.name ? `${ref.namespace}/${ref.name}` : `${ref.namespace}/${ref.generateName ?? ''}*`);
+/** A reservation of the pod `key` (named: `ns/name`) or of the pod with `uid`. */
+const samePod = (r: Reservation, key: string, named: boolean, uid: string | undefined): boolean =>
+  (named && r.pod === key) || (!!uid && r.uid === uid);
 const reservationKey = (kind: AddressKind, value: string): string => `${kind === 'mac' ? 'm' : 'g'}${value}`;
 
 export class AddressIndex implements AddressReservations {
@@ -130,13 +133,27 @@ export class AddressIndex implements AddressReservations {
     for (const [ns, name] of stale) this.removePod(ns, name);
   }
 
+  /**
+   * Idempotent per pod: the same pod (same namespace/name, or same uid) reserving the same
+   * address again (its validating call after its mutating one, a reinvocation, a retry) refreshes
+   * its reservation and fills in what it lacked (the uid, the name), never adds a second one.
+   */
   reserve(claims: readonly AddressClaim[]): void {
     const expires = this.now() + this.ttl;
     for (const c of claims) {
-      const r: Reservation = { pod: podKey(c.pod), network: c.scope.startsWith('network:') ? c.scope.slice(8) : '*', expires };
-      if (c.pod.uid) r.uid = c.pod.uid;
+      const pod = podKey(c.pod);
+      const network = c.scope.startsWith('network:') ? c.scope.slice(8) : '*';
       const k = reservationKey(c.kind, c.value);
       const list = this.reservations.get(k);
+      const own = list?.find((r) => r.network === network && samePod(r, pod, c.pod.name !== undefined, c.pod.uid));
+      if (own) {
+        own.expires = expires;
+        if (c.pod.uid) own.uid = c.pod.uid;
+        if (c.pod.name) own.pod = pod;
+        continue;
+      }
+      const r: Reservation = { pod, network, expires };
+      if (c.pod.uid) r.uid = c.pod.uid;
       if (list) list.push(r);
       else this.reservations.set(k, [r]);
     }

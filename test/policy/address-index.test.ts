@@ -106,3 +106,32 @@ t.test('mutate then validate of one pod: never a conflict with itself', async (t
   index.reserve(r1.claims);
   t.same(engine.evaluate(input(ann2, { pod: { name: 'db-0', uid: 'u9' } })).findings, []);
 });
+
+t.test('reservations are idempotent per pod; other pods still conflict', async (t) => {
+  let now = 0;
+  const i = new AddressIndex({ reservationTtlMs: 45_000, now: () => now });
+  // A named pod: mutate (no uid yet), validate (uid), a reinvocation: one reservation.
+  i.reserve([claim('02:00:00:00:00:01', { namespace: 'ns', name: 'db-0' })]);
+  now = 10_000;
+  i.reserve([claim('02:00:00:00:00:01', { namespace: 'ns', name: 'db-0', uid: 'u-db' })]);
+  i.reserve([claim('02:00:00:00:00:01', { namespace: 'ns', name: 'db-0', uid: 'u-db' })]);
+  t.equal(i.stats().reservations, 1, 'one reservation per pod and address');
+  const held = i.conflicts('mac', '02:00:00:00:00:01', 'ns/a', 'Network', other);
+  t.same(held.map((h) => [h.pod, h.uid, h.expires]), [['ns/db-0', 'u-db', 55_000]], 'refreshed, uid filled in');
+  t.same(i.conflicts('mac', '02:00:00:00:00:01', 'ns/a', 'Network', { namespace: 'ns', uid: 'u-db' }), [], 'the pod by uid alone is itself');
+  // The same address on another network is a reservation of its own.
+  i.reserve([claim('02:00:00:00:00:01', { namespace: 'ns', name: 'db-0', uid: 'u-db' }, 'network:ns/b')]);
+  t.equal(i.stats().reservations, 2);
+  // Another pod asking for the same address is not the same reservation.
+  i.reserve([claim('02:00:00:00:00:01', { namespace: 'ns', name: 'db-1', uid: 'u-db1' })]);
+  t.equal(i.stats().reservations, 3);
+  t.same(i.conflicts('mac', '02:00:00:00:00:01', 'ns/a', 'Network', { namespace: 'ns', name: 'db-1', uid: 'u-db1' }).map((h) => h.pod), ['ns/db-0']);
+  // A reservation by uid only (no name) is matched by that uid when the name arrives.
+  i.reserve([claim('02:00:00:00:00:09', { namespace: 'ns', generateName: 'web-', uid: 'u-web' })]);
+  i.reserve([claim('02:00:00:00:00:09', { namespace: 'ns', generateName: 'web-', name: 'web-x1', uid: 'u-web' })]);
+  t.same(i.conflicts('mac', '02:00:00:00:00:09', 'ns/a', 'Network', other).map((h) => h.pod), ['ns/web-x1'], 'one reservation, now named');
+  // Two unnamed pods of one generateName without uids are never merged.
+  i.reserve([claim('02:00:00:00:00:0a', { namespace: 'ns', generateName: 'web-' })]);
+  i.reserve([claim('02:00:00:00:00:0a', { namespace: 'ns', generateName: 'web-' })]);
+  t.equal(i.conflicts('mac', '02:00:00:00:00:0a', 'ns/a', 'Network', other).length, 2);
+});
