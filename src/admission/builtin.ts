@@ -18,8 +18,8 @@ const CAPABILITY_KEYS: ReadonlyArray<readonly [keyof ParsedNetwork['selection'] 
 export interface BuiltinResult {
   /** Action Enforce, for the policy to re-grade. */
   findings: Finding[];
-  /** Findings the core grades itself as Warn (a lookup that could not be answered). */
-  unverified: Finding[];
+  /** Lookups that could not be answered, as Warn findings (the caller may deny instead). */
+  unverified: Array<Finding & { ref: string; reason: string }>;
   /** Checks that were skipped, and why. */
   warnings: Note[];
 }
@@ -39,13 +39,15 @@ export function builtinChecks(networks: readonly ParsedNetwork[], nads: (ns: str
       continue;
     }
     if (lookup.status === 'unavailable') {
-      // Not the same as absent: denying here would turn an apiserver hiccup into failed rollouts,
-      // which is what failurePolicy (not this check) decides. Multus still fails the pod at start-up.
+      // Not the same as absent, so not a networkExists finding a policy could re-grade; the
+      // caller decides: a Pod CREATE is denied (503), a template or an update only warned.
       out.unverified.push({
         policy: 'builtin',
         rule: 'networkExists',
         action: 'Warn',
         error: { path: net.path, type: 'Internal error', reason: `${ref} could not be checked: ${lookup.reason}` },
+        ref,
+        reason: lookup.reason,
       });
       continue;
     }

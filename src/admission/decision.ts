@@ -9,6 +9,8 @@ export class Verdict {
   private readonly invalid: FieldError[] = [];
   /** Errors from rules (built-in or policy) the object breaks: 403. */
   private readonly forbidden: FieldError[] = [];
+  /** Facts that could not be established now (a NAD lookup that failed): 503, worth a retry. */
+  private readonly unavailable: FieldError[] = [];
   readonly warnings: string[] = [];
   readonly audits: Finding[] = [];
   readonly findings: Finding[] = [];
@@ -16,7 +18,7 @@ export class Verdict {
   patch: JsonPatchOperation[] = [];
 
   get denied(): boolean {
-    return this.invalid.length > 0 || this.forbidden.length > 0;
+    return this.invalid.length > 0 || this.forbidden.length > 0 || this.unavailable.length > 0;
   }
 
   addInvalid(...errors: FieldError[]): this {
@@ -43,14 +45,23 @@ export class Verdict {
     return this;
   }
 
+  /** A finding that denies because something could not be checked now (HTTP 503, retryable). */
+  addUnavailable(f: Finding): this {
+    this.findings.push(f);
+    this.unavailable.push(f.error);
+    return this;
+  }
+
   build(): Decision {
     const allowed = !this.denied;
     // Object errors first: they are what the user must fix before any rule can be judged.
-    const errors = [...this.invalid, ...this.forbidden];
+    const errors = [...this.invalid, ...this.forbidden, ...this.unavailable];
+    // 503 only when a retry alone could succeed; any rule or object error is the answer otherwise.
+    const code = this.forbidden.length > 0 ? 403 : this.invalid.length > 0 ? 422 : 503;
     return {
       allowed,
       errors,
-      ...(allowed ? {} : { code: this.forbidden.length > 0 ? 403 : 422 }),
+      ...(allowed ? {} : { code }),
       warnings: this.warnings,
       audits: this.audits,
       findings: this.findings,

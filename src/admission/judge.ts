@@ -1,5 +1,6 @@
 // The network checks shared by Pods and pod templates: parser errors, built-in rules, policy.
 import type { PolicyInput } from '../policy/types.js';
+import { internal } from '../field/index.js';
 import type { Verdict } from './decision.js';
 import { builtinChecks } from './builtin.js';
 import { isObject, stringAt, type JsonObject } from './object.js';
@@ -29,7 +30,22 @@ export function judgeNetworks(
 
   const builtin = builtinChecks(resolvable(nets), context.nads);
   verdict.warnNote(...builtin.warnings);
-  for (const f of builtin.unverified) {
+  // A pod admitted while its NAD cannot be read would start without the device-plugin resources
+  // the NAD names (nothing injects them later): deny, retryable. A template's pods, and an update
+  // (which never changes the networks), are checked again later, so there it only warns.
+  const denyUnavailable = !opts.template && request.operation === 'CREATE';
+  for (const { ref, reason, ...f } of builtin.unverified) {
+    if (denyUnavailable) {
+      verdict.addUnavailable({
+        ...f,
+        action: 'Enforce',
+        error: internal(
+          f.error.path,
+          `${ref} could not be looked up (${reason}); retry: admitted now, the pod would start without the device resources its networks need`,
+        ),
+      });
+      continue;
+    }
     // Recorded as a finding (metrics, logs) but worded as a note: it is not a field error.
     verdict.findings.push(f);
     verdict.warnNote({ path: f.error.path, text: f.error.reason });

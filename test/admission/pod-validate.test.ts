@@ -94,15 +94,52 @@ t.test('validation rules, table-driven', async (t) => {
   }
 });
 
-t.test('an unavailable lookup warns instead of denying', async (t) => {
+t.test('an unavailable lookup denies a Pod CREATE with 503 on both endpoints, retryable, policies cannot re-grade it', async (t) => {
   const flaky = (ns: string, name: string): NadLookup =>
     name === 'sriov-a' ? { status: 'unavailable', reason: 'API server unreachable' } : nads(ns, name);
-  const d = review(request(pod({ networks: 'sriov-a' })), context(flaky));
-  t.ok(d.allowed);
-  t.same(d.warnings, [`${ANN}[0]: default/sriov-a could not be checked: API server unreachable`]);
-  t.equal(d.findings[0]?.rule, 'networkExists');
-  t.equal(d.findings[0]?.action, 'Warn');
-  t.same(d.patch, [], 'nothing to inject from an unknown NAD');
+  const lenient: PolicyEvaluator = {
+    evaluate: (input) => ({ findings: input.builtin.map((f) => ({ ...f, action: 'Warn', policy: 'gitops' })), claims: [] }),
+  };
+  for (const endpoint of ['mutate', 'validate'] as const) {
+    for (const policy of [undefined, lenient]) {
+      const label = `${endpoint}${policy ? ' (networkExists re-graded to Warn)' : ''}`;
+      const d = review(request(pod({ networks: 'sriov-a' })), context(flaky, { endpoint, ...(policy ? { policy } : {}) }));
+      t.notOk(d.allowed, label);
+      t.equal(d.code, 503, label);
+      t.same(rendered(d), [
+        `${ANN}[0]: Internal error: default/sriov-a could not be looked up (API server unreachable); retry: admitted now, the pod would start without the device resources its networks need`,
+      ], label);
+      t.same(d.warnings, [], label);
+      t.match(d.findings, [{ policy: 'builtin', rule: 'networkExists', action: 'Enforce' }], label);
+      t.same(d.patch, [], label);
+      t.same(d.claims, [], label);
+      const wire = toResponse('admission.k8s.io/v1', 'u1', d, endpoint).response!;
+      t.match(wire.status, { code: 503, reason: 'ServiceUnavailable' }, label);
+      t.match(wire.status!.message, /default\/sriov-a.*API server unreachable.*retry.*device resources/, label);
+    }
+  }
+  // With another error, that error decides the code: a retry alone would not help.
+  const both = review(request(pod({ networks: 'sriov-a,nope' })), context(flaky));
+  t.equal(both.code, 403);
+  t.equal(rendered(both).length, 2);
+});
+
+t.test('an unavailable lookup only warns for a Pod UPDATE and for pod templates', async (t) => {
+  const unavailable = (): NadLookup => ({ status: 'unavailable', reason: 'API server unreachable' });
+  const ann = { [NETWORKS]: 'sriov-a' };
+  const deployment = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'd', namespace: 'default' },
+    spec: { template: { metadata: { annotations: ann }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
+  };
+  const create = review(request(deployment, { kind: { group: 'apps', version: 'v1', kind: 'Deployment' }, resource: { group: 'apps', version: 'v1', resource: 'deployments' } }), context(unavailable, { endpoint: 'validate' }));
+  t.ok(create.allowed, 'template CREATE');
+  t.match(create.warnings, [/\[0\]: default\/sriov-a could not be checked: API server/]);
+  t.match(create.findings, [{ rule: 'networkExists', action: 'Warn' }]);
+  const p = pod({ networks: 'sriov-a' });
+  const update = review(request(p, { operation: 'UPDATE', oldObject: p }), context(unavailable, { endpoint: 'validate' }));
+  t.ok(update.allowed, 'pod UPDATE (networks unchanged, not looked up again)');
 });
 
 t.test('policy re-grades built-in findings: Warn warns, Audit only records', async (t) => {
