@@ -12,7 +12,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, openSync, readFileSync, closeSync } from 'node:fs';
+import { closeSync, createWriteStream, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
@@ -205,6 +205,8 @@ export function issueServingCert(
 // --------------------------------------------------------------- processes
 
 const live = new Set<ChildProcess>();
+/** work dirs to remove if the process exits without stop() */
+const disposableDirs = new Set<string>();
 let exitHooksInstalled = false;
 
 function killAllSync(): void {
@@ -216,6 +218,14 @@ function killAllSync(): void {
     }
   }
   live.clear();
+  for (const dir of disposableDirs) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      /* removed later by removeStaleWorkDirs */
+    }
+  }
+  disposableDirs.clear();
 }
 
 function installExitHooks(): void {
@@ -440,6 +450,7 @@ async function startOnce(binDir: string, opts: ClusterOptions): Promise<Cluster>
   await removeStaleWorkDirs(tmpRoot);
   const workDir = await mkdtemp(path.join(tmpRoot, WORKDIR_PREFIX));
   await writeFile(path.join(workDir, OWNER_FILE), `${process.pid}\n`);
+  if (!keep) disposableDirs.add(workDir);
   const logsDir = path.join(workDir, 'logs');
   const pki = path.join(workDir, 'pki');
   await mkdir(logsDir, { recursive: true });
@@ -481,6 +492,7 @@ async function startOnce(binDir: string, opts: ClusterOptions): Promise<Cluster>
 
   const teardown = async (): Promise<void> => {
     for (const p of [...procs].reverse()) await stopProcess(p);
+    disposableDirs.delete(workDir);
     if (!keep) await rm(workDir, { recursive: true, force: true, maxRetries: 3 });
     else await rm(path.join(workDir, OWNER_FILE), { force: true });
   };
@@ -489,6 +501,7 @@ async function startOnce(binDir: string, opts: ClusterOptions): Promise<Cluster>
     const logs = tailLogs(30);
     const taken = raceSuspect && /address already in use/i.test(logs);
     for (const p of [...procs].reverse()) await stopProcess(p);
+    disposableDirs.delete(workDir);
     await rm(path.join(workDir, OWNER_FILE), { force: true });
     const msg = `${what}\nwork dir kept: ${workDir}\n${logs}`;
     if (taken) {
