@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { parseNetworks } from '../src/annotation/index.js';
-import { AddressIndex, PolicyEngine, loadPolicyDocuments, policySet, type PolicyInput } from '../src/policy/index.js';
+import { AddressIndex, NadUsage, PolicyEngine, loadPolicyDocuments, policySet, type PolicyInput } from '../src/policy/index.js';
 import { indexPod } from '../src/policy/pod-source.js';
 import { measureThroughput, type BenchResult } from './harness.js';
 
@@ -42,12 +42,12 @@ spec:
 }
 
 /** What the pod watch delivers: one MAC per pod (100 networks), a GUID on every second pod. */
-function populate(index: AddressIndex, pods: number): void {
+function populate(index: AddressIndex, pods: number, usage?: NadUsage): void {
   for (let n = 0; n < pods; n++) {
     const nets: Array<Record<string, string>> = [{ name: `net-${n % 100}`, mac: `02:00:${hex(n, 4)}` }];
     if (n % 2 === 0) nets.push({ name: 'ib', 'infiniband-guid': `00:11:22:33:${hex(n, 4)}` });
     const annotations = { 'k8s.v1.cni.cncf.io/networks': JSON.stringify(nets) };
-    indexPod(index, { metadata: { namespace: `ns-${n % 500}`, name: `pod-${n}`, uid: `0f8fad5b-d9cb-469f-a165-${String(n).padStart(12, '0')}`, annotations } });
+    indexPod(index, { metadata: { namespace: `ns-${n % 500}`, name: `pod-${n}`, uid: `0f8fad5b-d9cb-469f-a165-${String(n).padStart(12, '0')}`, annotations } }, usage);
   }
 }
 
@@ -106,8 +106,10 @@ function rssChild(): void {
   gc();
   const base = process.memoryUsage();
   const index = new AddressIndex();
+  // With --usage: also which NADs each pod uses (what serve keeps for NAD DELETE warnings).
+  const usage = process.argv.includes('--usage') ? new NadUsage() : undefined;
   const start = performance.now();
-  populate(index, PODS);
+  populate(index, PODS, usage);
   const ms = performance.now() - start;
   gc();
   gc();
@@ -116,13 +118,14 @@ function rssChild(): void {
   process.stdout.write(JSON.stringify(report) + '\n');
 }
 
-function indexMemory(): BenchResult {
+function indexMemory(withUsage: boolean): BenchResult {
   const self = fileURLToPath(import.meta.url);
-  const child = spawnSync(process.execPath, [...process.execArgv, '--expose-gc', self, '--index-rss'], { encoding: 'utf8' });
+  const args = [...process.execArgv, '--expose-gc', self, '--index-rss', ...(withUsage ? ['--usage'] : [])];
+  const child = spawnSync(process.execPath, args, { encoding: 'utf8' });
   if (child.status !== 0) throw new Error(`index RSS child failed: ${child.stderr}`);
   const r = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as RssReport;
   return {
-    name: `address index: ${r.pods.toLocaleString('en')} pods, ${r.addresses.toLocaleString('en')} addresses`,
+    name: `address index${withUsage ? ' + NAD usage' : ''}: ${r.pods.toLocaleString('en')} pods, ${r.addresses.toLocaleString('en')} addresses`,
     ms: r.ms,
     target: `< ${RSS_TARGET_MB} MB RSS over baseline`,
     met: r.rssMB < RSS_TARGET_MB,
@@ -132,7 +135,7 @@ function indexMemory(): BenchResult {
 
 export async function run(log: (line: string) => void): Promise<BenchResult[]> {
   log('Evaluation with uniqueness against a 100,000-pod index; the index measured in a child process.');
-  return [...evaluation(), indexMemory()];
+  return [...evaluation(), indexMemory(false), indexMemory(true)];
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1] && process.argv.includes('--index-rss')) rssChild();

@@ -64,6 +64,11 @@ export class ClusterPolicySource implements PolicySource {
     return this.listWatch.synced();
   }
 
+  /** Why the list/watch is failing, while it retries (undefined once it works). */
+  lastFailure(): { message: string; statusCode?: number } | undefined {
+    return this.listWatch.lastFailure();
+  }
+
   current(): PolicySet {
     return this.store.current();
   }

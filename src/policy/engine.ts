@@ -27,26 +27,18 @@ export function policySet(policies: Iterable<CompiledPolicy>): PolicySet {
 const STRENGTH: Record<Action, number> = { Audit: 0, Warn: 1, Enforce: 2 };
 export const strictest = (a: Action, b: Action): Action => (STRENGTH[a] >= STRENGTH[b] ? a : b);
 
-/** Receives every evaluation (metrics); never changes the result. */
-export interface EvaluationObserver {
-  observe(result: PolicyResult, input: PolicyInput): void;
-}
-
 export interface PolicyEngineOptions {
   index?: AddressIndex;
-  observer?: EvaluationObserver;
   policies?: PolicySet;
 }
 
 export class PolicyEngine implements PolicyEvaluator {
   private snapshot: PolicySet;
   private readonly index: AddressIndex | undefined;
-  private readonly observer: EvaluationObserver | undefined;
 
   constructor(options: PolicyEngineOptions = {}) {
     this.snapshot = options.policies ?? EMPTY_POLICY_SET;
     this.index = options.index;
-    this.observer = options.observer;
   }
 
   /** Atomically replaces the policies in force. */
@@ -58,10 +50,9 @@ export class PolicyEngine implements PolicyEvaluator {
     return this.snapshot;
   }
 
+  /** Counts nothing: the engine runs on both endpoints, so the server counts the final findings once. */
   evaluate(input: PolicyInput): PolicyResult {
-    const result = evaluatePolicies(this.snapshot, input, this.index);
-    this.observer?.observe(result, input);
-    return result;
+    return evaluatePolicies(this.snapshot, input, this.index);
   }
 }
 

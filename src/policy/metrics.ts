@@ -1,10 +1,10 @@
-// Prometheus metrics of policy evaluation and loading, registered in the server's registry.
+// Prometheus metrics of policy loading and of the uniqueness index, registered in the server's
+// registry. Findings are not counted here: the server counts them once per review, from the
+// final decision (netattach_policy_findings_total{endpoint,policy,rule,action}).
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { PolicyInput, PolicyResult } from './types.js';
-import type { EvaluationObserver } from './engine.js';
 import type { AddressIndex } from './address-index.js';
 
-export interface PolicyMetrics extends EvaluationObserver {
+export interface PolicyMetrics {
   /** A source put a new set in force. */
   loaded(source: string, count: number): void;
   /** A document was rejected (and ignored). */
@@ -15,13 +15,6 @@ export interface PolicyMetrics extends EvaluationObserver {
 
 export function registerPolicyMetrics(registry: Registry): PolicyMetrics {
   const registers = [registry];
-  const findings = new Counter({
-    name: 'netattach_policy_findings_total',
-    help: 'Policy findings by policy, rule and action (built-in rules under policy "builtin").',
-    labelNames: ['policy', 'rule', 'action'] as const,
-    registers,
-  });
-  const evaluations = new Counter({ name: 'netattach_policy_evaluations_total', help: 'Policy evaluations.', registers });
   const loaded = new Gauge({ name: 'netattach_policies_loaded', help: 'Policies in force, by source.', labelNames: ['source'] as const, registers });
   const invalid = new Counter({
     name: 'netattach_policy_invalid_total',
@@ -44,10 +37,6 @@ export function registerPolicyMetrics(registry: Registry): PolicyMetrics {
     },
   });
   return {
-    observe(result: PolicyResult, _input: PolicyInput) {
-      evaluations.inc();
-      for (const f of result.findings) findings.inc({ policy: f.policy, rule: f.rule, action: f.action });
-    },
     loaded: (source, count) => loaded.set({ source }, count),
     invalid: (source, policy) => invalid.inc({ source, policy: policy ?? '' }),
     watchIndex: (i) => void (index = i),

@@ -63,6 +63,11 @@ export class ClusterNamespaceLabels implements NamespaceLabelSource {
     return this.listWatch.synced();
   }
 
+  /** Why the list/watch is failing, while it retries (undefined once it works). */
+  lastFailure(): { message: string; statusCode?: number } | undefined {
+    return this.listWatch.lastFailure();
+  }
+
   /** Labels of a namespace; one not seen yet carries at least the name label. */
   labels(namespace: string): Record<string, string> {
     return { ...this.byName.get(namespace), [NAME_LABEL]: namespace };

@@ -1,37 +1,59 @@
-// Feeds the address index from a metadata-only list/watch of pods: only namespace, name, uid
-// and the networks annotation are read, and only the addresses are kept. Pods that finished
-// (Succeeded, Failed) leave the watch through its field selector, which the apiserver reports
-// as DELETED, so their addresses are released although metadata carries no phase.
+// Feeds the address index (and, optionally, the NAD usage index) from a metadata-only list/watch
+// of pods: only namespace, name, uid and the networks annotation are read, and only the
+// addresses and NAD keys are kept. Pods that finished (Succeeded, Failed) leave the watch
+// through its field selector, which the apiserver reports as DELETED, so their addresses are
+// released although metadata carries no phase.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { canonicalGuid, canonicalMac, parseNetworks } from '../annotation/index.js';
 import { NETWORKS_ANNOTATION } from '../annotation/types.js';
 import type { AddressIndex, PodAddress } from './address-index.js';
+import type { NadUsage } from './nad-usage.js';
 import type { PolicyLogger } from './log.js';
 import { kubeTransport, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, type KubeTransport } from './kube/transport.js';
 import { ListWatch, type KubeObject } from './kube/list-watch.js';
 
 export const LIVE_PODS_FIELD_SELECTOR = 'status.phase!=Succeeded,status.phase!=Failed';
 
-/** The addresses a pod's networks annotation requests, canonical, with their networks. */
-export function podAddresses(namespace: string, annotation: string | undefined): PodAddress[] {
-  if (!annotation) return [];
-  const out: PodAddress[] = [];
+/** What the index keeps of a pod's networks annotation: its addresses and the NADs (`ns/name`) it uses. */
+export interface PodNetworkFacts {
+  addresses: PodAddress[];
+  nads: string[];
+}
+
+/** Reads a networks annotation once for both indexes. */
+export function podNetworkFacts(namespace: string, annotation: string | undefined): PodNetworkFacts {
+  const out: PodNetworkFacts = { addresses: [], nads: [] };
+  if (!annotation) return out;
   for (const n of parseNetworks(annotation, { namespace }).networks) {
     const network = `${n.selection.namespace}/${n.selection.name}`;
+    out.nads.push(network);
     const mac = typeof n.selection.mac === 'string' ? canonicalMac(n.selection.mac) : undefined;
-    if (mac) out.push({ kind: 'mac', value: mac, network });
+    if (mac) out.addresses.push({ kind: 'mac', value: mac, network });
     const g = n.selection['infiniband-guid'];
     const guid = typeof g === 'string' ? canonicalGuid(g) : undefined;
-    if (guid) out.push({ kind: 'infiniband-guid', value: guid, network });
+    if (guid) out.addresses.push({ kind: 'infiniband-guid', value: guid, network });
   }
   return out;
 }
 
-export function indexPod(index: AddressIndex, obj: KubeObject): void {
+/** The addresses a pod's networks annotation requests, canonical, with their networks. */
+export function podAddresses(namespace: string, annotation: string | undefined): PodAddress[] {
+  return podNetworkFacts(namespace, annotation).addresses;
+}
+
+export function indexPod(index: AddressIndex, obj: KubeObject, usage?: NadUsage): void {
   const md = obj.metadata;
   if (!md?.namespace || !md.name) return;
-  const addresses = podAddresses(md.namespace, md.annotations?.[NETWORKS_ANNOTATION]);
-  index.setPod(md.uid ? { namespace: md.namespace, name: md.name, uid: md.uid } : { namespace: md.namespace, name: md.name }, addresses);
+  const facts = podNetworkFacts(md.namespace, md.annotations?.[NETWORKS_ANNOTATION]);
+  index.setPod(md.uid ? { namespace: md.namespace, name: md.name, uid: md.uid } : { namespace: md.namespace, name: md.name }, facts.addresses);
+  usage?.setPod(md.namespace, md.name, facts.nads);
+}
+
+function unindexPod(index: AddressIndex, obj: KubeObject, usage?: NadUsage): void {
+  const md = obj.metadata;
+  if (!md?.namespace || !md.name) return;
+  index.removePod(md.namespace, md.name);
+  usage?.removePod(md.namespace, md.name);
 }
 
 export class PodAddressSource {
@@ -40,7 +62,14 @@ export class PodAddressSource {
   constructor(
     kc: KubeConfig | undefined,
     index: AddressIndex,
-    options: { transport?: KubeTransport; logger?: PolicyLogger; pageSize?: number; backoffMs?: number } = {},
+    options: {
+      transport?: KubeTransport;
+      logger?: PolicyLogger;
+      pageSize?: number;
+      backoffMs?: number;
+      /** Also keep which NADs each pod uses (warnings on NAD DELETE). */
+      usage?: NadUsage;
+    } = {},
   ) {
     const transport = options.transport ?? (kc ? kubeTransport(kc) : undefined);
     if (!transport) throw new Error('PodAddressSource needs a KubeConfig or a transport');
@@ -54,10 +83,10 @@ export class PodAddressSource {
       backoffMs: options.backoffMs,
       onError: (err) => options.logger?.warn({ err: String(err) }, 'pod watch failed; retrying'),
       handler: {
-        resync: () => index.beginResync(),
-        upsert: (o) => indexPod(index, o),
-        remove: (o) => void (o.metadata?.namespace && o.metadata.name && index.removePod(o.metadata.namespace, o.metadata.name)),
-        resynced: () => index.endResync(),
+        resync: () => (index.beginResync(), options.usage?.beginResync()),
+        upsert: (o) => indexPod(index, o, options.usage),
+        remove: (o) => unindexPod(index, o, options.usage),
+        resynced: () => (index.endResync(), options.usage?.endResync()),
       },
     });
   }
@@ -73,5 +102,10 @@ export class PodAddressSource {
 
   synced(): boolean {
     return this.listWatch.synced();
+  }
+
+  /** Why the list/watch is failing, while it retries (undefined once it works). */
+  lastFailure(): { message: string; statusCode?: number } | undefined {
+    return this.listWatch.lastFailure();
   }
 }

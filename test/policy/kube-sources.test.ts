@@ -1,5 +1,5 @@
 import t from 'tap';
-import { AddressIndex, ClusterNamespaceLabels, ClusterPolicySource, PodAddressSource, POLICIES_PATH, LIVE_PODS_FIELD_SELECTOR } from '../../src/policy/index.js';
+import { AddressIndex, NadUsage, ClusterNamespaceLabels, ClusterPolicySource, PodAddressSource, POLICIES_PATH, LIVE_PODS_FIELD_SELECTOR } from '../../src/policy/index.js';
 import { FakeApiServer, until } from './fake-apiserver.js';
 
 const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
@@ -20,11 +20,13 @@ t.test('pod source: metadata-only paged list, watch, delete, 410 relist', async 
     pod('c', '3'),
   ], '10');
   const index = new AddressIndex();
-  const source = new PodAddressSource(kc, index, { pageSize: 2, backoffMs: 10 });
+  const usage = new NadUsage();
+  const source = new PodAddressSource(kc, index, { pageSize: 2, backoffMs: 10, usage });
   t.teardown(() => source.stop());
   await source.start();
   t.ok(source.synced());
   t.same(index.stats(), { pods: 2, addresses: 2, reservations: 0 });
+  t.same(usage.podsUsing('ns', 'n'), ['ns/a'], 'NAD usage kept beside the addresses');
   t.equal(index.conflicts('mac', '02:00:00:00:00:01', 'ns/n', 'Network', other)[0]?.pod, 'ns/a', 'canonical value indexed');
 
   const lists = api.requests.filter((r) => r.path === '/api/v1/pods' && r.query.get('watch') !== 'true');
@@ -44,6 +46,7 @@ t.test('pod source: metadata-only paged list, watch, delete, 410 relist', async 
   await until(() => index.stats().pods === 3, 'pod e');
   api.emit('/api/v1/pods', { type: 'DELETED', object: pod('a', '13') });
   await until(() => index.stats().pods === 2, 'pod a released');
+  t.same(usage.podsUsing('ns', 'n'), ['ns/d', 'ns/e'], 'pods without addresses count as users too');
   t.same(index.conflicts('mac', '02:00:00:00:00:01', 'ns/n', 'Cluster', other), []);
 
   // 410 Gone: the source lists again and drops what is no longer there.
@@ -51,6 +54,7 @@ t.test('pod source: metadata-only paged list, watch, delete, 410 relist', async 
   api.emit('/api/v1/pods', { type: 'ERROR', object: { kind: 'Status', code: 410, message: 'too old resource version' } });
   api.endWatches('/api/v1/pods');
   await until(() => index.stats().pods === 1, 'relist');
+  t.same(usage.podsUsing('ns', 'n'), ['ns/e'], 'relist drops usage of pods gone');
   await until(() => api.watching('/api/v1/pods') === 1, 'the second watch');
   t.equal(api.requests.filter((r) => r.query.get('watch') === 'true').at(-1)!.query.get('resourceVersion'), '20');
 });

@@ -46,6 +46,7 @@ export class ListWatch {
   private syncedOnce = false;
   private firstSync: { resolve: () => void; promise: Promise<void> };
   private loop: Promise<void> | undefined;
+  private failure: { message: string; statusCode?: number } | undefined;
 
   constructor(private readonly o: ListWatchOptions) {
     let resolve!: () => void;
@@ -61,6 +62,11 @@ export class ListWatch {
 
   synced(): boolean {
     return this.syncedOnce;
+  }
+
+  /** The error of the last attempt, while the loop keeps retrying; cleared by a successful list or watch. */
+  lastFailure(): { message: string; statusCode?: number } | undefined {
+    return this.failure;
   }
 
   async stop(): Promise<void> {
@@ -82,9 +88,11 @@ export class ListWatch {
           this.abort.signal,
         );
         backoff = this.o.backoffMs ?? 1000;
+        this.failure = undefined;
       } catch (err) {
         if (this.abort.signal.aborted) break;
         if (err instanceof KubeRequestError && err.statusCode === 410) this.rv = '';
+        this.failure = { message: err instanceof Error ? err.message : String(err), ...(err instanceof KubeRequestError ? { statusCode: err.statusCode } : {}) };
         this.o.onError?.(err);
         await sleep(backoff, this.abort.signal);
         backoff = Math.min(backoff * 2, this.o.maxBackoffMs ?? 30_000);
@@ -110,6 +118,7 @@ export class ListWatch {
     this.o.handler.resynced();
     this.rv = rv;
     this.syncedOnce = true;
+    this.failure = undefined;
     this.firstSync.resolve();
   }
 

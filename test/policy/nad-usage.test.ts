@@ -1,0 +1,34 @@
+import t from 'tap';
+import { NadUsage, podNetworkFacts } from '../../src/policy/index.js';
+
+t.test('which pods use a NAD: set, replace, remove, resync', async (t) => {
+  const u = new NadUsage();
+  u.setPod('ns', 'p1', ['ns/a', 'ns/a', 'kube-system/b']);
+  u.setPod('ns', 'p2', ['ns/a']);
+  u.setPod('other', 'q', ['ns/a']);
+  t.same(u.podsUsing('ns', 'a'), ['ns/p1', 'ns/p2', 'other/q'], 'sorted, each pod once');
+  t.same(u.podsUsing('kube-system', 'b'), ['ns/p1']);
+  t.same(u.podsUsing('ns', 'none'), []);
+  u.setPod('ns', 'p1', ['ns/c']);
+  t.same(u.podsUsing('ns', 'a'), ['ns/p2', 'other/q'], 'a changed annotation moves the pod');
+  t.same(u.podsUsing('kube-system', 'b'), []);
+  u.setPod('ns', 'p2', []);
+  u.removePod('other', 'q');
+  t.same(u.podsUsing('ns', 'a'), []);
+  t.same(u.stats(), { pods: 1, nads: 1 }, 'nothing kept for pods without networks or for unused NADs');
+
+  u.setPod('ns', 'keep', ['ns/a']);
+  u.beginResync();
+  u.setPod('ns', 'keep', ['ns/a']);
+  u.endResync();
+  t.same(u.podsUsing('ns', 'a'), ['ns/keep']);
+  t.same(u.podsUsing('ns', 'c'), [], 'pods not listed again are gone');
+});
+
+t.test('the networks annotation read once: NADs (qualified) and canonical addresses', async (t) => {
+  const facts = podNetworkFacts('ns', '[{"name":"a","mac":"02-00-00-00-00-01"},{"name":"b","namespace":"x"}]');
+  t.same(facts.nads, ['ns/a', 'x/b']);
+  t.same(facts.addresses, [{ kind: 'mac', value: '02:00:00:00:00:01', network: 'ns/a' }]);
+  t.same(podNetworkFacts('ns', 'a@eth1, other/b').nads, ['ns/a', 'other/b']);
+  t.same(podNetworkFacts('ns', undefined), { addresses: [], nads: [] });
+});
