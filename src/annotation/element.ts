@@ -101,7 +101,8 @@ function lexicalErrors(path: string, notes: ElementNotes, bad: Set<string>): Fie
       canonicalKey(table, last) !== 'hostIP' &&
       n.path.length === (top === 'portMappings' ? 3 : 2);
     if (!isIntegerField) continue;
-    errors.push(invalid(nestedPath(n.path), Number(n.lexeme), `written as ${n.lexeme}: must be an integer written without a fraction or exponent (Go rejects 8080.0 and 1e3)`));
+    // The value is shown as written ("8080.0"): Number() would print 8080 and hide the problem.
+    errors.push(invalid(nestedPath(n.path), n.lexeme, 'must be an integer written without a fraction or exponent (Go rejects 8080.0 and 1e3)'));
     bad.add(top);
   }
   return errors;

@@ -127,12 +127,12 @@ const cases: Record<string, Case> = {
   },
   'portMappings: 8080.0 and 1e3 are not integers (Go)': {
     value: el('"portMappings":[{"hostPort":8080.0,"containerPort":1e3}]'),
-    errors: [['[0].portMappings[0].hostPort', 'Invalid value', 'written as 8080.0'], ['[0].portMappings[0].containerPort', 'Invalid value', 'written as 1e3']],
+    errors: [['[0].portMappings[0].hostPort', 'Invalid value', 'must be an integer written without'], ['[0].portMappings[0].containerPort', 'Invalid value', 'must be an integer written without']],
   },
   'portMappings: fraction, range, protocol, hostIP': {
     value: el('"portMappings":[{"hostPort":80.5,"containerPort":0,"protocol":"icmp","hostIP":"10.0.0.1/24"},{"hostPort":65536,"containerPort":-1}]'),
     errors: [
-      ['[0].portMappings[0].hostPort', 'Invalid value', 'written as 80.5'],
+      ['[0].portMappings[0].hostPort', 'Invalid value', 'must be an integer written without'],
       ['[0].portMappings[0].containerPort', 'Invalid value', 'between 1 and 65535'],
       ['[0].portMappings[0].protocol', 'Unsupported value', 'TCP'],
       ['[0].portMappings[0].hostIP', 'Invalid value', 'IPv4 or IPv6'],
@@ -161,7 +161,7 @@ const cases: Record<string, Case> = {
   },
   'bandwidth: not positive, not integer': {
     value: el('"bandwidth":{"ingressRate":0,"ingressBurst":1.5e3}'),
-    errors: [['[0].bandwidth.ingressRate', 'Invalid value', 'between 1 and'], ['[0].bandwidth.ingressBurst', 'Invalid value', 'written as 1.5e3']],
+    errors: [['[0].bandwidth.ingressRate', 'Invalid value', 'between 1 and'], ['[0].bandwidth.ingressBurst', 'Invalid value', 'must be an integer written without']],
   },
   'bandwidth: not an object': { value: el('"bandwidth":[]'), errors: [['[0].bandwidth', 'Invalid value', 'must be a JSON object']] },
   // cni-args, ipam-claim-reference, deviceID, extensions
@@ -238,4 +238,9 @@ t.test('the message names the field and the value, the way kubectl shows field e
   const { renderError } = await import('../../src/field/index.js');
   const r = parseNetworks('[{"name":"a"},{"name":"b","mac":"02:00"}]', { namespace: 'x' });
   t.match(renderError(r.errors[0]!), /^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/networks\]\[1\]\.mac: Invalid value: "02:00": must be /);
+});
+
+t.test('a non-integer is shown as the user wrote it, not as the number JSON.parse would give', async (t) => {
+  const { errors } = parseNetworks(el('"portMappings":[{"hostPort":8080.0,"containerPort":1e3}]'), { namespace: 'pod-ns' });
+  t.same(errors.map((e) => e.value), ['8080.0', '1e3']);
 });
