@@ -13,6 +13,7 @@ import { generateCertificates, writeCertificateSet, readCa, checkKeyPair, CERT_F
 import { createServer, createLogger, LOG_LEVELS, parseGoDuration, type LogLevel, type ServerDeps, type ServerOptions, type WebhookServer } from '../server/index.js';
 import { createNadSource, tryLoadKubeConfig, type NadSource } from '../nads/index.js';
 import { DEFAULT_ADMISSION_CONFIG } from '../admission/types.js';
+import { wirePolicy, type PolicyWiring } from './serve-policy.js';
 
 const MiB = 1024 * 1024;
 export const DEFAULT_BODY_LIMIT = 4 * MiB;
@@ -48,7 +49,12 @@ Options:
   --body-limit SIZE              largest request body (bytes, or Ki/Mi suffix)
                                                                    NETATTACH_BODY_LIMIT (4Mi)
   --shutdown-grace DURATION      time to drain requests on SIGTERM NETATTACH_SHUTDOWN_GRACE (20s)
-  --policy FILE                  NetworkAttachmentPolicy documents NETATTACH_POLICY
+  --policy FILE                  NetworkAttachmentPolicy documents (watched); without it,
+                                 policies come from the cluster (the CRD) when NADs do
+                                                                   NETATTACH_POLICY
+  --no-pod-watch                 do not watch pods: uniqueness only among pods admitted in
+                                 the last 45 s, no "NAD still in use" warnings
+                                                                   NETATTACH_NO_POD_WATCH (false)
   --dev                          development: certificates in certs/ (generated when absent),
                                  example NADs when no cluster is reachable, 127.0.0.1
                                                                    NETATTACH_DEV
@@ -63,6 +69,8 @@ export interface ServeConfig {
   kubeconfig?: string;
   logLevel: LogLevel;
   dev: boolean;
+  /** Watch pods (cluster mode) for the uniqueness index and NAD usage. */
+  podWatch: boolean;
 }
 
 const STRING_OPTIONS = [
@@ -103,6 +111,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
       ...options,
       'resource-name-key': { type: 'string', multiple: true },
       podnetinfo: { type: 'boolean' },
+      'no-pod-watch': { type: 'boolean' },
       dev: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -142,6 +151,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
   return {
     dev,
     logLevel,
+    podWatch: !(values['no-pod-watch'] ?? flagBool('no-pod-watch', env.NETATTACH_NO_POD_WATCH)),
     generateTlsIn: tlsDir !== undefined ? abs(tlsDir) : undefined,
     nadsDir: nads !== undefined ? abs(nads) : undefined,
     kubeconfig: kubeconfig !== undefined ? abs(kubeconfig) : undefined,
@@ -212,11 +222,12 @@ async function clusterReachable(kc: KubeConfig, ms = 2000): Promise<boolean> {
   }
 }
 
-async function chooseNadSource(config: ServeConfig, root: string, logger: Logger): Promise<NadSource> {
+/** The NAD source, and the cluster when it is read (cluster mode: policies, namespaces, pods too). */
+async function chooseNadSource(config: ServeConfig, root: string, logger: Logger): Promise<{ nadSource: NadSource; kubeConfig?: KubeConfig }> {
   const common = { logger, resourceNameKeys: config.server.admission.resourceNameKeys };
   if (config.nadsDir) {
     logger.info({ source: 'directory', dir: config.nadsDir }, 'NADs are read from files');
-    return createNadSource({ ...common, dir: config.nadsDir })!;
+    return { nadSource: createNadSource({ ...common, dir: config.nadsDir })! };
   }
   let kc: KubeConfig | undefined;
   if (config.kubeconfig) {
@@ -227,30 +238,19 @@ async function chooseNadSource(config: ServeConfig, root: string, logger: Logger
   }
   if (kc && (!config.dev || (await clusterReachable(kc)))) {
     logger.info({ source: 'cluster', server: kc.getCurrentCluster()?.server }, 'NADs are read from the cluster');
-    return createNadSource({ ...common, kubeConfig: kc })!;
+    return { nadSource: createNadSource({ ...common, kubeConfig: kc })!, kubeConfig: kc };
   }
   if (config.dev) {
     const dir = join(root, 'examples', 'nads');
     logger.warn({ source: 'directory', dir, reason: kc ? 'cluster not reachable' : 'no kubeconfig' }, 'development: NADs are read from the examples');
-    return createNadSource({ ...common, dir })!;
+    return { nadSource: createNadSource({ ...common, dir })! };
   }
   throw new RangeError('no NAD source: no cluster configuration found (KUBECONFIG, ~/.kube/config, in-cluster); give --kubeconfig FILE or --nads DIR');
 }
 
-/**
- * The policy engine's place in the server: the evaluator, the address index and a `policies`
- * readiness check, built from `--policy FILE`. Not wired in this build: a policy file is refused
- * rather than silently not enforced.
- */
-async function wirePolicy(config: ServeConfig): Promise<Pick<ServerDeps, 'policy' | 'reservations' | 'readiness'>> {
-  if (config.server.policyFile) {
-    throw new RangeError(`--policy ${config.server.policyFile}: policy enforcement is not wired into serve in this build`);
-  }
-  return {};
-}
-
 export interface Serving {
   server: WebhookServer;
+  policy: PolicyWiring;
   url: string;
   healthUrl: string;
   logger: Logger;
@@ -265,16 +265,29 @@ export async function startServe(argv: string[], io: CliIO): Promise<Serving | '
   const stream = new Writable({ write: (chunk, _enc, cb) => (io.stdout(String(chunk)), cb()) });
   const logger = createLogger(config.logLevel, stream);
   await ensureCertificates(config, logger);
-  const nadSource = await chooseNadSource(config, root, logger);
-  const policy = await wirePolicy(config);
-  const server = await createServer(config.server, { nadSource, logger, ...policy });
+  const { nadSource, kubeConfig } = await chooseNadSource(config, root, logger);
+  const policy = await wirePolicy({
+    ...(config.server.policyFile ? { policyFile: config.server.policyFile } : {}),
+    ...(kubeConfig ? { kubeConfig } : {}),
+    podWatch: config.podWatch,
+    logger,
+  });
+  logger.info(policy.summary, kubeConfig ? 'policies: cluster mode' : 'policies: offline mode');
+  let server: WebhookServer;
+  try {
+    server = await createServer(config.server, { nadSource, logger, ...policy.deps });
+  } catch (err) {
+    // The policy file is already watched: stop that so a failed start does not keep the process alive.
+    await Promise.all(policy.deps.background.map((task) => task.stop()));
+    throw err;
+  }
   const { url, healthUrl } = await server.listen();
   const { tls } = config.server;
   logger.info(
     { url, healthUrl, serial: server.servingSerial(), certFile: tls.certFile, clientCa: tls.clientCaFile ?? null, nads: nadSource.kind, dev: config.dev },
     'netattach serving',
   );
-  return { server, url, healthUrl, logger, config };
+  return { server, policy, url, healthUrl, logger, config };
 }
 
 export async function run(argv: string[], io: CliIO): Promise<number> {

@@ -1,5 +1,5 @@
 export { createServer, type WebhookServer } from './server.js';
-export type { AdmissionCore, ServerDeps, ServerOptions, TlsFiles, ReadinessCheck } from './types.js';
+export type { AdmissionCore, BackgroundTask, ServerDeps, ServerOptions, TlsFiles, ReadinessCheck } from './types.js';
 export { createLogger, LOG_LEVELS, type LogLevel } from './logger.js';
 export { handleReview, internalErrorReview, type PipelineDeps, type PipelineResult } from './pipeline.js';
 export { createMetrics, type ServerMetrics } from './metrics.js';

@@ -22,12 +22,13 @@ export interface ServerMetrics {
   denials: Counter<'reason'>;
   badRequests: Counter<'endpoint' | 'status'>;
   nadLookups: Counter<'outcome'>;
+  findings: Counter<'endpoint' | 'policy' | 'rule' | 'action'>;
   tlsReloads: Counter<'result'>;
   tlsExpiry: Gauge;
 }
 
-export function createMetrics(nadSource: () => NadSource | undefined): ServerMetrics {
-  const registry = new Registry();
+/** `registry`: one the wiring already registered its own metrics in (policy sources, index). */
+export function createMetrics(nadSource: () => NadSource | undefined, registry = new Registry()): ServerMetrics {
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
   new Gauge({
@@ -77,6 +78,14 @@ export function createMetrics(nadSource: () => NadSource | undefined): ServerMet
       name: 'netattach_nad_lookups_total',
       help: 'NAD lookups on the request path by outcome',
       labelNames: ['outcome'],
+      registers,
+    }),
+    // Counted here, once per review from the final decision, not by the policy engine: it runs on
+    // both endpoints and its findings may still be re-graded by the core (warn-only updates).
+    findings: new Counter({
+      name: 'netattach_policy_findings_total',
+      help: 'Findings of the final decisions by endpoint, policy (builtin for the built-in rules), rule and action',
+      labelNames: ['endpoint', 'policy', 'rule', 'action'],
       registers,
     }),
     tlsReloads: new Counter({

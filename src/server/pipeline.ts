@@ -23,6 +23,7 @@ export interface PipelineDeps {
   reservations: AddressReservations;
   config: AdmissionConfig;
   namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
+  podsUsingNad?: (namespace: string, name: string) => string[];
   logger: Logger;
   metrics: ServerMetrics;
 }
@@ -141,6 +142,7 @@ export async function handleReview(body: unknown, endpoint: Endpoint, budgetMs: 
       namespaceLabels: request.namespace ? deps.namespaceLabels?.(request.namespace) : undefined,
       policy: deps.policy,
       config: deps.config,
+      ...(deps.podsUsingNad ? { podsUsingNad: deps.podsUsingNad } : {}),
     });
     if (decision.allowed && !request.dryRun && isPodCreate(request) && decision.claims.length > 0) {
       deps.reservations.reserve(decision.claims);
@@ -159,7 +161,10 @@ export async function handleReview(body: unknown, endpoint: Endpoint, budgetMs: 
   const seconds = (performance.now() - started) / 1000;
   deps.metrics.reviews.inc({ endpoint, operation: boundedOperation(request.operation), kind: boundedKind(request.kind?.kind), result });
   deps.metrics.reviewDuration.observe({ endpoint }, seconds);
-  if (decision) logDecision(deps, who, decision, result);
+  if (decision) {
+    for (const f of decision.findings) deps.metrics.findings.inc({ endpoint, policy: f.policy, rule: f.rule, action: f.action });
+    logDecision(deps, who, decision, result);
+  }
   deps.logger.debug({ ...who, result, ms: Math.round(seconds * 1e4) / 10 }, 'reviewed');
   return { status: 200, review };
 }

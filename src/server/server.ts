@@ -36,7 +36,7 @@ export async function createServer(options: ServerOptions, deps: ServerDeps): Pr
   const loaded = await loadTlsMaterial(options.tls);
   if (!loaded.ok) throw new Error(`TLS certificate: ${loaded.error}`);
   const core = deps.core ?? (await defaultCore());
-  const metrics = createMetrics(() => nadSource);
+  const metrics = createMetrics(() => nadSource, deps.registry);
   const pipeline: PipelineDeps = {
     core,
     nadSource,
@@ -44,6 +44,7 @@ export async function createServer(options: ServerOptions, deps: ServerDeps): Pr
     reservations: deps.reservations ?? NO_RESERVATIONS,
     config: options.admission,
     namespaceLabels: deps.namespaceLabels,
+    podsUsingNad: deps.podsUsingNad,
     logger,
     metrics,
   };
@@ -102,6 +103,12 @@ export async function createServer(options: ServerOptions, deps: ServerDeps): Pr
           logger.error({ source: nadSource.kind, err: nadError }, 'NAD source failed to start');
         },
       );
+      for (const task of deps.background ?? []) {
+        // Not awaited: readiness checks report a task that has not synced (or keeps failing).
+        Promise.resolve()
+          .then(() => task.start())
+          .catch((err: unknown) => logger.error({ task: task.name, err: message(err) }, 'background task failed to start'));
+      }
       const port = (app.server.address() as AddressInfo).port;
       const healthPort = (health.server.address() as AddressInfo).port;
       const host = options.host.includes(':') ? `[${options.host}]` : options.host;
@@ -123,6 +130,13 @@ export async function createServer(options: ServerOptions, deps: ServerDeps): Pr
         reloader.stop();
       }
       await nadSource.stop().catch((err: unknown) => logger.warn({ err: message(err) }, 'NAD source did not stop cleanly'));
+      await Promise.all(
+        (deps.background ?? []).map((task) =>
+          Promise.resolve()
+            .then(() => task.stop())
+            .catch((err: unknown) => logger.warn({ task: task.name, err: message(err) }, 'background task did not stop cleanly')),
+        ),
+      );
       await health.close();
       listening = false;
       return { drained };

@@ -1,6 +1,7 @@
 // What the server is built from: the pure admission core and the adapters it calls, all injected
 // so that tests (and `check`) can swap any of them.
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type {
   AdmissionApiVersion,
   AdmissionConfig,
@@ -23,6 +24,18 @@ export interface AdmissionCore {
 
 /** A readiness check: true when ready, or a short reason why not. */
 export type ReadinessCheck = () => true | string;
+
+/**
+ * Something that runs beside the server (a watch, a sweeper): started by `listen()` and never
+ * awaited there (a watch of an unreachable apiserver retries forever; readiness reports it),
+ * stopped by `close()` after the requests have drained.
+ */
+export interface BackgroundTask {
+  /** For the log. */
+  name: string;
+  start(): Promise<void> | void;
+  stop(): Promise<void> | void;
+}
 
 export interface TlsFiles {
   certFile: string;
@@ -64,5 +77,11 @@ export interface ServerDeps {
   namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
   /** Extra readiness checks by name, e.g. `policies` once the policy source has loaded. */
   readiness?: Record<string, ReadinessCheck>;
+  /** Pods (`namespace/name`) using a NAD, when a pod watch keeps them (NAD DELETE warnings). */
+  podsUsingNad?: (namespace: string, name: string) => string[];
+  /** Watches and timers whose lifecycle follows the server's. */
+  background?: BackgroundTask[];
+  /** The registry for /metrics, when the wiring registered metrics of its own first. */
+  registry?: Registry;
   logger: Logger;
 }

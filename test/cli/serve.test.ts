@@ -88,11 +88,19 @@ t.test('parseSize', async (t) => {
   for (const [text, want] of cases) t.equal(parseSize(text), want, text);
 });
 
-t.test('a policy file is refused until policy enforcement is wired, never silently ignored', async (t) => {
+t.test('a policy file that cannot be read stops serve at start-up (never served without it)', async (t) => {
   const dir = t.testdir({ nads: {} });
   const cli = io(dir);
   t.equal(await run(['--tls-dir', 'tls', '--nads', 'nads', '--policy', 'p.yaml', '--port', '0', '--health-port', '0', '--host', '127.0.0.1'], cli), 2);
-  t.match(cli.err.join(''), /--policy .*p\.yaml: policy enforcement is not wired/);
+  t.match(cli.err.join(''), /--policy .*p\.yaml: cannot read the file: ENOENT/);
+});
+
+t.test('--no-pod-watch and NETATTACH_NO_POD_WATCH', async (t) => {
+  const on = parseServeArgs(['--tls-dir', 't'], {}, '/w', '/pkg');
+  const off = parseServeArgs(['--tls-dir', 't', '--no-pod-watch'], {}, '/w', '/pkg');
+  const env = parseServeArgs(['--tls-dir', 't'], { NETATTACH_NO_POD_WATCH: 'true' }, '/w', '/pkg');
+  if (on === 'help' || off === 'help' || env === 'help') throw new Error('help');
+  t.same([on.podWatch, off.podWatch, env.podWatch], [true, false, false]);
 });
 
 t.test('serve with --tls-dir generates a pair when absent and serves NADs from --nads', async (t) => {
