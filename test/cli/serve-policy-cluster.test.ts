@@ -1,0 +1,121 @@
+// Cluster mode of the policy wiring against the fake API server of the policy tests: readiness
+// names what has not synced (and why) without blocking start-up, policies and namespace labels
+// come from watches, the pod watch feeds uniqueness and the NAD DELETE warning.
+import t, { type Test } from 'tap';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { wirePolicy } from '../../src/cli/serve-policy.js';
+import { createServer, type WebhookServer } from '../../src/server/index.js';
+import { StaticNadSource } from '../../src/nads/index.js';
+import { DEFAULT_ADMISSION_CONFIG, type AdmissionReview } from '../../src/admission/types.js';
+import { POLICIES_PATH } from '../../src/policy/index.js';
+import { FakeApiServer, until } from '../policy/fake-apiserver.js';
+import { captureLogger, getHttp, makeCerts, request } from '../server/fixtures.js';
+import { eventually, nadDelete, nadObject, NETWORKS, podCreate } from './policy-helpers.js';
+
+const GUID = '00:11:22:33:44:55:66:77';
+
+async function start(t: Test, kc: KubeConfig): Promise<{ server: WebhookServer; url: string; healthUrl: string; ca: string }> {
+  const certDir = mkdtempSync(join(tmpdir(), 'netattach-certs-'));
+  t.teardown(() => rmSync(certDir, { recursive: true, force: true }));
+  const { ca } = await makeCerts(certDir);
+  const { logger } = captureLogger();
+  const wiring = await wirePolicy({ kubeConfig: kc, podWatch: true, logger, backoffMs: 20 });
+  const nadSource = new StaticNadSource([nadObject('prod', 'ib', ['infinibandGUID']), nadObject('prod', 'net-a'), nadObject('team-b', 'net-b')]);
+  const server = await createServer(
+    {
+      host: '127.0.0.1',
+      port: 0,
+      healthPort: 0,
+      tls: { certFile: `${certDir}/tls.crt`, keyFile: `${certDir}/tls.key` },
+      bodyLimit: 1 << 20,
+      admission: DEFAULT_ADMISSION_CONFIG,
+      shutdownGraceMs: 1000,
+      tlsReloadPollMs: 0,
+    },
+    { nadSource, logger, ...wiring.deps },
+  );
+  const { url, healthUrl } = await server.listen();
+  t.teardown(() => server.close());
+  return { server, url, healthUrl, ca };
+}
+
+const send = async (url: string, ca: string, endpoint: string, review: AdmissionReview) =>
+  (await request(`${url}/${endpoint}`, JSON.stringify(review), { ca })).json.response as {
+    allowed: boolean;
+    status?: { code: number; message: string };
+    warnings?: string[];
+  };
+
+t.test('an unreachable API server: start-up does not wait, readiness names each watch and why, reviews are answered', async (t) => {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'down', server: 'http://127.0.0.1:9', skipTLSVerify: true }],
+    users: [{ name: 'u' }],
+    contexts: [{ name: 'c', cluster: 'down', user: 'u' }],
+    currentContext: 'c',
+  });
+  const { url, healthUrl, ca } = await start(t, kc);
+  const ready = await eventually(
+    () => getHttp(`${healthUrl}/readyz`),
+    (r) => ['policies', 'namespaces', 'pods'].every((c) => /ECONNREFUSED/.test(r.json?.checks?.[c]?.reason ?? '')),
+    'every watch to report its failure',
+  );
+  t.equal(ready.status, 503);
+  t.same(ready.json.notReady, ['policies', 'namespaces', 'pods']);
+  t.match(ready.json.checks.pods.reason, /^pod watch has not synced: .*ECONNREFUSED.*\(retrying\)$/);
+  const answered = await send(url, ca, 'validate', podCreate({ namespace: 'prod', name: 'p', uid: 'u', networks: 'net-a' }));
+  t.equal(answered.allowed, true, 'the webhook keeps serving');
+});
+
+t.test('policies, namespace labels and pods from the cluster', async (t) => {
+  const api = new FakeApiServer();
+  const kc = await api.start();
+  t.teardown(() => api.stop());
+  api.setList('/api/v1/namespaces', [{ metadata: { name: 'prod', resourceVersion: '1', labels: { 'kubernetes.io/metadata.name': 'prod', tier: 'prod' } } }], '1');
+  const { server, url, healthUrl, ca } = await start(t, kc);
+
+  // No CRD (404): no policy can exist, so policies are ready with none; pods not listed yet.
+  const waiting = await eventually(
+    () => getHttp(`${healthUrl}/readyz`),
+    (r) => /HTTP 404/.test(r.json?.checks?.pods?.reason ?? '') && r.json?.checks?.namespaces?.ok === true,
+    'the pod list to fail',
+  );
+  t.same(waiting.json.notReady, ['pods']);
+  t.same(waiting.json.checks.policies, { ok: true }, 'no CRD: ready without policies');
+
+  api.setList('/api/v1/pods', [
+    { metadata: { namespace: 'prod', name: 'running', uid: 'u-run', resourceVersion: '5', annotations: { [NETWORKS]: JSON.stringify([{ name: 'ib', 'infiniband-guid': GUID }]) } } },
+    { metadata: { namespace: 'prod', name: 'plain', uid: 'u-plain', resourceVersion: '6', annotations: { [NETWORKS]: 'ib' } } },
+  ], '6');
+  api.setList(POLICIES_PATH, [
+    {
+      apiVersion: 'netattach.io/v1alpha1',
+      kind: 'NetworkAttachmentPolicy',
+      metadata: { name: 'prod-rules', generation: 1, resourceVersion: '1' },
+      spec: { namespaceSelector: { matchLabels: { tier: 'prod' } }, rules: { allowedNetworks: { ownNamespace: true }, uniqueAddresses: { 'infiniband-guid': 'Cluster' } } },
+    },
+  ], '1');
+  await eventually(() => getHttp(`${healthUrl}/readyz`), (r) => r.status === 200, 'readiness');
+  await until(() => api.requests.some((r) => r.method === 'PATCH' && r.path === `${POLICIES_PATH}/prod-rules/status`), 'the Accepted condition');
+
+  const foreign = await send(url, ca, 'validate', podCreate({ namespace: 'prod', name: 'p1', uid: 'u1', networks: 'team-b/net-b' }));
+  t.notOk(foreign.allowed, 'the policy applies through the namespace label tier=prod');
+  t.match(foreign.status?.message, /policy "prod-rules" \(allowedNetworks\)/);
+
+  const dup = await send(url, ca, 'validate', podCreate({ namespace: 'prod', name: 'p2', uid: 'u2', networks: JSON.stringify([{ name: 'ib', 'infiniband-guid': GUID }]) }));
+  t.notOk(dup.allowed, 'a GUID a running pod holds');
+  t.match(dup.status?.message, /is already used by pod prod\/running \(running\)/);
+
+  const del = await send(url, ca, 'validate', nadDelete('prod', 'ib'));
+  t.ok(del.allowed);
+  t.same(del.warnings, ['prod/ib is still used by 2 pods (prod/plain, prod/running); new pods naming it will fail']);
+
+  const metrics = (await getHttp(`${healthUrl}/metrics`)).text;
+  t.match(metrics, 'netattach_policies_loaded{source="cluster"} 1');
+  t.match(metrics, 'netattach_address_index_entries{entry="pods"} 1');
+  t.match(metrics, 'netattach_policy_findings_total{endpoint="validate",policy="prod-rules",rule="uniqueAddresses",action="Enforce"} 1');
+  t.ok(server.readiness().ready);
+});
