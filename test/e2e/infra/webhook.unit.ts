@@ -1,9 +1,8 @@
 /**
- * Unit checks of the clientConfig rewriting in webhook.ts (no cluster needed).
- *   npx tsx test/e2e/infra/webhook.unit.ts
+ * Unit checks of the clientConfig rewriting in webhook.ts (no cluster needed); part of
+ * `npm run test:e2e`, alone: npx tap --disable-coverage test/e2e/infra/webhook.unit.ts
  */
-import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import t from 'tap';
 import { canaryShowsWebhook, joinUrl, parseManifests, rewriteWebhookConfigs, toYaml } from './webhook.js';
 
 const CA = '-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----\n';
@@ -55,24 +54,24 @@ webhooks:
       url: https://netattach.example:9443/validate/strict
 `;
 
-test('joinUrl', () => {
-  assert.equal(joinUrl('https://127.0.0.1:8443', '/mutate'), 'https://127.0.0.1:8443/mutate');
-  assert.equal(joinUrl('https://127.0.0.1:8443/', '/mutate'), 'https://127.0.0.1:8443/mutate');
-  assert.equal(joinUrl('https://127.0.0.1:8443/', 'mutate'), 'https://127.0.0.1:8443/mutate');
-  assert.equal(joinUrl('https://127.0.0.1:8443', undefined), 'https://127.0.0.1:8443/');
+t.test('joinUrl', async (t) => {
+  t.equal(joinUrl('https://127.0.0.1:8443', '/mutate'), 'https://127.0.0.1:8443/mutate');
+  t.equal(joinUrl('https://127.0.0.1:8443/', '/mutate'), 'https://127.0.0.1:8443/mutate');
+  t.equal(joinUrl('https://127.0.0.1:8443/', 'mutate'), 'https://127.0.0.1:8443/mutate');
+  t.equal(joinUrl('https://127.0.0.1:8443', undefined), 'https://127.0.0.1:8443/');
 });
 
-test('rewrites every webhook clientConfig to url + caBundle and drops other kinds', () => {
+t.test('rewrites every webhook clientConfig to url + caBundle and drops other kinds', async (t) => {
   const parsed = parseManifests(MANIFEST);
   const before = JSON.stringify(parsed);
   const out = rewriteWebhookConfigs(parsed, 'https://127.0.0.1:18443/', CA);
-  assert.equal(JSON.stringify(parsed), before, 'input not modified');
-  assert.deepEqual(
+  t.equal(JSON.stringify(parsed), before, 'input not modified');
+  t.strictSame(
     out.map((c) => c.kind),
     ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'],
   );
   const ccs = out.flatMap((c) => (c.webhooks ?? []).map((w) => [w.name, w.clientConfig]));
-  assert.deepEqual(ccs, [
+  t.strictSame(ccs, [
     ['mutate.netattach.cni.cncf.io', { url: 'https://127.0.0.1:18443/mutate', caBundle: CA_B64 }],
     ['validate.netattach.cni.cncf.io', { url: 'https://127.0.0.1:18443/validate', caBundle: CA_B64 }],
     ['nopath.netattach.cni.cncf.io', { url: 'https://127.0.0.1:18443/', caBundle: CA_B64 }],
@@ -81,29 +80,29 @@ test('rewrites every webhook clientConfig to url + caBundle and drops other kind
   // everything else is kept
   const m = out[0]!;
   const wh = m.webhooks![0]!;
-  assert.deepEqual(wh.sideEffects, 'None');
-  assert.ok(Array.isArray(wh.matchConditions));
-  assert.equal(m.metadata.annotations, undefined, 'cert-manager injection annotation removed');
+  t.strictSame(wh.sideEffects, 'None');
+  t.ok(Array.isArray(wh.matchConditions));
+  t.equal(m.metadata.annotations, undefined, 'cert-manager injection annotation removed');
 });
 
-test('accepts YAML text, JSON and kind: List, and round-trips through toYaml', () => {
+t.test('accepts YAML text, JSON and kind: List, and round-trips through toYaml', async (t) => {
   const list = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: parseManifests(MANIFEST) });
   const fromJson = rewriteWebhookConfigs(list, 'https://127.0.0.1:1', CA);
   const fromYaml = rewriteWebhookConfigs(MANIFEST, 'https://127.0.0.1:1', CA);
-  assert.deepEqual(fromJson, fromYaml);
-  assert.deepEqual(parseManifests(toYaml(fromYaml)), fromYaml);
+  t.strictSame(fromJson, fromYaml);
+  t.strictSame(parseManifests(toYaml(fromYaml)), fromYaml);
 });
 
-test('rejects invalid YAML', () => {
-  assert.throws(() => parseManifests('a: [1,\n'), /invalid YAML/);
+t.test('rejects invalid YAML', async (t) => {
+  t.throws(() => parseManifests('a: [1,\n'), /invalid YAML/);
 });
 
-test('canaryShowsWebhook', () => {
+t.test('canaryShowsWebhook', async (t) => {
   const names = ['mutate.netattach.cni.cncf.io'];
   const base = { code: 0, object: { metadata: { name: 'x' } }, stderr: '' };
-  assert.equal(canaryShowsWebhook(base, base, names), false);
-  assert.equal(canaryShowsWebhook({ ...base, object: { metadata: { name: 'x', labels: { a: 'b' } } } }, base, names), true);
-  assert.equal(
+  t.equal(canaryShowsWebhook(base, base, names), false);
+  t.equal(canaryShowsWebhook({ ...base, object: { metadata: { name: 'x', labels: { a: 'b' } } } }, base, names), true);
+  t.equal(
     canaryShowsWebhook(
       { code: 1, stderr: 'Error from server (Forbidden): admission webhook "mutate.netattach.cni.cncf.io" denied the request: no' },
       base,
@@ -111,7 +110,7 @@ test('canaryShowsWebhook', () => {
     ),
     true,
   );
-  assert.equal(
+  t.equal(
     canaryShowsWebhook(
       { code: 1, stderr: 'Internal error occurred: failed calling webhook "mutate.netattach.cni.cncf.io": connection refused' },
       base,

@@ -1,0 +1,228 @@
+/**
+ * The e2e environment: a real kube-apiserver (infra/cluster.ts), the NAD CRD, netattach's own
+ * manifests (kustomize base) applied server-side, netattach running as a process under its
+ * ServiceAccount's token, and the webhook configurations from the manifests pointed at it.
+ */
+import { spawn } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { copyFile, mkdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import tls from 'node:tls';
+import { startCluster, type Cluster, type KubectlResult } from '../infra/cluster.js';
+import { applyWebhookConfigs, parseManifests, rewriteWebhookConfigs, toYaml, type WebhookConfig } from '../infra/webhook.js';
+import { MAIN, Netattach, REPO, plainEnv } from './netattach.js';
+import { macvlanConfig, namespace, nad } from './objects.js';
+
+type Obj = Record<string, unknown>;
+
+export const FIELD_MANAGER = 'netattach-e2e';
+export const CANARY_NS = 'e2e-canary';
+
+export interface E2e {
+  cluster: Cluster;
+  netattach: Netattach;
+  /** Namespace/CRD/RBAC/... of manifests/base, as rendered by `kubectl kustomize`. */
+  base: Obj[];
+  /** Output of the server-side apply of the base (minus webhook configurations). */
+  baseApply: KubectlResult;
+  webhooks: WebhookConfig[];
+  /** Token-based kubeconfig of ServiceAccount netattach-system/netattach (what netattach uses). */
+  saKubeconfig: string;
+  /** Secret-volume style directory netattach reads (tls.crt -> ..data/tls.crt). */
+  tlsDir: string;
+  caPem: string;
+  /** kubectl apply --server-side --validate=strict of objects (JSON documents). */
+  apply(objs: Obj | Obj[], extra?: string[]): Promise<KubectlResult>;
+  /** Like apply, throws unless exit code 0. */
+  applyOk(objs: Obj | Obj[], extra?: string[]): Promise<string>;
+  getJson<T = Obj>(args: string[]): Promise<T>;
+  /** A new serving certificate (new key, same CA) swapped in like the kubelet updates a Secret volume. Returns its serial. */
+  rotateCertificate(): Promise<string>;
+  /** Serial of the certificate netattach presents to a new TLS connection. */
+  servedSerial(): Promise<string>;
+  /** Log tails of netattach, kube-apiserver and etcd. */
+  tails(lines?: number): string;
+  stop(): Promise<void>;
+}
+
+export function toDocs(objs: Obj | Obj[]): string {
+  return (Array.isArray(objs) ? objs : [objs]).map((o) => JSON.stringify(o)).join('\n---\n');
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      srv.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+}
+
+export function run(cmd: string, args: string[], opts: { cwd?: string } = {}): Promise<KubectlResult> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: opts.cwd ?? REPO, stdio: ['ignore', 'pipe', 'pipe'], env: plainEnv() });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', (e) => resolve({ code: 127, stdout, stderr: stderr + e.message }));
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+async function runOk(cmd: string, args: string[]): Promise<string> {
+  const r = await run(cmd, args);
+  if (r.code !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${r.code}\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** `kubectl kustomize DIR` with the built kubectl. */
+export async function kustomize(cluster: Cluster, dir: string): Promise<Obj[]> {
+  return parseManifests(await cluster.kubectlOk(['kustomize', path.join(REPO, dir)]));
+}
+
+export const isWebhookConfig = (o: Obj): boolean =>
+  o.kind === 'MutatingWebhookConfiguration' || o.kind === 'ValidatingWebhookConfiguration';
+
+/** Retries a kubectl call while a fresh CRD is not yet in discovery. */
+async function untilServed(cluster: Cluster, args: string[]): Promise<void> {
+  let last = '';
+  for (let i = 0; i < 60; i++) {
+    const r = await cluster.kubectl(args);
+    if (r.code === 0) return;
+    last = r.stderr;
+    await sleep(500);
+  }
+  throw new Error(`kubectl ${args.join(' ')} kept failing: ${last}`);
+}
+
+export async function startE2e(log: (m: string) => void): Promise<E2e> {
+  const cluster = await startCluster({ log });
+  let netattach: Netattach | undefined;
+  try {
+    const work = path.join(cluster.workDir, 'netattach');
+    await mkdir(work, { recursive: true });
+
+    const apply = (objs: Obj | Obj[], extra: string[] = []): Promise<KubectlResult> =>
+      cluster.kubectl(['apply', '--server-side', '--validate=strict', `--field-manager=${FIELD_MANAGER}`, ...extra, '-f', '-'], {
+        input: toDocs(objs),
+      });
+    const applyOk = async (objs: Obj | Obj[], extra: string[] = []): Promise<string> => {
+      const r = await apply(objs, extra);
+      if (r.code !== 0) throw new Error(`kubectl apply exited with ${r.code}\n${r.stdout}\n${r.stderr}`);
+      return r.stdout;
+    };
+    const getJson = async <T,>(args: string[]): Promise<T> => JSON.parse(await cluster.kubectlOk(['get', ...args, '-o', 'json'])) as T;
+
+    // 1. What Multus would have installed: the NAD CRD.
+    const nadCrd = parseManifests(await readFile(path.join(REPO, 'test/e2e/fixtures/nad-crd.yaml'), 'utf8'));
+    await applyOk(nadCrd);
+
+    // 2. The install: manifests/base, webhook configurations last (they need netattach running).
+    const base = await kustomize(cluster, 'manifests/base');
+    const baseApply = await apply(base.filter((o) => !isWebhookConfig(o)));
+    if (baseApply.code !== 0) throw new Error(`applying manifests/base failed\n${baseApply.stdout}\n${baseApply.stderr}`);
+    await cluster.kubectlOk(['wait', '--for=condition=Established', '--timeout=60s',
+      'crd/network-attachment-definitions.k8s.cni.cncf.io', 'crd/networkattachmentpolicies.netattach.io']);
+    await untilServed(cluster, ['get', 'network-attachment-definitions.k8s.cni.cncf.io', '-A']);
+    await untilServed(cluster, ['get', 'networkattachmentpolicies.netattach.io']);
+
+    // 3. netattach's credentials: a token of its ServiceAccount, so the manifests' RBAC is what it has.
+    const token = (await cluster.kubectlOk(['create', 'token', 'netattach', '-n', 'netattach-system', '--duration=12h'])).trim();
+    const saKubeconfig = path.join(work, 'kubeconfig');
+    await writeFile(saKubeconfig, JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'e2e', cluster: { server: cluster.server, 'certificate-authority-data': Buffer.from(cluster.caPem).toString('base64') } }],
+      users: [{ name: 'netattach', user: { token } }],
+      contexts: [{ name: 'e2e', context: { cluster: 'e2e', user: 'netattach' } }],
+      'current-context': 'e2e',
+    }), { mode: 0o600 });
+
+    // 4. Serving certificate from `netattach certs`, laid out like a mounted Secret.
+    const tlsDir = path.join(work, 'tls');
+    let generation = 0;
+    const issue = async (): Promise<string> => {
+      generation++;
+      const dir = path.join(tlsDir, `..gen${generation}`);
+      await mkdir(dir, { recursive: true });
+      if (generation > 1) {
+        // keep the CA (as the CronJob does): the caBundle stays valid
+        for (const f of ['ca.crt', 'ca.key']) await copyFile(path.join(tlsDir, `..gen${generation - 1}`, f), path.join(dir, f));
+      }
+      await runOk(process.execPath, [MAIN, 'certs', '--out', dir, '--san', '127.0.0.1', '--san', 'localhost', '--force', '--days', '2']);
+      const tmpLink = path.join(tlsDir, '..data_tmp');
+      await symlink(`..gen${generation}`, tmpLink);
+      await rename(tmpLink, path.join(tlsDir, '..data')); // atomic, like the kubelet's AtomicWriter
+      return new X509Certificate(await readFile(path.join(dir, 'tls.crt'))).serialNumber;
+    };
+    await mkdir(tlsDir, { recursive: true });
+    await issue();
+    for (const f of ['tls.crt', 'tls.key', 'ca.crt']) await symlink(path.join('..data', f), path.join(tlsDir, f));
+    const caPem = await readFile(path.join(tlsDir, 'ca.crt'), 'utf8');
+
+    // 5. netattach itself.
+    const [port, healthPort] = [await freePort(), await freePort()];
+    netattach = new Netattach({ kubeconfig: saKubeconfig, tlsDir, port, healthPort, logPath: path.join(cluster.logsDir, 'netattach.log') });
+    netattach.start();
+    await netattach.waitReady();
+    log(`netattach ready at ${netattach.url} (health ${netattach.healthUrl})`);
+
+    // 6. The webhook configurations of the manifests, clientConfig rewritten to the url; a
+    //    dry-run canary pod proves both the mutating and the validating webhook are called.
+    await applyOk([namespace(CANARY_NS), nad({ namespace: CANARY_NS, name: 'canary', config: macvlanConfig('canary') })]);
+    const webhooks = rewriteWebhookConfigs(base.filter(isWebhookConfig), netattach.url, caPem);
+    const na = netattach;
+    await applyWebhookConfigs(cluster, webhooks, {
+      namespace: CANARY_NS,
+      canaryNetworks: 'canary',
+      timeoutMs: 60_000,
+      isCalled: async () =>
+        (await na.metric('netattach_admission_reviews_total', { endpoint: 'mutate' })) > 0 &&
+        (await na.metric('netattach_admission_reviews_total', { endpoint: 'validate' })) > 0,
+    });
+    log('webhook configurations applied and called');
+
+    const servedSerial = (): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const s = tls.connect({ host: '127.0.0.1', port, ca: caPem, servername: 'localhost' }, () => {
+          const serial = s.getPeerX509Certificate()?.serialNumber ?? '';
+          s.end();
+          resolve(serial);
+        });
+        s.on('error', reject);
+      });
+
+    const started = netattach;
+    return {
+      cluster,
+      netattach: started,
+      base,
+      baseApply,
+      webhooks,
+      saKubeconfig,
+      tlsDir,
+      caPem,
+      apply,
+      applyOk,
+      getJson,
+      rotateCertificate: issue,
+      servedSerial,
+      tails: (lines = 60) => `${started.tail(lines)}\n${cluster.tailLogs(lines)}`,
+      stop: async () => {
+        await started.close();
+        await cluster.stop();
+      },
+    };
+  } catch (e) {
+    const tails = `${netattach ? netattach.tail(60) : ''}\n${cluster.tailLogs(60)}`;
+    await netattach?.close();
+    await cluster.stop();
+    throw new Error(`${(e as Error).message}\n${tails}`);
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * `npm run test:e2e`: builds what the suite needs, then runs it with tap.
+ *
+ * 1. kube-apiserver, kubectl, etcd (infra/build.sh: built once from the Go module proxy, cached)
+ * 2. netattach itself (`npm run build`: the suite runs dist/src/cli/main.js as a real process)
+ * 3. tap, one file at a time: the unit checks of the harness, then the suite (one cluster)
+ *
+ * Exits with tap's exit code. Extra arguments go to tap (e.g. `npm run test:e2e -- --bail`).
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+function step(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      process.stdout.write(d);
+    });
+    child.on('error', (err) => {
+      process.stderr.write(`[e2e] cannot run ${cmd}: ${err.message}\n`);
+      resolve({ code: 127, stdout });
+    });
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), stdout }));
+  });
+}
+
+async function main(): Promise<number> {
+  let t0 = Date.now();
+  process.stderr.write('[e2e] binaries: bash test/e2e/infra/build.sh (first run: several minutes)\n');
+  const build = await step('bash', [path.join(root, 'test/e2e/infra/build.sh')]);
+  if (build.code !== 0) {
+    process.stderr.write('[e2e] could not build kube-apiserver/kubectl/etcd (needs Go and the Go module proxy); see above\n');
+    return build.code;
+  }
+  const binDir = build.stdout.trim().split('\n').pop()!;
+  process.stderr.write(`[e2e] binaries ready in ${Date.now() - t0} ms: ${binDir}\n`);
+
+  t0 = Date.now();
+  const tsc = await step('npm', ['run', '--silent', 'build']);
+  if (tsc.code !== 0) {
+    process.stderr.write('[e2e] npm run build failed; see above\n');
+    return tsc.code;
+  }
+  process.stderr.write(`[e2e] netattach built in ${Date.now() - t0} ms\n`);
+
+  const tap = await new Promise<number>((resolve) => {
+    const child = spawn(
+      'npx',
+      [
+        'tap', '--jobs=1', '--disable-coverage', '--allow-incomplete-coverage', '--timeout=1500',
+        ...process.argv.slice(2),
+        'test/e2e/infra/webhook.unit.ts', 'test/e2e/netattach.e2e.ts',
+      ],
+      { cwd: root, stdio: 'inherit', env: { ...process.env, NETATTACH_E2E_BIN_DIR: binDir } },
+    );
+    const forward = (sig: NodeJS.Signals): void => void child.kill(sig);
+    process.on('SIGINT', forward);
+    process.on('SIGTERM', forward);
+    child.on('error', () => resolve(127));
+    child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+  });
+  return tap;
+}
+
+process.exitCode = await main();
