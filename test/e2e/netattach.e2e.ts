@@ -6,10 +6,13 @@
  *   npm run test:e2e            (builds, then runs this with tap; see docs/e2e.md)
  */
 import t from 'tap';
+import { X509Certificate } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
-import { startE2e, isWebhookConfig, kustomize, type E2e } from './lib/env.js';
-import { httpGet } from './lib/netattach.js';
+import { CANARY_NS, CERT_SANS, isWebhookConfig, kustomize, run, startE2e, type E2e } from './lib/env.js';
+import { MAIN, REPO, httpGet } from './lib/netattach.js';
 import {
   NETWORKS, NODE_SELECTOR, RESOURCE_NAME, restricted, cronJob, deployment, ibConfig, macvlanConfig, namespace, nad, percentile, pod, policy, sriovConfig,
 } from './lib/objects.js';
@@ -141,6 +144,77 @@ t.test('netattach runs with the ServiceAccount and RBAC of the manifests', async
   t.ok(body.checks.nads?.ok, 'NAD source synced');
   t.comment(`readiness checks: ${Object.keys(body.checks).join(', ')}`);
   t.notMatch(e.netattach.readLog(), /forbidden/i, 'no request of netattach was forbidden');
+});
+
+t.test('install: the self-signed overlay\'s certificate steps, run as its ServiceAccount', async (t) => {
+  // What the overlay's Job and CronJob do, with their ServiceAccount and RBAC, against this
+  // apiserver: publish-certs.sh fetch-ca, netattach certs, publish-certs.sh publish. The
+  // kubelet's part (mounting Secret netattach-tls) is played by installCertificates().
+  const overlay = await kustomize(e.cluster, 'manifests');
+  const certsObjects = overlay.filter((o) => (o.metadata as Obj).name === 'netattach-certs' && o.kind !== 'Job' && o.kind !== 'CronJob');
+  t.same(certsObjects.map((o) => o.kind).sort(), ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'ServiceAccount']);
+  await e.applyOk([...certsObjects, ...overlay.filter((o) => o.kind === 'ConfigMap')]);
+  const work = path.join(e.cluster.workDir, 'certs-job');
+  const env = {
+    KUBECONFIG: await e.kubeconfigFor('netattach-system', 'netattach-certs'),
+    PATH: `${e.cluster.binDir}:${process.env.PATH ?? ''}`,
+    HOME: work,
+  };
+  const script = path.join(REPO, 'manifests/overlays/self-signed/publish-certs.sh');
+  const job = async (dir: string): Promise<{ fetch: string; serial: string }> => {
+    await mkdir(dir, { recursive: true });
+    const fetch = await run('bash', [script, 'fetch-ca', dir], { env });
+    t.equal(fetch.code, 0, `fetch-ca: ${fetch.stderr}`);
+    const certs = await run(process.execPath, [MAIN, 'certs', '--out', dir, '--force', '--service', 'netattach', '--namespace', 'netattach-system', ...CERT_SANS]);
+    t.equal(certs.code, 0, `netattach certs: ${certs.stderr}`);
+    const publish = await run('bash', [script, 'publish', dir], { env });
+    t.equal(publish.code, 0, `publish: ${publish.stdout}${publish.stderr}`);
+    return { fetch: fetch.stdout, serial: new X509Certificate(await readFile(path.join(dir, 'tls.crt'))).serialNumber };
+  };
+  const bundles = async (): Promise<string[]> => {
+    const m = await e.getJson<{ webhooks: Array<{ clientConfig: { caBundle: string } }> }>(['mutatingwebhookconfiguration', 'netattach']);
+    const v = await e.getJson<{ webhooks: Array<{ clientConfig: { caBundle: string } }> }>(['validatingwebhookconfiguration', 'netattach']);
+    return [...m.webhooks, ...v.webhooks].map((w) => Buffer.from(w.clientConfig.caBundle, 'base64').toString());
+  };
+  const secret = async (name: string): Promise<{ type: string; data: Record<string, string> }> =>
+    e.getJson(['secret', '-n', 'netattach-system', name]);
+  const admitted = async (what: string): Promise<void> => {
+    const r = await e.apply(pod(CANARY_NS, 'certs-probe', 'canary-missing'), ['--dry-run=server']);
+    // a NAD that does not exist: netattach answers (denies), so TLS to it worked
+    t.match(r.stderr, DENIED_POD, `${what}: the apiserver reaches netattach over TLS`);
+  };
+
+  // first install: a new CA
+  const install = await job(path.join(work, 'install'));
+  t.match(install.fetch, 'no CA in secret/netattach-ca yet');
+  const ca = await readFile(path.join(work, 'install', 'ca.crt'), 'utf8');
+  t.equal(Buffer.from((await secret('netattach-ca')).data['ca.crt']!, 'base64').toString(), ca, 'CA kept in secret/netattach-ca');
+  const tlsSecret = await secret('netattach-tls');
+  t.equal(tlsSecret.type, 'kubernetes.io/tls');
+  t.equal(Buffer.from(tlsSecret.data['tls.crt']!, 'base64').toString(), await readFile(path.join(work, 'install', 'tls.crt'), 'utf8'));
+  for (const b of await bundles()) {
+    t.ok(b.startsWith(ca) && b.includes(e.caPem), 'caBundle: the new CA, then the one in use before');
+  }
+  // the kubelet refreshes the mounted Secret a while after the bundle changed
+  await sleep(3000);
+  t.equal(await e.installCertificates(path.join(work, 'install')), install.serial);
+  await eventually('the published certificate in service', async () => ((await e.servedSerial()) === install.serial ? true : undefined));
+  await admitted('after install');
+
+  // the monthly renewal: same CA, new serving certificate, the old CA leaves the bundle
+  const renewal = await job(path.join(work, 'renew'));
+  t.match(renewal.fetch, 'signing with the CA kept in secret/netattach-ca');
+  t.equal(await readFile(path.join(work, 'renew', 'ca.crt'), 'utf8'), ca, 'renewal keeps the CA');
+  t.not(renewal.serial, install.serial);
+  for (const b of await bundles()) t.equal(b.trim(), ca.trim(), 'caBundle: the CA alone');
+  await e.installCertificates(path.join(work, 'renew'));
+  await eventually('the renewed certificate in service', async () => ((await e.servedSerial()) === renewal.serial ? true : undefined));
+  await admitted('after renewal');
+
+  // and nothing beyond what the steps need
+  const list = await run(path.join(e.cluster.binDir, 'kubectl'), ['-n', 'netattach-system', 'get', 'secrets'], { env });
+  t.not(list.code, 0, 'netattach-certs cannot list Secrets');
+  t.match(list.stderr, /forbidden/);
 });
 
 t.test('NADs created in the cluster are seen by the informer', async (t) => {
@@ -345,6 +419,19 @@ t.test('an InfiniBand GUID is unique across pods (policy uniqueAddresses)', asyn
     return r.code === 0 ? r : undefined;
   });
   t.equal(reused.code, 0, 'a deleted pod releases its GUID');
+});
+
+t.test('deleting a NAD that pods use warns and names them', async (t) => {
+  // pods on e2e/sriov-b: e2e/simple, e2e/with-cap, e2e-warn/two (seen through the pod watch)
+  const r = await e.cluster.kubectl(['delete', 'net-attach-def', '-n', NS, 'sriov-b']);
+  t.equal(r.code, 0, `DELETE is allowed: ${r.stderr}`);
+  t.match(r.stderr, /Warning: e2e\/sriov-b is still used by 3 pods/, 'with a warning counting the pods');
+  t.match(r.stderr, 'e2e/simple');
+  t.comment(r.stderr.trim());
+  await e.applyOk(nad({ namespace: NS, name: 'unused', config: macvlanConfig('unused') }));
+  const unused = await e.cluster.kubectl(['delete', 'net-attach-def', '-n', NS, 'unused']);
+  t.equal(unused.code, 0);
+  t.notMatch(unused.stderr, /Warning/, 'no warning for a NAD no pod uses');
 });
 
 t.test('netattach down: failurePolicy Fail for pods and NADs, Ignore for workloads; a restart recovers', async (t) => {

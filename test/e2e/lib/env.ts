@@ -31,6 +31,7 @@ export interface E2e {
   saKubeconfig: string;
   /** Secret-volume style directory netattach reads (tls.crt -> ..data/tls.crt). */
   tlsDir: string;
+  /** The CA of the first serving certificate. */
   caPem: string;
   /** kubectl apply --server-side --validate=strict of objects (JSON documents). */
   apply(objs: Obj | Obj[], extra?: string[]): Promise<KubectlResult>;
@@ -39,6 +40,10 @@ export interface E2e {
   getJson<T = Obj>(args: string[]): Promise<T>;
   /** A new serving certificate (new key, same CA) swapped in like the kubelet updates a Secret volume. Returns its serial. */
   rotateCertificate(): Promise<string>;
+  /** Puts DIR's tls.crt, tls.key, ca.crt (and ca.key) in service the same way. Returns the serial. */
+  installCertificates(dir: string): Promise<string>;
+  /** A kubeconfig with a token of ServiceAccount ns/name. */
+  kubeconfigFor(ns: string, name: string): Promise<string>;
   /** Serial of the certificate netattach presents to a new TLS connection. */
   servedSerial(): Promise<string>;
   /** Log tails of netattach, kube-apiserver and etcd. */
@@ -61,9 +66,9 @@ function freePort(): Promise<number> {
   });
 }
 
-export function run(cmd: string, args: string[], opts: { cwd?: string } = {}): Promise<KubectlResult> {
+export function run(cmd: string, args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<KubectlResult> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: opts.cwd ?? REPO, stdio: ['ignore', 'pipe', 'pipe'], env: plainEnv() });
+    const child = spawn(cmd, args, { cwd: opts.cwd ?? REPO, stdio: ['ignore', 'pipe', 'pipe'], env: plainEnv(opts.env) });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -101,6 +106,60 @@ async function untilServed(cluster: Cluster, args: string[]): Promise<void> {
   throw new Error(`kubectl ${args.join(' ')} kept failing: ${last}`);
 }
 
+/** SANs of every serving certificate: the apiserver dials https://127.0.0.1:PORT. */
+export const CERT_SANS = ['--san', '127.0.0.1', '--san', 'localhost'];
+
+/**
+ * A directory updated the way the kubelet updates a Secret volume: files are links into
+ * `..data`, a link to a generation directory, replaced atomically by a rename.
+ */
+class SecretVolume {
+  #generation = 0;
+  constructor(readonly dir: string) {}
+
+  async swapIn(src: string): Promise<string> {
+    this.#generation++;
+    const gen = `..gen${this.#generation}`;
+    await mkdir(path.join(this.dir, gen));
+    for (const f of ['tls.crt', 'tls.key', 'ca.crt', 'ca.key']) {
+      await copyFile(path.join(src, f), path.join(this.dir, gen, f)).catch((err: NodeJS.ErrnoException) => {
+        if (!(f === 'ca.key' && err.code === 'ENOENT')) throw err;
+      });
+    }
+    const tmpLink = path.join(this.dir, '..data_tmp');
+    await symlink(gen, tmpLink);
+    await rename(tmpLink, path.join(this.dir, '..data'));
+    if (this.#generation === 1) {
+      for (const f of ['tls.crt', 'tls.key', 'ca.crt']) await symlink(path.join('..data', f), path.join(this.dir, f));
+    }
+    return new X509Certificate(await readFile(path.join(this.dir, gen, 'tls.crt'))).serialNumber;
+  }
+
+  /** `netattach certs --force` with the CA in service (as the monthly CronJob does), swapped in. */
+  async renew(): Promise<string> {
+    const work = path.join(this.dir, '..', `renew-${this.#generation + 1}`);
+    await mkdir(work, { recursive: true });
+    for (const f of ['ca.crt', 'ca.key']) await copyFile(path.join(this.dir, '..data', f), path.join(work, f));
+    await runOk(process.execPath, [MAIN, 'certs', '--out', work, '--force', ...CERT_SANS]);
+    return this.swapIn(work);
+  }
+}
+
+/** Writes a kubeconfig holding a fresh token of ServiceAccount ns/name. */
+async function serviceAccountKubeconfig(cluster: Cluster, ns: string, name: string, work: string): Promise<string> {
+  const token = (await cluster.kubectlOk(['create', 'token', name, '-n', ns, '--duration=12h'])).trim();
+  const file = path.join(work, `kubeconfig-${ns}-${name}`);
+  await writeFile(file, JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'e2e', cluster: { server: cluster.server, 'certificate-authority-data': Buffer.from(cluster.caPem).toString('base64') } }],
+    users: [{ name, user: { token } }],
+    contexts: [{ name: 'e2e', context: { cluster: 'e2e', user: name } }],
+    'current-context': 'e2e',
+  }), { mode: 0o600 });
+  return file;
+}
+
 export async function startE2e(log: (m: string) => void): Promise<E2e> {
   const cluster = await startCluster({ log });
   let netattach: Netattach | undefined;
@@ -133,37 +192,15 @@ export async function startE2e(log: (m: string) => void): Promise<E2e> {
     await untilServed(cluster, ['get', 'networkattachmentpolicies.netattach.io']);
 
     // 3. netattach's credentials: a token of its ServiceAccount, so the manifests' RBAC is what it has.
-    const token = (await cluster.kubectlOk(['create', 'token', 'netattach', '-n', 'netattach-system', '--duration=12h'])).trim();
-    const saKubeconfig = path.join(work, 'kubeconfig');
-    await writeFile(saKubeconfig, JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'e2e', cluster: { server: cluster.server, 'certificate-authority-data': Buffer.from(cluster.caPem).toString('base64') } }],
-      users: [{ name: 'netattach', user: { token } }],
-      contexts: [{ name: 'e2e', context: { cluster: 'e2e', user: 'netattach' } }],
-      'current-context': 'e2e',
-    }), { mode: 0o600 });
+    const saKubeconfig = await serviceAccountKubeconfig(cluster, 'netattach-system', 'netattach', work);
 
     // 4. Serving certificate from `netattach certs`, laid out like a mounted Secret.
     const tlsDir = path.join(work, 'tls');
-    let generation = 0;
-    const issue = async (): Promise<string> => {
-      generation++;
-      const dir = path.join(tlsDir, `..gen${generation}`);
-      await mkdir(dir, { recursive: true });
-      if (generation > 1) {
-        // keep the CA (as the CronJob does): the caBundle stays valid
-        for (const f of ['ca.crt', 'ca.key']) await copyFile(path.join(tlsDir, `..gen${generation - 1}`, f), path.join(dir, f));
-      }
-      await runOk(process.execPath, [MAIN, 'certs', '--out', dir, '--san', '127.0.0.1', '--san', 'localhost', '--force', '--days', '2']);
-      const tmpLink = path.join(tlsDir, '..data_tmp');
-      await symlink(`..gen${generation}`, tmpLink);
-      await rename(tmpLink, path.join(tlsDir, '..data')); // atomic, like the kubelet's AtomicWriter
-      return new X509Certificate(await readFile(path.join(dir, 'tls.crt'))).serialNumber;
-    };
     await mkdir(tlsDir, { recursive: true });
-    await issue();
-    for (const f of ['tls.crt', 'tls.key', 'ca.crt']) await symlink(path.join('..data', f), path.join(tlsDir, f));
+    const certs = new SecretVolume(tlsDir);
+    const first = path.join(work, 'first-certs');
+    await runOk(process.execPath, [MAIN, 'certs', '--out', first, ...CERT_SANS]);
+    await certs.swapIn(first);
     const caPem = await readFile(path.join(tlsDir, 'ca.crt'), 'utf8');
 
     // 5. netattach itself.
@@ -188,9 +225,10 @@ export async function startE2e(log: (m: string) => void): Promise<E2e> {
     });
     log('webhook configurations applied and called');
 
+    // which certificate is served, whatever CA signed it (the apiserver does the verifying)
     const servedSerial = (): Promise<string> =>
       new Promise((resolve, reject) => {
-        const s = tls.connect({ host: '127.0.0.1', port, ca: caPem, servername: 'localhost' }, () => {
+        const s = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false, servername: 'localhost' }, () => {
           const serial = s.getPeerX509Certificate()?.serialNumber ?? '';
           s.end();
           resolve(serial);
@@ -211,7 +249,9 @@ export async function startE2e(log: (m: string) => void): Promise<E2e> {
       apply,
       applyOk,
       getJson,
-      rotateCertificate: issue,
+      rotateCertificate: () => certs.renew(),
+      installCertificates: (dir) => certs.swapIn(dir),
+      kubeconfigFor: (ns, name) => serviceAccountKubeconfig(cluster, ns, name, work),
       servedSerial,
       tails: (lines = 60) => `${started.tail(lines)}\n${cluster.tailLogs(lines)}`,
       stop: async () => {
