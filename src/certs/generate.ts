@@ -54,6 +54,15 @@ function validity(cert: forge.pki.Certificate, now: Date, days: number): void {
   cert.validity.notAfter = new Date(now.getTime() + days * DAY_MS);
 }
 
+/**
+ * A common name encoded as UTF8String. node-forge's default is PrintableString, which cannot hold
+ * characters such as `@` or `_`; Go's x509 parser (the kube-apiserver's) then refuses the whole
+ * caBundle ("invalid PrintableString"), so every webhook call fails.
+ */
+// @types/node-forge types valueTagClass as an asn1.Class; forge reads it as the value's universal tag.
+const UTF8_STRING = forge.asn1.Type.UTF8 as number as forge.asn1.Class;
+const commonName = (value: string): forge.pki.CertificateField => ({ name: 'commonName', value, valueTagClass: UTF8_STRING });
+
 function checkDays(name: string, days: number): void {
   if (!Number.isInteger(days) || days < 1 || days > 36500) throw new RangeError(`${name} must be an integer between 1 and 36500, got ${days}`);
 }
@@ -81,7 +90,7 @@ export function generateCertificates(request: CertificateRequest): CertificateSe
     caCert.publicKey = caKeys.publicKey;
     caCert.serialNumber = serialNumber();
     validity(caCert, now, caDays);
-    const caSubject = [{ name: 'commonName', value: `netattach-ca@${Math.floor(now.getTime() / 1000)}` }];
+    const caSubject = [commonName(`netattach-ca-${Math.floor(now.getTime() / 1000)}`)];
     caCert.setSubject(caSubject);
     caCert.setIssuer(caSubject);
     caCert.setExtensions([
@@ -98,7 +107,7 @@ export function generateCertificates(request: CertificateRequest): CertificateSe
   cert.serialNumber = serialNumber();
   validity(cert, now, days);
   const names = serviceNames(service, namespace, request.sans);
-  cert.setSubject([{ name: 'commonName', value: `${service}.${namespace}.svc` }]);
+  cert.setSubject([commonName(`${service}.${namespace}.svc`)]);
   cert.setIssuer(caCert.subject.attributes);
   cert.setExtensions([
     { name: 'basicConstraints', cA: false, critical: true },

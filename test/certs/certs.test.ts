@@ -1,6 +1,7 @@
 import t from 'tap';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { generateCertificates, checkKeyPair, checkCaBundle, serviceNames } from '../../src/certs/index.js';
+import forge from 'node-forge';
 
 const set = generateCertificates({ service: 'netattach', namespace: 'netattach-system', sans: ['127.0.0.1', 'localhost', '::1'] });
 
@@ -94,4 +95,20 @@ t.test('checkCaBundle counts certificates and rejects junk', async (t) => {
   t.same(checkCaBundle(set.caCert + set.cert), { ok: true, count: 2 });
   t.match(checkCaBundle('nothing here'), { ok: false, error: /no PEM certificate/ });
   t.match(checkCaBundle('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----'), { ok: false, error: /does not parse/ });
+});
+
+t.test('subject and issuer names are valid for Go: PrintableString values only hold its characters', async (t) => {
+  // Go's x509 parser (the kube-apiserver's) refuses a caBundle whose PrintableString holds e.g. '@'.
+  const printable = /^[A-Za-z0-9 '()+,\-./:=?]*$/;
+  const PRINTABLE_STRING = 19;
+  const UTF8_STRING = 12;
+  const pems = generateCertificates({ service: 'netattach', namespace: 'netattach-system', sans: ['127.0.0.1'] });
+  for (const [label, pem] of [['ca', pems.caCert], ['serving', pems.cert]] as const) {
+    const cert = forge.pki.certificateFromPem(pem);
+    for (const attr of [...cert.subject.attributes, ...cert.issuer.attributes]) {
+      const tag = attr.valueTagClass as unknown as number;
+      t.ok(tag === UTF8_STRING || (tag === PRINTABLE_STRING && printable.test(String(attr.value))), `${label} ${attr.name}=${String(attr.value)} (tag ${tag})`);
+    }
+  }
+  t.match(forge.pki.certificateFromPem(pems.caCert).subject.getField('CN').value, /^netattach-ca-\d+$/);
 });
