@@ -6,8 +6,7 @@ import type { PolicySet } from './engine.js';
 import { loadPolicyObject, type PolicyLoadError } from './load.js';
 import { PolicyStore, type PolicySource, type SourceOptions } from './source.js';
 import { POLICY_GROUP, POLICY_PLURAL, POLICY_VERSION, type PolicyCondition } from './document.js';
-import { kubeTransport, type KubeTransport } from './kube/transport.js';
-import { ListWatch, type KubeObject } from './kube/list-watch.js';
+import { kubeTransport, ListWatch, type KubeObject, type KubeTransport } from '../kube/index.js';
 
 export const POLICIES_PATH = `/apis/${POLICY_GROUP}/${POLICY_VERSION}/${POLICY_PLURAL}`;
 const MAX_STATUS_MESSAGE = 1024;

@@ -2,8 +2,7 @@
 // kubernetes.io/metadata.name; offline and file modes know only that (plus a static map).
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { PolicyLogger } from './log.js';
-import { kubeTransport, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, type KubeTransport } from './kube/transport.js';
-import { ListWatch } from './kube/list-watch.js';
+import { kubeTransport, ListWatch, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, type KubeTransport } from '../kube/index.js';
 
 export const NAME_LABEL = 'kubernetes.io/metadata.name';
 

@@ -9,8 +9,7 @@ import { NETWORKS_ANNOTATION } from '../annotation/types.js';
 import type { AddressIndex, PodAddress } from './address-index.js';
 import type { NadUsage } from './nad-usage.js';
 import type { PolicyLogger } from './log.js';
-import { kubeTransport, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, type KubeTransport } from './kube/transport.js';
-import { ListWatch, type KubeObject } from './kube/list-watch.js';
+import { kubeTransport, ListWatch, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, type KubeObject, type KubeTransport } from '../kube/index.js';
 
 export const LIVE_PODS_FIELD_SELECTOR = 'status.phase!=Succeeded,status.phase!=Failed';
 
