@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ClusterNadSource, type ClusterNadSourceOptions, type NadSourceEvent } from '../../src/nads/index.js';
-import { FakeApiServer } from './fake-apiserver.js';
+import { FakeApiServer } from '../kube/fake-apiserver.js';
 import { eventually, nadObject, recordingLogger } from './helpers.js';
 
 async function setup(t: Test, prepare: (api: FakeApiServer) => void = () => {}, extra: ClusterNadSourceOptions = {}) {

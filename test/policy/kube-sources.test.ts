@@ -1,6 +1,6 @@
 import t from 'tap';
 import { AddressIndex, NadUsage, ClusterNamespaceLabels, ClusterPolicySource, PodAddressSource, POLICIES_PATH, LIVE_PODS_FIELD_SELECTOR } from '../../src/policy/index.js';
-import { FakeApiServer, until } from './fake-apiserver.js';
+import { FakeApiServer, until } from '../kube/fake-apiserver.js';
 
 const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
 const pod = (name: string, rv: string, networks?: string) => ({
