@@ -30,7 +30,27 @@ export function resolvable(nets: PodNetworks): ParsedNetwork[] {
 export const annotationPath = (loc: PodLocation, annotation: string): string =>
   key(`${loc.metadataPath}.annotations`, annotation);
 
+// plan() and review() of one request read the same object: parse its annotations once. Keyed by
+// the object's identity (requests are never mutated; mutation works on a copy), and by the
+// options the result depends on. Results are shared: callers must not modify them.
+const parsed = new WeakMap<JsonObject, { options: string; value: PodNetworks }>();
+
 export function readPodNetworks(
+  pod: JsonObject | undefined,
+  loc: PodLocation,
+  namespace: string,
+  config: AdmissionConfig,
+): PodNetworks {
+  if (pod === undefined) return parsePodNetworks(pod, loc, namespace, config);
+  const options = `${loc.metadataPath}\n${namespace}\n${config.defaultNetworkNamespace}`;
+  const memo = parsed.get(pod);
+  if (memo?.options === options) return memo.value;
+  const value = parsePodNetworks(pod, loc, namespace, config);
+  parsed.set(pod, { options, value });
+  return value;
+}
+
+function parsePodNetworks(
   pod: JsonObject | undefined,
   loc: PodLocation,
   namespace: string,
