@@ -1,6 +1,6 @@
 // A list-then-watch loop that keeps no objects itself: the handler decides what to retain
-// (a few fields per pod for the address index). Lists in pages, watches from the list's
-// resourceVersion, relists on 410 Gone, reconnects with capped backoff.
+// (a few fields per pod for the address index, a parsed entry per NAD). Lists in pages, watches
+// from the list's resourceVersion, relists on 410 Gone, reconnects with capped backoff.
 import { KubeRequestError, type KubeTransport } from './transport.js';
 
 export interface ObjectMeta {
@@ -34,10 +34,21 @@ export interface ListWatchOptions {
   fieldSelector?: string;
   pageSize?: number;
   handler: ListWatchHandler;
-  onError?: (err: unknown) => void;
-  /** Delay before reconnecting after an error (doubles up to maxBackoffMs). */
+  /** Called for each failed attempt, before waiting `retry.delayMs`. */
+  onError?: (err: unknown, retry: RetryInfo) => void;
+  /** Delay before reconnecting after an error (doubles up to maxBackoffMs; reset once a list or a watch event arrives). */
   backoffMs?: number;
   maxBackoffMs?: number;
+  /** A watch that ends sooner than this after it opened counts as a failure (no hot loop against a server that ends watches at once). Default 0: off. */
+  minWatchMs?: number;
+  /** Deadline of each list page (default: none beyond the transport's idle timeout). */
+  pageTimeoutMs?: number;
+}
+
+export interface RetryInfo {
+  /** Consecutive failures so far, this one included. */
+  attempt: number;
+  delayMs: number;
 }
 
 export class ListWatch {
@@ -47,6 +58,7 @@ export class ListWatch {
   private firstSync: { resolve: () => void; promise: Promise<void> };
   private loop: Promise<void> | undefined;
   private failure: { message: string; statusCode?: number } | undefined;
+  private failures = 0;
 
   constructor(private readonly o: ListWatchOptions) {
     let resolve!: () => void;
@@ -76,10 +88,11 @@ export class ListWatch {
   }
 
   private async run(): Promise<void> {
-    let backoff = this.o.backoffMs ?? 1000;
+    const minWatchMs = this.o.minWatchMs ?? 0;
     while (!this.abort.signal.aborted) {
       try {
         if (!this.rv) await this.list();
+        const opened = Date.now();
         await this.o.transport.watch(
           this.o.path,
           { resourceVersion: this.rv, allowWatchBookmarks: 'true', fieldSelector: this.o.fieldSelector, timeoutSeconds: '300' },
@@ -87,15 +100,18 @@ export class ListWatch {
           (e) => this.event(e),
           this.abort.signal,
         );
-        backoff = this.o.backoffMs ?? 1000;
+        if (this.abort.signal.aborted) break;
+        if (Date.now() - opened < minWatchMs) throw new Error('the watch ended right after it started');
+        this.failures = 0;
         this.failure = undefined;
       } catch (err) {
         if (this.abort.signal.aborted) break;
         if (err instanceof KubeRequestError && err.statusCode === 410) this.rv = '';
         this.failure = { message: err instanceof Error ? err.message : String(err), ...(err instanceof KubeRequestError ? { statusCode: err.statusCode } : {}) };
-        this.o.onError?.(err);
-        await sleep(backoff, this.abort.signal);
-        backoff = Math.min(backoff * 2, this.o.maxBackoffMs ?? 30_000);
+        const delayMs = Math.min((this.o.backoffMs ?? 1000) * 2 ** this.failures, this.o.maxBackoffMs ?? 30_000);
+        this.failures++;
+        this.o.onError?.(err, { attempt: this.failures, delayMs });
+        await sleep(delayMs, this.abort.signal);
       }
     }
   }
@@ -105,11 +121,12 @@ export class ListWatch {
     let rv = '';
     this.o.handler.resync();
     do {
+      const signal = this.o.pageTimeoutMs ? AbortSignal.any([this.abort.signal, AbortSignal.timeout(this.o.pageTimeoutMs)]) : this.abort.signal;
       const page = (await this.o.transport.getJson(
         this.o.path,
         { limit: String(this.o.pageSize ?? 500), continue: cont, fieldSelector: this.o.fieldSelector },
         this.o.listAccept,
-        this.abort.signal,
+        signal,
       )) as { metadata?: { resourceVersion?: string; continue?: string }; items?: KubeObject[] };
       for (const item of page.items ?? []) this.o.handler.upsert(item);
       rv ||= page.metadata?.resourceVersion ?? '';
@@ -118,6 +135,7 @@ export class ListWatch {
     this.o.handler.resynced();
     this.rv = rv;
     this.syncedOnce = true;
+    this.failures = 0;
     this.failure = undefined;
     this.firstSync.resolve();
   }
@@ -130,9 +148,11 @@ export class ListWatch {
       case 'ADDED':
       case 'MODIFIED':
         this.o.handler.upsert(obj);
+        this.failures = 0; // the watch delivers: healthy again
         break;
       case 'DELETED':
         this.o.handler.remove(obj);
+        this.failures = 0;
         break;
       case 'ERROR':
         // 410 Gone: our resourceVersion is too old; the stream ends and the loop relists.
@@ -144,8 +164,10 @@ export class ListWatch {
   }
 }
 
+/** The wait between retries: unref'd, a retry loop alone does not keep the process alive. */
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     const t = setTimeout(resolve, ms);
+    t.unref();
     signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
   });

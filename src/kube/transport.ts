@@ -10,10 +10,16 @@ import type { KubeConfig } from '@kubernetes/client-node';
 export const METADATA_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 export const METADATA_WATCH_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
+/** Largest response body accepted (a page of 500 kubectl-applied NADs is ~1-2 MB). */
+export const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+
+/** A non-2xx answer; `reason` and `detail` are the Status object's reason and message, if any. */
 export class KubeRequestError extends Error {
   constructor(
     readonly statusCode: number,
     message: string,
+    readonly reason?: string,
+    readonly detail?: string,
   ) {
     super(message);
   }
@@ -54,18 +60,29 @@ export function kubeTransport(kc: KubeConfig, requestTimeoutMs = 30_000): KubeTr
   };
   const readBody = async (res: http.IncomingMessage): Promise<string> => {
     const chunks: Buffer[] = [];
-    for await (const c of res) chunks.push(c as Buffer);
+    let size = 0;
+    for await (const c of res) {
+      size += (c as Buffer).length;
+      if (size > MAX_RESPONSE_BYTES) {
+        res.destroy();
+        throw new Error(`response larger than ${MAX_RESPONSE_BYTES} bytes`);
+      }
+      chunks.push(c as Buffer);
+    }
     return Buffer.concat(chunks).toString('utf8');
   };
   const fail = async (res: http.IncomingMessage, what: string): Promise<never> => {
     const body = await readBody(res).catch(() => '');
     let message = body.slice(0, 200);
+    let status: { reason?: unknown; message?: unknown } = {};
     try {
-      message = String((JSON.parse(body) as { message?: unknown }).message ?? message);
+      status = (JSON.parse(body) as typeof status | null) ?? {};
+      message = String(status.message ?? message);
     } catch {
       /* not a Status object */
     }
-    throw new KubeRequestError(res.statusCode ?? 0, `${what}: HTTP ${res.statusCode}: ${message}`);
+    const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+    throw new KubeRequestError(res.statusCode ?? 0, `${what}: HTTP ${res.statusCode}: ${message}`, text(status.reason), text(status.message));
   };
   return {
     async getJson(path, query, accept = 'application/json', signal) {
