@@ -1,26 +1,25 @@
-// NADs from the cluster: an informer (list + watch of every namespace) keeps the cache, and a
-// cache miss on the request path does one GET bounded by a deadline, so a NAD created a
-// moment ago is found while an unreachable API server yields `unavailable`, never a hang.
+// NADs from the cluster: a list + watch of every namespace (src/kube's ListWatch) keeps the
+// cache, and a cache miss on the request path does one GET bounded by a deadline, so a NAD
+// created a moment ago is found while an unreachable API server yields `unavailable`, never a hang.
 //
-// client-node 1.3's informer re-watches by itself when a watch ends cleanly, but after an error
-// (list failure, refused connection, dropped stream) it emits 'error' and stops: this source
-// restarts it with capped exponential backoff, logging each failure.
-import { ApiException, CustomObjectsApi, ServerConfiguration, createConfiguration, makeInformer, type Informer, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
-import { abortableHttpLibrary } from './abortable-http.js';
+// Only the parsed entries are kept: list pages and watched objects are dropped once their entry
+// is built, so the memory of a large cluster is its entries plus one page.
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ListWatch, describeKubeError, getObject, kubeTransport, type KubeObject, type KubeTransport, type RetryInfo } from '../kube/index.js';
 import { silentLogger, type NadLogger, type NadSourceEventHandler } from './logger.js';
 import { nadFromObject } from './model.js';
-import { NAD_GROUP, NAD_PLURAL, NAD_VERSION, isObject } from './object.js';
+import { NAD_GROUP, NAD_PLURAL, NAD_VERSION } from './object.js';
 import { nadKey, type Nad, type NadLookup, type NadSource } from './types.js';
 
 export interface ClusterNadSourceOptions {
   logger?: NadLogger;
   /** Deadline of the GET done on a cache miss (default and maximum 1000 ms). */
   lookupTimeoutMs?: number;
-  /** Deadline of each page of the informer's list (default 60 s). */
+  /** Deadline of each page of the list (default 60 s). */
   listTimeoutMs?: number;
   /** Objects per list page (default 500, as client-go's reflector). */
   listPageSize?: number;
-  /** Backoff between informer restarts: starts at `initialMs`, doubles, capped at `maxMs`. */
+  /** Backoff between reconnects: starts at `initialMs`, doubles, capped at `maxMs`. */
   backoff?: { initialMs?: number; maxMs?: number };
   /** A watch that ends sooner than this after starting counts as a failure (no hot reconnect loop). */
   minWatchMs?: number;
@@ -28,17 +27,12 @@ export interface ClusterNadSourceOptions {
   onEvent?: NadSourceEventHandler;
 }
 
-const WATCH_PATH = `/apis/${NAD_GROUP}/${NAD_VERSION}/${NAD_PLURAL}`;
+const NADS_PATH = `/apis/${NAD_GROUP}/${NAD_VERSION}/${NAD_PLURAL}`;
 const MAX_LOOKUP_TIMEOUT_MS = 1000;
-
-interface NadList {
-  items?: unknown[];
-  metadata?: { resourceVersion?: string; continue?: string };
-}
 
 export class ClusterNadSource implements NadSource {
   readonly kind = 'cluster' as const;
-  readonly #kubeConfig: KubeConfig;
+  readonly #transport: KubeTransport;
   readonly #log: NadLogger;
   readonly #onEvent: NadSourceEventHandler;
   readonly #lookupTimeoutMs: number;
@@ -48,19 +42,14 @@ export class ClusterNadSource implements NadSource {
   readonly #backoffMaxMs: number;
   readonly #minWatchMs: number;
   readonly #resourceNameKeys: readonly string[] | undefined;
-  readonly #informer: Informer<KubernetesObject>;
+  #listWatch: ListWatch | undefined;
   #nads = new Map<string, Nad>();
+  /** Entries of a list in progress: they replace the cache at once when it completes. */
+  #relisted: Map<string, Nad> | undefined;
   readonly #inflight = new Map<string, Promise<NadLookup>>();
-  readonly #skeletons = new WeakSet<object>();
   #synced = false;
-  #stopped = true;
-  #failures = 0;
-  #lastConnectAt = 0;
-  #restartTimer: NodeJS.Timeout | undefined;
-  #syncWaiters: Array<() => void> = [];
 
   constructor(kubeConfig: KubeConfig, options: ClusterNadSourceOptions = {}) {
-    this.#kubeConfig = kubeConfig;
     this.#log = options.logger ?? silentLogger;
     this.#onEvent = options.onEvent ?? (() => {});
     this.#lookupTimeoutMs = Math.min(options.lookupTimeoutMs ?? MAX_LOOKUP_TIMEOUT_MS, MAX_LOOKUP_TIMEOUT_MS);
@@ -70,32 +59,45 @@ export class ClusterNadSource implements NadSource {
     this.#backoffMaxMs = options.backoff?.maxMs ?? 30_000;
     this.#minWatchMs = options.minWatchMs ?? 1_000;
     this.#resourceNameKeys = options.resourceNameKeys;
-
-    this.#informer = makeInformer(kubeConfig, WATCH_PATH, () => this.#list());
-    this.#informer.on('add', (obj) => this.#put(obj));
-    this.#informer.on('update', (obj) => this.#put(obj));
-    this.#informer.on('delete', (obj) => this.#remove(obj));
-    this.#informer.on('error', (err) => this.#failed(err));
-    this.#informer.on('connect', () => this.#connecting());
+    // A silent socket is dead after the list deadline (lookups have their own, shorter one).
+    this.#transport = kubeTransport(kubeConfig, this.#listTimeoutMs);
   }
 
   /** Resolves after the first successful list; keeps retrying (with backoff) until then. */
   start(): Promise<void> {
-    if (!this.#stopped) return this.#whenSynced();
-    this.#stopped = false;
-    void this.#run();
-    return this.#whenSynced();
+    this.#listWatch ??= new ListWatch({
+      transport: this.#transport,
+      path: NADS_PATH,
+      listAccept: 'application/json',
+      watchAccept: 'application/json',
+      pageSize: this.#listPageSize,
+      pageTimeoutMs: this.#listTimeoutMs,
+      backoffMs: this.#backoffInitialMs,
+      maxBackoffMs: this.#backoffMaxMs,
+      minWatchMs: this.#minWatchMs,
+      onError: (err, retry) => this.#failed(err, retry),
+      handler: {
+        resync: () => void (this.#relisted = new Map()),
+        upsert: (obj) => this.#upsert(obj),
+        remove: (obj) => this.#remove(obj),
+        resynced: () => this.#resynced(),
+      },
+    });
+    return this.#listWatch.start();
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#restartTimer) clearTimeout(this.#restartTimer);
-    this.#restartTimer = undefined;
-    await this.#informer.stop();
+    const listWatch = this.#listWatch;
+    this.#listWatch = undefined;
+    await listWatch?.stop();
   }
 
   synced(): boolean {
     return this.#synced;
+  }
+  /** Why the list/watch is failing, while it retries (undefined once it works). */
+  lastFailure(): { message: string; statusCode?: number } | undefined {
+    return this.#listWatch?.lastFailure();
   }
   size(): number {
     return this.#nads.size;
@@ -123,68 +125,10 @@ export class ClusterNadSource implements NadSource {
     return pending;
   }
 
-  #whenSynced(): Promise<void> {
-    if (this.#synced) return Promise.resolve();
-    return new Promise((resolve) => this.#syncWaiters.push(resolve));
-  }
-
-  async #run(): Promise<void> {
-    if (this.#stopped) return;
-    this.#lastConnectAt = 0; // this connect follows a deliberate restart, not a watch that just ended
-    try {
-      await this.#informer.start();
-    } catch (err) {
-      this.#failed(err);
-    }
-  }
-
-  /** The API bound to one deadline: client-node's default HTTP library cannot be cancelled. */
-  #api(signal: AbortSignal): CustomObjectsApi {
-    const cluster = this.#kubeConfig.getCurrentCluster();
-    if (!cluster) throw new Error('the kubeconfig has no current cluster');
-    return new CustomObjectsApi(
-      createConfiguration({
-        baseServer: new ServerConfiguration(cluster.server, {}),
-        authMethods: { default: this.#kubeConfig },
-        httpApi: abortableHttpLibrary(signal),
-      }),
-    );
-  }
-
-  /**
-   * The informer's list, in pages so that the peak memory of a large cluster is one page, not
-   * every full object at once. The informer keeps what this returns: skeletons, not objects.
-   */
-  async #list(): Promise<KubernetesListObject<KubernetesObject>> {
-    const entries: Nad[] = [];
-    const skeletons: KubernetesObject[] = [];
-    let resourceVersion: string | undefined;
-    let next: string | undefined;
-    do {
-      const signal = AbortSignal.timeout(this.#listTimeoutMs);
-      const page = (await this.#api(signal).listClusterCustomObject({
-        group: NAD_GROUP,
-        version: NAD_VERSION,
-        plural: NAD_PLURAL,
-        limit: this.#listPageSize,
-        ...(next ? { _continue: next } : {}),
-      })) as NadList;
-      for (const item of Array.isArray(page.items) ? page.items : []) {
-        const nad = this.#toNad(item);
-        if (nad) entries.push(nad);
-        skeletons.push(this.#skeleton(item));
-      }
-      resourceVersion = page.metadata?.resourceVersion;
-      next = page.metadata?.continue || undefined;
-    } while (next);
-    this.#replaceAll(entries);
-    return { metadata: resourceVersion ? { resourceVersion } : {}, items: skeletons } as KubernetesListObject<KubernetesObject>;
-  }
-
-  /** A full list replaces the cache at once; the informer's own add/update callbacks that follow are no-ops. */
-  #replaceAll(entries: Nad[]): void {
-    const next = new Map<string, Nad>();
-    for (const nad of entries) next.set(nadKey(nad.namespace, nad.name), nad);
+  /** A full list replaces the cache at once; after the first, its differences are reported as events. */
+  #resynced(): void {
+    const next = this.#relisted ?? new Map<string, Nad>();
+    this.#relisted = undefined;
     if (this.#synced) {
       for (const [k, nad] of next) {
         const old = this.#nads.get(k);
@@ -194,17 +138,13 @@ export class ClusterNadSource implements NadSource {
       for (const k of this.#nads.keys()) if (!next.has(k)) this.#onEvent({ type: 'delete' });
     }
     this.#nads = next;
-    this.#failures = 0;
     this.#log.info({ nads: next.size }, 'NADs listed from the cluster');
     this.#onEvent({ type: 'sync' });
-    if (!this.#synced) {
-      this.#synced = true;
-      for (const resolve of this.#syncWaiters.splice(0)) resolve();
-    }
+    this.#synced = true;
   }
 
-  #toNad(obj: unknown): Nad | undefined {
-    const meta = isObject(obj) && isObject(obj.metadata) ? obj.metadata : undefined;
+  #toNad(obj: KubeObject): Nad | undefined {
+    const meta = obj.metadata;
     if (!meta || typeof meta.name !== 'string' || typeof meta.namespace !== 'string') return undefined;
     const existing = this.#nads.get(nadKey(meta.namespace, meta.name));
     // Same object version as cached: keep the parsed entry (relists and replays are free).
@@ -214,115 +154,43 @@ export class ClusterNadSource implements NadSource {
     return nad;
   }
 
-  /** What client-node's ListWatch uses of a cached object: its name, namespace and version. */
-  #skeleton(obj: unknown): KubernetesObject {
-    const meta = isObject(obj) && isObject(obj.metadata) ? obj.metadata : {};
-    const skeleton: KubernetesObject = { metadata: {} };
-    for (const k of ['name', 'namespace', 'resourceVersion', 'uid'] as const) if (typeof meta[k] === 'string') skeleton.metadata![k] = meta[k];
-    this.#skeletons.add(skeleton);
-    return skeleton;
-  }
-
-  #put(obj: KubernetesObject): void {
-    if (this.#skeletons.has(obj)) return; // from a list: its entry is already cached
+  #upsert(obj: KubeObject): void {
     const nad = this.#toNad(obj);
-    this.#slim(obj);
     if (!nad) return;
     const k = nadKey(nad.namespace, nad.name);
+    if (this.#relisted) return void this.#relisted.set(k, nad);
     const old = this.#nads.get(k);
-    this.#failures = 0; // the watch delivers: healthy again
     if (old === nad) return;
     this.#nads.set(k, nad);
     this.#onEvent({ type: old ? 'update' : 'add' });
   }
 
-  /** Empties a watched object in place once its entry is built: the informer keeps it forever. */
-  #slim(obj: KubernetesObject): void {
-    const o = obj as unknown as Record<string, unknown>;
-    for (const k of Object.keys(o)) if (k !== 'metadata') delete o[k];
-    const meta = obj.metadata as Record<string, unknown> | undefined;
-    if (meta) for (const k of Object.keys(meta)) if (k !== 'name' && k !== 'namespace' && k !== 'resourceVersion' && k !== 'uid') delete meta[k];
-  }
-
-  #remove(obj: KubernetesObject): void {
+  #remove(obj: KubeObject): void {
     const ns = obj.metadata?.namespace;
     const name = obj.metadata?.name;
     if (ns === undefined || name === undefined) return;
-    this.#failures = 0;
     if (this.#nads.delete(nadKey(ns, name))) this.#onEvent({ type: 'delete' });
   }
 
-  #connecting(): void {
-    const now = Date.now();
-    const tooSoon = this.#lastConnectAt !== 0 && now - this.#lastConnectAt < this.#minWatchMs;
-    if (this.#lastConnectAt !== 0 && !tooSoon) this.#failures = 0; // the last watch lived long enough
-    this.#lastConnectAt = now;
-    if (!tooSoon || this.#restartTimer) return;
-    // The informer re-watches at once when a watch ends cleanly; a server that keeps ending
-    // watches immediately would make that a busy loop, so slow it down like a failure.
-    void this.#informer.stop();
-    this.#failed(new Error('the watch ended right after it started'));
-  }
-
-  #failed(err: unknown): void {
-    // Our own stop() aborts the watch request, which the informer reports as an error.
-    if (this.#stopped || isAbort(err)) return;
+  #failed(err: unknown, retry: RetryInfo): void {
     this.#onEvent({ type: 'error', outcome: this.#synced ? 'watch' : 'list' });
-    if (this.#restartTimer) return;
-    this.#failures++;
-    const delay = Math.min(this.#backoffInitialMs * 2 ** (this.#failures - 1), this.#backoffMaxMs);
-    this.#log.warn({ err: describeError(err), attempt: this.#failures, retryInMs: delay }, this.#synced ? 'NAD watch failed; reconnecting' : 'cannot list NADs; retrying');
-    this.#restartTimer = setTimeout(() => {
-      this.#restartTimer = undefined;
-      void this.#run();
-    }, delay);
-    this.#restartTimer.unref();
+    this.#log.warn(
+      { err: describeKubeError(err), attempt: retry.attempt, retryInMs: retry.delayMs },
+      this.#synced ? 'NAD watch failed; reconnecting' : 'cannot list NADs; retrying',
+    );
   }
 
   async #fetch(namespace: string, name: string): Promise<NadLookup> {
-    const signal = AbortSignal.timeout(this.#lookupTimeoutMs);
+    const path = `/apis/${NAD_GROUP}/${NAD_VERSION}/namespaces/${encodeURIComponent(namespace)}/${NAD_PLURAL}/${encodeURIComponent(name)}`;
+    const got = await getObject(this.#transport, path, { timeoutMs: this.#lookupTimeoutMs });
     let result: NadLookup;
-    try {
-      const obj: unknown = await this.#api(signal).getNamespacedCustomObject({ group: NAD_GROUP, version: NAD_VERSION, namespace, plural: NAD_PLURAL, name });
-      const nad = nadFromObject(obj, { resourceNameKeys: this.#resourceNameKeys });
-      result = { status: 'found', nad };
-    } catch (err) {
-      if (err instanceof ApiException && err.code === 404) result = { status: 'not-found' };
-      else {
-        const reason = signal.aborted
-          ? `the API server did not answer within ${this.#lookupTimeoutMs} ms`
-          : `cannot read NAD ${namespace}/${name} from the API server: ${describeError(err)}`;
-        this.#log.warn({ nad: nadKey(namespace, name), err: describeError(err) }, 'NAD lookup failed');
-        result = { status: 'unavailable', reason };
-      }
+    if (got.status === 'ok') result = { status: 'found', nad: nadFromObject(got.object, { resourceNameKeys: this.#resourceNameKeys }) };
+    else if (got.status === 'not-found') result = { status: 'not-found' };
+    else {
+      this.#log.warn({ nad: nadKey(namespace, name), err: got.reason }, 'NAD lookup failed');
+      result = { status: 'unavailable', reason: got.timedOut ? got.reason : `cannot read NAD ${namespace}/${name} from the API server: ${got.reason}` };
     }
     this.#onEvent({ type: 'lookup', outcome: result.status });
     return result;
-  }
-}
-
-const isAbort = (err: unknown): boolean =>
-  err instanceof Error && (err.name === 'AbortError' || (err as { type?: string }).type === 'aborted');
-
-/** A short, secret-free description: status code and Status reason, or the error code. */
-export function describeError(err: unknown): string {
-  if (err instanceof ApiException) {
-    const body: unknown = typeof err.body === 'string' ? safeJson(err.body) : err.body;
-    const status = isObject(body) ? [body.reason, body.message].filter((v) => typeof v === 'string').join(': ') : '';
-    return `HTTP ${err.code}${status ? ` (${status})` : ''}`;
-  }
-  if (isObject(err)) {
-    if (typeof err.statusCode === 'number') return `HTTP ${err.statusCode}`;
-    if (typeof err.code === 'string') return err.code;
-  }
-  if (err instanceof Error) return err.name === 'Error' ? err.message.split('\n')[0]! : `${err.name}: ${err.message.split('\n')[0]}`;
-  return String(err);
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }
