@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { run } from '../../src/cli/check.js';
 import type { CliIO } from '../../src/cli/io.js';
-import { FakeApiServer } from '../policy/fake-apiserver.js';
+import { FakeApiServer } from '../kube/fake-apiserver.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const FIXTURES = join(ROOT, 'test/fixtures/check');

@@ -11,7 +11,7 @@ import { createServer, type WebhookServer } from '../../src/server/index.js';
 import { StaticNadSource } from '../../src/nads/index.js';
 import { DEFAULT_ADMISSION_CONFIG, type AdmissionReview } from '../../src/admission/types.js';
 import { POLICIES_PATH } from '../../src/policy/index.js';
-import { FakeApiServer, until } from '../policy/fake-apiserver.js';
+import { FakeApiServer, until } from '../kube/fake-apiserver.js';
 import { captureLogger, getHttp, makeCerts, request } from '../server/fixtures.js';
 import { eventually, nadDelete, nadObject, NETWORKS, podCreate } from './policy-helpers.js';
 
