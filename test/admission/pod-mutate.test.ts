@@ -246,3 +246,19 @@ t.test('the patch applies to the original and yields exactly the intended pod', 
   t.same(out, expected);
   t.same(out['metadata'], p['metadata'], 'metadata untouched');
 });
+
+t.test('the review never writes into the request: the mutation works on its own copy', async (t) => {
+  const pods = [
+    pod({ networks: 'rdma,zone-a', containers: [{ name: 'main', resources: { requests: { cpu: '1', [SRIOV]: '1' }, limits: { [SRIOV]: '1' } } }] }),
+    pod({ networks: 'sriov-a', containers: [{ name: 'a', resources: { requests: { [SRIOV]: '1' } } }, { name: 'b', volumeMounts: [{ name: 'x', mountPath: '/x' }] }] }),
+    pod({ networks: 'zone-a', containers: [{ name: 'main' }] }),
+  ];
+  for (const p of pods) {
+    p['spec'].nodeSelector = { disk: 'ssd' };
+    p['spec'].volumes = [{ name: 'x', emptyDir: {} }];
+    const before = structuredClone(p);
+    const { d } = mutate(p, PODNETINFO);
+    t.ok(d.patch.length > 0, 'something to patch');
+    t.same(p, before, 'request object unchanged');
+  }
+});
