@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { stringify } from 'yaml';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeCredentials } from '../src/kube/index.js';
 import { ClusterNadSource, DirectoryNadSource, StaticNadSource, nadFromObject, validateNadObject, type ClusterNadSourceOptions } from '../src/nads/index.js';
 import { measureThroughput, type BenchResult } from './harness.js';
 
@@ -53,7 +53,7 @@ function nadObject(i: number): Record<string, unknown> {
 }
 
 /** Serves the NAD list (and an idle watch) from a body serialized once. */
-async function listServer(): Promise<{ kubeConfig: KubeConfig; server: Server }> {
+async function listServer(): Promise<{ kubeConfig: KubeCredentials; server: Server }> {
   const items = Array.from({ length: COUNT }, (_, i) => {
     const obj = nadObject(i);
     const meta = obj.metadata as Record<string, unknown>;
@@ -76,13 +76,7 @@ async function listServer(): Promise<{ kubeConfig: KubeConfig; server: Server }>
   });
   servedBytes = [...pages.values()].reduce((n, b) => n + b.length, 0);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'bench', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'c', cluster: 'bench', user: 'u' }],
-    currentContext: 'c',
-  });
+  const kubeConfig: KubeCredentials = { server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, source: 'static' };
   return { kubeConfig, server };
 }
 
@@ -100,7 +94,7 @@ async function memoryChild(mode: string): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with --expose-gc');
   let dir: string | undefined;
-  let kubeConfig: KubeConfig | undefined;
+  let kubeConfig: KubeCredentials | undefined;
   let server: Server | undefined;
   if (mode === 'cluster') ({ kubeConfig, server } = await listServer());
   if (mode === 'directory') {

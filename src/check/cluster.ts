@@ -2,9 +2,9 @@
 // once, read-only (list; the sources' watches are stopped right after the first sync). NADs are
 // required: unreachable within the timeout is an error. Namespace labels are best effort
 // (listing namespaces may be forbidden to the user): without them, policies see names only.
-import type { KubeConfig } from '@kubernetes/client-node';
 import { ClusterNadSource, type Nad, type NadLogger } from '../nads/index.js';
 import { ClusterNamespaceLabels, type PolicyLogger } from '../policy/index.js';
+import type { KubeCredentials } from '../kube/index.js';
 
 export interface ClusterSnapshot {
   nads: Nad[];
@@ -32,8 +32,8 @@ const within = <T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> => {
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 };
 
-export async function loadFromCluster(kc: KubeConfig, options: { timeoutMs: number; resourceNameKeys?: readonly string[] }): Promise<ClusterLoad> {
-  const server = kc.getCurrentCluster()?.server ?? 'the cluster';
+export async function loadFromCluster(kc: KubeCredentials, options: { timeoutMs: number; resourceNameKeys?: readonly string[] }): Promise<ClusterLoad> {
+  const server = kc.server;
   const nadErrors = errorRecorder();
   const nsErrors = errorRecorder();
   const nadSource = new ClusterNadSource(kc, {

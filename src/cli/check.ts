@@ -138,7 +138,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   }
 
   if (values.cluster) {
-    const kc = tryLoadKubeConfig({ env: io.env });
+    const kc = await tryLoadKubeConfig({ env: io.env });
     if (!kc) return fail(io, '--cluster: no kubeconfig found ($KUBECONFIG, ~/.kube/config, or in-cluster)');
     const loaded = await loadFromCluster(kc, { timeoutMs: timeoutSeconds * 1000, resourceNameKeys: config.resourceNameKeys });
     if (!loaded.ok) return fail(io, `--cluster: ${loaded.error}`);

@@ -6,7 +6,6 @@
 // | cluster, no --policy | NetworkAttachmentPolicy watch | namespace watch | pod watch + reservations |
 // | cluster, --policy FILE | the file (watched) | namespace watch | pod watch + reservations |
 // | offline (NADs from files) | the file, or none | the name label only | reservations only |
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import {
@@ -22,12 +21,13 @@ import {
   type PolicySource,
 } from '../policy/index.js';
 import type { BackgroundTask, ReadinessCheck, ServerDeps } from '../server/index.js';
+import type { KubeCredentials } from '../kube/index.js';
 
 export interface PolicyWiringOptions {
   /** `--policy FILE` (absolute). */
   policyFile?: string;
   /** Set when serve reads the cluster (NADs from the cluster): cluster mode. */
-  kubeConfig?: KubeConfig;
+  kubeConfig?: KubeCredentials;
   /** Watch pods for the uniqueness index and NAD usage (cluster mode only). */
   podWatch: boolean;
   logger: Logger;

@@ -6,12 +6,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
-import { KubeConfig, VersionApi } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { EXIT_OK, EXIT_USAGE, type CliIO } from './io.js';
 import { generateCertificates, writeCertificateSet, readCa, checkKeyPair, CERT_FILES } from '../certs/index.js';
 import { createServer, createLogger, LOG_LEVELS, parseGoDuration, type LogLevel, type ServerDeps, type ServerOptions, type WebhookServer } from '../server/index.js';
 import { createNadSource, tryLoadKubeConfig, type NadSource } from '../nads/index.js';
+import { getObject, kubeconfigCredentials, kubeTransport, type KubeCredentials } from '../kube/index.js';
 import { DEFAULT_ADMISSION_CONFIG } from '../admission/types.js';
 import { wirePolicy, type PolicyWiring } from './serve-policy.js';
 
@@ -212,32 +212,20 @@ async function ensureCertificates(config: ServeConfig, logger: Logger): Promise<
 }
 
 /** Is the cluster answering? (dev mode only: decides between the cluster and example NADs). */
-async function clusterReachable(kc: KubeConfig, ms = 2000): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)));
-  try {
-    return await Promise.race([kc.makeApiClient(VersionApi).getCode().then(() => true, () => false), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+async function clusterReachable(kc: KubeCredentials, ms = 2000): Promise<boolean> {
+  return (await getObject(kubeTransport(kc), '/version', { timeoutMs: ms })).status === 'ok';
 }
 
 /** The NAD source, and the cluster when it is read (cluster mode: policies, namespaces, pods too). */
-async function chooseNadSource(config: ServeConfig, root: string, logger: Logger): Promise<{ nadSource: NadSource; kubeConfig?: KubeConfig }> {
+async function chooseNadSource(config: ServeConfig, root: string, logger: Logger): Promise<{ nadSource: NadSource; kubeConfig?: KubeCredentials }> {
   const common = { logger, resourceNameKeys: config.server.admission.resourceNameKeys };
   if (config.nadsDir) {
     logger.info({ source: 'directory', dir: config.nadsDir }, 'NADs are read from files');
     return { nadSource: createNadSource({ ...common, dir: config.nadsDir })! };
   }
-  let kc: KubeConfig | undefined;
-  if (config.kubeconfig) {
-    kc = new KubeConfig();
-    kc.loadFromFile(config.kubeconfig);
-  } else {
-    kc = tryLoadKubeConfig();
-  }
+  const kc = config.kubeconfig ? await kubeconfigCredentials([config.kubeconfig]) : await tryLoadKubeConfig({ env: process.env });
   if (kc && (!config.dev || (await clusterReachable(kc)))) {
-    logger.info({ source: 'cluster', server: kc.getCurrentCluster()?.server }, 'NADs are read from the cluster');
+    logger.info({ source: 'cluster', server: kc.server, credentials: kc.source }, 'NADs are read from the cluster');
     return { nadSource: createNadSource({ ...common, kubeConfig: kc })!, kubeConfig: kc };
   }
   if (config.dev) {

@@ -1,7 +1,18 @@
 // Public face of src/kube: the one way this project talks to the API server. Raw HTTP(S) with
-// @kubernetes/client-node's KubeConfig credentials; a list-then-watch loop that keeps no
-// objects; a GET bounded by a deadline for the request path.
+// in-cluster or kubeconfig credentials (client-node is loaded only for kubeconfig files); a
+// list-then-watch loop that keeps no objects; a GET bounded by a deadline for the request path.
 export { kubeTransport, KubeRequestError, MAX_RESPONSE_BYTES, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, type KubeTransport } from './transport.js';
 export { ListWatch, type KubeObject, type ObjectMeta, type ListWatchHandler, type ListWatchOptions, type RetryInfo } from './list-watch.js';
 export { getObject, type GetObjectOptions, type GetOutcome } from './get.js';
 export { describeKubeError } from './errors.js';
+export {
+  inClusterCredentials,
+  kubeconfigCredentials,
+  credentialsFromKubeConfig,
+  findCredentials,
+  SERVICE_ACCOUNT_DIR,
+  TOKEN_REREAD_MS,
+  type KubeCredentials,
+  type InClusterOptions,
+  type FindCredentialsOptions,
+} from './credentials.js';

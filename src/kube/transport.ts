@@ -1,10 +1,10 @@
-// Raw requests to the Kubernetes API with @kubernetes/client-node's credentials and TLS
-// (KubeConfig.applyToHTTPSOptions). Raw because client-node 1.3's Watch/ListWatch cannot ask for
-// metadata-only objects (no Accept header) and its ListWatch keeps every object in memory.
+// Raw requests to the Kubernetes API with KubeCredentials (in-cluster or from a kubeconfig).
+// Raw because client-node 1.3's Watch/ListWatch cannot ask for metadata-only objects (no Accept
+// header) and its ListWatch keeps every object in memory.
 import http from 'node:http';
 import https from 'node:https';
 import { createInterface } from 'node:readline';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeCredentials } from './credentials.js';
 
 /** Ask for PartialObjectMetadata(List): pods and namespaces without spec and status. */
 export const METADATA_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
@@ -32,8 +32,30 @@ export interface KubeTransport {
   patchJson(path: string, body: unknown, contentType: string): Promise<unknown>;
 }
 
-export function kubeTransport(kc: KubeConfig, requestTimeoutMs = 30_000): KubeTransport {
-  const open = async (
+/** Request options carrying the credentials: TLS material and the current bearer token. */
+async function requestOptions(creds: KubeCredentials, method: string, headers: Record<string, string>): Promise<https.RequestOptions> {
+  const token = await creds.token?.();
+  return {
+    method,
+    headers: token ? { ...headers, Authorization: `Bearer ${token}` } : headers,
+    ...(creds.ca ? { ca: creds.ca } : {}),
+    ...(creds.cert ? { cert: creds.cert } : {}),
+    ...(creds.key ? { key: creds.key } : {}),
+    ...(creds.insecureSkipTLSVerify ? { rejectUnauthorized: false } : {}),
+  };
+}
+
+export function kubeTransport(creds: KubeCredentials, requestTimeoutMs = 30_000): KubeTransport {
+  const base = creds.server.replace(/\/$/, '');
+  const urlOf = (path: string): URL => new URL(base + path);
+  /** On a 401 the token may have rotated: re-read it and try once more (a drained first answer). */
+  const retryOn401 = async <T extends { res: http.IncomingMessage }>(send: () => Promise<T>): Promise<T> => {
+    const first = await send();
+    if (first.res.statusCode !== 401 || !creds.unauthorized?.()) return first;
+    first.res.resume();
+    return send();
+  };
+  const openOnce = async (
     method: string,
     path: string,
     query: Record<string, string | undefined>,
@@ -42,13 +64,9 @@ export function kubeTransport(kc: KubeConfig, requestTimeoutMs = 30_000): KubeTr
     /** Idle timeout of the socket (watches may be quiet for minutes: a longer one). */
     idleMs: number | undefined,
   ): Promise<{ res: http.IncomingMessage; req: http.ClientRequest; url: URL }> => {
-    const server = kc.getCurrentCluster()?.server;
-    if (!server) throw new Error('kubeconfig has no current cluster');
-    const url = new URL(server.replace(/\/$/, '') + path);
+    const url = urlOf(path);
     for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, v);
-    const opts: https.RequestOptions = { method, headers: {} };
-    await kc.applyToHTTPSOptions(opts);
-    opts.headers = { ...(opts.headers as Record<string, string>), ...headers };
+    const opts = await requestOptions(creds, method, headers);
     if (signal) opts.signal = signal;
     const lib = url.protocol === 'http:' ? http : https;
     return new Promise((resolve, reject) => {
@@ -58,6 +76,7 @@ export function kubeTransport(kc: KubeConfig, requestTimeoutMs = 30_000): KubeTr
       req.end();
     });
   };
+  const open = (...args: Parameters<typeof openOnce>) => retryOn401(() => openOnce(...args));
   const readBody = async (res: http.IncomingMessage): Promise<string> => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -112,18 +131,16 @@ export function kubeTransport(kc: KubeConfig, requestTimeoutMs = 30_000): KubeTr
     },
     async patchJson(path, body, contentType) {
       const payload = JSON.stringify(body);
-      const server = kc.getCurrentCluster()?.server;
-      if (!server) throw new Error('kubeconfig has no current cluster');
-      const url = new URL(server.replace(/\/$/, '') + path);
-      const opts: https.RequestOptions = { method: 'PATCH', headers: {} };
-      await kc.applyToHTTPSOptions(opts);
-      opts.headers = { ...(opts.headers as Record<string, string>), 'Content-Type': contentType, Accept: 'application/json' };
+      const url = urlOf(path);
       const lib = url.protocol === 'http:' ? http : https;
-      const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
-        const req = lib.request(url, opts, resolve);
-        req.on('error', reject);
-        req.setTimeout(requestTimeoutMs, () => req.destroy(new Error(`timeout after ${requestTimeoutMs} ms`)));
-        req.end(payload);
+      const { res } = await retryOn401(async () => {
+        const opts = await requestOptions(creds, 'PATCH', { 'Content-Type': contentType, Accept: 'application/json' });
+        return new Promise<{ res: http.IncomingMessage }>((resolve, reject) => {
+          const req = lib.request(url, opts, (res) => resolve({ res }));
+          req.on('error', reject);
+          req.setTimeout(requestTimeoutMs, () => req.destroy(new Error(`timeout after ${requestTimeoutMs} ms`)));
+          req.end(payload);
+        });
       });
       if (res.statusCode !== 200) return fail(res, `PATCH ${path}`);
       return JSON.parse(await readBody(res)) as unknown;

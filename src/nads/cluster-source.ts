@@ -4,8 +4,7 @@
 //
 // Only the parsed entries are kept: list pages and watched objects are dropped once their entry
 // is built, so the memory of a large cluster is its entries plus one page.
-import type { KubeConfig } from '@kubernetes/client-node';
-import { ListWatch, describeKubeError, getObject, kubeTransport, type KubeObject, type KubeTransport, type RetryInfo } from '../kube/index.js';
+import { ListWatch, describeKubeError, getObject, kubeTransport, type KubeObject, type KubeTransport, type RetryInfo, type KubeCredentials } from '../kube/index.js';
 import { silentLogger, type NadLogger, type NadSourceEventHandler } from './logger.js';
 import { nadFromObject } from './model.js';
 import { NAD_GROUP, NAD_PLURAL, NAD_VERSION } from './object.js';
@@ -49,7 +48,7 @@ export class ClusterNadSource implements NadSource {
   readonly #inflight = new Map<string, Promise<NadLookup>>();
   #synced = false;
 
-  constructor(kubeConfig: KubeConfig, options: ClusterNadSourceOptions = {}) {
+  constructor(kubeConfig: KubeCredentials, options: ClusterNadSourceOptions = {}) {
     this.#log = options.logger ?? silentLogger;
     this.#onEvent = options.onEvent ?? (() => {});
     this.#lookupTimeoutMs = Math.min(options.lookupTimeoutMs ?? MAX_LOOKUP_TIMEOUT_MS, MAX_LOOKUP_TIMEOUT_MS);

@@ -1,12 +1,11 @@
 // Policies from NetworkAttachmentPolicy objects (cluster mode), through a list/watch. Each object
 // is validated like a file document; the verdict is written to its status (condition Accepted,
 // True/Valid or False/Invalid) through the status subresource, best effort.
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { PolicySet } from './engine.js';
 import { loadPolicyObject, type PolicyLoadError } from './load.js';
 import { PolicyStore, type PolicySource, type SourceOptions } from './source.js';
 import { POLICY_GROUP, POLICY_PLURAL, POLICY_VERSION, type PolicyCondition } from './document.js';
-import { kubeTransport, ListWatch, type KubeObject, type KubeTransport } from '../kube/index.js';
+import { kubeTransport, ListWatch, type KubeObject, type KubeTransport, type KubeCredentials } from '../kube/index.js';
 
 export const POLICIES_PATH = `/apis/${POLICY_GROUP}/${POLICY_VERSION}/${POLICY_PLURAL}`;
 const MAX_STATUS_MESSAGE = 1024;
@@ -25,10 +24,10 @@ export class ClusterPolicySource implements PolicySource {
   private seen: Set<string> | undefined;
   private statusWrites: Promise<unknown> = Promise.resolve();
 
-  constructor(kc: KubeConfig | undefined, private readonly options: ClusterPolicySourceOptions = {}) {
+  constructor(kc: KubeCredentials | undefined, private readonly options: ClusterPolicySourceOptions = {}) {
     this.store = new PolicyStore('cluster', options);
     const transport = options.transport ?? (kc ? kubeTransport(kc) : undefined);
-    if (!transport) throw new Error('ClusterPolicySource needs a KubeConfig or a transport');
+    if (!transport) throw new Error('ClusterPolicySource needs cluster credentials or a transport');
     this.transport = transport;
     this.listWatch = new ListWatch({
       transport,

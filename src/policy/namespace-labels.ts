@@ -1,8 +1,7 @@
 // Namespace labels for policy selection. The apiserver labels every namespace with
 // kubernetes.io/metadata.name; offline and file modes know only that (plus a static map).
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { PolicyLogger } from './log.js';
-import { kubeTransport, ListWatch, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, type KubeTransport } from '../kube/index.js';
+import { kubeTransport, ListWatch, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, type KubeTransport, type KubeCredentials } from '../kube/index.js';
 
 export const NAME_LABEL = 'kubernetes.io/metadata.name';
 
@@ -24,9 +23,9 @@ export class ClusterNamespaceLabels implements NamespaceLabelSource {
   private next: Map<string, Record<string, string>> | undefined;
   private readonly listWatch: ListWatch;
 
-  constructor(kc: KubeConfig | undefined, options: { transport?: KubeTransport; logger?: PolicyLogger; backoffMs?: number } = {}) {
+  constructor(kc: KubeCredentials | undefined, options: { transport?: KubeTransport; logger?: PolicyLogger; backoffMs?: number } = {}) {
     const transport = options.transport ?? (kc ? kubeTransport(kc) : undefined);
-    if (!transport) throw new Error('ClusterNamespaceLabels needs a KubeConfig or a transport');
+    if (!transport) throw new Error('ClusterNamespaceLabels needs cluster credentials or a transport');
     this.listWatch = new ListWatch({
       transport,
       path: '/api/v1/namespaces',

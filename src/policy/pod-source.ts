@@ -3,13 +3,12 @@
 // addresses and NAD keys are kept. Pods that finished (Succeeded, Failed) leave the watch
 // through its field selector, which the apiserver reports as DELETED, so their addresses are
 // released although metadata carries no phase.
-import type { KubeConfig } from '@kubernetes/client-node';
 import { canonicalGuid, canonicalMac, parseNetworks } from '../annotation/index.js';
 import { NETWORKS_ANNOTATION } from '../annotation/types.js';
 import type { AddressIndex, PodAddress } from './address-index.js';
 import type { NadUsage } from './nad-usage.js';
 import type { PolicyLogger } from './log.js';
-import { kubeTransport, ListWatch, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, type KubeObject, type KubeTransport } from '../kube/index.js';
+import { kubeTransport, ListWatch, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, type KubeObject, type KubeTransport, type KubeCredentials } from '../kube/index.js';
 
 export const LIVE_PODS_FIELD_SELECTOR = 'status.phase!=Succeeded,status.phase!=Failed';
 
@@ -59,7 +58,7 @@ export class PodAddressSource {
   private readonly listWatch: ListWatch;
 
   constructor(
-    kc: KubeConfig | undefined,
+    kc: KubeCredentials | undefined,
     index: AddressIndex,
     options: {
       transport?: KubeTransport;
@@ -71,7 +70,7 @@ export class PodAddressSource {
     } = {},
   ) {
     const transport = options.transport ?? (kc ? kubeTransport(kc) : undefined);
-    if (!transport) throw new Error('PodAddressSource needs a KubeConfig or a transport');
+    if (!transport) throw new Error('PodAddressSource needs cluster credentials or a transport');
     this.listWatch = new ListWatch({
       transport,
       path: '/api/v1/pods',

@@ -203,7 +203,7 @@ t.test('--nads with an unreadable file: exit 2 before checking', async (t) => {
 
 t.test('--cluster: NADs and namespace labels from the API server, read once', async (t) => {
   const api = new FakeApiServer();
-  const kc = await api.start();
+  await api.start();
   t.teardown(() => api.stop());
   api.setList('/apis/k8s.cni.cncf.io/v1/network-attachment-definitions', [
     { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name: 'oam-net', namespace: 'prod', resourceVersion: '5' }, spec: { config: '' } },
@@ -211,7 +211,7 @@ t.test('--cluster: NADs and namespace labels from the API server, read once', as
   api.setList('/api/v1/namespaces', [{ metadata: { name: 'prod', labels: { 'gitops.example.com/managed': 'true' } } }], '11');
   const dir = t.testdir();
   const kubeconfig = join(dir, 'config');
-  writeFileSync(kubeconfig, kc.exportConfig());
+  writeFileSync(kubeconfig, api.kubeconfig());
   const r = await check(['--cluster', '--timeout', '5', '-o', 'json', STREAM], '', { KUBECONFIG: kubeconfig });
   t.equal(r.err, '');
   const doc = JSON.parse(r.out);
@@ -233,10 +233,11 @@ t.test('--cluster: no kubeconfig, or an unreachable server, is exit 2 with a cle
   t.match(none.err, /--cluster: no kubeconfig found/);
 
   const api = new FakeApiServer();
-  const kc = await api.start();
+  await api.start();
+  const config = api.kubeconfig();
   await api.stop(); // the port is now closed
   const dir = t.testdir();
-  writeFileSync(join(dir, 'config'), kc.exportConfig());
+  writeFileSync(join(dir, 'config'), config);
   const started = Date.now();
   const down = await check(['--cluster', '--timeout', '1', STREAM], '', { KUBECONFIG: join(dir, 'config') });
   t.equal(down.code, 2);

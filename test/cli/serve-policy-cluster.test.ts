@@ -5,7 +5,7 @@ import t, { type Test } from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeCredentials } from '../../src/kube/index.js';
 import { wirePolicy } from '../../src/cli/serve-policy.js';
 import { createServer, type WebhookServer } from '../../src/server/index.js';
 import { StaticNadSource } from '../../src/nads/index.js';
@@ -17,7 +17,7 @@ import { eventually, nadDelete, nadObject, NETWORKS, podCreate } from './policy-
 
 const GUID = '00:11:22:33:44:55:66:77';
 
-async function start(t: Test, kc: KubeConfig): Promise<{ server: WebhookServer; url: string; healthUrl: string; ca: string }> {
+async function start(t: Test, kc: KubeCredentials): Promise<{ server: WebhookServer; url: string; healthUrl: string; ca: string }> {
   const certDir = mkdtempSync(join(tmpdir(), 'netattach-certs-'));
   t.teardown(() => rmSync(certDir, { recursive: true, force: true }));
   const { ca } = await makeCerts(certDir);
@@ -50,13 +50,7 @@ const send = async (url: string, ca: string, endpoint: string, review: Admission
   };
 
 t.test('an unreachable API server: start-up does not wait, readiness names each watch and why, reviews are answered', async (t) => {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'down', server: 'http://127.0.0.1:9', skipTLSVerify: true }],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'c', cluster: 'down', user: 'u' }],
-    currentContext: 'c',
-  });
+  const kc: KubeCredentials = { server: 'http://127.0.0.1:9', source: 'static' };
   const { url, healthUrl, ca } = await start(t, kc);
   const ready = await eventually(
     () => getHttp(`${healthUrl}/readyz`),

@@ -1,10 +1,12 @@
-// A small fake Kubernetes API server over plain HTTP (the kubeconfig says skipTLSVerify):
+// A small fake Kubernetes API server over plain HTTP, or HTTPS with a generated CA (startTls):
 // collections by path with paged lists, streaming watches the test drives, GET of one object,
 // PATCH recording, and knobs for failures and delays. NAD helpers (add/remove) bump a
 // resourceVersion like the real server does.
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeCredentials } from '../../src/kube/index.js';
+import { generateCertificates } from '../../src/certs/index.js';
 
 type Obj = Record<string, unknown>;
 export const NADS_PATH = '/apis/k8s.cni.cncf.io/v1/network-attachment-definitions';
@@ -43,24 +45,46 @@ export class FakeApiServer {
   private readonly collections = new Map<string, { items: Obj[]; rv: string }>();
   private readonly watchers = new Map<string, Set<http.ServerResponse>>();
   private resourceVersion = 100;
-  private readonly server = http.createServer((req, res) => void this.handle(req, res));
+  /** When set, requests without `Authorization: Bearer <requiredToken>` answer 401 (a Status). */
+  requiredToken: string | undefined;
+  private server: http.Server | https.Server = http.createServer((req, res) => void this.handle(req, res));
 
   /** Starts serving; only collections given by setList (or add) exist. */
-  async start(token = 'secret-token'): Promise<KubeConfig> {
+  async start(token = 'secret-token'): Promise<KubeCredentials> {
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    const { port } = this.server.address() as AddressInfo;
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'fake', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-      users: [{ name: 'u', token }],
-      contexts: [{ name: 'ctx', cluster: 'fake', user: 'u' }],
-      currentContext: 'ctx',
-    });
-    return kc;
+    return { server: `http://127.0.0.1:${this.port}`, token: () => token, source: 'static' };
+  }
+
+  /** Starts serving HTTPS on 127.0.0.1 with a fresh CA; the port and the CA (PEM) to trust. */
+  async startTls(): Promise<{ port: number; ca: string }> {
+    const set = generateCertificates({ service: 'kubernetes', namespace: 'default', sans: ['127.0.0.1', 'localhost'] });
+    this.server = https.createServer({ cert: set.cert, key: set.key }, (req, res) => void this.handle(req, res));
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    return { port: this.port, ca: set.caCert };
+  }
+
+  /** A kubeconfig file's text for this (plain HTTP) server. */
+  kubeconfig(token = 'secret-token'): string {
+    return [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      `- name: fake\n  cluster: {server: "http://127.0.0.1:${this.port}", insecure-skip-tls-verify: true}`,
+      'users:',
+      `- name: u\n  user: {token: ${JSON.stringify(token)}}`,
+      'contexts:',
+      '- name: ctx\n  context: {cluster: fake, user: u}',
+      'current-context: ctx',
+      '',
+    ].join('\n');
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
   }
 
   /** Starts serving with the NAD collection present (empty until add), under another token. */
-  listen(): Promise<KubeConfig> {
+  listen(): Promise<KubeCredentials> {
     this.nads();
     return this.start('test-token');
   }
@@ -143,6 +167,9 @@ export class FakeApiServer {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(reply));
     };
+    if (this.requiredToken !== undefined && req.headers.authorization !== `Bearer ${this.requiredToken}`) {
+      return json(401, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+    }
     if (req.method === 'PATCH') return json(200, this.patchReply(url.pathname, JSON.parse(body)));
     const list = this.collections.get(url.pathname);
     if (!list) return this.getOne(url.pathname, res, json);
