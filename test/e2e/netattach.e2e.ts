@@ -144,6 +144,7 @@ t.test('netattach runs with the ServiceAccount and RBAC of the manifests', async
   t.ok(body.checks.nads?.ok, 'NAD source synced');
   t.comment(`readiness checks: ${Object.keys(body.checks).join(', ')}`);
   t.notMatch(e.netattach.readLog(), /forbidden/i, 'no request of netattach was forbidden');
+  t.match(e.netattach.readLog(), /"credentials":"in-cluster".*NADs are read from the cluster/, 'in-cluster credentials, as in a pod');
 });
 
 t.test('install: the self-signed overlay\'s certificate steps, run as its ServiceAccount', async (t) => {

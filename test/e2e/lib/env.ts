@@ -205,7 +205,15 @@ export async function startE2e(log: (m: string) => void): Promise<E2e> {
 
     // 5. netattach itself.
     const [port, healthPort] = [await freePort(), await freePort()];
-    netattach = new Netattach({ kubeconfig: saKubeconfig, tlsDir, port, healthPort, logPath: path.join(cluster.logsDir, 'netattach.log') });
+    //    In-cluster credentials, as the kubelet mounts them: a token of its ServiceAccount and the
+    //    apiserver's CA in a directory, the service address in KUBERNETES_SERVICE_HOST/PORT.
+    const serviceAccountDir = path.join(work, 'serviceaccount');
+    await mkdir(serviceAccountDir, { recursive: true });
+    await writeFile(path.join(serviceAccountDir, 'token'), (await cluster.kubectlOk(['create', 'token', 'netattach', '-n', 'netattach-system', '--duration=12h'])).trim(), { mode: 0o600 });
+    await writeFile(path.join(serviceAccountDir, 'ca.crt'), cluster.caPem);
+    const api = new URL(cluster.server);
+    const inCluster = { host: api.hostname, port: api.port, serviceAccountDir };
+    netattach = new Netattach({ inCluster, tlsDir, port, healthPort, logPath: path.join(cluster.logsDir, 'netattach.log') });
     netattach.start();
     await netattach.waitReady();
     log(`netattach ready at ${netattach.url} (health ${netattach.healthUrl})`);

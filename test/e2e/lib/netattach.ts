@@ -31,7 +31,9 @@ export function plainEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 }
 
 export interface NetattachOptions {
-  kubeconfig: string;
+  /** Either a kubeconfig file, or in-cluster credentials as a pod gets them (service env + token dir). */
+  kubeconfig?: string;
+  inCluster?: { host: string; port: string; serviceAccountDir: string };
   tlsDir: string;
   port: number;
   healthPort: number;
@@ -66,6 +68,19 @@ export function metricSum(text: string, name: string, labels: Record<string, str
   return sum;
 }
 
+/** The production path: no kubeconfig anywhere (HOME too), only what the kubelet gives a pod. */
+function credentialEnv(o: NetattachOptions): Record<string, string> {
+  if (o.kubeconfig) return { KUBECONFIG: o.kubeconfig };
+  if (!o.inCluster) throw new Error('netattach needs a kubeconfig or in-cluster credentials');
+  return {
+    KUBECONFIG: '',
+    HOME: o.inCluster.serviceAccountDir,
+    KUBERNETES_SERVICE_HOST: o.inCluster.host,
+    KUBERNETES_SERVICE_PORT: o.inCluster.port,
+    NETATTACH_SERVICEACCOUNT_DIR: o.inCluster.serviceAccountDir,
+  };
+}
+
 export class Netattach {
   #child: ChildProcess | undefined;
   #exited: Promise<number | null> = Promise.resolve(null);
@@ -91,7 +106,7 @@ export class Netattach {
     const o = this.options;
     const args = [
       MAIN, 'serve',
-      `--kubeconfig=${o.kubeconfig}`,
+      ...(o.kubeconfig ? [`--kubeconfig=${o.kubeconfig}`] : []),
       `--tls-dir=${o.tlsDir}`,
       '--host=127.0.0.1',
       `--port=${o.port}`,
@@ -102,7 +117,7 @@ export class Netattach {
     const [cmd, a] = withPdeathsig(process.execPath, args);
     this.starts++;
     this.#log.write(`{"e2e":"start #${this.starts}"}\n`);
-    const child = spawn(cmd, a, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: plainEnv({ KUBECONFIG: o.kubeconfig }) });
+    const child = spawn(cmd, a, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: plainEnv(credentialEnv(o)) });
     child.stdout!.pipe(this.#log, { end: false });
     child.stderr!.pipe(this.#log, { end: false });
     live.add(child);
