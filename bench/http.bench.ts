@@ -73,12 +73,33 @@ interface Server {
   stop: () => Promise<void>;
 }
 
-async function startServer(dir: string): Promise<Server> {
+/** Writes `count` more NADs as 100 multi-document YAML files, the way a GitOps repo might hold them. */
+function writeManyNads(dir: string, count: number): void {
+  const perFile = Math.ceil(count / 100);
+  for (let f = 0; f * perFile < count; f++) {
+    const docs: string[] = [];
+    for (let n = f * perFile; n < Math.min(count, (f + 1) * perFile); n++) {
+      const config = { cniVersion: '1.0.0', name: `net-${n}`, plugins: [{ type: 'sriov', vlan: n % 4000, ipam: { type: 'whereabouts', range: `10.${n % 250}.0.0/16` } }, { type: 'tuning', capabilities: { mac: true } }] };
+      docs.push(JSON.stringify({ apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name: `net-${n}`, namespace: `ns-${n % 50}`, annotations: { 'k8s.v1.cni.cncf.io/resourceName': `intel.com/sriov_pool_${n % 20}` } }, spec: { config: JSON.stringify(config) } }));
+    }
+    writeFileSync(join(dir, `many-${f}.yaml`), docs.join('\n---\n'));
+  }
+}
+
+/** Resident set size and its peak, MB, from /proc. */
+function rssMb(pid: number | undefined): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+async function startServer(dir: string, extra: { nads?: number; nodeArgs?: string[] } = {}): Promise<Server> {
   mkdirSync(join(dir, 'nads'));
   writeFileSync(join(dir, 'nads', 'a.json'), nadYaml('sriov-a', 'intel.com/sriov_a', ['ips', 'mac']));
   writeFileSync(join(dir, 'nads', 'b.json'), nadYaml('sriov-b', 'intel.com/sriov_b', ['ips', 'mac']));
   writeFileSync(join(dir, 'nads', 'c.json'), nadYaml('rdma-c', 'rdma/hca_shared_c', ['ips']));
-  const args = [...mainArgs, 'serve', '--tls-dir', join(dir, 'tls'), '--nads', join(dir, 'nads'), '--host', '127.0.0.1', '--port', '0', '--health-port', '0'];
+  if (extra.nads) writeManyNads(join(dir, 'nads'), extra.nads);
+  const args = [...(extra.nodeArgs ?? []), ...mainArgs, 'serve', '--tls-dir', join(dir, 'tls'), '--nads', join(dir, 'nads'), '--host', '127.0.0.1', '--port', '0', '--health-port', '0'];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const url = await new Promise<string>((res, rej) => {
@@ -211,5 +232,30 @@ export async function run(log: (line: string) => void = () => {}): Promise<Bench
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+  results.push(await memoryWithManyNads(log));
   return results;
+}
+
+/** RSS of a server holding 10,000 NADs, with the Deployment's heap cap, ready and after 8 s of load. */
+async function memoryWithManyNads(log: (line: string) => void): Promise<BenchResult> {
+  const NADS = 10_000;
+  const HEAP = '--max-old-space-size=192'; // manifests/base/deployment.yaml sets the same
+  const dir = mkdtempSync(join(tmpdir(), 'netattach-rss-bench-'));
+  const server = await startServer(dir, { nads: NADS, nodeArgs: [HEAP] });
+  try {
+    const ready = rssMb(server.child.pid);
+    const s = await saturate(`${server.url}/mutate?timeout=10s`, reviewOfSize(4 * 1024), 8);
+    const loaded = rssMb(server.child.pid);
+    const line = `RSS with ${NADS.toLocaleString('en')} NADs (+3 bench NADs), ${HEAP}: ready ${ready.rss.toFixed(0)} MB, after 8 s of load (${s['2xx']} reviews) ${loaded.rss.toFixed(0)} MB, peak ${loaded.peak.toFixed(0)} MB`;
+    log(line);
+    return {
+      name: `netattach serve RSS, ${NADS.toLocaleString('en')} NADs (directory), after load`,
+      target: '< 150 MB',
+      met: loaded.rss < 150 && s.errors === 0 && s.non2xx === 0,
+      notes: `${loaded.rss.toFixed(0)} MB after load; ${ready.rss.toFixed(0)} MB ready; peak ${loaded.peak.toFixed(0)} MB; ${HEAP}`,
+    };
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
