@@ -254,8 +254,9 @@ t.test('the review never writes into the request: the mutation works on its own 
     pod({ networks: 'zone-a', containers: [{ name: 'main' }] }),
   ];
   for (const p of pods) {
-    p['spec'].nodeSelector = { disk: 'ssd' };
-    p['spec'].volumes = [{ name: 'x', emptyDir: {} }];
+    const spec = p['spec'] as Obj;
+    spec['nodeSelector'] = { disk: 'ssd' };
+    spec['volumes'] = [{ name: 'x', emptyDir: {} }];
     const before = structuredClone(p);
     const { d } = mutate(p, PODNETINFO);
     t.ok(d.patch.length > 0, 'something to patch');
