@@ -1,9 +1,8 @@
 // `netattach certs`: writes a CA and a serving certificate for the webhook Service and prints
 // the caBundle (base64 of ca.crt) for the webhook configurations.
-import { parseArgs } from 'node:util';
 import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { EXIT_OK, EXIT_USAGE, type CliIO } from './io.js';
+import { EXIT_OK, EXIT_USAGE, parseCommandLine, type CliIO } from './io.js';
 import { generateCertificates, writeCertificateSet, readCa, caBundle, CERT_FILES } from '../certs/index.js';
 
 const HELP = `Usage: netattach certs --out DIR [options]
@@ -36,32 +35,24 @@ function positiveInt(name: string, text: string | undefined, fallback: number): 
 const exists = (path: string): Promise<boolean> => access(path).then(() => true, () => false);
 
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        out: { type: 'string' },
-        service: { type: 'string', default: 'netattach' },
-        namespace: { type: 'string', default: 'netattach-system' },
-        san: { type: 'string', multiple: true, default: [] },
-        days: { type: 'string' },
-        'ca-days': { type: 'string' },
-        'new-ca': { type: 'boolean', default: false },
-        force: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }));
-  } catch (err) {
-    io.stderr(`netattach certs: ${(err as Error).message}\n\n${HELP}`);
-    return EXIT_USAGE;
-  }
-  if (values.help) {
-    io.stdout(HELP);
-    return EXIT_OK;
-  }
+  const parsed = parseCommandLine('certs', HELP, io, {
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      out: { type: 'string' },
+      service: { type: 'string', default: 'netattach' },
+      namespace: { type: 'string', default: 'netattach-system' },
+      san: { type: 'string', multiple: true, default: [] },
+      days: { type: 'string' },
+      'ca-days': { type: 'string' },
+      'new-ca': { type: 'boolean', default: false },
+      force: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
   if (!values.out) {
     io.stderr(`netattach certs: --out DIR is required\n\n${HELP}`);
     return EXIT_USAGE;

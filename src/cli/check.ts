@@ -1,7 +1,6 @@
 // `netattach check [options] PATH...`: lints manifests offline with the webhook's own core.
 // This module only wires options, files and the cluster to the pure engine in src/check.
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import {
   buildReport,
   checkManifests,
@@ -17,7 +16,7 @@ import {
 import { isNadObject, nadFromObject, tryLoadKubeConfig, type Nad } from '../nads/index.js';
 import { loadPolicyDocuments, policySet, type CompiledPolicy } from '../policy/index.js';
 import { DEFAULT_ADMISSION_CONFIG, type UserInfo } from '../admission/index.js';
-import { EXIT_USAGE, readAll, type CliIO } from './io.js';
+import { EXIT_USAGE, parseCommandLine, readAll, type CliIO } from './io.js';
 
 export const USAGE = `Usage: netattach check [options] PATH...
 
@@ -51,35 +50,26 @@ const fail = (io: CliIO, message: string): number => {
 };
 
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        nads: { type: 'string', multiple: true },
-        cluster: { type: 'boolean' },
-        timeout: { type: 'string' },
-        policy: { type: 'string', multiple: true },
-        namespace: { type: 'string', short: 'n' },
-        user: { type: 'string' },
-        group: { type: 'string', multiple: true },
-        mutate: { type: 'boolean' },
-        output: { type: 'string', short: 'o', default: 'text' },
-        verbose: { type: 'boolean', short: 'v' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (e) {
-    io.stderr(`netattach check: ${e instanceof Error ? e.message : String(e)}\n\n${USAGE}`);
-    return EXIT_USAGE;
-  }
+  const parsed = parseCommandLine('check', USAGE, io, {
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      nads: { type: 'string', multiple: true },
+      cluster: { type: 'boolean' },
+      timeout: { type: 'string' },
+      policy: { type: 'string', multiple: true },
+      namespace: { type: 'string', short: 'n' },
+      user: { type: 'string' },
+      group: { type: 'string', multiple: true },
+      mutate: { type: 'boolean' },
+      output: { type: 'string', short: 'o', default: 'text' },
+      verbose: { type: 'boolean', short: 'v' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    io.stdout(USAGE);
-    return 0;
-  }
   const output = values.output ?? 'text';
   if (output !== 'text' && output !== 'json') return fail(io, `--output must be text or json, not ${JSON.stringify(output)}`);
   if (positionals.length === 0) {

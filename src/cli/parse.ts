@@ -1,9 +1,8 @@
 // `netattach parse [--namespace NS] [--default-network] [--output json|text] VALUE`: parses and
 // validates an annotation value offline. `-` reads the value from stdin; `--` ends the options.
-import { parseArgs } from 'node:util';
 import { DEFAULT_MULTUS_NAMESPACE, parseDefaultNetwork, parseNetworks, serializeSelections, type NetworkSelection } from '../annotation/index.js';
 import { renderError } from '../field/index.js';
-import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, readAll, type CliIO } from './io.js';
+import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, parseCommandLine, readAll, type CliIO } from './io.js';
 
 export const USAGE = `Usage: netattach parse [--namespace NS] [--default-network] [--output json|text] VALUE
 
@@ -34,28 +33,19 @@ export function textLine(s: NetworkSelection): string {
 }
 
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        namespace: { type: 'string', short: 'n' },
-        'default-network': { type: 'boolean', short: 'd' },
-        output: { type: 'string', short: 'o', default: 'json' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (e) {
-    io.stderr(`netattach parse: ${e instanceof Error ? e.message : String(e)}\n\n${USAGE}`);
-    return EXIT_USAGE;
-  }
+  const parsed = parseCommandLine('parse', USAGE, io, {
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      namespace: { type: 'string', short: 'n' },
+      'default-network': { type: 'boolean', short: 'd' },
+      output: { type: 'string', short: 'o', default: 'json' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    io.stdout(USAGE);
-    return EXIT_OK;
-  }
   const output = values.output ?? 'json';
   if (output !== 'json' && output !== 'text') {
     io.stderr(`netattach parse: --output must be json or text, not ${JSON.stringify(output)}\n`);
