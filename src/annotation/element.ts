@@ -64,7 +64,12 @@ export interface ElementNotes {
   outOfRangeNumbers: Array<{ path: JsonPath; lexeme: string }>;
 }
 
-const INTEGER_FIELDS: Readonly<Record<string, KeyTable>> = { portMappings: PORT_MAPPING_KEYS, bandwidth: BANDWIDTH_KEYS };
+// A Map, not an object literal: element keys are the user's, and `toString` or `__proto__` must not
+// find Object.prototype's members.
+const INTEGER_FIELDS: ReadonlyMap<string, KeyTable> = new Map([
+  ['portMappings', PORT_MAPPING_KEYS],
+  ['bandwidth', BANDWIDTH_KEYS],
+]);
 
 /** Lexical problems: duplicate keys, numbers Go cannot read, integers written as 8080.0 or 1e3. */
 function lexicalErrors(path: string, notes: ElementNotes, bad: Set<string>): FieldError[] {
@@ -73,7 +78,7 @@ function lexicalErrors(path: string, notes: ElementNotes, bad: Set<string>): Fie
   const nestedPath = (rel: JsonPath): string => {
     // Known nested keys (portMappings[j].hostPort, bandwidth.ingressRate) get their spec spelling.
     const top = topKey(rel);
-    const table = INTEGER_FIELDS[top];
+    const table = INTEGER_FIELDS.get(top);
     let p = child(path, top);
     rel.slice(1).forEach((seg) => {
       p = typeof seg === 'number' ? at(p, seg) : child(p, table ? canonicalKey(table, seg) : seg);
@@ -91,7 +96,7 @@ function lexicalErrors(path: string, notes: ElementNotes, bad: Set<string>): Fie
   }
   for (const n of notes.nonIntegerNumbers) {
     const top = topKey(n.path);
-    const table = INTEGER_FIELDS[top];
+    const table = INTEGER_FIELDS.get(top);
     const last = n.path[n.path.length - 1];
     const isIntegerField =
       table !== undefined &&

@@ -244,3 +244,20 @@ t.test('a non-integer is shown as the user wrote it, not as the number JSON.pars
   const { errors } = parseNetworks(el('"portMappings":[{"hostPort":8080.0,"containerPort":1e3}]'), { namespace: 'pod-ns' });
   t.same(errors.map((e) => e.value), ['8080.0', '1e3']);
 });
+
+t.test('keys named like Object.prototype members are plain keys (found by the round-trip property)', async (t) => {
+  for (const key of ['toString', '__proto__', 'constructor', 'hasOwnProperty']) {
+    for (const value of [
+      `[{"name":"n","${key}":5e-324}]`,
+      `[{"name":"n","${key}":1e400}]`,
+      `[{"name":"n","${key}":{"x":1.5}}]`,
+      `[{"name":"n","portMappings":[{"hostPort":80,"containerPort":80,"${key}":1.5}]}]`,
+      `[{"name":"n","bandwidth":{"ingressRate":10,"${key}":2.5}}]`,
+    ]) {
+      let result: ReturnType<typeof parseNetworks> | undefined;
+      t.doesNotThrow(() => (result = parseNetworks(value, { namespace: 'pod-ns' })), value);
+      t.same(result?.networks.map((n) => n.selection.name), ['n'], `${value}: the element is still read`);
+      t.ok(result?.warnings.some((w) => w.reason.length > 0) || (result?.errors.length ?? 0) > 0, `${value}: the odd key is reported`);
+    }
+  }
+});
