@@ -13,7 +13,7 @@ export class StaticNamespaceLabels implements NamespaceLabelSource {
   constructor(private readonly extra: Readonly<Record<string, Record<string, string>>> = {}) {}
 
   labels(namespace: string): Record<string, string> {
-    return { ...this.extra[namespace], [NAME_LABEL]: namespace };
+    return { ...(Object.hasOwn(this.extra, namespace) ? this.extra[namespace] : {}), [NAME_LABEL]: namespace };
   }
 }
 

@@ -53,3 +53,9 @@ t.test('static namespace labels', async (t) => {
   t.same(s.labels('ci'), { gitops: 'true', 'kubernetes.io/metadata.name': 'ci' });
   t.same(s.labels('x'), { 'kubernetes.io/metadata.name': 'x' });
 });
+
+t.test('StaticNamespaceLabels: a namespace named like an Object.prototype member gets only its name label', async (t) => {
+  const labels = new StaticNamespaceLabels({ team: { env: 'prod' } });
+  for (const ns of ['constructor', 'toString', '__proto__']) t.same(labels.labels(ns), { 'kubernetes.io/metadata.name': ns }, ns);
+  t.same(labels.labels('team'), { env: 'prod', 'kubernetes.io/metadata.name': 'team' });
+});
