@@ -1,4 +1,5 @@
 // The networks a pod (or pod template) asks for: both annotations, parsed, with their field paths.
+import { LRUCache } from 'lru-cache';
 import { parseDefaultNetwork, parseNetworks } from '../annotation/index.js';
 import { DEFAULT_NETWORK_ANNOTATION, NETWORKS_ANNOTATION, type ParsedNetwork } from '../annotation/types.js';
 import { key, type FieldError } from '../field/index.js';
@@ -15,7 +16,7 @@ export interface PodNetworks {
   /** Field path of the networks annotation. */
   annotationPath: string;
   /** Raw annotation values as sent (absent keys missing). */
-  raw: Map<string, string>;
+  raw: ReadonlyMap<string, string>;
 }
 
 /**
@@ -31,10 +32,24 @@ export function resolvable(nets: PodNetworks): ParsedNetwork[] {
 export const annotationPath = (loc: PodLocation, annotation: string): string =>
   key(`${loc.metadataPath}.annotations`, annotation);
 
-// plan() and review() of one request read the same object: parse its annotations once. Keyed by
-// the object's identity (requests are never mutated; mutation works on a copy), and by the
-// options the result depends on. Results are shared: callers must not modify them.
-const parsed = new WeakMap<JsonObject, { options: string; value: PodNetworks }>();
+// Every pod a controller creates from one template carries the same annotation text, and plan()
+// and review() of one request read it twice: parse each distinct text once. Keyed by everything
+// the result depends on (the raw values, the path, the namespaces); bounded by an estimate of the
+// memory held. Results are shared and frozen: callers must not (and cannot) modify them.
+const MAX_CACHED_VALUE = 4096;
+const parsedCache = new LRUCache<string, PodNetworks>({
+  max: 4096,
+  maxSize: 8 * 1024 * 1024,
+  // The parsed form of an annotation is a few times the size of its text.
+  sizeCalculation: (_value, cacheKey) => 4 * cacheKey.length + 512,
+});
+
+/** A key that no two different inputs share: every part is length-prefixed. */
+const cacheKey = (parts: ReadonlyArray<string | undefined>): string => {
+  let out = '';
+  for (const p of parts) out += p === undefined ? '-|' : `${p.length}:${p}|`;
+  return out;
+};
 
 export function readPodNetworks(
   pod: JsonObject | undefined,
@@ -42,22 +57,35 @@ export function readPodNetworks(
   namespace: string,
   config: AdmissionConfig,
 ): PodNetworks {
-  if (pod === undefined) return parsePodNetworks(pod, loc, namespace, config);
-  const options = `${loc.metadataPath}\n${namespace}\n${config.defaultNetworkNamespace}`;
-  const memo = parsed.get(pod);
-  if (memo?.options === options) return memo.value;
-  const value = parsePodNetworks(pod, loc, namespace, config);
-  parsed.set(pod, { options, value });
+  const annotations = readAnnotations(pod, loc.metadataPath, NETWORK_ANNOTATIONS);
+  const networks = annotations.values.get(NETWORKS_ANNOTATION);
+  const defaultNetwork = annotations.values.get(DEFAULT_NETWORK_ANNOTATION);
+  // Malformed metadata is rare and its errors point into this object: never cached.
+  if (annotations.errors.length > 0 || (networks?.length ?? 0) + (defaultNetwork?.length ?? 0) > MAX_CACHED_VALUE) {
+    return parsePodNetworks(annotations, loc, namespace, config);
+  }
+  const k = cacheKey([loc.metadataPath, namespace, config.defaultNetworkNamespace, networks, defaultNetwork]);
+  const hit = parsedCache.get(k);
+  if (hit) return hit;
+  const value = deepFreeze(parsePodNetworks(annotations, loc, namespace, config));
+  parsedCache.set(k, value);
+  return value;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value) && !(value instanceof Map)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
   return value;
 }
 
 function parsePodNetworks(
-  pod: JsonObject | undefined,
+  { values, errors }: ReturnType<typeof readAnnotations>,
   loc: PodLocation,
   namespace: string,
   config: AdmissionConfig,
 ): PodNetworks {
-  const { values, errors } = readAnnotations(pod, loc.metadataPath, NETWORK_ANNOTATIONS);
   const networksPath = annotationPath(loc, NETWORKS_ANNOTATION);
   const out: PodNetworks = { networks: [], errors, warnings: [], annotationPath: networksPath, raw: values };
   const networks = values.get(NETWORKS_ANNOTATION);

@@ -1,0 +1,68 @@
+import t from 'tap';
+import { DEFAULT_ADMISSION_CONFIG } from '../../src/admission/index.js';
+import { readPodNetworks } from '../../src/admission/networks.js';
+import { POD_LOCATION } from '../../src/admission/object.js';
+
+const config = DEFAULT_ADMISSION_CONFIG;
+const TEMPLATE = { metadataPath: 'spec.template.metadata', specPath: 'spec.template.spec' };
+const meta = (annotations: Record<string, unknown>) => ({ metadata: { annotations } });
+const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
+const DEFAULT_NETWORK = 'v1.multus-cni.io/default-network';
+
+t.test('parsed results are shared between pods only when everything they depend on is equal', async (t) => {
+  const value = 'a, other/b@net2';
+  const first = readPodNetworks(meta({ [NETWORKS]: value }), POD_LOCATION, 'team', config);
+  t.same(first.networks.map((n) => `${n.selection.namespace}/${n.selection.name}`), ['team/a', 'other/b']);
+  // A second pod from the same template: the same answer.
+  t.same(readPodNetworks(meta({ [NETWORKS]: value }), POD_LOCATION, 'team', config), first);
+  const cases: Array<[string, () => ReturnType<typeof readPodNetworks>, string[], string]> = [
+    ['another namespace', () => readPodNetworks(meta({ [NETWORKS]: value }), POD_LOCATION, 'dev', config), ['dev/a', 'other/b'], `metadata.annotations[${NETWORKS}]`],
+    ['a pod template', () => readPodNetworks(meta({ [NETWORKS]: value }), TEMPLATE, 'team', config), ['team/a', 'other/b'], `spec.template.metadata.annotations[${NETWORKS}]`],
+    ['a default network too', () => readPodNetworks(meta({ [NETWORKS]: value, [DEFAULT_NETWORK]: 'calico' }), POD_LOCATION, 'team', config), ['team/a', 'other/b', 'kube-system/calico'], `metadata.annotations[${NETWORKS}]`],
+    ['another default-network namespace', () => readPodNetworks(meta({ [NETWORKS]: value, [DEFAULT_NETWORK]: 'calico' }), POD_LOCATION, 'team', { ...config, defaultNetworkNamespace: 'multus' }), ['team/a', 'other/b', 'multus/calico'], `metadata.annotations[${NETWORKS}]`],
+  ];
+  for (const [name, read, want, path] of cases) {
+    const got = read();
+    t.same(got.networks.map((n) => `${n.selection.namespace}/${n.selection.name}`), want, name);
+    t.equal(got.annotationPath, path, `${name}: path`);
+  }
+});
+
+t.test('text moved from one annotation to the other is a different input', async (t) => {
+  // Joined with a plain separator, both would read "x|y|z".
+  const a = readPodNetworks(meta({ [NETWORKS]: 'x', [DEFAULT_NETWORK]: 'y|z' }), POD_LOCATION, 'team', config);
+  const b = readPodNetworks(meta({ [NETWORKS]: 'x|y', [DEFAULT_NETWORK]: 'z' }), POD_LOCATION, 'team', config);
+  t.same(a.networks.map((n) => n.selection.name), ['x', 'y|z']);
+  t.match(a.errors, [{ path: `metadata.annotations[${DEFAULT_NETWORK}]` }]);
+  t.same(b.networks.map((n) => n.selection.name), ['x|y', 'z']);
+  t.match(b.errors, [{ path: new RegExp(`^metadata\\.annotations\\[${NETWORKS.replaceAll('.', '\\.')}\\]`) }]);
+});
+
+t.test('a shared result cannot be modified by a caller', async (t) => {
+  const nets = readPodNetworks(meta({ [NETWORKS]: '[{"name":"a","ips":["10.0.0.1/24"]}]' }), POD_LOCATION, 'default', config);
+  t.throws(() => (nets.networks as unknown as unknown[]).push({}), TypeError);
+  t.throws(() => nets.networks[0]!.selection.ips!.push('10.0.0.2/24'), TypeError);
+  t.throws(() => ((nets.networks[0]!.selection as { name: string }).name = 'b'), TypeError);
+  t.same(readPodNetworks(meta({ [NETWORKS]: '[{"name":"a","ips":["10.0.0.1/24"]}]' }), POD_LOCATION, 'default', config).networks[0]!.selection, { name: 'a', namespace: 'default', ips: ['10.0.0.1/24'] });
+});
+
+t.test('errors and warnings are reported on every read, cached or not', async (t) => {
+  for (let i = 0; i < 2; i++) {
+    const nets = readPodNetworks(meta({ [NETWORKS]: 'a, Bad' }), POD_LOCATION, 'default', config);
+    t.equal(nets.errors.length, 1, `read ${i + 1}`);
+    t.match(nets.errors[0]!.path, /\[1\]/);
+  }
+  // Malformed metadata points into this object: its errors are computed each time.
+  const bad = readPodNetworks({ metadata: { annotations: { [NETWORKS]: 7 } } }, POD_LOCATION, 'default', config);
+  t.equal(bad.errors.length, 1);
+  t.equal(bad.errors[0]!.value, 7);
+});
+
+t.test('a long annotation is parsed each time rather than held', async (t) => {
+  const long = Array.from({ length: 600 }, (_, i) => `net-${i}`).join(',');
+  const a = readPodNetworks(meta({ [NETWORKS]: long }), POD_LOCATION, 'default', config);
+  const b = readPodNetworks(meta({ [NETWORKS]: long }), POD_LOCATION, 'default', config);
+  t.equal(a.networks.length, 600);
+  t.not(a, b);
+  t.same(a, b);
+});
