@@ -1,5 +1,6 @@
 // Device-plugin resources for the pod's networks, added to one container.
 import { index, invalid, key, required, type FieldError } from '../field/index.js';
+import type { PodDraft } from './draft.js';
 import { isObject, stringAt, type JsonObject } from './object.js';
 import { extendedCount } from './quantity.js';
 import type { Note } from './warnings.js';
@@ -12,7 +13,7 @@ export interface InjectResult {
 }
 
 /**
- * Makes `needed` (resource -> count for the whole pod) hold in `pod` (mutated in place).
+ * Makes `needed` (resource -> count for the whole pod) hold in the draft pod.
  *
  * - Target: the container named by `kubectl.kubernetes.io/default-container`, else the first.
  * - Amounts the user already gave any container count towards the need, and no value is ever
@@ -20,9 +21,10 @@ export interface InjectResult {
  * - Extended resources need requests == limits: when they differ, or only requests is set,
  *   both become the larger value. Limits alone are left alone (the apiserver copies them to requests).
  */
-export function injectResources(pod: JsonObject, needed: ReadonlyMap<string, number>, specPath = 'spec'): InjectResult {
+export function injectResources(draft: PodDraft, needed: ReadonlyMap<string, number>, specPath = 'spec'): InjectResult {
   const out: InjectResult = { errors: [], warnings: [] };
   if (needed.size === 0) return out;
+  const pod = draft.pod;
   const spec = pod['spec'];
   const containersPath = `${specPath}.containers`;
   const containers = isObject(spec) ? spec['containers'] : undefined;
@@ -35,51 +37,59 @@ export function injectResources(pod: JsonObject, needed: ReadonlyMap<string, num
     return out;
   }
   const target = targetContainer(pod, containers as JsonObject[], out);
-  const container = containers[target] as JsonObject;
   const cPath = index(containersPath, target);
 
-  let resources = container['resources'];
-  if (resources === undefined || resources === null) resources = container['resources'] = {};
-  if (!isObject(resources)) {
+  const resources = (containers[target] as JsonObject)['resources'] ?? null;
+  if (resources !== null && !isObject(resources)) {
     out.errors.push(invalid(`${cPath}.resources`, resources, 'must be an object'));
     return out;
   }
-  const maps: Record<'requests' | 'limits', JsonObject> = { requests: {}, limits: {} };
+  const current: Record<'requests' | 'limits', JsonObject> = { requests: {}, limits: {} };
   for (const which of ['requests', 'limits'] as const) {
-    const m = resources[which];
+    const m = resources?.[which];
     if (m === undefined || m === null) continue;
     if (!isObject(m)) {
       out.errors.push(invalid(`${cPath}.resources.${which}`, m, 'must be a map of resource name to quantity'));
       return out;
     }
-    maps[which] = m;
+    current[which] = m;
   }
+  // What to write, resource -> value; written into a copy of the container only if not empty.
+  const writes = new Map<string, { value: number; requests?: number; limits?: number }>();
 
   for (const [name, need] of needed) {
     const elsewhere = containers.reduce<number>((sum, c, i) => (i === target ? sum : sum + amountIn(c as JsonObject, name)), 0);
     const want = need - elsewhere;
-    const current: Partial<Record<'requests' | 'limits', number>> = {};
+    const has: Partial<Record<'requests' | 'limits', number>> = {};
     let bad = false;
     for (const which of ['requests', 'limits'] as const) {
-      const raw = maps[which][name];
+      const raw = Object.hasOwn(current[which], name) ? current[which][name] : undefined;
       if (raw === undefined) continue;
       const parsed = extendedCount(raw);
       if (!parsed.ok) {
         out.errors.push(invalid(key(`${cPath}.resources.${which}`, name), raw, parsed.reason));
         bad = true;
-      } else current[which] = parsed.count;
+      } else has[which] = parsed.count;
     }
     if (bad || want <= 0) {
       // Enough already: but a lone `requests` is still invalid for an extended resource; leave that
       // to the apiserver's own validation rather than rewrite what the user wrote.
       continue;
     }
-    const value = Math.max(current.requests ?? 0, current.limits ?? 0, want);
-    if (current.limits === value && (current.requests === undefined || current.requests === value)) continue;
-    for (const which of ['requests', 'limits'] as const) {
-      if (current[which] === value) continue;
-      if (resources[which] === undefined || resources[which] === null) resources[which] = maps[which];
-      maps[which][name] = String(value);
+    const value = Math.max(has.requests ?? 0, has.limits ?? 0, want);
+    if (has.limits === value && (has.requests === undefined || has.requests === value)) continue;
+    writes.set(name, { value, ...has });
+  }
+  if (writes.size > 0 && out.errors.length === 0) {
+    const container = draft.container(target);
+    const r = (container['resources'] ??= {}) as JsonObject;
+    for (const [name, { value, ...has }] of writes) {
+      for (const which of ['requests', 'limits'] as const) {
+        if (has[which] === value) continue;
+        // A null map is replaced: it holds nothing.
+        if (!isObject(r[which])) r[which] = {};
+        (r[which] as JsonObject)[name] = String(value);
+      }
     }
   }
   return out;

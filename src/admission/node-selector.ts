@@ -3,10 +3,11 @@
 import type { ParsedNetwork } from '../annotation/types.js';
 import { invalid, key, type FieldError } from '../field/index.js';
 import type { Nad } from '../nads/types.js';
-import { isObject, type JsonObject } from './object.js';
+import type { PodDraft } from './draft.js';
+import { isObject } from './object.js';
 
 export function mergeNodeSelector(
-  pod: JsonObject,
+  draft: PodDraft,
   attachments: ReadonlyArray<{ net: ParsedNetwork; nad: Nad }>,
   specPath = 'spec',
 ): FieldError[] {
@@ -25,7 +26,7 @@ export function mergeNodeSelector(
     }
   }
   if (wanted.size === 0) return errors;
-  const spec = pod['spec'];
+  const spec = draft.pod['spec'];
   if (!isObject(spec)) return errors; // reported by the resource injection
   const selectorPath = `${specPath}.nodeSelector`;
   let selector = spec['nodeSelector'];
@@ -42,6 +43,6 @@ export function mergeNodeSelector(
       errors.push(invalid(key(selectorPath, k), current, `conflicts with ${k}=${value} required by NetworkAttachmentDefinition ${ref}`));
     }
   }
-  if (Object.keys(additions).length > 0) spec['nodeSelector'] = { ...selector, ...additions };
+  if (Object.keys(additions).length > 0) draft.spec()!['nodeSelector'] = { ...selector, ...additions };
   return errors;
 }

@@ -1,6 +1,7 @@
 // The Downward API volume of network-resources-injector: the pod's labels and annotations as
 // files, so that an application can read its network-status. Off unless configured.
 import { index } from '../field/index.js';
+import type { PodDraft } from './draft.js';
 import { isObject, type JsonObject } from './object.js';
 import type { AdmissionConfig } from './types.js';
 import type { Note } from './warnings.js';
@@ -26,9 +27,9 @@ function isOurVolume(v: JsonObject): boolean {
 }
 
 /** Adds the volume and a read-only mount in every container, skipping (with a warning) any clash. */
-export function addPodNetInfo(pod: JsonObject, cfg: PodNetInfo, specPath = 'spec'): Note[] {
+export function addPodNetInfo(draft: PodDraft, cfg: PodNetInfo, specPath = 'spec'): Note[] {
   const warnings: Note[] = [];
-  const spec = pod['spec'];
+  const spec = draft.pod['spec'];
   if (!isObject(spec)) return warnings;
   const volumesPath = `${specPath}.volumes`;
   const volumes = spec['volumes'] ?? [];
@@ -41,7 +42,7 @@ export function addPodNetInfo(pod: JsonObject, cfg: PodNetInfo, specPath = 'spec
     warnings.push({ path: index(volumesPath, clash), text: `volume "${cfg.volumeName}" exists: pod network info not added` });
     return warnings;
   }
-  if (clash < 0) spec['volumes'] = [...volumes, volumeFor(cfg)];
+  if (clash < 0) draft.spec()!['volumes'] = [...volumes, volumeFor(cfg)];
 
   const containers = spec['containers'];
   if (!Array.isArray(containers)) return warnings;
@@ -61,7 +62,7 @@ export function addPodNetInfo(pod: JsonObject, cfg: PodNetInfo, specPath = 'spec
       }
       return;
     }
-    c['volumeMounts'] = [...mounts, { name: cfg.volumeName, mountPath: cfg.mountPath, readOnly: true }];
+    draft.container(i)['volumeMounts'] = [...mounts, { name: cfg.volumeName, mountPath: cfg.mountPath, readOnly: true }];
   });
   return warnings;
 }

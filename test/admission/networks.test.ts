@@ -4,7 +4,7 @@ import { readPodNetworks } from '../../src/admission/networks.js';
 import { POD_LOCATION } from '../../src/admission/object.js';
 
 const config = DEFAULT_ADMISSION_CONFIG;
-const TEMPLATE = { metadataPath: 'spec.template.metadata', specPath: 'spec.template.spec' };
+const TEMPLATE = { metadataPath: 'spec.template.metadata', specPath: 'spec.template.spec', keys: [] };
 const meta = (annotations: Record<string, unknown>) => ({ metadata: { annotations } });
 const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
 const DEFAULT_NETWORK = 'v1.multus-cni.io/default-network';

@@ -247,6 +247,14 @@ t.test('the patch applies to the original and yields exactly the intended pod', 
   t.same(out['metadata'], p['metadata'], 'metadata untouched');
 });
 
+const deepFreeze = <T>(v: T): T => {
+  if (typeof v === 'object' && v !== null) {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
+};
+
 t.test('the review never writes into the request: the mutation works on its own copy', async (t) => {
   const pods = [
     pod({ networks: 'rdma,zone-a', containers: [{ name: 'main', resources: { requests: { cpu: '1', [SRIOV]: '1' }, limits: { [SRIOV]: '1' } } }] }),
@@ -258,7 +266,8 @@ t.test('the review never writes into the request: the mutation works on its own 
     spec['nodeSelector'] = { disk: 'ssd' };
     spec['volumes'] = [{ name: 'x', emptyDir: {} }];
     const before = structuredClone(p);
-    const { d } = mutate(p, PODNETINFO);
+    // Frozen: a write into the request throws instead of passing unnoticed.
+    const { d } = mutate(deepFreeze(p), PODNETINFO);
     t.ok(d.patch.length > 0, 'something to patch');
     t.same(p, before, 'request object unchanged');
   }
