@@ -47,21 +47,24 @@ async function lookupWithin(source: NadSource, namespace: string, name: string, 
   return [result, result.status === 'found' ? 'fetched' : result.status];
 }
 
-async function resolveNads(refs: ReadonlyArray<{ namespace: string; name: string }>, budgetMs: number, deps: PipelineDeps): Promise<Map<string, NadLookup>> {
+/**
+ * The common case: every NAD is in the cache. Answered without a timer or a promise; undefined
+ * when one is missing.
+ */
+function resolveFromCache(unique: ReadonlyMap<string, { namespace: string; name: string }>, deps: PipelineDeps): Map<string, NadLookup> | undefined {
   const resolved = new Map<string, NadLookup>();
-  const unique = new Map(refs.map((r) => [nadKey(r.namespace, r.name), r]));
-  if (unique.size === 0) return resolved;
-  // The common case: every NAD is in the cache. Answer from it without arming a deadline.
   for (const [key, ref] of unique) {
     const nad = deps.nadSource.get(ref.namespace, ref.name);
-    if (!nad) break;
+    if (!nad) return undefined;
     resolved.set(key, { status: 'found', nad });
   }
-  if (resolved.size === unique.size) {
-    deps.metrics.nadLookups.inc({ outcome: 'hit' }, resolved.size);
-    return resolved;
-  }
-  resolved.clear();
+  if (resolved.size > 0) deps.metrics.nadLookups.inc({ outcome: 'hit' }, resolved.size);
+  return resolved;
+}
+
+/** Looks the NADs up (a GET on a cache miss), all within the budget. */
+async function resolveNads(unique: ReadonlyMap<string, { namespace: string; name: string }>, budgetMs: number, deps: PipelineDeps): Promise<Map<string, NadLookup>> {
+  const resolved = new Map<string, NadLookup>();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<NadLookup>((resolve) => {
     timer = setTimeout(() => resolve({ status: 'unavailable', reason: `NAD lookup did not finish within ${Math.round(budgetMs)} ms` }), budgetMs);
@@ -121,28 +124,38 @@ function objectName(request: AdmissionRequest): string | undefined {
   return typeof meta?.generateName === 'string' ? `${meta.generateName}*` : undefined;
 }
 
-export async function handleReview(body: unknown, endpoint: Endpoint, budgetMs: number, deps: PipelineDeps): Promise<PipelineResult> {
+/**
+ * One review. `budgetMs`: how long NAD lookups may take, or a function computing it (only called
+ * when a NAD is not in the cache). Synchronous when every NAD is cached (the hot path of every pod
+ * create): no promise, no timer.
+ */
+export function handleReview(body: unknown, endpoint: Endpoint, budgetMs: number | (() => number), deps: PipelineDeps): PipelineResult | Promise<PipelineResult> {
   const started = performance.now();
   const decoded = deps.core.decodeReview(body);
   if (!decoded.ok) return { status: 400, error: decoded.error };
   const { apiVersion } = decoded.review;
   const request = decoded.review.request!;
-  const who = {
-    uid: request.uid,
-    endpoint,
-    kind: request.kind?.kind,
-    namespace: request.namespace,
-    name: objectName(request),
-    operation: request.operation,
-  };
-
-  let review: AdmissionReview;
-  let decision: Decision | undefined;
+  let unique: Map<string, { namespace: string; name: string }>;
   try {
     const { nadRefs } = deps.core.plan(request, deps.config);
-    const resolved = await resolveNads(nadRefs, budgetMs, deps);
-    // From here to the reservation there is no await: two racing requests cannot both win an address.
-    decision = deps.core.review(request, {
+    unique = new Map(nadRefs.map((r) => [nadKey(r.namespace, r.name), r]));
+  } catch (err) {
+    return finish(deps, request, apiVersion, endpoint, started, failed(deps, request, apiVersion, endpoint, err));
+  }
+  const cached = resolveFromCache(unique, deps);
+  if (cached) return finish(deps, request, apiVersion, endpoint, started, decide(deps, request, apiVersion, endpoint, cached));
+  return resolveNads(unique, typeof budgetMs === 'function' ? budgetMs() : budgetMs, deps).then(
+    (resolved) => finish(deps, request, apiVersion, endpoint, started, decide(deps, request, apiVersion, endpoint, resolved)),
+    (err: unknown) => finish(deps, request, apiVersion, endpoint, started, failed(deps, request, apiVersion, endpoint, err)),
+  );
+}
+
+type Answer = { review: AdmissionReview; decision: Decision | undefined };
+
+/** Review, reservation and response: no await from here to the reservation, so two racing requests cannot both win an address. */
+function decide(deps: PipelineDeps, request: AdmissionRequest, apiVersion: AdmissionApiVersion, endpoint: Endpoint, resolved: ReadonlyMap<string, NadLookup>): Answer {
+  try {
+    const decision = deps.core.review(request, {
       endpoint,
       nads: (namespace, name) => {
         const known = resolved.get(nadKey(namespace, name));
@@ -158,37 +171,56 @@ export async function handleReview(body: unknown, endpoint: Endpoint, budgetMs: 
     if (decision.allowed && !request.dryRun && isPodCreate(request) && decision.claims.length > 0) {
       deps.reservations.reserve(decision.claims);
     }
-    review = deps.core.toResponse(apiVersion, request.uid, decision, endpoint);
+    const review = deps.core.toResponse(apiVersion, request.uid, decision, endpoint);
     const problem = contractProblem(review, apiVersion, request.uid, endpoint);
     if (problem) throw new Error(`invalid response from the admission core: ${problem}`);
+    return { review, decision };
   } catch (err) {
-    deps.logger.error({ ...who, err: message(err) }, 'review failed; denied with code 500');
-    deps.metrics.denials.inc({ reason: 'internal' });
-    review = internalErrorReview(apiVersion, request.uid);
-    decision = undefined;
+    return failed(deps, request, apiVersion, endpoint, err);
   }
+}
 
+/** netattach itself failed: logged, counted, and answered with a 500 denial. */
+function failed(deps: PipelineDeps, request: AdmissionRequest, apiVersion: AdmissionApiVersion, endpoint: Endpoint, err: unknown): Answer {
+  deps.logger.error({ ...who(request, endpoint), err: message(err) }, 'review failed; denied with code 500');
+  deps.metrics.denials.inc({ reason: 'internal' });
+  return { review: internalErrorReview(apiVersion, request.uid), decision: undefined };
+}
+
+function finish(deps: PipelineDeps, request: AdmissionRequest, apiVersion: AdmissionApiVersion, endpoint: Endpoint, started: number, { review, decision }: Answer): PipelineResult {
   const result = resultOf(review);
   const seconds = (performance.now() - started) / 1000;
   deps.metrics.reviews.inc({ endpoint, operation: boundedOperation(request.operation), kind: boundedKind(request.kind?.kind), result });
   deps.metrics.reviewDuration.observe({ endpoint }, seconds);
   if (decision) {
     for (const f of decision.findings) deps.metrics.findings.inc({ endpoint, policy: f.policy, rule: f.rule, action: f.action });
-    logDecision(deps, who, decision, result);
+    logDecision(deps, request, endpoint, decision, result);
   }
-  deps.logger.debug({ ...who, result, ms: Math.round(seconds * 1e4) / 10 }, 'reviewed');
+  if (deps.logger.isLevelEnabled('debug')) deps.logger.debug({ ...who(request, endpoint), result, ms: Math.round(seconds * 1e4) / 10 }, 'reviewed');
   return { status: 200, review };
 }
 
-function logDecision(deps: PipelineDeps, who: Record<string, unknown>, decision: Decision, result: ReviewResult): void {
+/** The fields every log line about a review carries (never the object itself). */
+function who(request: AdmissionRequest, endpoint: Endpoint): Record<string, unknown> {
+  return {
+    uid: request.uid,
+    endpoint,
+    kind: request.kind?.kind,
+    namespace: request.namespace,
+    name: objectName(request),
+    operation: request.operation,
+  };
+}
+
+function logDecision(deps: PipelineDeps, request: AdmissionRequest, endpoint: Endpoint, decision: Decision, result: ReviewResult): void {
   if (result === 'denied') {
     const rules = [...new Set(decision.findings.filter((f) => f.action === 'Enforce').map((f) => f.rule))];
     for (const reason of rules.length > 0 ? rules : ['validation']) deps.metrics.denials.inc({ reason });
-    deps.logger.info({ ...who, rules, reasons: decision.errors.map(renderError) }, 'denied');
+    deps.logger.info({ ...who(request, endpoint), rules, reasons: decision.errors.map(renderError) }, 'denied');
   } else if (decision.warnings.length > 0) {
-    deps.logger.info({ ...who, warnings: decision.warnings }, 'admitted with warnings');
+    deps.logger.info({ ...who(request, endpoint), warnings: decision.warnings }, 'admitted with warnings');
   }
   if (decision.audits.length > 0) {
-    deps.logger.info({ ...who, audits: decision.audits.map((f) => `${f.policy}/${f.rule}: ${renderError(f.error)}`) }, 'audit findings');
+    deps.logger.info({ ...who(request, endpoint), audits: decision.audits.map((f) => `${f.policy}/${f.rule}: ${renderError(f.error)}`) }, 'audit findings');
   }
 }

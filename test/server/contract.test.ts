@@ -68,6 +68,34 @@ t.test('bad HTTP input gets a 4xx JSON error and the server keeps serving', asyn
   t.equal(still.json.response.allowed, true);
 });
 
+t.test('prototype poisoning is refused, whether or not the key is escaped; look-alikes are reviewed', async (t) => {
+  const { url, ca } = await startServer(t);
+  const review = JSON.stringify(podReview());
+  // Spliced into the request object: `"request":{` + key + ...
+  const withKey = (k: string) => review.replace('"request":{', `"request":{${k},`);
+  const refused: Array<[string, string]> = [
+    ['__proto__ key', withKey('"__proto__":{"allowed":true}')],
+    ['escaped __proto__ key', withKey('"\\u005f_proto__":{"x":1}')],
+    ['fully escaped __proto__ key', withKey('"\\u005f\\u005f\\u0070roto\\u005f\\u005f":{"x":1}')],
+    ['constructor.prototype', withKey('"constructor":{"prototype":{"x":1}}')],
+  ];
+  for (const [name, body] of refused) {
+    const res = await request(`${url}/validate`, body, { ca });
+    t.equal(res.status, 400, name);
+    t.match(res.json, { code: 'NETATTACH_PROTOTYPE_POISONING', error: /prototype poisoning/ }, `${name}: ${res.text}`);
+  }
+  const reviewed: Array<[string, string]> = [
+    ['a label named constructor', JSON.stringify(podReview({ annotations: { constructor: 'x' } }))],
+    ['__proto__ inside a string value', JSON.stringify(podReview({ annotations: { note: '"__proto__": 1' } }))],
+    ['unicode escapes in strings', review.replace('"busybox"', '"busy\\u0062ox \\u003c\\u003e"')],
+  ];
+  for (const [name, body] of reviewed) {
+    const res = await request(`${url}/validate`, body, { ca });
+    t.equal(res.status, 200, name);
+    t.equal(res.json?.response?.allowed, true, `${name}: ${res.text}`);
+  }
+});
+
 t.test('an exception in the core is a denial with code 500, logged, and the server carries on', async (t) => {
   const { url, ca, logs, server } = await startServer(t);
   const review = podReview({ annotations: { [SCRIPT]: 'throw' } });
