@@ -33,16 +33,22 @@ export const annotationPath = (loc: PodLocation, annotation: string): string =>
   key(`${loc.metadataPath}.annotations`, annotation);
 
 // Every pod a controller creates from one template carries the same annotation text, and plan()
-// and review() of one request read it twice: parse each distinct text once. Keyed by everything
-// the result depends on (the raw values, the path, the namespaces); bounded by an estimate of the
-// memory held. Results are shared and frozen: callers must not (and cannot) modify them.
-const MAX_CACHED_VALUE = 4096;
+// and review() of one request read it twice. So parsed annotations are kept, keyed by everything
+// the result depends on (the raw values, the path, the namespaces):
+// - the last one read, which serves the second read of a request;
+// - texts seen at least twice recently, in a bounded LRU. A text seen once is not kept: traffic of
+//   all-distinct annotations (a MAC per pod) would only churn the cache and load the GC; a small
+//   table of hashes of recent texts (fixed memory) tells the second sighting.
+// Results are shared and frozen: callers must not (and cannot) modify them.
+const MAX_CACHED_TEXT = 4096;
 const parsedCache = new LRUCache<string, PodNetworks>({
   max: 4096,
   maxSize: 8 * 1024 * 1024,
   // The parsed form of an annotation is a few times the size of its text.
   sizeCalculation: (_value, cacheKey) => 4 * cacheKey.length + 512,
 });
+const seenOnce = new Int32Array(4096);
+let last: { key: string; value: PodNetworks } | undefined;
 
 /** A key that no two different inputs share: every part is length-prefixed. */
 const cacheKey = (parts: ReadonlyArray<string | undefined>): string => {
@@ -51,6 +57,22 @@ const cacheKey = (parts: ReadonlyArray<string | undefined>): string => {
   return out;
 };
 
+/** FNV-1a over UTF-16 code units; 0 is kept for "empty slot". */
+function hashOf(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h === 0 ? 1 : h;
+}
+
+/** True when `key` was offered before (recently, modulo hash collisions, which only cost a cache slot). */
+function seenBefore(key: string): boolean {
+  const h = hashOf(key);
+  const slot = (h >>> 0) % seenOnce.length;
+  if (seenOnce[slot] === h) return true;
+  seenOnce[slot] = h;
+  return false;
+}
+
 export function readPodNetworks(
   pod: JsonObject | undefined,
   loc: PodLocation,
@@ -58,17 +80,17 @@ export function readPodNetworks(
   config: AdmissionConfig,
 ): PodNetworks {
   const annotations = readAnnotations(pod, loc.metadataPath, NETWORK_ANNOTATIONS);
+  // Malformed metadata is rare and its errors point into this object: never kept.
+  if (annotations.errors.length > 0) return parsePodNetworks(annotations, loc, namespace, config);
   const networks = annotations.values.get(NETWORKS_ANNOTATION);
   const defaultNetwork = annotations.values.get(DEFAULT_NETWORK_ANNOTATION);
-  // Malformed metadata is rare and its errors point into this object: never cached.
-  if (annotations.errors.length > 0 || (networks?.length ?? 0) + (defaultNetwork?.length ?? 0) > MAX_CACHED_VALUE) {
-    return parsePodNetworks(annotations, loc, namespace, config);
-  }
   const k = cacheKey([loc.metadataPath, namespace, config.defaultNetworkNamespace, networks, defaultNetwork]);
-  const hit = parsedCache.get(k);
-  if (hit) return hit;
-  const value = deepFreeze(parsePodNetworks(annotations, loc, namespace, config));
-  parsedCache.set(k, value);
+  if (last?.key === k) return last.value;
+  const cacheable = k.length <= MAX_CACHED_TEXT;
+  const hit = cacheable ? parsedCache.get(k) : undefined;
+  const value = hit ?? deepFreeze(parsePodNetworks(annotations, loc, namespace, config));
+  if (!hit && cacheable && seenBefore(k)) parsedCache.set(k, value);
+  last = { key: k, value };
   return value;
 }
 

@@ -58,11 +58,26 @@ t.test('errors and warnings are reported on every read, cached or not', async (t
   t.equal(bad.errors[0]!.value, 7);
 });
 
-t.test('a long annotation is parsed each time rather than held', async (t) => {
+t.test('what is kept: the last text read, and texts seen twice; never a long one', async (t) => {
+  const read = (value: string) => readPodNetworks(meta({ [NETWORKS]: value }), POD_LOCATION, 'keep-test', config);
+  const x = 'x-net, y-net@net2';
+  const other = 'other-net';
+  const x1 = read(x);
+  t.equal(read(x), x1, 'the second read of one request is not parsed again');
+  read(other);
+  const x2 = read(x);
+  t.not(x2, x1, 'seen once: not kept beyond the last read');
+  t.same(x2, x1);
+  read(other);
+  t.equal(read(x), x2, 'seen twice: kept');
+
   const long = Array.from({ length: 600 }, (_, i) => `net-${i}`).join(',');
-  const a = readPodNetworks(meta({ [NETWORKS]: long }), POD_LOCATION, 'default', config);
-  const b = readPodNetworks(meta({ [NETWORKS]: long }), POD_LOCATION, 'default', config);
-  t.equal(a.networks.length, 600);
-  t.not(a, b);
-  t.same(a, b);
+  const l1 = read(long);
+  t.equal(l1.networks.length, 600);
+  read(other);
+  read(long);
+  read(other);
+  const l3 = read(long);
+  t.not(l3, l1, 'a long text is never held in the cache');
+  t.same(l3, l1);
 });
