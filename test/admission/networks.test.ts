@@ -1,5 +1,6 @@
 import t from 'tap';
-import { DEFAULT_ADMISSION_CONFIG } from '../../src/admission/index.js';
+import { DEFAULT_ADMISSION_CONFIG, review } from '../../src/admission/index.js';
+import { context, nadLookup, nadObject, pod, request } from './fixtures.js';
 import { readPodNetworks } from '../../src/admission/networks.js';
 import { POD_LOCATION } from '../../src/admission/object.js';
 
@@ -38,12 +39,25 @@ t.test('text moved from one annotation to the other is a different input', async
   t.match(b.errors, [{ path: new RegExp(`^metadata\\.annotations\\[${NETWORKS.replaceAll('.', '\\.')}\\]`) }]);
 });
 
-t.test('a shared result cannot be modified by a caller', async (t) => {
-  const nets = readPodNetworks(meta({ [NETWORKS]: '[{"name":"a","ips":["10.0.0.1/24"]}]' }), POD_LOCATION, 'default', config);
-  t.throws(() => (nets.networks as unknown as unknown[]).push({}), TypeError);
-  t.throws(() => nets.networks[0]!.selection.ips!.push('10.0.0.2/24'), TypeError);
-  t.throws(() => ((nets.networks[0]!.selection as { name: string }).name = 'b'), TypeError);
-  t.same(readPodNetworks(meta({ [NETWORKS]: '[{"name":"a","ips":["10.0.0.1/24"]}]' }), POD_LOCATION, 'default', config).networks[0]!.selection, { name: 'a', namespace: 'default', ips: ['10.0.0.1/24'] });
+t.test('reviews leave a shared parse as they found it', async (t) => {
+  // Everything downstream of the parse runs (judging, resource injection, node selector, patch),
+  // with the cached parse serving every review; it must still equal a fresh parse.
+  const value = '[{"name":"sriov","ips":["10.0.0.1/24"],"mac":"02:00:00:00:00:01","interface":"net1"},{"name":"zone-a"},{"name":"rdma","interface":"ib0"}]';
+  const nads = nadLookup(
+    nadObject('sriov', { resourceName: 'intel.com/sriov' }),
+    nadObject('zone-a', { nodeSelector: 'zone=a' }),
+    nadObject('rdma', { resourceName: 'rdma/hca' }),
+  );
+  const podWith = () => pod({ networks: value });
+  const before = structuredClone(readPodNetworks(podWith(), POD_LOCATION, 'default', config));
+  for (let i = 0; i < 3; i++) {
+    const d = review(request(podWith()), context(nads));
+    t.ok(d.allowed && d.patch.length > 0, `review ${i + 1} patched: ${JSON.stringify(d.errors)}`);
+  }
+  const after = readPodNetworks(podWith(), POD_LOCATION, 'default', config);
+  t.same(after, before);
+  const fresh = readPodNetworks(podWith(), { ...POD_LOCATION, metadataPath: 'metadata' }, 'default', { ...config, defaultNetworkNamespace: 'elsewhere' });
+  t.same(fresh.networks, before.networks, 'equal to a parse of its own');
 });
 
 t.test('errors and warnings are reported on every read, cached or not', async (t) => {
