@@ -1,7 +1,7 @@
 // The shape of a bench section and its timing helpers. A section is a file `bench/<name>.bench.ts`
 // exporting `name` and `run(log)`, which returns rows for the table (or nothing, having logged
 // its own lines). bench/main.ts finds every section beside itself and runs them one by one.
-import { availableParallelism, loadavg } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 
 export interface BenchResult {
@@ -116,5 +116,5 @@ export function formatTable(section: string, rows: readonly BenchResult[]): stri
   const cells = [['measure', 'result', 'latency', 'target', 'notes'], ...rows.map(fmt)];
   const widths = cells[0]!.map((_, c) => Math.max(...cells.map((row) => row[c]!.length)));
   const line = (row: string[]): string => row.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd();
-  return [`## ${section} (load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores)`, line(cells[0]!), line(widths.map((w) => '-'.repeat(w))), ...cells.slice(1).map(line)].join('\n');
+  return [`## ${section} (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs)`, line(cells[0]!), line(widths.map((w) => '-'.repeat(w))), ...cells.slice(1).map(line)].join('\n');
 }
