@@ -30,6 +30,8 @@ export interface PolicyWiringOptions {
   kubeConfig?: KubeCredentials;
   /** Watch pods for the uniqueness index and NAD usage (cluster mode only). */
   podWatch: boolean;
+  /** Where an unqualified default-network name resolves (the admission config's). */
+  defaultNetworkNamespace?: string;
   logger: Logger;
   /** How often expired reservations are dropped (default 60 s). */
   sweepMs?: number;
@@ -119,7 +121,7 @@ export async function wirePolicy(options: PolicyWiringOptions): Promise<PolicyWi
   let podIndex = 'reservations only (no cluster)';
   if (kc && options.podWatch) {
     const usage = new NadUsage();
-    const pods = new PodAddressSource(kc, index, { ...common, usage });
+    const pods = new PodAddressSource(kc, index, { ...common, usage, ...(options.defaultNetworkNamespace ? { defaultNetworkNamespace: options.defaultNetworkNamespace } : {}) });
     podsUsingNad = (ns, name) => usage.podsUsing(ns, name);
     background.push({ name: 'pod watch', start: () => pods.start(), stop: () => pods.stop() });
     readiness.pods = syncedCheck('pod watch', pods);

@@ -258,6 +258,7 @@ export async function startServe(argv: string[], io: CliIO): Promise<Serving | '
     ...(config.server.policyFile ? { policyFile: config.server.policyFile } : {}),
     ...(kubeConfig ? { kubeConfig } : {}),
     podWatch: config.podWatch,
+    defaultNetworkNamespace: config.server.admission.defaultNetworkNamespace,
     logger,
   });
   logger.info(policy.summary, kubeConfig ? 'policies: cluster mode' : 'policies: offline mode');

@@ -1,10 +1,10 @@
 // Feeds the address index (and, optionally, the NAD usage index) from a metadata-only list/watch
-// of pods: only namespace, name, uid and the networks annotation are read, and only the
-// addresses and NAD keys are kept. Pods that finished (Succeeded, Failed) leave the watch
+// of pods: only namespace, name, uid and the two network annotations (networks, default-network)
+// are read, and only the addresses and NAD keys are kept. Pods that finished (Succeeded, Failed) leave the watch
 // through its field selector, which the apiserver reports as DELETED, so their addresses are
 // released although metadata carries no phase.
-import { canonicalGuid, canonicalMac, parseNetworks } from '../annotation/index.js';
-import { NETWORKS_ANNOTATION } from '../annotation/types.js';
+import { canonicalGuid, canonicalMac, DEFAULT_MULTUS_NAMESPACE, parseDefaultNetwork, parseNetworks } from '../annotation/index.js';
+import { DEFAULT_NETWORK_ANNOTATION, NETWORKS_ANNOTATION, type ParsedNetwork } from '../annotation/types.js';
 import type { AddressIndex, PodAddress } from './address-index.js';
 import type { NadUsage } from './nad-usage.js';
 import type { PolicyLogger } from './log.js';
@@ -12,17 +12,28 @@ import { kubeTransport, ListWatch, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, type 
 
 export const LIVE_PODS_FIELD_SELECTOR = 'status.phase!=Succeeded,status.phase!=Failed';
 
-/** What the index keeps of a pod's networks annotation: its addresses and the NADs (`ns/name`) it uses. */
+/** What the index keeps of a pod's network annotations: its addresses and the NADs (`ns/name`) it uses. */
 export interface PodNetworkFacts {
   addresses: PodAddress[];
   nads: string[];
 }
 
-/** Reads a networks annotation once for both indexes. */
-export function podNetworkFacts(namespace: string, annotation: string | undefined): PodNetworkFacts {
+/**
+ * Reads a pod's network annotations once for both indexes: the networks annotation and the
+ * default-network one, whose unqualified name resolves in `defaultNetworkNamespace` (as the
+ * admission core reads it, so a reservation and the pod it becomes hold the same addresses).
+ */
+export function podNetworkFacts(
+  namespace: string,
+  annotation: string | undefined,
+  defaultNetwork?: string,
+  defaultNetworkNamespace = DEFAULT_MULTUS_NAMESPACE,
+): PodNetworkFacts {
   const out: PodNetworkFacts = { addresses: [], nads: [] };
-  if (!annotation) return out;
-  for (const n of parseNetworks(annotation, { namespace }).networks) {
+  const selected: ParsedNetwork[] = [];
+  if (annotation) selected.push(...parseNetworks(annotation, { namespace }).networks);
+  if (defaultNetwork) selected.push(...parseDefaultNetwork(defaultNetwork, { defaultNamespace: defaultNetworkNamespace }).networks);
+  for (const n of selected) {
     const network = `${n.selection.namespace}/${n.selection.name}`;
     out.nads.push(network);
     const mac = typeof n.selection.mac === 'string' ? canonicalMac(n.selection.mac) : undefined;
@@ -39,10 +50,10 @@ export function podAddresses(namespace: string, annotation: string | undefined):
   return podNetworkFacts(namespace, annotation).addresses;
 }
 
-export function indexPod(index: AddressIndex, obj: KubeObject, usage?: NadUsage): void {
+export function indexPod(index: AddressIndex, obj: KubeObject, usage?: NadUsage, defaultNetworkNamespace?: string): void {
   const md = obj.metadata;
   if (!md?.namespace || !md.name) return;
-  const facts = podNetworkFacts(md.namespace, md.annotations?.[NETWORKS_ANNOTATION]);
+  const facts = podNetworkFacts(md.namespace, md.annotations?.[NETWORKS_ANNOTATION], md.annotations?.[DEFAULT_NETWORK_ANNOTATION], defaultNetworkNamespace);
   index.setPod(md.uid ? { namespace: md.namespace, name: md.name, uid: md.uid } : { namespace: md.namespace, name: md.name }, facts.addresses);
   usage?.setPod(md.namespace, md.name, facts.nads);
 }
@@ -67,6 +78,8 @@ export class PodAddressSource {
       backoffMs?: number;
       /** Also keep which NADs each pod uses (warnings on NAD DELETE). */
       usage?: NadUsage;
+      /** Where an unqualified default-network name resolves (`--default-network-namespace`). */
+      defaultNetworkNamespace?: string;
     } = {},
   ) {
     const transport = options.transport ?? (kc ? kubeTransport(kc) : undefined);
@@ -82,7 +95,7 @@ export class PodAddressSource {
       onError: (err) => options.logger?.warn({ err: String(err) }, 'pod watch failed; retrying'),
       handler: {
         resync: () => (index.beginResync(), options.usage?.beginResync()),
-        upsert: (o) => indexPod(index, o, options.usage),
+        upsert: (o) => indexPod(index, o, options.usage, options.defaultNetworkNamespace),
         remove: (o) => unindexPod(index, o, options.usage),
         resynced: () => (index.endResync(), options.usage?.endResync()),
       },

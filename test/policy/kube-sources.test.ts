@@ -9,6 +9,23 @@ const pod = (name: string, rv: string, networks?: string) => ({
   metadata: { namespace: 'ns', name, uid: `uid-${name}`, resourceVersion: rv, ...(networks ? { annotations: { [NETWORKS]: networks } } : {}) },
 });
 const other = { namespace: 'x', name: 'x' };
+const DEFAULT_NETWORK = 'v1.multus-cni.io/default-network';
+
+t.test('pod source: a default-network selection is indexed in the configured namespace', async (t) => {
+  const api = new FakeApiServer();
+  const kc = await api.start();
+  t.teardown(() => api.stop());
+  const withDefault = { ...pod('a', '1'), metadata: { ...pod('a', '1').metadata, annotations: { [DEFAULT_NETWORK]: '[{"name":"sriov-default","mac":"02:00:00:00:00:0b"}]', [NETWORKS]: 'n' } } };
+  api.setList('/api/v1/pods', [withDefault], '5');
+  const index = new AddressIndex();
+  const usage = new NadUsage();
+  const source = new PodAddressSource(kc, index, { backoffMs: 10, usage, defaultNetworkNamespace: 'multus' });
+  t.teardown(() => source.stop());
+  await source.start();
+  t.same(usage.podsUsing('multus', 'sriov-default'), ['ns/a'], 'the default network is a use of its NAD');
+  t.same(usage.podsUsing('ns', 'n'), ['ns/a']);
+  t.equal(index.conflicts('mac', '02:00:00:00:00:0b', 'multus/sriov-default', 'Cluster', other)[0]?.pod, 'ns/a', 'its MAC is held');
+});
 
 t.test('pod source: metadata-only paged list, watch, delete, 410 relist', async (t) => {
   const api = new FakeApiServer();

@@ -32,3 +32,18 @@ t.test('the networks annotation read once: NADs (qualified) and canonical addres
   t.same(podNetworkFacts('ns', 'a@eth1, other/b').nads, ['ns/a', 'other/b']);
   t.same(podNetworkFacts('ns', undefined), { addresses: [], nads: [] });
 });
+
+t.test('the default-network annotation counts too, resolved as the admission core resolves it', async (t) => {
+  const cases: Array<[string, string | undefined, string | undefined, string | undefined, string[], Array<{ kind: string; value: string; network: string }>]> = [
+    ['unqualified: Multus namespace', 'a', 'calico', undefined, ['ns/a', 'kube-system/calico'], []],
+    ['unqualified: configured namespace', undefined, 'calico', 'multus', ['multus/calico'], []],
+    ['qualified', undefined, 'net/ovn', 'multus', ['net/ovn'], []],
+    ['JSON with a MAC', 'a', '[{"name":"sriov-default","mac":"02-00-00-00-00-0A"}]', undefined, ['ns/a', 'kube-system/sriov-default'], [{ kind: 'mac', value: '02:00:00:00:00:0a', network: 'kube-system/sriov-default' }]],
+    ['empty: no override', 'a', '', undefined, ['ns/a'], []],
+  ];
+  for (const [name, networks, defaultNetwork, defaultNamespace, nads, addresses] of cases) {
+    const facts = podNetworkFacts('ns', networks, defaultNetwork, defaultNamespace);
+    t.same(facts.nads, nads, name);
+    t.same(facts.addresses, addresses, `${name}: addresses`);
+  }
+});
