@@ -2,7 +2,7 @@
 import { internal, type FieldError } from '../field/index.js';
 import type { AddressClaim, Finding } from '../policy/types.js';
 import type { Decision, JsonPatchOperation } from './types.js';
-import { renderNote, renderWarning, type Note } from './warnings.js';
+import type { Note, Warning } from './warnings.js';
 
 export class Verdict {
   /** Errors about the object itself (unparseable annotation, malformed object, immutable field): 422. */
@@ -11,7 +11,7 @@ export class Verdict {
   private readonly forbidden: FieldError[] = [];
   /** Facts that could not be established now (a NAD lookup that failed): 503, worth a retry. */
   private readonly unavailable: FieldError[] = [];
-  readonly warnings: string[] = [];
+  readonly warnings: Warning[] = [];
   readonly audits: Finding[] = [];
   readonly findings: Finding[] = [];
   claims: AddressClaim[] = [];
@@ -27,12 +27,12 @@ export class Verdict {
   }
 
   warnField(...errors: FieldError[]): this {
-    for (const e of errors) this.warnings.push(renderWarning(e));
+    for (const field of errors) this.warnings.push({ field });
     return this;
   }
 
   warnNote(...notes: Note[]): this {
-    for (const n of notes) this.warnings.push(renderNote(n));
+    for (const note of notes) this.warnings.push({ note });
     return this;
   }
 

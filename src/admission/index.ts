@@ -3,6 +3,6 @@ export { decodeReview, type DecodeResult } from './decode.js';
 export { plan, type NadRef } from './plan.js';
 export { review } from './review.js';
 export { toResponse, denialMessage, MAX_LISTED_ERRORS } from './response.js';
-export { limitWarnings, renderWarning, MAX_WARNING_LENGTH, MAX_WARNINGS_TOTAL } from './warnings.js';
+export { limitWarnings, renderWarning, responseWarnings, shortWarning, warningText, MAX_WARNING_LENGTH, MAX_WARNINGS_TOTAL, type Note, type Warning } from './warnings.js';
 export { DEFAULT_CONTAINER_ANNOTATION } from './inject-resources.js';
 export * from './types.js';

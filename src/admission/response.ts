@@ -2,7 +2,7 @@
 // request's uid, `allowed` always present, a patch only from the mutating endpoint.
 import { renderError, type FieldError } from '../field/index.js';
 import type { AdmissionApiVersion, AdmissionResponse, AdmissionReview, Decision, Endpoint } from './types.js';
-import { limitWarnings } from './warnings.js';
+import { responseWarnings } from './warnings.js';
 
 const REASONS: Readonly<Record<number, string>> = {
   400: 'BadRequest',
@@ -36,7 +36,7 @@ export function toResponse(apiVersion: AdmissionApiVersion, uid: string, decisio
     response.patch = Buffer.from(JSON.stringify(decision.patch)).toString('base64');
     response.patchType = 'JSONPatch';
   }
-  const warnings = limitWarnings(decision.warnings);
+  const warnings = responseWarnings(decision.warnings);
   if (warnings.length > 0) response.warnings = warnings;
   return { apiVersion, kind: 'AdmissionReview', response };
 }

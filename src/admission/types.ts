@@ -2,6 +2,7 @@
 // The core (src/admission) maps (request, context) -> Decision and knows nothing of HTTP;
 // src/server turns a Decision into the AdmissionReview response.
 import type { FieldError } from '../field/index.js';
+import type { Warning } from './warnings.js';
 import type { NadLookup } from '../nads/types.js';
 import type { Finding, PolicyEvaluator, AddressClaim } from '../policy/types.js';
 
@@ -87,8 +88,8 @@ export interface Decision {
   errors: FieldError[];
   /** HTTP 403 Forbidden for policy denials, 422 Invalid for malformed requests. */
   code?: 403 | 422 | 500 | 503;
-  /** Shown by kubectl as `Warning: ...` (each < 120 chars; the server trims to the apiserver's limits). */
-  warnings: string[];
+  /** Shown by kubectl as `Warning: ...`; cut to a line each and to the apiserver's budget in the response. */
+  warnings: Warning[];
   /** Findings logged and counted only (policy action Audit). */
   audits: Finding[];
   /** Every finding with its policy, rule and action, for metrics and logs. */

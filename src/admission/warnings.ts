@@ -30,14 +30,31 @@ export function renderWarning(e: FieldError, max = MAX_WARNING_LENGTH): string {
   return cut(`${head}${value}${reason}`, max);
 }
 
-/** A warning that is not a field error: `path: text`. */
+/** A warning that is not a field error: `path: text` (only `text` when the path is empty). */
 export interface Note {
   path: string;
   text: string;
 }
 
+const noteText = (n: Note): string => (n.path ? `${n.path}: ${n.text}` : n.text);
+
 /** `path: text` within `max` characters, the text shortened rather than the path. */
-export const renderNote = (n: Note, max = MAX_WARNING_LENGTH): string => cut(`${n.path}: ${n.text}`, max);
+export const renderNote = (n: Note, max = MAX_WARNING_LENGTH): string => cut(noteText(n), max);
+
+/**
+ * A warning as data: a field error (a Warn finding, a problem an UPDATE may keep) or a note. It is
+ * cut to what kubectl shows on a line only in the response; logs and `netattach check` show it whole.
+ */
+export type Warning = { readonly field: FieldError } | { readonly note: Note };
+
+/** The whole text of a warning. */
+export const warningText = (w: Warning): string => ('field' in w ? renderError(w.field) : noteText(w.note));
+
+/** A warning within `max` characters, as the response carries it. */
+export const shortWarning = (w: Warning, max = MAX_WARNING_LENGTH): string => ('field' in w ? renderWarning(w.field, max) : renderNote(w.note, max));
+
+/** The response's warnings: each cut to a line, then deduplicated and fitted to the apiserver's budget. */
+export const responseWarnings = (warnings: readonly Warning[]): string[] => limitWarnings(warnings.map((w) => shortWarning(w)));
 
 /** A plain-text warning cut to the per-warning limit (last resort; the core renders short ones). */
 export const fitWarning = (text: string): string => cut(text.replace(/^warning:\s*/i, ''), MAX_WARNING_LENGTH);

@@ -3,8 +3,8 @@
 // The inputs are judged as if applied together to a cluster that holds the given NADs: NADs and
 // Namespaces among them count as present whatever their order, and Pods are admitted in order
 // (so two Pods in the inputs claiming one unique MAC conflict, as they would when applied).
-import { DEFAULT_ADMISSION_CONFIG, renderWarning, review, type AdmissionConfig, type AdmissionRequest, type Decision, type UserInfo } from '../admission/index.js';
-import { renderError, type FieldError } from '../field/index.js';
+import { DEFAULT_ADMISSION_CONFIG, review, warningText, type AdmissionConfig, type AdmissionRequest, type Decision, type UserInfo } from '../admission/index.js';
+import type { FieldError } from '../field/index.js';
 import { isNadObject, nadFromObject, nadKey, type Nad, type NadLookup } from '../nads/index.js';
 import { AddressIndex, EMPTY_POLICY_SET, NAME_LABEL, PolicyEngine, type Finding, type PolicySet } from '../policy/index.js';
 import { describeMutation } from './mutation.js';
@@ -101,13 +101,11 @@ function verdictOf(decision: Decision): Pick<ObjectResult, 'allowed' | 'errors' 
   // The core denies with the finding's own error object: identity maps it back to its rule.
   const byError = new Map<FieldError, Finding>(decision.findings.map((f) => [f.error, f]));
   const report = (e: FieldError, f = byError.get(e)): ReportedError => (f ? { ...e, rule: f.rule, policy: f.policy } : { ...e });
-  // The webhook cuts each warning to what kubectl shows on a line; offline, a policy finding
-  // downgraded to Warn is shown whole (its end names the policy).
-  const full = new Map(decision.findings.filter((f) => f.action === 'Warn').map((f) => [renderWarning(f.error), renderError(f.error)]));
   return {
     allowed: decision.allowed,
     errors: decision.errors.map((e) => report(e)),
-    warnings: decision.warnings.map((w) => full.get(w) ?? w),
+    // Whole: the webhook cuts each to what kubectl shows on a line, offline there is room.
+    warnings: decision.warnings.map(warningText),
     audits: decision.audits.map((f) => report(f.error, f)),
   };
 }

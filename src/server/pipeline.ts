@@ -13,6 +13,7 @@ import type {
 import { nadKey, type NadLookup, type NadSource } from '../nads/types.js';
 import type { AddressReservations, PolicyEvaluator } from '../policy/types.js';
 import { renderError } from '../field/index.js';
+import { warningText } from '../admission/warnings.js';
 import type { AdmissionCore } from './types.js';
 import { boundedKind, boundedOperation, type LookupOutcome, type ReviewResult, type ServerMetrics } from './metrics.js';
 
@@ -218,7 +219,7 @@ function logDecision(deps: PipelineDeps, request: AdmissionRequest, endpoint: En
     for (const reason of rules.length > 0 ? rules : ['validation']) deps.metrics.denials.inc({ reason });
     deps.logger.info({ ...who(request, endpoint), rules, reasons: decision.errors.map(renderError) }, 'denied');
   } else if (decision.warnings.length > 0) {
-    deps.logger.info({ ...who(request, endpoint), warnings: decision.warnings }, 'admitted with warnings');
+    deps.logger.info({ ...who(request, endpoint), warnings: decision.warnings.map(warningText) }, 'admitted with warnings');
   }
   if (decision.audits.length > 0) {
     deps.logger.info({ ...who(request, endpoint), audits: decision.audits.map((f) => `${f.policy}/${f.rule}: ${renderError(f.error)}`) }, 'audit findings');

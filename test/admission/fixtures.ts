@@ -5,7 +5,9 @@ import type { NadLookup } from '../../src/nads/types.js';
 import { NO_POLICY, type PolicyEvaluator } from '../../src/policy/types.js';
 import {
   DEFAULT_ADMISSION_CONFIG,
+  shortWarning,
   type AdmissionConfig,
+  type Decision,
   type AdmissionContext,
   type AdmissionRequest,
   type Endpoint,
@@ -117,3 +119,6 @@ export function applied(object: unknown, patch: readonly JsonPatchOperation[]): 
   const copy = structuredClone(object);
   return fastJsonPatch.applyPatch(copy, patch as fastJsonPatch.Operation[], true, false).newDocument as Record<string, unknown>;
 }
+
+/** A decision's warnings as the response carries them: one line each, cut to kubectl's width. */
+export const warningLines = (d: Decision): string[] => d.warnings.map((w) => shortWarning(w));

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { renderError } from '../../src/field/index.js';
 import { review, toResponse, type AdmissionRequest } from '../../src/admission/index.js';
-import { cniWith, context, nadLookup, nadObject, request } from './fixtures.js';
+import { cniWith, context, nadLookup, nadObject, request, warningLines } from './fixtures.js';
 
 const NAD_RESOURCE = { group: 'k8s.cni.cncf.io', version: 'v1', resource: 'network-attachment-definitions' };
 const NAD_KIND = { group: 'k8s.cni.cncf.io', version: 'v1', kind: 'NetworkAttachmentDefinition' };
@@ -33,8 +33,8 @@ t.test('NAD UPDATE keeps problems the object already had as warnings', async (t)
   const updated = { ...old, metadata: { ...(old['metadata'] as object), labels: { a: 'b' } } };
   const d = review(nadRequest(updated, 'UPDATE', old), context(none));
   t.ok(d.allowed);
-  t.ok(d.warnings.some((w) => w.includes('resourceName')), JSON.stringify(d.warnings));
-  t.ok(d.warnings.every((w) => w.length <= 120));
+  t.ok(warningLines(d).some((w) => w.includes('resourceName')), JSON.stringify(d.warnings));
+  t.ok(warningLines(d).every((w) => w.length <= 120));
 });
 
 t.test('NAD DELETE is allowed; a NAD in use warns with some pods and the count', async (t) => {
@@ -60,7 +60,7 @@ t.test('NAD DELETE is allowed; a NAD in use warns with some pods and the count',
     );
     t.ok(d.allowed);
     t.equal(asked, 'default/net-a');
-    t.same(d.warnings, warnings);
+    t.same(warningLines(d), warnings);
   }
   t.ok(review(nadRequest(null, 'DELETE', old), context(none)).allowed, 'without pod knowledge: allowed silently');
 });

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import { renderError } from '../../src/field/index.js';
 import { review, type AdmissionConfig, type Decision } from '../../src/admission/index.js';
-import { applied, cniWith, context, nadLookup, nadObject, pod, request } from './fixtures.js';
+import { applied, cniWith, context, nadLookup, nadObject, pod, request, warningLines } from './fixtures.js';
 
 const SRIOV = 'intel.com/sriov_a';
 const RDMA = 'rdma/hca_shared';
@@ -120,7 +120,7 @@ t.test('resources per selection (duplicates count), requests equal limits', asyn
         c.want,
       );
       t.equal(d.warnings.length, c.warnings?.length ?? 0, JSON.stringify(d.warnings));
-      (c.warnings ?? []).forEach((re, i) => t.match(d.warnings[i], re));
+      (c.warnings ?? []).forEach((re, i) => t.match(warningLines(d)[i], re));
       // Touch only what changes: never replace whole containers or arrays.
       for (const op of d.patch) {
         t.not(op.op, 'remove', `${op.path}: no removals`);
@@ -212,14 +212,14 @@ t.test('podnetinfo never clobbers the user', async (t) => {
   const v = mutate(clashVolume, PODNETINFO);
   t.same(v.out['spec'].volumes, [{ name: 'podnetinfo', emptyDir: {} }]);
   t.equal(v.out['spec'].containers[0].volumeMounts, undefined, 'no mount of a volume that is not ours');
-  t.match(v.d.warnings, [/^spec\.volumes\[0\]: volume "podnetinfo" exists: pod network info not added$/]);
+  t.match(warningLines(v.d), [/^spec\.volumes\[0\]: volume "podnetinfo" exists: pod network info not added$/]);
 
   const clashMount = pod({ networks: 'sriov-a', containers: [{ name: 'a', volumeMounts: [{ name: 'cfg', mountPath: '/etc/podnetinfo' }] }, { name: 'b' }] });
   const m = mutate(clashMount, PODNETINFO);
   t.same(m.out['spec'].containers[0].volumeMounts, [{ name: 'cfg', mountPath: '/etc/podnetinfo' }]);
   t.same(m.out['spec'].containers[1].volumeMounts, [{ name: 'podnetinfo', mountPath: '/etc/podnetinfo', readOnly: true }]);
-  t.match(m.d.warnings, [/^spec\.containers\[0\]\.volumeMounts\[0\]: clashes with the pod network info mount/]);
-  t.ok(m.d.warnings.every((w) => w.length <= 120));
+  t.match(warningLines(m.d), [/^spec\.containers\[0\]\.volumeMounts\[0\]: clashes with the pod network info mount/]);
+  t.ok(warningLines(m.d).every((w) => w.length <= 120));
   assertIdempotent(t, clashMount, PODNETINFO);
 });
 

@@ -89,7 +89,7 @@ t.test('each warning fits 120 characters by shortening the value, not the path',
 });
 
 t.test('the response keeps warnings within the apiserver limits', async (t) => {
-  const many = Array.from({ length: 100 }, (_, i) => `warning number ${i} ${'y'.repeat(100)}`);
+  const many = Array.from({ length: 100 }, (_, i) => ({ note: { path: `spec.x[${i}]`, text: `warning number ${i} ${'y'.repeat(100)}` } }));
   const out = toResponse('admission.k8s.io/v1', 'u', decision({ warnings: many }), 'mutate').response!.warnings!;
   const total = out.reduce((n, w) => n + w.length, 0);
   t.ok(total <= MAX_WARNINGS_TOTAL, `total ${total}`);

@@ -2,7 +2,7 @@ import t from 'tap';
 import { renderError } from '../../src/field/index.js';
 import { plan, review, type AdmissionRequest } from '../../src/admission/index.js';
 import type { PolicyEvaluator, PolicyInput } from '../../src/policy/types.js';
-import { cniWith, context, nadLookup, nadObject, NETWORKS, request } from './fixtures.js';
+import { cniWith, context, nadLookup, nadObject, NETWORKS, request, warningLines } from './fixtures.js';
 
 const nads = nadLookup(nadObject('sriov-a', { namespace: 'apps', resourceName: 'intel.com/sriov_a', config: cniWith('ips') }));
 
@@ -97,7 +97,7 @@ t.test('template UPDATE: a changed annotation is judged; an unchanged one only w
   const untouched = review(workloadRequest(deploy, 'nope,', { operation: 'UPDATE', old: 'nope,' }), context(nads));
   t.ok(untouched.allowed, 'an unrelated edit is not blocked by problems it did not introduce');
   t.equal(untouched.warnings.length, 2);
-  t.match(untouched.warnings, [/\[1\]: Invalid value: "": empty list item/, /\[0\]: Not found: "apps\/nope"/]);
+  t.match(warningLines(untouched), [/\[1\]: Invalid value: "": empty list item/, /\[0\]: Not found: "apps\/nope"/]);
 });
 
 t.test('subresources and objects being deleted pass', async (t) => {

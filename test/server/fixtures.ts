@@ -11,6 +11,7 @@ import { createLogger } from '../../src/server/logger.js';
 import type { AdmissionCore } from '../../src/server/types.js';
 import type { AdmissionReview, Decision } from '../../src/admission/types.js';
 import { invalid } from '../../src/field/index.js';
+import { warningText } from '../../src/admission/warnings.js';
 
 export const SCRIPT = 'test.netattach.io/script';
 export const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
@@ -52,7 +53,7 @@ export const fakeCore: AdmissionCore = {
       decision.errors.push(error);
       decision.findings.push({ policy: 'p1', rule: 'allowedNetworks', action: 'Enforce', error });
     }
-    if (script === 'warn') decision.warnings.push('scripted warning');
+    if (script === 'warn') decision.warnings.push({ note: { path: '', text: 'scripted warning' } });
     if (script === 'claim') decision.claims.push({ kind: 'mac', value: '02:00:00:00:00:01', scope: 'cluster', pod: { namespace: request.namespace ?? '' } });
     if (decision.allowed && context.endpoint === 'mutate') decision.patch.push({ op: 'add', path: '/metadata/labels', value: { mutated: 'yes' } });
     if (!decision.allowed) decision.code = 403;
@@ -65,7 +66,7 @@ export const fakeCore: AdmissionCore = {
       response.patch = Buffer.from(JSON.stringify(decision.patch)).toString('base64');
       response.patchType = 'JSONPatch';
     }
-    if (decision.warnings.length > 0) response.warnings = decision.warnings;
+    if (decision.warnings.length > 0) response.warnings = decision.warnings.map(warningText);
     return { apiVersion, kind: 'AdmissionReview', response };
   },
 };
