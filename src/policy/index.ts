@@ -12,7 +12,7 @@ export { FilePolicySource, type FilePolicySourceOptions } from './file-source.js
 export { ClusterPolicySource, POLICIES_PATH, type ClusterPolicySourceOptions } from './cluster-source.js';
 export type { PolicySource, SourceOptions } from './source.js';
 export { StaticNamespaceLabels, ClusterNamespaceLabels, NAME_LABEL, type NamespaceLabelSource } from './namespace-labels.js';
-export { PodAddressSource, podAddresses, podNetworkFacts, LIVE_PODS_FIELD_SELECTOR, type PodNetworkFacts } from './pod-source.js';
+export { PodAddressSource, podNetworkFacts, LIVE_PODS_FIELD_SELECTOR, type PodNetworkFacts } from './pod-source.js';
 export { NadUsage, type NadUsageStats } from './nad-usage.js';
 export { policyCrd, renderPolicyCrd } from './crd.js';
 export type { PolicyLogger } from './log.js';

@@ -45,11 +45,6 @@ export function podNetworkFacts(
   return out;
 }
 
-/** The addresses a pod's networks annotation requests, canonical, with their networks. */
-export function podAddresses(namespace: string, annotation: string | undefined): PodAddress[] {
-  return podNetworkFacts(namespace, annotation).addresses;
-}
-
 export function indexPod(index: AddressIndex, obj: KubeObject, usage?: NadUsage, defaultNetworkNamespace?: string): void {
   const md = obj.metadata;
   if (!md?.namespace || !md.name) return;

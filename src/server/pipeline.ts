@@ -137,13 +137,14 @@ export function handleReview(body: unknown, endpoint: Endpoint, budgetMs: number
   const { apiVersion } = decoded.review;
   const request = decoded.review.request!;
   let unique: Map<string, { namespace: string; name: string }>;
+  let cached: Map<string, NadLookup> | undefined;
   try {
     const { nadRefs } = deps.core.plan(request, deps.config);
     unique = new Map(nadRefs.map((r) => [nadKey(r.namespace, r.name), r]));
+    cached = resolveFromCache(unique, deps);
   } catch (err) {
     return finish(deps, request, apiVersion, endpoint, started, failed(deps, request, apiVersion, endpoint, err));
   }
-  const cached = resolveFromCache(unique, deps);
   if (cached) return finish(deps, request, apiVersion, endpoint, started, decide(deps, request, apiVersion, endpoint, cached));
   return resolveNads(unique, typeof budgetMs === 'function' ? budgetMs() : budgetMs, deps).then(
     (resolved) => finish(deps, request, apiVersion, endpoint, started, decide(deps, request, apiVersion, endpoint, resolved)),

@@ -2,6 +2,7 @@
 import t from 'tap';
 import { getHttp, podReview, request, NETWORKS, SCRIPT } from './fixtures.js';
 import { startServer } from './harness.js';
+import { StaticNadSource } from '../../src/nads/index.js';
 
 t.test('v1 and v1beta1 reviews are answered in kind, with the uid and allowed', async (t) => {
   const { url, ca } = await startServer(t);
@@ -110,6 +111,19 @@ t.test('an exception in the core is a denial with code 500, logged, and the serv
   t.match(await server.metrics.registry.getSingleMetricAsString('netattach_admission_reviews_total'), /result="error"\} 1/);
   const ok = await request(`${url}/mutate`, JSON.stringify(podReview()), { ca });
   t.equal(ok.json.response.allowed, true);
+});
+
+t.test('a NAD source that throws is a denial with code 500 too, not an HTTP error', async (t) => {
+  const broken = new StaticNadSource([]);
+  broken.get = () => {
+    throw new Error('cache corrupted');
+  };
+  const { url, ca, logs } = await startServer(t, { deps: { nadSource: broken } });
+  const review = podReview({ annotations: { [NETWORKS]: 'net-a' } });
+  const res = await request(`${url}/mutate`, JSON.stringify(review), { ca });
+  t.equal(res.status, 200);
+  t.match(res.json.response, { uid: review.request!.uid, allowed: false, status: { code: 500 } });
+  t.ok(logs.lines.some((l) => l.level === 50 && l.err === 'cache corrupted' && l.uid === review.request!.uid));
 });
 
 t.test('a core that breaks the response contract is caught by the shell', async (t) => {
