@@ -5,6 +5,7 @@ export { kubeTransport, KubeRequestError, MAX_RESPONSE_BYTES, METADATA_ACCEPT, M
 export { ListWatch, type KubeObject, type ObjectMeta, type ListWatchHandler, type ListWatchOptions, type RetryInfo } from './list-watch.js';
 export { getObject, type GetObjectOptions, type GetOutcome } from './get.js';
 export { describeKubeError } from './errors.js';
+export { WatchedCache, transportFor } from './watched.js';
 export {
   inClusterCredentials,
   kubeconfigCredentials,

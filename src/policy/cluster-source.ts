@@ -5,7 +5,7 @@ import type { PolicySet } from './engine.js';
 import { loadPolicyObject, type PolicyLoadError } from './load.js';
 import { PolicyStore, type PolicySource, type SourceOptions } from './source.js';
 import { POLICY_GROUP, POLICY_PLURAL, POLICY_VERSION, type PolicyCondition } from './document.js';
-import { kubeTransport, ListWatch, type KubeObject, type KubeTransport, type KubeCredentials } from '../kube/index.js';
+import { ListWatch, transportFor, WatchedCache, type KubeObject, type KubeTransport, type KubeCredentials } from '../kube/index.js';
 
 export const POLICIES_PATH = `/apis/${POLICY_GROUP}/${POLICY_VERSION}/${POLICY_PLURAL}`;
 const MAX_STATUS_MESSAGE = 1024;
@@ -17,20 +17,19 @@ export interface ClusterPolicySourceOptions extends SourceOptions {
   backoffMs?: number;
 }
 
-export class ClusterPolicySource implements PolicySource {
+export class ClusterPolicySource extends WatchedCache implements PolicySource {
   private readonly store: PolicyStore;
   private readonly transport: KubeTransport;
-  private readonly listWatch: ListWatch;
+  protected readonly listWatch: ListWatch;
   private seen: Set<string> | undefined;
   private statusWrites: Promise<unknown> = Promise.resolve();
 
   constructor(kc: KubeCredentials | undefined, private readonly options: ClusterPolicySourceOptions = {}) {
+    super();
     this.store = new PolicyStore('cluster', options);
-    const transport = options.transport ?? (kc ? kubeTransport(kc) : undefined);
-    if (!transport) throw new Error('ClusterPolicySource needs cluster credentials or a transport');
-    this.transport = transport;
+    this.transport = transportFor('ClusterPolicySource', kc, options.transport);
     this.listWatch = new ListWatch({
-      transport,
+      transport: this.transport,
       path: POLICIES_PATH,
       listAccept: 'application/json',
       watchAccept: 'application/json',
@@ -49,22 +48,10 @@ export class ClusterPolicySource implements PolicySource {
     });
   }
 
-  start(): Promise<void> {
-    return this.listWatch.start();
-  }
-
-  async stop(): Promise<void> {
-    await this.listWatch.stop();
+  /** Also waits for the status writes already issued. */
+  override async stop(): Promise<void> {
+    await super.stop();
     await this.statusWrites;
-  }
-
-  synced(): boolean {
-    return this.listWatch.synced();
-  }
-
-  /** Why the list/watch is failing, while it retries (undefined once it works). */
-  lastFailure(): { message: string; statusCode?: number } | undefined {
-    return this.listWatch.lastFailure();
   }
 
   current(): PolicySet {

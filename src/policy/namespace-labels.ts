@@ -1,7 +1,7 @@
 // Namespace labels for policy selection. The apiserver labels every namespace with
 // kubernetes.io/metadata.name; offline and file modes know only that (plus a static map).
 import type { PolicyLogger } from './log.js';
-import { kubeTransport, ListWatch, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, type KubeTransport, type KubeCredentials } from '../kube/index.js';
+import { ListWatch, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, transportFor, WatchedCache, type KubeTransport, type KubeCredentials } from '../kube/index.js';
 
 export const NAME_LABEL = 'kubernetes.io/metadata.name';
 
@@ -18,16 +18,15 @@ export class StaticNamespaceLabels implements NamespaceLabelSource {
 }
 
 /** Namespace labels from a metadata-only list/watch of namespaces. */
-export class ClusterNamespaceLabels implements NamespaceLabelSource {
+export class ClusterNamespaceLabels extends WatchedCache implements NamespaceLabelSource {
   private byName = new Map<string, Record<string, string>>();
   private next: Map<string, Record<string, string>> | undefined;
-  private readonly listWatch: ListWatch;
+  protected readonly listWatch: ListWatch;
 
   constructor(kc: KubeCredentials | undefined, options: { transport?: KubeTransport; logger?: PolicyLogger; backoffMs?: number } = {}) {
-    const transport = options.transport ?? (kc ? kubeTransport(kc) : undefined);
-    if (!transport) throw new Error('ClusterNamespaceLabels needs cluster credentials or a transport');
+    super();
     this.listWatch = new ListWatch({
-      transport,
+      transport: transportFor('ClusterNamespaceLabels', kc, options.transport),
       path: '/api/v1/namespaces',
       listAccept: METADATA_ACCEPT,
       watchAccept: METADATA_WATCH_ACCEPT,
@@ -47,23 +46,6 @@ export class ClusterNamespaceLabels implements NamespaceLabelSource {
         },
       },
     });
-  }
-
-  start(): Promise<void> {
-    return this.listWatch.start();
-  }
-
-  stop(): Promise<void> {
-    return this.listWatch.stop();
-  }
-
-  synced(): boolean {
-    return this.listWatch.synced();
-  }
-
-  /** Why the list/watch is failing, while it retries (undefined once it works). */
-  lastFailure(): { message: string; statusCode?: number } | undefined {
-    return this.listWatch.lastFailure();
   }
 
   /** Labels of a namespace; one not seen yet carries at least the name label. */

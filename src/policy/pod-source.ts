@@ -8,7 +8,7 @@ import { DEFAULT_NETWORK_ANNOTATION, NETWORKS_ANNOTATION, type ParsedNetwork } f
 import type { AddressIndex, PodAddress } from './address-index.js';
 import type { NadUsage } from './nad-usage.js';
 import type { PolicyLogger } from './log.js';
-import { kubeTransport, ListWatch, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, type KubeObject, type KubeTransport, type KubeCredentials } from '../kube/index.js';
+import { ListWatch, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, transportFor, WatchedCache, type KubeObject, type KubeTransport, type KubeCredentials } from '../kube/index.js';
 
 export const LIVE_PODS_FIELD_SELECTOR = 'status.phase!=Succeeded,status.phase!=Failed';
 
@@ -60,8 +60,9 @@ function unindexPod(index: AddressIndex, obj: KubeObject, usage?: NadUsage): voi
   usage?.removePod(md.namespace, md.name);
 }
 
-export class PodAddressSource {
-  private readonly listWatch: ListWatch;
+/** start() resolves after the first full list: before that, uniqueness cannot be judged. */
+export class PodAddressSource extends WatchedCache {
+  protected readonly listWatch: ListWatch;
 
   constructor(
     kc: KubeCredentials | undefined,
@@ -77,10 +78,9 @@ export class PodAddressSource {
       defaultNetworkNamespace?: string;
     } = {},
   ) {
-    const transport = options.transport ?? (kc ? kubeTransport(kc) : undefined);
-    if (!transport) throw new Error('PodAddressSource needs cluster credentials or a transport');
+    super();
     this.listWatch = new ListWatch({
-      transport,
+      transport: transportFor('PodAddressSource', kc, options.transport),
       path: '/api/v1/pods',
       listAccept: METADATA_ACCEPT,
       watchAccept: METADATA_WATCH_ACCEPT,
@@ -97,21 +97,4 @@ export class PodAddressSource {
     });
   }
 
-  /** Resolves after the first full list: before that, uniqueness cannot be judged. */
-  start(): Promise<void> {
-    return this.listWatch.start();
-  }
-
-  stop(): Promise<void> {
-    return this.listWatch.stop();
-  }
-
-  synced(): boolean {
-    return this.listWatch.synced();
-  }
-
-  /** Why the list/watch is failing, while it retries (undefined once it works). */
-  lastFailure(): { message: string; statusCode?: number } | undefined {
-    return this.listWatch.lastFailure();
-  }
 }
