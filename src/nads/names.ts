@@ -11,27 +11,29 @@ export const DNS1123_SUBDOMAIN_MAX = 253;
 const QUALIFIED_NAME_MAX = 63;
 const LABEL_VALUE_MAX = 63;
 
-export function dns1123Label(value: string): string[] {
+/** The shape of most of these checks: a length limit, then a pattern with its explanation. */
+function lengthAndPattern(value: string, max: number, pattern: RegExp, explanation: string): string[] {
   const out: string[] = [];
-  if (value.length > DNS1123_LABEL_MAX) out.push(`must be no more than ${DNS1123_LABEL_MAX} characters`);
-  if (!DNS1123_LABEL.test(value)) {
-    out.push(
-      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name', or '123-abc')",
-    );
-  }
+  if (value.length > max) out.push(`must be no more than ${max} characters`);
+  if (!pattern.test(value)) out.push(explanation);
   return out;
 }
 
-export function dns1123Subdomain(value: string): string[] {
-  const out: string[] = [];
-  if (value.length > DNS1123_SUBDOMAIN_MAX) out.push(`must be no more than ${DNS1123_SUBDOMAIN_MAX} characters`);
-  if (!DNS1123_SUBDOMAIN.test(value)) {
-    out.push(
-      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com')",
-    );
-  }
-  return out;
-}
+export const dns1123Label = (value: string): string[] =>
+  lengthAndPattern(
+    value,
+    DNS1123_LABEL_MAX,
+    DNS1123_LABEL,
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name', or '123-abc')",
+  );
+
+export const dns1123Subdomain = (value: string): string[] =>
+  lengthAndPattern(
+    value,
+    DNS1123_SUBDOMAIN_MAX,
+    DNS1123_SUBDOMAIN,
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com')",
+  );
 
 /** `[prefix/]name`, the syntax of label keys, annotation keys and resource names. */
 export function qualifiedName(value: string): string[] {
@@ -51,26 +53,24 @@ export function qualifiedName(value: string): string[] {
   }
   if (name.length === 0) out.push('name part must be non-empty');
   else {
-    if (name.length > QUALIFIED_NAME_MAX) out.push(`name part must be no more than ${QUALIFIED_NAME_MAX} characters`);
-    if (!QUALIFIED_NAME_PART.test(name)) {
-      out.push(
-        "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName', 'my.name' or '123-abc')",
-      );
-    }
+    const reasons = lengthAndPattern(
+      name,
+      QUALIFIED_NAME_MAX,
+      QUALIFIED_NAME_PART,
+      "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName', 'my.name' or '123-abc')",
+    );
+    out.push(...reasons.map((m) => `name part ${m}`));
   }
   return out;
 }
 
-export function labelValue(value: string): string[] {
-  const out: string[] = [];
-  if (value.length > LABEL_VALUE_MAX) out.push(`must be no more than ${LABEL_VALUE_MAX} characters`);
-  if (!LABEL_VALUE.test(value)) {
-    out.push(
-      "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue', 'my_value' or '12345')",
-    );
-  }
-  return out;
-}
+export const labelValue = (value: string): string[] =>
+  lengthAndPattern(
+    value,
+    LABEL_VALUE_MAX,
+    LABEL_VALUE,
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue', 'my_value' or '12345')",
+  );
 
 /**
  * Kubernetes' IsExtendedResourceName: `domain/name`, not in the `kubernetes.io/` namespace,
