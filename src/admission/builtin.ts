@@ -1,13 +1,18 @@
-// The built-in rules: the NAD exists, and it can honour what the selection asks of it.
-// They are Findings with action Enforce so that a policy can re-grade them.
-import type { ParsedNetwork } from '../annotation/types.js';
-import { child, forbidden, notFound, type FieldError } from '../field/index.js';
-import type { Capability, NadLookup } from '../nads/types.js';
+// The built-in rules: the NAD exists, and its chain uses what the selection asks of it.
+// "Uses" follows what really reaches the plugins (src/nads/plugins.ts): Multus passes `mac` and
+// `ips` as CNI_ARGS to every plugin, runtimeConfig only to plugins declaring the capability, and
+// `cni-args` to every plugin as args.cni. A request is denied only when every plugin is known
+// and none reads it (finding `capabilities`, Enforce, re-gradable by policy), or when the NAD's
+// IPAM certainly fails the ADD on it (an object error). Unknown plugins give a warning.
+import { ARGS_KEY_FIELD, argsAddresses, type ParsedNetwork } from '../annotation/index.js';
+import { child, forbidden, index, invalid, notFound, type FieldError } from '../field/index.js';
+import { argsReachOf, ipamsOf, reachOf, type CniSummary, type ExtraReaders, type NadLookup, type Reach, type Requested } from '../nads/index.js';
+import { inRanges } from '../nads/ranges.js';
 import type { Finding } from '../policy/types.js';
 import type { Note } from './warnings.js';
 
-/** Selection keys that reach the plugins as runtimeConfig, and the capability each needs. */
-const CAPABILITY_KEYS: ReadonlyArray<readonly [keyof ParsedNetwork['selection'] & string, Capability]> = [
+/** Selection keys that reach the plugins as runtimeConfig (and, for mac and ips, CNI_ARGS). */
+const REQUEST_KEYS: ReadonlyArray<readonly ['ips' | 'mac' | 'infiniband-guid' | 'portMappings' | 'bandwidth', Requested]> = [
   ['ips', 'ips'],
   ['mac', 'mac'],
   ['infiniband-guid', 'infinibandGUID'],
@@ -15,27 +20,131 @@ const CAPABILITY_KEYS: ReadonlyArray<readonly [keyof ParsedNetwork['selection'] 
   ['bandwidth', 'bandwidth'],
 ];
 
+/** How a value travels to the plugins, for messages. */
+const ROADS: Readonly<Record<Requested, string>> = {
+  mac: 'a MAC (MAC= in CNI_ARGS, or runtimeConfig "mac" where the capability is declared)',
+  ips: 'IPs (an IPAM reading IP= from CNI_ARGS, or runtimeConfig "ips" where the capability is declared)',
+  infinibandGUID: 'runtimeConfig "infinibandGUID" (Multus passes the GUID only there, to a plugin declaring the capability, such as ib-sriov)',
+  portMappings: 'runtimeConfig "portMappings" (the portmap plugin with the capability declared)',
+  bandwidth: 'runtimeConfig "bandwidth" (the bandwidth plugin with the capability declared)',
+};
+
 export interface BuiltinResult {
   /** Action Enforce, for the policy to re-grade. */
   findings: Finding[];
+  /** Requests the NAD's config makes certain to fail at CNI ADD: object errors. */
+  errors: FieldError[];
   /** Lookups that could not be answered, as Warn findings (the caller may deny instead). */
   unverified: Array<Finding & { ref: string; reason: string }>;
-  /** Checks that were skipped, and why. */
+  /** Problems that may or may not bite (an unknown plugin), as field warnings. */
+  fieldWarnings: FieldError[];
+  /** Checks that were skipped or facts worth knowing, and why. */
   warnings: Note[];
 }
 
 const enforce = (rule: Finding['rule'], error: FieldError): Finding => ({ policy: 'builtin', rule, action: 'Enforce', error });
+const chainOf = (cni: CniSummary): string => cni.pluginTypes.join(', ') || 'no plugin';
 
-export function builtinChecks(networks: readonly ParsedNetwork[], nads: (ns: string, name: string) => NadLookup): BuiltinResult {
-  const out: BuiltinResult = { findings: [], unverified: [], warnings: [] };
+function unknownNote(path: string, reach: Extract<Reach, { status: 'unknown' }>, flagKey: string): Note {
+  const types = reach.types.map((t) => `"${t}"`).join(', ');
+  const hint = flagKey ? `; if it reads it: --plugin-reads ${reach.types[0]!.split(' ')[0]}=${flagKey}` : '';
+  return { path, text: `may be ignored: netattach does not know plugin ${types}${hint}` };
+}
+
+/**
+ * What the NAD's IPAMs make of requested addresses: the ADD fails on an address without a prefix
+ * (static, whereabouts), on several addresses in IP= (host-local) or outside host-local's ranges.
+ * `road` says how the addresses arrive: CNI_ARGS (top-level `ips`) or args.cni (`cni-args.ips`).
+ */
+function ipamPredictions(
+  ref: string,
+  cni: CniSummary,
+  ips: ReadonlyArray<{ value: string; path: string }>,
+  listPath: string,
+  road: 'cniArgs' | 'argsCni',
+  out: BuiltinResult,
+): void {
+  for (const use of ipamsOf(cni)) {
+    const f = use.facts;
+    if (!f) continue;
+    if (road === 'cniArgs' ? f.ipFromCniArgs === 'no' : !f.ipsFromArgsCni) continue;
+    const where = `${ref}'s IPAM "${use.type}" (${use.plugin.path}.ipam)`;
+    if (f.needsPrefix) {
+      for (const ip of ips) {
+        if (!ip.value.includes('/')) out.errors.push(invalid(ip.path, ip.value, `${where} needs an address with a /prefix: the ADD would fail`));
+      }
+    }
+    if (road === 'cniArgs' && f.ipFromCniArgs === 'one' && ips.length > 1) {
+      out.errors.push(invalid(listPath, ips.map((i) => i.value), `${where} reads one address from IP= in CNI_ARGS, where Multus passes all ${ips.length}: the ADD would fail`));
+    }
+    if (f.needsInRange && use.plugin.ipam?.ranges?.length) {
+      const ranges = use.plugin.ipam.ranges;
+      for (const ip of ips) {
+        if (inRanges(ip.value, ranges) === false) {
+          out.errors.push(invalid(ip.path, ip.value, `not in any range of ${where}: ${ranges.map((r) => r.subnet).join(', ')}; the ADD would fail`));
+        }
+      }
+    }
+    if (f.unreserved) {
+      out.warnings.push({ path: listPath, text: `${where} hands out a requested address without reserving it in its pool: another pod may be given the same address` });
+    }
+  }
+}
+
+function checkRequests(net: ParsedNetwork, ref: string, cni: CniSummary, extra: ExtraReaders, out: BuiltinResult): void {
+  for (const [selKey, requested] of REQUEST_KEYS) {
+    const value = net.selection[selKey];
+    if (value === undefined) continue;
+    const path = child(net.path, selKey);
+    const reach = reachOf(cni, requested, extra);
+    if (reach.status === 'ignored') {
+      out.findings.push(enforce('capabilities', forbidden(path, `${ref} would ignore it: no plugin of its chain (${chainOf(cni)}) reads ${ROADS[requested]}`)));
+      continue;
+    }
+    if (reach.status === 'unknown') out.warnings.push(unknownNote(path, reach, selKey === 'ips' || selKey === 'mac' ? selKey : ''));
+    if (selKey === 'ips' && Array.isArray(value)) {
+      const ips = (value as string[]).map((v, j) => ({ value: v, path: index(path, j) }));
+      ipamPredictions(ref, cni, ips, path, 'cniArgs', out);
+    }
+  }
+}
+
+function checkArgs(net: ParsedNetwork, ref: string, cni: CniSummary | undefined, extra: ExtraReaders, out: BuiltinResult): void {
+  const found = argsAddresses(net);
+  if (found.length === 0) return;
+  const ips: Array<{ value: string; path: string }> = [];
+  let ipsPath = '';
+  for (const a of found) {
+    const what = `cni-args "${a.written}"`;
+    const reach: Reach = cni ? argsReachOf(cni, a.key, extra) : { status: 'unknown', types: ['a config read from the node'] };
+    if (a.problem) {
+      // Malformed: it fails the ADD where a plugin reads it; elsewhere it may be harmless.
+      if (reach.status === 'read') out.errors.push(invalid(a.path, a.value, `${a.problem} (${reach.by} reads ${what} and would fail the ADD)`));
+      else out.fieldWarnings.push(invalid(a.path, a.value, `${a.problem} (${reach.status === 'ignored' ? `no plugin of ${ref} reads it` : `${reach.types.join(', ')} may read it`})`));
+      continue;
+    }
+    if (reach.status === 'ignored') {
+      out.warnings.push({ path: a.path, text: `${what} is read by no plugin of ${ref} (${chainOf(cni!)}), so it is ignored; ${ARGS_KEY_FIELD[a.key]} at the top level may be what you meant` });
+    } else if (a.key === 'ips' && cni && typeof a.value === 'string') {
+      ips.push({ value: a.value, path: a.path });
+      ipsPath = a.path.slice(0, a.path.lastIndexOf('['));
+    }
+  }
+  if (ips.length && cni) ipamPredictions(ref, cni, ips, ipsPath, 'argsCni', out);
+}
+
+export function builtinChecks(
+  networks: readonly ParsedNetwork[],
+  nads: (ns: string, name: string) => NadLookup,
+  extra: ExtraReaders,
+): BuiltinResult {
+  const out: BuiltinResult = { findings: [], errors: [], unverified: [], fieldWarnings: [], warnings: [] };
   for (const net of networks) {
     const { namespace, name } = net.selection;
     const ref = `${namespace}/${name}`;
     const lookup = nads(namespace, name);
     if (lookup.status === 'not-found') {
-      out.findings.push(
-        enforce('networkExists', notFound(net.path, ref, 'no such NetworkAttachmentDefinition')),
-      );
+      out.findings.push(enforce('networkExists', notFound(net.path, ref, 'no such NetworkAttachmentDefinition')));
       continue;
     }
     if (lookup.status === 'unavailable') {
@@ -51,23 +160,14 @@ export function builtinChecks(networks: readonly ParsedNetwork[], nads: (ns: str
       });
       continue;
     }
-    const { nad } = lookup;
-    for (const [selKey, capability] of CAPABILITY_KEYS) {
-      if (net.selection[selKey] === undefined) continue;
-      const path = child(net.path, selKey);
-      if (!nad.cni) {
-        out.warnings.push({ path, text: `"${capability}" unchecked: ${ref} has no readable CNI config` });
-        continue;
-      }
-      if (!nad.cni.capabilities.has(capability)) {
-        out.findings.push(
-          enforce(
-            'capabilities',
-            forbidden(path, `no CNI plugin of ${ref} declares capability "${capability}", so the value would be ignored`),
-          ),
-        );
+    const { cni } = lookup.nad;
+    if (cni) checkRequests(net, ref, cni, extra, out);
+    else {
+      for (const [selKey] of REQUEST_KEYS) {
+        if (net.selection[selKey] !== undefined) out.warnings.push({ path: child(net.path, selKey), text: `"${selKey}" unchecked: ${ref} has no readable CNI config` });
       }
     }
+    checkArgs(net, ref, cni, extra, out);
   }
   return out;
 }

@@ -28,7 +28,10 @@ export function judgeNetworks(
   verdict.warnField(...nets.warnings);
   if (nets.networks.length === 0 && nets.raw.size === 0) return;
 
-  const builtin = builtinChecks(resolvable(nets), context.nads);
+  const builtin = builtinChecks(resolvable(nets), context.nads, context.config.pluginReads);
+  // Certain ADD failures are object errors like the parser's; a policy cannot make them work.
+  addErrors(...builtin.errors);
+  verdict.warnField(...builtin.fieldWarnings);
   verdict.warnNote(...builtin.warnings);
   // A pod admitted while its NAD cannot be read would start without the device-plugin resources
   // the NAD names (nothing injects them later): deny, retryable. A template's pods, and an update

@@ -4,6 +4,7 @@
 import type { FieldError } from '../field/index.js';
 import type { Warning } from './warnings.js';
 import type { NadLookup } from '../nads/types.js';
+import { NO_EXTRA_READERS, type ExtraReaders } from '../nads/plugins.js';
 import type { Finding, PolicyEvaluator, AddressClaim } from '../policy/types.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
@@ -123,10 +124,13 @@ export interface AdmissionConfig {
   resourceNameKeys: string[];
   /** The Downward API volume of network-resources-injector, off unless enabled. */
   podNetInfo: { enabled: boolean; volumeName: string; mountPath: string };
+  /** Plugin types the admin declares as readers of a MAC or IPs (`--plugin-reads`), beyond the built-in table. */
+  pluginReads: ExtraReaders;
 }
 
 export const DEFAULT_ADMISSION_CONFIG: AdmissionConfig = {
   defaultNetworkNamespace: 'kube-system',
   resourceNameKeys: ['k8s.v1.cni.cncf.io/resourceName'],
   podNetInfo: { enabled: false, volumeName: 'podnetinfo', mountPath: '/etc/podnetinfo' },
+  pluginReads: NO_EXTRA_READERS,
 };

@@ -2,6 +2,7 @@
 export { parseNetworks, parseDefaultNetwork, detectFormat, MAX_PROBLEMS, MAX_ELEMENTS, DEFAULT_MULTUS_NAMESPACE } from './parse.js';
 export { canonicalMac, canonicalGuid } from './hwaddr.js';
 export { serializeSelections } from './serialize.js';
+export { argsAddresses, ARGS_KEY_FIELD, type ArgsAddress, type ArgsKey } from './cni-args.js';
 export { SELECTION_KEYS } from './element.js';
 export { NETWORKS_ANNOTATION, DEFAULT_NETWORK_ANNOTATION } from './types.js';
 export type {

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { EXIT_OK, EXIT_USAGE, type CliIO } from './io.js';
 import { generateCertificates, writeCertificateSet, readCa, checkKeyPair, CERT_FILES } from '../certs/index.js';
 import { createServer, createLogger, LOG_LEVELS, parseGoDuration, type LogLevel, type ServerDeps, type ServerOptions, type WebhookServer } from '../server/index.js';
-import { createNadSource, tryLoadKubeConfig, type NadSource } from '../nads/index.js';
+import { createNadSource, parsePluginReads, tryLoadKubeConfig, type NadSource } from '../nads/index.js';
 import { getObject, kubeconfigCredentials, kubeTransport, type KubeCredentials } from '../kube/index.js';
 import { DEFAULT_ADMISSION_CONFIG } from '../admission/types.js';
 import { wirePolicy, type PolicyWiring } from './serve-policy.js';
@@ -46,6 +46,9 @@ Options:
   --resource-name-key KEY        extra NAD annotation read for resource names (repeatable;
                                  k8s.v1.cni.cncf.io/resourceName is always read)
                                                                    NETATTACH_RESOURCE_NAME_KEYS (comma-separated)
+  --plugin-reads TYPE=KEYS       a CNI plugin type the built-in table does not know that reads
+                                 mac, ips (CNI_ARGS or args.cni) or guid (args.cni); repeatable
+                                                                   NETATTACH_PLUGIN_READS (';'-separated)
   --body-limit SIZE              largest request body (bytes, or Ki/Mi suffix)
                                                                    NETATTACH_BODY_LIMIT (4Mi)
   --shutdown-grace DURATION      time to drain requests on SIGTERM NETATTACH_SHUTDOWN_GRACE (20s)
@@ -110,6 +113,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
     options: {
       ...options,
       'resource-name-key': { type: 'string', multiple: true },
+      'plugin-reads': { type: 'string', multiple: true },
       podnetinfo: { type: 'boolean' },
       'no-pod-watch': { type: 'boolean' },
       dev: { type: 'boolean' },
@@ -144,6 +148,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
   const abs = (p: string) => resolve(cwd, p);
   const clientCa = get('client-ca');
   const extraKeys = values['resource-name-key'] ?? (env.NETATTACH_RESOURCE_NAME_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+  const pluginReads = parsePluginReads(values['plugin-reads'] ?? (env.NETATTACH_PLUGIN_READS ?? '').split(';').map((k) => k.trim()).filter(Boolean));
   const nads = get('nads');
   const kubeconfig = get('kubeconfig');
   const policy = get('policy');
@@ -171,6 +176,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
         defaultNetworkNamespace: get('default-network-namespace') ?? DEFAULT_ADMISSION_CONFIG.defaultNetworkNamespace,
         resourceNameKeys: [...new Set([...DEFAULT_ADMISSION_CONFIG.resourceNameKeys, ...extraKeys])],
         podNetInfo: { ...DEFAULT_ADMISSION_CONFIG.podNetInfo, enabled: values.podnetinfo ?? flagBool('podnetinfo', env.NETATTACH_PODNETINFO) },
+        pluginReads,
       },
     },
   };

@@ -4,7 +4,7 @@
 // reports. Rules follow the CNI SPEC and libcni; where Multus is laxer, see docs/nads.md.
 import { child, index, invalid, required, unsupported, type FieldError } from '../field/index.js';
 import { jsonErrorOffset } from './json-position.js';
-import type { Capability, CniSummary } from './types.js';
+import type { Capability, CniSummary, IpamSummary, IpRange, PluginSummary } from './types.js';
 
 export const KNOWN_CNI_VERSIONS = ['0.1.0', '0.2.0', '0.3.0', '0.3.1', '0.4.0', '1.0.0', '1.1.0'] as const;
 
@@ -57,6 +57,16 @@ export function analyzeCniConfig(text: string, path = 'spec.config'): CniAnalysi
   const cniVersion = checkCniVersion(config, path, errors, warnings);
   const capabilities = new Set<Capability | string>();
   const pluginTypes: string[] = [];
+  const plugins: PluginSummary[] = [];
+  const addPlugin = (plugin: Json, type: string | undefined, caps: string[], pluginPath: string): void => {
+    for (const c of caps) capabilities.add(c);
+    if (type === undefined) return;
+    pluginTypes.push(type);
+    const summary: PluginSummary = { type, capabilities: caps, path: pluginPath };
+    const ipam = ipamSummary(plugin.ipam);
+    if (ipam) summary.ipam = ipam;
+    plugins.push(summary);
+  };
 
   if (Object.hasOwn(config, 'plugins')) {
     if (Object.hasOwn(config, 'type')) {
@@ -78,9 +88,7 @@ export function analyzeCniConfig(text: string, path = 'spec.config'): CniAnalysi
         errors.push(invalid(pluginPath, plugin, 'must be a plugin configuration object'));
         return;
       }
-      const type = checkPluginType(plugin, pluginPath, errors);
-      if (type !== undefined) pluginTypes.push(type);
-      for (const c of checkCapabilities(plugin, pluginPath, errors)) capabilities.add(c);
+      addPlugin(plugin, checkPluginType(plugin, pluginPath, errors), checkCapabilities(plugin, pluginPath, errors), pluginPath);
     });
     checkRepeats(plugins, pluginsPath, warnings);
     if (cniVersion !== undefined && plugins.length > 1 && (cniVersion === '0.1.0' || cniVersion === '0.2.0')) {
@@ -91,12 +99,10 @@ export function analyzeCniConfig(text: string, path = 'spec.config'): CniAnalysi
       errors.push(required(child(path, 'type'), "a CNI network configuration needs 'type' (or 'plugins' for a configuration list)"));
       return { errors, warnings };
     }
-    const type = checkPluginType(config, path, errors);
-    if (type !== undefined) pluginTypes.push(type);
-    for (const c of checkCapabilities(config, path, errors)) capabilities.add(c);
+    addPlugin(config, checkPluginType(config, path, errors), checkCapabilities(config, path, errors), path);
   }
 
-  const summary: CniSummary = { pluginTypes, capabilities };
+  const summary: CniSummary = { pluginTypes, capabilities, plugins };
   if (cniVersion !== undefined) summary.cniVersion = cniVersion;
   return { summary, errors, warnings };
 }
@@ -104,6 +110,39 @@ export function analyzeCniConfig(text: string, path = 'spec.config'): CniAnalysi
 /** The cache's view of `spec.config`: undefined when empty (read from the node) or unreadable. */
 export function summarizeCniConfig(config: string): CniSummary | undefined {
   return analyzeCniConfig(config).summary;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+function ipRange(r: unknown): IpRange | undefined {
+  if (!isObject(r)) return undefined;
+  const subnet = str(r.subnet);
+  if (subnet === undefined) return undefined;
+  const range: IpRange = { subnet };
+  const start = str(r.rangeStart);
+  const end = str(r.rangeEnd);
+  if (start) range.rangeStart = start;
+  if (end) range.rangeEnd = end;
+  return range;
+}
+
+/** The IPAM type and, for host-local, its ranges: what admission needs to predict the ADD. */
+function ipamSummary(ipam: unknown): IpamSummary | undefined {
+  if (!isObject(ipam)) return undefined;
+  const type = str(ipam.type);
+  if (type === undefined) return undefined;
+  const summary: IpamSummary = { type };
+  if (type === 'host-local') {
+    const ranges: IpRange[] = [];
+    // host-local's config.go: `ranges` (a list of range sets) or the legacy top-level subnet.
+    if (Array.isArray(ipam.ranges)) {
+      for (const set of ipam.ranges) if (Array.isArray(set)) for (const r of set) { const x = ipRange(r); if (x) ranges.push(x); }
+    }
+    const legacy = ipRange(ipam);
+    if (legacy) ranges.push(legacy);
+    summary.ranges = ranges;
+  }
+  return summary;
 }
 
 /** Names the position of a JSON syntax error as line and column, for a person editing YAML. */

@@ -36,12 +36,16 @@ export const internString = (s: string): string => strings.get(s, () => s);
 export const internList = (items: string[]): string[] =>
   items.length === 0 ? EMPTY_LIST : lists.get(JSON.stringify(items), () => Object.freeze([...items]) as unknown as string[]);
 
-/** One frozen summary per distinct (cniVersion, plugin types, capabilities). */
+/** One frozen summary per distinct (cniVersion, plugins with their capabilities and IPAM). */
 export function internSummary(s: CniSummary): CniSummary {
   const caps = [...s.capabilities].sort();
-  const key = JSON.stringify([s.cniVersion ?? null, s.pluginTypes, caps]);
+  const key = JSON.stringify([s.cniVersion ?? null, s.plugins, caps]);
   return summaries.get(key, () => {
-    const summary: CniSummary = { pluginTypes: Object.freeze([...s.pluginTypes]) as unknown as string[], capabilities: new Set(caps) };
+    const summary: CniSummary = {
+      pluginTypes: Object.freeze([...s.pluginTypes]) as unknown as string[],
+      capabilities: new Set(caps),
+      plugins: Object.freeze(s.plugins.map((p) => Object.freeze(p))),
+    };
     if (s.cniVersion !== undefined) summary.cniVersion = s.cniVersion;
     return Object.freeze(summary);
   });

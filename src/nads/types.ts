@@ -7,6 +7,30 @@ export const NODE_SELECTOR_ANNOTATION = 'k8s.v1.cni.cncf.io/nodeSelector';
 /** Runtime-config keys a selection can request, and the CNI capability each needs. */
 export type Capability = 'ips' | 'mac' | 'infinibandGUID' | 'portMappings' | 'bandwidth';
 
+/** A host-local range: `subnet`, optionally narrowed by `rangeStart`/`rangeEnd`. */
+export interface IpRange {
+  subnet: string;
+  rangeStart?: string;
+  rangeEnd?: string;
+}
+
+/** The `ipam` section of a plugin, as far as admission needs it. */
+export interface IpamSummary {
+  type: string;
+  /** host-local's ranges (`ranges` range sets flattened, or the legacy top-level `subnet`). */
+  ranges?: readonly IpRange[];
+}
+
+/** One plugin of the chain. */
+export interface PluginSummary {
+  type: string;
+  /** Capabilities this plugin declares `true`: libcni passes it only those runtimeConfig keys. */
+  capabilities: readonly string[];
+  ipam?: IpamSummary;
+  /** Where the plugin sits in the NAD, e.g. `spec.config.plugins[1]`, for messages. */
+  path: string;
+}
+
 export interface CniSummary {
   /** `cniVersion` as written, if any. */
   cniVersion?: string;
@@ -14,6 +38,8 @@ export interface CniSummary {
   pluginTypes: string[];
   /** Union of capabilities declared `true` by any plugin of the chain. */
   capabilities: ReadonlySet<Capability | string>;
+  /** The chain's plugins with a readable `type`, in order. */
+  plugins: readonly PluginSummary[];
 }
 
 export interface Nad {

@@ -27,11 +27,18 @@ export interface NadSpec {
   annotations?: Record<string, string>;
 }
 
+/**
+ * A chain whose only plugin is a third-party one declaring `caps`: it reads exactly what it
+ * declares (runtimeConfig), and netattach cannot tell what it reads of CNI_ARGS.
+ */
 export const cniWith = (...caps: string[]) => ({
   cniVersion: '1.0.0',
   name: 'net',
-  plugins: [{ type: 'sriov', capabilities: Object.fromEntries(caps.map((c) => [c, true])) }],
+  plugins: [{ type: 'vendor-cni', capabilities: Object.fromEntries(caps.map((c) => [c, true])) }],
 });
+
+/** A chain of plugins the table knows, e.g. chain({ type: 'ipvlan', ipam: { type: 'static' } }). */
+export const chain = (...plugins: object[]) => ({ cniVersion: '1.0.0', name: 'net', plugins });
 
 export function nadObject(name: string, spec: NadSpec = {}): Record<string, unknown> {
   const annotations: Record<string, string> = { ...(spec.annotations ?? {}) };

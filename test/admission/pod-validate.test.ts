@@ -3,13 +3,14 @@ import { renderError } from '../../src/field/index.js';
 import { review, toResponse, type Decision } from '../../src/admission/index.js';
 import type { Finding, PolicyEvaluator } from '../../src/policy/types.js';
 import type { NadLookup } from '../../src/nads/types.js';
-import { cniWith, context, DEFAULT_NETWORK, nadLookup, nadObject, NETWORKS, pod, request, warningLines } from './fixtures.js';
+import { chain, cniWith, context, DEFAULT_NETWORK, nadLookup, nadObject, NETWORKS, pod, request, warningLines } from './fixtures.js';
 
 const ANN = `metadata.annotations[${NETWORKS}]`;
 const nads = nadLookup(
   nadObject('sriov-a', { resourceName: 'intel.com/sriov_a', config: cniWith('ips', 'mac') }),
   nadObject('ipoib', { config: cniWith('infinibandGUID') }),
   nadObject('bare', { config: cniWith() }),
+  nadObject('ipvlan', { config: chain({ type: 'ipvlan', master: 'eth1' }) }),
   nadObject('onnode', { config: '' }),
   nadObject('other-ns', { namespace: 'team-b', config: cniWith('ips') }),
   nadObject('calico', { namespace: 'kube-system', config: cniWith() }),
@@ -46,17 +47,23 @@ t.test('validation rules, table-driven', async (t) => {
       errors: [/\[0\]: Not found: "default\/other-ns"/, /\[1\]: Not found: "team-b\/sriov-a"/],
     },
     {
-      name: 'mac on a NAD without the mac capability',
-      networks: '[{"name":"bare","mac":"02:00:00:00:00:01"}]',
+      name: 'mac on a chain of known plugins none of which reads a MAC: denied',
+      networks: '[{"name":"ipvlan","mac":"02:00:00:00:00:01"}]',
       code: 403,
-      errors: [/\[0\]\.mac: Forbidden: no CNI plugin of default\/bare declares capability "mac"/],
+      errors: [/^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/networks\]\[0\]\.mac: Forbidden: default\/ipvlan would ignore it: no plugin of its chain \(ipvlan\) reads a MAC \(MAC= in CNI_ARGS/],
     },
     {
-      name: 'every capability is checked under its runtimeConfig name',
+      name: 'mac on a third-party plugin not declaring the capability: admitted, with a warning naming the plugin',
+      networks: '[{"name":"bare","mac":"02:00:00:00:00:01"}]',
+      warnings: [/\[0\]\.mac: may be ignored: netattach does not know plugin "vendor-cni"/],
+    },
+    {
+      name: 'keys that travel only as runtimeConfig are denied where no plugin declares the capability; ips only warned (CNI_ARGS)',
       networks:
         '[{"name":"bare","ips":["10.1.0.5/24"],"infiniband-guid":"00:11:22:33:44:55:66:77","portMappings":[{"hostPort":80,"containerPort":80}],"bandwidth":{"ingressRate":1000,"ingressBurst":100}}]',
       code: 403,
-      errors: [/\.ips: Forbidden: .*"ips"/, /\.infiniband-guid: Forbidden: .*"infinibandGUID"/, /\.portMappings: Forbidden: .*"portMappings"/, /\.bandwidth: Forbidden: .*"bandwidth"/],
+      errors: [/\.infiniband-guid: Forbidden: .*"infinibandGUID"/, /\.portMappings: Forbidden: .*"portMappings"/, /\.bandwidth: Forbidden: .*"bandwidth"/],
+      warnings: [/\.ips: may be ignored: netattach does not know plugin "vendor-cni"/],
     },
     { name: 'declared capabilities pass', networks: '[{"name":"sriov-a","mac":"02:00:00:00:00:01","ips":["10.1.0.5/24"]},{"name":"ipoib","infiniband-guid":"00:11:22:33:44:55:66:77"}]' },
     {
@@ -66,7 +73,7 @@ t.test('validation rules, table-driven', async (t) => {
     },
     {
       name: 'parser errors and rule violations together: 403, object errors listed first',
-      networks: '[{"name":"bare","mac":"02:00:00:00:00:01"},{"name":"x","interface":"a/b"}]',
+      networks: '[{"name":"ipvlan","mac":"02:00:00:00:00:01"},{"name":"x","interface":"a/b"}]',
       code: 403,
       errors: [/\[1\]\.interface: Invalid value/, /\[0\]\.mac: Forbidden/, /\[1\]: Not found/],
     },

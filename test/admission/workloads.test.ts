@@ -2,9 +2,9 @@ import t from 'tap';
 import { renderError } from '../../src/field/index.js';
 import { plan, review, type AdmissionRequest } from '../../src/admission/index.js';
 import type { PolicyEvaluator, PolicyInput } from '../../src/policy/types.js';
-import { cniWith, context, nadLookup, nadObject, NETWORKS, request, warningLines } from './fixtures.js';
+import { chain, context, nadLookup, nadObject, NETWORKS, request, warningLines } from './fixtures.js';
 
-const nads = nadLookup(nadObject('sriov-a', { namespace: 'apps', resourceName: 'intel.com/sriov_a', config: cniWith('ips') }));
+const nads = nadLookup(nadObject('sriov-a', { namespace: 'apps', resourceName: 'intel.com/sriov_a', config: chain({ type: 'ipvlan', ipam: { type: 'static' } }) }));
 
 const template = (networks: string) => ({ metadata: { annotations: { [NETWORKS]: networks } }, spec: { containers: [{ name: 'c' }] } });
 
@@ -68,7 +68,7 @@ for (const k of KINDS) {
       t.equal(errors.length, 4, JSON.stringify(errors));
       t.ok(errors[0]!.startsWith(`${ann}[2].interface: Invalid value: "a b": `), 'parser error first, path into the template');
       t.same(errors.slice(1), [
-        `${ann}[0].mac: Forbidden: no CNI plugin of apps/sriov-a declares capability "mac", so the value would be ignored`,
+        `${ann}[0].mac: Forbidden: apps/sriov-a would ignore it: no plugin of its chain (ipvlan) reads a MAC (MAC= in CNI_ARGS, or runtimeConfig "mac" where the capability is declared)`,
         `${ann}[1]: Not found: "apps/nope": no such NetworkAttachmentDefinition`,
         `${ann}[2]: Not found: "apps/x": no such NetworkAttachmentDefinition`,
       ], 'field paths point into the template; unqualified names resolve in the object\'s namespace');

@@ -80,8 +80,13 @@ t.test('NAD rules: config and resourceName are validated like the NAD webhook do
   }
 });
 
-t.test('capabilities: a MAC on a NAD that does not declare the mac capability', async (t) => {
-  const results = checkManifests(inputs(nad('plain', { config: cni(['ips']) }), pod('p', '[{"name": "plain", "mac": "02:00:00:00:00:01"}]')));
+t.test('capabilities: a MAC is judged by what the chain reads, not by declared capabilities alone', async (t) => {
+  // sriov reads MAC= from CNI_ARGS: no capability needed (SR-IOV operator NADs declare none).
+  const sriov = checkManifests(inputs(nad('plain', { config: cni(['ips']) }), pod('p', '[{"name": "plain", "mac": "02:00:00:00:00:01"}]')));
+  t.same([sriov[1]!.allowed, sriov[1]!.errors], [true, []]);
+  // ipvlan reads no MAC by any road: the MAC would be ignored.
+  const ipvlan = JSON.stringify({ cniVersion: '1.0.0', name: 'net', type: 'ipvlan', capabilities: { mac: true } });
+  const results = checkManifests(inputs(nad('plain', { config: ipvlan }), pod('p', '[{"name": "plain", "mac": "02:00:00:00:00:01"}]')));
   const r = results[1]!;
   t.equal(r.allowed, false);
   t.same(r.errors.map((e) => [e.path, e.rule]), [[`metadata.annotations[${NETWORKS}][0].mac`, 'capabilities']]);

@@ -6,7 +6,7 @@ export const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
 export const inputs = (...objects: unknown[]): ManifestObject[] => objects.map((object, index) => ({ file: 'in.yaml', index, object }));
 
 export const cni = (caps: string[] = ['mac', 'ips']): string =>
-  JSON.stringify({ cniVersion: '1.0.0', name: 'net', type: 'sriov', capabilities: Object.fromEntries(caps.map((c) => [c, true])) });
+  JSON.stringify({ cniVersion: '1.0.0', name: 'net', type: 'sriov', capabilities: Object.fromEntries(caps.map((c) => [c, true])), ipam: { type: 'static' } });
 
 export function nad(name: string, opts: { namespace?: string; resourceName?: string; config?: string; annotations?: Record<string, string> } = {}): Record<string, unknown> {
   const annotations: Record<string, string> = { ...opts.annotations };

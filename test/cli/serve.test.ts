@@ -25,6 +25,7 @@ t.test('defaults, environment and flags (the flag wins)', async (t) => {
     defaultNetworkNamespace: 'kube-system',
     resourceNameKeys: ['k8s.v1.cni.cncf.io/resourceName'],
     podNetInfo: { enabled: false, volumeName: 'podnetinfo', mountPath: '/etc/podnetinfo' },
+    pluginReads: new Map(),
   });
   t.equal(c.logLevel, 'info');
   t.equal(c.dev, false);
@@ -33,7 +34,7 @@ t.test('defaults, environment and flags (the flag wins)', async (t) => {
     NETATTACH_PORT: '9443', NETATTACH_HEALTH_PORT: '9090', NETATTACH_HOST: '::', NETATTACH_TLS_CERT: 'c.pem', NETATTACH_TLS_KEY: 'k.pem',
     NETATTACH_CLIENT_CA: 'ca.pem', NETATTACH_NADS: 'nads', NETATTACH_LOG_LEVEL: 'debug', NETATTACH_DEFAULT_NETWORK_NAMESPACE: 'multus',
     NETATTACH_PODNETINFO: 'true', NETATTACH_RESOURCE_NAME_KEYS: 'a/b, c/d', NETATTACH_BODY_LIMIT: '512Ki', NETATTACH_SHUTDOWN_GRACE: '5s',
-    NETATTACH_POLICY: 'p.yaml',
+    NETATTACH_POLICY: 'p.yaml', NETATTACH_PLUGIN_READS: 'my-cni=mac,ips; other=guid',
   };
   const e = parseServeArgs([], env, '/w', '/pkg');
   if (e === 'help') throw new Error('help');
@@ -44,9 +45,11 @@ t.test('defaults, environment and flags (the flag wins)', async (t) => {
   t.equal(e.server.admission.defaultNetworkNamespace, 'multus');
   t.equal(e.nadsDir, '/w/nads');
   t.equal(e.logLevel, 'debug');
+  t.same([...e.server.admission.pluginReads].map(([k, v]) => [k, [...v]]), [['my-cni', ['mac', 'ips']], ['other', ['guid']]]);
 
-  const f = parseServeArgs(['--port', '1', '--resource-name-key', 'x/y', '--log-level', 'warn'], env, '/w', '/pkg');
+  const f = parseServeArgs(['--port', '1', '--resource-name-key', 'x/y', '--log-level', 'warn', '--plugin-reads', 'x-cni=mac'], env, '/w', '/pkg');
   if (f === 'help') throw new Error('help');
+  t.same([...f.server.admission.pluginReads].map(([k, v]) => [k, [...v]]), [['x-cni', ['mac']]], 'the flag replaces the environment');
   t.equal(f.server.port, 1);
   t.same(f.server.admission.resourceNameKeys, ['k8s.v1.cni.cncf.io/resourceName', 'x/y']);
   t.equal(f.logLevel, 'warn');
@@ -73,6 +76,8 @@ t.test('bad options are refused with the option and the value named', async (t) 
     [['--dev', '--log-level', 'loud'], {}, /--log-level: unsupported value "loud"/],
     [['--dev'], { NETATTACH_PODNETINFO: 'maybe' }, /NETATTACH_PODNETINFO: invalid value "maybe"/],
     [['--dev', '--bogus'], {}, /Unknown option '--bogus'/],
+    [['--dev', '--plugin-reads', 'my-cni'], {}, /--plugin-reads: invalid value "my-cni": expected TYPE=KEY/],
+    [['--dev', '--plugin-reads', 'my-cni=mtu'], {}, /--plugin-reads: unsupported key "mtu" in "my-cni=mtu": one of mac, ips, guid/],
   ];
   for (const [argv, env, want] of cases) t.throws(() => parseServeArgs(argv, env, '/w', '/pkg'), want, argv.join(' '));
   const cli = io('/tmp');

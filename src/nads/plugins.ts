@@ -1,0 +1,105 @@
+// What each well-known CNI plugin really reads of what a network selection asks for, by road:
+// - CNI_ARGS: Multus sends `MAC=` (for `mac`) and `IP=` (for `ips`) to every delegate, whatever
+//   its capabilities; the IPAM plugin inherits CNI_ARGS from the plugin that calls it.
+// - runtimeConfig: libcni passes a key only to the plugins whose config declares its capability.
+// - args.cni: a selection's `cni-args` is merged into every plugin's `args.cni`, whatever the
+//   capabilities.
+// This one table serves the admission checks, the docs (docs/cni-runtime.md is rendered from it
+// and a test keeps the two equal) and the tests. Each row names the release and file it was read
+// from. A plugin not in the table is unknown: nothing is denied on its account.
+
+/** A hardware-address or IP request, by the runtimeConfig key it travels as. */
+export type Requested = 'mac' | 'ips' | 'infinibandGUID' | 'portMappings' | 'bandwidth';
+
+/** `args.cni` keys that plugins read as addresses: the second door. */
+export type ArgsCniKey = 'mac' | 'guid' | 'ips';
+
+export interface PluginFacts {
+  /** Repository, release and file the facts were read from. */
+  source: string;
+  /** Reads `MAC=` from CNI_ARGS. */
+  macFromCniArgs: boolean;
+  /** runtimeConfig keys it reads when its config declares the capability. */
+  runtimeConfig: readonly Requested[];
+  /** `args.cni` keys it reads. */
+  argsCni: readonly ArgsCniKey[];
+  /** Calls the IPAM plugin named in its `ipam` section (so `IP=` reaches that IPAM). */
+  delegatesIpam: boolean;
+}
+
+export interface IpamFacts {
+  source: string;
+  /** How it reads `IP=` from CNI_ARGS: several comma-separated addresses, exactly one, or not at all. */
+  ipFromCniArgs: 'several' | 'one' | 'no';
+  /** Reads runtimeConfig `ips` when the calling plugin declares the `ips` capability. */
+  ipsFromRuntimeConfig: boolean;
+  /** Reads `args.cni.ips`. */
+  ipsFromArgsCni: boolean;
+  /** Fails the ADD on an address without a /prefix. */
+  needsPrefix: boolean;
+  /** Fails the ADD on an address outside its configured ranges. */
+  needsInRange: boolean;
+  /** Hands a requested address out without reserving it in its pool (duplicate risk). */
+  unreserved: boolean;
+}
+
+const PLUGINS_REPO = 'containernetworking/plugins v1.9.1';
+const none = { macFromCniArgs: false, runtimeConfig: [], argsCni: [] } as const;
+
+/** Plugin type -> facts. */
+export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, PluginFacts>([
+  ['bridge', { source: `${PLUGINS_REPO} plugins/main/bridge/bridge.go`, macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: ['mac'], delegatesIpam: true }],
+  ['macvlan', { source: `${PLUGINS_REPO} plugins/main/macvlan/macvlan.go`, macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: [], delegatesIpam: true }],
+  ['tuning', { source: `${PLUGINS_REPO} plugins/meta/tuning/tuning.go`, macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: ['mac'], delegatesIpam: false }],
+  ['ipvlan', { source: `${PLUGINS_REPO} plugins/main/ipvlan/ipvlan.go`, ...none, delegatesIpam: true }],
+  ['vlan', { source: `${PLUGINS_REPO} plugins/main/vlan/vlan.go`, ...none, delegatesIpam: true }],
+  ['ptp', { source: `${PLUGINS_REPO} plugins/main/ptp/ptp.go`, ...none, delegatesIpam: true }],
+  ['host-device', { source: `${PLUGINS_REPO} plugins/main/host-device/host-device.go`, ...none, delegatesIpam: true }],
+  ['portmap', { source: `${PLUGINS_REPO} plugins/meta/portmap/main.go`, macFromCniArgs: false, runtimeConfig: ['portMappings'], argsCni: [], delegatesIpam: false }],
+  ['bandwidth', { source: `${PLUGINS_REPO} plugins/meta/bandwidth/main.go`, macFromCniArgs: false, runtimeConfig: ['bandwidth'], argsCni: [], delegatesIpam: false }],
+  ['firewall', { source: `${PLUGINS_REPO} plugins/meta/firewall/firewall.go`, ...none, delegatesIpam: false }],
+  ['sbr', { source: `${PLUGINS_REPO} plugins/meta/sbr/main.go`, ...none, delegatesIpam: false }],
+  ['vrf', { source: `${PLUGINS_REPO} plugins/meta/vrf/main.go`, ...none, delegatesIpam: false }],
+  ['sriov', { source: 'k8snetworkplumbingwg/sriov-cni v2.10.0 pkg/config/config.go', macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: [], delegatesIpam: true }],
+  ['ib-sriov', { source: 'k8snetworkplumbingwg/ib-sriov-cni v1.3.0 pkg/config/config.go', macFromCniArgs: false, runtimeConfig: ['infinibandGUID'], argsCni: ['guid'], delegatesIpam: true }],
+  ['ipoib', { source: 'Mellanox/ipoib-cni v1.2.2 cmd/ipoib/ipoib.go', ...none, delegatesIpam: true }],
+  ['ovs', { source: 'k8snetworkplumbingwg/ovs-cni v0.39.0 pkg/plugin/plugin.go', macFromCniArgs: true, runtimeConfig: [], argsCni: [], delegatesIpam: true }],
+  ['accelerated-bridge', { source: 'k8snetworkplumbingwg/accelerated-bridge-cni v0.6.0 pkg/config/config.go', macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: [], delegatesIpam: true }],
+]);
+
+/** IPAM type -> facts. */
+export const IPAM_FACTS: ReadonlyMap<string, IpamFacts> = new Map<string, IpamFacts>([
+  ['static', { source: `${PLUGINS_REPO} plugins/ipam/static/main.go`, ipFromCniArgs: 'several', ipsFromRuntimeConfig: true, ipsFromArgsCni: true, needsPrefix: true, needsInRange: false, unreserved: false }],
+  ['host-local', { source: `${PLUGINS_REPO} plugins/ipam/host-local/backend/allocator/config.go`, ipFromCniArgs: 'one', ipsFromRuntimeConfig: true, ipsFromArgsCni: true, needsPrefix: false, needsInRange: true, unreserved: false }],
+  ['whereabouts', { source: 'k8snetworkplumbingwg/whereabouts v0.9.4 pkg/config/config.go', ipFromCniArgs: 'several', ipsFromRuntimeConfig: false, ipsFromArgsCni: false, needsPrefix: true, needsInRange: false, unreserved: true }],
+  ['dhcp', { source: `${PLUGINS_REPO} plugins/ipam/dhcp/main.go`, ipFromCniArgs: 'no', ipsFromRuntimeConfig: false, ipsFromArgsCni: false, needsPrefix: false, needsInRange: false, unreserved: false }],
+]);
+
+/**
+ * What an admin adds to the table (`--plugin-reads TYPE=mac,ips,guid`): plugin types that read a
+ * MAC or IPs (from CNI_ARGS or args.cni) or a GUID (from args.cni), for in-house plugins.
+ * Runtime-config keys need no entry: a plugin declaring the capability already counts.
+ */
+export type ExtraReaders = ReadonlyMap<string, ReadonlySet<ArgsCniKey>>;
+export const NO_EXTRA_READERS: ExtraReaders = new Map();
+
+const EXTRA_KEYS: readonly ArgsCniKey[] = ['mac', 'ips', 'guid'];
+
+/** Parses `TYPE=KEY[,KEY...]` entries; throws a RangeError naming the bad one. */
+export function parsePluginReads(entries: readonly string[]): ExtraReaders {
+  const out = new Map<string, Set<ArgsCniKey>>();
+  for (const entry of entries) {
+    const eq = entry.indexOf('=');
+    const type = entry.slice(0, eq).trim();
+    const keys = entry.slice(eq + 1).split(',').map((k) => k.trim()).filter(Boolean);
+    if (eq <= 0 || keys.length === 0 || type.includes('/')) {
+      throw new RangeError(`--plugin-reads: invalid value ${JSON.stringify(entry)}: expected TYPE=KEY[,KEY...], e.g. my-cni=mac,ips`);
+    }
+    const bad = keys.find((k) => !(EXTRA_KEYS as readonly string[]).includes(k));
+    if (bad !== undefined) throw new RangeError(`--plugin-reads: unsupported key ${JSON.stringify(bad)} in ${JSON.stringify(entry)}: one of ${EXTRA_KEYS.join(', ')}`);
+    const set = out.get(type) ?? new Set<ArgsCniKey>();
+    for (const k of keys) set.add(k as ArgsCniKey);
+    out.set(type, set);
+  }
+  return out;
+}

@@ -1,0 +1,86 @@
+// Whether what a selection asks for reaches a plugin that uses it, judged from the NAD's chain
+// and the plugin table (plugins.ts). Three answers: some plugin reads it; no plugin can (every
+// plugin is known, and none reads it by any road); or it cannot be told (a plugin or IPAM the
+// table does not know, which might read CNI_ARGS or args.cni).
+import { IPAM_FACTS, PLUGIN_FACTS, type ArgsCniKey, type ExtraReaders, type IpamFacts, type Requested } from './plugins.js';
+import type { CniSummary, PluginSummary } from './types.js';
+
+export type Reach =
+  | { status: 'read'; by: string }
+  | { status: 'ignored' }
+  | { status: 'unknown'; types: string[] };
+
+type PluginReach = 'read' | 'ignored' | 'unknown';
+
+/** The IPAM a plugin calls, with its facts (undefined facts: a type the table does not know). */
+export interface IpamUse {
+  plugin: PluginSummary;
+  type: string;
+  facts: IpamFacts | undefined;
+}
+
+/** IPAMs that the chain's known plugins call (a plugin known to delegate, with an `ipam` section). */
+export function ipamsOf(cni: CniSummary): IpamUse[] {
+  const out: IpamUse[] = [];
+  for (const p of cni.plugins) {
+    if (!p.ipam || !PLUGIN_FACTS.get(p.type)?.delegatesIpam) continue;
+    out.push({ plugin: p, type: p.ipam.type, facts: IPAM_FACTS.get(p.ipam.type) });
+  }
+  return out;
+}
+
+function ipamReadsIps(p: PluginSummary, viaRuntimeConfig: boolean): PluginReach {
+  if (!p.ipam) return 'ignored';
+  const ipam = IPAM_FACTS.get(p.ipam.type);
+  if (!ipam) return 'unknown';
+  if (ipam.ipFromCniArgs !== 'no') return 'read';
+  return viaRuntimeConfig && ipam.ipsFromRuntimeConfig ? 'read' : 'ignored';
+}
+
+/** How one plugin treats a top-level selection key. */
+function pluginReach(p: PluginSummary, key: Requested, extra: ExtraReaders): PluginReach {
+  if ((key === 'mac' || key === 'ips') && extra.get(p.type)?.has(key)) return 'read';
+  const declared = p.capabilities.includes(key);
+  const facts = PLUGIN_FACTS.get(p.type);
+  if (!facts) {
+    // libcni hands a runtimeConfig key only to plugins declaring its capability; a plugin that
+    // declares it says it reads it. MAC= and IP= reach every plugin, known or not.
+    if (declared) return 'read';
+    return key === 'mac' || key === 'ips' ? 'unknown' : 'ignored';
+  }
+  if (declared && facts.runtimeConfig.includes(key)) return 'read';
+  if (key === 'mac' && facts.macFromCniArgs) return 'read';
+  if (key === 'ips' && facts.delegatesIpam) return ipamReadsIps(p, declared);
+  return 'ignored';
+}
+
+function combine(cni: CniSummary, each: (p: PluginSummary) => PluginReach): Reach {
+  const unknown: string[] = [];
+  for (const p of cni.plugins) {
+    const r = each(p);
+    if (r === 'read') return { status: 'read', by: p.type };
+    if (r === 'unknown') unknown.push(p.ipam && PLUGIN_FACTS.has(p.type) ? `${p.type} (IPAM ${p.ipam.type})` : p.type);
+  }
+  return unknown.length ? { status: 'unknown', types: unknown } : { status: 'ignored' };
+}
+
+/** Whether a top-level selection key (`mac`, `ips`, `infiniband-guid` as infinibandGUID, ...) reaches a reader. */
+export function reachOf(cni: CniSummary, key: Requested, extra: ExtraReaders): Reach {
+  return combine(cni, (p) => pluginReach(p, key, extra));
+}
+
+/** Whether a `cni-args` key (merged into every plugin's args.cni) reaches a reader. */
+export function argsReachOf(cni: CniSummary, key: ArgsCniKey, extra: ExtraReaders): Reach {
+  return combine(cni, (p) => {
+    if (extra.get(p.type)?.has(key)) return 'read';
+    const facts = PLUGIN_FACTS.get(p.type);
+    if (!facts) return 'unknown';
+    if (facts.argsCni.includes(key)) return 'read';
+    if (key === 'ips' && facts.delegatesIpam && p.ipam) {
+      const ipam = IPAM_FACTS.get(p.ipam.type);
+      if (!ipam) return 'unknown';
+      return ipam.ipsFromArgsCni ? 'read' : 'ignored';
+    }
+    return 'ignored';
+  });
+}
