@@ -6,7 +6,7 @@
 // IPAM certainly fails the ADD on it (an object error). Unknown plugins give a warning.
 import { ARGS_KEY_FIELD, argsAddresses, type ParsedNetwork } from '../annotation/index.js';
 import { child, forbidden, index, invalid, notFound, type FieldError } from '../field/index.js';
-import { argsReachOf, ipamsOf, reachOf, type CniSummary, type ExtraReaders, type NadLookup, type Reach, type Requested } from '../nads/index.js';
+import { argsReachOf, ipamsOf, PLUGIN_FACTS, reachOf, type CniSummary, type ExtraReaders, type NadLookup, type Reach, type Requested } from '../nads/index.js';
 import { inRanges } from '../nads/ranges.js';
 import type { Finding } from '../policy/types.js';
 import type { Note } from './warnings.js';
@@ -109,12 +109,29 @@ function checkRequests(net: ParsedNetwork, ref: string, cni: CniSummary, extra: 
   }
 }
 
+/** Plugins that decode args.cni as a map of strings fail on any other value (ib-sriov). */
+function checkArgsTypes(net: ParsedNetwork, ref: string, cni: CniSummary, out: BuiltinResult): Set<string> {
+  const reported = new Set<string>();
+  const args = net.selection['cni-args'];
+  const strict = args && cni.plugins.find((p) => PLUGIN_FACTS.get(p.type)?.argsCniStringsOnly);
+  if (!strict) return reported;
+  for (const [k, v] of Object.entries(args)) {
+    if (typeof v !== 'string') {
+      reported.add(k);
+      out.errors.push(invalid(child(child(net.path, 'cni-args'), k), v, `must be a string: ${strict.type} in ${ref} reads args.cni as strings only, and the ADD would fail`));
+    }
+  }
+  return reported;
+}
+
 function checkArgs(net: ParsedNetwork, ref: string, cni: CniSummary | undefined, extra: ExtraReaders, out: BuiltinResult): void {
+  const reported = cni ? checkArgsTypes(net, ref, cni, out) : undefined;
   const found = argsAddresses(net);
   if (found.length === 0) return;
   const ips: Array<{ value: string; path: string }> = [];
   let ipsPath = '';
   for (const a of found) {
+    if (reported?.has(a.written)) continue;
     const what = `cni-args "${a.written}"`;
     const reach: Reach = cni ? argsReachOf(cni, a.key, extra) : { status: 'unknown', types: ['a config read from the node'] };
     if (a.problem) {

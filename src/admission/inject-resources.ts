@@ -96,7 +96,7 @@ export function injectResources(draft: PodDraft, needed: ReadonlyMap<string, num
 }
 
 /** How many of `name` a container already asks for (the larger of requests and limits). */
-function amountIn(c: JsonObject, name: string): number {
+export function amountIn(c: JsonObject, name: string): number {
   const r = c['resources'];
   let most = 0;
   for (const which of ['requests', 'limits']) {

@@ -1,5 +1,6 @@
 // The network checks shared by Pods and pod templates: parser errors, built-in rules, policy.
 import type { PolicyInput } from '../policy/types.js';
+import { sharingOwnerOf, type SharingOwner } from '../policy/owner.js';
 import { internal } from '../field/index.js';
 import type { Verdict } from './decision.js';
 import { builtinChecks } from './builtin.js';
@@ -12,6 +13,8 @@ export interface JudgeOptions {
   namespace: string;
   /** Report errors and Enforce findings as warnings (a change that leaves the networks alone). */
   warnOnly: boolean;
+  /** A running pod's networks change (hotplug): what it held before. */
+  change?: { heldBefore: ReadonlySet<string> };
 }
 
 export function judgeNetworks(
@@ -64,6 +67,7 @@ export function judgeNetworks(
       ...optional('name', stringAt(meta, 'name') ?? (opts.template ? undefined : request.name)),
       ...optional('generateName', stringAt(meta, 'generateName')),
       ...optional('uid', stringAt(meta, 'uid')),
+      ...(opts.template ? {} : ownerOf(meta, opts.namespace, context)),
     },
     template: opts.template,
     dryRun: request.dryRun === true,
@@ -71,12 +75,18 @@ export function judgeNetworks(
     networks: resolvable(nets),
     nads: context.nads,
     builtin: builtin.findings,
+    ...(opts.change ? { change: opts.change } : {}),
   };
   const result = context.policy.evaluate(input);
   for (const f of result.findings) {
     verdict.addFinding(opts.warnOnly && f.action === 'Enforce' ? { ...f, action: 'Warn' } : f);
   }
   if (!opts.template) verdict.claims = result.claims;
+}
+
+function ownerOf(meta: unknown, namespace: string, context: AdmissionContext): { owner?: SharingOwner } {
+  const owner = sharingOwnerOf(meta, context.config.addressSharingOwners, namespace);
+  return owner ? { owner } : {};
 }
 
 const optional = <K extends string>(k: K, v: string | undefined): Partial<Record<K, string>> =>

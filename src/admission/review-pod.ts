@@ -5,7 +5,11 @@ import { judgeNetworks } from './judge.js';
 import { mutatePod } from './mutate.js';
 import { namespaceOf } from './namespace.js';
 import { annotationPath, NETWORK_ANNOTATIONS, readPodNetworks, resolvable } from './networks.js';
-import { isObject, objectAt, podAt, POD_LOCATION, type PodLocation } from './object.js';
+import { isObject, objectAt, podAt, POD_LOCATION, type JsonObject, type PodLocation } from './object.js';
+import { addedDevices } from './hotplug.js';
+import { DEFAULT_NETWORK_ANNOTATION } from '../annotation/types.js';
+import { addressFacts } from '../policy/addresses.js';
+import { addressKey } from '../policy/rules.js';
 import type { AdmissionContext, AdmissionRequest, Decision } from './types.js';
 
 /** The network annotations whose raw values differ between the old and the new pod (template). */
@@ -25,13 +29,10 @@ export function reviewPod(request: AdmissionRequest, context: AdmissionContext):
   if (!isObject(pod)) return verdict.addInvalid(required('object', 'the request carries no pod')).build();
 
   if (request.operation === 'UPDATE' && isObject(request.oldObject)) {
-    // Multus reads the annotations once, when the pod sandbox starts: a later change would be a lie.
     const changed = changedAnnotations(request.oldObject, pod);
-    for (const k of changed) {
-      verdict.addInvalid(forbidden(annotationPath(POD_LOCATION, k), 'may not be changed after the pod is created (its networks are set up when it starts)'));
-    }
     // Unchanged: judged at creation; judging again could block label or finalizer updates of running pods.
-    return verdict.build();
+    if (changed.length === 0) return verdict.build();
+    return reviewNetworkChange(verdict, request, context, request.oldObject, pod, changed);
   }
 
   const namespace = namespaceOf(request);
@@ -47,6 +48,37 @@ export function reviewPod(request: AdmissionRequest, context: AdmissionContext):
       verdict.patch = mutation.patch;
     }
   }
+  return verdict.build();
+}
+
+/**
+ * A change of a pod's network annotations. The multus-dynamic-networks-controller plugs a change
+ * of the networks annotation into the running pod (KubeVirt's NIC hotplug), so the new value is
+ * judged like a new pod's: syntax, NADs, what the plugins read, policy, and uniqueness for the
+ * addresses it adds. Removing networks is fine. A network that needs a device the pod has not
+ * requested cannot be added in place. The default network is set up once, when the pod starts.
+ * `--immutable-networks` (or a policy's immutableNetworks rule) refuses every change instead.
+ */
+function reviewNetworkChange(verdict: Verdict, request: AdmissionRequest, context: AdmissionContext, oldPod: JsonObject, pod: JsonObject, changed: string[]): Decision {
+  if (context.config.immutableNetworks) {
+    for (const k of changed) {
+      verdict.addInvalid(forbidden(annotationPath(POD_LOCATION, k), 'may not be changed after the pod is created (netattach runs with --immutable-networks)'));
+    }
+    return verdict.build();
+  }
+  if (changed.includes(DEFAULT_NETWORK_ANNOTATION)) {
+    verdict.warnNote({
+      path: annotationPath(POD_LOCATION, DEFAULT_NETWORK_ANNOTATION),
+      text: 'has no effect on a running pod: Multus sets up the default network once, when the pod starts',
+    });
+  }
+  const namespace = namespaceOf(request);
+  const before = readPodNetworks(oldPod, POD_LOCATION, namespace, context.config);
+  const nets = readPodNetworks(pod, POD_LOCATION, namespace, context.config);
+  const heldBefore = new Set(addressFacts(resolvable(before)).map(addressKey));
+  judgeNetworks(verdict, nets, pod, request, context, { template: false, namespace, warnOnly: false, change: { heldBefore } });
+  // Certain to fail when the controller plugs it (no device was allocated): an object error.
+  verdict.addInvalid(...addedDevices(resolvable(before), resolvable(nets), pod, context.nads));
   return verdict.build();
 }
 

@@ -5,6 +5,7 @@ import type { FieldError } from '../field/index.js';
 import type { Warning } from './warnings.js';
 import type { NadLookup } from '../nads/types.js';
 import { NO_EXTRA_READERS, type ExtraReaders } from '../nads/plugins.js';
+import { DEFAULT_SHARING_OWNERS } from '../policy/owner.js';
 import type { Finding, PolicyEvaluator, AddressClaim } from '../policy/types.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
@@ -126,6 +127,10 @@ export interface AdmissionConfig {
   podNetInfo: { enabled: boolean; volumeName: string; mountPath: string };
   /** Plugin types the admin declares as readers of a MAC or IPs (`--plugin-reads`), beyond the built-in table. */
   pluginReads: ExtraReaders;
+  /** `group/Kind` of controller owners whose pods share hardware addresses (a KubeVirt VMI's migration pods). */
+  addressSharingOwners: readonly string[];
+  /** Refuse any change of a running pod's network annotations (default: validate it, as for hotplug). */
+  immutableNetworks: boolean;
 }
 
 export const DEFAULT_ADMISSION_CONFIG: AdmissionConfig = {
@@ -133,4 +138,6 @@ export const DEFAULT_ADMISSION_CONFIG: AdmissionConfig = {
   resourceNameKeys: ['k8s.v1.cni.cncf.io/resourceName'],
   podNetInfo: { enabled: false, volumeName: 'podnetinfo', mountPath: '/etc/podnetinfo' },
   pluginReads: NO_EXTRA_READERS,
+  addressSharingOwners: DEFAULT_SHARING_OWNERS,
+  immutableNetworks: false,
 };

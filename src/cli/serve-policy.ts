@@ -32,6 +32,8 @@ export interface PolicyWiringOptions {
   podWatch: boolean;
   /** Where an unqualified default-network name resolves (the admission config's). */
   defaultNetworkNamespace?: string;
+  /** `group/Kind` of owners whose pods share addresses (the admission config's). */
+  sharingOwners?: readonly string[];
   logger: Logger;
   /** How often expired reservations are dropped (default 60 s). */
   sweepMs?: number;
@@ -121,7 +123,7 @@ export async function wirePolicy(options: PolicyWiringOptions): Promise<PolicyWi
   let podIndex = 'reservations only (no cluster)';
   if (kc && options.podWatch) {
     const usage = new NadUsage();
-    const pods = new PodAddressSource(kc, index, { ...common, usage, ...(options.defaultNetworkNamespace ? { defaultNetworkNamespace: options.defaultNetworkNamespace } : {}) });
+    const pods = new PodAddressSource(kc, index, { ...common, usage, ...(options.defaultNetworkNamespace ? { defaultNetworkNamespace: options.defaultNetworkNamespace } : {}), ...(options.sharingOwners ? { sharingOwners: options.sharingOwners } : {}) });
     podsUsingNad = (ns, name) => usage.podsUsing(ns, name);
     background.push({ name: 'pod watch', start: () => pods.start(), stop: () => pods.stop() });
     readiness.pods = syncedCheck('pod watch', pods);

@@ -13,6 +13,7 @@ import { createServer, createLogger, LOG_LEVELS, parseGoDuration, type LogLevel,
 import { createNadSource, parsePluginReads, tryLoadKubeConfig, type NadSource } from '../nads/index.js';
 import { getObject, kubeconfigCredentials, kubeTransport, type KubeCredentials } from '../kube/index.js';
 import { DEFAULT_ADMISSION_CONFIG } from '../admission/types.js';
+import { parseSharingOwners } from '../policy/owner.js';
 import { wirePolicy, type PolicyWiring } from './serve-policy.js';
 
 const MiB = 1024 * 1024;
@@ -49,6 +50,12 @@ Options:
   --plugin-reads TYPE=KEYS       a CNI plugin type the built-in table does not know that reads
                                  mac, ips (CNI_ARGS or args.cni) or guid (args.cni); repeatable
                                                                    NETATTACH_PLUGIN_READS (';'-separated)
+  --address-sharing-owner GROUP/KIND  an owner whose pods share their MACs and GUIDs (pods it
+                                 moves, such as a VM's migration target); repeatable, replaces
+                                 the default             NETATTACH_ADDRESS_SHARING_OWNERS (kubevirt.io/VirtualMachineInstance)
+  --immutable-networks           refuse any change of a running pod's network annotations
+                                 (default: validate the change, as for hotplug)
+                                                                   NETATTACH_IMMUTABLE_NETWORKS (false)
   --body-limit SIZE              largest request body (bytes, or Ki/Mi suffix)
                                                                    NETATTACH_BODY_LIMIT (4Mi)
   --shutdown-grace DURATION      time to drain requests on SIGTERM NETATTACH_SHUTDOWN_GRACE (20s)
@@ -114,6 +121,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
       ...options,
       'resource-name-key': { type: 'string', multiple: true },
       'plugin-reads': { type: 'string', multiple: true },
+      'address-sharing-owner': { type: 'string', multiple: true },
+      'immutable-networks': { type: 'boolean' },
       podnetinfo: { type: 'boolean' },
       'no-pod-watch': { type: 'boolean' },
       dev: { type: 'boolean' },
@@ -149,6 +158,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
   const clientCa = get('client-ca');
   const extraKeys = values['resource-name-key'] ?? (env.NETATTACH_RESOURCE_NAME_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean);
   const pluginReads = parsePluginReads(values['plugin-reads'] ?? (env.NETATTACH_PLUGIN_READS ?? '').split(';').map((k) => k.trim()).filter(Boolean));
+  const ownerFlags = values['address-sharing-owner'] ?? (env.NETATTACH_ADDRESS_SHARING_OWNERS !== undefined ? env.NETATTACH_ADDRESS_SHARING_OWNERS.split(',').map((k) => k.trim()).filter(Boolean) : undefined);
+  const addressSharingOwners = ownerFlags ? parseSharingOwners(ownerFlags) : [...DEFAULT_ADMISSION_CONFIG.addressSharingOwners];
   const nads = get('nads');
   const kubeconfig = get('kubeconfig');
   const policy = get('policy');
@@ -177,6 +188,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
         resourceNameKeys: [...new Set([...DEFAULT_ADMISSION_CONFIG.resourceNameKeys, ...extraKeys])],
         podNetInfo: { ...DEFAULT_ADMISSION_CONFIG.podNetInfo, enabled: values.podnetinfo ?? flagBool('podnetinfo', env.NETATTACH_PODNETINFO) },
         pluginReads,
+        addressSharingOwners,
+        immutableNetworks: values['immutable-networks'] ?? flagBool('immutable-networks', env.NETATTACH_IMMUTABLE_NETWORKS),
       },
     },
   };
@@ -265,6 +278,7 @@ export async function startServe(argv: string[], io: CliIO): Promise<Serving | '
     ...(kubeConfig ? { kubeConfig } : {}),
     podWatch: config.podWatch,
     defaultNetworkNamespace: config.server.admission.defaultNetworkNamespace,
+    sharingOwners: config.server.admission.addressSharingOwners,
     logger,
   });
   logger.info(policy.summary, kubeConfig ? 'policies: cluster mode' : 'policies: offline mode');

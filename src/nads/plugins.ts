@@ -25,6 +25,8 @@ export interface PluginFacts {
   argsCni: readonly ArgsCniKey[];
   /** Calls the IPAM plugin named in its `ipam` section (so `IP=` reaches that IPAM). */
   delegatesIpam: boolean;
+  /** Decodes args.cni as a map of strings: any non-string `cni-args` value fails its ADD. */
+  argsCniStringsOnly?: boolean;
 }
 
 export interface IpamFacts {
@@ -51,6 +53,7 @@ export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, Pl
   ['bridge', { source: `${PLUGINS_REPO} plugins/main/bridge/bridge.go`, macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: ['mac'], delegatesIpam: true }],
   ['macvlan', { source: `${PLUGINS_REPO} plugins/main/macvlan/macvlan.go`, macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: [], delegatesIpam: true }],
   ['tuning', { source: `${PLUGINS_REPO} plugins/meta/tuning/tuning.go`, macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: ['mac'], delegatesIpam: false }],
+  ['tap', { source: `${PLUGINS_REPO} plugins/main/tap/tap.go`, macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: [], delegatesIpam: true }],
   ['ipvlan', { source: `${PLUGINS_REPO} plugins/main/ipvlan/ipvlan.go`, ...none, delegatesIpam: true }],
   ['vlan', { source: `${PLUGINS_REPO} plugins/main/vlan/vlan.go`, ...none, delegatesIpam: true }],
   ['ptp', { source: `${PLUGINS_REPO} plugins/main/ptp/ptp.go`, ...none, delegatesIpam: true }],
@@ -60,8 +63,8 @@ export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, Pl
   ['firewall', { source: `${PLUGINS_REPO} plugins/meta/firewall/firewall.go`, ...none, delegatesIpam: false }],
   ['sbr', { source: `${PLUGINS_REPO} plugins/meta/sbr/main.go`, ...none, delegatesIpam: false }],
   ['vrf', { source: `${PLUGINS_REPO} plugins/meta/vrf/main.go`, ...none, delegatesIpam: false }],
-  ['sriov', { source: 'k8snetworkplumbingwg/sriov-cni v2.10.0 pkg/config/config.go', macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: [], delegatesIpam: true }],
-  ['ib-sriov', { source: 'k8snetworkplumbingwg/ib-sriov-cni v1.3.0 pkg/config/config.go', macFromCniArgs: false, runtimeConfig: ['infinibandGUID'], argsCni: ['guid'], delegatesIpam: true }],
+  ['sriov', { source: 'k8snetworkplumbingwg/sriov-cni v2.10.0 pkg/types/types.go', macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: [], delegatesIpam: true }],
+  ['ib-sriov', { source: 'k8snetworkplumbingwg/ib-sriov-cni v1.3.0 pkg/types/types.go, cmd/ib-sriov-cni/main.go', macFromCniArgs: false, runtimeConfig: ['infinibandGUID'], argsCni: ['guid'], delegatesIpam: true, argsCniStringsOnly: true }],
   ['ipoib', { source: 'Mellanox/ipoib-cni v1.2.2 cmd/ipoib/ipoib.go', ...none, delegatesIpam: true }],
   ['ovs', { source: 'k8snetworkplumbingwg/ovs-cni v0.39.0 pkg/plugin/plugin.go', macFromCniArgs: true, runtimeConfig: [], argsCni: [], delegatesIpam: true }],
   ['accelerated-bridge', { source: 'k8snetworkplumbingwg/accelerated-bridge-cni v0.6.0 pkg/config/config.go', macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: [], delegatesIpam: true }],

@@ -4,12 +4,15 @@
 // (Network, Cluster). Compact on purpose (100,000 pods must stay well under 100 MB): no pod
 // objects, no concatenated keys; namespaces and networks are interned.
 import type { AddressClaim, AddressKind, AddressReservations } from './types.js';
+import type { SharingOwner } from './owner.js';
 
 export interface PodRef {
   namespace: string;
   name?: string;
   generateName?: string;
   uid?: string;
+  /** An owner that moves its pods (a KubeVirt VMI): its pods hold their addresses as one. */
+  owner?: SharingOwner;
 }
 
 /** One address a live pod holds on one network (`ns/name`). */
@@ -28,6 +31,8 @@ export interface Holder {
   network: string;
   /** Reservations only: when it lapses unless the watch sees the pod first (ms since epoch). */
   expires?: number;
+  /** The owner the address is held for, when the pod has one that moves pods (`VM ns/name`). */
+  owner?: SharingOwner;
 }
 
 export interface AddressIndexOptions {
@@ -43,6 +48,7 @@ interface PodRecord {
   held: string | string[];
   /** Resync generation that last saw the pod. */
   gen: number;
+  owner?: SharingOwner;
 }
 
 interface LiveHolder {
@@ -55,6 +61,7 @@ interface Reservation {
   uid?: string;
   network: string;
   expires: number;
+  owner?: SharingOwner;
 }
 
 const GUID_LENGTH = 23;
@@ -81,12 +88,13 @@ export class AddressIndex implements AddressReservations {
   }
 
   /** Sets what a live pod holds (replacing what it held) and confirms its reservations. */
-  setPod(ref: { namespace: string; name: string; uid?: string }, addresses: readonly PodAddress[]): void {
+  setPod(ref: { namespace: string; name: string; uid?: string; owner?: SharingOwner }, addresses: readonly PodAddress[]): void {
     this.removePod(ref.namespace, ref.name);
     this.confirm(`${ref.namespace}/${ref.name}`, ref.uid);
     if (addresses.length === 0) return;
     const ns = this.intern(ref.namespace);
     const rec: PodRecord = { ns, name: ref.name, held: addresses.length === 1 ? addresses[0]!.value : addresses.map((a) => a.value), gen: this.gen };
+    if (ref.owner) rec.owner = ref.owner;
     for (const a of addresses) {
       const map = a.kind === 'mac' ? this.mac : this.guid;
       const holder: LiveHolder = { pod: rec, network: this.intern(a.network) };
@@ -154,23 +162,27 @@ export class AddressIndex implements AddressReservations {
       }
       const r: Reservation = { pod, network, expires };
       if (c.pod.uid) r.uid = c.pod.uid;
+      if (c.pod.owner) r.owner = c.pod.owner;
       if (list) list.push(r);
       else this.reservations.set(k, [r]);
     }
   }
 
   /**
-   * Holders of `value` other than `self`: on the same network (scope Network) or anywhere
-   * (Cluster). Live holders first, then unexpired reservations.
+   * Holders of `value` other than `self` (and other than pods of `self`'s sharing owner): on the
+   * same network (scope Network) or anywhere (Cluster). Live holders first, then unexpired
+   * reservations.
    */
   conflicts(kind: AddressKind, value: string, network: string, scope: 'Network' | 'Cluster', self: PodRef): Holder[] {
     const out: Holder[] = [];
     const selfKey = self.name ? `${self.namespace}/${self.name}` : undefined;
+    const ownerKey = self.owner?.key;
     const inScope = (n: string): boolean => scope === 'Cluster' || n === network || n === '*' || network === '*';
     const cur = (kind === 'mac' ? this.mac : this.guid).get(value);
     for (const h of cur === undefined ? [] : Array.isArray(cur) ? cur : [cur]) {
       const pod = `${h.pod.ns}/${h.pod.name}`;
-      if (pod !== selfKey && inScope(h.network)) out.push({ pod, network: h.network });
+      if (pod === selfKey || !inScope(h.network) || (ownerKey !== undefined && h.pod.owner?.key === ownerKey)) continue;
+      out.push(h.pod.owner ? { pod, network: h.network, owner: h.pod.owner } : { pod, network: h.network });
     }
     const k = reservationKey(kind, value);
     const pending = this.reservations.get(k);
@@ -180,7 +192,7 @@ export class AddressIndex implements AddressReservations {
       if (alive.length === 0) this.reservations.delete(k);
       else if (alive.length !== pending.length) this.reservations.set(k, alive);
       for (const r of alive) {
-        const same = (!!self.uid && r.uid === self.uid) || (selfKey !== undefined && r.pod === selfKey);
+        const same = (!!self.uid && r.uid === self.uid) || (selfKey !== undefined && r.pod === selfKey) || (ownerKey !== undefined && r.owner?.key === ownerKey);
         if (!same && inScope(r.network)) out.push({ ...r });
       }
     }

@@ -2,8 +2,9 @@
 // the canonical (lower-case colon) values. MAC prefixes compare on whole bytes; GUIDs compare as
 // 64-bit numbers.
 import { child } from '../field/index.js';
-import { canonicalGuid, canonicalMac } from '../annotation/index.js';
-import type { AddressKind, PolicyInput } from './types.js';
+import { argsAddresses, canonicalGuid, canonicalMac } from '../annotation/index.js';
+import type { ParsedNetwork } from '../annotation/index.js';
+import type { AddressKind } from './types.js';
 
 export interface GuidRange {
   from: bigint;
@@ -49,25 +50,35 @@ function guidSpecial(guid: string): string | undefined {
   return undefined;
 }
 
-export function addressFacts(input: PolicyInput): AddressFact[] {
+function macFact(mac: string, network: string, path: string): AddressFact {
+  if (mac.length === 17) return { kind: 'mac', value: mac, network, path, ethernet: true, special: macSpecial(mac), label: `MAC ${mac}` };
+  const guid = mac.slice(36); // bytes 12-19 of a 20-byte IPoIB address: the port GUID
+  return { kind: 'mac', value: mac, network, path, ethernet: false, guid, guidValue: guidNumber(guid), special: guidSpecial(guid), label: `IPoIB port GUID ${guid}` };
+}
+
+const guidFact = (guid: string, network: string, path: string): AddressFact =>
+  ({ kind: 'infiniband-guid', value: guid, network, path, ethernet: false, guid, guidValue: guidNumber(guid), special: guidSpecial(guid), label: `GUID ${guid}` });
+
+/**
+ * The hardware addresses a request asks for: top-level `mac` and `infiniband-guid`, and the same
+ * through `cni-args` (`mac`, `guid`), which plugins read too. An address given both ways on one
+ * network is one address (the top-level path names it).
+ */
+export function addressFacts(networks: readonly ParsedNetwork[]): AddressFact[] {
   const out: AddressFact[] = [];
-  for (const n of input.networks) {
+  for (const n of networks) {
     const network = `${n.selection.namespace}/${n.selection.name}`;
+    const first = out.length;
     const mac = typeof n.selection.mac === 'string' ? canonicalMac(n.selection.mac) : undefined;
-    if (mac) {
-      const path = child(n.path, 'mac');
-      if (mac.length === 17) {
-        out.push({ kind: 'mac', value: mac, network, path, ethernet: true, special: macSpecial(mac), label: `MAC ${mac}` });
-      } else {
-        const guid = mac.slice(36); // bytes 12-19 of a 20-byte IPoIB address: the port GUID
-        out.push({ kind: 'mac', value: mac, network, path, ethernet: false, guid, guidValue: guidNumber(guid), special: guidSpecial(guid), label: `IPoIB port GUID ${guid}` });
-      }
-    }
+    if (mac) out.push(macFact(mac, network, child(n.path, 'mac')));
     const g = n.selection['infiniband-guid'];
     const guid = typeof g === 'string' ? canonicalGuid(g) : undefined;
-    if (guid) {
-      const path = child(n.path, 'infiniband-guid');
-      out.push({ kind: 'infiniband-guid', value: guid, network, path, ethernet: false, guid, guidValue: guidNumber(guid), special: guidSpecial(guid), label: `GUID ${guid}` });
+    if (guid) out.push(guidFact(guid, network, child(n.path, 'infiniband-guid')));
+    for (const a of argsAddresses(n)) {
+      if (a.canonical === undefined) continue;
+      const kind = a.key === 'mac' ? 'mac' : 'infiniband-guid';
+      if (out.some((f, i) => i >= first && f.kind === kind && f.value === a.canonical)) continue;
+      out.push(kind === 'mac' ? macFact(a.canonical, network, a.path) : guidFact(a.canonical, network, a.path));
     }
   }
   return out;

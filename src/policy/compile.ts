@@ -23,6 +23,7 @@ export interface CompiledRules {
   uniqueAddresses?: { action: Action; mac?: UniquenessScope; 'infiniband-guid'?: UniquenessScope };
   networkExists?: { action: Action };
   capabilities?: { action: Action };
+  immutableNetworks?: { action: Action };
   interfaceNames?: { action: Action; allowed: Glob[] };
 }
 
@@ -93,6 +94,7 @@ export function compilePolicy(doc: PolicyDocument): { policy?: CompiledPolicy; e
   }
   if (r.networkExists) rules.networkExists = { action: r.networkExists.action };
   if (r.capabilities) rules.capabilities = { action: r.capabilities.action };
+  if (r.immutableNetworks) rules.immutableNetworks = { action: r.immutableNetworks.action };
   if (r.interfaceNames) rules.interfaceNames = { action: r.interfaceNames.action ?? base, allowed: r.interfaceNames.allowed.map(compileGlob) };
 
   if (errors.length) return { errors };

@@ -37,6 +37,7 @@ export interface PolicyRules {
   uniqueAddresses?: { action?: Action; mac?: UniquenessScope; 'infiniband-guid'?: UniquenessScope };
   networkExists?: { action: Action };
   capabilities?: { action: Action };
+  immutableNetworks?: { action: Action };
   interfaceNames?: { action?: Action; allowed: string[] };
 }
 
@@ -50,6 +51,7 @@ export const RULE_ORDER: readonly RuleName[] = [
   'hardwareAddresses',
   'uniqueAddresses',
   'interfaceNames',
+  'immutableNetworks',
   'networkExists',
   'capabilities',
 ];

@@ -78,7 +78,7 @@ export function evaluatePolicies(set: PolicySet, input: PolicyInput, index?: Add
 
   const builtin = input.builtin.map((f) => regrade(f, applying));
   let facts: AddressFact[] | undefined;
-  const addresses = (): AddressFact[] => (facts ??= addressFacts(input));
+  const addresses = (): AddressFact[] => (facts ??= addressFacts(input.networks));
   const lookups = new Map<string, readonly Holder[]>();
   const self = { namespace: input.namespace, ...input.pod };
   const holders = (a: AddressFact, scope: UniquenessScope): readonly Holder[] => {
@@ -96,6 +96,7 @@ export function evaluatePolicies(set: PolicySet, input: PolicyInput, index?: Add
     if (r.hardwareAddresses) findings.push(...rules.hardwareAddresses(r.hardwareAddresses, ctx));
     if (r.uniqueAddresses) findings.push(...rules.uniqueAddresses(r.uniqueAddresses, ctx));
     if (r.interfaceNames) findings.push(...rules.interfaceNames(r.interfaceNames, ctx));
+    if (r.immutableNetworks) findings.push(...rules.immutableNetworks(r.immutableNetworks, ctx));
   }
   return { findings: [...builtin, ...findings], claims: claimsOf(input, addresses) };
 }
@@ -123,5 +124,6 @@ function claimsOf(input: PolicyInput, addresses: () => AddressFact[]): AddressCl
   if (input.pod.name) pod.name = input.pod.name;
   if (input.pod.generateName) pod.generateName = input.pod.generateName;
   if (input.pod.uid) pod.uid = input.pod.uid;
+  if (input.pod.owner) pod.owner = input.pod.owner;
   return addresses().map((a) => ({ kind: a.kind, value: a.value, scope: `network:${a.network}`, pod }));
 }

@@ -16,3 +16,4 @@ export { PodAddressSource, podNetworkFacts, LIVE_PODS_FIELD_SELECTOR, type PodNe
 export { NadUsage, type NadUsageStats } from './nad-usage.js';
 export { policyCrd, renderPolicyCrd } from './crd.js';
 export type { PolicyLogger } from './log.js';
+export { DEFAULT_SHARING_OWNERS, parseSharingOwners, sharingOwnerOf, type SharingOwner } from './owner.js';

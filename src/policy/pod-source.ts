@@ -3,9 +3,12 @@
 // are read, and only the addresses and NAD keys are kept. Pods that finished (Succeeded, Failed) leave the watch
 // through its field selector, which the apiserver reports as DELETED, so their addresses are
 // released although metadata carries no phase.
-import { canonicalGuid, canonicalMac, DEFAULT_MULTUS_NAMESPACE, parseDefaultNetwork, parseNetworks } from '../annotation/index.js';
+import { DEFAULT_MULTUS_NAMESPACE, parseDefaultNetwork, parseNetworks } from '../annotation/index.js';
+import { addressFacts } from './addresses.js';
+import { DEFAULT_SHARING_OWNERS, sharingOwnerOf } from './owner.js';
 import { DEFAULT_NETWORK_ANNOTATION, NETWORKS_ANNOTATION, type ParsedNetwork } from '../annotation/types.js';
 import type { AddressIndex, PodAddress } from './address-index.js';
+import type { SharingOwner } from './owner.js';
 import type { NadUsage } from './nad-usage.js';
 import type { PolicyLogger } from './log.js';
 import { ListWatch, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, transportFor, WatchedCache, type KubeObject, type KubeTransport, type KubeCredentials } from '../kube/index.js';
@@ -33,23 +36,28 @@ export function podNetworkFacts(
   const selected: ParsedNetwork[] = [];
   if (annotation) selected.push(...parseNetworks(annotation, { namespace }).networks);
   if (defaultNetwork) selected.push(...parseDefaultNetwork(defaultNetwork, { defaultNamespace: defaultNetworkNamespace }).networks);
-  for (const n of selected) {
-    const network = `${n.selection.namespace}/${n.selection.name}`;
-    out.nads.push(network);
-    const mac = typeof n.selection.mac === 'string' ? canonicalMac(n.selection.mac) : undefined;
-    if (mac) out.addresses.push({ kind: 'mac', value: mac, network });
-    const g = n.selection['infiniband-guid'];
-    const guid = typeof g === 'string' ? canonicalGuid(g) : undefined;
-    if (guid) out.addresses.push({ kind: 'infiniband-guid', value: guid, network });
-  }
+  for (const n of selected) out.nads.push(`${n.selection.namespace}/${n.selection.name}`);
+  // The same reading as admission's (top level and cni-args), so a reservation and the pod it
+  // becomes hold the same addresses.
+  for (const a of addressFacts(selected)) out.addresses.push({ kind: a.kind, value: a.value, network: a.network });
   return out;
 }
 
-export function indexPod(index: AddressIndex, obj: KubeObject, usage?: NadUsage, defaultNetworkNamespace?: string): void {
+export function indexPod(
+  index: AddressIndex,
+  obj: KubeObject,
+  usage?: NadUsage,
+  defaultNetworkNamespace?: string,
+  sharingOwners: readonly string[] = DEFAULT_SHARING_OWNERS,
+): void {
   const md = obj.metadata;
   if (!md?.namespace || !md.name) return;
   const facts = podNetworkFacts(md.namespace, md.annotations?.[NETWORKS_ANNOTATION], md.annotations?.[DEFAULT_NETWORK_ANNOTATION], defaultNetworkNamespace);
-  index.setPod(md.uid ? { namespace: md.namespace, name: md.name, uid: md.uid } : { namespace: md.namespace, name: md.name }, facts.addresses);
+  const ref: { namespace: string; name: string; uid?: string; owner?: SharingOwner } = { namespace: md.namespace, name: md.name };
+  if (md.uid) ref.uid = md.uid;
+  const owner = facts.addresses.length ? sharingOwnerOf(md, sharingOwners, md.namespace) : undefined;
+  if (owner) ref.owner = owner;
+  index.setPod(ref, facts.addresses);
   usage?.setPod(md.namespace, md.name, facts.nads);
 }
 
@@ -76,6 +84,8 @@ export class PodAddressSource extends WatchedCache {
       usage?: NadUsage;
       /** Where an unqualified default-network name resolves (`--default-network-namespace`). */
       defaultNetworkNamespace?: string;
+      /** `group/Kind` of owners whose pods share addresses (`--address-sharing-owner`). */
+      sharingOwners?: readonly string[];
     } = {},
   ) {
     super();
@@ -90,7 +100,7 @@ export class PodAddressSource extends WatchedCache {
       onError: (err) => options.logger?.warn({ err: String(err) }, 'pod watch failed; retrying'),
       handler: {
         resync: () => (index.beginResync(), options.usage?.beginResync()),
-        upsert: (o) => indexPod(index, o, options.usage, options.defaultNetworkNamespace),
+        upsert: (o) => indexPod(index, o, options.usage, options.defaultNetworkNamespace, options.sharingOwners),
         remove: (o) => unindexPod(index, o, options.usage),
         resynced: () => (index.endResync(), options.usage?.endResync()),
       },

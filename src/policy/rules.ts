@@ -2,6 +2,7 @@
 // the address index. Every message names the policy and the rule.
 import type { FieldError } from '../field/index.js';
 import { child } from '../field/index.js';
+import { ARGS_KEY_FIELD, argsAddresses } from '../annotation/index.js';
 import type { Action, Finding, PolicyInput } from './types.js';
 import type { CompiledRules } from './compile.js';
 import type { RuleName, UniquenessScope } from './document.js';
@@ -64,6 +65,15 @@ export function requestedFields(r: NonNullable<CompiledRules['requestedFields']>
       if (n.selection[field] === undefined) continue;
       out.push(finding(ctx, 'requestedFields', r.action, child(n.path, field), `${who} may not set ${field}`));
     }
+    // cni-args is a second door to the same plugins: the rule covers it too, valid value or not.
+    const doors = new Set<string>();
+    for (const a of argsAddresses(n)) {
+      const field = ARGS_KEY_FIELD[a.key];
+      const at = a.key === 'ips' ? child(child(n.path, 'cni-args'), a.written) : a.path;
+      if (!r.forbidden.includes(field) || doors.has(at)) continue;
+      doors.add(at);
+      out.push(finding(ctx, 'requestedFields', r.action, at, `${who} may not set ${field} (here through cni-args "${a.written}")`));
+    }
   }
   return out;
 }
@@ -90,11 +100,18 @@ export function hardwareAddresses(r: NonNullable<CompiledRules['hardwareAddresse
  * name and judges it.
  */
 export const judgesUniqueness = (input: PolicyInput): boolean =>
-  !input.template && input.operation === 'CREATE' && !!(input.pod.name || input.pod.uid);
+  !input.template && (input.operation === 'CREATE' || input.change !== undefined) && !!(input.pod.name || input.pod.uid);
+
+/** How an address is named in `PolicyInput.change.heldBefore`. */
+export const addressKey = (a: { kind: string; value: string; network: string }): string => `${a.kind} ${a.value} ${a.network}`;
 
 function describeHolder(h: Holder, namespace: string): string {
   const pending = h.expires !== undefined ? 'being created' : 'running';
   const ns = h.pod.slice(0, h.pod.indexOf('/'));
+  if (h.owner) {
+    const who = h.owner.namespace === namespace ? h.owner.label : 'a pod in another namespace';
+    return `${who} (a pod ${pending})${h.network !== '*' ? ` on network ${h.network}` : ''}`;
+  }
   // Pods of other namespaces are not named: their names are not the requester's business.
   const who = ns === namespace ? `pod ${h.pod.endsWith('*') ? `${h.pod.slice(0, -1)}<generated>` : h.pod}` : 'a pod in another namespace';
   return `${who} (${pending})${h.network !== '*' ? ` on network ${h.network}` : ''}`;
@@ -110,6 +127,8 @@ export function uniqueAddresses(r: NonNullable<CompiledRules['uniqueAddresses']>
     if (!scope) continue;
     const twin = seen.find((s) => s.kind === a.kind && s.value === a.value && (scope === 'Cluster' || s.network === a.network));
     seen.push(a);
+    // A running pod's change is judged for what it adds: what it held is its own already.
+    if (input.change?.heldBefore.has(addressKey(a))) continue;
     if (twin) {
       out.push(finding(ctx, 'uniqueAddresses', r.action, a.path, `${a.label} is also requested at ${twin.path} (scope ${scope})`));
       continue;
@@ -130,4 +149,9 @@ export function interfaceNames(r: NonNullable<CompiledRules['interfaceNames']>, 
     out.push(finding(ctx, 'interfaceNames', r.action, child(n.path, 'interface'), `interface name "${name}" does not match ${r.allowed.map((g) => JSON.stringify(g.source)).join(', ')}`));
   }
   return out;
+}
+
+export function immutableNetworks(r: NonNullable<CompiledRules['immutableNetworks']>, ctx: RuleContext): Finding[] {
+  if (!ctx.input.change) return [];
+  return [finding(ctx, 'immutableNetworks', r.action, ctx.input.annotationPath, 'the networks of a running pod may not be changed (no NIC hotplug)')];
 }

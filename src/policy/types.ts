@@ -6,6 +6,7 @@ import type { FieldError } from '../field/index.js';
 import type { ParsedNetwork } from '../annotation/types.js';
 import type { NadLookup } from '../nads/types.js';
 import type { Operation, UserInfo } from '../admission/types.js';
+import type { SharingOwner } from './owner.js';
 
 export type Action = 'Enforce' | 'Warn' | 'Audit';
 
@@ -30,7 +31,7 @@ export interface AddressClaim {
   value: string;
   /** `network:<ns>/<name>` or `cluster` (e.g. one InfiniBand fabric). */
   scope: string;
-  pod: { namespace: string; name?: string; generateName?: string; uid?: string };
+  pod: { namespace: string; name?: string; generateName?: string; uid?: string; owner?: SharingOwner };
 }
 
 /** Everything policy needs to judge one pod (or pod template). */
@@ -39,7 +40,7 @@ export interface PolicyInput {
   namespace: string;
   namespaceLabels: Record<string, string>;
   userInfo: UserInfo;
-  pod: { name?: string; generateName?: string; uid?: string };
+  pod: { name?: string; generateName?: string; uid?: string; owner?: SharingOwner };
   /** True for pod templates of workloads: uniqueness is not checked, nothing is claimed. */
   template: boolean;
   dryRun: boolean;
@@ -49,6 +50,11 @@ export interface PolicyInput {
   nads: (namespace: string, name: string) => NadLookup;
   /** Findings of the built-in rules, action Enforce, for the policy to re-grade. */
   builtin: Finding[];
+  /**
+   * UPDATE of a running pod whose network annotations change (hotplug): the addresses
+   * (`kind value network`) it held before, which uniqueness does not judge again.
+   */
+  change?: { heldBefore: ReadonlySet<string> };
 }
 
 export interface PolicyResult {

@@ -84,8 +84,9 @@ async function resolveNads(unique: ReadonlyMap<string, { namespace: string; name
   return resolved;
 }
 
-const isPodCreate = (r: AdmissionRequest): boolean =>
-  r.operation === 'CREATE' && r.kind?.kind === 'Pod' && (r.kind.group ?? '') === '' && !r.subResource;
+/** A Pod CREATE, or an UPDATE that may add networks (hotplug): the requests whose addresses are reserved. */
+const isPodWrite = (r: AdmissionRequest): boolean =>
+  (r.operation === 'CREATE' || r.operation === 'UPDATE') && r.kind?.kind === 'Pod' && (r.kind.group ?? '') === '' && !r.subResource;
 
 /** What the apiserver checks of a response; a violation is a netattach bug, answered as an error. */
 function contractProblem(review: AdmissionReview, apiVersion: AdmissionApiVersion, uid: string, endpoint: Endpoint): string | undefined {
@@ -170,7 +171,7 @@ function decide(deps: PipelineDeps, request: AdmissionRequest, apiVersion: Admis
       config: deps.config,
       ...(deps.podsUsingNad ? { podsUsingNad: deps.podsUsingNad } : {}),
     });
-    if (decision.allowed && !request.dryRun && isPodCreate(request) && decision.claims.length > 0) {
+    if (decision.allowed && !request.dryRun && isPodWrite(request) && decision.claims.length > 0) {
       deps.reservations.reserve(decision.claims);
     }
     const review = deps.core.toResponse(apiVersion, request.uid, decision, endpoint);

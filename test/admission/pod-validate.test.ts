@@ -195,20 +195,59 @@ t.test('the policy sees the pod, its namespace and the built-in findings; its cl
   t.equal(ok.claims.length, 1);
 });
 
-t.test('pod UPDATE: a changed networks annotation is denied, anything else is allowed unjudged', async (t) => {
+t.test('pod UPDATE: a changed networks annotation is judged like a new pod (hotplug); anything else is allowed unjudged', async (t) => {
+  const before = pod({ networks: 'sriov-a' });
+  const cases: Array<{ name: string; after: Record<string, unknown>; errors?: string[]; warnings?: RegExp[]; code?: number }> = [
+    { name: 'a network without a device added (bridge hotplug)', after: pod({ networks: 'sriov-a, ipoib' }) },
+    { name: 'networks removed (hotunplug)', after: pod() },
+    {
+      name: 'a second attachment needing a device the pod does not request',
+      after: pod({ networks: 'sriov-a, sriov-a' }),
+      code: 422,
+      errors: [
+        `${ANN}[1]: Forbidden: default/sriov-a needs device resource "intel.com/sriov_a" (2 for the pod's networks; its containers request 0), and a running pod's resources cannot grow: create the pod anew with this network (KubeVirt migrates the VM)`,
+      ],
+    },
+    {
+      name: 'a device the containers already request is fine',
+      after: pod({ networks: 'sriov-a, sriov-a', containers: [{ name: 'app', resources: { requests: { 'intel.com/sriov_a': '2' }, limits: { 'intel.com/sriov_a': '2' } } }] }),
+    },
+    { name: 'a missing NAD added', after: pod({ networks: 'sriov-a, nope' }), code: 403, errors: [`${ANN}[1]: Not found: "default/nope": no such NetworkAttachmentDefinition`] },
+    { name: 'a malformed value', after: pod({ networks: '[{"name":"sriov-a"},{"name":"sriov-a","mac":"zz"}]' }), code: 422, errors: [`${ANN}[1].mac: Invalid value: "zz": must be a 6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms`] },
+    { name: 'a MAC the chain would ignore', after: pod({ networks: '[{"name":"ipvlan","mac":"02:00:00:00:00:09"}]' }), code: 403, errors: [`${ANN}[0].mac: Forbidden: default/ipvlan would ignore it: no plugin of its chain (ipvlan) reads a MAC (MAC= in CNI_ARGS, or runtimeConfig "mac" where the capability is declared)`] },
+    {
+      name: 'the default network changed: no effect on a running pod, a warning',
+      after: pod({ networks: 'sriov-a', defaultNetwork: 'calico' }),
+      warnings: [/^metadata\.annotations\[v1\.multus-cni\.io\/default-network\]: has no effect on a running pod/],
+    },
+    { name: 'labels changed', after: { ...pod({ networks: 'sriov-a' }), metadata: { name: 'p', labels: { a: 'b' }, annotations: { [NETWORKS]: 'sriov-a' } } } },
+  ];
+  for (const c of cases) {
+    const d = review(request(c.after, { operation: 'UPDATE', oldObject: before }), context(nads, { endpoint: 'validate' }));
+    t.equal(d.allowed, !c.errors, `${c.name}: allowed`);
+    t.same(rendered(d), c.errors ?? [], `${c.name}: errors`);
+    if (c.code) t.equal(d.code, c.code, `${c.name}: code`);
+    t.same(d.patch, [], `${c.name}: an update is never mutated`);
+    const lines = warningLines(d);
+    t.equal(lines.length, c.warnings?.length ?? 0, `${c.name}: warnings ${JSON.stringify(lines)}`);
+    c.warnings?.forEach((w, i) => t.match(lines[i], w, `${c.name}: warning ${i}`));
+  }
+});
+
+t.test('pod UPDATE with --immutable-networks: every change of the network annotations is refused', async (t) => {
   const before = pod({ networks: 'sriov-a' });
   const cases: Array<[string, Record<string, unknown>, string[]]> = [
-    ['networks changed', pod({ networks: 'sriov-a,sriov-a' }), [NETWORKS]],
+    ['networks changed', pod({ networks: 'sriov-a, ipoib' }), [NETWORKS]],
     ['networks removed', pod(), [NETWORKS]],
     ['default network added', pod({ networks: 'sriov-a', defaultNetwork: 'calico' }), [DEFAULT_NETWORK]],
     ['labels changed', { ...pod({ networks: 'sriov-a' }), metadata: { name: 'p', labels: { a: 'b' }, annotations: { [NETWORKS]: 'sriov-a' } } }, []],
   ];
   for (const [name, after, changed] of cases) {
-    const d = review(request(after, { operation: 'UPDATE', oldObject: before }), context(nads, { endpoint: 'validate' }));
+    const d = review(request(after, { operation: 'UPDATE', oldObject: before }), context(nads, { endpoint: 'validate', config: { immutableNetworks: true } }));
     t.equal(d.allowed, changed.length === 0, name);
     t.same(
       rendered(d),
-      changed.map((k) => `metadata.annotations[${k}]: Forbidden: may not be changed after the pod is created (its networks are set up when it starts)`),
+      changed.map((k) => `metadata.annotations[${k}]: Forbidden: may not be changed after the pod is created (netattach runs with --immutable-networks)`),
       name,
     );
     if (changed.length) t.equal(d.code, 422);

@@ -174,15 +174,16 @@ t.test('NADs are resolved before the review; missing and slow ones are reported,
   t.match(denials, /reason="networkExists"\} 2/);
 });
 
-t.test('claims are reserved only for allowed, non-dry-run Pod CREATEs', async (t) => {
+t.test('claims are reserved only for allowed, non-dry-run Pod CREATEs and UPDATEs (hotplug adds addresses)', async (t) => {
   const reserved: unknown[] = [];
   const { url, ca } = await startServer(t, { deps: { reservations: { reserve: (c) => reserved.push(...c) } } });
   const claim = { [SCRIPT]: 'claim' };
   await request(`${url}/validate`, JSON.stringify(podReview({ annotations: claim, dryRun: true })), { ca });
+  t.equal(reserved.length, 0, 'dry-run reserves nothing');
   await request(`${url}/validate`, JSON.stringify(podReview({ annotations: claim, operation: 'UPDATE' })), { ca });
-  t.equal(reserved.length, 0, 'dry-run and UPDATE reserve nothing');
+  t.equal(reserved.length, 1, 'an UPDATE reserves what the core claims');
   await request(`${url}/validate`, JSON.stringify(podReview({ annotations: claim })), { ca });
-  t.equal(reserved.length, 1);
+  t.equal(reserved.length, 2);
 });
 
 t.test('a client that does not trust the CA is refused by TLS', async (t) => {
