@@ -213,7 +213,7 @@ t.test('pod UPDATE: a changed networks annotation is judged like a new pod (hotp
       after: pod({ networks: 'sriov-a, sriov-a', containers: [{ name: 'app', resources: { requests: { 'intel.com/sriov_a': '2' }, limits: { 'intel.com/sriov_a': '2' } } }] }),
     },
     { name: 'a missing NAD added', after: pod({ networks: 'sriov-a, nope' }), code: 403, errors: [`${ANN}[1]: Not found: "default/nope": no such NetworkAttachmentDefinition`] },
-    { name: 'a malformed value', after: pod({ networks: '[{"name":"sriov-a"},{"name":"sriov-a","mac":"zz"}]' }), code: 422, errors: [`${ANN}[1].mac: Invalid value: "zz": must be a 6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms`] },
+    { name: 'a malformed value', after: pod({ networks: '[{"name":"sriov-a"},{"name":"ipoib","mac":"zz"}]' }), code: 422, errors: [`${ANN}[1].mac: Invalid value: "zz": must be a 6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms`] },
     { name: 'a MAC the chain would ignore', after: pod({ networks: '[{"name":"ipvlan","mac":"02:00:00:00:00:09"}]' }), code: 403, errors: [`${ANN}[0].mac: Forbidden: default/ipvlan would ignore it: no plugin of its chain (ipvlan) reads a MAC (MAC= in CNI_ARGS, or runtimeConfig "mac" where the capability is declared)`] },
     {
       name: 'the default network changed: no effect on a running pod, a warning',
