@@ -5,6 +5,7 @@
 // and none reads it (finding `capabilities`, Enforce, re-gradable by policy), or when the NAD's
 // IPAM certainly fails the ADD on it (an object error). Unknown plugins give a warning.
 import { ARGS_KEY_FIELD, argsAddresses, type ParsedNetwork } from '../annotation/index.js';
+import { parseHwAddr } from '../annotation/hwaddr.js';
 import { child, forbidden, index, invalid, notFound, type FieldError } from '../field/index.js';
 import { argsReachOf, ipamsOf, PLUGIN_FACTS, reachOf, type CniSummary, type ExtraReaders, type NadLookup, type Reach, type Requested } from '../nads/index.js';
 import { inRanges } from '../nads/ranges.js';
@@ -102,6 +103,10 @@ function checkRequests(net: ParsedNetwork, ref: string, cni: CniSummary, extra: 
       continue;
     }
     if (reach.status === 'unknown') out.warnings.push(unknownNote(path, reach, selKey === 'ips' || selKey === 'mac' ? selKey : ''));
+    // The parser lets an 8-byte MAC through (Multus's ParseMAC reads it): it fails where a plugin sets it.
+    if (selKey === 'mac' && reach.status === 'read' && typeof value === 'string' && parseHwAddr(value)?.bytes.length === 8) {
+      out.errors.push(invalid(path, value, `an 8-byte address: ${reach.by} sets the MAC on an Ethernet interface, and the ADD would fail (use infiniband-guid for an InfiniBand GUID)`));
+    }
     if (selKey === 'ips' && Array.isArray(value)) {
       const ips = (value as string[]).map((v, j) => ({ value: v, path: index(path, j) }));
       ipamPredictions(ref, cni, ips, path, 'cniArgs', out);

@@ -1,0 +1,74 @@
+import t from 'tap';
+import { argsReachOf, NO_EXTRA_READERS, parsePluginReads, reachOf, summarizeCniConfig, type ArgsCniKey, type Reach, type Requested } from '../../src/nads/index.js';
+
+const chain = (...plugins: object[]) => {
+  const s = summarizeCniConfig(JSON.stringify({ cniVersion: '1.0.0', name: 'n', plugins }));
+  if (!s) throw new Error('unreadable chain');
+  return s;
+};
+const brief = (r: Reach): string => (r.status === 'read' ? `read by ${r.by}` : r.status === 'unknown' ? `unknown: ${r.types.join(', ')}` : 'ignored');
+
+// Each row: what reaches a reader, from docs/cni-runtime.md (CNI_ARGS to every plugin, runtimeConfig
+// only with a declared capability, IPs through the IPAM a plugin calls).
+const topLevel: Array<[string, object[], Requested, string]> = [
+  ['sriov reads MAC= without a capability (SR-IOV operator NADs)', [{ type: 'sriov' }], 'mac', 'read by sriov'],
+  ['ovs reads MAC= only', [{ type: 'ovs' }], 'mac', 'read by ovs'],
+  ['tuning in a chain reads it', [{ type: 'ipvlan' }, { type: 'tuning' }], 'mac', 'read by tuning'],
+  ['ipvlan reads no MAC by any road, even with the capability declared', [{ type: 'ipvlan', capabilities: { mac: true } }], 'mac', 'ignored'],
+  ['an unknown plugin may read MAC=', [{ type: 'vendor-cni' }], 'mac', 'unknown: vendor-cni'],
+  ['an unknown plugin declaring the capability reads it', [{ type: 'vendor-cni', capabilities: { mac: true } }], 'mac', 'read by vendor-cni'],
+  ['ips through static', [{ type: 'macvlan', ipam: { type: 'static' } }], 'ips', 'read by macvlan'],
+  ['ips through whereabouts (CNI_ARGS, no capability)', [{ type: 'ipvlan', ipam: { type: 'whereabouts', range: '10.0.0.0/24' } }], 'ips', 'read by ipvlan'],
+  ['dhcp reads no requested IP', [{ type: 'macvlan', ipam: { type: 'dhcp' } }], 'ips', 'ignored'],
+  ['no IPAM: no IP', [{ type: 'sriov' }], 'ips', 'ignored'],
+  ['an unknown IPAM', [{ type: 'macvlan', ipam: { type: 'my-ipam' } }], 'ips', 'unknown: macvlan (IPAM my-ipam)'],
+  ['tuning calls no IPAM, whatever its config says', [{ type: 'tuning', ipam: { type: 'static' } }], 'ips', 'ignored'],
+  ['GUID: ib-sriov with the capability', [{ type: 'ib-sriov', capabilities: { infinibandGUID: true } }], 'infinibandGUID', 'read by ib-sriov'],
+  ['GUID: ib-sriov without it (runtimeConfig only, capability-gated)', [{ type: 'ib-sriov' }], 'infinibandGUID', 'ignored'],
+  ['GUID: an unknown plugin without the capability never receives it', [{ type: 'vendor-cni' }], 'infinibandGUID', 'ignored'],
+  ['GUID: sriov declaring it does not read it', [{ type: 'sriov', capabilities: { infinibandGUID: true } }], 'infinibandGUID', 'ignored'],
+  ['portMappings: portmap with the capability', [{ type: 'macvlan' }, { type: 'portmap', capabilities: { portMappings: true } }], 'portMappings', 'read by portmap'],
+  ['portMappings: portmap without it', [{ type: 'macvlan' }, { type: 'portmap' }], 'portMappings', 'ignored'],
+  ['bandwidth: the bandwidth plugin with the capability', [{ type: 'bridge' }, { type: 'bandwidth', capabilities: { bandwidth: true } }], 'bandwidth', 'read by bandwidth'],
+];
+
+t.test('top-level keys: read, ignored or unknown, by what the chain really reads', async (t) => {
+  for (const [name, plugins, key, want] of topLevel) t.equal(brief(reachOf(chain(...plugins), key, NO_EXTRA_READERS)), want, name);
+});
+
+const args: Array<[string, object[], ArgsCniKey, string]> = [
+  ['tuning reads args.cni.mac', [{ type: 'sriov' }, { type: 'tuning' }], 'mac', 'read by tuning'],
+  ['bridge reads args.cni.mac', [{ type: 'bridge' }], 'mac', 'read by bridge'],
+  ['sriov does not', [{ type: 'sriov' }], 'mac', 'ignored'],
+  ['ib-sriov reads args.cni.guid, capability or not', [{ type: 'ib-sriov' }], 'guid', 'read by ib-sriov'],
+  ['host-local reads args.cni.ips', [{ type: 'macvlan', ipam: { type: 'host-local', subnet: '10.0.0.0/24' } }], 'ips', 'read by macvlan'],
+  ['whereabouts does not', [{ type: 'macvlan', ipam: { type: 'whereabouts' } }], 'ips', 'ignored'],
+  ['an unknown plugin may', [{ type: 'vendor-cni' }], 'guid', 'unknown: vendor-cni'],
+];
+
+t.test('cni-args keys: the second door', async (t) => {
+  for (const [name, plugins, key, want] of args) t.equal(brief(argsReachOf(chain(...plugins), key, NO_EXTRA_READERS)), want, name);
+});
+
+t.test('--plugin-reads adds readers for MAC and IPs (CNI_ARGS, args.cni) and GUIDs (args.cni), not for capability-gated keys', async (t) => {
+  const extra = parsePluginReads(['vendor-cni=mac,guid']);
+  t.equal(brief(reachOf(chain({ type: 'vendor-cni' }), 'mac', extra)), 'read by vendor-cni');
+  t.equal(brief(reachOf(chain({ type: 'vendor-cni' }), 'infinibandGUID', extra)), 'ignored', 'a GUID reaches runtimeConfig only with the capability');
+  t.equal(brief(argsReachOf(chain({ type: 'vendor-cni' }), 'guid', extra)), 'read by vendor-cni');
+  t.equal(brief(reachOf(chain({ type: 'vendor-cni' }), 'ips', extra)), 'unknown: vendor-cni');
+  t.throws(() => parsePluginReads(['=mac']), /invalid value "=mac"/);
+  t.throws(() => parsePluginReads(['a/b=mac']), /invalid value "a\/b=mac"/);
+});
+
+t.test('the summary keeps each plugin with its capabilities, IPAM type and host-local ranges', async (t) => {
+  const s = chain(
+    { type: 'macvlan', capabilities: { ips: true }, ipam: { type: 'host-local', ranges: [[{ subnet: '10.1.0.0/24', rangeStart: '10.1.0.10', rangeEnd: '10.1.0.20' }], [{ subnet: 'fd00::/64' }]] } },
+    { type: 'tuning', capabilities: { mac: true } },
+  );
+  t.same(s.plugins, [
+    { type: 'macvlan', capabilities: ['ips'], path: 'spec.config.plugins[0]', ipam: { type: 'host-local', ranges: [{ subnet: '10.1.0.0/24', rangeStart: '10.1.0.10', rangeEnd: '10.1.0.20' }, { subnet: 'fd00::/64' }] } },
+    { type: 'tuning', capabilities: ['mac'], path: 'spec.config.plugins[1]' },
+  ]);
+  const legacy = chain({ type: 'bridge', ipam: { type: 'host-local', subnet: '192.168.1.0/24' } });
+  t.same(legacy.plugins[0]!.ipam, { type: 'host-local', ranges: [{ subnet: '192.168.1.0/24' }] });
+});

@@ -1,0 +1,27 @@
+import t from 'tap';
+import { AddressIndex, parseSharingOwners, sharingOwnerOf } from '../../src/policy/index.js';
+import { indexPod } from '../../src/policy/pod-source.js';
+
+const vmiRef = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name: 'vm1', uid: 'vmi-uid', controller: true, blockOwnerDeletion: true };
+const kinds = ['kubevirt.io/VirtualMachineInstance'];
+
+t.test('the controller ownerReference names the sharing owner', async (t) => {
+  t.same(sharingOwnerOf({ ownerReferences: [vmiRef] }, kinds, 'ns'), { key: 'vmi-uid', label: 'VM ns/vm1', namespace: 'ns' });
+  t.equal(sharingOwnerOf({ ownerReferences: [{ ...vmiRef, controller: false }] }, kinds, 'ns'), undefined, 'not the controller');
+  t.equal(sharingOwnerOf({ ownerReferences: [{ ...vmiRef, apiVersion: 'apps/v1', kind: 'ReplicaSet' }] }, kinds, 'ns'), undefined, 'replicas do not share');
+  t.equal(sharingOwnerOf({ ownerReferences: [vmiRef] }, [], 'ns'), undefined, 'an empty list turns sharing off');
+  t.same(sharingOwnerOf({ ownerReferences: [{ ...vmiRef, uid: undefined }] }, kinds, 'ns')?.key, 'kubevirt.io/VirtualMachineInstance/ns/vm1');
+  t.same(sharingOwnerOf({ ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 's', uid: 'u', controller: true }] }, ['apps/StatefulSet'], 'ns')?.label, 'StatefulSet ns/s', 'configurable');
+  t.equal(sharingOwnerOf({ ownerReferences: 'x' }, kinds, 'ns'), undefined);
+  t.same(parseSharingOwners(['kubevirt.io/VirtualMachineInstance', 'kubevirt.io/VirtualMachineInstance']), ['kubevirt.io/VirtualMachineInstance']);
+  t.throws(() => parseSharingOwners(['VirtualMachineInstance']), /expected group\/Kind/);
+});
+
+t.test('the pod watch indexes a VMI pod under its VM', async (t) => {
+  const index = new AddressIndex();
+  const annotations = { 'k8s.v1.cni.cncf.io/networks': '[{"name":"a","namespace":"ns","mac":"02:00:00:00:00:01","interface":"podb1f51a511f1"}]' };
+  indexPod(index, { metadata: { namespace: 'ns', name: 'virt-launcher-vm1-abcde', uid: 'u1', annotations, ownerReferences: [vmiRef] } } as never);
+  const holders = index.conflicts('mac', '02:00:00:00:00:01', 'ns/a', 'Network', { namespace: 'ns', name: 'someone-else' });
+  t.same(holders.map((h) => h.owner?.label), ['VM ns/vm1']);
+  t.same(index.conflicts('mac', '02:00:00:00:00:01', 'ns/a', 'Network', { namespace: 'ns', name: 'virt-launcher-vm1-fghij', owner: { key: 'vmi-uid', label: 'VM ns/vm1', namespace: 'ns' } }), []);
+});
