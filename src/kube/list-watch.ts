@@ -11,6 +11,7 @@ export interface ObjectMeta {
   generation?: number;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
+  ownerReferences?: unknown[];
 }
 
 export interface KubeObject {
