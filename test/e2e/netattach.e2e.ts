@@ -279,24 +279,26 @@ t.test('a bad MAC or GUID fails kubectl apply with the webhook and the field pat
   t.notOk(await podExists(NS, 'bad-guid'));
 });
 
-t.test('a capability the NAD lacks is denied', async (t) => {
-  const r = await e.apply(pod(NS, 'no-cap', [{ name: 'macvlan-plain', mac: '02:00:00:00:00:02' }]));
+t.test('a request no plugin of the chain reads is denied; one a plugin reads through CNI_ARGS passes', async (t) => {
+  // macvlan-plain's IPAM is dhcp, which reads no requested IP: the IPs would be ignored.
+  const r = await e.apply(pod(NS, 'no-cap', [{ name: 'macvlan-plain', ips: ['10.0.0.5/24'] }]));
   t.not(r.code, 0);
   t.match(r.stderr, DENIED_POD);
   t.match(r.stderr, /Forbidden/);
-  t.match(r.stderr, 'metadata.annotations[k8s.v1.cni.cncf.io/networks][0].mac');
-  t.match(r.stderr, /capability "mac"/);
+  t.match(r.stderr, 'metadata.annotations[k8s.v1.cni.cncf.io/networks][0].ips');
+  t.match(r.stderr, /would ignore it: no plugin of its chain \(macvlan\) reads IPs/);
   t.comment(r.stderr.trim());
   t.notOk(await podExists(NS, 'no-cap'));
-  // the same request on a NAD that has it passes
+  // macvlan reads MAC= from CNI_ARGS, which Multus sends to every plugin: no capability needed.
+  t.equal((await e.apply(pod(NS, 'mac-no-cap', [{ name: 'macvlan-plain', mac: '02:00:00:00:00:04' }]))).code, 0, 'a MAC on macvlan without the capability');
   t.equal((await e.apply(pod(NS, 'with-cap', [{ name: 'sriov-b', mac: '02:00:00:00:00:02' }]))).code, 0);
 });
 
 t.test('--dry-run=server gets the same verdict and creates nothing', async (t) => {
-  const bad = await e.apply(pod(NS, 'dry-bad', [{ name: 'macvlan-plain', mac: '02:00:00:00:00:03' }]), ['--dry-run=server']);
+  const bad = await e.apply(pod(NS, 'dry-bad', [{ name: 'macvlan-plain', ips: ['10.0.0.6/24'] }]), ['--dry-run=server']);
   t.not(bad.code, 0);
   t.match(bad.stderr, DENIED_POD);
-  t.match(bad.stderr, 'metadata.annotations[k8s.v1.cni.cncf.io/networks][0].mac');
+  t.match(bad.stderr, 'metadata.annotations[k8s.v1.cni.cncf.io/networks][0].ips');
   const good = await e.apply(pod(NS, 'dry-good', 'sriov-a'), ['--dry-run=server', '-o', 'json']);
   t.equal(good.code, 0, good.stderr);
   const obj = JSON.parse(good.stdout) as PodJson;
@@ -346,14 +348,30 @@ t.test('a NAD created right before the pod is found', async (t) => {
   }
 });
 
-t.test('changing the networks of an existing pod is denied; other updates pass', async (t) => {
-  const r = await e.cluster.kubectl(['annotate', 'pod', '-n', NS, 'simple', `${NETWORKS}=sriov-b`, '--overwrite']);
-  t.not(r.code, 0);
-  t.match(r.stderr, 'admission webhook "pods.netattach.io" denied the request');
-  t.match(r.stderr, 'metadata.annotations[k8s.v1.cni.cncf.io/networks]: Forbidden: may not be changed');
-  const removed = await e.cluster.kubectl(['annotate', 'pod', '-n', NS, 'simple', `${NETWORKS}-`]);
-  t.not(removed.code, 0, 'removing it is denied too');
-  t.equal((await getPod(NS, 'simple')).metadata.annotations?.[NETWORKS], 'sriov-a,sriov-b', 'unchanged');
+t.test('KubeVirt NIC hotplug: the kubevirt-controller patches a running pod\'s networks; a network needing a device is refused', async (t) => {
+  // virt-controller's identity and the RBAC it has on pods (KubeVirt's rbac/controller.go).
+  await e.applyOk([
+    namespace('kubevirt'),
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'kubevirt-controller', namespace: 'kubevirt' } },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'e2e-kubevirt-controller' }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }] },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'e2e-kubevirt-controller' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'e2e-kubevirt-controller' }, subjects: [{ kind: 'ServiceAccount', name: 'kubevirt-controller', namespace: 'kubevirt' }] },
+  ]);
+  const asController = ['--as=system:serviceaccount:kubevirt:kubevirt-controller'];
+  const hotplug = (value: string) =>
+    e.cluster.kubectl([...asController, 'patch', 'pod', '-n', NS, 'simple', '--type=json', '-p', JSON.stringify([{ op: 'add', path: '/metadata/annotations/k8s.v1.cni.cncf.io~1networks', value }])]);
+  const plugged = `[{"name":"sriov-a","namespace":"${NS}","interface":"net1"},{"name":"sriov-b","namespace":"${NS}","interface":"net2"},{"name":"macvlan-plain","namespace":"${NS}","interface":"pod1b4f0e98519"}]`;
+  const ok = await hotplug(plugged);
+  t.equal(ok.code, 0, `a network without a device is plugged: ${ok.stderr}`);
+  t.equal((await getPod(NS, 'simple')).metadata.annotations?.[NETWORKS], plugged, 'the new value is stored as sent');
+  const device = await hotplug(`${plugged.slice(0, -1)},{"name":"sriov-a","namespace":"${NS}","interface":"pod16477688c0e"}]`);
+  t.not(device.code, 0, 'a second SR-IOV VF cannot be added to a running pod');
+  t.match(device.stderr, 'admission webhook "pods.netattach.io" denied the request');
+  t.match(device.stderr, /\[3\]: Forbidden: e2e\/sriov-a needs device resource "intel\.com\/sriov_a" \(2 for the pod's networks; its containers request 1\)/);
+  const unplugged = await hotplug(`[{"name":"sriov-a","namespace":"${NS}","interface":"net1"},{"name":"sriov-b","namespace":"${NS}","interface":"net2"}]`);
+  t.equal(unplugged.code, 0, `hotunplug passes: ${unplugged.stderr}`);
+  const bad = await hotplug('[{"name":"sriov-a","mac":"zz"}]');
+  t.not(bad.code, 0, 'the new value gets the full checks');
+  t.match(bad.stderr, 'metadata.annotations[k8s.v1.cni.cncf.io/networks][0].mac: Invalid value: "zz"');
   const label = await e.cluster.kubectl(['label', 'pod', '-n', NS, 'simple', 'tier=web']);
   t.equal(label.code, 0, `a label update passes: ${label.stderr}`);
 });
@@ -420,6 +438,30 @@ t.test('an InfiniBand GUID is unique across pods (policy uniqueAddresses)', asyn
     return r.code === 0 ? r : undefined;
   });
   t.equal(reused.code, 0, 'a deleted pod releases its GUID');
+});
+
+t.test('KubeVirt live migration: two pods of one VMI hold one MAC; another VM does not get it', async (t) => {
+  await e.applyOk([
+    namespace('e2e-kv', { 'e2e.netattach.io/l2': 'unique' }),
+    policy('e2e-unique-mac', { namespaceSelector: { matchLabels: { 'e2e.netattach.io/l2': 'unique' } }, rules: { uniqueAddresses: { mac: 'Network' } } }),
+  ]);
+  await acceptedCondition('e2e-unique-mac', 'True');
+  const launcher = (name: string, vm: string, uid: string, labels: Record<string, string> = {}): Obj => {
+    const p = pod('e2e-kv', name, [{ name: 'sriov-b', namespace: NS, mac: 'de:ad:00:00:be:af', interface: 'pod16477688c0e' }], { labels: { 'kubevirt.io': 'virt-launcher', ...labels } });
+    (p.metadata as Obj).ownerReferences = [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name: vm, uid, controller: true, blockOwnerDeletion: false }];
+    return p;
+  };
+  const asController = ['--as=system:serviceaccount:kubevirt:kubevirt-controller'];
+  const create = (o: Obj) => e.cluster.kubectl([...asController, 'create', '-f', '-'], { input: JSON.stringify(o) });
+  const source = await create(launcher('virt-launcher-vm1-src', 'vm1', '0c7d1c52-0000-4000-8000-0000000000a1'));
+  t.equal(source.code, 0, `source pod: ${source.stderr}`);
+  const target = await create(launcher('virt-launcher-vm1-dst', 'vm1', '0c7d1c52-0000-4000-8000-0000000000a1', { 'kubevirt.io/migrationJobUID': 'mig-1' }));
+  t.equal(target.code, 0, `the migration target with the same MAC is admitted: ${target.stderr}`);
+  const other = await create(launcher('virt-launcher-vm2-aaa', 'vm2', '0c7d1c52-0000-4000-8000-0000000000b2'));
+  t.not(other.code, 0, 'another VM with that MAC is denied');
+  t.match(other.stderr, DENIED_POD);
+  t.match(other.stderr, /MAC de:ad:00:00:be:af is already used by VM e2e-kv\/vm1/);
+  t.comment(other.stderr.trim());
 });
 
 t.test('deleting a NAD that pods use warns and names them', async (t) => {
