@@ -13,7 +13,7 @@ import {
   type CheckOptions,
   type ReadError,
 } from '../check/index.js';
-import { isNadObject, nadFromObject, tryLoadKubeConfig, type Nad } from '../nads/index.js';
+import { isNadObject, nadFromObject, parsePluginReads, tryLoadKubeConfig, type Nad } from '../nads/index.js';
 import { loadPolicyDocuments, policySet, type CompiledPolicy } from '../policy/index.js';
 import { DEFAULT_ADMISSION_CONFIG, type UserInfo } from '../admission/index.js';
 import { EXIT_USAGE, parseCommandLine, readAll, type CliIO } from './io.js';
@@ -36,6 +36,8 @@ webhook would give when the manifests are applied.
       --user NAME        the user applying the manifests, as policies see it
       --group NAME       a group of that user (repeatable)
       --mutate           show what the mutating webhook would change in each Pod
+      --plugin-reads TYPE=KEYS  a CNI plugin type that reads mac, ips or guid beyond
+                         the built-in table (repeatable; as serve's flag)
   -o, --output FORMAT    text (default) or json (a stable format, see docs/check.md)
   -v, --verbose          also list clean and skipped objects and audit findings
   -h, --help             show this help
@@ -63,6 +65,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       user: { type: 'string' },
       group: { type: 'string', multiple: true },
       mutate: { type: 'boolean' },
+      'plugin-reads': { type: 'string', multiple: true },
       output: { type: 'string', short: 'o', default: 'text' },
       verbose: { type: 'boolean', short: 'v' },
       help: { type: 'boolean', short: 'h' },
@@ -82,7 +85,14 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const timeoutSeconds = values.timeout === undefined ? 10 : Number(values.timeout);
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) return fail(io, `--timeout must be a positive number of seconds, not ${JSON.stringify(values.timeout)}`);
 
-  const config = DEFAULT_ADMISSION_CONFIG;
+  let config = DEFAULT_ADMISSION_CONFIG;
+  if (values['plugin-reads']) {
+    try {
+      config = { ...config, pluginReads: parsePluginReads(values['plugin-reads']) };
+    } catch (err) {
+      return fail(io, (err as Error).message);
+    }
+  }
   const defaultNamespace = values.namespace ?? 'default';
   const options: CheckOptions = { defaultNamespace, config, mutate: values.mutate === true };
   const userInfo: UserInfo = {};

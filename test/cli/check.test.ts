@@ -181,6 +181,7 @@ t.test('usage errors: exit 2 with a reason', async (t) => {
     [['--bogus', STREAM], /Unknown option '--bogus'/],
     [['--namespace', '', STREAM], /--namespace must not be empty/],
     [['--cluster', '--timeout', 'soon', STREAM], /--timeout must be a positive number/],
+    [['--plugin-reads', 'acme-cni', STREAM], /--plugin-reads: invalid value "acme-cni"/],
   ];
   for (const [args, message] of cases) {
     const r = await check(args);
@@ -191,6 +192,18 @@ t.test('usage errors: exit 2 with a reason', async (t) => {
   const help = await check(['--help']);
   t.equal(help.code, 0);
   t.match(help.out, /^Usage: netattach check/);
+});
+
+t.test('--plugin-reads: a third-party plugin declared as a MAC reader turns the warning into a clean pass', async (t) => {
+  const nad = { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name: 'acme', namespace: 'default' }, spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: 'acme', type: 'acme-cni' }) } };
+  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default', annotations: { [NETS]: '[{"name":"acme","mac":"02:00:00:00:00:01"}]' } }, spec: { containers: [{ name: 'c', image: 'x' }] } };
+  const input = [nad, pod].map((o) => JSON.stringify(o)).join('\n---\n');
+  const plain = await check(['-o', 'json', '-'], input);
+  t.equal(plain.code, 0, 'a warning only');
+  t.match(plain.out, /may be ignored: netattach does not know plugin \\"acme-cni\\"/);
+  const told = await check(['-o', 'json', '--plugin-reads', 'acme-cni=mac', '-'], input);
+  t.equal(told.code, 0);
+  t.notMatch(told.out, /may be ignored/);
 });
 
 t.test('--nads with an unreadable file: exit 2 before checking', async (t) => {
