@@ -1,7 +1,7 @@
 // The field reference of docs/policy.md, rendered from the JSON Schema (the docs' single source).
 // Regenerate in place: npx tsx src/policy/reference.ts docs/policy.md
-import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { replaceGenerated, writeGenerated } from '../docs/generated.js';
 import { loadSchema } from '../schemas/load.js';
 import { POLICY_SCHEMA_FILE } from './schema.js';
 
@@ -43,15 +43,8 @@ export function renderPolicyReference(): string {
 }
 
 /** Replaces the generated block of a markdown text. */
-export function withReference(markdown: string): string {
-  const a = markdown.indexOf(REFERENCE_BEGIN);
-  const b = markdown.indexOf(REFERENCE_END);
-  if (a < 0 || b < a) throw new Error('markers of the generated reference not found');
-  return markdown.slice(0, a) + renderPolicyReference() + markdown.slice(b + REFERENCE_END.length);
-}
+export const withReference = (markdown: string): string => replaceGenerated(markdown, REFERENCE_BEGIN, REFERENCE_END, renderPolicyReference());
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const file = process.argv[2];
-  if (!file) process.stdout.write(renderPolicyReference() + '\n');
-  else writeFileSync(file, withReference(readFileSync(file, 'utf8')));
+  writeGenerated(process.argv[2], renderPolicyReference(), withReference);
 }

@@ -1,0 +1,36 @@
+// The plugin table of docs/cni-runtime.md, rendered from src/nads/plugins.ts (its single source).
+// Regenerate in place: npx tsx src/nads/plugin-doc.ts docs/cni-runtime.md
+import { pathToFileURL } from 'node:url';
+import { replaceGenerated, writeGenerated } from '../docs/generated.js';
+import { IPAM_FACTS, PLUGIN_FACTS } from './plugins.js';
+
+export const TABLE_BEGIN = '<!-- BEGIN GENERATED PLUGIN TABLE (src/nads/plugin-doc.ts) -->';
+export const TABLE_END = '<!-- END GENERATED PLUGIN TABLE -->';
+
+const yes = (b: boolean | undefined): string => (b ? 'yes' : '–');
+const list = (xs: readonly string[]): string => (xs.length ? xs.map((x) => `\`${x}\``).join(', ') : '–');
+
+export function renderPluginTable(): string {
+  const plugins = [
+    '| plugin | MAC= from CNI_ARGS | runtimeConfig keys read (capability declared) | args.cni keys read | calls its IPAM | source |',
+    '|---|---|---|---|---|---|',
+    ...[...PLUGIN_FACTS].map(([type, f]) =>
+      `| \`${type}\` | ${yes(f.macFromCniArgs)} | ${list(f.runtimeConfig)} | ${list(f.argsCni)}${f.argsCniStringsOnly ? ' (strings only: any other value fails the ADD)' : ''} | ${yes(f.delegatesIpam)} | ${f.source} |`,
+    ),
+  ];
+  const ipams = [
+    '| IPAM | IP= from CNI_ARGS | runtimeConfig `ips` | args.cni `ips` | ADD fails on | not reserved | source |',
+    '|---|---|---|---|---|---|---|',
+    ...[...IPAM_FACTS].map(([type, f]) => {
+      const fails = [f.needsPrefix && 'an address without /prefix', f.ipFromCniArgs === 'one' && 'two or more addresses in IP=', f.needsInRange && 'an address outside its ranges'].filter(Boolean).join('; ') || '–';
+      return `| \`${type}\` | ${f.ipFromCniArgs === 'no' ? '–' : f.ipFromCniArgs === 'one' ? 'one address' : 'several, comma-separated'} | ${yes(f.ipsFromRuntimeConfig)} | ${yes(f.ipsFromArgsCni)} | ${fails} | ${yes(f.unreserved)} | ${f.source} |`;
+    }),
+  ];
+  return `${TABLE_BEGIN}\n${plugins.join('\n')}\n\n${ipams.join('\n')}\n${TABLE_END}`;
+}
+
+export const withPluginTable = (markdown: string): string => replaceGenerated(markdown, TABLE_BEGIN, TABLE_END, renderPluginTable());
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  writeGenerated(process.argv[2], renderPluginTable(), withPluginTable);
+}
