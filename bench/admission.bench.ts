@@ -14,7 +14,7 @@ const nadObject = (n: string, resourceName: string, caps: string[]) => ({
   apiVersion: 'k8s.cni.cncf.io/v1',
   kind: 'NetworkAttachmentDefinition',
   metadata: { name: n, namespace: 'default', annotations: { 'k8s.v1.cni.cncf.io/resourceName': resourceName, 'k8s.v1.cni.cncf.io/nodeSelector': 'feature.node.kubernetes.io/network-sriov.capable=true' } },
-  spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: n, plugins: [{ type: 'sriov', capabilities: Object.fromEntries(caps.map((c) => [c, true])) }] }) },
+  spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: n, plugins: [{ type: 'sriov', capabilities: Object.fromEntries(caps.map((c) => [c, true])), ipam: { type: 'static' } }] }) },
 });
 
 const source = new StaticNadSource([

@@ -29,7 +29,7 @@ const nadYaml = (n: string, resourceName: string, caps: string[]) =>
     apiVersion: 'k8s.cni.cncf.io/v1',
     kind: 'NetworkAttachmentDefinition',
     metadata: { name: n, namespace: NAMESPACE, annotations: { 'k8s.v1.cni.cncf.io/resourceName': resourceName } },
-    spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: n, plugins: [{ type: 'sriov', capabilities: Object.fromEntries(caps.map((c) => [c, true])) }] }) },
+    spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: n, plugins: [{ type: 'sriov', capabilities: Object.fromEntries(caps.map((c) => [c, true])), ipam: { type: 'static' } }] }) },
   });
 
 const NETWORKS = JSON.stringify([

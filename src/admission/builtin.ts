@@ -56,11 +56,13 @@ function unknownNote(path: string, reach: Extract<Reach, { status: 'unknown' }>,
  * What the NAD's IPAMs make of requested addresses: the ADD fails on an address without a prefix
  * (static, whereabouts), on several addresses in IP= (host-local) or outside host-local's ranges.
  * `road` says how the addresses arrive: CNI_ARGS (top-level `ips`) or args.cni (`cni-args.ips`).
+ * On the hot path for every pod with `ips`: messages and paths are built only for a problem.
  */
 function ipamPredictions(
   ref: string,
   cni: CniSummary,
-  ips: ReadonlyArray<{ value: string; path: string }>,
+  ips: readonly string[],
+  pathOf: (j: number) => string,
   listPath: string,
   road: 'cniArgs' | 'argsCni',
   out: BuiltinResult,
@@ -69,25 +71,25 @@ function ipamPredictions(
     const f = use.facts;
     if (!f) continue;
     if (road === 'cniArgs' ? f.ipFromCniArgs === 'no' : !f.ipsFromArgsCni) continue;
-    const where = `${ref}'s IPAM "${use.type}" (${use.plugin.path}.ipam)`;
+    const where = (): string => `${ref}'s IPAM "${use.type}" (${use.plugin.path}.ipam)`;
     if (f.needsPrefix) {
-      for (const ip of ips) {
-        if (!ip.value.includes('/')) out.errors.push(invalid(ip.path, ip.value, `${where} needs an address with a /prefix: the ADD would fail`));
-      }
+      ips.forEach((ip, j) => {
+        if (!ip.includes('/')) out.errors.push(invalid(pathOf(j), ip, `${where()} needs an address with a /prefix: the ADD would fail`));
+      });
     }
     if (road === 'cniArgs' && f.ipFromCniArgs === 'one' && ips.length > 1) {
-      out.errors.push(invalid(listPath, ips.map((i) => i.value), `${where} reads one address from IP= in CNI_ARGS, where Multus passes all ${ips.length}: the ADD would fail`));
+      out.errors.push(invalid(listPath, ips, `${where()} reads one address from IP= in CNI_ARGS, where Multus passes all ${ips.length}: the ADD would fail`));
     }
-    if (f.needsInRange && use.plugin.ipam?.ranges?.length) {
-      const ranges = use.plugin.ipam.ranges;
-      for (const ip of ips) {
-        if (inRanges(ip.value, ranges) === false) {
-          out.errors.push(invalid(ip.path, ip.value, `not in any range of ${where}: ${ranges.map((r) => r.subnet).join(', ')}; the ADD would fail`));
+    const ranges = f.needsInRange ? use.plugin.ipam?.ranges : undefined;
+    if (ranges?.length) {
+      ips.forEach((ip, j) => {
+        if (inRanges(ip, ranges) === false) {
+          out.errors.push(invalid(pathOf(j), ip, `not in any range of ${where()}: ${ranges.map((r) => r.subnet).join(', ')}; the ADD would fail`));
         }
-      }
+      });
     }
     if (f.unreserved) {
-      out.warnings.push({ path: listPath, text: `${where} hands out a requested address without reserving it in its pool: another pod may be given the same address` });
+      out.warnings.push({ path: listPath, text: `${where()} hands out a requested address without reserving it in its pool: another pod may be given the same address` });
     }
   }
 }
@@ -107,9 +109,8 @@ function checkRequests(net: ParsedNetwork, ref: string, cni: CniSummary, extra: 
     if (selKey === 'mac' && reach.status === 'read' && typeof value === 'string' && parseHwAddr(value)?.bytes.length === 8) {
       out.errors.push(invalid(path, value, `an 8-byte address: ${reach.by} sets the MAC on an Ethernet interface, and the ADD would fail (use infiniband-guid for an InfiniBand GUID)`));
     }
-    if (selKey === 'ips' && Array.isArray(value)) {
-      const ips = (value as string[]).map((v, j) => ({ value: v, path: index(path, j) }));
-      ipamPredictions(ref, cni, ips, path, 'cniArgs', out);
+    if (selKey === 'ips' && Array.isArray(value) && ipamsOf(cni).length > 0) {
+      ipamPredictions(ref, cni, value as string[], (j) => index(path, j), path, 'cniArgs', out);
     }
   }
 }
@@ -130,10 +131,12 @@ function checkArgsTypes(net: ParsedNetwork, ref: string, cni: CniSummary, out: B
 }
 
 function checkArgs(net: ParsedNetwork, ref: string, cni: CniSummary | undefined, extra: ExtraReaders, out: BuiltinResult): void {
+  if (net.selection['cni-args'] === undefined) return;
   const reported = cni ? checkArgsTypes(net, ref, cni, out) : undefined;
   const found = argsAddresses(net);
   if (found.length === 0) return;
-  const ips: Array<{ value: string; path: string }> = [];
+  const ips: string[] = [];
+  const ipPaths: string[] = [];
   let ipsPath = '';
   for (const a of found) {
     if (reported?.has(a.written)) continue;
@@ -148,11 +151,12 @@ function checkArgs(net: ParsedNetwork, ref: string, cni: CniSummary | undefined,
     if (reach.status === 'ignored') {
       out.warnings.push({ path: a.path, text: `${what} is read by no plugin of ${ref} (${chainOf(cni!)}), so it is ignored; ${ARGS_KEY_FIELD[a.key]} at the top level may be what you meant` });
     } else if (a.key === 'ips' && cni && typeof a.value === 'string') {
-      ips.push({ value: a.value, path: a.path });
+      ips.push(a.value);
+      ipPaths.push(a.path);
       ipsPath = a.path.slice(0, a.path.lastIndexOf('['));
     }
   }
-  if (ips.length && cni) ipamPredictions(ref, cni, ips, ipsPath, 'argsCni', out);
+  if (ips.length && cni) ipamPredictions(ref, cni, ips, (j) => ipPaths[j]!, ipsPath, 'argsCni', out);
 }
 
 export function builtinChecks(

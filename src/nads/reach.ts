@@ -19,8 +19,29 @@ export interface IpamUse {
   facts: IpamFacts | undefined;
 }
 
+// Summaries are interned (one frozen object per distinct chain) and the extra readers are fixed at
+// start-up, so each answer is computed once per chain and key, not once per request.
+const reachMemo = new WeakMap<ExtraReaders, WeakMap<CniSummary, Map<string, Reach>>>();
+const ipamMemo = new WeakMap<CniSummary, readonly IpamUse[]>();
+
+function memoized(cni: CniSummary, extra: ExtraReaders, key: string, compute: () => Reach): Reach {
+  let byChain = reachMemo.get(extra);
+  if (!byChain) reachMemo.set(extra, (byChain = new WeakMap()));
+  let byKey = byChain.get(cni);
+  if (!byKey) byChain.set(cni, (byKey = new Map()));
+  let r = byKey.get(key);
+  if (!r) byKey.set(key, (r = compute()));
+  return r;
+}
+
 /** IPAMs that the chain's known plugins call (a plugin known to delegate, with an `ipam` section). */
-export function ipamsOf(cni: CniSummary): IpamUse[] {
+export function ipamsOf(cni: CniSummary): readonly IpamUse[] {
+  let found = ipamMemo.get(cni);
+  if (!found) ipamMemo.set(cni, (found = computeIpams(cni)));
+  return found;
+}
+
+function computeIpams(cni: CniSummary): IpamUse[] {
   const out: IpamUse[] = [];
   for (const p of cni.plugins) {
     if (!p.ipam || !PLUGIN_FACTS.get(p.type)?.delegatesIpam) continue;
@@ -66,12 +87,12 @@ function combine(cni: CniSummary, each: (p: PluginSummary) => PluginReach): Reac
 
 /** Whether a top-level selection key (`mac`, `ips`, `infiniband-guid` as infinibandGUID, ...) reaches a reader. */
 export function reachOf(cni: CniSummary, key: Requested, extra: ExtraReaders): Reach {
-  return combine(cni, (p) => pluginReach(p, key, extra));
+  return memoized(cni, extra, key, () => combine(cni, (p) => pluginReach(p, key, extra)));
 }
 
 /** Whether a `cni-args` key (merged into every plugin's args.cni) reaches a reader. */
 export function argsReachOf(cni: CniSummary, key: ArgsCniKey, extra: ExtraReaders): Reach {
-  return combine(cni, (p) => {
+  return memoized(cni, extra, `args.${key}`, () => combine(cni, (p) => {
     if (extra.get(p.type)?.has(key)) return 'read';
     const facts = PLUGIN_FACTS.get(p.type);
     if (!facts) return 'unknown';
@@ -82,5 +103,5 @@ export function argsReachOf(cni: CniSummary, key: ArgsCniKey, extra: ExtraReader
       return ipam.ipsFromArgsCni ? 'read' : 'ignored';
     }
     return 'ignored';
-  });
+  }));
 }
