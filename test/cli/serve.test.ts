@@ -26,6 +26,8 @@ t.test('defaults, environment and flags (the flag wins)', async (t) => {
     resourceNameKeys: ['k8s.v1.cni.cncf.io/resourceName'],
     podNetInfo: { enabled: false, volumeName: 'podnetinfo', mountPath: '/etc/podnetinfo' },
     pluginReads: new Map(),
+    addressSharingOwners: ['kubevirt.io/VirtualMachineInstance'],
+    immutableNetworks: false,
   });
   t.equal(c.logLevel, 'info');
   t.equal(c.dev, false);
@@ -50,6 +52,14 @@ t.test('defaults, environment and flags (the flag wins)', async (t) => {
   const f = parseServeArgs(['--port', '1', '--resource-name-key', 'x/y', '--log-level', 'warn', '--plugin-reads', 'x-cni=mac'], env, '/w', '/pkg');
   if (f === 'help') throw new Error('help');
   t.same([...f.server.admission.pluginReads].map(([k, v]) => [k, [...v]]), [['x-cni', ['mac']]], 'the flag replaces the environment');
+  const g = parseServeArgs(['--tls-dir', 'tls', '--immutable-networks', '--address-sharing-owner', 'example.com/Mover'], { NETATTACH_ADDRESS_SHARING_OWNERS: 'kubevirt.io/VirtualMachineInstance' }, '/w', '/pkg');
+  if (g === 'help') throw new Error('help');
+  t.equal(g.server.admission.immutableNetworks, true);
+  t.same(g.server.admission.addressSharingOwners, ['example.com/Mover'], 'the flag replaces the default and the environment');
+  const h = parseServeArgs(['--tls-dir', 'tls'], { NETATTACH_ADDRESS_SHARING_OWNERS: '', NETATTACH_IMMUTABLE_NETWORKS: 'true' }, '/w', '/pkg');
+  if (h === 'help') throw new Error('help');
+  t.same(h.server.admission.addressSharingOwners, [], 'an empty environment variable turns sharing off');
+  t.equal(h.server.admission.immutableNetworks, true);
   t.equal(f.server.port, 1);
   t.same(f.server.admission.resourceNameKeys, ['k8s.v1.cni.cncf.io/resourceName', 'x/y']);
   t.equal(f.logLevel, 'warn');
