@@ -1,6 +1,6 @@
 // The networks a pod (or pod template) asks for: both annotations, parsed, with their field paths.
 import { LRUCache } from 'lru-cache';
-import { parseDefaultNetwork, parseNetworks } from '../annotation/index.js';
+import { gatewayConflicts, parseDefaultNetwork, parseNetworks } from '../annotation/index.js';
 import { DEFAULT_NETWORK_ANNOTATION, NETWORKS_ANNOTATION, type ParsedNetwork } from '../annotation/types.js';
 import { key, type FieldError } from '../field/index.js';
 import { readAnnotations, type JsonObject, type PodLocation } from './object.js';
@@ -121,6 +121,8 @@ function parsePodNetworks(
       defaultNamespace: config.defaultNetworkNamespace,
       path: annotationPath(loc, DEFAULT_NETWORK_ANNOTATION),
     });
+    // Multus counts default-route gateways over both annotations.
+    out.errors.push(...gatewayConflicts(out.networks, r.networks));
     out.networks.push(...r.networks);
     out.errors.push(...r.errors);
     out.warnings.push(...r.warnings);

@@ -1,5 +1,6 @@
 // Rules across the elements of one annotation: what collides when Multus sets up the pod.
 import { child, duplicate, invalid, type FieldError } from '../field/index.js';
+import { gatewayFamily } from './formats.js';
 import { canonicalMac } from './hwaddr.js';
 import type { Collector } from './element.js';
 import type { ParsedNetwork } from './types.js';
@@ -16,20 +17,30 @@ export interface CrossInput {
   /** Explicit, valid interface names by element index. */
   interfaces: Map<number, string>;
   networks: ParsedNetwork[];
+  /** The default-network annotation: its element replaces the cluster network, so eth0 is its own name. */
+  defaultNetwork?: boolean;
 }
 
-export function checkAcross({ count, interfaces, networks }: CrossInput, out: Collector): void {
+export function checkAcross({ count, interfaces, networks, defaultNetwork = false }: CrossInput, out: Collector): void {
   const explicit = new Map<string, number>();
   for (const n of interfaces.size === 0 ? [] : networks) {
     const name = interfaces.get(n.index);
     if (name === undefined) continue;
     const path = child(n.path, 'interface');
     const reserved = Object.hasOwn(RESERVED_INTERFACES, name) ? RESERVED_INTERFACES[name] : undefined;
-    if (reserved) out.error(invalid(path, name, reserved));
-    // Multus names an attachment without an interface `net<position + 1>`.
+    if (reserved && !(defaultNetwork && name === 'eth0')) out.error(invalid(path, name, reserved));
+    // Multus names an attachment without an interface `net<position + 1>` when its config has no
+    // `defaultNetworks` (which shift the numbers), and the clash fails only if that attachment's
+    // plugin creates an interface (a KubeVirt binding element creates none): a warning.
     const auto = autoNamedIndex(name, count);
     if (auto !== undefined && !interfaces.has(auto)) {
-      out.error(invalid(path, name, `collides with the name Multus gives element [${auto}], which sets no interface`));
+      out.warning(
+        invalid(
+          path,
+          name,
+          `may collide with net${auto + 1}, the name Multus gives element [${auto}], which sets no interface: the pod fails if that element's plugin creates an interface (a KubeVirt binding element does not; \`defaultNetworks\` in the Multus config shift the numbers); name every interface, or none`,
+        ),
+      );
     }
     const first = explicit.get(name);
     if (first !== undefined) out.error(duplicate(path, name, `element [${first}] already uses this interface name`));
@@ -38,6 +49,7 @@ export function checkAcross({ count, interfaces, networks }: CrossInput, out: Co
 
   if (networks.length < 2) return; // the rules below compare elements
   let routeOwner: number | undefined;
+  const gateways: GatewayOwners = {};
   const ports = new Map<string, string>();
   const macs = new Map<string, number>();
   const guids = new Map<string, number>();
@@ -45,21 +57,65 @@ export function checkAcross({ count, interfaces, networks }: CrossInput, out: Co
   for (const n of networks) {
     const s = n.selection;
     if (s['default-route'] !== undefined) {
-      if (routeOwner !== undefined) {
-        out.error(invalid(child(n.path, 'default-route'), s['default-route'], `only one element may set default-route; element [${routeOwner}] already does`));
-      } else routeOwner = n.index;
+      const conflicts = claimGateways(n, gateways, true);
+      for (const e of conflicts) out.error(e);
+      if (conflicts.length === 0 && routeOwner !== undefined) {
+        out.warning(
+          invalid(
+            child(n.path, 'default-route'),
+            s['default-route'],
+            `element [${routeOwner}] sets default-route too: the spec allows it on one element; Multus accepts at most one IPv4 and one IPv6 gateway in total, as here`,
+          ),
+        );
+      }
+      routeOwner ??= n.index;
     }
     s.portMappings?.forEach((m, j) => {
       const id = `${m.hostPort}/${(m.protocol ?? 'TCP').toUpperCase()}/${m.hostIP ?? ''}`;
       const path = `${child(n.path, 'portMappings')}[${j}].hostPort`;
       const first = ports.get(id);
-      if (first !== undefined) out.error(duplicate(path, m.hostPort, `${first} already maps this host port and protocol`));
+      // Each attachment's portmap makes its own chain and the first DNAT rule wins: the pod runs.
+      if (first !== undefined) out.warning(duplicate(path, m.hostPort, `${first} already maps this host port and protocol; the first mapping wins`));
       else ports.set(id, path);
     });
     warnRepeat(macs, s.mac === undefined ? undefined : canonicalMac(s.mac), n, 'mac', out);
     warnRepeat(guids, s['infiniband-guid']?.toLowerCase(), n, 'infiniband-guid', out);
     for (const ip of s.ips ?? []) warnRepeat(ips, ip.split('/')[0], n, 'ips', out);
   }
+}
+
+/** Per family, the path of the first default-route gateway seen. */
+type GatewayOwners = Partial<Record<4 | 6, string>>;
+
+/**
+ * Multus's CheckGatewayConfig: over every attachment (both annotations), at most one IPv4 and one
+ * IPv6 gateway, an IPv4-mapped IPv6 address counting as IPv4. Errors for `n`'s gateways of a family
+ * that already has one; `record`: whether `n`'s own gateways become owners.
+ */
+function claimGateways(n: ParsedNetwork, owners: GatewayOwners, record: boolean): FieldError[] {
+  const errors: FieldError[] = [];
+  const routes = n.selection['default-route'] ?? [];
+  routes.forEach((gw, j) => {
+    const family = gatewayFamily(gw);
+    if (family === undefined) return;
+    const path = `${child(n.path, 'default-route')}[${j}]`;
+    const first = owners[family];
+    if (first !== undefined && !first.startsWith(`${n.path}.`)) {
+      errors.push(invalid(path, gw, `Multus allows one IPv${family} default-route gateway in total, over both annotations ("multus does not support ECMP for default-route"): ${first} is one already`));
+    } else if (record && first === undefined) owners[family] = path;
+  });
+  return errors;
+}
+
+/**
+ * The default-route rule across the two annotations, which are parsed separately: an error for
+ * each gateway in `networks` whose family the default network's element already has a gateway of.
+ */
+export function gatewayConflicts(networks: readonly ParsedNetwork[], defaultNetworks: readonly ParsedNetwork[]): FieldError[] {
+  const owners: GatewayOwners = {};
+  for (const d of defaultNetworks) claimGateways(d, owners, true);
+  if (owners[4] === undefined && owners[6] === undefined) return [];
+  return networks.flatMap((n) => claimGateways(n, owners, false));
 }
 
 /** The element index whose automatic name is `name` (`net3` -> 2), if within the list. */

@@ -3,7 +3,8 @@
 // and the simple-form parser, so the two forms cannot drift apart. Linear scans, no regex
 // backtracking.
 import { isIPv4, isIPv6 } from 'node:net';
-import { guidProblem, macProblem } from './hwaddr.js';
+import ipaddr from 'ipaddr.js';
+import { guidFormatProblem, macFormatProblem } from './hwaddr.js';
 
 const isLowerAlnum = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
 
@@ -26,6 +27,16 @@ export function dns1123LabelProblem(text: string): string | undefined {
   return labelShapeOk(text) ? undefined : LABEL_RULE;
 }
 
+/**
+ * A simple-form name as Multus checks it: a label's shape with no length limit (its regex has
+ * none), bounded at 253 characters as every object name is. A 64-253 character dot-less name is a
+ * valid NAD name that Multus finds.
+ */
+export function simpleNameProblem(text: string): string | undefined {
+  if (text.length > 253) return 'must be no more than 253 characters';
+  return labelShapeOk(text) ? undefined : LABEL_RULE;
+}
+
 /** DNS-1123 subdomain, as Kubernetes requires for object names such as a NAD's (at most 253 characters). */
 export function dns1123SubdomainProblem(text: string): string | undefined {
   if (text.length > 253) return 'must be no more than 253 characters';
@@ -41,6 +52,21 @@ export function dns1123SubdomainProblem(text: string): string | undefined {
     : "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 }
 
+/** Go's unicode.IsSpace (what strings.TrimSpace strips): unlike JS's trim(), U+0085 is space and U+FEFF is not. */
+export function isGoSpace(c: number): boolean {
+  if (c <= 0xff) return c === 32 || (c >= 9 && c <= 13) || c === 0x85 || c === 0xa0;
+  return c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
+}
+
+/** Go's strings.TrimSpace, which Multus applies to simple-form items and their parts. */
+export function goTrimSpace(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && isGoSpace(text.charCodeAt(start))) start++;
+  while (end > start && isGoSpace(text.charCodeAt(end - 1))) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
 /** A Linux interface name as the kernel's dev_valid_name accepts it: 1-15 bytes, not `.`/`..`, no `/`, `:` or whitespace. */
 export function interfaceNameProblem(text: string): string | undefined {
   if (text.length === 0) return 'must not be empty';
@@ -50,9 +76,7 @@ export function interfaceNameProblem(text: string): string | undefined {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 47 || c === 58) return "must not contain '/' or ':'";
-    if (c <= 32 || c === 127 || c === 0x85 || c === 0xa0 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x3000 || c === 0x1680 || c === 0x202f || c === 0x205f) {
-      return 'must not contain whitespace or control characters';
-    }
+    if (c < 32 || c === 127 || isGoSpace(c)) return 'must not contain whitespace or control characters';
   }
   return undefined;
 }
@@ -66,19 +90,42 @@ export function ipProblem(text: string): string | undefined {
 
 export const ipFamily = (text: string): 4 | 6 | undefined => (isIPv4(text) ? 4 : isIPv6(text) && !text.includes('%') ? 6 : undefined);
 
-/** An IP address, optionally with a `/prefix` within the family's range (decimal, no leading zeros). */
+/**
+ * The family a default-route gateway counts in, as Multus counts (`To4() != nil` is IPv4): an
+ * IPv4-mapped IPv6 address (`::ffff:10.0.0.1`) is IPv4.
+ */
+export function gatewayFamily(text: string): 4 | 6 | undefined {
+  const family = ipFamily(text);
+  return family === 6 && isIPv4Mapped(text) ? 4 : family;
+}
+
+/** Whether a valid IPv6 text is ::ffff:a.b.c.d in any spelling. */
+function isIPv4Mapped(text: string): boolean {
+  try {
+    const address = ipaddr.parse(text);
+    return address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * An IP address, optionally with a `/prefix` within the family's range. The prefix is decimal and,
+ * as Go's net.ParseCIDR reads it, may have leading zeros (`/024`); so do the IPAM plugins.
+ */
 export function ipOrCidrProblem(text: string): string | undefined {
   const slash = text.indexOf('/');
   if (slash < 0) return ipProblem(text);
   const address = text.slice(0, slash);
-  const prefix = text.slice(slash + 1);
   const addressProblem = ipProblem(address);
   if (addressProblem) return `${addressProblem}, optionally followed by /prefix`;
   const max = isIPv4(address) ? 32 : 128;
-  const digitsOnly = prefix.length > 0 && prefix.length <= 3 && [...prefix].every((ch) => ch >= '0' && ch <= '9');
-  if (!digitsOnly || (prefix.length > 1 && prefix[0] === '0') || Number(prefix) > max) {
-    return `the prefix length after '/' must be a decimal number from 0 to ${max}`;
+  let value = slash + 1 < text.length ? 0 : -1;
+  for (let i = slash + 1; i < text.length && value >= 0 && value <= max; i++) {
+    const c = text.charCodeAt(i);
+    value = c >= 48 && c <= 57 ? value * 10 + c - 48 : -1;
   }
+  if (value < 0 || value > max) return `the prefix length after '/' must be a decimal number from 0 to ${max}`;
   return undefined;
 }
 
@@ -92,8 +139,8 @@ export function portProtocolProblem(text: string): string | undefined {
 
 /** Every custom format: name (as used in the JSON Schema) -> checker. */
 export const FORMATS: Readonly<Record<string, (text: string) => string | undefined>> = {
-  'mac-address': macProblem,
-  'infiniband-guid': guidProblem,
+  'mac-address': macFormatProblem,
+  'infiniband-guid': guidFormatProblem,
   'ip-address': ipProblem,
   'ip-or-cidr': ipOrCidrProblem,
   'interface-name': interfaceNameProblem,

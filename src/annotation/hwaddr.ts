@@ -53,20 +53,39 @@ export function parseHwAddr(text: string): HwAddr | undefined {
 
 export const colonForm = (bytes: readonly number[]): string => bytes.map((b) => b.toString(16).padStart(2, '0')).join(':');
 
-/** Why `text` is not an acceptable `mac`, or undefined when it is. */
+const MAC_FORMS = '6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms';
+const EIGHT_BYTE_MAC =
+  'an 8-byte address is not a valid mac (the spec allows 6-byte Ethernet or 20-byte IPoIB addresses; Multus accepts it): use infiniband-guid for an InfiniBand GUID';
+
+/** Why `text` is not an acceptable `mac` where something sets it on a link (args.cni): 6 or 20 bytes. */
 export function macProblem(text: string): string | undefined {
   const addr = parseHwAddr(text);
-  if (!addr) {
-    return 'must be a 6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms';
-  }
-  if (addr.bytes.length === 8) {
-    return 'an 8-byte address is not a valid mac (the spec allows 6-byte Ethernet or 20-byte IPoIB addresses; Multus would accept it): use infiniband-guid for an InfiniBand GUID';
-  }
+  if (!addr) return `must be a ${MAC_FORMS}`;
+  if (addr.bytes.length === 8) return EIGHT_BYTE_MAC;
   return undefined;
 }
 
-/** Why `text` is not an acceptable `infiniband-guid`, or undefined when it is. */
+/**
+ * Why `text` is not a `mac` of the annotation: what Multus's net.ParseMAC rejects (it fails the pod).
+ * An 8-byte address passes here and gets a warning (macWarning): Multus runs the pod, and only a
+ * plugin that sets the MAC fails, which the NAD chain tells (the admission's builtin checks).
+ */
+export function macFormatProblem(text: string): string | undefined {
+  return parseHwAddr(text) ? undefined : `must be a ${MAC_FORMS}`;
+}
+
+const FF_GUID = 'ff:ff:ff:ff:ff:ff:ff:ff';
+
+/** Why `text` is not an acceptable `infiniband-guid` (args.cni `guid`; ib-sriov-cni's rules). */
 export function guidProblem(text: string): string | undefined {
+  const problem = guidFormatProblem(text);
+  if (problem) return problem;
+  if (text.toLowerCase() === FF_GUID) return `${FF_GUID} is reserved: ib-sriov-cni uses it to reset the GUID`;
+  return undefined;
+}
+
+/** Why `text` is not an `infiniband-guid` of the annotation: 8 bytes, colon form, not all-zero (all-FF is a warning). */
+export function guidFormatProblem(text: string): string | undefined {
   const addr = parseHwAddr(text);
   if (!addr || addr.bytes.length !== 8) {
     if (addr) return `must be 8 bytes, not ${addr.bytes.length} (colon form xx:xx:xx:xx:xx:xx:xx:xx)`;
@@ -76,8 +95,13 @@ export function guidProblem(text: string): string | undefined {
     return 'must be in colon form xx:xx:xx:xx:xx:xx:xx:xx (Multus accepts the hyphen and dot forms, but ib-sriov-cni does not)';
   }
   if (addr.bytes.every((b) => b === 0)) return 'the all-zero GUID is rejected by ib-sriov-cni';
-  if (addr.bytes.every((b) => b === 0xff)) return 'ff:ff:ff:ff:ff:ff:ff:ff is reserved: ib-sriov-cni uses it to reset the GUID';
   return undefined;
+}
+
+/** Allowed but suspicious `infiniband-guid` values (the caller has already checked the format). */
+export function guidWarning(text: string): string | undefined {
+  if (text.toLowerCase() !== FF_GUID) return undefined;
+  return `${FF_GUID} is the value ib-sriov-cni writes to reset a VF's GUID: as an explicit request ib-sriov-cni accepts it, but every VF given it has the same GUID`;
 }
 
 /** The lower-case colon form of an acceptable `mac` (6 or 20 bytes, any accepted form), or undefined. */
@@ -87,9 +111,12 @@ export function canonicalMac(text: string): string | undefined {
   return addr && addr.bytes.length !== 8 ? colonForm(addr.bytes) : undefined;
 }
 
-/** The lower-case colon form of an acceptable `infiniband-guid`, or undefined. */
+/**
+ * The lower-case colon form of an `infiniband-guid` the annotation accepts (all-FF included: it
+ * passes with a warning, so policies must see it), or undefined.
+ */
 export function canonicalGuid(text: string): string | undefined {
-  if (typeof text !== 'string' || guidProblem(text) !== undefined) return undefined;
+  if (typeof text !== 'string' || guidFormatProblem(text) !== undefined) return undefined;
   return text.toLowerCase();
 }
 
@@ -98,6 +125,7 @@ export function macWarning(text: string): string | undefined {
   const addr = parseHwAddr(text);
   if (!addr) return undefined;
   const b = addr.bytes;
+  if (b.length === 8) return EIGHT_BYTE_MAC;
   if (b.length === 6) {
     if (b.every((x) => x === 0)) return 'the all-zero MAC cannot be set on a Linux interface: the pod will fail to start';
     if ((b[0]! & 1) === 1) return 'a multicast MAC (lowest bit of the first octet set) cannot be set on a Linux interface: the pod will fail to start';

@@ -19,6 +19,17 @@ export type JsonReadResult =
 
 export const MAX_DEPTH = 64;
 
+// Objects that had a repeated key, with every key/value pair in document order: Go's decoder does
+// not simply keep the last value of a repeated key that names a map or a struct (it decodes into
+// the one it has, so keys merge), and key matching by case folding needs the true order. Kept
+// aside, so the objects stay plain data; only objects with duplicates are entered.
+const allEntries = new WeakMap<object, Array<[string, unknown]>>();
+
+/** Every key/value pair of `obj` in document order, repeats included, if a key was repeated; else undefined. */
+export function entriesOf(obj: object): ReadonlyArray<[string, unknown]> | undefined {
+  return allEntries.get(obj);
+}
+
 class JsonSyntaxError {
   constructor(
     readonly offset: number,
@@ -90,6 +101,7 @@ class Reader {
     if (depth > MAX_DEPTH) this.fail(`nesting deeper than ${MAX_DEPTH} levels`);
     this.i++; // {
     const out: Record<string, unknown> = {};
+    let entries: Array<[string, unknown]> | undefined;
     this.skipSpace();
     if (this.text.charCodeAt(this.i) === 125) {
       this.i++;
@@ -104,6 +116,12 @@ class Reader {
       this.i++;
       this.path.push(key);
       const value = this.readValue(depth);
+      if (entries) entries.push([key, value]);
+      else if (Object.hasOwn(out, key)) {
+        entries = Object.keys(out).map((k): [string, unknown] => [k, out[k]]);
+        entries.push([key, value]);
+        allEntries.set(out, entries);
+      }
       if (Object.hasOwn(out, key)) this.notes.duplicateKeys.push({ path: this.path.slice(0, -1), key });
       this.path.pop();
       setData(out, key, value);

@@ -4,6 +4,7 @@
 // dot-less keys with a warning (reserved by the spec, ignored by Multus) and keep dotted
 // (reverse-DNS) extension keys.
 import { child, duplicate, type FieldError } from '../field/index.js';
+import { entriesOf } from './json-reader.js';
 
 /** Go's key folding for the ASCII field names we know: upper-case ASCII, `ſ` -> S, Kelvin sign -> K. */
 export function goFold(key: string): string {
@@ -32,6 +33,8 @@ export interface NormalizedKeys {
   values: Map<string, unknown>;
   /** Values of deprecated keys, by the spec key they stand for. */
   deprecated: Map<string, { key: string; value: unknown }>;
+  /** Earlier values of a repeated key (exactly or by case folding), in document order; empty when no key repeats. */
+  shadowed: Map<string, unknown[]>;
 }
 
 interface Collector {
@@ -53,16 +56,23 @@ function foldedIndex(table: KeyTable): Map<string, string> {
 }
 
 /**
- * Maps an object's keys onto the table. Duplicates that the reader saw exactly are reported by
- * the caller; duplicates that only Go's case folding creates (`mac` and `MAC`) are reported here.
+ * Maps an object's keys onto the table, in document order (repeats included, as the reader saw
+ * them). Duplicates that the reader saw exactly are reported by the caller; duplicates that only
+ * Go's case folding creates (`mac` and `MAC`) are reported here. Both are warnings: Multus reads
+ * the value as Go's decoder leaves it (the caller merges maps and structs, see `shadowed`).
  */
 export function normalizeKeys(obj: Record<string, unknown>, table: KeyTable, path: string, out: Collector): NormalizedKeys {
   const values = new Map<string, unknown>();
   const deprecated = new Map<string, { key: string; value: unknown }>();
+  const shadowed = new Map<string, unknown[]>();
   const spelled = new Map<string, string>(); // canonical -> spelling first seen
   const known = table.known;
-  for (const key of Object.keys(obj)) {
-    const value = obj[key];
+  const entries = entriesOf(obj);
+  const keys = entries ? undefined : Object.keys(obj);
+  const n = entries ? entries.length : keys!.length;
+  for (let i = 0; i < n; i++) {
+    const key = entries ? entries[i]![0] : keys![i]!;
+    const value = entries ? entries[i]![1] : obj[key];
     let canonical: string | undefined;
     if (known.includes(key)) canonical = key;
     else if (table.extensions && key.includes('.')) {
@@ -92,14 +102,21 @@ export function normalizeKeys(obj: Record<string, unknown>, table: KeyTable, pat
     }
     const first = spelled.get(canonical);
     if (first !== undefined && first !== key) {
-      out.error(duplicate(child(path, canonical), key, `${JSON.stringify(key)} and ${JSON.stringify(first)} name the same key; Multus would silently use the last one`));
+      out.warning(duplicate(child(path, canonical), key, `${JSON.stringify(key)} and ${JSON.stringify(first)} name the same key; Multus reads them as one (the later value wins, objects merge): write it once`));
     }
     if (first === undefined) spelled.set(canonical, key);
     const target = table.deprecated && Object.hasOwn(table.deprecated, canonical) ? table.deprecated[canonical] : undefined;
     if (target !== undefined) deprecated.set(target, { key: canonical, value });
-    else values.set(canonical, value);
+    else {
+      if (values.has(canonical)) {
+        const earlier = shadowed.get(canonical);
+        if (earlier) earlier.push(values.get(canonical));
+        else shadowed.set(canonical, [values.get(canonical)]);
+      }
+      values.set(canonical, value);
+    }
   }
-  return { values, deprecated };
+  return { values, deprecated, shadowed };
 }
 
 /** The spec key that `key` stands for under the table (exact or Go-folded), or `key` itself. */

@@ -1,10 +1,11 @@
 // The annotation parser: detects the format as Multus does, parses every element, applies the
 // cross-element rules, and collects every problem (never only the first; never throws).
-import { index as at, invalid, key, tooMany, type FieldError } from '../field/index.js';
+import { child, index as at, invalid, key, tooMany, type FieldError } from '../field/index.js';
 import { checkAcross } from './cross.js';
 import { checkElement, type Collector, type ElementNotes } from './element.js';
 import { readJson, type JsonNotes } from './json-reader.js';
 import { parseSimpleItem } from './simple.js';
+import { goTrimSpace } from './formats.js';
 import {
   DEFAULT_NETWORK_ANNOTATION,
   NETWORKS_ANNOTATION,
@@ -52,13 +53,17 @@ class Problems implements Collector {
   }
 }
 
-/** Multus's rule: JSON when the value contains any of `[`, `{`, `"`; empty or blank means no attachments. */
+/**
+ * Multus's rule: JSON when the value contains any of `[`, `{`, `"`; only the empty string means no
+ * attachments (a blank value is the simple form, one item with an empty name).
+ */
 export function detectFormat(value: string): AnnotationFormat {
+  if (value === '') return 'empty';
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
     if (c === 91 || c === 123 || c === 34) return 'json';
   }
-  return value.trim() === '' ? 'empty' : 'simple';
+  return 'simple';
 }
 
 function notesFor(notes: JsonNotes, i: number): ElementNotes {
@@ -83,8 +88,13 @@ function near(text: string, offset: number): string {
   return JSON.stringify(text.slice(from, offset + 10));
 }
 
-/** The result, and how many elements the list has (undefined when it could not be read as a list). */
-function parseAnnotation(value: string, namespace: string, path: string): { result: ParseResult; count: number | undefined } {
+const BLANK = 'blank: Multus reads it as one network with an empty name, and the pod fails to start';
+
+/**
+ * The result, and how many elements the list has (undefined when it could not be read as a list).
+ * `defaultNetwork`: the value replaces the cluster network, so its interface is eth0.
+ */
+function parseAnnotation(value: string, namespace: string, path: string, defaultNetwork = false): { result: ParseResult; count: number | undefined } {
   const problems = new Problems();
   const networks: ParsedNetwork[] = [];
   const interfaces = new Map<number, string>();
@@ -93,6 +103,9 @@ function parseAnnotation(value: string, namespace: string, path: string): { resu
 
   if (typeof value !== 'string') {
     problems.error(invalid(path, value, 'must be a string'));
+  } else if (format === 'simple' && goTrimSpace(value) === '') {
+    problems.error(invalid(path, value, `${BLANK} (${defaultNetwork ? 'remove the annotation for no override' : 'remove the annotation, or set it to "", for no attachments'})`));
+    count = 1;
   } else if (format === 'simple') {
     let start = 0;
     let i = 0;
@@ -131,7 +144,7 @@ function parseAnnotation(value: string, namespace: string, path: string): { resu
   if (count !== undefined && count > MAX_ELEMENTS) {
     problems.error(tooMany(path, count, MAX_ELEMENTS));
   }
-  checkAcross({ count: count ?? 0, interfaces, networks }, problems);
+  checkAcross({ count: count ?? 0, interfaces, networks, defaultNetwork }, problems);
   problems.finish(path);
   return { result: { format, networks, errors: problems.errors, warnings: problems.warnings }, count };
 }
@@ -142,14 +155,28 @@ export function parseNetworks(value: string, options: ParseOptions): ParseResult
 }
 
 /**
- * Parses and validates a `v1.multus-cni.io/default-network` value: exactly one element (an empty
- * value means no override); an unqualified name resolves in Multus's namespace.
+ * Parses and validates a `v1.multus-cni.io/default-network` value: exactly one element; an
+ * unqualified name resolves in Multus's namespace. Multus reads the annotation whenever it is
+ * present, so an empty value fails the pod as much as a bad one: only its absence means no override.
  */
 export function parseDefaultNetwork(value: string, options: DefaultNetworkOptions = {}): ParseResult {
   const path = options.path ?? key('metadata.annotations', DEFAULT_NETWORK_ANNOTATION);
-  const { result, count } = parseAnnotation(value, options.defaultNamespace ?? DEFAULT_MULTUS_NAMESPACE, path);
-  if (result.format !== 'empty' && count !== undefined && count !== 1) {
+  const { result, count } = parseAnnotation(value, options.defaultNamespace ?? DEFAULT_MULTUS_NAMESPACE, path, true);
+  if (result.format === 'empty') {
+    result.errors.unshift(invalid(path, value, 'empty: Multus cannot parse it and the pod fails to start (remove the annotation for no override)'));
+  } else if (count !== undefined && count !== 1) {
     result.errors.unshift(invalid(path, value, `must select exactly one network, not ${count} (it replaces the cluster default network)`));
+  }
+  const chosen = result.networks[0];
+  const ifname = chosen?.selection.interface;
+  if (chosen && ifname !== undefined && ifname !== 'eth0') {
+    result.warnings.push(
+      invalid(
+        child(chosen.path, 'interface'),
+        ifname,
+        'Multus names the default network\'s interface as requested, not eth0; the container runtime expects eth0 and may not find the pod\'s address (remove it, or use eth0)',
+      ),
+    );
   }
   return result;
 }

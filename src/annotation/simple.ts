@@ -1,8 +1,9 @@
-// The simple form: `[namespace/]name[@interface]`, comma-separated, whitespace around items and
-// around `/` and `@` trimmed. Multus accepts empty items, `/name` and `name@`, and the pod then
-// fails at start-up; we reject them here with a message instead.
+// The simple form: `[namespace/]name[@interface]`, comma-separated, whitespace (Go's set, as
+// Multus trims with strings.TrimSpace) around items and around `/` and `@` trimmed. Multus accepts
+// empty items, and the pod then fails at the NAD lookup: an error here. `/name` and `name@` run
+// (the default namespace, an automatic interface name): warnings.
 import { child, index as at, invalid, required } from '../field/index.js';
-import { dns1123LabelProblem, dns1123SubdomainProblem, interfaceNameProblem } from './formats.js';
+import { dns1123LabelProblem, dns1123SubdomainProblem, goTrimSpace, interfaceNameProblem, simpleNameProblem } from './formats.js';
 import type { Collector } from './element.js';
 import type { NetworkSelection } from './types.js';
 
@@ -14,18 +15,17 @@ export interface SimpleItem {
 }
 
 function nameProblem(name: string): string | undefined {
-  const label = dns1123LabelProblem(name);
-  if (!label) return undefined;
-  if (!dns1123SubdomainProblem(name)) {
-    return `${label}; Multus rejects '.' in the simple form: use the JSON form, [{"name": ${JSON.stringify(name)}}], for a dotted name`;
+  const problem = simpleNameProblem(name);
+  if (problem && name.includes('.') && !dns1123SubdomainProblem(name)) {
+    return `${problem}; Multus rejects '.' in the simple form: use the JSON form, [{"name": ${JSON.stringify(name)}}], for a dotted name`;
   }
-  return label;
+  return problem;
 }
 
 /** Parses one item (already split off at commas). */
 export function parseSimpleItem(raw: string, i: number, base: string, namespace: string, out: Collector): SimpleItem {
   const path = at(base, i);
-  const item = raw.trim();
+  const item = goTrimSpace(raw);
   const none = { index: i, path, selection: undefined, interface: undefined };
   if (item === '') {
     out.error(invalid(path, raw, 'empty list item (look for a doubled or trailing comma); Multus would accept it and the pod would then fail to start'));
@@ -42,14 +42,16 @@ export function parseSimpleItem(raw: string, i: number, base: string, namespace:
     out.error(invalid(path, item, "must be [namespace/]name[@interface]: more than one '@'"));
     return none;
   }
-  const name = ats[0]!.trim();
-  const ns = slashes.length === 2 ? slashes[0]!.trim() : undefined;
-  const ifname = ats.length === 2 ? ats[1]!.trim() : undefined;
+  const name = goTrimSpace(ats[0]!);
+  const ns = slashes.length === 2 ? goTrimSpace(slashes[0]!) : undefined;
+  const ifname = ats.length === 2 ? goTrimSpace(ats[1]!) : undefined;
 
   let ok = true;
-  if (ns !== undefined) {
-    const problem = ns === '' ? "empty namespace before '/' (omit the '/' to use the default namespace)" : dns1123LabelProblem(ns);
-    if (problem) out.error(ns === '' ? required(child(path, 'namespace'), problem) : invalid(child(path, 'namespace'), ns, problem));
+  if (ns === '') {
+    out.warning(invalid(child(path, 'namespace'), '', "empty namespace before '/': Multus uses the default namespace, as without the '/'; omit it"));
+  } else if (ns !== undefined) {
+    const problem = dns1123LabelProblem(ns);
+    if (problem) out.error(invalid(child(path, 'namespace'), ns, problem));
   }
   if (name === '') {
     out.error(required(child(path, 'name'), `the item ${JSON.stringify(item)} names no network`));
@@ -59,9 +61,11 @@ export function parseSimpleItem(raw: string, i: number, base: string, namespace:
     if (problem) out.error(invalid(child(path, 'name'), name, problem));
   }
   let validIf: string | undefined;
-  if (ifname !== undefined) {
-    const problem = ifname === '' ? "empty interface name after '@' (omit the '@' to let Multus name it)" : interfaceNameProblem(ifname);
-    if (problem) out.error(ifname === '' ? required(child(path, 'interface'), problem) : invalid(child(path, 'interface'), ifname, problem));
+  if (ifname === '') {
+    out.warning(invalid(child(path, 'interface'), '', "empty interface name after '@': Multus names the interface itself, as without the '@'; omit it"));
+  } else if (ifname !== undefined) {
+    const problem = interfaceNameProblem(ifname);
+    if (problem) out.error(invalid(child(path, 'interface'), ifname, problem));
     else validIf = ifname;
   }
   if (!ok) return none;

@@ -95,3 +95,12 @@ t.test('what is kept: the last text read, and texts seen twice; never a long one
   t.not(l3, l1, 'a long text is never held in the cache');
   t.same(l3, l1);
 });
+
+t.test('default-route gateways are counted over both annotations, as Multus counts them', async (t) => {
+  const both = (networks: string, defaultNetwork: string) => readPodNetworks(meta({ [NETWORKS]: networks, [DEFAULT_NETWORK]: defaultNetwork }), POD_LOCATION, 'team', config);
+  const clash = both('[{"name":"a","default-route":["10.0.0.1"]}]', '[{"name":"calico","default-route":["10.1.0.1"]}]');
+  t.match(clash.errors, [{ path: `metadata.annotations[${NETWORKS}][0].default-route[0]`, reason: /over both annotations/ }]);
+  t.equal(clash.errors.length, 1);
+  const families = both('[{"name":"a","default-route":["fd00::1"]}]', '[{"name":"calico","default-route":["10.1.0.1"]}]');
+  t.same(families.errors, [], 'one IPv4 and one IPv6 gateway: fine');
+});

@@ -36,11 +36,11 @@ t.test('canonicalMac: lower-case colon form of a 6- or 20-byte address, else und
   t.equal(canonicalMac(42 as unknown as string), undefined);
 });
 
-t.test('canonicalGuid: colon form only, not all-zero, not all-FF', async (t) => {
+t.test('canonicalGuid: colon form only, not all-zero; all-FF (a warning in the annotation) included', async (t) => {
   t.equal(canonicalGuid('C2:11:22:33:44:55:66:77'), 'c2:11:22:33:44:55:66:77');
   t.equal(canonicalGuid('c2-11-22-33-44-55-66-77'), undefined);
   t.equal(canonicalGuid('c211.2233.4455.6677'), undefined);
   t.equal(canonicalGuid('00:00:00:00:00:00:00:00'), undefined);
-  t.equal(canonicalGuid('ff:ff:ff:ff:ff:ff:ff:ff'), undefined);
+  t.equal(canonicalGuid('FF:FF:FF:FF:FF:FF:FF:FF'), 'ff:ff:ff:ff:ff:ff:ff:ff', 'all-FF passes the parser, so policies must see it');
   t.equal(canonicalGuid('02:23:45:67:89:01'), undefined);
 });

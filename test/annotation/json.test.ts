@@ -65,18 +65,28 @@ const cases: Record<string, Case> = {
     value: el('"ips":["10.1.1.5/24","2001:db8::5/64","10.1.1.6","::ffff:10.1.1.7"]'),
     want: [{ name: 'n', namespace: 'pod-ns', ips: ['10.1.1.5/24', '2001:db8::5/64', '10.1.1.6', '::ffff:10.1.1.7'] }],
   },
-  'ips: empty list (spec: at least one)': { value: el('"ips":[]'), errors: [['[0].ips', 'Invalid value', 'at least 1 item']] },
+  'ips: empty list: warning, not set (Multus passes an empty IP= that IPAMs ignore)': {
+    value: el('"ips":[]'),
+    want: [{ name: 'n', namespace: 'pod-ns' }],
+    warnings: [['[0].ips', 'Invalid value', 'requests no address']],
+  },
   'ips: IPv4 leading zero (Go rejects)': { value: el('"ips":["10.1.1.05"]'), errors: [['[0].ips[0]', 'Invalid value', 'leading zeros']] },
   'ips: zone (Go rejects)': { value: el('"ips":["fe80::1%eth0"]'), errors: [['[0].ips[0]', 'Invalid value', 'without a zone']] },
   'ips: prefix out of range': {
-    value: el('"ips":["10.0.0.1/33","::1/129","10.0.0.1/","10.0.0.1/024","10.0.0.1/-1"]'),
+    value: el('"ips":["10.0.0.1/33","::1/129","10.0.0.1/","10.0.0.1/+24","10.0.0.1/-1","10.0.0.1/0033","10.0.0.1/2 4"]'),
     errors: [
       ['[0].ips[0]', 'Invalid value', 'from 0 to 32'],
       ['[0].ips[1]', 'Invalid value', 'from 0 to 128'],
       ['[0].ips[2]', 'Invalid value', 'from 0 to 32'],
       ['[0].ips[3]', 'Invalid value', 'from 0 to 32'],
       ['[0].ips[4]', 'Invalid value', 'from 0 to 32'],
+      ['[0].ips[5]', 'Invalid value', 'from 0 to 32'],
+      ['[0].ips[6]', 'Invalid value', 'from 0 to 32'],
     ],
+  },
+  'ips: leading zeros in the prefix (Go ParseCIDR and the IPAMs accept them)': {
+    value: el('"ips":["10.1.1.5/024","10.1.1.6/0024","fd00::5/000064","10.1.1.7/00"]'),
+    want: [{ name: 'n', namespace: 'pod-ns', ips: ['10.1.1.5/024', '10.1.1.6/0024', 'fd00::5/000064', '10.1.1.7/00'] }],
   },
   'ips: not an address': { value: el('"ips":["hello","1.2.3"]'), errors: [['[0].ips[0]', 'Invalid value', 'IPv4 or IPv6'], ['[0].ips[1]', 'Invalid value', 'IPv4 or IPv6']] },
   'ips: not a list': { value: el('"ips":"10.0.0.1"'), errors: [['[0].ips', 'Invalid value', 'must be a JSON array']] },
@@ -95,7 +105,12 @@ const cases: Record<string, Case> = {
   'mac mixed separators': { value: el('"mac":"02:23-45:67:89:01"'), errors: [['[0].mac', 'Invalid value', '6-byte Ethernet MAC']] },
   'mac bare hex': { value: el('"mac":"022345678901"'), errors: [['[0].mac', 'Invalid value', '6-byte Ethernet MAC']] },
   'mac with spaces': { value: el('"mac":" 02:23:45:67:89:01"'), errors: [['[0].mac', 'Invalid value', '6-byte Ethernet MAC']] },
-  'mac of 8 bytes: spec says no, Multus says yes': { value: el('"mac":"02:23:45:67:89:01:02:03"'), errors: [['[0].mac', 'Invalid value', /spec allows .*Multus would accept it/]] },
+  // Multus runs the pod; only a plugin that sets the MAC fails, which the NAD chain tells (admission).
+  'mac of 8 bytes: spec says no, Multus says yes: warning, kept': {
+    value: el('"mac":"02:23:45:67:89:01:02:03"'),
+    want: [{ name: 'n', namespace: 'pod-ns', mac: '02:23:45:67:89:01:02:03' }],
+    warnings: [['[0].mac', 'Invalid value', /spec allows .*Multus accepts it/]],
+  },
   'mac of 20 bytes (IPoIB) with the link-local prefix': {
     value: el('"mac":"00:00:00:00:fe:80:00:00:00:00:00:00:02:00:5e:10:00:00:00:01"'),
     want: [{ name: 'n', namespace: 'pod-ns', mac: '00:00:00:00:fe:80:00:00:00:00:00:00:02:00:5e:10:00:00:00:01' }],
@@ -114,10 +129,22 @@ const cases: Record<string, Case> = {
   'guid dot form': { value: el('"infiniband-guid":"c211.2233.4455.6677"'), errors: [['[0].infiniband-guid', 'Invalid value', 'colon form']] },
   'guid of 6 bytes': { value: el('"infiniband-guid":"02:23:45:67:89:01"'), errors: [['[0].infiniband-guid', 'Invalid value', 'must be 8 bytes, not 6']] },
   'guid all-zero': { value: el('"infiniband-guid":"00:00:00:00:00:00:00:00"'), errors: [['[0].infiniband-guid', 'Invalid value', 'all-zero']] },
-  'guid all-FF (reset value)': { value: el('"infiniband-guid":"FF:FF:FF:FF:FF:FF:FF:FF"'), errors: [['[0].infiniband-guid', 'Invalid value', 'reset']] },
+  'guid all-FF (ib-sriov-cni accepts an explicit one): warning, kept': {
+    value: el('"infiniband-guid":"FF:FF:FF:FF:FF:FF:FF:FF"'),
+    want: [{ name: 'n', namespace: 'pod-ns', 'infiniband-guid': 'FF:FF:FF:FF:FF:FF:FF:FF' }],
+    warnings: [['[0].infiniband-guid', 'Invalid value', 'reset']],
+  },
   // default-route
   'default-route v4 and v6': { value: el('"default-route":["10.0.0.1","fd00::1"]'), want: [{ name: 'n', namespace: 'pod-ns', 'default-route': ['10.0.0.1', 'fd00::1'] }] },
   'default-route two IPv4 gateways (Multus rejects)': { value: el('"default-route":["10.0.0.1","10.0.0.2"]'), errors: [['[0].default-route[1]', 'Invalid value', 'only one IPv4 gateway']] },
+  'default-route: IPv4 and IPv4-mapped IPv6 are two IPv4 gateways for Multus': {
+    value: el('"default-route":["10.0.0.1","::FFFF:0a00:0002"]'),
+    errors: [['[0].default-route[1]', 'Invalid value', 'only one IPv4 gateway']],
+  },
+  'default-route: an IPv6 gateway that only looks mapped is IPv6': {
+    value: el('"default-route":["10.0.0.1","::ffff:0:a00:2","1::ffff:a00:2"]'),
+    errors: [['[0].default-route[2]', 'Invalid value', 'only one IPv6 gateway']],
+  },
   'default-route with a CIDR': { value: el('"default-route":["10.0.0.1/24"]'), errors: [['[0].default-route[0]', 'Invalid value', 'IPv4 or IPv6 address']] },
   'default-route empty: warning': { value: el('"default-route":[]'), warnings: [['[0].default-route', 'Invalid value', 'no gateway']] },
   // portMappings
@@ -159,9 +186,13 @@ const cases: Record<string, Case> = {
     value: el('"bandwidth":{"ingressRate":10}'),
     warnings: [['[0].bandwidth.ingressRate', 'Invalid value', 'without ingressBurst']],
   },
-  'bandwidth: not positive, not integer': {
-    value: el('"bandwidth":{"ingressRate":0,"ingressBurst":1.5e3}'),
-    errors: [['[0].bandwidth.ingressRate', 'Invalid value', 'between 1 and'], ['[0].bandwidth.ingressBurst', 'Invalid value', 'must be an integer written without']],
+  'bandwidth: negative, not integer': {
+    value: el('"bandwidth":{"ingressRate":-1,"ingressBurst":1.5e3}'),
+    errors: [['[0].bandwidth.ingressRate', 'Invalid value', 'between 0 and'], ['[0].bandwidth.ingressBurst', 'Invalid value', 'must be an integer written without']],
+  },
+  'bandwidth: 0 means no limit to the bandwidth plugin': {
+    value: el('"bandwidth":{"ingressRate":0,"ingressBurst":0,"egressRate":0,"egressBurst":0}'),
+    want: [{ name: 'n', namespace: 'pod-ns', bandwidth: { ingressRate: 0, ingressBurst: 0, egressRate: 0, egressBurst: 0 } }],
   },
   'bandwidth: not an object': { value: el('"bandwidth":[]'), errors: [['[0].bandwidth', 'Invalid value', 'must be a JSON object']] },
   // cni-args, ipam-claim-reference, deviceID, extensions
@@ -171,12 +202,38 @@ const cases: Record<string, Case> = {
   },
   'cni-args: not an object': { value: el('"cni-args":"x=y"'), errors: [['[0].cni-args', 'Invalid value', 'must be a JSON object']] },
   'cni-args: number out of float64 range (Go cannot read it)': { value: el('"cni-args":{"a":1e400}'), errors: [['[0].cni-args.a', 'Invalid value', 'out of range']] },
-  'ipam-claim-reference': { value: el('"ipam-claim-reference":"my-claim"'), want: [{ name: 'n', namespace: 'pod-ns', 'ipam-claim-reference': 'my-claim' }] },
-  'ipam-claim-reference with ips (spec forbids; the NAD client dropped the check)': {
-    value: el('"ipam-claim-reference":"my-claim","ips":["10.0.0.1"]'),
-    errors: [['[0].ips', 'Forbidden', 'ipam-claim-reference']],
+  'number out of range where Go decodes it (bandwidth, portMappings): error': {
+    value: el('"bandwidth":{"ingressRate":1e400,"ingressBurst":1},"portMappings":[{"hostPort":-1e999,"containerPort":80}]'),
+    errors: [['[0].bandwidth.ingressRate', 'Invalid value', 'out of range'], ['[0].portMappings[0].hostPort', 'Invalid value', 'out of range']],
   },
-  'ipam-claim-reference invalid name': { value: el('"ipam-claim-reference":"My_Claim"'), errors: [['[0].ipam-claim-reference', 'Invalid value', 'RFC 1123 subdomain']] },
+  'number out of range under keys Go skips (unknown, dotted): warning; the dotted key is left out': {
+    value: el('"vlan":1e400,"example.com/x":{"a":[1e400]},"x.io":1,"ipam-claim-reference":1e999'),
+    want: [{ name: 'n', namespace: 'pod-ns', 'x.io': 1 }],
+    warnings: [
+      ['[0].vlan', 'Invalid value', 'unknown key'],
+      ['[0].vlan', 'Invalid value', 'Go (Multus) skips this key'],
+      ['[0].example.com/x.a[0]', 'Invalid value', 'Go (Multus) skips this key'],
+      ['[0].ipam-claim-reference', 'Invalid value', 'Go (Multus) skips this key'],
+      ['[0].ipam-claim-reference', 'Invalid value', 'must be a string'],
+    ],
+  },
+  'ipam-claim-reference': { value: el('"ipam-claim-reference":"my-claim"'), want: [{ name: 'n', namespace: 'pod-ns', 'ipam-claim-reference': 'my-claim' }] },
+  // Multus's own selection type has no ipam-claim-reference: it ignores the key.
+  'ipam-claim-reference with ips (spec forbids; Multus ignores the claim): warning, both kept': {
+    value: el('"ipam-claim-reference":"my-claim","ips":["10.0.0.1"]'),
+    want: [{ name: 'n', namespace: 'pod-ns', ips: ['10.0.0.1'], 'ipam-claim-reference': 'my-claim' }],
+    warnings: [['[0].ips', 'Invalid value', 'ipam-claim-reference']],
+  },
+  'ipam-claim-reference invalid name: warning, kept': {
+    value: el('"ipam-claim-reference":"My_Claim"'),
+    want: [{ name: 'n', namespace: 'pod-ns', 'ipam-claim-reference': 'My_Claim' }],
+    warnings: [['[0].ipam-claim-reference', 'Invalid value', /RFC 1123 subdomain.*Multus ignores this key/]],
+  },
+  'ipam-claim-reference not a string: warning, left out': {
+    value: el('"ipam-claim-reference":["a"]'),
+    want: [{ name: 'n', namespace: 'pod-ns' }],
+    warnings: [['[0].ipam-claim-reference', 'Invalid value', 'must be a string']],
+  },
   'deviceID': { value: el('"deviceID":"0000:03:00.1"'), want: [{ name: 'n', namespace: 'pod-ns', deviceID: '0000:03:00.1' }] },
   'deviceID not a string': { value: el('"deviceID":3'), errors: [['[0].deviceID', 'Invalid value', 'must be a string']] },
   'reverse-DNS extension keys are kept as sent': {
@@ -200,23 +257,68 @@ const cases: Record<string, Case> = {
   },
   "Go's Unicode folding: long s and Kelvin sign": {
     value: '[{"name":"n","namespace":"x","de\u212Aice":1,"namespace":"y"}]'.replace('de\u212Aice', 'na\u017Fe'),
-    errors: [['[0].namespace', 'Duplicate value', 'more than once']],
-    warnings: [['[0].na\u017Fe', 'Invalid value', 'unknown key']],
+    want: [{ name: 'n', namespace: 'y' }],
+    warnings: [['[0].na\u017Fe', 'Invalid value', 'unknown key'], ['[0].namespace', 'Duplicate value', 'more than once']],
   },
-  'long s folds to s': { value: '[{"name":"n","namespace":"x","name\u017Fpace":"y"}]', errors: [['[0].namespace', 'Duplicate value', 'name the same key']], warnings: [['[0].name\u017Fpace', 'Invalid value', 'only case-insensitively']] },
+  'long s folds to s': {
+    value: '[{"name":"n","namespace":"x","name\u017Fpace":"y"}]',
+    want: [{ name: 'n', namespace: 'y' }],
+    warnings: [['[0].name\u017Fpace', 'Invalid value', 'only case-insensitively'], ['[0].namespace', 'Duplicate value', 'name the same key']],
+  },
   'dotless i does not fold to i (Go does not either)': { value: '[{"name":"n","\u0131nterface":"x"}]', warnings: [['[0].\u0131nterface', 'Invalid value', 'unknown key']] },
-  'duplicate key: error, the last one is kept (as Go)': {
+  // Go's decoder: the last value wins, but a repeated map or struct is decoded into the one there.
+  'duplicate key: warning, the last one is kept (as Go)': {
     value: '[{"name":"a","name":"b"}]',
     want: [{ name: 'b', namespace: 'pod-ns' }],
-    errors: [['[0].name', 'Duplicate value', 'Multus would silently use the last one']],
+    warnings: [['[0].name', 'Duplicate value', 'Multus uses the last value']],
   },
-  'duplicate key in different case: error': {
+  'duplicate key in different case: warning, the last one is kept': {
     value: '[{"name":"n","mac":"02:00:00:00:00:01","Mac":"02:00:00:00:00:02"}]',
     want: [{ name: 'n', namespace: 'pod-ns', mac: '02:00:00:00:00:02' }],
-    errors: [['[0].mac', 'Duplicate value', 'name the same key']],
-    warnings: [['[0].Mac', 'Invalid value', 'only case-insensitively']],
+    warnings: [['[0].Mac', 'Invalid value', 'only case-insensitively'], ['[0].mac', 'Duplicate value', 'name the same key']],
   },
-  'duplicate key nested in cni-args': { value: el('"cni-args":{"a":1,"a":2}'), errors: [['[0].cni-args.a', 'Duplicate value', 'more than once']] },
+  'duplicate key by case folding, in document order: mac, MAC, mac keeps the third': {
+    value: '[{"name":"n","mac":"02:00:00:00:00:01","MAC":"02:00:00:00:00:02","mac":"02:00:00:00:00:03"}]',
+    want: [{ name: 'n', namespace: 'pod-ns', mac: '02:00:00:00:00:03' }],
+    warnings: [['[0].MAC', 'Invalid value', 'only case-insensitively'], ['[0].mac', 'Duplicate value', 'name the same key'], ['[0].mac', 'Duplicate value', 'more than once']],
+  },
+  'duplicate key nested in cni-args: warning, the last one is kept': {
+    value: el('"cni-args":{"a":1,"a":2}'),
+    want: [{ name: 'n', namespace: 'pod-ns', 'cni-args': { a: 2 } }],
+    warnings: [['[0].cni-args.a', 'Duplicate value', 'more than once']],
+  },
+  'cni-args twice: merged one level, as Go decodes into the map it has': {
+    value: el('"cni-args":{"x":1,"y":{"p":1}},"CNI-Args":{"y":{"q":2},"z":3}'),
+    want: [{ name: 'n', namespace: 'pod-ns', 'cni-args': { x: 1, y: { q: 2 }, z: 3 } }],
+    warnings: [['[0].CNI-Args', 'Invalid value', 'only case-insensitively'], ['[0].cni-args', 'Duplicate value', 'name the same key']],
+  },
+  'bandwidth twice: fields merged (a struct); null in between resets': {
+    value: '[{"name":"a","bandwidth":{"ingressRate":10,"ingressBurst":20},"bandwidth":{"egressRate":30,"egressBurst":40,"IngressRate":11}},{"name":"b","bandwidth":{"ingressRate":10,"ingressBurst":20},"bandwidth":null,"bandwidth":{"egressRate":30,"egressBurst":40}}]',
+    want: [
+      { name: 'a', namespace: 'pod-ns', bandwidth: { ingressRate: 11, ingressBurst: 20, egressRate: 30, egressBurst: 40 } },
+      { name: 'b', namespace: 'pod-ns', bandwidth: { egressRate: 30, egressBurst: 40 } },
+    ],
+    warnings: [
+      ['[0].bandwidth', 'Duplicate value', 'more than once'],
+      ['[0].bandwidth.IngressRate', 'Invalid value', 'only case-insensitively'],
+      ['[1].bandwidth', 'Duplicate value', 'more than once'],
+      ['[1].bandwidth', 'Duplicate value', 'more than once'],
+    ],
+  },
+  'portMappings twice: merged element by element, the later length; ips replaced': {
+    value: el('"portMappings":[{"hostPort":80,"containerPort":8080},{"hostPort":81,"containerPort":8081}],"portMappings":[{"hostPort":90}],"ips":["10.0.0.1","10.0.0.2"],"ips":["10.0.0.3"]'),
+    want: [{ name: 'n', namespace: 'pod-ns', ips: ['10.0.0.3'], portMappings: [{ hostPort: 90, containerPort: 8080 }] }],
+    warnings: [['[0].portMappings', 'Duplicate value', 'more than once'], ['[0].ips', 'Duplicate value', 'more than once']],
+  },
+  'an earlier value of a repeated key that Go cannot decode fails the annotation': {
+    value: '[{"name":"a","mac":5,"mac":"02:00:00:00:00:01"},{"name":"b","default-route":["10.0.0.1/24"],"default-route":["10.0.0.1"]},{"name":"c","cni-args":"x","cni-args":{}}]',
+    errors: [
+      ['[0].mac', 'Invalid value', /earlier value .*must be a JSON string/],
+      ['[1].default-route', 'Invalid value', /earlier value .*"10\.0\.0\.1\/24" is not an IP address/],
+      ['[2].cni-args', 'Invalid value', /earlier value .*must be a JSON object/],
+    ],
+    warnings: [['[0].mac', 'Duplicate value', 'more than once'], ['[1].default-route', 'Duplicate value', 'more than once'], ['[2].cni-args', 'Duplicate value', 'more than once']],
+  },
   '__proto__ is data, not a prototype': { value: el('"cni-args":{"__proto__":{"polluted":1}}'), want: [{ name: 'n', namespace: 'pod-ns', 'cni-args': JSON.parse('{"__proto__":{"polluted":1}}') }] },
   // every problem, across elements
   'errors in one element do not stop the others': {

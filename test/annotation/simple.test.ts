@@ -27,9 +27,17 @@ const cases: Record<string, Case> = {
     errors: [['[1]', 'Invalid value', 'empty list item']],
   },
   'trailing comma (Multus accepts it)': { value: 'net-a,', want: ['pod-ns/net-a'], errors: [['[1]', 'Invalid value', 'empty list item']] },
-  'empty namespace before / (Multus accepts it)': { value: '/net-a', want: ['pod-ns/net-a'], errors: [['[0].namespace', 'Required value', "empty namespace before '/'"]] },
+  'empty namespace before / (Multus uses the default namespace): warning': {
+    value: '/net-a',
+    want: ['pod-ns/net-a'],
+    warnings: [['[0].namespace', 'Invalid value', "empty namespace before '/': Multus uses the default namespace"]],
+  },
   'empty name after /': { value: 'ns/', want: [], errors: [['[0].name', 'Required value', 'names no network']] },
-  'empty interface after @ (Multus accepts it)': { value: 'net-a@', want: ['pod-ns/net-a'], errors: [['[0].interface', 'Required value', "after '@'"]] },
+  'empty interface after @ (Multus names it): warning': {
+    value: 'net-a@',
+    want: ['pod-ns/net-a'],
+    warnings: [['[0].interface', 'Invalid value', "empty interface name after '@': Multus names the interface itself"]],
+  },
   'more than one /': { value: 'a/b/c', want: [], errors: [['[0]', 'Invalid value', "more than one '/'"]] },
   'more than one @': { value: 'a@b@c', want: [], errors: [['[0]', 'Invalid value', "more than one '@'"]] },
   'upper case name': { value: 'Net-A', want: ['pod-ns/Net-A'], errors: [['[0].name', 'Invalid value', 'RFC 1123 label']] },
@@ -39,7 +47,14 @@ const cases: Record<string, Case> = {
     errors: [['[0].name', 'Invalid value', 'use the JSON form']],
   },
   'name ending in -': { value: 'net-', want: ['pod-ns/net-'], errors: [['[0].name', 'Invalid value', 'RFC 1123 label']] },
-  'name of 64 characters': { value: 'a'.repeat(64), want: [`pod-ns/${'a'.repeat(64)}`], errors: [['[0].name', 'Invalid value', 'no more than 63']] },
+  // Multus's simple-form regex has no length limit; a NAD name may have 253 characters.
+  'name of 64 characters (a valid NAD name)': { value: 'a'.repeat(64), want: [`pod-ns/${'a'.repeat(64)}`] },
+  'name of 253 characters': { value: `${'a-'.repeat(126)}b`, want: [`pod-ns/${'a-'.repeat(126)}b`] },
+  'name of 254 characters: no NAD can have it': { value: 'a'.repeat(254), want: [`pod-ns/${'a'.repeat(254)}`], errors: [['[0].name', 'Invalid value', 'no more than 253']] },
+  'namespace of 64 characters: no namespace can have it': { value: `${'a'.repeat(64)}/n`, want: [`${'a'.repeat(64)}/n`], errors: [['[0].namespace', 'Invalid value', 'no more than 63']] },
+  // Multus trims with Go's strings.TrimSpace: unicode.IsSpace, not JavaScript's trim().
+  'NEL, NBSP and other Go spaces are trimmed': { value: '\u0085net-a\u00a0, ns\u2003/ net-b @\u3000eth1\u0085', want: ['pod-ns/net-a', 'ns/net-b@eth1'] },
+  'a byte-order mark is not trimmed (Go keeps it)': { value: '\ufeffnet-a', want: ['pod-ns/\ufeffnet-a'], errors: [['[0].name', 'Invalid value', 'RFC 1123 label']] },
   'bad namespace': { value: 'Bad_NS/net-a', want: ['Bad_NS/net-a'], errors: [['[0].namespace', 'Invalid value', 'RFC 1123 label']] },
   'interface too long (16 bytes)': { value: 'a@abcdefghijklmnop', want: ['pod-ns/a'], errors: [['[0].interface', 'Invalid value', 'at most 15 bytes']] },
   'interface of 15 multi-byte characters is too long in bytes': { value: 'a@ééééééééé', want: ['pod-ns/a'], errors: [['[0].interface', 'Invalid value', 'at most 15 bytes']] },
@@ -57,8 +72,8 @@ const cases: Record<string, Case> = {
       ['[0].name', 'Invalid value', 'RFC 1123'],
       ['[1]', 'Invalid value', 'empty list item'],
       ['[2]', 'Invalid value', "more than one '/'"],
-      ['[3].interface', 'Required value', "after '@'"],
     ],
+    warnings: [['[3].interface', 'Invalid value', "after '@'"]],
   },
 };
 
@@ -72,10 +87,10 @@ t.test('simple form', async (t) => {
   }
 });
 
-t.test('format detection follows Multus: any of [ { " means JSON; blank means none', async (t) => {
+t.test('format detection follows Multus: any of [ { " means JSON; only "" means none', async (t) => {
   const formats: Array<[string, string]> = [
     ['', 'empty'],
-    ['  \n\t', 'empty'],
+    ['  \n\t', 'simple'],
     ['net-a', 'simple'],
     ['[]', 'json'],
     ['net-a"', 'json'],
@@ -83,8 +98,14 @@ t.test('format detection follows Multus: any of [ { " means JSON; blank means no
     ['a,b]', 'simple'], // ']' and '}' are not in Multus's set
   ];
   for (const [value, format] of formats) t.equal(parseNetworks(value, { namespace: 'x' }).format, format, JSON.stringify(value));
-  const empty = parseNetworks('   ', { namespace: 'x' });
-  t.same([empty.networks, empty.errors, empty.warnings], [[], [], []], 'blank: no attachments, no problems');
+  const empty = parseNetworks('', { namespace: 'x' });
+  t.same([empty.networks, empty.errors, empty.warnings], [[], [], []], 'empty: no attachments, no problems');
+  // Multus returns "no networks" only for a zero-length value; a blank one is one item with an empty name.
+  for (const blank of [' ', '\t\n', '\u00a0', ' \u0085 ']) {
+    const r = parseNetworks(blank, { namespace: 'x' });
+    t.same(r.networks, [], `${JSON.stringify(blank)}: no attachments`);
+    t.same(r.errors.map((e) => [e.path, e.reason.startsWith('blank: Multus reads it as one network with an empty name')]), [[BASE, true]], `${JSON.stringify(blank)}: one error`);
+  }
   t.match(parseNetworks('net-a"', { namespace: 'x' }).errors[0]?.reason, /invalid JSON/);
 });
 

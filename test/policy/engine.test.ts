@@ -103,6 +103,14 @@ const cases: Case[] = [
     message: ['MAC 03:00:00:00:00:01 is a multicast MAC'],
   },
   {
+    // The parser lets an explicit all-FF GUID through with a warning (ib-sriov-cni accepts it): a policy still sees it.
+    name: 'hardwareAddresses: all-FF GUID forbidden by default',
+    spec: 'rules:\n  hardwareAddresses: {}',
+    annotation: '[{"name":"ib","infiniband-guid":"FF:FF:FF:FF:FF:FF:FF:FF"}]',
+    expect: ['p/hardwareAddresses/Enforce'],
+    message: ['GUID ff:ff:ff:ff:ff:ff:ff:ff is the all-FF GUID'],
+  },
+  {
     name: 'hardwareAddresses: special values allowed when switched off',
     spec: 'rules:\n  hardwareAddresses: {forbidSpecialValues: false}',
     annotation: '[{"name":"a","mac":"03:00:00:00:00:01"}]',
