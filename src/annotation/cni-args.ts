@@ -4,7 +4,7 @@
 // checks and the same policy treatment as the top-level `mac`, `infiniband-guid` and `ips`.
 // Plugins decode args.cni with Go's encoding/json, which matches keys case-insensitively.
 import { child, index } from '../field/index.js';
-import { canonicalGuid, canonicalMac, guidProblem, macProblem } from './hwaddr.js';
+import { canonicalGuid, canonicalMac, guidFormatProblem, macProblem } from './hwaddr.js';
 import { ipOrCidrProblem } from './formats.js';
 import { goFold } from './keys.js';
 import type { NetworkSelection, ParsedNetwork } from './types.js';
@@ -62,7 +62,8 @@ function readAddresses(args: Record<string, unknown>, path: string): ArgsAddress
       out.push({ key, written, path: at, value, problem: 'must be a string' });
       continue;
     }
-    const problem = key === 'mac' ? macProblem(value) : guidProblem(value);
+    // ib-sriov's IsValidGUID: colon form, 8 bytes, not all-zero; an explicit all-FF GUID is accepted.
+    const problem = key === 'mac' ? macProblem(value) : guidFormatProblem(value);
     if (problem) out.push({ key, written, path: at, value, problem });
     else out.push({ key, written, path: at, value, canonical: key === 'mac' ? canonicalMac(value)! : canonicalGuid(value)! });
   }

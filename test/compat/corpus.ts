@@ -208,6 +208,16 @@ export const CORPUS: CorpusCase[] = [
     steps: [{ pod: plainPod('ipvlan', '[{"name":"ipvlan-net","mac":"02:00:00:00:30:01"}]'), allowed: false, errors: [/\[0\]\.mac: Forbidden: vms\/ipvlan-net would ignore it: no plugin of its chain \(ipvlan\) reads a MAC/] }],
   },
   {
+    name: 'an 8-byte MAC on macvlan',
+    why: 'Multus reads it (ParseMAC takes 8 bytes) but macvlan cannot set it on an Ethernet interface: the ADD fails',
+    steps: [{ pod: plainPod('mac8', '[{"name":"macvlan-conf","mac":"02:00:00:00:00:00:00:01"}]'), allowed: false, errors: [/\[0\]\.mac: Invalid value: "02:00:00:00:00:00:00:01": an 8-byte address: macvlan sets the MAC/] }],
+  },
+  {
+    name: 'an explicit all-FF GUID on ib-sriov',
+    why: 'ib-sriov accepts an explicit all-FF GUID (only its no-GUID path rejects an all-FF VF GUID): a warning, not a denial',
+    steps: [{ pod: plainPod('ff', '[{"name":"ib-sriov","infiniband-guid":"ff:ff:ff:ff:ff:ff:ff:ff"}]'), allowed: true, injects: { container: 'app', resources: { 'mellanox.com/mlnx_ib': '1' } } }],
+  },
+  {
     name: 'a third-party plugin with a MAC',
     why: 'nobody here knows what acme-cni reads of CNI_ARGS: admitted with a warning naming it',
     steps: [{ pod: plainPod('vendor', '[{"name":"vendor-net","mac":"02:00:00:00:40:01"}]'), allowed: true, warnings: [/may be ignored: netattach does not know plugin "acme-cni"/] }],
