@@ -121,8 +121,11 @@ export interface AdmissionConfig {
   defaultNetworkNamespace: string;
   /** NAD annotation keys read for resource names; the first is the standard one. */
   resourceNameKeys: string[];
-  /** The Downward API volume of network-resources-injector, off unless enabled. */
-  podNetInfo: { enabled: boolean; volumeName: string; mountPath: string };
+  /**
+   * The Downward API volume of network-resources-injector, off unless enabled; `hugepages` adds
+   * NRI's hugepages files and CONTAINER_NAME (and implies the volume).
+   */
+  podNetInfo: { enabled: boolean; volumeName: string; mountPath: string; hugepages?: boolean };
 }
 
 export const DEFAULT_ADMISSION_CONFIG: AdmissionConfig = {

@@ -43,6 +43,10 @@ Options:
                                                                    NETATTACH_DEFAULT_NETWORK_NAMESPACE (kube-system)
   --podnetinfo                   add the podnetinfo Downward API volume
                                                                    NETATTACH_PODNETINFO (false)
+  --hugepages-downward-api       add each container's hugepages to that volume and
+                                 CONTAINER_NAME to the container, as NRI's
+                                 -injectHugepageDownApi (implies the volume)
+                                                                   NETATTACH_HUGEPAGES_DOWNWARD_API (false)
   --resource-name-key KEY        extra NAD annotation read for resource names (repeatable;
                                  k8s.v1.cni.cncf.io/resourceName is always read)
                                                                    NETATTACH_RESOURCE_NAME_KEYS (comma-separated)
@@ -111,6 +115,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
       ...options,
       'resource-name-key': { type: 'string', multiple: true },
       podnetinfo: { type: 'boolean' },
+      'hugepages-downward-api': { type: 'boolean' },
       'no-pod-watch': { type: 'boolean' },
       dev: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -170,7 +175,11 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
       admission: {
         defaultNetworkNamespace: get('default-network-namespace') ?? DEFAULT_ADMISSION_CONFIG.defaultNetworkNamespace,
         resourceNameKeys: [...new Set([...DEFAULT_ADMISSION_CONFIG.resourceNameKeys, ...extraKeys])],
-        podNetInfo: { ...DEFAULT_ADMISSION_CONFIG.podNetInfo, enabled: values.podnetinfo ?? flagBool('podnetinfo', env.NETATTACH_PODNETINFO) },
+        podNetInfo: {
+          ...DEFAULT_ADMISSION_CONFIG.podNetInfo,
+          enabled: values.podnetinfo ?? flagBool('podnetinfo', env.NETATTACH_PODNETINFO),
+          hugepages: values['hugepages-downward-api'] ?? flagBool('hugepages-downward-api', env.NETATTACH_HUGEPAGES_DOWNWARD_API),
+        },
       },
     },
   };
