@@ -32,14 +32,11 @@ NRI=github.com/k8snetworkplumbingwg/network-resources-injector
 
 log() { echo "[nri-build] $*" >&2; }
 
-if ! command -v go >/dev/null 2>&1; then
-  if [ -x /usr/local/go/bin/go ]; then export PATH="/usr/local/go/bin:$PATH"; else
-    log "go not found (need Go >= 1.25 on PATH or at /usr/local/go)"; exit 1; fi
-fi
-
+# shellcheck source=build-common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/build-common.sh"
+need_go 1.25
 mkdir -p "$BIN"
-exec 9>"$LOCK"
-if command -v flock >/dev/null 2>&1; then flock 9; fi
+lock "$LOCK"
 
 # The webhook has no --version: given an invalid port, it parses every flag, then exits at once
 # naming the port (before it needs certificates or an API server).
