@@ -45,7 +45,7 @@ export function mutatePod(
   const injected = injectResources(draft, needed);
   const errors = [...injected.errors, ...mergeNodeSelector(draft, attachments)];
   const warnings = [...injected.warnings];
-  if (config.podNetInfo.enabled && needed.size > 0) warnings.push(...addPodNetInfo(draft, config.podNetInfo));
+  if ((config.podNetInfo.enabled || config.podNetInfo.hugepages) && needed.size > 0) warnings.push(...addPodNetInfo(draft, config.podNetInfo));
   const patch = errors.length > 0 || !draft.changed ? [] : (fastJsonPatch.compare(pod, draft.pod) as JsonPatchOperation[]);
   return { patch, errors, warnings };
 }

@@ -1,7 +1,9 @@
 // The Downward API volume of network-resources-injector: the pod's labels and annotations as
-// files, so that an application can read its network-status. Off unless configured.
+// files, so that an application can read its network-status, and optionally each container's
+// hugepages (hugepages.ts). Off unless configured.
 import { index } from '../field/index.js';
 import type { PodDraft } from './draft.js';
+import { addContainerNameEnv, hugepageFiles, type HugepageFile } from './hugepages.js';
 import { isObject, type JsonObject } from './object.js';
 import type { AdmissionConfig } from './types.js';
 import type { Note } from './warnings.js';
@@ -10,10 +12,33 @@ type PodNetInfo = AdmissionConfig['podNetInfo'];
 
 const FIELDS = ['labels', 'annotations'] as const;
 
-const volumeFor = (cfg: PodNetInfo): JsonObject => ({
+const volumeFor = (cfg: PodNetInfo, extra: readonly HugepageFile[]): JsonObject => ({
   name: cfg.volumeName,
-  downwardAPI: { items: FIELDS.map((f) => ({ path: f, fieldRef: { fieldPath: `metadata.${f}` } })) },
+  downwardAPI: { items: [...FIELDS.map((f) => ({ path: f, fieldRef: { fieldPath: `metadata.${f}` } })), ...extra] },
 });
+
+/** The same file: the apiserver may since have defaulted the divisor's spelling, so compare the rest. */
+const sameFile = (item: unknown, f: HugepageFile): boolean => {
+  const ref = isObject(item) ? item['resourceFieldRef'] : undefined;
+  return isObject(ref) && ref['resource'] === f.resourceFieldRef.resource && ref['containerName'] === f.resourceFieldRef.containerName;
+};
+
+/**
+ * Our volume with the hugepages files it lacks (another webhook may have added hugepages since the
+ * first pass), or undefined when it has them all. A file of that path that says something else is
+ * kept, with a warning.
+ */
+function withFiles(volume: JsonObject, files: readonly HugepageFile[], path: string, warnings: Note[]): JsonObject | undefined {
+  const dapi = volume['downwardAPI'] as JsonObject;
+  const items = dapi['items'] as unknown[];
+  const missing: HugepageFile[] = [];
+  for (const f of files) {
+    const at = items.findIndex((i) => isObject(i) && i['path'] === f.path);
+    if (at < 0) missing.push(f);
+    else if (!sameFile(items[at], f)) warnings.push({ path: `${path}.downwardAPI${index('.items', at)}`, text: `"${f.path}" exists: kept as it is` });
+  }
+  return missing.length === 0 ? undefined : { ...volume, downwardAPI: { ...dapi, items: [...items, ...missing] } };
+}
 
 /**
  * Ours when it is a Downward API volume exposing labels and annotations: the apiserver defaults
@@ -26,11 +51,18 @@ function isOurVolume(v: JsonObject): boolean {
   return FIELDS.every((f) => paths.has(`metadata.${f}`));
 }
 
-/** Adds the volume and a read-only mount in every container, skipping (with a warning) any clash. */
+/**
+ * Adds the volume and a read-only mount in every container, skipping (with a warning) any clash;
+ * with `cfg.hugepages`, the hugepages files and `CONTAINER_NAME` too.
+ */
 export function addPodNetInfo(draft: PodDraft, cfg: PodNetInfo, specPath = 'spec'): Note[] {
   const warnings: Note[] = [];
+  if (!isObject(draft.pod['spec'])) return warnings;
+  const hugepages = cfg.hugepages ? hugepageFiles(draft.pod['spec']['containers']) : [];
+  const files = hugepages.flatMap((h) => h.files);
+  // As NRI: the container learns its name even when the files cannot be added.
+  warnings.push(...addContainerNameEnv(draft, hugepages, specPath));
   const spec = draft.pod['spec'];
-  if (!isObject(spec)) return warnings;
   const volumesPath = `${specPath}.volumes`;
   const volumes = spec['volumes'] ?? [];
   if (!Array.isArray(volumes)) {
@@ -42,7 +74,11 @@ export function addPodNetInfo(draft: PodDraft, cfg: PodNetInfo, specPath = 'spec
     warnings.push({ path: index(volumesPath, clash), text: `volume "${cfg.volumeName}" exists: pod network info not added` });
     return warnings;
   }
-  if (clash < 0) draft.spec()!['volumes'] = [...volumes, volumeFor(cfg)];
+  if (clash < 0) draft.spec()!['volumes'] = [...volumes, volumeFor(cfg, files)];
+  else {
+    const updated = withFiles(volumes[clash] as JsonObject, files, index(volumesPath, clash), warnings);
+    if (updated) draft.spec()!['volumes'] = volumes.map((v, i) => (i === clash ? updated : v));
+  }
 
   const containers = spec['containers'];
   if (!Array.isArray(containers)) return warnings;

@@ -123,8 +123,11 @@ export interface AdmissionConfig {
   defaultNetworkNamespace: string;
   /** NAD annotation keys read for resource names; the first is the standard one. */
   resourceNameKeys: string[];
-  /** The Downward API volume of network-resources-injector, off unless enabled. */
-  podNetInfo: { enabled: boolean; volumeName: string; mountPath: string };
+  /**
+   * The Downward API volume of network-resources-injector, off unless enabled; `hugepages` adds
+   * NRI's hugepages files and CONTAINER_NAME (and implies the volume).
+   */
+  podNetInfo: { enabled: boolean; volumeName: string; mountPath: string; hugepages?: boolean };
   /** Plugin types the admin declares as readers of a MAC or IPs (`--plugin-reads`), beyond the built-in table. */
   pluginReads: ExtraReaders;
   /** `group/Kind` of controller owners whose pods share hardware addresses (a KubeVirt VMI's migration pods). */

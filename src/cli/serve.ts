@@ -44,6 +44,10 @@ Options:
                                                                    NETATTACH_DEFAULT_NETWORK_NAMESPACE (kube-system)
   --podnetinfo                   add the podnetinfo Downward API volume
                                                                    NETATTACH_PODNETINFO (false)
+  --hugepages-downward-api       add each container's hugepages to that volume and
+                                 CONTAINER_NAME to the container, as NRI's
+                                 -injectHugepageDownApi (implies the volume)
+                                                                   NETATTACH_HUGEPAGES_DOWNWARD_API (false)
   --resource-name-key KEY        extra NAD annotation read for resource names (repeatable;
                                  k8s.v1.cni.cncf.io/resourceName is always read)
                                                                    NETATTACH_RESOURCE_NAME_KEYS (comma-separated)
@@ -124,6 +128,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
       'address-sharing-owner': { type: 'string', multiple: true },
       'immutable-networks': { type: 'boolean' },
       podnetinfo: { type: 'boolean' },
+      'hugepages-downward-api': { type: 'boolean' },
       'no-pod-watch': { type: 'boolean' },
       dev: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -186,7 +191,11 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
       admission: {
         defaultNetworkNamespace: get('default-network-namespace') ?? DEFAULT_ADMISSION_CONFIG.defaultNetworkNamespace,
         resourceNameKeys: [...new Set([...DEFAULT_ADMISSION_CONFIG.resourceNameKeys, ...extraKeys])],
-        podNetInfo: { ...DEFAULT_ADMISSION_CONFIG.podNetInfo, enabled: values.podnetinfo ?? flagBool('podnetinfo', env.NETATTACH_PODNETINFO) },
+        podNetInfo: {
+          ...DEFAULT_ADMISSION_CONFIG.podNetInfo,
+          enabled: values.podnetinfo ?? flagBool('podnetinfo', env.NETATTACH_PODNETINFO),
+          hugepages: values['hugepages-downward-api'] ?? flagBool('hugepages-downward-api', env.NETATTACH_HUGEPAGES_DOWNWARD_API),
+        },
         pluginReads,
         addressSharingOwners,
         immutableNetworks: values['immutable-networks'] ?? flagBool('immutable-networks', env.NETATTACH_IMMUTABLE_NETWORKS),

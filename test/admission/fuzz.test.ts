@@ -31,7 +31,8 @@ const quantity = fc.oneof({ weight: 8, arbitrary: fc.constantFrom('1', '2', '1k'
 const container = fc.record(
   {
     name: fc.constantFrom('a', 'b'),
-    resources: sometimes(fc.record({ requests: sometimes(fc.dictionary(fc.constantFrom('example.com/a', 'example.com/b', 'cpu'), quantity)), limits: sometimes(fc.dictionary(fc.constantFrom('example.com/a', 'cpu'), quantity)) }, { requiredKeys: [] })),
+    resources: sometimes(fc.record({ requests: sometimes(fc.dictionary(fc.constantFrom('example.com/a', 'example.com/b', 'cpu', 'hugepages-2Mi'), quantity)), limits: sometimes(fc.dictionary(fc.constantFrom('example.com/a', 'cpu', 'hugepages-1Gi'), quantity)) }, { requiredKeys: [] })),
+    env: sometimes(fc.oneof({ weight: 4, arbitrary: fc.array(fc.record({ name: fc.constantFrom('CONTAINER_NAME', 'X'), value: fc.constantFrom('a', 'b') }), { maxLength: 2 }) }, { weight: 1, arbitrary: fc.anything() })),
     volumeMounts: sometimes(fc.array(fc.record({ name: fc.constantFrom('podnetinfo', 'data'), mountPath: fc.constantFrom('/etc/podnetinfo', '/data') }), { maxLength: 2 })),
   },
   { requiredKeys: ['name'] },
@@ -86,7 +87,7 @@ t.test('review never throws on arbitrary objects, and its patch applies', async 
         // What reaches the core was decoded from JSON: no undefined, NaN or -0.
         const object = toJson(raw);
         const r = request(object, { resource, operation, ...(oldObject !== undefined ? { oldObject } : {}) });
-        const ctx = context(nads, { config: { podNetInfo: { enabled: podNetInfo, volumeName: 'podnetinfo', mountPath: '/etc/podnetinfo' } } });
+        const ctx = context(nads, { config: { podNetInfo: { enabled: podNetInfo, volumeName: 'podnetinfo', mountPath: '/etc/podnetinfo', hugepages: podNetInfo } } });
         plan(r, ctx.config);
         const d = review(r, ctx);
         wellFormed(d);

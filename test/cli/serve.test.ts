@@ -24,7 +24,7 @@ t.test('defaults, environment and flags (the flag wins)', async (t) => {
   t.same(c.server.admission, {
     defaultNetworkNamespace: 'kube-system',
     resourceNameKeys: ['k8s.v1.cni.cncf.io/resourceName'],
-    podNetInfo: { enabled: false, volumeName: 'podnetinfo', mountPath: '/etc/podnetinfo' },
+    podNetInfo: { enabled: false, volumeName: 'podnetinfo', mountPath: '/etc/podnetinfo', hugepages: false },
     pluginReads: new Map(),
     addressSharingOwners: ['kubevirt.io/VirtualMachineInstance'],
     immutableNetworks: false,
@@ -36,7 +36,7 @@ t.test('defaults, environment and flags (the flag wins)', async (t) => {
     NETATTACH_PORT: '9443', NETATTACH_HEALTH_PORT: '9090', NETATTACH_HOST: '::', NETATTACH_TLS_CERT: 'c.pem', NETATTACH_TLS_KEY: 'k.pem',
     NETATTACH_CLIENT_CA: 'ca.pem', NETATTACH_NADS: 'nads', NETATTACH_LOG_LEVEL: 'debug', NETATTACH_DEFAULT_NETWORK_NAMESPACE: 'multus',
     NETATTACH_PODNETINFO: 'true', NETATTACH_RESOURCE_NAME_KEYS: 'a/b, c/d', NETATTACH_BODY_LIMIT: '512Ki', NETATTACH_SHUTDOWN_GRACE: '5s',
-    NETATTACH_POLICY: 'p.yaml', NETATTACH_PLUGIN_READS: 'my-cni=mac,ips; other=guid',
+    NETATTACH_POLICY: 'p.yaml', NETATTACH_HUGEPAGES_DOWNWARD_API: 'yes', NETATTACH_PLUGIN_READS: 'my-cni=mac,ips; other=guid',
   };
   const e = parseServeArgs([], env, '/w', '/pkg');
   if (e === 'help') throw new Error('help');
@@ -44,6 +44,7 @@ t.test('defaults, environment and flags (the flag wins)', async (t) => {
   t.same(e.server.tls, { certFile: '/w/c.pem', keyFile: '/w/k.pem', clientCaFile: '/w/ca.pem' });
   t.same(e.server.admission.resourceNameKeys, ['k8s.v1.cni.cncf.io/resourceName', 'a/b', 'c/d']);
   t.equal(e.server.admission.podNetInfo.enabled, true);
+  t.equal(e.server.admission.podNetInfo.hugepages, true);
   t.equal(e.server.admission.defaultNetworkNamespace, 'multus');
   t.equal(e.nadsDir, '/w/nads');
   t.equal(e.logLevel, 'debug');
@@ -63,6 +64,11 @@ t.test('defaults, environment and flags (the flag wins)', async (t) => {
   t.equal(f.server.port, 1);
   t.same(f.server.admission.resourceNameKeys, ['k8s.v1.cni.cncf.io/resourceName', 'x/y']);
   t.equal(f.logLevel, 'warn');
+
+  const h = parseServeArgs(['--tls-dir', 'tls', '--hugepages-downward-api'], {}, '/w', '/pkg');
+  if (h === 'help') throw new Error('help');
+  t.same(h.server.admission.podNetInfo, { enabled: false, volumeName: 'podnetinfo', mountPath: '/etc/podnetinfo', hugepages: true });
+  t.throws(() => parseServeArgs(['--tls-dir', 'tls'], { NETATTACH_HUGEPAGES_DOWNWARD_API: 'maybe' }, '/w', '/pkg'), /NETATTACH_HUGEPAGES_DOWNWARD_API: invalid value "maybe"/);
 });
 
 t.test('--dev: certificates in the package certs/, loopback only', async (t) => {

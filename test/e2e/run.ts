@@ -1,7 +1,8 @@
 /**
  * `npm run test:e2e`: builds what the suite needs, then runs it with tap.
  *
- * 1. kube-apiserver, kubectl, etcd (infra/build.sh: built once from the Go module proxy, cached)
+ * 1. kube-apiserver, kubectl, etcd (infra/build.sh: built once from the Go module proxy, cached),
+ *    and network-resources-injector, the oracle of nri-oracle.e2e.ts (infra/build-nri.sh, likewise)
  * 2. netattach itself (`npm run build`: the suite runs dist/src/cli/main.js as a real process)
  * 3. tap, one file at a time: the unit checks of the harness, then the suite (one cluster)
  *
@@ -41,6 +42,15 @@ async function main(): Promise<number> {
   process.stderr.write(`[e2e] binaries ready in ${Date.now() - t0} ms: ${binDir}\n`);
 
   t0 = Date.now();
+  const nri = await step('bash', [path.join(root, 'test/e2e/infra/build-nri.sh')]);
+  if (nri.code !== 0) {
+    process.stderr.write('[e2e] could not build network-resources-injector (needs Go and the Go module proxy); see above\n');
+    return nri.code;
+  }
+  const nriBin = nri.stdout.trim().split('\n').pop()!;
+  process.stderr.write(`[e2e] network-resources-injector ready in ${Date.now() - t0} ms: ${nriBin}\n`);
+
+  t0 = Date.now();
   const tsc = await step('npm', ['run', '--silent', 'build']);
   if (tsc.code !== 0) {
     process.stderr.write('[e2e] npm run build failed; see above\n');
@@ -54,9 +64,9 @@ async function main(): Promise<number> {
       [
         'tap', '--jobs=1', '--disable-coverage', '--allow-incomplete-coverage', '--timeout=1500',
         ...process.argv.slice(2),
-        'test/e2e/infra/webhook.unit.ts', 'test/e2e/netattach.e2e.ts',
+        'test/e2e/infra/webhook.unit.ts', 'test/e2e/netattach.e2e.ts', 'test/e2e/nri-oracle.e2e.ts',
       ],
-      { cwd: root, stdio: 'inherit', env: { ...process.env, NETATTACH_E2E_BIN_DIR: binDir } },
+      { cwd: root, stdio: 'inherit', env: { ...process.env, NETATTACH_E2E_BIN_DIR: binDir, NETATTACH_E2E_NRI_BIN: nriBin } },
     );
     const forward = (sig: NodeJS.Signals): void => void child.kill(sig);
     process.on('SIGINT', forward);

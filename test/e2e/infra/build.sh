@@ -33,16 +33,11 @@ LOCK="$DIR/.build.lock"
 
 log() { echo "[e2e-build] $*" >&2; }
 
-if ! command -v go >/dev/null 2>&1; then
-  if [ -x /usr/local/go/bin/go ]; then export PATH="/usr/local/go/bin:$PATH"; else
-    log "go not found (need Go >= 1.24 on PATH or at /usr/local/go)"; exit 1; fi
-fi
-
+# shellcheck source=build-common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/build-common.sh"
+need_go 1.24
 mkdir -p "$BIN"
-
-# Serialise concurrent builds (two test runs starting at once).
-exec 9>"$LOCK"
-if command -v flock >/dev/null 2>&1; then flock 9; fi
+lock "$LOCK"
 
 works() { [ -x "$1" ] && "$1" "${@:2}" >/dev/null 2>&1; }
 
@@ -52,9 +47,7 @@ if works "$BIN/kube-apiserver" --version && works "$BIN/kubectl" version --clien
   exit 0
 fi
 
-export GOFLAGS="${GOFLAGS:-} -mod=mod"
-export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
-export CGO_ENABLED=0
+go_env
 start=$(date +%s)
 
 # ---------------------------------------------------------------- kubernetes

@@ -55,7 +55,7 @@ export function toDocs(objs: Obj | Obj[]): string {
   return (Array.isArray(objs) ? objs : [objs]).map((o) => JSON.stringify(o)).join('\n---\n');
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.on('error', reject);
