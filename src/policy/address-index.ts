@@ -187,6 +187,27 @@ export class AddressIndex implements AddressReservations {
     return out;
   }
 
+  /**
+   * Drops the reservations these claims made (same pod, same address and network): a create that
+   * then lost its claim in the API server, or could not make it, holds nothing.
+   */
+  release(claims: readonly AddressClaim[]): void {
+    for (const c of claims) {
+      const k = reservationKey(c.kind, c.value);
+      const list = this.reservations.get(k);
+      if (!list) continue;
+      const network = c.scope.startsWith('network:') ? c.scope.slice(8) : '*';
+      const rest = list.filter((r) => !(r.network === network && samePod(r, podKey(c.pod), c.pod.name !== undefined, c.pod.uid)));
+      if (rest.length === 0) this.reservations.delete(k);
+      else if (rest.length !== list.length) this.reservations.set(k, rest);
+    }
+  }
+
+  /** Is this pod live (seen by the pod watch, holding addresses)? */
+  hasPod(namespace: string, name: string): boolean {
+    return this.pods.get(namespace)?.has(name) ?? false;
+  }
+
   /** Drops expired reservations (the server may call this periodically; lookups also do). */
   sweep(): void {
     const now = this.now();

@@ -5,7 +5,7 @@
 // keeps its own action and the request takes the strictest (any Enforce denies; any Warn warns).
 // A built-in finding is re-graded by the strictest action among the applying policies that set
 // that rule; with none, it stays Enforce.
-import type { Action, Finding, PolicyEvaluator, PolicyInput, PolicyResult, AddressClaim } from './types.js';
+import type { Action, Finding, PolicyEvaluator, PolicyInput, PolicyResult, AddressClaim, UniqueRule } from './types.js';
 import type { CompiledPolicy } from './compile.js';
 import { EXEMPT_LABEL, type UniquenessScope } from './document.js';
 import type { AddressIndex, Holder } from './address-index.js';
@@ -97,7 +97,7 @@ export function evaluatePolicies(set: PolicySet, input: PolicyInput, index?: Add
     if (r.uniqueAddresses) findings.push(...rules.uniqueAddresses(r.uniqueAddresses, ctx));
     if (r.interfaceNames) findings.push(...rules.interfaceNames(r.interfaceNames, ctx));
   }
-  return { findings: [...builtin, ...findings], claims: claimsOf(input, addresses) };
+  return { findings: [...builtin, ...findings], claims: claimsOf(input, addresses, applying, findings) };
 }
 
 function regrade(f: Finding, applying: readonly CompiledPolicy[]): Finding {
@@ -117,11 +117,33 @@ function regrade(f: Finding, applying: readonly CompiledPolicy[]): Finding {
 }
 
 /** What a pod will hold once admitted: every requested address, on the network it uses it on (none before it has an identity). */
-function claimsOf(input: PolicyInput, addresses: () => AddressFact[]): AddressClaim[] {
+function claimsOf(input: PolicyInput, addresses: () => AddressFact[], applying: readonly CompiledPolicy[], findings: readonly Finding[]): AddressClaim[] {
   if (!rules.judgesUniqueness(input)) return [];
   const pod: AddressClaim['pod'] = { namespace: input.namespace };
   if (input.pod.name) pod.name = input.pod.name;
   if (input.pod.generateName) pod.generateName = input.pod.generateName;
   if (input.pod.uid) pod.uid = input.pod.uid;
-  return addresses().map((a) => ({ kind: a.kind, value: a.value, scope: `network:${a.network}`, pod }));
+  return addresses().map((a) => {
+    const claim: AddressClaim = { kind: a.kind, value: a.value, scope: `network:${a.network}`, pod };
+    const unique = uniqueRuleOf(a, applying, findings);
+    if (unique) claim.unique = unique;
+    return claim;
+  });
+}
+
+/**
+ * The strictest uniqueAddresses rule that judged `a` without finding a holder (an address a rule
+ * already reported needs no arbiter: its conflict is known); on a tie, scope Cluster.
+ */
+function uniqueRuleOf(a: AddressFact, applying: readonly CompiledPolicy[], findings: readonly Finding[]): UniqueRule | undefined {
+  if (findings.some((f) => f.rule === 'uniqueAddresses' && f.error.path === a.path)) return undefined;
+  let chosen: UniqueRule | undefined;
+  for (const p of applying) {
+    const r = p.rules.uniqueAddresses;
+    const scope = r?.[a.kind];
+    if (!r || !scope) continue;
+    const stronger = !chosen || STRENGTH[r.action] > STRENGTH[chosen.action] || (STRENGTH[r.action] === STRENGTH[chosen.action] && scope === 'Cluster' && chosen.scope !== 'Cluster');
+    if (stronger) chosen = { policy: p.name, action: r.action, scope, path: a.path, label: a.label };
+  }
+  return chosen;
 }

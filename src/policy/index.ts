@@ -16,3 +16,16 @@ export { PodAddressSource, podNetworkFacts, LIVE_PODS_FIELD_SELECTOR, type PodNe
 export { NadUsage, type NadUsageStats } from './nad-usage.js';
 export { policyCrd, renderPolicyCrd } from './crd.js';
 export type { PolicyLogger } from './log.js';
+export { ClaimStore, type AddressArbiter, type ClaimStoreOptions, type ClaimEvent } from './claim-store.js';
+export {
+  CLAIM_LABEL,
+  claimName,
+  holderOf,
+  parseClaim,
+  wantedClaims,
+  outcomeFinding,
+  type ClaimHolder,
+  type ClaimOutcome,
+  type StoredClaim,
+  type WantedClaim,
+} from './claims.js';

@@ -76,6 +76,8 @@ export class PodAddressSource extends WatchedCache {
       usage?: NadUsage;
       /** Where an unqualified default-network name resolves (`--default-network-namespace`). */
       defaultNetworkNamespace?: string;
+      /** A pod ended (its DELETED event): e.g. release its address claims. */
+      onRemove?: (pod: { namespace: string; name: string; uid?: string }) => void;
     } = {},
   ) {
     super();
@@ -91,7 +93,11 @@ export class PodAddressSource extends WatchedCache {
       handler: {
         resync: () => (index.beginResync(), options.usage?.beginResync()),
         upsert: (o) => indexPod(index, o, options.usage, options.defaultNetworkNamespace),
-        remove: (o) => unindexPod(index, o, options.usage),
+        remove: (o) => {
+          unindexPod(index, o, options.usage);
+          const md = o.metadata;
+          if (options.onRemove && md?.namespace && md.name) options.onRemove({ namespace: md.namespace, name: md.name, ...(md.uid ? { uid: md.uid } : {}) });
+        },
         resynced: () => (index.endResync(), options.usage?.endResync()),
       },
     });

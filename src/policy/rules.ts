@@ -92,7 +92,7 @@ export function hardwareAddresses(r: NonNullable<CompiledRules['hardwareAddresse
 export const judgesUniqueness = (input: PolicyInput): boolean =>
   !input.template && input.operation === 'CREATE' && !!(input.pod.name || input.pod.uid);
 
-function describeHolder(h: Holder, namespace: string): string {
+export function describeHolder(h: Holder, namespace: string): string {
   const pending = h.expires !== undefined ? 'being created' : 'running';
   const ns = h.pod.slice(0, h.pod.indexOf('/'));
   // Pods of other namespaces are not named: their names are not the requester's business.

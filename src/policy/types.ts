@@ -31,6 +31,23 @@ export interface AddressClaim {
   /** `network:<ns>/<name>` or `cluster` (e.g. one InfiniBand fabric). */
   scope: string;
   pod: { namespace: string; name?: string; generateName?: string; uid?: string };
+  /**
+   * Set when a uniqueAddresses rule judged this address (and found no holder): the rule whose
+   * action is strictest, its scope, and how messages name the address. Only these addresses are
+   * claimed in the API server across replicas (src/policy/claims.ts).
+   */
+  unique?: UniqueRule;
+}
+
+/** The uniqueAddresses rule an address was judged by. */
+export interface UniqueRule {
+  policy: string;
+  action: Action;
+  scope: 'Network' | 'Cluster';
+  /** Field path of the address in the object. */
+  path: string;
+  /** `MAC 02:...`, `GUID ...`. */
+  label: string;
 }
 
 /** Everything policy needs to judge one pod (or pod template). */
@@ -74,4 +91,6 @@ export const NO_POLICY: PolicyEvaluator = {
  */
 export interface AddressReservations {
   reserve(claims: readonly AddressClaim[]): void;
+  /** Drops this pod's reservations of these addresses again (a create that lost the claim in the API server). */
+  release?(claims: readonly AddressClaim[]): void;
 }
