@@ -84,7 +84,7 @@ export class ListWatch {
    * failures; undefined while the list/watch works.
    */
   staleSince(): number | undefined {
-    return this.failingSince;
+    return this.syncedOnce ? this.failingSince : undefined;
   }
 
   /** The error of the last attempt, while the loop keeps retrying; cleared by a successful list or watch. */
