@@ -34,7 +34,7 @@ export class FakeLeases {
   /** Puts an object in as if made `ageMs` ago (another replica, an earlier run). */
   put(lease: Record<string, unknown>, ageMs = 0): Obj {
     const md = { ...(lease.metadata as Record<string, unknown>) };
-    const obj = { ...lease, metadata: { ...md, uid: `uid-${++this.uids}`, resourceVersion: String(++this.rv), creationTimestamp: new Date(Date.now() - ageMs).toISOString() } } as Obj;
+    const obj = { ...lease, metadata: { ...md, uid: `uid-${++this.uids}`, resourceVersion: String(++this.rv), creationTimestamp: new Date(Date.now() - ageMs).toISOString() } } as unknown as Obj;
     this.objects.set(obj.metadata.name, obj);
     this.emit({ type: 'ADDED', object: obj });
     return obj;
