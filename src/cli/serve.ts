@@ -61,6 +61,8 @@ Options:
                                  account's namespace in a pod; else no claims)
   --no-address-claims            judge uniqueness in this replica only (no Leases)
                                                                    NETATTACH_NO_ADDRESS_CLAIMS (false)
+  --claim-pending DURATION       how long a claim waits for its pod to appear before it may be
+                                 swept; swept every half of it     NETATTACH_CLAIM_PENDING (60s)
   --dev                          development: certificates in certs/ (generated when absent),
                                  example NADs when no cluster is reachable, 127.0.0.1
                                                                    NETATTACH_DEV
@@ -79,11 +81,13 @@ export interface ServeConfig {
   podWatch: boolean;
   /** Where address claims are made (--namespace), unless --no-address-claims. */
   claimsNamespace?: string;
+  /** --claim-pending, ms. */
+  claimPendingMs: number;
 }
 
 const STRING_OPTIONS = [
   'port', 'health-port', 'host', 'tls-dir', 'tls-cert', 'tls-key', 'client-ca', 'nads', 'kubeconfig', 'log-level',
-  'default-network-namespace', 'body-limit', 'shutdown-grace', 'policy', 'namespace',
+  'default-network-namespace', 'body-limit', 'shutdown-grace', 'policy', 'namespace', 'claim-pending',
 ] as const;
 
 const envName = (flag: string): string => `NETATTACH_${flag.toUpperCase().replace(/-/g, '_')}`;
@@ -158,6 +162,9 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
   const policy = get('policy');
   const noClaims = values['no-address-claims'] ?? flagBool('no-address-claims', env.NETATTACH_NO_ADDRESS_CLAIMS);
   const claimsNamespace = noClaims ? undefined : (get('namespace') ?? serviceAccountNamespace(env));
+  const pendingText = get('claim-pending');
+  const claimPendingMs = pendingText === undefined ? 60_000 : parseGoDuration(pendingText);
+  if (claimPendingMs === undefined || claimPendingMs < 1000) throw new RangeError(`--claim-pending: invalid value ${JSON.stringify(pendingText)}: a duration of at least 1s, e.g. 60s`);
   if (claimsNamespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(claimsNamespace)) {
     throw new RangeError(`--namespace: invalid value ${JSON.stringify(claimsNamespace)}: must be a namespace name (RFC 1123 label)`);
   }
@@ -167,6 +174,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
     logLevel,
     podWatch: !(values['no-pod-watch'] ?? flagBool('no-pod-watch', env.NETATTACH_NO_POD_WATCH)),
     ...(claimsNamespace !== undefined ? { claimsNamespace } : {}),
+    claimPendingMs,
     generateTlsIn: tlsDir !== undefined ? abs(tlsDir) : undefined,
     nadsDir: nads !== undefined ? abs(nads) : undefined,
     kubeconfig: kubeconfig !== undefined ? abs(kubeconfig) : undefined,
@@ -283,6 +291,8 @@ export async function startServe(argv: string[], io: CliIO): Promise<Serving | '
     ...(kubeConfig ? { kubeConfig } : {}),
     podWatch: config.podWatch,
     ...(config.claimsNamespace ? { claimsNamespace: config.claimsNamespace } : {}),
+    claimPendingMs: config.claimPendingMs,
+    claimSweepMs: Math.max(500, config.claimPendingMs / 2),
     defaultNetworkNamespace: config.server.admission.defaultNetworkNamespace,
     logger,
   });

@@ -103,6 +103,25 @@ t.test('--no-pod-watch and NETATTACH_NO_POD_WATCH', async (t) => {
   t.same([on.podWatch, off.podWatch, env.podWatch], [true, false, false]);
 });
 
+t.test('address claims: --namespace, the service account namespace file, --no-address-claims, --claim-pending', async (t) => {
+  const dir = t.testdir({ sa: { namespace: 'netattach-system\n' } });
+  const parse = (argv: string[], env: NodeJS.ProcessEnv = {}) => {
+    const c = parseServeArgs(['--tls-dir', 't', ...argv], { NETATTACH_SERVICEACCOUNT_DIR: `${dir}/none`, ...env }, '/w', '/pkg');
+    if (c === 'help') throw new Error('help');
+    return c;
+  };
+  t.equal(parse([]).claimsNamespace, undefined, 'outside a pod, without --namespace: no claims');
+  t.equal(parse([], { NETATTACH_SERVICEACCOUNT_DIR: `${dir}/sa` }).claimsNamespace, 'netattach-system', 'in a pod: its namespace');
+  t.equal(parse(['--namespace', 'ops']).claimsNamespace, 'ops');
+  t.equal(parse([], { NETATTACH_NAMESPACE: 'ops2' }).claimsNamespace, 'ops2');
+  t.equal(parse(['--namespace', 'ops', '--no-address-claims']).claimsNamespace, undefined);
+  t.equal(parse([], { NETATTACH_NAMESPACE: 'ops', NETATTACH_NO_ADDRESS_CLAIMS: 'true' }).claimsNamespace, undefined);
+  t.throws(() => parse(['--namespace', 'Not_A_Namespace']), /--namespace: invalid value "Not_A_Namespace"/);
+  t.equal(parse([]).claimPendingMs, 60_000);
+  t.equal(parse(['--claim-pending', '5s']).claimPendingMs, 5_000);
+  t.throws(() => parse(['--claim-pending', '10ms']), /--claim-pending: invalid value "10ms"/);
+});
+
 t.test('serve with --tls-dir generates a pair when absent and serves NADs from --nads', async (t) => {
   const dir = t.testdir({
     nads: {
