@@ -161,9 +161,9 @@ export class AddressIndex implements AddressReservations {
 
   /**
    * Holders of `value` other than `self`: on the same network (scope Network) or anywhere
-   * (Cluster). Live holders first, then unexpired reservations.
+   * (Cluster). Live holders first, then unexpired reservations (unless `pending` is false).
    */
-  conflicts(kind: AddressKind, value: string, network: string, scope: 'Network' | 'Cluster', self: PodRef): Holder[] {
+  conflicts(kind: AddressKind, value: string, network: string, scope: 'Network' | 'Cluster', self: PodRef, pending = true): Holder[] {
     const out: Holder[] = [];
     const selfKey = self.name ? `${self.namespace}/${self.name}` : undefined;
     const inScope = (n: string): boolean => scope === 'Cluster' || n === network || n === '*' || network === '*';
@@ -173,12 +173,12 @@ export class AddressIndex implements AddressReservations {
       if (pod !== selfKey && inScope(h.network)) out.push({ pod, network: h.network });
     }
     const k = reservationKey(kind, value);
-    const pending = this.reservations.get(k);
-    if (pending) {
+    const reserved = pending ? this.reservations.get(k) : undefined;
+    if (reserved) {
       const now = this.now();
-      const alive = pending.filter((r) => r.expires > now);
+      const alive = reserved.filter((r) => r.expires > now);
       if (alive.length === 0) this.reservations.delete(k);
-      else if (alive.length !== pending.length) this.reservations.set(k, alive);
+      else if (alive.length !== reserved.length) this.reservations.set(k, alive);
       for (const r of alive) {
         const same = (!!self.uid && r.uid === self.uid) || (selfKey !== undefined && r.pod === selfKey);
         if (!same && inScope(r.network)) out.push({ ...r });

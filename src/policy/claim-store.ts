@@ -165,9 +165,11 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
   private async attempt(w: WantedClaim, signal: AbortSignal, dryRun: boolean): Promise<ClaimOutcome> {
     const cached = this.cache.get(w.name);
     if (cached) {
+      // The watch already shows the claim: ours, or another holder's (no write needed to lose).
       const verdict = this.judge(cached, w);
       if (verdict === 'won') return { wanted: w, result: 'won' };
-      if (dryRun) return verdict === 'lost' ? this.lost(w, cached) : { wanted: w, result: 'won' };
+      if (verdict === 'lost') return this.lost(w, cached);
+      if (dryRun) return { wanted: w, result: 'won' };
     } else if (dryRun) {
       return { wanted: w, result: 'won' };
     }

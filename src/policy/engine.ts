@@ -5,7 +5,7 @@
 // keeps its own action and the request takes the strictest (any Enforce denies; any Warn warns).
 // A built-in finding is re-graded by the strictest action among the applying policies that set
 // that rule; with none, it stays Enforce.
-import type { Action, Finding, PolicyEvaluator, PolicyInput, PolicyResult, AddressClaim, UniqueRule } from './types.js';
+import type { Action, EvaluateOptions, Finding, PolicyEvaluator, PolicyInput, PolicyResult, AddressClaim, UniqueRule } from './types.js';
 import type { CompiledPolicy } from './compile.js';
 import { EXEMPT_LABEL, type UniquenessScope } from './document.js';
 import type { AddressIndex, Holder } from './address-index.js';
@@ -51,8 +51,8 @@ export class PolicyEngine implements PolicyEvaluator {
   }
 
   /** Counts nothing: the engine runs on both endpoints, so the server counts the final findings once. */
-  evaluate(input: PolicyInput): PolicyResult {
-    return evaluatePolicies(this.snapshot, input, this.index);
+  evaluate(input: PolicyInput, options?: EvaluateOptions): PolicyResult {
+    return evaluatePolicies(this.snapshot, input, this.index, options);
   }
 }
 
@@ -65,7 +65,7 @@ function exemption(policy: string, input: PolicyInput, why: string): Finding {
   };
 }
 
-export function evaluatePolicies(set: PolicySet, input: PolicyInput, index?: AddressIndex): PolicyResult {
+export function evaluatePolicies(set: PolicySet, input: PolicyInput, index?: AddressIndex, options: EvaluateOptions = {}): PolicyResult {
   const exemptByLabel = input.namespaceLabels[EXEMPT_LABEL] === 'true';
   const findings: Finding[] = [];
   const applying: CompiledPolicy[] = [];
@@ -84,7 +84,7 @@ export function evaluatePolicies(set: PolicySet, input: PolicyInput, index?: Add
   const holders = (a: AddressFact, scope: UniquenessScope): readonly Holder[] => {
     const key = `${scope}${a.path}`;
     let found = lookups.get(key);
-    if (!found) lookups.set(key, (found = index?.conflicts(a.kind, a.value, a.network, scope, self) ?? []));
+    if (!found) lookups.set(key, (found = index?.conflicts(a.kind, a.value, a.network, scope, self, options.pendingHolders ?? true) ?? []));
     return found;
   };
   for (const p of applying) {

@@ -76,7 +76,16 @@ export interface PolicyResult {
 }
 
 export interface PolicyEvaluator {
-  evaluate(input: PolicyInput): PolicyResult;
+  evaluate(input: PolicyInput, options?: EvaluateOptions): PolicyResult;
+}
+
+export interface EvaluateOptions {
+  /**
+   * Whether pods being admitted (reservations, not yet seen by the pod watch) count as holders
+   * (default true). False where the API-server claim decides between them: a reservation made by
+   * another pod's mutating call, through this replica, may be of a pod that loses its claim.
+   */
+  pendingHolders?: boolean;
 }
 
 /** The evaluator in force when no policy is configured: built-in rules enforced, nothing else. */

@@ -196,6 +196,10 @@ function logUnavailable(deps: PipelineDeps, request: AdmissionRequest, endpoint:
 /** Review, reservation and response: no await from here to the reservation, so two racing requests cannot both win an address. */
 function decide(deps: PipelineDeps, request: AdmissionRequest, apiVersion: AdmissionApiVersion, endpoint: Endpoint, resolved: ReadonlyMap<string, NadLookup>): Answer | Promise<Answer> {
   try {
+    // Where the claim arbitrates (the validating call of a Pod CREATE), pods being admitted do not
+    // decide: only live pods (certain conflicts) and the claim do. Two replicas' reservations
+    // could otherwise deny both racers, and none would be created.
+    const byClaim = deps.arbiter !== undefined && endpoint === 'validate' && isPodCreate(request);
     const decision = deps.core.review(request, {
       endpoint,
       nads: (namespace, name) => {
@@ -205,7 +209,7 @@ function decide(deps: PipelineDeps, request: AdmissionRequest, apiVersion: Admis
         return cached ? { status: 'found', nad: cached } : { status: 'unavailable', reason: 'not resolved before the review' };
       },
       namespaceLabels: request.namespace ? deps.namespaceLabels?.(request.namespace) : undefined,
-      policy: deps.policy,
+      policy: byClaim ? { evaluate: (input) => deps.policy.evaluate(input, { pendingHolders: false }) } : deps.policy,
       config: deps.config,
       ...(deps.podsUsingNad ? { podsUsingNad: deps.podsUsingNad } : {}),
     });

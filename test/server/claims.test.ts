@@ -80,3 +80,15 @@ t.test('API server unreachable: Enforce denies that create with a retryable 503;
   t.match(admitted.json.response.warnings, [/^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/networks\]\[0\]\.mac: .*policy "u" \(uniqueAddresses\): MAC 02:00:00:/]);
   t.ok(warn.logs.lines.some((l) => l.msg === 'address claim could not be made; admitted'));
 });
+
+t.test('crossed reservations (mutate on one replica, validate on the other) cannot deny both racers', async (t) => {
+  const fake = new FakeLeases();
+  const a = await replica(t, fake);
+  const b = await replica(t, fake);
+  t.equal((await request(`${a.url}/mutate`, review('p0'), { ca: a.ca })).json.response.allowed, true);
+  t.equal((await request(`${b.url}/mutate`, review('p1'), { ca: b.ca })).json.response.allowed, true);
+  t.equal((await request(`${a.url}/mutate`, review('p2'), { ca: a.ca })).json.response.allowed, false, 'the mutating call still denies on a local reservation (fast path)');
+  const [v0, v1] = await Promise.all([request(`${b.url}/validate`, review('p0'), { ca: b.ca }), request(`${a.url}/validate`, review('p1'), { ca: a.ca })]);
+  t.equal([v0, v1].filter((v) => v.json.response.allowed).length, 1, 'exactly one admitted: the claim decides, not the reservations');
+  t.equal(fake.objects.size, 1);
+});
