@@ -97,6 +97,10 @@ export class Netattach {
   get healthUrl(): string {
     return `http://127.0.0.1:${this.options.healthPort}`;
   }
+  /** The process id while running (setpriv execs node in place, so this is netattach's). */
+  get pid(): number | undefined {
+    return this.running ? this.#child!.pid : undefined;
+  }
   get running(): boolean {
     return this.#child !== undefined && this.#child.exitCode === null && this.#child.signalCode === null;
   }
