@@ -10,7 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { isWebhookConfig, startE2e, type E2e } from './lib/env.js';
-import { Netattach, httpGet } from './lib/netattach.js';
+import { Netattach, eventually, httpGet } from './lib/netattach.js';
 import { ibConfig, namespace, nad, percentile, pod, policy } from './lib/objects.js';
 import { rewriteWebhookConfigs } from './infra/webhook.js';
 import { RoundRobinProxy } from './infra/proxy.js';
@@ -34,16 +34,6 @@ function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
-}
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(250);
-  }
 }
 
 const guid = (n: number): string => `00:00:00:00:00:${((n >> 16) & 0xff).toString(16).padStart(2, '0')}:${((n >> 8) & 0xff).toString(16).padStart(2, '0')}:${(n & 0xff).toString(16).padStart(2, '0')}`;
