@@ -1,6 +1,7 @@
 // One AdmissionReview through the core: decode -> plan -> resolve NADs (parallel, bounded) ->
-// review (synchronous) -> reserve claims -> response. Every well-formed review gets an answer;
-// only malformed HTTP input is refused (400).
+// review (synchronous) -> reserve claims -> response -> (validating call of a Pod CREATE with
+// addresses judged unique) claim them in the API server, which may change the answer. Every
+// well-formed review gets an answer; only malformed HTTP input is refused (400).
 import type { Logger } from 'pino';
 import type {
   AdmissionApiVersion,
