@@ -24,9 +24,26 @@ const reasonOf = (status: number, body: unknown): string => {
   return `HTTP ${status}${typeof message === 'string' ? `: ${message.slice(0, 200)}` : ''}`;
 };
 
+/** A connection the server closed under a request (a kept-alive socket to an API server that restarted). */
+const droppedConnection = (err: unknown): boolean => {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ECONNRESET' || code === 'EPIPE' || (err as Error).message === 'socket hang up';
+};
+
+/** One more try on a dropped connection: every call here is idempotent or answered as such (409, 404). */
+async function once<T>(call: () => Promise<T>, signal: AbortSignal): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (signal.aborted || !droppedConnection(err)) throw err;
+    return call();
+  }
+}
+
 export function leaseApi(transport: KubeTransport, namespace: string): LeaseApi {
-  const send = transport.send?.bind(transport);
-  if (!send) throw new Error('the Kubernetes transport cannot write');
+  const write = transport.send?.bind(transport);
+  if (!write) throw new Error('the Kubernetes transport cannot write');
+  const send: typeof write = (method, path, body, signal) => once(() => write(method, path, body, signal), signal);
   const path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
   const one = (name: string): string => `${path}/${encodeURIComponent(name)}`;
   return {
@@ -39,7 +56,7 @@ export function leaseApi(transport: KubeTransport, namespace: string): LeaseApi 
       return { status: 'failed', reason: reasonOf(r.status, r.body) };
     },
     async get(name, signal) {
-      const body = await transport.getJson(one(name), {}, 'application/json', signal).then(
+      const body = await once(() => transport.getJson(one(name), {}, 'application/json', signal), signal).then(
         (object) => ({ status: 'found', object }) as const,
         (err: unknown) => {
           const code = (err as { statusCode?: number }).statusCode;
