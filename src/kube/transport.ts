@@ -140,7 +140,11 @@ export function kubeTransport(creds: KubeCredentials, requestTimeoutMs = 30_000)
       const url = urlOf(path);
       const lib = url.protocol === 'http:' ? http : https;
       const { res } = await retryOn401(async () => {
-        const opts = await requestOptions(creds, method, { 'Content-Type': 'application/json', Accept: 'application/json' });
+        // Content-Length always: Node sends a DELETE body neither chunked nor sized otherwise, and
+        // the server would drop it (and with it the preconditions).
+        const headers: Record<string, string> = { Accept: 'application/json' };
+        if (payload !== undefined) Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)) });
+        const opts = await requestOptions(creds, method, headers);
         opts.signal = signal;
         return new Promise<{ res: http.IncomingMessage }>((resolve, reject) => {
           const req = lib.request(url, opts, (res) => resolve({ res }));
