@@ -83,11 +83,14 @@ export function claimName(kind: AddressKind, scope: string, address: string): st
   return `${kind === 'mac' ? 'mac' : 'guid'}-${digest}`;
 }
 
-/** The addresses of an admitted pod that need the arbiter: judged by a uniqueAddresses rule, one per name. */
+/**
+ * The addresses of an admitted pod that need the arbiter: judged by a uniqueAddresses rule whose
+ * action is Enforce or Warn (an Audit rule only observes: it makes no write), one per name.
+ */
 export function wantedClaims(claims: readonly AddressClaim[]): WantedClaim[] {
   const out = new Map<string, WantedClaim>();
   for (const c of claims) {
-    if (!c.unique) continue;
+    if (!c.unique || c.unique.action === 'Audit') continue;
     const holder = holderOf(c.pod);
     if (!holder) continue;
     const claim = c as WantedClaim['claim'];

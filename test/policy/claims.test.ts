@@ -45,6 +45,8 @@ t.test('names: fixed length, valid object names, one per scope and address', asy
   t.equal(network!.scope, 'network:fabric/ib');
   t.equal(cluster!.scope, 'cluster');
   t.same(wantedClaims([{ ...claim('p1'), unique: undefined } as AddressClaim]), [], 'no rule judged it: nothing to claim');
+  t.same(wantedClaims([claim('p1', { action: 'Audit' })]), [], 'an Audit rule only observes: no claim');
+  t.equal(wantedClaims([claim('p1', { action: 'Warn' })]).length, 1, 'a Warn rule claims');
   t.same(wantedClaims([{ ...claim('p1'), pod: { namespace: 'team', generateName: 'p-' } }]), [], 'no name yet: nothing to claim');
   t.equal(wantedClaims([claim('p1'), claim('p1')]).length, 1, 'one claim per name');
 });
