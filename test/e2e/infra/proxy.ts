@@ -53,6 +53,11 @@ export class RoundRobinProxy {
     });
   }
 
+  /** Cuts every connection: the client must dial again, and its new connections spread over the backends. */
+  dropAll(): void {
+    for (const s of this.sockets) s.destroy();
+  }
+
   async stop(): Promise<void> {
     for (const s of this.sockets) s.destroy();
     await new Promise((r) => this.server.close(r));
