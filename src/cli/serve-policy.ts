@@ -7,9 +7,10 @@
 // | cluster, --policy FILE | the file (watched) | namespace watch | pod watch + reservations |
 // | offline (NADs from files) | the file, or none | the name label only | reservations only |
 import type { Logger } from 'pino';
-import { Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import {
   AddressIndex,
+  ClaimStore,
   ClusterNamespaceLabels,
   ClusterPolicySource,
   FilePolicySource,
@@ -20,8 +21,8 @@ import {
   registerPolicyMetrics,
   type PolicySource,
 } from '../policy/index.js';
-import type { BackgroundTask, ReadinessCheck, ServerDeps } from '../server/index.js';
-import type { KubeCredentials } from '../kube/index.js';
+import { watchCheck, type BackgroundTask, type ReadinessCheck, type ServerDeps, type WatchHealth } from '../server/index.js';
+import { kubeTransport, leaseApi, type KubeCredentials } from '../kube/index.js';
 
 export interface PolicyWiringOptions {
   /** `--policy FILE` (absolute). */
@@ -39,30 +40,29 @@ export interface PolicyWiringOptions {
   sweepMs?: number;
   /** Delay before a failed watch retries (tests); doubles up to 30 s. */
   backoffMs?: number;
+  /**
+   * netattach's own namespace: address claims (Leases) are made there, so uniqueness holds across
+   * replicas. Unset: no claims (each replica judges uniqueness alone). Needs the pod watch.
+   */
+  claimsNamespace?: string;
+  /** How long a claim waits for its pod before it may be swept (default 60 s). */
+  claimPendingMs?: number;
+  /** Budget of a claim on the request path (default 1.5 s). */
+  claimTimeoutMs?: number;
+  /** How often stale claims are swept (default 30 s). */
+  claimSweepMs?: number;
 }
 
 export interface PolicyWiring {
   /** What createServer takes. */
-  deps: Required<Pick<ServerDeps, 'policy' | 'reservations' | 'namespaceLabels' | 'readiness' | 'background' | 'registry'>> &
-    Pick<ServerDeps, 'podsUsingNad'>;
+  deps: Required<Pick<ServerDeps, 'policy' | 'reservations' | 'namespaceLabels' | 'readiness' | 'background' | 'registry' | 'watches'>> &
+    Pick<ServerDeps, 'podsUsingNad' | 'arbiter'>;
   engine: PolicyEngine;
   index: AddressIndex;
+  /** The address claims, when made (cluster mode, pod watch, a namespace). */
+  claims?: ClaimStore;
   /** For the start-up log line. */
-  summary: { policies: string; namespaceLabels: string; podIndex: string };
-}
-
-interface Watched {
-  synced(): boolean;
-  lastFailure(): { message: string; statusCode?: number } | undefined;
-}
-
-/** Ready once the watch has listed everything once; until then the reason names the last failure. */
-function syncedCheck(what: string, source: Watched): ReadinessCheck {
-  return () => {
-    if (source.synced()) return true;
-    const failure = source.lastFailure();
-    return failure ? `${what} has not synced: ${failure.message} (retrying)` : `${what} has not synced yet`;
-  };
+  summary: { policies: string; namespaceLabels: string; podIndex: string; claims: string };
 }
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
@@ -76,6 +76,7 @@ export async function wirePolicy(options: PolicyWiringOptions): Promise<PolicyWi
   const engine = new PolicyEngine({ index });
   const readiness: Record<string, ReadinessCheck> = {};
   const background: BackgroundTask[] = [];
+  const watches: Record<string, WatchHealth> = {};
   const common = { logger, metrics, ...(options.backoffMs !== undefined ? { backoffMs: options.backoffMs } : {}) };
 
   let source: PolicySource | undefined;
@@ -97,14 +98,12 @@ export async function wirePolicy(options: PolicyWiringOptions): Promise<PolicyWi
     source = cluster;
     policies = 'cluster (NetworkAttachmentPolicy)';
     background.push({ name: 'NetworkAttachmentPolicy watch', start: () => cluster.start(), stop: () => cluster.stop() });
-    readiness.policies = () => {
-      if (cluster.synced()) return true;
-      const failure = cluster.lastFailure();
-      // No CRD, no policy object can exist: ready with none (the watch keeps trying, so
-      // policies apply as soon as the CRD is installed). Any other failure keeps it not ready.
-      if (failure?.statusCode === 404) return true;
-      return failure ? `NetworkAttachmentPolicy watch has not synced: ${failure.message} (retrying)` : 'NetworkAttachmentPolicy watch has not synced yet';
-    };
+    const synced = watchCheck('NetworkAttachmentPolicy watch', cluster);
+    watches.policies = cluster;
+    // No CRD, no policy object can exist: ready with none (the watch keeps trying, so policies
+    // apply as soon as the CRD is installed). Any other failure keeps it not ready until the
+    // first sync, and only degrades it afterwards.
+    readiness.policies = () => (!cluster.synced() && cluster.lastFailure()?.statusCode === 404) || synced();
   }
   if (source) engine.setPolicies(source.current());
 
@@ -113,7 +112,8 @@ export async function wirePolicy(options: PolicyWiringOptions): Promise<PolicyWi
     const labels = new ClusterNamespaceLabels(kc, common);
     namespaceLabels = (ns) => labels.labels(ns);
     background.push({ name: 'namespace watch', start: () => labels.start(), stop: () => labels.stop() });
-    readiness.namespaces = syncedCheck('namespace watch', labels);
+    readiness.namespaces = watchCheck('namespace watch', labels);
+    watches.namespaces = labels;
   } else {
     const labels = new StaticNamespaceLabels();
     namespaceLabels = (ns) => labels.labels(ns);
@@ -121,15 +121,29 @@ export async function wirePolicy(options: PolicyWiringOptions): Promise<PolicyWi
 
   let podsUsingNad: ServerDeps['podsUsingNad'];
   let podIndex = 'reservations only (no cluster)';
+  let claims: ClaimStore | undefined;
+  let claimsSummary = 'off (no cluster)';
   if (kc && options.podWatch) {
     const usage = new NadUsage();
-    const pods = new PodAddressSource(kc, index, { ...common, usage, ...(options.defaultNetworkNamespace ? { defaultNetworkNamespace: options.defaultNetworkNamespace } : {}), ...(options.sharingOwners ? { sharingOwners: options.sharingOwners } : {}) });
+    const pods: PodAddressSource = new PodAddressSource(kc, index, {
+      ...common,
+      usage,
+      ...(options.defaultNetworkNamespace ? { defaultNetworkNamespace: options.defaultNetworkNamespace } : {}),
+      ...(options.sharingOwners ? { sharingOwners: options.sharingOwners } : {}),
+      onRemove: (pod) => void claims?.releaseHolder({ kind: 'Pod', ...pod }),
+    });
     podsUsingNad = (ns, name) => usage.podsUsing(ns, name);
     background.push({ name: 'pod watch', start: () => pods.start(), stop: () => pods.stop() });
-    readiness.pods = syncedCheck('pod watch', pods);
+    readiness.pods = watchCheck('pod watch', pods);
+    watches.pods = pods;
     podIndex = 'pod watch + reservations';
+    if (options.claimsNamespace) {
+      claims = wireClaims(kc, options.claimsNamespace, options, index, pods, registry, { background, readiness, watches });
+      claimsSummary = `Leases in namespace ${options.claimsNamespace}`;
+    } else claimsSummary = 'off (no namespace given)';
   } else if (kc) {
     podIndex = 'reservations only (--no-pod-watch)';
+    claimsSummary = 'off (--no-pod-watch)';
   }
 
   // Reservations the watch never confirms (offline, or a create that failed later) are dropped
@@ -142,9 +156,68 @@ export async function wirePolicy(options: PolicyWiringOptions): Promise<PolicyWi
   });
 
   return {
-    deps: { policy: engine, reservations: index, namespaceLabels, readiness, background, registry, ...(podsUsingNad ? { podsUsingNad } : {}) },
+    deps: {
+      policy: engine,
+      reservations: index,
+      namespaceLabels,
+      readiness,
+      background,
+      registry,
+      watches,
+      ...(podsUsingNad ? { podsUsingNad } : {}),
+      ...(claims ? { arbiter: claims } : {}),
+    },
     engine,
     index,
-    summary: { policies, namespaceLabels: kc ? 'namespace watch' : 'name label only', podIndex },
+    ...(claims ? { claims } : {}),
+    summary: { policies, namespaceLabels: kc ? 'namespace watch' : 'name label only', podIndex, claims: claimsSummary },
   };
+}
+
+/** The address claims: the store, its watch and sweeper, readiness and metrics. */
+function wireClaims(
+  kc: KubeCredentials,
+  namespace: string,
+  options: PolicyWiringOptions,
+  index: AddressIndex,
+  pods: PodAddressSource,
+  registry: Registry,
+  into: { background: BackgroundTask[]; readiness: Record<string, ReadinessCheck>; watches: Record<string, WatchHealth> },
+): ClaimStore {
+  const events = new Counter({
+    name: 'netattach_address_claims_total',
+    help: 'Address claims in the API server by outcome (won, lost, unavailable on the request path; taken-over, released, swept, release-failed)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const claims = new ClaimStore({
+    api: leaseApi(kubeTransport(kc), namespace),
+    kubeConfig: kc,
+    // A claim held for a VMI lives as long as one of its pods does.
+    live: (h) => (h.kind === 'Pod' ? index.hasPod(h.namespace, h.name) : h.uid !== undefined && index.ownerHasPods(h.uid)),
+    livenessCurrent: () => pods.synced() && pods.staleSince() === undefined,
+    ...(options.claimPendingMs !== undefined ? { pendingMs: options.claimPendingMs } : {}),
+    ...(options.claimTimeoutMs !== undefined ? { timeoutMs: options.claimTimeoutMs } : {}),
+    ...(options.backoffMs !== undefined ? { backoffMs: options.backoffMs } : {}),
+    logger: options.logger,
+    onEvent: (outcome, n = 1) => events.inc({ outcome }, n),
+  });
+  new Gauge({
+    name: 'netattach_address_claims',
+    help: 'Address claims (Leases) this replica knows from its watch',
+    registers: [registry],
+    collect() {
+      this.set(claims.size());
+    },
+  });
+  into.background.push({ name: 'address claim watch', start: () => claims.start(), stop: () => claims.stop() });
+  let sweeper: NodeJS.Timeout | undefined;
+  into.background.push({
+    name: 'address claim sweeper',
+    start: () => void (sweeper = setInterval(() => void claims.sweep(), options.claimSweepMs ?? 30_000).unref()),
+    stop: () => clearInterval(sweeper),
+  });
+  into.readiness.claims = watchCheck('address claim watch', claims);
+  into.watches.claims = claims;
+  return claims;
 }

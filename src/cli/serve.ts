@@ -11,7 +11,7 @@ import { EXIT_OK, EXIT_USAGE, type CliIO } from './io.js';
 import { generateCertificates, writeCertificateSet, readCa, checkKeyPair, CERT_FILES } from '../certs/index.js';
 import { createServer, createLogger, LOG_LEVELS, parseGoDuration, type LogLevel, type ServerDeps, type ServerOptions, type WebhookServer } from '../server/index.js';
 import { createNadSource, parsePluginReads, tryLoadKubeConfig, type NadSource } from '../nads/index.js';
-import { getObject, kubeconfigCredentials, kubeTransport, type KubeCredentials } from '../kube/index.js';
+import { getObject, kubeconfigCredentials, kubeTransport, SERVICE_ACCOUNT_DIR, type KubeCredentials } from '../kube/index.js';
 import { DEFAULT_ADMISSION_CONFIG } from '../admission/types.js';
 import { parseSharingOwners } from '../policy/owner.js';
 import { wirePolicy, type PolicyWiring } from './serve-policy.js';
@@ -69,6 +69,14 @@ Options:
   --no-pod-watch                 do not watch pods: uniqueness only among pods admitted in
                                  the last 45 s, no "NAD still in use" warnings
                                                                    NETATTACH_NO_POD_WATCH (false)
+  --namespace NS                 netattach's own namespace: unique addresses are claimed there
+                                 (Leases), so uniqueness holds across replicas
+                                                                   NETATTACH_NAMESPACE (the service
+                                 account's namespace in a pod; else no claims)
+  --no-address-claims            judge uniqueness in this replica only (no Leases)
+                                                                   NETATTACH_NO_ADDRESS_CLAIMS (false)
+  --claim-pending DURATION       how long a claim waits for its pod to appear before it may be
+                                 swept; swept every half of it     NETATTACH_CLAIM_PENDING (60s)
   --dev                          development: certificates in certs/ (generated when absent),
                                  example NADs when no cluster is reachable, 127.0.0.1
                                                                    NETATTACH_DEV
@@ -85,11 +93,15 @@ export interface ServeConfig {
   dev: boolean;
   /** Watch pods (cluster mode) for the uniqueness index and NAD usage. */
   podWatch: boolean;
+  /** Where address claims are made (--namespace), unless --no-address-claims. */
+  claimsNamespace?: string;
+  /** --claim-pending, ms. */
+  claimPendingMs: number;
 }
 
 const STRING_OPTIONS = [
   'port', 'health-port', 'host', 'tls-dir', 'tls-cert', 'tls-key', 'client-ca', 'nads', 'kubeconfig', 'log-level',
-  'default-network-namespace', 'body-limit', 'shutdown-grace', 'policy',
+  'default-network-namespace', 'body-limit', 'shutdown-grace', 'policy', 'namespace', 'claim-pending',
 ] as const;
 
 const envName = (flag: string): string => `NETATTACH_${flag.toUpperCase().replace(/-/g, '_')}`;
@@ -130,6 +142,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
       podnetinfo: { type: 'boolean' },
       'hugepages-downward-api': { type: 'boolean' },
       'no-pod-watch': { type: 'boolean' },
+      'no-address-claims': { type: 'boolean' },
       dev: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -168,11 +181,21 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
   const nads = get('nads');
   const kubeconfig = get('kubeconfig');
   const policy = get('policy');
+  const noClaims = values['no-address-claims'] ?? flagBool('no-address-claims', env.NETATTACH_NO_ADDRESS_CLAIMS);
+  const claimsNamespace = noClaims ? undefined : (get('namespace') ?? serviceAccountNamespace(env));
+  const pendingText = get('claim-pending');
+  const claimPendingMs = pendingText === undefined ? 60_000 : parseGoDuration(pendingText);
+  if (claimPendingMs === undefined || claimPendingMs < 1000) throw new RangeError(`--claim-pending: invalid value ${JSON.stringify(pendingText)}: a duration of at least 1s, e.g. 60s`);
+  if (claimsNamespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(claimsNamespace)) {
+    throw new RangeError(`--namespace: invalid value ${JSON.stringify(claimsNamespace)}: must be a namespace name (RFC 1123 label)`);
+  }
 
   return {
     dev,
     logLevel,
     podWatch: !(values['no-pod-watch'] ?? flagBool('no-pod-watch', env.NETATTACH_NO_POD_WATCH)),
+    ...(claimsNamespace !== undefined ? { claimsNamespace } : {}),
+    claimPendingMs,
     generateTlsIn: tlsDir !== undefined ? abs(tlsDir) : undefined,
     nadsDir: nads !== undefined ? abs(nads) : undefined,
     kubeconfig: kubeconfig !== undefined ? abs(kubeconfig) : undefined,
@@ -202,6 +225,15 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
       },
     },
   };
+}
+
+/** The namespace of the pod's service account (the kubelet mounts it), when running in a pod. */
+function serviceAccountNamespace(env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    return readFileSync(join(env.NETATTACH_SERVICEACCOUNT_DIR || SERVICE_ACCOUNT_DIR, 'namespace'), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The directory holding package.json (certs/ and examples/ live there), from src/ or dist/src/. */
@@ -286,6 +318,9 @@ export async function startServe(argv: string[], io: CliIO): Promise<Serving | '
     ...(config.server.policyFile ? { policyFile: config.server.policyFile } : {}),
     ...(kubeConfig ? { kubeConfig } : {}),
     podWatch: config.podWatch,
+    ...(config.claimsNamespace ? { claimsNamespace: config.claimsNamespace } : {}),
+    claimPendingMs: config.claimPendingMs,
+    claimSweepMs: Math.max(500, config.claimPendingMs / 2),
     defaultNetworkNamespace: config.server.admission.defaultNetworkNamespace,
     sharingOwners: config.server.admission.addressSharingOwners,
     logger,

@@ -6,6 +6,7 @@ export { ListWatch, type KubeObject, type ObjectMeta, type ListWatchHandler, typ
 export { getObject, type GetObjectOptions, type GetOutcome } from './get.js';
 export { describeKubeError } from './errors.js';
 export { WatchedCache, transportFor } from './watched.js';
+export { leaseApi, type LeaseApi, type CreateResult, type GetResult, type DeleteResult } from './leases.js';
 export {
   inClusterCredentials,
   kubeconfigCredentials,

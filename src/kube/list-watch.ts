@@ -33,6 +33,7 @@ export interface ListWatchOptions {
   listAccept: string;
   watchAccept: string;
   fieldSelector?: string;
+  labelSelector?: string;
   pageSize?: number;
   handler: ListWatchHandler;
   /** Called for each failed attempt, before waiting `retry.delayMs`. */
@@ -60,6 +61,8 @@ export class ListWatch {
   private loop: Promise<void> | undefined;
   private failure: { message: string; statusCode?: number } | undefined;
   private failures = 0;
+  /** When the current run of failures began (ms since epoch); undefined while healthy. */
+  private failingSince: number | undefined;
 
   constructor(private readonly o: ListWatchOptions) {
     let resolve!: () => void;
@@ -75,6 +78,14 @@ export class ListWatch {
 
   synced(): boolean {
     return this.syncedOnce;
+  }
+
+  /**
+   * Since when the cache may be stale (ms since epoch): the first failure of the current run of
+   * failures; undefined while the list/watch works.
+   */
+  staleSince(): number | undefined {
+    return this.syncedOnce ? this.failingSince : undefined;
   }
 
   /** The error of the last attempt, while the loop keeps retrying; cleared by a successful list or watch. */
@@ -96,19 +107,21 @@ export class ListWatch {
         const opened = Date.now();
         await this.o.transport.watch(
           this.o.path,
-          { resourceVersion: this.rv, allowWatchBookmarks: 'true', fieldSelector: this.o.fieldSelector, timeoutSeconds: '300' },
+          { resourceVersion: this.rv, allowWatchBookmarks: 'true', fieldSelector: this.o.fieldSelector, labelSelector: this.o.labelSelector, timeoutSeconds: '300' },
           this.o.watchAccept,
           (e) => this.event(e),
           this.abort.signal,
+          // Accepted: the cache is current again (the backoff resets only once the watch delivers or lasts).
+          () => ((this.failure = undefined), (this.failingSince = undefined)),
         );
         if (this.abort.signal.aborted) break;
         if (Date.now() - opened < minWatchMs) throw new Error('the watch ended right after it started');
-        this.failures = 0;
-        this.failure = undefined;
+        this.healthy();
       } catch (err) {
         if (this.abort.signal.aborted) break;
         if (err instanceof KubeRequestError && err.statusCode === 410) this.rv = '';
         this.failure = { message: err instanceof Error ? err.message : String(err), ...(err instanceof KubeRequestError ? { statusCode: err.statusCode } : {}) };
+        this.failingSince ??= Date.now();
         const delayMs = Math.min((this.o.backoffMs ?? 1000) * 2 ** this.failures, this.o.maxBackoffMs ?? 30_000);
         this.failures++;
         this.o.onError?.(err, { attempt: this.failures, delayMs });
@@ -125,7 +138,7 @@ export class ListWatch {
       const signal = this.o.pageTimeoutMs ? AbortSignal.any([this.abort.signal, AbortSignal.timeout(this.o.pageTimeoutMs)]) : this.abort.signal;
       const page = (await this.o.transport.getJson(
         this.o.path,
-        { limit: String(this.o.pageSize ?? 500), continue: cont, fieldSelector: this.o.fieldSelector },
+        { limit: String(this.o.pageSize ?? 500), continue: cont, fieldSelector: this.o.fieldSelector, labelSelector: this.o.labelSelector },
         this.o.listAccept,
         signal,
       )) as { metadata?: { resourceVersion?: string; continue?: string }; items?: KubeObject[] };
@@ -136,9 +149,14 @@ export class ListWatch {
     this.o.handler.resynced();
     this.rv = rv;
     this.syncedOnce = true;
+    this.healthy();
+    this.firstSync.resolve();
+  }
+
+  private healthy(): void {
     this.failures = 0;
     this.failure = undefined;
-    this.firstSync.resolve();
+    this.failingSince = undefined;
   }
 
   private event(raw: unknown): void {
@@ -149,11 +167,14 @@ export class ListWatch {
       case 'ADDED':
       case 'MODIFIED':
         this.o.handler.upsert(obj);
-        this.failures = 0; // the watch delivers: healthy again
+        this.healthy(); // the watch delivers: healthy again
         break;
       case 'DELETED':
         this.o.handler.remove(obj);
-        this.failures = 0;
+        this.healthy();
+        break;
+      case 'BOOKMARK':
+        this.healthy();
         break;
       case 'ERROR':
         // 410 Gone: our resourceVersion is too old; the stream ends and the loop relists.
@@ -165,10 +186,21 @@ export class ListWatch {
   }
 }
 
-/** The wait between retries: unref'd, a retry loop alone does not keep the process alive. */
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+/**
+ * The wait between retries: unref'd, a retry loop alone does not keep the process alive. The
+ * abort listener is removed when the timer fires: the loop's one signal outlives every retry, and
+ * a listener left per retry was a leak (MaxListenersExceededWarning during an API server outage).
+ */
+export const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
+    const onAbort = (): void => {
+      clearTimeout(t);
+      resolve();
+    };
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
     t.unref();
-    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    signal.addEventListener('abort', onAbort, { once: true });
   });

@@ -27,9 +27,14 @@ export class KubeRequestError extends Error {
 
 export interface KubeTransport {
   getJson(path: string, query: Record<string, string | undefined>, accept?: string, signal?: AbortSignal): Promise<unknown>;
-  /** Streams a watch; resolves when the server ends it or `signal` aborts. */
-  watch(path: string, query: Record<string, string | undefined>, accept: string, onEvent: (event: unknown) => void, signal: AbortSignal): Promise<void>;
+  /** Streams a watch; resolves when the server ends it or `signal` aborts. `onOpen`: the server accepted it (HTTP 200). */
+  watch(path: string, query: Record<string, string | undefined>, accept: string, onEvent: (event: unknown) => void, signal: AbortSignal, onOpen?: () => void): Promise<void>;
   patchJson(path: string, body: unknown, contentType: string): Promise<unknown>;
+  /**
+   * One write (POST, PUT, DELETE) bounded by `signal`: resolves with any HTTP status and the parsed
+   * body (409 and 404 are answers here, not errors); rejects only when no answer came.
+   */
+  send?(method: 'POST' | 'PUT' | 'DELETE', path: string, body: unknown, signal: AbortSignal): Promise<{ status: number; body: unknown }>;
 }
 
 /** Request options carrying the credentials: TLS material and the current bearer token. */
@@ -109,10 +114,11 @@ export function kubeTransport(creds: KubeCredentials, requestTimeoutMs = 30_000)
       if (res.statusCode !== 200) return fail(res, `GET ${path}`);
       return JSON.parse(await readBody(res)) as unknown;
     },
-    async watch(path, query, accept, onEvent, signal) {
+    async watch(path, query, accept, onEvent, signal, onOpen) {
       // The server ends a watch after timeoutSeconds (300); silence beyond that means a dead connection.
       const { res } = await open('GET', path, { ...query, watch: 'true' }, { Accept: accept }, signal, 330_000);
       if (res.statusCode !== 200) return fail(res, `watch ${path}`);
+      onOpen?.();
       const lines = createInterface({ input: res, crlfDelay: Infinity });
       try {
         for await (const line of lines) {
@@ -128,6 +134,32 @@ export function kubeTransport(creds: KubeCredentials, requestTimeoutMs = 30_000)
       } catch (err) {
         if (!signal.aborted) throw err;
       }
+    },
+    async send(method, path, body, signal) {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const url = urlOf(path);
+      const lib = url.protocol === 'http:' ? http : https;
+      const { res } = await retryOn401(async () => {
+        // Content-Length always: Node sends a DELETE body neither chunked nor sized otherwise, and
+        // the server would drop it (and with it the preconditions).
+        const headers: Record<string, string> = { Accept: 'application/json' };
+        if (payload !== undefined) Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)) });
+        const opts = await requestOptions(creds, method, headers);
+        opts.signal = signal;
+        return new Promise<{ res: http.IncomingMessage }>((resolve, reject) => {
+          const req = lib.request(url, opts, (res) => resolve({ res }));
+          req.on('error', reject);
+          req.end(payload);
+        });
+      });
+      const text = await readBody(res);
+      let parsed: unknown;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = text.slice(0, 200);
+      }
+      return { status: res.statusCode ?? 0, body: parsed };
     },
     async patchJson(path, body, contentType) {
       const payload = JSON.stringify(body);

@@ -21,6 +21,11 @@ export abstract class WatchedCache {
     return this.listWatch.synced();
   }
 
+  /** Since when (ms since epoch) the cache may be stale (its list/watch is failing); undefined while it works. */
+  staleSince(): number | undefined {
+    return this.listWatch.staleSince();
+  }
+
   /** Why the list/watch is failing, while it retries (undefined once it works). */
   lastFailure(): { message: string; statusCode?: number } | undefined {
     return this.listWatch.lastFailure();

@@ -94,6 +94,9 @@ export class ClusterNadSource implements NadSource {
   synced(): boolean {
     return this.#synced;
   }
+  staleSince(): number | undefined {
+    return this.#synced ? this.#listWatch?.staleSince() : undefined;
+  }
   /** Why the list/watch is failing, while it retries (undefined once it works). */
   lastFailure(): { message: string; statusCode?: number } | undefined {
     return this.#listWatch?.lastFailure();

@@ -76,6 +76,10 @@ export interface NadSource {
   stop(): Promise<void>;
   /** True once the first sync has completed. */
   synced(): boolean;
+  /** Since when (ms since epoch) the cache may be stale: its watch is failing after the first sync. */
+  staleSince?(): number | undefined;
+  /** Why the watch is failing, while it retries. */
+  lastFailure?(): { message: string; statusCode?: number } | undefined;
   /** Number of NADs in the cache. */
   size(): number;
   /** Cache-only lookup, synchronous. */

@@ -77,6 +77,8 @@ export class AddressIndex implements AddressReservations {
   private readonly pods = new Map<string, Map<string, PodRecord>>();
   private readonly interned = new Map<string, string>();
   private readonly reservations = new Map<string, Reservation[]>();
+  /** Live pods per sharing owner (key), for claims held by an owner. */
+  private readonly ownerPods = new Map<string, number>();
   private readonly ttl: number;
   private readonly now: () => number;
   private gen = 0;
@@ -94,7 +96,10 @@ export class AddressIndex implements AddressReservations {
     if (addresses.length === 0) return;
     const ns = this.intern(ref.namespace);
     const rec: PodRecord = { ns, name: ref.name, held: addresses.length === 1 ? addresses[0]!.value : addresses.map((a) => a.value), gen: this.gen };
-    if (ref.owner) rec.owner = ref.owner;
+    if (ref.owner) {
+      rec.owner = ref.owner;
+      this.ownerPods.set(ref.owner.key, (this.ownerPods.get(ref.owner.key) ?? 0) + 1);
+    }
     for (const a of addresses) {
       const map = a.kind === 'mac' ? this.mac : this.guid;
       const holder: LiveHolder = { pod: rec, network: this.intern(a.network) };
@@ -116,6 +121,11 @@ export class AddressIndex implements AddressReservations {
     byName!.delete(name);
     if (byName!.size === 0) this.pods.delete(namespace);
     this.podCount--;
+    if (rec.owner) {
+      const left = (this.ownerPods.get(rec.owner.key) ?? 1) - 1;
+      if (left > 0) this.ownerPods.set(rec.owner.key, left);
+      else this.ownerPods.delete(rec.owner.key);
+    }
     for (const value of Array.isArray(rec.held) ? rec.held : [rec.held]) {
       const map = value.length === GUID_LENGTH ? this.guid : this.mac;
       const cur = map.get(value);
@@ -171,9 +181,9 @@ export class AddressIndex implements AddressReservations {
   /**
    * Holders of `value` other than `self` (and other than pods of `self`'s sharing owner): on the
    * same network (scope Network) or anywhere (Cluster). Live holders first, then unexpired
-   * reservations.
+   * reservations (unless `pending` is false).
    */
-  conflicts(kind: AddressKind, value: string, network: string, scope: 'Network' | 'Cluster', self: PodRef): Holder[] {
+  conflicts(kind: AddressKind, value: string, network: string, scope: 'Network' | 'Cluster', self: PodRef, pending = true): Holder[] {
     const out: Holder[] = [];
     const selfKey = self.name ? `${self.namespace}/${self.name}` : undefined;
     const ownerKey = self.owner?.key;
@@ -185,18 +195,44 @@ export class AddressIndex implements AddressReservations {
       out.push(h.pod.owner ? { pod, network: h.network, owner: h.pod.owner } : { pod, network: h.network });
     }
     const k = reservationKey(kind, value);
-    const pending = this.reservations.get(k);
-    if (pending) {
+    const reserved = pending ? this.reservations.get(k) : undefined;
+    if (reserved) {
       const now = this.now();
-      const alive = pending.filter((r) => r.expires > now);
+      const alive = reserved.filter((r) => r.expires > now);
       if (alive.length === 0) this.reservations.delete(k);
-      else if (alive.length !== pending.length) this.reservations.set(k, alive);
+      else if (alive.length !== reserved.length) this.reservations.set(k, alive);
       for (const r of alive) {
         const same = (!!self.uid && r.uid === self.uid) || (selfKey !== undefined && r.pod === selfKey) || (ownerKey !== undefined && r.owner?.key === ownerKey);
         if (!same && inScope(r.network)) out.push({ ...r });
       }
     }
     return out;
+  }
+
+  /**
+   * Drops the reservations these claims made (same pod, same address and network): a create that
+   * then lost its claim in the API server, or could not make it, holds nothing.
+   */
+  release(claims: readonly AddressClaim[]): void {
+    for (const c of claims) {
+      const k = reservationKey(c.kind, c.value);
+      const list = this.reservations.get(k);
+      if (!list) continue;
+      const network = c.scope.startsWith('network:') ? c.scope.slice(8) : '*';
+      const rest = list.filter((r) => !(r.network === network && samePod(r, podKey(c.pod), c.pod.name !== undefined, c.pod.uid)));
+      if (rest.length === 0) this.reservations.delete(k);
+      else if (rest.length !== list.length) this.reservations.set(k, rest);
+    }
+  }
+
+  /** Is this pod live (seen by the pod watch, holding addresses)? */
+  hasPod(namespace: string, name: string): boolean {
+    return this.pods.get(namespace)?.has(name) ?? false;
+  }
+
+  /** Whether a live pod of the sharing owner `key` holds addresses. */
+  ownerHasPods(key: string): boolean {
+    return this.ownerPods.has(key);
   }
 
   /** Drops expired reservations (the server may call this periodically; lookups also do). */

@@ -5,7 +5,7 @@
 // keeps its own action and the request takes the strictest (any Enforce denies; any Warn warns).
 // A built-in finding is re-graded by the strictest action among the applying policies that set
 // that rule; with none, it stays Enforce.
-import type { Action, Finding, PolicyEvaluator, PolicyInput, PolicyResult, AddressClaim } from './types.js';
+import type { Action, EvaluateOptions, Finding, PolicyEvaluator, PolicyInput, PolicyResult, AddressClaim, UniqueRule } from './types.js';
 import type { CompiledPolicy } from './compile.js';
 import { EXEMPT_LABEL, type UniquenessScope } from './document.js';
 import type { AddressIndex, Holder } from './address-index.js';
@@ -51,8 +51,8 @@ export class PolicyEngine implements PolicyEvaluator {
   }
 
   /** Counts nothing: the engine runs on both endpoints, so the server counts the final findings once. */
-  evaluate(input: PolicyInput): PolicyResult {
-    return evaluatePolicies(this.snapshot, input, this.index);
+  evaluate(input: PolicyInput, options?: EvaluateOptions): PolicyResult {
+    return evaluatePolicies(this.snapshot, input, this.index, options);
   }
 }
 
@@ -65,7 +65,7 @@ function exemption(policy: string, input: PolicyInput, why: string): Finding {
   };
 }
 
-export function evaluatePolicies(set: PolicySet, input: PolicyInput, index?: AddressIndex): PolicyResult {
+export function evaluatePolicies(set: PolicySet, input: PolicyInput, index?: AddressIndex, options: EvaluateOptions = {}): PolicyResult {
   const exemptByLabel = input.namespaceLabels[EXEMPT_LABEL] === 'true';
   const findings: Finding[] = [];
   const applying: CompiledPolicy[] = [];
@@ -84,7 +84,7 @@ export function evaluatePolicies(set: PolicySet, input: PolicyInput, index?: Add
   const holders = (a: AddressFact, scope: UniquenessScope): readonly Holder[] => {
     const key = `${scope}${a.path}`;
     let found = lookups.get(key);
-    if (!found) lookups.set(key, (found = index?.conflicts(a.kind, a.value, a.network, scope, self) ?? []));
+    if (!found) lookups.set(key, (found = index?.conflicts(a.kind, a.value, a.network, scope, self, options.pendingHolders ?? true) ?? []));
     return found;
   };
   for (const p of applying) {
@@ -98,7 +98,7 @@ export function evaluatePolicies(set: PolicySet, input: PolicyInput, index?: Add
     if (r.interfaceNames) findings.push(...rules.interfaceNames(r.interfaceNames, ctx));
     if (r.immutableNetworks) findings.push(...rules.immutableNetworks(r.immutableNetworks, ctx));
   }
-  return { findings: [...builtin, ...findings], claims: claimsOf(input, addresses) };
+  return { findings: [...builtin, ...findings], claims: claimsOf(input, addresses, applying, findings) };
 }
 
 function regrade(f: Finding, applying: readonly CompiledPolicy[]): Finding {
@@ -118,12 +118,34 @@ function regrade(f: Finding, applying: readonly CompiledPolicy[]): Finding {
 }
 
 /** What a pod will hold once admitted: every requested address, on the network it uses it on (none before it has an identity). */
-function claimsOf(input: PolicyInput, addresses: () => AddressFact[]): AddressClaim[] {
+function claimsOf(input: PolicyInput, addresses: () => AddressFact[], applying: readonly CompiledPolicy[], findings: readonly Finding[]): AddressClaim[] {
   if (!rules.judgesUniqueness(input)) return [];
   const pod: AddressClaim['pod'] = { namespace: input.namespace };
   if (input.pod.name) pod.name = input.pod.name;
   if (input.pod.generateName) pod.generateName = input.pod.generateName;
   if (input.pod.uid) pod.uid = input.pod.uid;
   if (input.pod.owner) pod.owner = input.pod.owner;
-  return addresses().map((a) => ({ kind: a.kind, value: a.value, scope: `network:${a.network}`, pod }));
+  return addresses().map((a) => {
+    const claim: AddressClaim = { kind: a.kind, value: a.value, scope: `network:${a.network}`, pod };
+    const unique = uniqueRuleOf(a, applying, findings);
+    if (unique) claim.unique = unique;
+    return claim;
+  });
+}
+
+/**
+ * The strictest uniqueAddresses rule that judged `a` without finding a holder (an address a rule
+ * already reported needs no arbiter: its conflict is known); on a tie, scope Cluster.
+ */
+function uniqueRuleOf(a: AddressFact, applying: readonly CompiledPolicy[], findings: readonly Finding[]): UniqueRule | undefined {
+  if (findings.some((f) => f.rule === 'uniqueAddresses' && f.error.path === a.path)) return undefined;
+  let chosen: UniqueRule | undefined;
+  for (const p of applying) {
+    const r = p.rules.uniqueAddresses;
+    const scope = r?.[a.kind];
+    if (!r || !scope) continue;
+    const stronger = !chosen || STRENGTH[r.action] > STRENGTH[chosen.action] || (STRENGTH[r.action] === STRENGTH[chosen.action] && scope === 'Cluster' && chosen.scope !== 'Cluster');
+    if (stronger) chosen = { policy: p.name, action: r.action, scope, path: a.path, label: a.label };
+  }
+  return chosen;
 }

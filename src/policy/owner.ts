@@ -15,6 +15,9 @@ export interface SharingOwner {
   label: string;
   /** Namespace of the owner (the pod's), for messages that must not name other namespaces' objects. */
   namespace: string;
+  /** The owner's kind and name (an address claim in the API server is held by the owner). */
+  kind: string;
+  name: string;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -31,7 +34,7 @@ export function sharingOwnerOf(metadata: unknown, owners: readonly string[], nam
     const groupKind = `${group}/${kind}`;
     if (!owners.includes(groupKind)) return undefined;
     const label = `${groupKind === 'kubevirt.io/VirtualMachineInstance' ? 'VM' : kind} ${namespace}/${name}`;
-    return { key: typeof uid === 'string' && uid !== '' ? uid : `${groupKind}/${namespace}/${name}`, label, namespace };
+    return { key: typeof uid === 'string' && uid !== '' ? uid : `${groupKind}/${namespace}/${name}`, label, namespace, kind, name };
   }
   return undefined;
 }

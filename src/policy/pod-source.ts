@@ -86,6 +86,8 @@ export class PodAddressSource extends WatchedCache {
       defaultNetworkNamespace?: string;
       /** `group/Kind` of owners whose pods share addresses (`--address-sharing-owner`). */
       sharingOwners?: readonly string[];
+      /** A pod ended (its DELETED event): e.g. release its address claims. */
+      onRemove?: (pod: { namespace: string; name: string; uid?: string }) => void;
     } = {},
   ) {
     super();
@@ -101,7 +103,11 @@ export class PodAddressSource extends WatchedCache {
       handler: {
         resync: () => (index.beginResync(), options.usage?.beginResync()),
         upsert: (o) => indexPod(index, o, options.usage, options.defaultNetworkNamespace, options.sharingOwners),
-        remove: (o) => unindexPod(index, o, options.usage),
+        remove: (o) => {
+          unindexPod(index, o, options.usage);
+          const md = o.metadata;
+          if (options.onRemove && md?.namespace && md.name) options.onRemove({ namespace: md.namespace, name: md.name, ...(md.uid ? { uid: md.uid } : {}) });
+        },
         resynced: () => (index.endResync(), options.usage?.endResync()),
       },
     });

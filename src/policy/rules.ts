@@ -105,7 +105,7 @@ export const judgesUniqueness = (input: PolicyInput): boolean =>
 /** How an address is named in `PolicyInput.change.heldBefore`. */
 export const addressKey = (a: { kind: string; value: string; network: string }): string => `${a.kind} ${a.value} ${a.network}`;
 
-function describeHolder(h: Holder, namespace: string): string {
+export function describeHolder(h: Holder, namespace: string): string {
   const pending = h.expires !== undefined ? 'being created' : 'running';
   const ns = h.pod.slice(0, h.pod.indexOf('/'));
   if (h.owner) {

@@ -32,6 +32,23 @@ export interface AddressClaim {
   /** `network:<ns>/<name>` or `cluster` (e.g. one InfiniBand fabric). */
   scope: string;
   pod: { namespace: string; name?: string; generateName?: string; uid?: string; owner?: SharingOwner };
+  /**
+   * Set when a uniqueAddresses rule judged this address (and found no holder): the rule whose
+   * action is strictest, its scope, and how messages name the address. Only these addresses are
+   * claimed in the API server across replicas (src/policy/claims.ts).
+   */
+  unique?: UniqueRule;
+}
+
+/** The uniqueAddresses rule an address was judged by. */
+export interface UniqueRule {
+  policy: string;
+  action: Action;
+  scope: 'Network' | 'Cluster';
+  /** Field path of the address in the object. */
+  path: string;
+  /** `MAC 02:...`, `GUID ...`. */
+  label: string;
 }
 
 /** Everything policy needs to judge one pod (or pod template). */
@@ -65,7 +82,16 @@ export interface PolicyResult {
 }
 
 export interface PolicyEvaluator {
-  evaluate(input: PolicyInput): PolicyResult;
+  evaluate(input: PolicyInput, options?: EvaluateOptions): PolicyResult;
+}
+
+export interface EvaluateOptions {
+  /**
+   * Whether pods being admitted (reservations, not yet seen by the pod watch) count as holders
+   * (default true). False where the API-server claim decides between them: a reservation made by
+   * another pod's mutating call, through this replica, may be of a pod that loses its claim.
+   */
+  pendingHolders?: boolean;
 }
 
 /** The evaluator in force when no policy is configured: built-in rules enforced, nothing else. */
@@ -80,4 +106,6 @@ export const NO_POLICY: PolicyEvaluator = {
  */
 export interface AddressReservations {
   reserve(claims: readonly AddressClaim[]): void;
+  /** Drops this pod's reservations of these addresses again (a create that lost the claim in the API server). */
+  release?(claims: readonly AddressClaim[]): void;
 }

@@ -3,7 +3,7 @@
 import { fastify, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { ReadinessCheck } from './types.js';
+import type { ReadinessCheck, WatchHealth } from './types.js';
 
 export interface HealthAppOptions {
   logger: Logger;
@@ -13,27 +13,57 @@ export interface HealthAppOptions {
 
 export interface Readiness {
   ready: boolean;
-  checks: Record<string, { ok: boolean; reason?: string }>;
+  checks: Record<string, { ok: boolean; reason?: string; degraded?: string }>;
   notReady: string[];
+  /** Checks that pass while degraded (a lost watch after the first sync): the replica answers from its caches. */
+  degraded: string[];
 }
 
 export function readiness(checks: Record<string, ReadinessCheck>): Readiness {
-  const out: Readiness = { ready: true, checks: {}, notReady: [] };
+  const out: Readiness = { ready: true, checks: {}, notReady: [], degraded: [] };
   for (const [name, check] of Object.entries(checks)) {
-    let r: true | string;
+    let r: ReturnType<ReadinessCheck>;
     try {
       r = check();
     } catch (err) {
       r = `check failed: ${err instanceof Error ? err.message : String(err)}`;
     }
     if (r === true) out.checks[name] = { ok: true };
-    else {
+    else if (typeof r === 'object') {
+      out.checks[name] = { ok: true, degraded: r.degraded };
+      out.degraded.push(name);
+    } else {
       out.checks[name] = { ok: false, reason: r };
       out.notReady.push(name);
       out.ready = false;
     }
   }
   return out;
+}
+
+/**
+ * Readiness of a watched cache: not ready until its first sync; afterwards a failing watch only
+ * degrades it (the cache still answers): every replica loses its watches together when the API
+ * server restarts, and failing readiness then would remove every endpoint at once.
+ */
+export function watchCheck(what: string, source: WatchHealth, now: () => number = Date.now): ReadinessCheck {
+  return () => {
+    const failure = source.lastFailure?.();
+    if (!source.synced()) return failure ? `${what} has not synced: ${failure.message} (retrying)` : `${what} has not synced yet`;
+    const since = source.staleSince?.();
+    if (since === undefined) return true;
+    const age = Math.max(0, Math.round((now() - since) / 1000));
+    return { degraded: `${what} failing since ${new Date(since).toISOString()} (stale for ${age} s): ${failure?.message ?? 'reconnecting'}; answering from the cache` };
+  };
+}
+
+/** `[+]name ok`, `[+]name ok (degraded: why)`, `[-]name failed: why`, then the verdict. */
+export function verboseText(r: Readiness): string {
+  const lines = Object.entries(r.checks).map(([name, c]) =>
+    c.ok ? `[+]${name} ok${c.degraded ? ` (degraded: ${c.degraded})` : ''}` : `[-]${name} failed: ${c.reason ?? 'not ready'}`,
+  );
+  lines.push(r.ready ? (r.degraded.length ? `readyz check passed (degraded: ${r.degraded.join(', ')})` : 'readyz check passed') : 'readyz check failed');
+  return `${lines.join('\n')}\n`;
 }
 
 export function createHealthApp(options: HealthAppOptions) {
@@ -44,9 +74,12 @@ export function createHealthApp(options: HealthAppOptions) {
     forceCloseConnections: true,
   });
   app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/readyz', async (request, reply) => {
     const r = readiness(options.checks());
-    return reply.code(r.ready ? 200 : 503).send(r);
+    const code = r.ready ? 200 : 503;
+    // `?verbose`: one line per check, as the kube-apiserver prints its own.
+    if ((request.query as Record<string, unknown> | undefined)?.verbose !== undefined) return reply.code(code).type('text/plain; charset=utf-8').send(verboseText(r));
+    return reply.code(code).send(r);
   });
   app.get('/metrics', async (_request, reply) => {
     const text = await options.registry.metrics();

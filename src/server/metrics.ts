@@ -1,6 +1,7 @@
 // Prometheus metrics of one server instance (its own registry, so tests can run several).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { NadSource } from '../nads/types.js';
+import type { WatchHealth } from './types.js';
 
 export type ReviewResult = 'allowed' | 'denied' | 'error' | 'patched';
 export type LookupOutcome = 'hit' | 'fetched' | 'not-found' | 'unavailable';
@@ -28,9 +29,22 @@ export interface ServerMetrics {
 }
 
 /** `registry`: one the wiring already registered its own metrics in (policy sources, index). */
-export function createMetrics(nadSource: () => NadSource | undefined, registry = new Registry()): ServerMetrics {
+export function createMetrics(nadSource: () => NadSource | undefined, registry = new Registry(), watches: Record<string, WatchHealth> = {}): ServerMetrics {
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
+  new Gauge({
+    name: 'netattach_cache_stale_seconds',
+    help: 'Seconds since the watch feeding a cache started failing after its first sync (0 while it works): alert on this, not on readiness',
+    labelNames: ['cache'],
+    registers,
+    collect() {
+      const now = Date.now();
+      for (const [cache, w] of Object.entries(watches)) {
+        const since = w.synced() ? w.staleSince?.() : undefined;
+        this.set({ cache }, since === undefined ? 0 : Math.max(0, (now - since) / 1000));
+      }
+    },
+  });
   new Gauge({
     name: 'netattach_nad_cache_size',
     help: 'NetworkAttachmentDefinitions in the cache',

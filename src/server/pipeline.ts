@@ -1,6 +1,7 @@
 // One AdmissionReview through the core: decode -> plan -> resolve NADs (parallel, bounded) ->
-// review (synchronous) -> reserve claims -> response. Every well-formed review gets an answer;
-// only malformed HTTP input is refused (400).
+// review (synchronous) -> reserve claims -> response -> (validating call of a Pod CREATE with
+// addresses judged unique) claim them in the API server, which may change the answer. Every
+// well-formed review gets an answer; only malformed HTTP input is refused (400).
 import type { Logger } from 'pino';
 import type {
   AdmissionApiVersion,
@@ -12,6 +13,8 @@ import type {
 } from '../admission/types.js';
 import { nadKey, type NadLookup, type NadSource } from '../nads/types.js';
 import type { AddressReservations, PolicyEvaluator } from '../policy/types.js';
+import type { AddressArbiter, ClaimOutcome } from '../policy/index.js';
+import { settleClaims } from './arbitrate.js';
 import { renderError } from '../field/index.js';
 import { warningText } from '../admission/warnings.js';
 import type { AdmissionCore } from './types.js';
@@ -22,6 +25,8 @@ export interface PipelineDeps {
   nadSource: NadSource;
   policy: PolicyEvaluator;
   reservations: AddressReservations;
+  /** Address claims in the API server (cluster mode with the pod watch): the arbiter across replicas. */
+  arbiter?: AddressArbiter;
   config: AdmissionConfig;
   namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
   podsUsingNad?: (namespace: string, name: string) => string[];
@@ -83,6 +88,9 @@ async function resolveNads(unique: ReadonlyMap<string, { namespace: string; name
   }
   return resolved;
 }
+
+const isPodCreate = (r: AdmissionRequest): boolean =>
+  r.operation === 'CREATE' && r.kind?.kind === 'Pod' && (r.kind.group ?? '') === '' && !r.subResource;
 
 /** A Pod CREATE, or an UPDATE that may add networks (hotplug): the requests whose addresses are reserved. */
 const isPodWrite = (r: AdmissionRequest): boolean =>
@@ -146,18 +154,57 @@ export function handleReview(body: unknown, endpoint: Endpoint, budgetMs: number
   } catch (err) {
     return finish(deps, request, apiVersion, endpoint, started, failed(deps, request, apiVersion, endpoint, err));
   }
-  if (cached) return finish(deps, request, apiVersion, endpoint, started, decide(deps, request, apiVersion, endpoint, cached));
-  return resolveNads(unique, typeof budgetMs === 'function' ? budgetMs() : budgetMs, deps).then(
-    (resolved) => finish(deps, request, apiVersion, endpoint, started, decide(deps, request, apiVersion, endpoint, resolved)),
-    (err: unknown) => finish(deps, request, apiVersion, endpoint, started, failed(deps, request, apiVersion, endpoint, err)),
-  );
+  const done = (answer: Answer): PipelineResult => finish(deps, request, apiVersion, endpoint, started, answer);
+  if (cached) {
+    const answer = decide(deps, request, apiVersion, endpoint, cached);
+    return answer instanceof Promise ? answer.then(done) : done(answer);
+  }
+  return resolveNads(unique, typeof budgetMs === 'function' ? budgetMs() : budgetMs, deps)
+    .then((resolved) => decide(deps, request, apiVersion, endpoint, resolved))
+    .then(done, (err: unknown) => done(failed(deps, request, apiVersion, endpoint, err)));
 }
 
 type Answer = { review: AdmissionReview; decision: Decision | undefined };
 
+/**
+ * The claim in the API server, after the local reservation: the reservation keeps two requests
+ * through this replica from both winning (no await between judging and reserving); the claim is
+ * the arbiter between replicas. Made once per create, by the validating call, which always has
+ * the pod's name and uid (the mutating call judged the index only). A lost or failed claim
+ * releases the reservation and re-answers with the claim's findings.
+ */
+function arbitrate(deps: PipelineDeps, request: AdmissionRequest, apiVersion: AdmissionApiVersion, endpoint: Endpoint, answer: Answer): Answer | Promise<Answer> {
+  const { decision } = answer;
+  if (!deps.arbiter || endpoint !== 'validate' || !decision?.allowed || !isPodCreate(request) || decision.claims.length === 0) return answer;
+  const pending = deps.arbiter.claim(decision.claims, { dryRun: request.dryRun === true });
+  if (!pending) return answer;
+  return pending.then((outcomes) => {
+    logUnavailable(deps, request, endpoint, outcomes);
+    if (outcomes.every((o) => o.result === 'won')) return answer;
+    const settled = settleClaims(decision, outcomes, request.namespace ?? '');
+    if (!settled.allowed && !request.dryRun) deps.reservations.release?.(decision.claims);
+    return { review: deps.core.toResponse(apiVersion, request.uid, settled, endpoint), decision: settled };
+  });
+}
+
+function logUnavailable(deps: PipelineDeps, request: AdmissionRequest, endpoint: Endpoint, outcomes: readonly ClaimOutcome[]): void {
+  for (const o of outcomes) {
+    if (o.result !== 'unavailable') continue;
+    const u = o.wanted.claim.unique;
+    deps.logger.warn(
+      { ...who(request, endpoint), claim: o.wanted.name, policy: u.policy, action: u.action, reason: o.reason },
+      u.action === 'Enforce' ? 'address claim could not be made; denied with 503 (retryable)' : 'address claim could not be made; admitted',
+    );
+  }
+}
+
 /** Review, reservation and response: no await from here to the reservation, so two racing requests cannot both win an address. */
-function decide(deps: PipelineDeps, request: AdmissionRequest, apiVersion: AdmissionApiVersion, endpoint: Endpoint, resolved: ReadonlyMap<string, NadLookup>): Answer {
+function decide(deps: PipelineDeps, request: AdmissionRequest, apiVersion: AdmissionApiVersion, endpoint: Endpoint, resolved: ReadonlyMap<string, NadLookup>): Answer | Promise<Answer> {
   try {
+    // Where the claim arbitrates (the validating call of a Pod CREATE), pods being admitted do not
+    // decide: only live pods (certain conflicts) and the claim do. Two replicas' reservations
+    // could otherwise deny both racers, and none would be created.
+    const byClaim = deps.arbiter !== undefined && endpoint === 'validate' && isPodCreate(request);
     const decision = deps.core.review(request, {
       endpoint,
       nads: (namespace, name) => {
@@ -167,7 +214,7 @@ function decide(deps: PipelineDeps, request: AdmissionRequest, apiVersion: Admis
         return cached ? { status: 'found', nad: cached } : { status: 'unavailable', reason: 'not resolved before the review' };
       },
       namespaceLabels: request.namespace ? deps.namespaceLabels?.(request.namespace) : undefined,
-      policy: deps.policy,
+      policy: byClaim ? { evaluate: (input) => deps.policy.evaluate(input, { pendingHolders: false }) } : deps.policy,
       config: deps.config,
       ...(deps.podsUsingNad ? { podsUsingNad: deps.podsUsingNad } : {}),
     });
@@ -177,7 +224,8 @@ function decide(deps: PipelineDeps, request: AdmissionRequest, apiVersion: Admis
     const review = deps.core.toResponse(apiVersion, request.uid, decision, endpoint);
     const problem = contractProblem(review, apiVersion, request.uid, endpoint);
     if (problem) throw new Error(`invalid response from the admission core: ${problem}`);
-    return { review, decision };
+    const arbitrated = arbitrate(deps, request, apiVersion, endpoint, { review, decision });
+    return arbitrated instanceof Promise ? arbitrated.catch((err: unknown) => failed(deps, request, apiVersion, endpoint, err)) : arbitrated;
   } catch (err) {
     return failed(deps, request, apiVersion, endpoint, err);
   }

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { NO_POLICY, type AddressReservations } from '../policy/types.js';
 import { createMetrics, type ServerMetrics } from './metrics.js';
 import { createAdmissionApp } from './admission-app.js';
-import { createHealthApp, readiness, type Readiness } from './health-app.js';
+import { createHealthApp, readiness, watchCheck, type Readiness } from './health-app.js';
 import { loadTlsMaterial, secureContextOptions, TlsReloader } from './tls.js';
 import type { AdmissionCore, ReadinessCheck, ServerDeps, ServerOptions } from './types.js';
 import type { PipelineDeps } from './pipeline.js';
@@ -36,12 +36,13 @@ export async function createServer(options: ServerOptions, deps: ServerDeps): Pr
   const loaded = await loadTlsMaterial(options.tls);
   if (!loaded.ok) throw new Error(`TLS certificate: ${loaded.error}`);
   const core = deps.core ?? (await defaultCore());
-  const metrics = createMetrics(() => nadSource, deps.registry);
+  const metrics = createMetrics(() => nadSource, deps.registry, { nads: nadSource, ...deps.watches });
   const pipeline: PipelineDeps = {
     core,
     nadSource,
     policy: deps.policy ?? NO_POLICY,
     reservations: deps.reservations ?? NO_RESERVATIONS,
+    ...(deps.arbiter ? { arbiter: deps.arbiter } : {}),
     config: options.admission,
     namespaceLabels: deps.namespaceLabels,
     podsUsingNad: deps.podsUsingNad,
@@ -68,6 +69,7 @@ export async function createServer(options: ServerOptions, deps: ServerDeps): Pr
   let listening = false;
   let closing = false;
   let nadError: string | undefined;
+  const nadsCheck = watchCheck(`NAD source (${nadSource.kind})`, nadSource);
   const checks = (): Record<string, ReadinessCheck> => ({
     listening: () => listening || 'the HTTPS port is not listening yet',
     shutdown: () => !closing || 'shutting down',
@@ -75,7 +77,7 @@ export async function createServer(options: ServerOptions, deps: ServerDeps): Pr
       const { notAfter } = reloader.material.info;
       return Date.now() < notAfter.getTime() || `the serving certificate expired at ${notAfter.toISOString()}`;
     },
-    nads: () => nadSource.synced() || (nadError ? `NAD source (${nadSource.kind}) failed: ${nadError}` : `NAD source (${nadSource.kind}) has not synced yet`),
+    nads: () => (nadSource.synced() || !nadError ? nadsCheck() : `NAD source (${nadSource.kind}) failed: ${nadError}`),
     ...deps.readiness,
   });
   const health = createHealthApp({ logger, registry: metrics.registry, checks });

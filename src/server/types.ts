@@ -13,6 +13,7 @@ import type {
 } from '../admission/types.js';
 import type { NadSource } from '../nads/types.js';
 import type { AddressReservations, PolicyEvaluator } from '../policy/types.js';
+import type { AddressArbiter } from '../policy/claim-store.js';
 
 /** The public face of src/admission, as the pipeline uses it. */
 export interface AdmissionCore {
@@ -22,8 +23,18 @@ export interface AdmissionCore {
   toResponse(apiVersion: AdmissionApiVersion, uid: string, decision: Decision, endpoint: Endpoint): AdmissionReview;
 }
 
-/** A readiness check: true when ready, or a short reason why not. */
-export type ReadinessCheck = () => true | string;
+/** What a cache fed by a list/watch tells readiness and the staleness gauge. */
+export interface WatchHealth {
+  synced(): boolean;
+  lastFailure?(): { message: string; statusCode?: number } | undefined;
+  staleSince?(): number | undefined;
+}
+
+/**
+ * A readiness check: true when ready, a short reason why not, or `{ degraded }`: ready (it still
+ * answers, from its caches) but something is wrong that an alert, not the endpoint list, should see.
+ */
+export type ReadinessCheck = () => true | string | { degraded: string };
 
 /**
  * Something that runs beside the server (a watch, a sweeper): started by `listen()` and never
@@ -73,8 +84,12 @@ export interface ServerDeps {
   policy?: PolicyEvaluator;
   /** Defaults to an index that keeps nothing (no policy asks for uniqueness). */
   reservations?: AddressReservations;
+  /** Address claims in the API server, when uniqueness must hold across replicas. */
+  arbiter?: AddressArbiter;
   /** Labels of a namespace, when a namespace informer is running. */
   namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
+  /** Watched caches by name, for the staleness gauge (readiness checks come separately). */
+  watches?: Record<string, WatchHealth>;
   /** Extra readiness checks by name, e.g. `policies` once the policy source has loaded. */
   readiness?: Record<string, ReadinessCheck>;
   /** Pods (`namespace/name`) using a NAD, when a pod watch keeps them (NAD DELETE warnings). */

@@ -113,3 +113,32 @@ t.test('policies, namespace labels and pods from the cluster', async (t) => {
   t.match(metrics, 'netattach_policy_findings_total{endpoint="validate",policy="prod-rules",rule="uniqueAddresses",action="Enforce"} 1');
   t.ok(server.readiness().ready);
 });
+
+t.test('after the first sync, watches lost to an API server outage degrade readiness but keep it 200', async (t) => {
+  const api = new FakeApiServer();
+  const kc = await api.start();
+  t.teardown(() => api.stop());
+  api.setList('/api/v1/namespaces', [{ metadata: { name: 'prod', resourceVersion: '1', labels: { 'kubernetes.io/metadata.name': 'prod' } } }], '1');
+  api.setList('/api/v1/pods', [], '1');
+  api.setList(POLICIES_PATH, [], '1');
+  const { healthUrl } = await start(t, kc);
+  await eventually(() => getHttp(`${healthUrl}/readyz`), (r) => r.status === 200, 'ready');
+  api.watchFailures = 1_000_000;
+  api.listFailures = 1_000_000;
+  api.dropWatches();
+  const degraded = await eventually(
+    () => getHttp(`${healthUrl}/readyz`),
+    (r) => ['policies', 'namespaces', 'pods'].every((c) => (r.json?.degraded ?? []).includes(c)),
+    'every watch degraded',
+  );
+  t.equal(degraded.status, 200, 'still ready: the caches answer');
+  t.match(degraded.json.checks.pods.degraded, /^pod watch failing since .* \(stale for \d+ s\): .+; answering from the cache$/);
+  const verbose = await getHttp(`${healthUrl}/readyz?verbose`);
+  t.equal(verbose.status, 200);
+  t.match(verbose.text, /\[\+\]pods ok \(degraded: pod watch failing since/);
+  t.match((await getHttp(`${healthUrl}/metrics`)).text, /netattach_cache_stale_seconds\{cache="pods"\} \d/);
+  api.watchFailures = 0;
+  api.listFailures = 0;
+  const back = await eventually(() => getHttp(`${healthUrl}/readyz`), (r) => (r.json?.degraded ?? []).length === 0, 'recovered', 60_000);
+  t.equal(back.status, 200);
+});

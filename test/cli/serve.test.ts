@@ -57,10 +57,10 @@ t.test('defaults, environment and flags (the flag wins)', async (t) => {
   if (g === 'help') throw new Error('help');
   t.equal(g.server.admission.immutableNetworks, true);
   t.same(g.server.admission.addressSharingOwners, ['example.com/Mover'], 'the flag replaces the default and the environment');
-  const h = parseServeArgs(['--tls-dir', 'tls'], { NETATTACH_ADDRESS_SHARING_OWNERS: '', NETATTACH_IMMUTABLE_NETWORKS: 'true' }, '/w', '/pkg');
-  if (h === 'help') throw new Error('help');
-  t.same(h.server.admission.addressSharingOwners, [], 'an empty environment variable turns sharing off');
-  t.equal(h.server.admission.immutableNetworks, true);
+  const off = parseServeArgs(['--tls-dir', 'tls'], { NETATTACH_ADDRESS_SHARING_OWNERS: '', NETATTACH_IMMUTABLE_NETWORKS: 'true' }, '/w', '/pkg');
+  if (off === 'help') throw new Error('help');
+  t.same(off.server.admission.addressSharingOwners, [], 'an empty environment variable turns sharing off');
+  t.equal(off.server.admission.immutableNetworks, true);
   t.equal(f.server.port, 1);
   t.same(f.server.admission.resourceNameKeys, ['k8s.v1.cni.cncf.io/resourceName', 'x/y']);
   t.equal(f.logLevel, 'warn');
@@ -122,6 +122,25 @@ t.test('--no-pod-watch and NETATTACH_NO_POD_WATCH', async (t) => {
   const env = parseServeArgs(['--tls-dir', 't'], { NETATTACH_NO_POD_WATCH: 'true' }, '/w', '/pkg');
   if (on === 'help' || off === 'help' || env === 'help') throw new Error('help');
   t.same([on.podWatch, off.podWatch, env.podWatch], [true, false, false]);
+});
+
+t.test('address claims: --namespace, the service account namespace file, --no-address-claims, --claim-pending', async (t) => {
+  const dir = t.testdir({ sa: { namespace: 'netattach-system\n' } });
+  const parse = (argv: string[], env: NodeJS.ProcessEnv = {}) => {
+    const c = parseServeArgs(['--tls-dir', 't', ...argv], { NETATTACH_SERVICEACCOUNT_DIR: `${dir}/none`, ...env }, '/w', '/pkg');
+    if (c === 'help') throw new Error('help');
+    return c;
+  };
+  t.equal(parse([]).claimsNamespace, undefined, 'outside a pod, without --namespace: no claims');
+  t.equal(parse([], { NETATTACH_SERVICEACCOUNT_DIR: `${dir}/sa` }).claimsNamespace, 'netattach-system', 'in a pod: its namespace');
+  t.equal(parse(['--namespace', 'ops']).claimsNamespace, 'ops');
+  t.equal(parse([], { NETATTACH_NAMESPACE: 'ops2' }).claimsNamespace, 'ops2');
+  t.equal(parse(['--namespace', 'ops', '--no-address-claims']).claimsNamespace, undefined);
+  t.equal(parse([], { NETATTACH_NAMESPACE: 'ops', NETATTACH_NO_ADDRESS_CLAIMS: 'true' }).claimsNamespace, undefined);
+  t.throws(() => parse(['--namespace', 'Not_A_Namespace']), /--namespace: invalid value "Not_A_Namespace"/);
+  t.equal(parse([]).claimPendingMs, 60_000);
+  t.equal(parse(['--claim-pending', '5s']).claimPendingMs, 5_000);
+  t.throws(() => parse(['--claim-pending', '10ms']), /--claim-pending: invalid value "10ms"/);
 });
 
 t.test('serve with --tls-dir generates a pair when absent and serves NADs from --nads', async (t) => {

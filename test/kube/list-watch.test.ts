@@ -1,4 +1,5 @@
 import t, { type Test } from 'tap';
+import { getEventListeners } from 'node:events';
 import { ListWatch, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, kubeTransport, type KubeObject, type KubeTransport, type ListWatchOptions, type RetryInfo } from '../../src/kube/index.js';
 import { FakeApiServer, until } from './fake-apiserver.js';
 
@@ -144,4 +145,54 @@ t.test('pageTimeoutMs bounds each list page; stop() ends a loop that never synce
   const after = calls.length;
   await new Promise((r) => setTimeout(r, 50));
   t.equal(calls.length, after, 'no request after stop()');
+});
+
+t.test('a long outage with many retries leaves the abort listeners on the loop signal flat', async (t) => {
+  // Every retry used to add an abort listener to the one signal of the loop and never remove it:
+  // MaxListenersExceededWarning after 11 retries, a leak growing with the outage.
+  let signal: AbortSignal | undefined;
+  let attempts = 0;
+  const down: KubeTransport = {
+    getJson: (_path, _query, _accept, s) => {
+      signal = s;
+      attempts++;
+      return Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6443'));
+    },
+    watch: () => Promise.reject(new Error('not reached')),
+    patchJson: () => Promise.reject(new Error('not reached')),
+  };
+  const warnings: Error[] = [];
+  const onWarning = (w: Error): void => void warnings.push(w);
+  process.on('warning', onWarning);
+  t.teardown(() => void process.off('warning', onWarning));
+  const lw = new ListWatch({ transport: down, path: PATH, listAccept: 'a', watchAccept: 'a', backoffMs: 1, maxBackoffMs: 1, handler: recorder().handler });
+  void lw.start();
+  await until(() => attempts >= 20, 'twenty attempts');
+  const early = getEventListeners(signal!, 'abort').length;
+  await until(() => attempts >= 300, 'three hundred attempts', 30_000);
+  const late = getEventListeners(signal!, 'abort').length;
+  t.ok(late <= 1, `${late} abort listeners after ${attempts} attempts (${early} after 20)`);
+  t.ok(late <= early, 'flat');
+  t.ok(lw.staleSince() === undefined && !lw.synced(), 'never synced: not "stale", not ready');
+  await lw.stop();
+  await new Promise((r) => setImmediate(r));
+  t.same(warnings.filter((w) => w.name === 'MaxListenersExceededWarning'), []);
+});
+
+t.test('staleSince: set by the first failure after a sync, kept through retries, cleared when a watch is accepted', async (t) => {
+  const { api, lw } = await setup(t);
+  api.setList(PATH, [], '1');
+  await lw.start();
+  await until(() => api.watching(PATH) === 1, 'the watch');
+  t.equal(lw.staleSince(), undefined);
+  api.watchFailures = 3;
+  const before = Date.now();
+  api.dropWatches();
+  await until(() => lw.staleSince() !== undefined, 'stale');
+  const since = lw.staleSince()!;
+  t.ok(since >= before);
+  await until(() => api.watches >= 3, 'retries');
+  t.ok(lw.staleSince() === since || lw.staleSince() === undefined, 'the first failure is kept while retrying');
+  await until(() => api.watching(PATH) === 1 && lw.staleSince() === undefined, 'accepted again');
+  t.equal(lw.lastFailure(), undefined);
 });

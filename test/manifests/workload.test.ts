@@ -127,12 +127,32 @@ t.test('netattach reads what it reads and writes only policy status', async (t) 
   t.same(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'netattach' });
 });
 
+t.test('address claims: Leases in netattach-system only, bound to the netattach service account', async (t) => {
+  const role = find(base, 'Role', 'netattach-claims');
+  t.equal(role.metadata.namespace, 'netattach-system');
+  t.same(grants(role.rules as Obj[]), [
+    'coordination.k8s.io/leases:create',
+    'coordination.k8s.io/leases:delete',
+    'coordination.k8s.io/leases:get',
+    'coordination.k8s.io/leases:list',
+    'coordination.k8s.io/leases:watch',
+  ]);
+  const binding = find(base, 'RoleBinding', 'netattach-claims');
+  t.equal(binding.metadata.namespace, 'netattach-system');
+  t.same(binding.subjects, [{ kind: 'ServiceAccount', name: 'netattach', namespace: 'netattach-system' }]);
+  t.same(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'netattach-claims' });
+  const env = (find(base, 'Deployment', 'netattach').spec.template.spec.containers[0].env as Obj[]).find((e) => e.name === 'NETATTACH_NAMESPACE');
+  t.same(env?.valueFrom, { fieldRef: { fieldPath: 'metadata.namespace' } }, 'claims are made in the pod\'s own namespace');
+});
+
 t.test('no RBAC rule anywhere uses wildcards or escalating verbs; the base never touches secrets', async (t) => {
   for (const { file, object } of [...selfSigned, ...certManager]) {
     if (object.kind !== 'Role' && object.kind !== 'ClusterRole') continue;
     for (const r of object.rules as Obj[]) {
       for (const field of ['apiGroups', 'resources', 'verbs'] as const) t.notOk((r[field] as string[]).includes('*'), `${file}: no * in ${field}`);
-      t.notOk((r.verbs as string[]).some((v) => ['escalate', 'bind', 'impersonate', 'deletecollection', 'delete'].includes(v)), `${file}: no escalating or deleting verbs`);
+      t.notOk((r.verbs as string[]).some((v) => ['escalate', 'bind', 'impersonate', 'deletecollection'].includes(v)), `${file}: no escalating verbs`);
+      // delete only for the address claims (Leases) in netattach's own namespace.
+      if ((r.verbs as string[]).includes('delete')) t.ok(object.kind === 'Role' && object.metadata.name === 'netattach-claims' && (r.resources as string[]).join() === 'leases', `${file}: delete only on the claim Leases`);
       if (file.startsWith('manifests/base')) t.notOk((r.resources as string[]).includes('secrets'), `${file}: no secrets in the base`);
     }
   }

@@ -291,7 +291,7 @@ t.test('cni-args is a second door: requestedFields, hardwareAddresses and unique
 });
 
 t.test('pods of one KubeVirt VMI share their addresses; pods of a ReplicaSet do not', async (t) => {
-  const vmi = { key: 'vmi-uid-1', label: 'VM team-a/vm1', namespace: 'team-a' };
+  const vmi = { key: 'vmi-uid-1', label: 'VM team-a/vm1', namespace: 'team-a', kind: 'VirtualMachineInstance', name: 'vm1' };
   const index = new AddressIndex();
   index.setPod({ namespace: 'team-a', name: 'virt-launcher-vm1-abcde', uid: 'u-src', owner: vmi }, [{ kind: 'mac', value: '02:00:00:00:00:01', network: 'team-a/a' }]);
   index.setPod({ namespace: 'team-a', name: 'web-1', uid: 'u-web' }, [{ kind: 'mac', value: '02:00:00:00:00:02', network: 'team-a/a' }]);
@@ -301,7 +301,7 @@ t.test('pods of one KubeVirt VMI share their addresses; pods of a ReplicaSet do 
   t.same(target.claims[0]?.pod.owner, vmi, 'and claims it for the VM');
   const stranger = e.evaluate(input('[{"name":"a","mac":"02:00:00:00:00:01"}]', { pod: { name: 'other' } }));
   t.match(stranger.findings[0]!.error.reason, 'MAC 02:00:00:00:00:01 is already used by VM team-a/vm1 (a pod running) on network team-a/a', 'messages name the VM');
-  const otherVm = e.evaluate(input('[{"name":"a","mac":"02:00:00:00:00:01"}]', { pod: { name: 'x', owner: { key: 'vmi-uid-2', label: 'VM team-a/vm2', namespace: 'team-a' } } }));
+  const otherVm = e.evaluate(input('[{"name":"a","mac":"02:00:00:00:00:01"}]', { pod: { name: 'x', owner: { key: 'vmi-uid-2', label: 'VM team-a/vm2', namespace: 'team-a', kind: 'VirtualMachineInstance', name: 'vm2' } } }));
   t.equal(otherVm.findings.length, 1, 'another VM conflicts');
   const replica = e.evaluate(input('[{"name":"a","mac":"02:00:00:00:00:02"}]', { pod: { name: 'web-2' } }));
   t.equal(replica.findings.length, 1, 'a replica of an owner that is not listed conflicts');

@@ -6,7 +6,7 @@ const vmiRef = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', n
 const kinds = ['kubevirt.io/VirtualMachineInstance'];
 
 t.test('the controller ownerReference names the sharing owner', async (t) => {
-  t.same(sharingOwnerOf({ ownerReferences: [vmiRef] }, kinds, 'ns'), { key: 'vmi-uid', label: 'VM ns/vm1', namespace: 'ns' });
+  t.same(sharingOwnerOf({ ownerReferences: [vmiRef] }, kinds, 'ns'), { key: 'vmi-uid', label: 'VM ns/vm1', namespace: 'ns', kind: 'VirtualMachineInstance', name: 'vm1' });
   t.equal(sharingOwnerOf({ ownerReferences: [{ ...vmiRef, controller: false }] }, kinds, 'ns'), undefined, 'not the controller');
   t.equal(sharingOwnerOf({ ownerReferences: [{ ...vmiRef, apiVersion: 'apps/v1', kind: 'ReplicaSet' }] }, kinds, 'ns'), undefined, 'replicas do not share');
   t.equal(sharingOwnerOf({ ownerReferences: [vmiRef] }, [], 'ns'), undefined, 'an empty list turns sharing off');
@@ -23,5 +23,24 @@ t.test('the pod watch indexes a VMI pod under its VM', async (t) => {
   indexPod(index, { metadata: { namespace: 'ns', name: 'virt-launcher-vm1-abcde', uid: 'u1', annotations, ownerReferences: [vmiRef] } } as never);
   const holders = index.conflicts('mac', '02:00:00:00:00:01', 'ns/a', 'Network', { namespace: 'ns', name: 'someone-else' });
   t.same(holders.map((h) => h.owner?.label), ['VM ns/vm1']);
-  t.same(index.conflicts('mac', '02:00:00:00:00:01', 'ns/a', 'Network', { namespace: 'ns', name: 'virt-launcher-vm1-fghij', owner: { key: 'vmi-uid', label: 'VM ns/vm1', namespace: 'ns' } }), []);
+  t.same(index.conflicts('mac', '02:00:00:00:00:01', 'ns/a', 'Network', { namespace: 'ns', name: 'virt-launcher-vm1-fghij', owner: { key: 'vmi-uid', label: 'VM ns/vm1', namespace: 'ns', kind: 'VirtualMachineInstance', name: 'vm1' } }), []);
+});
+
+t.test('across replicas, a VMI holds its pods\' address claims, live while one of its pods is', async (t) => {
+  const { holderOf, sameHolder } = await import('../../src/policy/claims.js');
+  const vm = { key: 'vmi-uid', label: 'VM ns/vm1', namespace: 'ns', kind: 'VirtualMachineInstance', name: 'vm1' };
+  const src = holderOf({ namespace: 'ns', name: 'virt-launcher-vm1-a', uid: 'p1', owner: vm })!;
+  const dst = holderOf({ namespace: 'ns', name: 'virt-launcher-vm1-b', uid: 'p2', owner: vm })!;
+  t.same(src, { kind: 'VirtualMachineInstance', namespace: 'ns', name: 'vm1', uid: 'vmi-uid' });
+  t.ok(sameHolder(src, dst), 'the migration target wins the claim its source holds');
+  t.notOk(sameHolder(src, holderOf({ namespace: 'ns', name: 'web-1' })!), 'a plain pod is its own holder');
+  const index = new AddressIndex();
+  const mac = [{ kind: 'mac' as const, value: '02:00:00:00:00:01', network: 'ns/a' }];
+  index.setPod({ namespace: 'ns', name: 'virt-launcher-vm1-a', owner: vm }, mac);
+  index.setPod({ namespace: 'ns', name: 'virt-launcher-vm1-b', owner: vm }, mac);
+  t.ok(index.ownerHasPods('vmi-uid'));
+  index.removePod('ns', 'virt-launcher-vm1-a');
+  t.ok(index.ownerHasPods('vmi-uid'), 'the target still runs');
+  index.removePod('ns', 'virt-launcher-vm1-b');
+  t.notOk(index.ownerHasPods('vmi-uid'), 'the last pod gone: the claim may be swept');
 });

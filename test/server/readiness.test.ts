@@ -97,3 +97,39 @@ t.test('close gives up on a stuck client after the grace period', async (t) => {
   t.ok(Date.now() - started < 2000, 'bounded by the grace period');
   req.destroy();
 });
+
+t.test('after the first sync a failing watch degrades readiness instead of failing it: verbose detail, stale age, gauge', async (t) => {
+  const { watchCheck } = await import('../../src/server/index.js');
+  const watch = { isSynced: false, since: undefined as number | undefined, failure: undefined as { message: string } | undefined };
+  const health = { synced: () => watch.isSynced, staleSince: () => watch.since, lastFailure: () => watch.failure };
+  const { healthUrl } = await startServer(t, { deps: { readiness: { pods: watchCheck('pod watch', health) }, watches: { pods: health } } });
+  watch.failure = { message: 'connect ECONNREFUSED 127.0.0.1:6443' };
+  const first = await getHttp(`${healthUrl}/readyz`);
+  t.equal(first.status, 503, 'the first sync gates readiness');
+  t.match(first.json.checks.pods.reason, 'pod watch has not synced: connect ECONNREFUSED 127.0.0.1:6443 (retrying)');
+  const firstVerbose = await getHttp(`${healthUrl}/readyz?verbose`);
+  t.equal(firstVerbose.status, 503);
+  t.match(firstVerbose.text, /\[-\]pods failed: pod watch has not synced: connect ECONNREFUSED.*\nreadyz check failed\n$/);
+
+  watch.isSynced = true;
+  watch.failure = undefined;
+  t.equal((await getHttp(`${healthUrl}/readyz`)).status, 200);
+  t.match((await getHttp(`${healthUrl}/metrics`)).text, 'netattach_cache_stale_seconds{cache="pods"} 0');
+
+  watch.since = Date.now() - 42_000;
+  watch.failure = { message: 'connect ECONNREFUSED 127.0.0.1:6443' };
+  const degraded = await getHttp(`${healthUrl}/readyz`);
+  t.equal(degraded.status, 200, 'an API server outage after the sync keeps the replica ready');
+  t.same(degraded.json.degraded, ['pods']);
+  t.match(degraded.json.checks.pods, { ok: true, degraded: /^pod watch failing since .* \(stale for 4\d s\): connect ECONNREFUSED 127\.0\.0\.1:6443; answering from the cache$/ });
+  const verbose = await getHttp(`${healthUrl}/readyz?verbose`);
+  t.equal(verbose.status, 200);
+  t.match(verbose.text, /\[\+\]pods ok \(degraded: pod watch failing since .*\)\n/);
+  t.match(verbose.text, /\[\+\]certificates ok\n/);
+  t.match(verbose.text, /readyz check passed \(degraded: pods\)\n$/);
+  const gauge = /netattach_cache_stale_seconds\{cache="pods"\} (\S+)/.exec((await getHttp(`${healthUrl}/metrics`)).text);
+  t.ok(gauge && Number(gauge[1]) >= 42, `stale gauge ${gauge?.[1]}`);
+  watch.since = undefined;
+  watch.failure = undefined;
+  t.same((await getHttp(`${healthUrl}/readyz`)).json.degraded, [], 'recovered');
+});

@@ -78,6 +78,10 @@ export interface Cluster {
   tailLogs(lines?: number): string;
   /** Kills kube-apiserver and etcd, removes the work dir unless kept. Idempotent. */
   stop(): Promise<void>;
+  /** Stops kube-apiserver (SIGTERM, SIGKILL after `graceMs`) and starts it again on the same port; resolves once it is ready. */
+  restartApiserver(graceMs?: number): Promise<void>;
+  /** Sends a signal to kube-apiserver: SIGSTOP freezes it (connections hang), SIGCONT thaws it. */
+  signalApiserver(signal: 'SIGSTOP' | 'SIGCONT'): void;
 }
 
 // ------------------------------------------------------------------ binaries
@@ -564,14 +568,15 @@ async function startOnce(binDir: string, opts: ClusterOptions): Promise<Cluster>
     '--v=1',
     ...(opts.apiserverFlags ?? []),
   ];
-  const api = startProcess('kube-apiserver', path.join(binDir, 'kube-apiserver'), apiArgs, path.join(logsDir, 'kube-apiserver.log'));
+  let api = startProcess('kube-apiserver', path.join(binDir, 'kube-apiserver'), apiArgs, path.join(logsDir, 'kube-apiserver.log'));
   procs.push(api);
   log(`kube-apiserver on ${server}, logs ${api.logPath}`);
+  const waitApiReady = async (since: number): Promise<void> => {
   let lastReady = '';
   for (;;) {
     if (api.exitCode() !== undefined) await fail(`kube-apiserver exited with ${api.exitCode()}`, true);
     if (etcd.exitCode() !== undefined) await fail(`etcd exited with ${etcd.exitCode()}`);
-    if (Date.now() - t0 > timeoutMs) await fail(`kube-apiserver not ready within ${timeoutMs} ms; last /readyz: ${lastReady}`);
+    if (Date.now() - since > timeoutMs) await fail(`kube-apiserver not ready within ${timeoutMs} ms; last /readyz: ${lastReady}`);
     try {
       const r = await httpsRequest(server, caPem, token, 'GET', '/readyz', undefined, 3000);
       lastReady = `${r.status} ${r.body.slice(0, 2000)}`;
@@ -585,6 +590,8 @@ async function startOnce(binDir: string, opts: ClusterOptions): Promise<Cluster>
     }
     await sleep(250);
   }
+  };
+  await waitApiReady(t0);
   log(`kube-apiserver ready after ${Date.now() - t0} ms`);
 
   // --- kubeconfig (JSON is valid YAML)
@@ -656,6 +663,15 @@ async function startOnce(binDir: string, opts: ClusterOptions): Promise<Cluster>
     kubectlOk,
     request: (method, urlPath, body) => httpsRequest(server, caPem, token, method, urlPath, body),
     tailLogs,
+    restartApiserver: async (graceMs = 10_000) => {
+      api.child.kill('SIGCONT');
+      await stopProcess(api, graceMs);
+      procs.splice(procs.indexOf(api), 1);
+      api = startProcess('kube-apiserver', path.join(binDir, 'kube-apiserver'), apiArgs, path.join(logsDir, 'kube-apiserver.log'));
+      procs.push(api);
+      await waitApiReady(Date.now());
+    },
+    signalApiserver: (signal) => void api.child.kill(signal),
     stop: async () => {
       if (stopped) return;
       stopped = true;

@@ -211,6 +211,8 @@ export async function startE2e(log: (m: string) => void): Promise<E2e> {
     await mkdir(serviceAccountDir, { recursive: true });
     await writeFile(path.join(serviceAccountDir, 'token'), (await cluster.kubectlOk(['create', 'token', 'netattach', '-n', 'netattach-system', '--duration=12h'])).trim(), { mode: 0o600 });
     await writeFile(path.join(serviceAccountDir, 'ca.crt'), cluster.caPem);
+    // The kubelet mounts the pod's namespace too: netattach claims unique addresses there (Leases).
+    await writeFile(path.join(serviceAccountDir, 'namespace'), 'netattach-system');
     const api = new URL(cluster.server);
     const inCluster = { host: api.hostname, port: api.port, serviceAccountDir };
     netattach = new Netattach({ inCluster, tlsDir, port, healthPort, logPath: path.join(cluster.logsDir, 'netattach.log') });

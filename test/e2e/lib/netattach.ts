@@ -55,6 +55,17 @@ export function httpGet(url: string, timeoutMs = 3000): Promise<{ status: number
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** Polls `probe` until it returns a value (not undefined) or the time is up. */
+export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(250);
+  }
+}
+
 /** Sum of a Prometheus counter/gauge over the series whose labels include `labels`. */
 export function metricSum(text: string, name: string, labels: Record<string, string> = {}): number {
   let sum = 0;
@@ -96,6 +107,10 @@ export class Netattach {
   }
   get healthUrl(): string {
     return `http://127.0.0.1:${this.options.healthPort}`;
+  }
+  /** The process id while running (setpriv execs node in place, so this is netattach's). */
+  get pid(): number | undefined {
+    return this.running ? this.#child!.pid : undefined;
   }
   get running(): boolean {
     return this.#child !== undefined && this.#child.exitCode === null && this.#child.signalCode === null;

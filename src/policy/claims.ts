@@ -1,0 +1,193 @@
+// Address claims in the API server: the arbiter of uniqueness across replicas. Pure: names,
+// holders, the Lease object a claim is stored as and back, and what an outcome means for the
+// request. The I/O is in claim-store.ts (over src/kube/leases.ts).
+//
+// One claim is one coordination.k8s.io/v1 Lease in netattach's namespace, named from the scope
+// and the canonical address: two replicas admitting the same address race on one create, and
+// the API server (etcd) lets exactly one win.
+import { createHash } from 'node:crypto';
+import { internal } from '../field/index.js';
+import type { AddressClaim, AddressKind, Finding } from './types.js';
+import { describeHolder } from './rules.js';
+
+/** Label on every claim (the watch's selector). */
+export const CLAIM_LABEL = 'netattach.io/address-claim';
+export const ANNOTATION = {
+  kind: 'netattach.io/address-kind',
+  address: 'netattach.io/address',
+  scope: 'netattach.io/scope',
+  holderKind: 'netattach.io/holder-kind',
+  holder: 'netattach.io/holder',
+  holderUid: 'netattach.io/holder-uid',
+} as const;
+
+/**
+ * Who holds a claim. Today the pod; the one place that decides it is `holderOf`, so that owners
+ * that move pods between nodes (KubeVirt VMIs) can hold their pods' addresses as one holder.
+ */
+export interface ClaimHolder {
+  kind: string;
+  namespace: string;
+  name: string;
+  uid?: string;
+}
+
+/** A claim as stored: what the watch keeps of each Lease. */
+export interface StoredClaim {
+  name: string;
+  uid: string;
+  resourceVersion: string;
+  kind: AddressKind;
+  address: string;
+  scope: string;
+  holder: ClaimHolder;
+  /** creationTimestamp, ms since epoch (the API server's clock). */
+  created: number;
+}
+
+/** An address to claim for a request: the AddressClaim with its rule, its holder and its object name. */
+export interface WantedClaim {
+  name: string;
+  claim: AddressClaim & { unique: NonNullable<AddressClaim['unique']> };
+  holder: ClaimHolder;
+  /** `cluster` or `network:<ns>/<name>`. */
+  scope: string;
+}
+
+export type ClaimOutcome =
+  | { wanted: WantedClaim; result: 'won' }
+  /** Another holder has it; `live`: the holder exists (a running pod), else it is being created. */
+  | { wanted: WantedClaim; result: 'lost'; holder: ClaimHolder; live: boolean }
+  | { wanted: WantedClaim; result: 'unavailable'; reason: string };
+
+/**
+ * The holder of a pod's claims: the owner that moves it (a KubeVirt VMI: its migration target
+ * holds the same addresses), else the pod itself, by namespace/name (and uid when known).
+ * Undefined before it has a name.
+ */
+export function holderOf(pod: AddressClaim['pod']): ClaimHolder | undefined {
+  if (pod.owner) return { kind: pod.owner.kind, namespace: pod.owner.namespace, name: pod.owner.name, uid: pod.owner.key };
+  if (!pod.name) return undefined;
+  return { kind: 'Pod', namespace: pod.namespace, name: pod.name, ...(pod.uid ? { uid: pod.uid } : {}) };
+}
+
+export const holderKey = (h: ClaimHolder): string => `${h.kind} ${h.namespace}/${h.name}`;
+
+/**
+ * The same holder: same kind, namespace and name. The uid is not compared: a name is unique among
+ * live objects, and the mutating call of a pod (no uid yet) and its validating call (uid) are one holder.
+ */
+export const sameHolder = (a: ClaimHolder, b: ClaimHolder): boolean => a.kind === b.kind && a.namespace === b.namespace && a.name === b.name;
+
+export const claimScope = (c: AddressClaim & { unique: NonNullable<AddressClaim['unique']> }): string =>
+  c.unique.scope === 'Cluster' ? 'cluster' : c.scope;
+
+/** `mac-<hash>` or `guid-<hash>`: 160 bits of SHA-256 of scope and address, a valid object name of fixed length. */
+export function claimName(kind: AddressKind, scope: string, address: string): string {
+  const digest = createHash('sha256').update(`${scope}\n${address}`).digest('hex').slice(0, 40);
+  return `${kind === 'mac' ? 'mac' : 'guid'}-${digest}`;
+}
+
+/**
+ * The addresses of an admitted pod that need the arbiter: judged by a uniqueAddresses rule whose
+ * action is Enforce or Warn (an Audit rule only observes: it makes no write), one per name.
+ */
+export function wantedClaims(claims: readonly AddressClaim[]): WantedClaim[] {
+  const out = new Map<string, WantedClaim>();
+  for (const c of claims) {
+    if (!c.unique || c.unique.action === 'Audit') continue;
+    const holder = holderOf(c.pod);
+    if (!holder) continue;
+    const claim = c as WantedClaim['claim'];
+    const scope = claimScope(claim);
+    const name = claimName(c.kind, scope, c.value);
+    if (!out.has(name)) out.set(name, { name, claim, holder, scope });
+  }
+  return [...out.values()];
+}
+
+/** The Lease a claim is created as. `pendingSeconds`: how long it may wait for its holder to exist. */
+export function claimObject(w: WantedClaim, namespace: string, pendingSeconds: number, now: Date): Record<string, unknown> {
+  return {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: {
+      name: w.name,
+      namespace,
+      labels: { [CLAIM_LABEL]: 'true', 'app.kubernetes.io/managed-by': 'netattach' },
+      annotations: {
+        [ANNOTATION.kind]: w.claim.kind,
+        [ANNOTATION.address]: w.claim.value,
+        [ANNOTATION.scope]: w.scope,
+        [ANNOTATION.holderKind]: w.holder.kind,
+        [ANNOTATION.holder]: `${w.holder.namespace}/${w.holder.name}`,
+        ...(w.holder.uid ? { [ANNOTATION.holderUid]: w.holder.uid } : {}),
+      },
+    },
+    spec: {
+      holderIdentity: holderKey(w.holder),
+      leaseDurationSeconds: pendingSeconds,
+      acquireTime: now.toISOString().replace('Z', '000Z'),
+    },
+  };
+}
+
+/** A Lease read back (list, watch, GET); undefined when it is not a well-formed claim. */
+export function parseClaim(obj: unknown): StoredClaim | undefined {
+  const md = (obj as { metadata?: Record<string, unknown> } | null)?.metadata;
+  if (!md || typeof md.name !== 'string' || typeof md.uid !== 'string') return undefined;
+  const a = (md.annotations ?? {}) as Record<string, unknown>;
+  const holder = a[ANNOTATION.holder];
+  const kind = a[ANNOTATION.kind];
+  if (typeof holder !== 'string' || !holder.includes('/') || (kind !== 'mac' && kind !== 'infiniband-guid')) return undefined;
+  const slash = holder.indexOf('/');
+  const uid = a[ANNOTATION.holderUid];
+  const created = Date.parse(typeof md.creationTimestamp === 'string' ? md.creationTimestamp : '');
+  return {
+    name: md.name,
+    uid: md.uid,
+    resourceVersion: typeof md.resourceVersion === 'string' ? md.resourceVersion : '',
+    kind,
+    address: typeof a[ANNOTATION.address] === 'string' ? (a[ANNOTATION.address] as string) : '',
+    scope: typeof a[ANNOTATION.scope] === 'string' ? (a[ANNOTATION.scope] as string) : '',
+    holder: {
+      kind: typeof a[ANNOTATION.holderKind] === 'string' ? (a[ANNOTATION.holderKind] as string) : 'Pod',
+      namespace: holder.slice(0, slash),
+      name: holder.slice(slash + 1),
+      ...(typeof uid === 'string' ? { uid } : {}),
+    },
+    created: Number.isNaN(created) ? 0 : created,
+  };
+}
+
+/**
+ * May a claim be taken over? Only when its holder is known not to exist (`live` false, from a
+ * synced, current pod watch) and it is older than the pending bound: a pod being created right
+ * now through another replica is not in this replica's index yet, but its claim is young.
+ */
+export const claimIsStale = (c: StoredClaim, live: boolean, now: number, pendingMs: number): boolean => !live && now - c.created > pendingMs;
+
+/** What an outcome adds to the request's decision: a finding with the rule's action, or nothing for a win. */
+export function outcomeFinding(o: ClaimOutcome, requestNamespace: string): { finding: Finding; unavailable: boolean } | undefined {
+  if (o.result === 'won') return undefined;
+  const u = o.wanted.claim.unique;
+  const prefix = `policy "${u.policy}" (uniqueAddresses): `;
+  if (o.result === 'lost') {
+    const network = o.wanted.scope.startsWith('network:') ? o.wanted.scope.slice(8) : '*';
+    const owner = o.holder.kind === 'Pod' ? undefined : { key: o.holder.uid ?? '', label: `${o.holder.kind === 'VirtualMachineInstance' ? 'VM' : o.holder.kind} ${o.holder.namespace}/${o.holder.name}`, namespace: o.holder.namespace, kind: o.holder.kind, name: o.holder.name };
+    const who = describeHolder({ pod: `${o.holder.namespace}/${o.holder.name}`, network, ...(o.live ? {} : { expires: 0 }), ...(owner ? { owner } : {}) }, requestNamespace);
+    return {
+      finding: { policy: u.policy, rule: 'uniqueAddresses', action: u.action, error: { path: u.path, type: 'Forbidden', reason: `${prefix}${u.label} is already used by ${who} (scope ${u.scope})` } },
+      unavailable: false,
+    };
+  }
+  return {
+    finding: {
+      policy: u.policy,
+      rule: 'uniqueAddresses',
+      action: u.action,
+      error: internal(u.path, `${prefix}${u.label} could not be claimed in the API server (${o.reason}); ${u.action === 'Enforce' ? 'retry' : 'admitted without the check across replicas'}`),
+    },
+    unavailable: u.action === 'Enforce',
+  };
+}
