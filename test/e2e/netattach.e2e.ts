@@ -436,7 +436,7 @@ t.test('KubeVirt live migration: two pods of one VMI hold one MAC; another VM do
   ]);
   await acceptedCondition('e2e-unique-mac', 'True');
   const launcher = (name: string, vm: string, uid: string, labels: Record<string, string> = {}): Obj => {
-    const p = pod('e2e-kv', name, [{ name: 'sriov-b', namespace: NS, mac: 'de:ad:00:00:be:af', interface: 'pod16477688c0e' }], { labels: { 'kubevirt.io': 'virt-launcher', ...labels } });
+    const p = pod('e2e-kv', name, [{ name: 'sriov-a', namespace: NS, mac: 'de:ad:00:00:be:af', interface: 'pod16477688c0e' }], { labels: { 'kubevirt.io': 'virt-launcher', ...labels } });
     (p.metadata as Obj).ownerReferences = [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name: vm, uid, controller: true, blockOwnerDeletion: false }];
     return p;
   };
