@@ -21,7 +21,12 @@ import {
   type PolicySource,
 } from '../policy/index.js';
 import type { BackgroundTask, ReadinessCheck, ServerDeps } from '../server/index.js';
-import type { KubeCredentials } from '../kube/index.js';
+import { kubeTransport, type KubeCredentials } from '../kube/index.js';
+import { hostname } from 'node:os';
+import { readFileSync } from 'node:fs';
+import type { AdmissionConfig } from '../admission/types.js';
+import type { NadSource } from '../nads/index.js';
+import { BackgroundAudit, registerAuditMetrics, ReportPublisher } from '../audit/index.js';
 
 export interface PolicyWiringOptions {
   /** `--policy FILE` (absolute). */
@@ -37,6 +42,27 @@ export interface PolicyWiringOptions {
   sweepMs?: number;
   /** Delay before a failed watch retries (tests); doubles up to 30 s. */
   backoffMs?: number;
+  /** The background audit of live pods (cluster mode with the pod watch only). */
+  audit?: {
+    nadSource: NadSource;
+    config: AdmissionConfig;
+    podsPerSecond?: number;
+    /** Namespace of the Lease (default: the service account's namespace, else netattach-system). */
+    leaseNamespace?: string;
+    identity?: string;
+    /** Report rounds (tests). */
+    publishIntervalMs?: number;
+    tickMs?: number;
+  };
+}
+
+/** The namespace netattach runs in (the Lease lives there). */
+function ownNamespace(): string {
+  try {
+    return readFileSync('/var/run/secrets/kubernetes.io/serviceaccount/namespace', 'utf8').trim() || 'netattach-system';
+  } catch {
+    return process.env['POD_NAMESPACE'] ?? 'netattach-system';
+  }
 }
 
 export interface PolicyWiring {
@@ -46,7 +72,9 @@ export interface PolicyWiring {
   engine: PolicyEngine;
   index: AddressIndex;
   /** For the start-up log line. */
-  summary: { policies: string; namespaceLabels: string; podIndex: string };
+  summary: { policies: string; namespaceLabels: string; podIndex: string; audit: string };
+  audit?: BackgroundAudit;
+  publisher?: ReportPublisher;
 }
 
 interface Watched {
@@ -119,9 +147,48 @@ export async function wirePolicy(options: PolicyWiringOptions): Promise<PolicyWi
 
   let podsUsingNad: ServerDeps['podsUsingNad'];
   let podIndex = 'reservations only (no cluster)';
+  let audit: BackgroundAudit | undefined;
+  let publisher: ReportPublisher | undefined;
+  let auditSummary = kc ? 'off' : 'off (no cluster)';
   if (kc && options.podWatch) {
     const usage = new NadUsage();
-    const pods = new PodAddressSource(kc, index, { ...common, usage, ...(options.defaultNetworkNamespace ? { defaultNetworkNamespace: options.defaultNetworkNamespace } : {}) });
+    const checks = readiness;
+    // Judged only once everything admission reads has synced (else a pod would be judged against a partial view).
+    const ready = (): boolean => Object.values(checks).every((check) => check() === true);
+    if (options.audit) {
+      const a = options.audit;
+      const auditMetrics = registerAuditMetrics(registry);
+      audit = new BackgroundAudit({
+        nads: a.nadSource,
+        namespaceLabels,
+        engine,
+        index,
+        config: a.config,
+        podsUsingNad: (ns, name) => usage.podsUsing(ns, name),
+        ready,
+        ...(a.podsPerSecond !== undefined ? { podsPerSecond: a.podsPerSecond } : {}),
+        ...(a.tickMs !== undefined ? { tickMs: a.tickMs } : {}),
+        metrics: auditMetrics,
+        logger,
+      });
+      publisher = new ReportPublisher(kubeTransport(kc), audit, {
+        leaseNamespace: a.leaseNamespace ?? ownNamespace(),
+        identity: a.identity ?? `${hostname()}-${process.pid}`,
+        ...(a.publishIntervalMs !== undefined ? { intervalMs: a.publishIntervalMs } : {}),
+        metrics: auditMetrics,
+        logger,
+      });
+      const [bg, pub] = [audit, publisher];
+      background.push({ name: 'background audit', start: () => bg.start(), stop: () => bg.stop() });
+      background.push({ name: 'PolicyReport writer', start: () => pub.start(), stop: () => pub.stop() });
+      auditSummary = `every live pod, ${a.podsPerSecond ?? 1000} pods/s at most; PolicyReports when the CRD exists`;
+    }
+    const pods = new PodAddressSource(kc, index, {
+      ...common,
+      usage,
+      ...(options.defaultNetworkNamespace ? { defaultNetworkNamespace: options.defaultNetworkNamespace } : {}),
+      ...(audit ? { observer: audit } : {}),
+    });
     podsUsingNad = (ns, name) => usage.podsUsing(ns, name);
     background.push({ name: 'pod watch', start: () => pods.start(), stop: () => pods.stop() });
     readiness.pods = syncedCheck('pod watch', pods);
@@ -143,6 +210,8 @@ export async function wirePolicy(options: PolicyWiringOptions): Promise<PolicyWi
     deps: { policy: engine, reservations: index, namespaceLabels, readiness, background, registry, ...(podsUsingNad ? { podsUsingNad } : {}) },
     engine,
     index,
-    summary: { policies, namespaceLabels: kc ? 'namespace watch' : 'name label only', podIndex },
+    summary: { policies, namespaceLabels: kc ? 'namespace watch' : 'name label only', podIndex, audit: auditSummary },
+    ...(audit ? { audit } : {}),
+    ...(publisher ? { publisher } : {}),
   };
 }

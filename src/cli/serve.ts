@@ -13,6 +13,7 @@ import { createServer, createLogger, LOG_LEVELS, parseGoDuration, type LogLevel,
 import { createNadSource, tryLoadKubeConfig, type NadSource } from '../nads/index.js';
 import { getObject, kubeconfigCredentials, kubeTransport, type KubeCredentials } from '../kube/index.js';
 import { DEFAULT_ADMISSION_CONFIG } from '../admission/types.js';
+import { ENFORCEMENT_MODES, type Enforcement } from '../admission/observe.js';
 import { wirePolicy, type PolicyWiring } from './serve-policy.js';
 
 const MiB = 1024 * 1024;
@@ -53,8 +54,15 @@ Options:
                                  policies come from the cluster (the CRD) when NADs do
                                                                    NETATTACH_POLICY
   --no-pod-watch                 do not watch pods: uniqueness only among pods admitted in
-                                 the last 45 s, no "NAD still in use" warnings
+                                 the last 45 s, no "NAD still in use" warnings, no audit
                                                                    NETATTACH_NO_POD_WATCH (false)
+  --enforcement MODE             enforce, or observe: deny nothing, admit would-be denials
+                                 with warnings, log and count them (roll-out)
+                                                                   NETATTACH_ENFORCEMENT (enforce)
+  --no-audit                     no background audit of live pods (cluster mode)
+                                                                   NETATTACH_NO_AUDIT (false)
+  --audit-rate N                 live pods judged per second at most by the audit
+                                                                   NETATTACH_AUDIT_RATE (1000)
   --dev                          development: certificates in certs/ (generated when absent),
                                  example NADs when no cluster is reachable, 127.0.0.1
                                                                    NETATTACH_DEV
@@ -71,11 +79,13 @@ export interface ServeConfig {
   dev: boolean;
   /** Watch pods (cluster mode) for the uniqueness index and NAD usage. */
   podWatch: boolean;
+  /** Background audit of live pods (cluster mode, with the pod watch). */
+  audit: { enabled: boolean; podsPerSecond: number };
 }
 
 const STRING_OPTIONS = [
   'port', 'health-port', 'host', 'tls-dir', 'tls-cert', 'tls-key', 'client-ca', 'nads', 'kubeconfig', 'log-level',
-  'default-network-namespace', 'body-limit', 'shutdown-grace', 'policy',
+  'default-network-namespace', 'body-limit', 'shutdown-grace', 'policy', 'enforcement', 'audit-rate',
 ] as const;
 
 const envName = (flag: string): string => `NETATTACH_${flag.toUpperCase().replace(/-/g, '_')}`;
@@ -112,6 +122,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
       'resource-name-key': { type: 'string', multiple: true },
       podnetinfo: { type: 'boolean' },
       'no-pod-watch': { type: 'boolean' },
+      'no-audit': { type: 'boolean' },
       dev: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -147,11 +158,17 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
   const nads = get('nads');
   const kubeconfig = get('kubeconfig');
   const policy = get('policy');
+  const enforcement = get('enforcement') ?? 'enforce';
+  if (!ENFORCEMENT_MODES.includes(enforcement as Enforcement)) throw new RangeError(`--enforcement: invalid value ${JSON.stringify(enforcement)}: enforce or observe`);
+  const rateText = get('audit-rate') ?? '1000';
+  const podsPerSecond = Number(rateText);
+  if (!/^\d+$/.test(rateText) || podsPerSecond < 1) throw new RangeError(`--audit-rate: invalid value ${JSON.stringify(rateText)}: a whole number of pods per second, at least 1`);
 
   return {
     dev,
     logLevel,
     podWatch: !(values['no-pod-watch'] ?? flagBool('no-pod-watch', env.NETATTACH_NO_POD_WATCH)),
+    audit: { enabled: !(values['no-audit'] ?? flagBool('no-audit', env.NETATTACH_NO_AUDIT)), podsPerSecond },
     generateTlsIn: tlsDir !== undefined ? abs(tlsDir) : undefined,
     nadsDir: nads !== undefined ? abs(nads) : undefined,
     kubeconfig: kubeconfig !== undefined ? abs(kubeconfig) : undefined,
@@ -167,6 +184,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
       bodyLimit,
       shutdownGraceMs: grace,
       policyFile: policy !== undefined ? abs(policy) : undefined,
+      enforcement: enforcement as Enforcement,
       admission: {
         defaultNetworkNamespace: get('default-network-namespace') ?? DEFAULT_ADMISSION_CONFIG.defaultNetworkNamespace,
         resourceNameKeys: [...new Set([...DEFAULT_ADMISSION_CONFIG.resourceNameKeys, ...extraKeys])],
@@ -260,6 +278,7 @@ export async function startServe(argv: string[], io: CliIO): Promise<Serving | '
     podWatch: config.podWatch,
     defaultNetworkNamespace: config.server.admission.defaultNetworkNamespace,
     logger,
+    ...(config.audit.enabled ? { audit: { nadSource, config: config.server.admission, podsPerSecond: config.audit.podsPerSecond } } : {}),
   });
   logger.info(policy.summary, kubeConfig ? 'policies: cluster mode' : 'policies: offline mode');
   let server: WebhookServer;
@@ -273,9 +292,10 @@ export async function startServe(argv: string[], io: CliIO): Promise<Serving | '
   const { url, healthUrl } = await server.listen();
   const { tls } = config.server;
   logger.info(
-    { url, healthUrl, serial: server.servingSerial(), certFile: tls.certFile, clientCa: tls.clientCaFile ?? null, nads: nadSource.kind, dev: config.dev },
+    { url, healthUrl, serial: server.servingSerial(), certFile: tls.certFile, clientCa: tls.clientCaFile ?? null, nads: nadSource.kind, dev: config.dev, enforcement: config.server.enforcement },
     'netattach serving',
   );
+  if (config.server.enforcement === 'observe') logger.warn({ enforcement: 'observe' }, 'observe mode: nothing is denied; would-be denials are admitted with warnings, logged and counted');
   return { server, policy, url, healthUrl, logger, config };
 }
 

@@ -8,7 +8,7 @@ import { DEFAULT_NETWORK_ANNOTATION, NETWORKS_ANNOTATION, type ParsedNetwork } f
 import type { AddressIndex, PodAddress } from './address-index.js';
 import type { NadUsage } from './nad-usage.js';
 import type { PolicyLogger } from './log.js';
-import { ListWatch, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, transportFor, WatchedCache, type KubeObject, type KubeTransport, type KubeCredentials } from '../kube/index.js';
+import { ListWatch, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, transportFor, WatchedCache, type KubeObject, type KubeTransport, type KubeCredentials, type ListWatchHandler } from '../kube/index.js';
 
 export const LIVE_PODS_FIELD_SELECTOR = 'status.phase!=Succeeded,status.phase!=Failed';
 
@@ -76,6 +76,8 @@ export class PodAddressSource extends WatchedCache {
       usage?: NadUsage;
       /** Where an unqualified default-network name resolves (`--default-network-namespace`). */
       defaultNetworkNamespace?: string;
+      /** Also told of every event, after the indexes (the background audit: one watch serves both). */
+      observer?: ListWatchHandler;
     } = {},
   ) {
     super();
@@ -89,10 +91,10 @@ export class PodAddressSource extends WatchedCache {
       backoffMs: options.backoffMs,
       onError: (err) => options.logger?.warn({ err: String(err) }, 'pod watch failed; retrying'),
       handler: {
-        resync: () => (index.beginResync(), options.usage?.beginResync()),
-        upsert: (o) => indexPod(index, o, options.usage, options.defaultNetworkNamespace),
-        remove: (o) => unindexPod(index, o, options.usage),
-        resynced: () => (index.endResync(), options.usage?.endResync()),
+        resync: () => (index.beginResync(), options.usage?.beginResync(), options.observer?.resync()),
+        upsert: (o) => (indexPod(index, o, options.usage, options.defaultNetworkNamespace), options.observer?.upsert(o)),
+        remove: (o) => (unindexPod(index, o, options.usage), options.observer?.remove(o)),
+        resynced: () => (index.endResync(), options.usage?.endResync(), options.observer?.resynced()),
       },
     });
   }
