@@ -21,7 +21,8 @@ import {
   type PolicySource,
 } from '../policy/index.js';
 import type { BackgroundTask, ReadinessCheck, ServerDeps } from '../server/index.js';
-import { kubeTransport, type KubeCredentials } from '../kube/index.js';
+import { kubeTransport, SERVICE_ACCOUNT_DIR, type KubeCredentials } from '../kube/index.js';
+import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { readFileSync } from 'node:fs';
 import type { AdmissionConfig } from '../admission/types.js';
@@ -56,12 +57,13 @@ export interface PolicyWiringOptions {
   };
 }
 
-/** The namespace netattach runs in (the Lease lives there). */
+/** The namespace netattach runs in (the Lease lives there): its service account's, else netattach-system. */
 function ownNamespace(): string {
+  const dir = process.env['NETATTACH_SERVICEACCOUNT_DIR'] || SERVICE_ACCOUNT_DIR;
   try {
-    return readFileSync('/var/run/secrets/kubernetes.io/serviceaccount/namespace', 'utf8').trim() || 'netattach-system';
+    return readFileSync(join(dir, 'namespace'), 'utf8').trim() || 'netattach-system';
   } catch {
-    return process.env['POD_NAMESPACE'] ?? 'netattach-system';
+    return 'netattach-system';
   }
 }
 

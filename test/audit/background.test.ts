@@ -28,7 +28,7 @@ function world(opts: { policies?: PolicySet; nads?: Nad[]; labels?: Record<strin
     ...(opts.podsPerSecond ? { podsPerSecond: opts.podsPerSecond } : {}),
     ...(opts.tickMs ? { tickMs: opts.tickMs } : {}),
   });
-  const objectOf = (p: LivePod) => ({ metadata: { namespace: p.namespace, name: p.name, uid: p.uid, annotations: p.networks ? { [NETWORKS]: p.networks } : {} } });
+  const objectOf = (p: LivePod) => ({ metadata: { namespace: p.namespace, name: p.name, uid: p.uid, annotations: (p.networks ? { [NETWORKS]: p.networks } : {}) as Record<string, string> } });
   const pods = new Map<string, LivePod>();
   return {
     nads,

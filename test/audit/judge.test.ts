@@ -76,7 +76,7 @@ t.test('pods without networks, in excluded namespaces or namespaces with admissi
 t.test('namespace labels select policies; an exempt namespace yields no finding (the exemption is not reported)', async (t) => {
   const selected = policiesOf(ONLY_SRIOV.replace('rules:', 'namespaceSelector: {matchLabels: {tier: prod}}\n  rules:'));
   const pods = [live('prod', 'p', 'prod/macvlan'), live('dev', 'd', 'dev/macvlan')];
-  const labels = (ns: string) => (ns === 'prod' ? { tier: 'prod' } : {});
+  const labels = (ns: string): Record<string, string> => (ns === 'prod' ? { tier: 'prod' } : {});
   const nadsBoth = [nad('prod', 'macvlan', ['ips']), nad('dev', 'macvlan', ['ips'])];
   t.same(brief(auditSnapshot({ pods, nads: nadsBoth, namespaceLabels: labels, policies: selected, config })), [
     { pod: 'p', findings: ['only-sriov/allowedNetworks/Enforce/fail'] },

@@ -69,7 +69,7 @@ t.test('the same findings and messages as serve\'s background audit', async (t) 
   const engine = new PolicyEngine({ index, policies: policySet(policies) });
   const bg = new BackgroundAudit({
     nads: { get: (ns, n) => nads.get(nadKey(ns, n)), list: () => [...nads.values()], synced: () => true },
-    namespaceLabels: (ns) => (ns === 'team-a' ? { tier: 'prod' } : {}),
+    namespaceLabels: (ns): Record<string, string> => (ns === 'team-a' ? { tier: 'prod' } : {}),
     engine,
     index,
     config: DEFAULT_ADMISSION_CONFIG,

@@ -19,8 +19,8 @@ async function exportedNames(): Promise<Set<string>> {
   for (const m of await registry.getMetricsAsJSON()) {
     names.add(m.name);
     // Histograms and summaries are queried through their series.
-    if (m.type === 'histogram') for (const s of ['_bucket', '_sum', '_count']) names.add(m.name + s);
-    if (m.type === 'summary') for (const s of ['_sum', '_count']) names.add(m.name + s);
+    if (String(m.type) === 'histogram') for (const s of ['_bucket', '_sum', '_count']) names.add(m.name + s);
+    if (String(m.type) === 'summary') for (const s of ['_sum', '_count']) names.add(m.name + s);
   }
   return names;
 }
