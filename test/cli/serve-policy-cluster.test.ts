@@ -132,6 +132,7 @@ t.test('the background audit is fed by the pod watch and counts findings; withou
   await eventually(async () => audit.allFindings(), (f) => f.length === 1, 'the live pod to be judged');
   t.match(audit.allFindings()[0], { pod: { name: 'old' }, findings: [{ policy: 'builtin', rule: 'networkExists', result: 'fail' }] });
   // A new pod arriving through the watch is judged too.
+  await until(() => api.watching('/api/v1/pods') > 0, 'the pod watch');
   api.emit('/api/v1/pods', { type: 'ADDED', object: { metadata: { name: 'new', namespace: 'prod', uid: 'u2', resourceVersion: '3', annotations: { [NETWORKS]: 'net-a' } } } });
   await eventually(async () => audit.podCount(), (n) => n === 2, 'the new pod');
   const metrics = await wiring.deps.registry.metrics();
