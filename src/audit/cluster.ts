@@ -49,13 +49,19 @@ async function listPods(kc: KubeCredentials, timeoutMs: number): Promise<LivePod
 
 async function readPolicies(kc: KubeCredentials, timeoutMs: number): Promise<{ policies?: PolicySet; problem?: string }> {
   const source = new ClusterPolicySource(kc, { writeStatus: false, backoffMs: 200 });
+  // No CRD is an answer too: do not wait out the timeout for it.
+  let poll: NodeJS.Timeout | undefined;
+  const absent = new Promise<void>((resolve) => {
+    poll = setInterval(() => source.lastFailure()?.statusCode === 404 && resolve(), 50);
+  });
   try {
-    const synced = await within(source.start(), timeoutMs);
-    if (synced !== 'timeout') return { policies: source.current() };
+    const synced = await within(Promise.race([source.start(), absent]), timeoutMs);
+    if (synced !== 'timeout' && source.synced()) return { policies: source.current() };
     const failure = source.lastFailure();
     if (failure?.statusCode === 404) return { problem: 'no NetworkAttachmentPolicy CRD in the cluster: built-in checks only' };
     return { problem: `NetworkAttachmentPolicies not read from ${kc.server} (${failure?.message ?? 'no answer'}): built-in checks only` };
   } finally {
+    clearInterval(poll);
     await source.stop();
   }
 }
