@@ -35,6 +35,23 @@ export class Lease {
     this.now = o.now ?? Date.now;
   }
 
+  /**
+   * Gives the lease up (on shutdown), so that another replica takes over at its next round
+   * instead of after the lease duration. Best effort: a holder that vanishes without it is
+   * replaced once the lease expires.
+   */
+  async release(): Promise<void> {
+    const current = (await this.transport.getJson(this.path, {})) as LeaseObject;
+    if (current.spec?.holderIdentity !== this.o.identity) return;
+    const body = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: this.o.name, namespace: this.o.namespace, ...(current.metadata?.resourceVersion ? { resourceVersion: current.metadata.resourceVersion } : {}) },
+      spec: { holderIdentity: '', leaseDurationSeconds: this.o.durationSeconds, renewTime: microTime(this.now()) },
+    };
+    await this.transport.patchJson(`${this.path}?fieldManager=${FIELD_MANAGER}&force=true`, body, APPLY_PATCH);
+  }
+
   /** Takes or renews the lease; true when this replica holds it now. Throws on API errors other than a lost race. */
   async acquire(): Promise<boolean> {
     let current: LeaseObject | undefined;

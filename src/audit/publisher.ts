@@ -64,6 +64,9 @@ export class ReportPublisher {
     clearInterval(this.timer);
     this.timer = undefined;
     await this.running;
+    if (!this.leader) return;
+    this.setLeader(false);
+    await this.lease.release().catch((err: unknown) => this.o.logger?.warn({ err: describeKubeError(err) }, 'audit: could not release the Lease; another replica takes over when it expires'));
   }
 
   isLeader(): boolean {

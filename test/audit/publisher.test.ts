@@ -154,6 +154,23 @@ t.test('another holder with a fresh Lease keeps this replica from writing; an ex
   t.ok(api.report('a'));
 });
 
+t.test('a replica that stops releases the Lease: another takes over at once, not after it expires', async (t) => {
+  const api = fakeApi();
+  const now = Date.parse('2026-01-01T00:00:00Z');
+  const first = new ReportPublisher(api.transport, auditWith([{ ns: 'a', name: 'p', networks: 'missing' }]), { leaseNamespace: 'netattach-system', identity: 'one', now: () => now });
+  await first.round();
+  t.ok(first.isLeader());
+  await first.stop();
+  t.notOk(first.isLeader());
+  t.match(api.lease()?.spec, { holderIdentity: '' });
+  const second = new ReportPublisher(api.transport, auditWith([{ ns: 'a', name: 'p', networks: 'missing' }]), { leaseNamespace: 'netattach-system', identity: 'two', now: () => now + 1000 });
+  await second.round();
+  t.ok(second.isLeader(), 'taken 1 s later');
+  // A replica that does not hold it releases nothing.
+  await new Lease(api.transport, { namespace: 'netattach-system', name: 'netattach-audit', identity: 'one', durationSeconds: 30 }).release();
+  t.match(api.lease()?.spec, { holderIdentity: 'two' });
+});
+
 t.test('a race lost on the Lease (409) is not an error: not the leader', async (t) => {
   const api = fakeApi();
   const lease = new Lease(api.transport, { namespace: 'netattach-system', name: 'netattach-audit', identity: 'me', durationSeconds: 30 });
