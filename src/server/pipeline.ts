@@ -236,7 +236,7 @@ function who(request: AdmissionRequest, endpoint: Endpoint): Record<string, unkn
 
 function logWouldDeny(deps: PipelineDeps, request: AdmissionRequest, endpoint: Endpoint, decision: Decision): void {
   const rules = [...new Set(decision.findings.filter((f) => f.action === 'Enforce').map((f) => f.rule))];
-  for (const reason of rules.length > 0 ? rules : [decision.code === 503 ? 'unavailable' : 'validation']) deps.metrics.wouldDeny.inc({ reason });
+  for (const reason of rules.length > 0 ? rules : [decision.code === 503 ? 'unavailable' : decision.code === 500 ? 'internal' : 'validation']) deps.metrics.wouldDeny.inc({ reason });
   deps.logger.info({ ...who(request, endpoint), rules, reasons: decision.errors.map(renderError) }, 'would deny (observe mode); admitted');
 }
 
