@@ -26,7 +26,8 @@ function errorRecorder(): { logger: NadLogger & PolicyLogger; last: () => string
   return { logger: { debug: noop, info: noop, warn: record, error: record }, last: () => last };
 }
 
-const within = <T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> => {
+/** `p`, or 'timeout' after `ms`. */
+export const within = <T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> => {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)));
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));

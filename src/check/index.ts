@@ -8,4 +8,4 @@ export { buildReport, exitCodeOf, EXIT_CLEAN, EXIT_DENIED, EXIT_READ_ERROR } fro
 export { renderText, renderReadError, summaryLine, objectLabel, type TextOptions } from './render-text.js';
 export { renderJson, JSON_FORMAT_VERSION } from './render-json.js';
 export { loadManifests, readInputs, STDIN_NAME, type InputText } from './files.js';
-export { loadFromCluster, type ClusterLoad, type ClusterSnapshot } from './cluster.js';
+export { loadFromCluster, within, type ClusterLoad, type ClusterSnapshot } from './cluster.js';

@@ -1,6 +1,5 @@
 // `netattach check [options] PATH...`: lints manifests offline with the webhook's own core.
 // This module only wires options, files and the cluster to the pure engine in src/check.
-import { readFile } from 'node:fs/promises';
 import {
   buildReport,
   checkManifests,
@@ -13,8 +12,8 @@ import {
   type CheckOptions,
   type ReadError,
 } from '../check/index.js';
-import { isNadObject, nadFromObject, parsePluginReads, tryLoadKubeConfig, type Nad } from '../nads/index.js';
-import { loadPolicyDocuments, policySet, type CompiledPolicy } from '../policy/index.js';
+import { parsePluginReads, tryLoadKubeConfig } from '../nads/index.js';
+import { loadNadFiles, loadPolicyFiles } from './rule-inputs.js';
 import { DEFAULT_ADMISSION_CONFIG, type UserInfo } from '../admission/index.js';
 import { EXIT_USAGE, parseCommandLine, readAll, type CliIO } from './io.js';
 
@@ -103,38 +102,15 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   // Policies and NADs set the rules: without them the check would be a different check, so
   // any problem there stops before checking anything.
   if (values.policy) {
-    const policies: CompiledPolicy[] = [];
-    for (const file of values.policy) {
-      let text: string;
-      try {
-        text = await readFile(file, 'utf8');
-      } catch (e) {
-        return fail(io, `cannot read policy file ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-      }
-      const loaded = loadPolicyDocuments(text, file);
-      if (loaded.errors.length > 0) {
-        for (const err of loaded.errors) io.stderr(`netattach check: ${err.message}\n`);
-        return EXIT_USAGE;
-      }
-      policies.push(...loaded.policies);
-    }
-    const names = new Set<string>();
-    for (const p of policies) {
-      if (names.has(p.name)) return fail(io, `policy ${JSON.stringify(p.name)} is defined in more than one --policy file`);
-      names.add(p.name);
-    }
-    options.policies = policySet(policies);
+    const policies = await loadPolicyFiles('check', values.policy, io);
+    if (typeof policies === 'number') return policies;
+    options.policies = policies;
   }
 
   if (values.nads) {
-    const known = await loadManifests(values.nads, async () => '');
-    if (known.errors.length > 0) {
-      for (const e of known.errors) io.stderr(renderReadError({ ...e, message: `--nads: ${e.message}` }));
-      return EXIT_USAGE;
-    }
-    options.nads = known.objects
-      .filter((m) => isNadObject(m.object))
-      .map((m): Nad => nadFromObject(m.object, { defaultNamespace, resourceNameKeys: config.resourceNameKeys }));
+    const nads = await loadNadFiles(values.nads, io, defaultNamespace, config.resourceNameKeys);
+    if (typeof nads === 'number') return nads;
+    options.nads = nads;
   }
 
   if (values.cluster) {

@@ -8,6 +8,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
   serve: { summary: 'run the admission webhook (HTTPS)', load: () => import('./serve.js') },
   certs: { summary: 'generate a CA and a serving certificate for the webhook', load: () => import('./certs.js') },
   check: { summary: 'lint manifests offline with the webhook rules', load: () => import('./check.js') },
+  audit: { summary: 'judge running pods (cluster or files) with the webhook rules', load: () => import('./audit.js') },
 };
 
 export function usage(): string {

@@ -22,7 +22,13 @@ import {
   type PolicySource,
 } from '../policy/index.js';
 import { watchCheck, type BackgroundTask, type ReadinessCheck, type ServerDeps, type WatchHealth } from '../server/index.js';
-import { kubeTransport, leaseApi, type KubeCredentials } from '../kube/index.js';
+import { kubeTransport, leaseApi, SERVICE_ACCOUNT_DIR, type KubeCredentials } from '../kube/index.js';
+import { join } from 'node:path';
+import { hostname } from 'node:os';
+import { readFileSync } from 'node:fs';
+import type { AdmissionConfig } from '../admission/types.js';
+import type { NadSource } from '../nads/index.js';
+import { BackgroundAudit, registerAuditMetrics, ReportPublisher } from '../audit/index.js';
 
 export interface PolicyWiringOptions {
   /** `--policy FILE` (absolute). */
@@ -51,6 +57,28 @@ export interface PolicyWiringOptions {
   claimTimeoutMs?: number;
   /** How often stale claims are swept (default 30 s). */
   claimSweepMs?: number;
+  /** The background audit of live pods (cluster mode with the pod watch only). */
+  audit?: {
+    nadSource: NadSource;
+    config: AdmissionConfig;
+    podsPerSecond?: number;
+    /** Namespace of the Lease (default: the service account's namespace, else netattach-system). */
+    leaseNamespace?: string;
+    identity?: string;
+    /** Report rounds (tests). */
+    publishIntervalMs?: number;
+    tickMs?: number;
+  };
+}
+
+/** The namespace netattach runs in (the Lease lives there): its service account's, else netattach-system. */
+function ownNamespace(): string {
+  const dir = process.env['NETATTACH_SERVICEACCOUNT_DIR'] || SERVICE_ACCOUNT_DIR;
+  try {
+    return readFileSync(join(dir, 'namespace'), 'utf8').trim() || 'netattach-system';
+  } catch {
+    return 'netattach-system';
+  }
 }
 
 export interface PolicyWiring {
@@ -62,7 +90,9 @@ export interface PolicyWiring {
   /** The address claims, when made (cluster mode, pod watch, a namespace). */
   claims?: ClaimStore;
   /** For the start-up log line. */
-  summary: { policies: string; namespaceLabels: string; podIndex: string; claims: string };
+  summary: { policies: string; namespaceLabels: string; podIndex: string; claims: string; audit: string };
+  audit?: BackgroundAudit;
+  publisher?: ReportPublisher;
 }
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
@@ -121,15 +151,50 @@ export async function wirePolicy(options: PolicyWiringOptions): Promise<PolicyWi
 
   let podsUsingNad: ServerDeps['podsUsingNad'];
   let podIndex = 'reservations only (no cluster)';
+  let audit: BackgroundAudit | undefined;
+  let publisher: ReportPublisher | undefined;
+  let auditSummary = kc ? 'off' : 'off (no cluster)';
   let claims: ClaimStore | undefined;
   let claimsSummary = 'off (no cluster)';
   if (kc && options.podWatch) {
     const usage = new NadUsage();
+    const checks = readiness;
+    // Judged only once everything admission reads has synced (else a pod would be judged against a partial view).
+    const ready = (): boolean => Object.values(checks).every((check) => check() === true);
+    if (options.audit) {
+      const a = options.audit;
+      const auditMetrics = registerAuditMetrics(registry);
+      audit = new BackgroundAudit({
+        nads: a.nadSource,
+        namespaceLabels,
+        engine,
+        index,
+        config: a.config,
+        podsUsingNad: (ns, name) => usage.podsUsing(ns, name),
+        ready,
+        ...(a.podsPerSecond !== undefined ? { podsPerSecond: a.podsPerSecond } : {}),
+        ...(a.tickMs !== undefined ? { tickMs: a.tickMs } : {}),
+        metrics: auditMetrics,
+        logger,
+      });
+      publisher = new ReportPublisher(kubeTransport(kc), audit, {
+        leaseNamespace: a.leaseNamespace ?? ownNamespace(),
+        identity: a.identity ?? `${hostname()}-${process.pid}`,
+        ...(a.publishIntervalMs !== undefined ? { intervalMs: a.publishIntervalMs } : {}),
+        metrics: auditMetrics,
+        logger,
+      });
+      const [bg, pub] = [audit, publisher];
+      background.push({ name: 'background audit', start: () => bg.start(), stop: () => bg.stop() });
+      background.push({ name: 'PolicyReport writer', start: () => pub.start(), stop: () => pub.stop() });
+      auditSummary = `every live pod, ${a.podsPerSecond ?? 1000} pods/s at most; PolicyReports when the CRD exists`;
+    }
     const pods: PodAddressSource = new PodAddressSource(kc, index, {
       ...common,
       usage,
       ...(options.defaultNetworkNamespace ? { defaultNetworkNamespace: options.defaultNetworkNamespace } : {}),
       ...(options.sharingOwners ? { sharingOwners: options.sharingOwners } : {}),
+      ...(audit ? { observer: audit } : {}),
       onRemove: (pod) => void claims?.releaseHolder({ kind: 'Pod', ...pod }),
     });
     podsUsingNad = (ns, name) => usage.podsUsing(ns, name);
@@ -170,7 +235,9 @@ export async function wirePolicy(options: PolicyWiringOptions): Promise<PolicyWi
     engine,
     index,
     ...(claims ? { claims } : {}),
-    summary: { policies, namespaceLabels: kc ? 'namespace watch' : 'name label only', podIndex, claims: claimsSummary },
+    summary: { policies, namespaceLabels: kc ? 'namespace watch' : 'name label only', podIndex, claims: claimsSummary, audit: auditSummary },
+    ...(audit ? { audit } : {}),
+    ...(publisher ? { publisher } : {}),
   };
 }
 

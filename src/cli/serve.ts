@@ -14,6 +14,7 @@ import { createNadSource, parsePluginReads, tryLoadKubeConfig, type NadSource } 
 import { getObject, kubeconfigCredentials, kubeTransport, SERVICE_ACCOUNT_DIR, type KubeCredentials } from '../kube/index.js';
 import { DEFAULT_ADMISSION_CONFIG } from '../admission/types.js';
 import { parseSharingOwners } from '../policy/owner.js';
+import { ENFORCEMENT_MODES, type Enforcement } from '../admission/observe.js';
 import { wirePolicy, type PolicyWiring } from './serve-policy.js';
 
 const MiB = 1024 * 1024;
@@ -67,7 +68,7 @@ Options:
                                  policies come from the cluster (the CRD) when NADs do
                                                                    NETATTACH_POLICY
   --no-pod-watch                 do not watch pods: uniqueness only among pods admitted in
-                                 the last 45 s, no "NAD still in use" warnings
+                                 the last 45 s, no "NAD still in use" warnings, no audit
                                                                    NETATTACH_NO_POD_WATCH (false)
   --namespace NS                 netattach's own namespace: unique addresses are claimed there
                                  (Leases), so uniqueness holds across replicas
@@ -77,6 +78,13 @@ Options:
                                                                    NETATTACH_NO_ADDRESS_CLAIMS (false)
   --claim-pending DURATION       how long a claim waits for its pod to appear before it may be
                                  swept; swept every half of it     NETATTACH_CLAIM_PENDING (60s)
+  --enforcement MODE             enforce, or observe: deny nothing, admit would-be denials
+                                 with warnings, log and count them (roll-out)
+                                                                   NETATTACH_ENFORCEMENT (enforce)
+  --no-audit                     no background audit of live pods (cluster mode)
+                                                                   NETATTACH_NO_AUDIT (false)
+  --audit-rate N                 live pods judged per second at most by the audit
+                                                                   NETATTACH_AUDIT_RATE (1000)
   --dev                          development: certificates in certs/ (generated when absent),
                                  example NADs when no cluster is reachable, 127.0.0.1
                                                                    NETATTACH_DEV
@@ -97,11 +105,13 @@ export interface ServeConfig {
   claimsNamespace?: string;
   /** --claim-pending, ms. */
   claimPendingMs: number;
+  /** Background audit of live pods (cluster mode, with the pod watch). */
+  audit: { enabled: boolean; podsPerSecond: number };
 }
 
 const STRING_OPTIONS = [
   'port', 'health-port', 'host', 'tls-dir', 'tls-cert', 'tls-key', 'client-ca', 'nads', 'kubeconfig', 'log-level',
-  'default-network-namespace', 'body-limit', 'shutdown-grace', 'policy', 'namespace', 'claim-pending',
+  'default-network-namespace', 'body-limit', 'shutdown-grace', 'policy', 'namespace', 'claim-pending', 'enforcement', 'audit-rate',
 ] as const;
 
 const envName = (flag: string): string => `NETATTACH_${flag.toUpperCase().replace(/-/g, '_')}`;
@@ -143,6 +153,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
       'hugepages-downward-api': { type: 'boolean' },
       'no-pod-watch': { type: 'boolean' },
       'no-address-claims': { type: 'boolean' },
+      'no-audit': { type: 'boolean' },
       dev: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -189,6 +200,11 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
   if (claimsNamespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(claimsNamespace)) {
     throw new RangeError(`--namespace: invalid value ${JSON.stringify(claimsNamespace)}: must be a namespace name (RFC 1123 label)`);
   }
+  const enforcement = get('enforcement') ?? 'enforce';
+  if (!ENFORCEMENT_MODES.includes(enforcement as Enforcement)) throw new RangeError(`--enforcement: invalid value ${JSON.stringify(enforcement)}: enforce or observe`);
+  const rateText = get('audit-rate') ?? '1000';
+  const podsPerSecond = Number(rateText);
+  if (!/^\d+$/.test(rateText) || podsPerSecond < 1) throw new RangeError(`--audit-rate: invalid value ${JSON.stringify(rateText)}: a whole number of pods per second, at least 1`);
 
   return {
     dev,
@@ -196,6 +212,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
     podWatch: !(values['no-pod-watch'] ?? flagBool('no-pod-watch', env.NETATTACH_NO_POD_WATCH)),
     ...(claimsNamespace !== undefined ? { claimsNamespace } : {}),
     claimPendingMs,
+    audit: { enabled: !(values['no-audit'] ?? flagBool('no-audit', env.NETATTACH_NO_AUDIT)), podsPerSecond },
     generateTlsIn: tlsDir !== undefined ? abs(tlsDir) : undefined,
     nadsDir: nads !== undefined ? abs(nads) : undefined,
     kubeconfig: kubeconfig !== undefined ? abs(kubeconfig) : undefined,
@@ -211,6 +228,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
       bodyLimit,
       shutdownGraceMs: grace,
       policyFile: policy !== undefined ? abs(policy) : undefined,
+      enforcement: enforcement as Enforcement,
       admission: {
         defaultNetworkNamespace: get('default-network-namespace') ?? DEFAULT_ADMISSION_CONFIG.defaultNetworkNamespace,
         resourceNameKeys: [...new Set([...DEFAULT_ADMISSION_CONFIG.resourceNameKeys, ...extraKeys])],
@@ -324,6 +342,7 @@ export async function startServe(argv: string[], io: CliIO): Promise<Serving | '
     defaultNetworkNamespace: config.server.admission.defaultNetworkNamespace,
     sharingOwners: config.server.admission.addressSharingOwners,
     logger,
+    ...(config.audit.enabled ? { audit: { nadSource, config: config.server.admission, podsPerSecond: config.audit.podsPerSecond } } : {}),
   });
   logger.info(policy.summary, kubeConfig ? 'policies: cluster mode' : 'policies: offline mode');
   let server: WebhookServer;
@@ -337,9 +356,10 @@ export async function startServe(argv: string[], io: CliIO): Promise<Serving | '
   const { url, healthUrl } = await server.listen();
   const { tls } = config.server;
   logger.info(
-    { url, healthUrl, serial: server.servingSerial(), certFile: tls.certFile, clientCa: tls.clientCaFile ?? null, nads: nadSource.kind, dev: config.dev },
+    { url, healthUrl, serial: server.servingSerial(), certFile: tls.certFile, clientCa: tls.clientCaFile ?? null, nads: nadSource.kind, dev: config.dev, enforcement: config.server.enforcement },
     'netattach serving',
   );
+  if (config.server.enforcement === 'observe') logger.warn({ enforcement: 'observe' }, 'observe mode: nothing is denied; would-be denials are admitted with warnings, logged and counted');
   return { server, policy, url, healthUrl, logger, config };
 }
 

@@ -174,7 +174,8 @@ export function kubeTransport(creds: KubeCredentials, requestTimeoutMs = 30_000)
           req.end(payload);
         });
       });
-      if (res.statusCode !== 200) return fail(res, `PATCH ${path}`);
+      // 201: a server-side apply that created the object.
+      if (res.statusCode !== 200 && res.statusCode !== 201) return fail(res, `PATCH ${path}`);
       return JSON.parse(await readBody(res)) as unknown;
     },
   };

@@ -11,7 +11,7 @@ import type { AddressIndex, PodAddress } from './address-index.js';
 import type { SharingOwner } from './owner.js';
 import type { NadUsage } from './nad-usage.js';
 import type { PolicyLogger } from './log.js';
-import { ListWatch, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, transportFor, WatchedCache, type KubeObject, type KubeTransport, type KubeCredentials } from '../kube/index.js';
+import { ListWatch, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, transportFor, WatchedCache, type KubeObject, type KubeTransport, type KubeCredentials, type ListWatchHandler } from '../kube/index.js';
 
 export const LIVE_PODS_FIELD_SELECTOR = 'status.phase!=Succeeded,status.phase!=Failed';
 
@@ -88,6 +88,8 @@ export class PodAddressSource extends WatchedCache {
       sharingOwners?: readonly string[];
       /** A pod ended (its DELETED event): e.g. release its address claims. */
       onRemove?: (pod: { namespace: string; name: string; uid?: string }) => void;
+      /** Also told of every event, after the indexes (the background audit: one watch serves both). */
+      observer?: ListWatchHandler;
     } = {},
   ) {
     super();
@@ -101,14 +103,15 @@ export class PodAddressSource extends WatchedCache {
       backoffMs: options.backoffMs,
       onError: (err) => options.logger?.warn({ err: String(err) }, 'pod watch failed; retrying'),
       handler: {
-        resync: () => (index.beginResync(), options.usage?.beginResync()),
-        upsert: (o) => indexPod(index, o, options.usage, options.defaultNetworkNamespace, options.sharingOwners),
+        resync: () => (index.beginResync(), options.usage?.beginResync(), options.observer?.resync()),
+        upsert: (o) => (indexPod(index, o, options.usage, options.defaultNetworkNamespace, options.sharingOwners), options.observer?.upsert(o)),
         remove: (o) => {
           unindexPod(index, o, options.usage);
           const md = o.metadata;
           if (options.onRemove && md?.namespace && md.name) options.onRemove({ namespace: md.namespace, name: md.name, ...(md.uid ? { uid: md.uid } : {}) });
+          options.observer?.remove(o);
         },
-        resynced: () => (index.endResync(), options.usage?.endResync()),
+        resynced: () => (index.endResync(), options.usage?.endResync(), options.observer?.resynced()),
       },
     });
   }

@@ -21,6 +21,7 @@ export interface ServerMetrics {
   reviews: Counter<'endpoint' | 'operation' | 'kind' | 'result'>;
   reviewDuration: Histogram<'endpoint'>;
   denials: Counter<'reason'>;
+  wouldDeny: Counter<'reason'>;
   badRequests: Counter<'endpoint' | 'status'>;
   nadLookups: Counter<'outcome'>;
   findings: Counter<'endpoint' | 'policy' | 'rule' | 'action'>;
@@ -79,6 +80,12 @@ export function createMetrics(nadSource: () => NadSource | undefined, registry =
     denials: new Counter({
       name: 'netattach_admission_denials_total',
       help: 'Denials by the rule that caused them (validation: malformed input; internal: netattach error)',
+      labelNames: ['reason'],
+      registers,
+    }),
+    wouldDeny: new Counter({
+      name: 'netattach_admission_would_deny_total',
+      help: 'Observe mode: requests admitted that enforce mode would deny, by the rule that would deny them',
       labelNames: ['reason'],
       registers,
     }),

@@ -17,6 +17,7 @@ import type { AddressArbiter, ClaimOutcome } from '../policy/index.js';
 import { settleClaims } from './arbitrate.js';
 import { renderError } from '../field/index.js';
 import { warningText } from '../admission/warnings.js';
+import { observed, type Enforcement } from '../admission/observe.js';
 import type { AdmissionCore } from './types.js';
 import { boundedKind, boundedOperation, type LookupOutcome, type ReviewResult, type ServerMetrics } from './metrics.js';
 
@@ -32,6 +33,8 @@ export interface PipelineDeps {
   podsUsingNad?: (namespace: string, name: string) => string[];
   logger: Logger;
   metrics: ServerMetrics;
+  /** observe: nothing is denied; would-be denials are admitted with warnings, logged and counted. */
+  enforcement?: Enforcement;
 }
 
 export type PipelineResult = { status: 200; review: AdmissionReview } | { status: 400; error: string };
@@ -122,6 +125,15 @@ export function internalErrorReview(apiVersion: AdmissionApiVersion, uid: string
   };
 }
 
+/** Observe mode's answer when netattach failed: admitted unchanged, with a warning. */
+function observedErrorReview(apiVersion: AdmissionApiVersion, uid: string): AdmissionReview {
+  return {
+    apiVersion,
+    kind: 'AdmissionReview',
+    response: { uid, allowed: true, warnings: [`netattach observe mode: could not review this request (internal error, uid ${uid}); admitted unchanged`] },
+  };
+}
+
 function resultOf(review: AdmissionReview): ReviewResult {
   const r = review.response!;
   if (!r.allowed) return r.status?.code === 500 ? 'error' : 'denied';
@@ -164,7 +176,8 @@ export function handleReview(body: unknown, endpoint: Endpoint, budgetMs: number
     .then(done, (err: unknown) => done(failed(deps, request, apiVersion, endpoint, err)));
 }
 
-type Answer = { review: AdmissionReview; decision: Decision | undefined };
+/** `wouldDeny`: in observe mode, the denial that was turned into an admission. */
+type Answer = { review: AdmissionReview; decision: Decision | undefined; wouldDeny?: Decision };
 
 /**
  * The claim in the API server, after the local reservation: the reservation keeps two requests
@@ -205,7 +218,7 @@ function decide(deps: PipelineDeps, request: AdmissionRequest, apiVersion: Admis
     // decide: only live pods (certain conflicts) and the claim do. Two replicas' reservations
     // could otherwise deny both racers, and none would be created.
     const byClaim = deps.arbiter !== undefined && endpoint === 'validate' && isPodCreate(request);
-    const decision = deps.core.review(request, {
+    const judged = deps.core.review(request, {
       endpoint,
       nads: (namespace, name) => {
         const known = resolved.get(nadKey(namespace, name));
@@ -218,12 +231,15 @@ function decide(deps: PipelineDeps, request: AdmissionRequest, apiVersion: Admis
       config: deps.config,
       ...(deps.podsUsingNad ? { podsUsingNad: deps.podsUsingNad } : {}),
     });
+    const observing = deps.enforcement === 'observe' && !judged.allowed;
+    const decision = observing ? observed(judged) : judged;
     if (decision.allowed && !request.dryRun && isPodWrite(request) && decision.claims.length > 0) {
       deps.reservations.reserve(decision.claims);
     }
     const review = deps.core.toResponse(apiVersion, request.uid, decision, endpoint);
     const problem = contractProblem(review, apiVersion, request.uid, endpoint);
     if (problem) throw new Error(`invalid response from the admission core: ${problem}`);
+    if (observing) return { review, decision, wouldDeny: judged };
     const arbitrated = arbitrate(deps, request, apiVersion, endpoint, { review, decision });
     return arbitrated instanceof Promise ? arbitrated.catch((err: unknown) => failed(deps, request, apiVersion, endpoint, err)) : arbitrated;
   } catch (err) {
@@ -234,11 +250,15 @@ function decide(deps: PipelineDeps, request: AdmissionRequest, apiVersion: Admis
 /** netattach itself failed: logged, counted, and answered with a 500 denial. */
 function failed(deps: PipelineDeps, request: AdmissionRequest, apiVersion: AdmissionApiVersion, endpoint: Endpoint, err: unknown): Answer {
   deps.logger.error({ ...who(request, endpoint), err: message(err) }, 'review failed; denied with code 500');
+  if (deps.enforcement === 'observe') {
+    deps.metrics.wouldDeny.inc({ reason: 'internal' });
+    return { review: observedErrorReview(apiVersion, request.uid), decision: undefined };
+  }
   deps.metrics.denials.inc({ reason: 'internal' });
   return { review: internalErrorReview(apiVersion, request.uid), decision: undefined };
 }
 
-function finish(deps: PipelineDeps, request: AdmissionRequest, apiVersion: AdmissionApiVersion, endpoint: Endpoint, started: number, { review, decision }: Answer): PipelineResult {
+function finish(deps: PipelineDeps, request: AdmissionRequest, apiVersion: AdmissionApiVersion, endpoint: Endpoint, started: number, { review, decision, wouldDeny }: Answer): PipelineResult {
   const result = resultOf(review);
   const seconds = (performance.now() - started) / 1000;
   deps.metrics.reviews.inc({ endpoint, operation: boundedOperation(request.operation), kind: boundedKind(request.kind?.kind), result });
@@ -247,6 +267,7 @@ function finish(deps: PipelineDeps, request: AdmissionRequest, apiVersion: Admis
     for (const f of decision.findings) deps.metrics.findings.inc({ endpoint, policy: f.policy, rule: f.rule, action: f.action });
     logDecision(deps, request, endpoint, decision, result);
   }
+  if (wouldDeny) logWouldDeny(deps, request, endpoint, wouldDeny);
   if (deps.logger.isLevelEnabled('debug')) deps.logger.debug({ ...who(request, endpoint), result, ms: Math.round(seconds * 1e4) / 10 }, 'reviewed');
   return { status: 200, review };
 }
@@ -261,6 +282,12 @@ function who(request: AdmissionRequest, endpoint: Endpoint): Record<string, unkn
     name: objectName(request),
     operation: request.operation,
   };
+}
+
+function logWouldDeny(deps: PipelineDeps, request: AdmissionRequest, endpoint: Endpoint, decision: Decision): void {
+  const rules = [...new Set(decision.findings.filter((f) => f.action === 'Enforce').map((f) => f.rule))];
+  for (const reason of rules.length > 0 ? rules : [decision.code === 503 ? 'unavailable' : decision.code === 500 ? 'internal' : 'validation']) deps.metrics.wouldDeny.inc({ reason });
+  deps.logger.info({ ...who(request, endpoint), rules, reasons: decision.errors.map(renderError) }, 'would deny (observe mode); admitted');
 }
 
 function logDecision(deps: PipelineDeps, request: AdmissionRequest, endpoint: Endpoint, decision: Decision, result: ReviewResult): void {

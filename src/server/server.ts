@@ -48,6 +48,7 @@ export async function createServer(options: ServerOptions, deps: ServerDeps): Pr
     podsUsingNad: deps.podsUsingNad,
     logger,
     metrics,
+    enforcement: options.enforcement ?? 'enforce',
   };
   const app = createAdmissionApp({
     tls: loaded.material,

@@ -12,6 +12,7 @@ import type {
   Endpoint,
 } from '../admission/types.js';
 import type { NadSource } from '../nads/types.js';
+import type { Enforcement } from '../admission/observe.js';
 import type { AddressReservations, PolicyEvaluator } from '../policy/types.js';
 import type { AddressArbiter } from '../policy/claim-store.js';
 
@@ -74,6 +75,8 @@ export interface ServerOptions {
   tlsReloadPollMs?: number;
   /** Policy file given with --policy; loaded by the policy wiring, recorded here. */
   policyFile?: string;
+  /** `--enforcement`: observe admits what enforce would deny (with warnings). Default enforce. */
+  enforcement?: Enforcement;
 }
 
 export interface ServerDeps {

@@ -142,3 +142,31 @@ t.test('after the first sync, watches lost to an API server outage degrade readi
   const back = await eventually(() => getHttp(`${healthUrl}/readyz`), (r) => (r.json?.degraded ?? []).length === 0, 'recovered', 60_000);
   t.equal(back.status, 200);
 });
+
+t.test('the background audit is fed by the pod watch and counts findings; without the PolicyReport CRD nothing is written', async (t) => {
+  const api = new FakeApiServer();
+  const kc = await api.start();
+  t.teardown(() => api.stop());
+  api.setList('/api/v1/namespaces', [{ metadata: { name: 'prod', resourceVersion: '1' } }], '1');
+  api.setList('/api/v1/pods', [{ metadata: { name: 'old', namespace: 'prod', uid: 'u1', resourceVersion: '2', annotations: { [NETWORKS]: 'gone' } } }], '2');
+  const { logger } = captureLogger();
+  const nadSource = new StaticNadSource([nadObject('prod', 'net-a')]);
+  const wiring = await wirePolicy({ kubeConfig: kc, podWatch: true, logger, backoffMs: 20, audit: { nadSource, config: DEFAULT_ADMISSION_CONFIG, tickMs: 20, publishIntervalMs: 100 } });
+  t.ok(wiring.audit && wiring.publisher);
+  t.match(wiring.summary.audit, /every live pod/);
+  // As the server does: started, never awaited (the policy watch of a cluster without the CRD retries forever).
+  for (const b of wiring.deps.background) void b.start();
+  t.teardown(() => Promise.all(wiring.deps.background.map((b) => b.stop())));
+  const audit = wiring.audit!;
+  await eventually(async () => audit.allFindings(), (f) => f.length === 1, 'the live pod to be judged');
+  t.match(audit.allFindings()[0], { pod: { name: 'old' }, findings: [{ policy: 'builtin', rule: 'networkExists', result: 'fail' }] });
+  // A new pod arriving through the watch is judged too.
+  await until(() => api.watching('/api/v1/pods') > 0, 'the pod watch');
+  api.emit('/api/v1/pods', { type: 'ADDED', object: { metadata: { name: 'new', namespace: 'prod', uid: 'u2', resourceVersion: '3', annotations: { [NETWORKS]: 'net-a' } } } });
+  await eventually(async () => audit.podCount(), (n) => n === 2, 'the new pod');
+  const metrics = await wiring.deps.registry.metrics();
+  t.match(metrics, /netattach_audit_findings\{policy="builtin",rule="networkExists",action="Enforce",result="fail"\} 1/);
+  await eventually(async () => (await wiring.deps.registry.metrics()).includes('netattach_audit_policyreport_crd_present 0'), Boolean, 'the CRD check');
+  t.notOk(wiring.publisher!.isLeader(), 'no CRD: no Lease taken');
+  t.notOk(api.requests.some((r) => r.method === 'PATCH'), 'nothing written');
+});

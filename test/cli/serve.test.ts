@@ -71,6 +71,21 @@ t.test('defaults, environment and flags (the flag wins)', async (t) => {
   t.throws(() => parseServeArgs(['--tls-dir', 'tls'], { NETATTACH_HUGEPAGES_DOWNWARD_API: 'maybe' }, '/w', '/pkg'), /NETATTACH_HUGEPAGES_DOWNWARD_API: invalid value "maybe"/);
 });
 
+t.test('enforcement and audit options', async (t) => {
+  const d = parseServeArgs(['--dev'], {}, '/w', '/pkg');
+  if (d === 'help') throw new Error('help');
+  t.equal(d.server.enforcement, 'enforce');
+  t.same(d.audit, { enabled: true, podsPerSecond: 1000 });
+  const f = parseServeArgs(['--dev', '--enforcement', 'observe', '--no-audit', '--audit-rate', '250'], {}, '/w', '/pkg');
+  if (f === 'help') throw new Error('help');
+  t.equal(f.server.enforcement, 'observe');
+  t.same(f.audit, { enabled: false, podsPerSecond: 250 });
+  const e = parseServeArgs(['--dev'], { NETATTACH_ENFORCEMENT: 'observe', NETATTACH_NO_AUDIT: 'true', NETATTACH_AUDIT_RATE: '50' }, '/w', '/pkg');
+  if (e === 'help') throw new Error('help');
+  t.equal(e.server.enforcement, 'observe');
+  t.same(e.audit, { enabled: false, podsPerSecond: 50 });
+});
+
 t.test('--dev: certificates in the package certs/, loopback only', async (t) => {
   const c = parseServeArgs(['--dev'], {}, '/w', '/pkg');
   if (c === 'help') throw new Error('help');
@@ -94,6 +109,9 @@ t.test('bad options are refused with the option and the value named', async (t) 
     [['--dev', '--bogus'], {}, /Unknown option '--bogus'/],
     [['--dev', '--plugin-reads', 'my-cni'], {}, /--plugin-reads: invalid value "my-cni": expected TYPE=KEY/],
     [['--dev', '--plugin-reads', 'my-cni=mtu'], {}, /--plugin-reads: unsupported key "mtu" in "my-cni=mtu": one of mac, ips, guid/],
+    [['--dev', '--enforcement', 'dryrun'], {}, /--enforcement: invalid value "dryrun": enforce or observe/],
+    [['--dev', '--audit-rate', '0'], {}, /--audit-rate: invalid value "0"/],
+    [['--dev', '--audit-rate', 'fast'], {}, /--audit-rate: invalid value "fast"/],
   ];
   for (const [argv, env, want] of cases) t.throws(() => parseServeArgs(argv, env, '/w', '/pkg'), want, argv.join(' '));
   const cli = io('/tmp');

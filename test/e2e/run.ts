@@ -64,7 +64,7 @@ async function main(): Promise<number> {
       [
         'tap', '--jobs=1', '--disable-coverage', '--allow-incomplete-coverage', '--timeout=1500',
         ...process.argv.slice(2),
-        'test/e2e/infra/webhook.unit.ts', 'test/e2e/netattach.e2e.ts', 'test/e2e/replicas.e2e.ts', 'test/e2e/nri-oracle.e2e.ts',
+        'test/e2e/infra/webhook.unit.ts', 'test/e2e/netattach.e2e.ts', 'test/e2e/replicas.e2e.ts', 'test/e2e/nri-oracle.e2e.ts', 'test/e2e/audit.e2e.ts',
       ],
       { cwd: root, stdio: 'inherit', env: { ...process.env, NETATTACH_E2E_BIN_DIR: binDir, NETATTACH_E2E_NRI_BIN: nriBin } },
     );

@@ -30,11 +30,22 @@ t.test('every Kubernetes object names its apiVersion, kind and metadata.name', a
 
 t.test('kustomizations reference files that exist', async (t) => {
   const dirs = files.filter((f) => f.endsWith('/kustomization.yaml')).map(dirname);
-  t.same(dirs.map((d) => relative(ROOT, d)).sort(), ['manifests', 'manifests/base', 'manifests/overlays/cert-manager', 'manifests/overlays/self-signed']);
+  t.same(dirs.map((d) => relative(ROOT, d)).sort(), [
+    'manifests',
+    'manifests/base',
+    'manifests/components/policyreport-crd',
+    'manifests/monitoring',
+    'manifests/overlays/cert-manager',
+    'manifests/overlays/observe',
+    'manifests/overlays/self-signed',
+  ]);
   for (const dir of dirs) {
     const k = kustomization(dir);
-    t.equal(k.apiVersion, 'kustomize.config.k8s.io/v1beta1', `${relative(ROOT, dir)} apiVersion`);
-    t.equal(k.kind, 'Kustomization');
+    // Components (optional pieces an overlay adds) have their own kind and version.
+    const component = relative(ROOT, dir).startsWith('manifests/components/');
+    t.equal(k.apiVersion, component ? 'kustomize.config.k8s.io/v1alpha1' : 'kustomize.config.k8s.io/v1beta1', `${relative(ROOT, dir)} apiVersion`);
+    t.equal(k.kind, component ? 'Component' : 'Kustomization');
+    for (const entry of (k.components ?? []) as string[]) t.ok(existsSync(join(dir, entry, 'kustomization.yaml')), `${relative(ROOT, dir)}: component ${entry} exists`);
     for (const entry of (k.resources ?? []) as string[]) {
       const path = join(dir, entry);
       const ok = existsSync(path) && (statSync(path).isFile() || existsSync(join(path, 'kustomization.yaml')));

@@ -106,8 +106,13 @@ const rules = (objects: Array<{ object: Obj }>, kind: string, name: string): Obj
 const grants = (rs: Obj[]): string[] =>
   rs.flatMap((r) => (r.apiGroups as string[]).flatMap((g) => (r.resources as string[]).flatMap((res) => (r.verbs as string[]).map((v) => `${g}/${res}:${v}`)))).sort();
 
-t.test('netattach reads what it reads and writes only policy status', async (t) => {
+t.test('netattach reads what it reads and writes only policy status, its PolicyReports and its Lease', async (t) => {
   const rs = rules(base, 'ClusterRole', 'netattach');
+  // Writes of reports are limited to the one name netattach uses.
+  t.same(rs.filter((r) => (r.verbs as string[]).includes('patch') && r.apiGroups[0] === 'wgpolicyk8s.io').map((r) => r.resourceNames), [['netattach']]);
+  t.same(grants(rules(base, 'Role', 'netattach-audit-lease')), ['coordination.k8s.io/leases:create', 'coordination.k8s.io/leases:get', 'coordination.k8s.io/leases:patch']);
+  t.same(find(base, 'Role', 'netattach-audit-lease').metadata.namespace, 'netattach-system');
+  t.same(find(base, 'RoleBinding', 'netattach-audit-lease').subjects, [{ kind: 'ServiceAccount', name: 'netattach', namespace: 'netattach-system' }]);
   t.same(grants(rs), [
     '/namespaces:list',
     '/namespaces:watch',
@@ -121,6 +126,10 @@ t.test('netattach reads what it reads and writes only policy status', async (t) 
     'netattach.io/networkattachmentpolicies:get',
     'netattach.io/networkattachmentpolicies:list',
     'netattach.io/networkattachmentpolicies:watch',
+    'wgpolicyk8s.io/policyreports:create',
+    'wgpolicyk8s.io/policyreports:get',
+    'wgpolicyk8s.io/policyreports:list',
+    'wgpolicyk8s.io/policyreports:patch',
   ]);
   const binding = find(base, 'ClusterRoleBinding', 'netattach');
   t.same(binding.subjects, [{ kind: 'ServiceAccount', name: 'netattach', namespace: 'netattach-system' }]);

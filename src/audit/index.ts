@@ -1,0 +1,29 @@
+// Public face of the audit: live pods judged by the admission core, PolicyReports, the
+// background loop of `serve` and its report writer.
+export type { AuditFinding, LivePod, PodAudit, ReportResult, ReportSeverity } from './types.js';
+export { auditPod, findingsOf, hasNetworks, requestFor, type AuditContext } from './judge.js';
+export { auditSnapshot, audited, type AuditSnapshot } from './snapshot.js';
+export { livePodOf, finished } from './live-pod.js';
+export {
+  policyReport,
+  reportDigest,
+  firstSeenOf,
+  resultKey,
+  MAX_RESULTS,
+  MANAGED_BY,
+  REPORT_API_VERSION,
+  REPORT_GROUP,
+  REPORT_NAME,
+  REPORT_VERSION,
+  TRUNCATED_ANNOTATION,
+  type PolicyReportObject,
+  type ReportOptions,
+  type ReportResultObject,
+  type ReportSummary,
+} from './report.js';
+export { BackgroundAudit, type BackgroundAuditOptions, type AuditLogger } from './background.js';
+export { ReportPublisher, type PublisherOptions } from './publisher.js';
+export { Lease, microTime, type LeaseOptions } from './lease.js';
+export { registerAuditMetrics, type AuditMetrics } from './metrics.js';
+export { loadAuditCluster, type AuditClusterLoad, type AuditClusterSnapshot } from './cluster.js';
+export { renderAuditJson, renderAuditTable, rowsOf, summaryOf, violatesEnforce, AUDIT_JSON_FORMAT_VERSION, type AuditRow } from './render.js';

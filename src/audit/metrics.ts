@@ -1,0 +1,69 @@
+// Metrics of the background audit and of the report writer, in the server's registry.
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { AuditFinding } from './types.js';
+
+export interface AuditMetrics {
+  watch(audit: { pending(): number; podCount(): number }): void;
+  /** A finding set of one pod replaced another. */
+  replaced(before: readonly AuditFinding[], after: readonly AuditFinding[]): void;
+  judged(pods: number, seconds: number): void;
+  passDone(unixSeconds: number): void;
+  reportWrite(result: 'created-or-updated' | 'unchanged' | 'failed'): void;
+  leader(isLeader: boolean): void;
+  crd(present: boolean): void;
+}
+
+export function registerAuditMetrics(registry: Registry): AuditMetrics {
+  const registers = [registry];
+  const counts = new Map<string, { labels: Record<string, string>; n: number }>();
+  let audit: { pending(): number; podCount(): number } | undefined;
+  new Gauge({
+    name: 'netattach_audit_findings',
+    help: 'Findings about live pods now, by policy (builtin for the built-in checks), rule, action and report result',
+    labelNames: ['policy', 'rule', 'action', 'result'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const { labels, n } of counts.values()) if (n > 0) this.set(labels, n);
+    },
+  });
+  new Gauge({
+    name: 'netattach_audit_pods',
+    help: 'Live pods with networks known to the audit (audited), and those waiting to be judged (pending)',
+    labelNames: ['state'] as const,
+    registers,
+    collect() {
+      if (!audit) return;
+      this.set({ state: 'audited' }, audit.podCount());
+      this.set({ state: 'pending' }, audit.pending());
+    },
+  });
+  const judged = new Counter({ name: 'netattach_audit_judgements_total', help: 'Live pods judged by the background audit', registers });
+  const seconds = new Counter({ name: 'netattach_audit_cpu_seconds_total', help: 'Time spent judging live pods (wall time of the audit slices)', registers });
+  const pass = new Gauge({ name: 'netattach_audit_last_complete_timestamp_seconds', help: 'When the audit queue was last empty (every live pod judged against what is in force)', registers });
+  const writes = new Counter({ name: 'netattach_audit_report_writes_total', help: 'PolicyReport writes by result (unchanged: compared and skipped)', labelNames: ['result'] as const, registers });
+  const leader = new Gauge({ name: 'netattach_audit_leader', help: '1 when this replica holds the audit Lease and writes the PolicyReports', registers });
+  const crd = new Gauge({ name: 'netattach_audit_policyreport_crd_present', help: '1 when the PolicyReport CRD (wgpolicyk8s.io/v1alpha2) is installed', registers });
+  const bump = (f: AuditFinding, by: number): void => {
+    const labels = { policy: f.policy, rule: f.rule, action: f.action, result: f.result };
+    const k = JSON.stringify(labels);
+    const cur = counts.get(k) ?? { labels, n: 0 };
+    cur.n += by;
+    counts.set(k, cur);
+  };
+  return {
+    watch: (a) => void (audit = a),
+    replaced(before, after) {
+      for (const f of before) bump(f, -1);
+      for (const f of after) bump(f, 1);
+    },
+    judged(pods, s) {
+      judged.inc(pods);
+      seconds.inc(s);
+    },
+    passDone: (t) => pass.set(t),
+    reportWrite: (result) => writes.inc({ result }),
+    leader: (is) => leader.set(is ? 1 : 0),
+    crd: (present) => crd.set(present ? 1 : 0),
+  };
+}

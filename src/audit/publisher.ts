@@ -1,0 +1,174 @@
+// Writes the audit's findings as PolicyReports, when the CRD exists, from one replica at a time
+// (the Lease), never in a storm: only namespaces whose findings changed are looked at, a report
+// is written only when its digest differs from what was last written (or found on taking the
+// lease), and at most `maxWritesPerRound` writes go out per round; the rest wait for the next.
+import { KubeRequestError, describeKubeError, type KubeTransport } from '../kube/index.js';
+import type { BackgroundAudit, AuditLogger } from './background.js';
+import { APPLY_PATCH, FIELD_MANAGER, Lease } from './lease.js';
+import type { AuditMetrics } from './metrics.js';
+import { firstSeenOf, MANAGED_BY, policyReport, reportDigest, REPORT_API_VERSION, REPORT_NAME, type PolicyReportObject } from './report.js';
+
+export interface PublisherOptions {
+  /** Namespace of the Lease (netattach's own). */
+  leaseNamespace: string;
+  leaseName?: string;
+  identity: string;
+  leaseSeconds?: number;
+  /** Time between rounds (lease renewal, CRD check, writes). */
+  intervalMs?: number;
+  maxWritesPerRound?: number;
+  metrics?: AuditMetrics;
+  logger?: AuditLogger;
+  now?: () => number;
+}
+
+interface Written {
+  digest: string;
+  firstSeen: Map<string, number>;
+}
+
+const reportsPath = `/apis/${REPORT_API_VERSION}`;
+const reportPath = (ns: string): string => `${reportsPath}/namespaces/${encodeURIComponent(ns)}/policyreports/${REPORT_NAME}`;
+
+export class ReportPublisher {
+  private readonly lease: Lease;
+  private readonly written = new Map<string, Written>();
+  private leader = false;
+  private crdPresent: boolean | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private readonly now: () => number;
+  private lastProblem: string | undefined;
+
+  constructor(
+    private readonly transport: KubeTransport,
+    private readonly audit: BackgroundAudit,
+    private readonly o: PublisherOptions,
+  ) {
+    this.now = o.now ?? Date.now;
+    this.lease = new Lease(transport, {
+      namespace: o.leaseNamespace,
+      name: o.leaseName ?? 'netattach-audit',
+      identity: o.identity,
+      durationSeconds: o.leaseSeconds ?? 30,
+      now: this.now,
+    });
+  }
+
+  start(): void {
+    this.timer ??= setInterval(() => void this.round(), this.o.intervalMs ?? 5_000).unref();
+    void this.round();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+    if (!this.leader) return;
+    this.setLeader(false);
+    await this.lease.release().catch((err: unknown) => this.o.logger?.warn({ err: describeKubeError(err) }, 'audit: could not release the Lease; another replica takes over when it expires'));
+  }
+
+  isLeader(): boolean {
+    return this.leader;
+  }
+
+  /** One round; never overlaps another, never throws (problems are logged once each). */
+  round(): Promise<void> {
+    this.running ??= this.roundOnce()
+      .then(() => (this.lastProblem = undefined))
+      .catch((err: unknown) => {
+        const problem = describeKubeError(err);
+        if (problem !== this.lastProblem) this.o.logger?.warn({ err: problem }, 'audit: writing PolicyReports failed; retrying');
+        this.lastProblem = problem;
+      })
+      .finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async roundOnce(): Promise<void> {
+    const present = await this.crdInstalled();
+    if (present !== this.crdPresent) {
+      this.o.logger?.info({ crd: `policyreports.${REPORT_API_VERSION}`, present }, present ? 'audit: PolicyReport CRD found; reports will be written' : 'audit: no PolicyReport CRD; findings only in metrics and logs');
+      this.crdPresent = present;
+      this.o.metrics?.crd(present);
+      // Installed later: what exists must be read again before writing.
+      this.setLeader(false);
+    }
+    if (!present) return;
+    const leader = await this.lease.acquire();
+    if (leader && !this.leader) await this.takeOver();
+    this.setLeader(leader);
+    if (!leader || !this.audit.complete()) return;
+    await this.write();
+  }
+
+  private setLeader(leader: boolean): void {
+    if (leader !== this.leader) this.o.logger?.info({ identity: this.o.identity }, leader ? 'audit: holding the Lease; writing PolicyReports' : 'audit: not holding the Lease');
+    this.leader = leader;
+    this.o.metrics?.leader(leader);
+  }
+
+  private async crdInstalled(): Promise<boolean> {
+    try {
+      const list = (await this.transport.getJson(reportsPath, {})) as { resources?: Array<{ name?: string }> };
+      return (list.resources ?? []).some((r) => r.name === 'policyreports');
+    } catch (err) {
+      if (err instanceof KubeRequestError && err.statusCode === 404) return false;
+      throw err;
+    }
+  }
+
+  /** On taking the lease: what is written now (by a previous holder) is the base for the diff. */
+  private async takeOver(): Promise<void> {
+    const selector = Object.entries(MANAGED_BY).map(([k, v]) => `${k}=${v}`).join(',');
+    const list = (await this.transport.getJson(`${reportsPath}/policyreports`, { labelSelector: selector })) as { items?: PolicyReportObject[] };
+    this.written.clear();
+    for (const item of list.items ?? []) {
+      const ns = item.metadata?.namespace;
+      if (!ns || item.metadata.name !== REPORT_NAME) continue;
+      this.written.set(ns, { digest: reportDigest({ summary: item.summary, results: item.results ?? [], metadata: item.metadata }), firstSeen: firstSeenOf(item) });
+    }
+    this.audit.markChanged([...this.written.keys(), ...this.audit.namespaces()]);
+  }
+
+  private async write(): Promise<void> {
+    const changed = this.audit.takeChanged();
+    const max = this.o.maxWritesPerRound ?? 50;
+    let writes = 0;
+    for (let i = 0; i < changed.length; i++) {
+      const ns = changed[i]!;
+      if (writes >= max) {
+        this.audit.markChanged(changed.slice(i));
+        return;
+      }
+      const before = this.written.get(ns);
+      const report = policyReport(ns, this.audit.namespaceAudits(ns), {
+        now: Math.floor(this.now() / 1000),
+        firstSeen: (k) => before?.firstSeen.get(k),
+      });
+      // A namespace without findings gets no report; one that had a report gets it emptied.
+      if (report.results.length === 0 && !before) continue;
+      const digest = reportDigest(report);
+      if (before?.digest === digest) {
+        this.o.metrics?.reportWrite('unchanged');
+        continue;
+      }
+      try {
+        await this.transport.patchJson(`${reportPath(ns)}?fieldManager=${FIELD_MANAGER}&force=true`, report, APPLY_PATCH);
+      } catch (err) {
+        this.o.metrics?.reportWrite('failed');
+        // A namespace deleted since: its report went with it.
+        if (err instanceof KubeRequestError && err.statusCode === 404 && !this.audit.namespaces().includes(ns)) {
+          this.written.delete(ns);
+          continue;
+        }
+        this.audit.markChanged(changed.slice(i));
+        throw err;
+      }
+      writes++;
+      this.o.metrics?.reportWrite('created-or-updated');
+      this.written.set(ns, { digest, firstSeen: firstSeenOf(report) });
+    }
+  }
+}

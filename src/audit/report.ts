@@ -1,0 +1,140 @@
+// PolicyReport objects (wgpolicyk8s.io/v1alpha2, the Policy WG format that Policy Reporter and
+// other tools read): one per namespace, named `netattach`, one result per finding. Pure: the
+// writer (publisher.ts) decides when to write, and compares `reportDigest`s so that an unchanged
+// report is never written again.
+import type { AuditFinding, PodAudit, ReportResult } from './types.js';
+
+export const REPORT_GROUP = 'wgpolicyk8s.io';
+export const REPORT_VERSION = 'v1alpha2';
+export const REPORT_API_VERSION = `${REPORT_GROUP}/${REPORT_VERSION}`;
+export const REPORT_NAME = 'netattach';
+export const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'netattach' } as const;
+export const REPORT_SOURCE = 'netattach';
+/**
+ * Results kept in one report: an object must stay well under etcd's 1.5 MiB request limit
+ * (a result is ~400 bytes). The summary still counts every finding; the annotation says how many
+ * were left out.
+ */
+export const MAX_RESULTS = 1000;
+export const TRUNCATED_ANNOTATION = 'netattach.io/results-omitted';
+
+export interface ReportSummary {
+  pass: number;
+  fail: number;
+  warn: number;
+  error: number;
+  skip: number;
+}
+
+export interface ReportResultObject {
+  source: string;
+  policy: string;
+  rule: string;
+  category: string;
+  result: ReportResult;
+  severity: string;
+  scored: boolean;
+  message: string;
+  resources: Array<{ apiVersion: string; kind: string; namespace: string; name: string; uid?: string }>;
+  properties: Record<string, string>;
+  timestamp: { seconds: number; nanos: number };
+}
+
+export interface PolicyReportObject {
+  apiVersion: typeof REPORT_API_VERSION;
+  kind: 'PolicyReport';
+  metadata: { name: string; namespace: string; labels: Record<string, string>; annotations?: Record<string, string> };
+  scope: { apiVersion: string; kind: string; name: string };
+  summary: ReportSummary;
+  results: ReportResultObject[];
+}
+
+const ORDER: Record<ReportResult, number> = { fail: 0, error: 1, warn: 2, skip: 3, pass: 4 };
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Identity of a result across runs (its first-seen time is kept while it stays). */
+export const resultKey = (pod: string, f: Pick<AuditFinding, 'policy' | 'rule' | 'message'>): string => `${pod}\u0000${f.policy}\u0000${f.rule}\u0000${f.message}`;
+
+export interface ReportOptions {
+  /** Seconds since the epoch, for results not seen before. */
+  now: number;
+  /** When a result was first reported (from the previous report), by `resultKey`. */
+  firstSeen?: (key: string) => number | undefined;
+}
+
+/**
+ * The report of one namespace. `audits`: every audited pod of the namespace with networks (clean
+ * ones count as `pass`). Results are sorted (worst first, then pod, policy, rule, message), so
+ * the same findings always give the same object.
+ */
+export function policyReport(namespace: string, audits: readonly PodAudit[], options: ReportOptions): PolicyReportObject {
+  const summary: ReportSummary = { pass: 0, fail: 0, warn: 0, error: 0, skip: 0 };
+  const rows: Array<{ audit: PodAudit; finding: AuditFinding }> = [];
+  for (const audit of audits) {
+    if (audit.findings.length === 0) summary.pass++;
+    for (const finding of audit.findings) {
+      summary[finding.result]++;
+      rows.push({ audit, finding });
+    }
+  }
+  rows.sort(
+    (a, b) =>
+      ORDER[a.finding.result] - ORDER[b.finding.result] ||
+      cmp(a.audit.pod.name, b.audit.pod.name) ||
+      cmp(a.finding.policy, b.finding.policy) ||
+      cmp(a.finding.rule, b.finding.rule) ||
+      cmp(a.finding.message, b.finding.message),
+  );
+  const kept = rows.slice(0, MAX_RESULTS);
+  const results = kept.map(({ audit, finding }): ReportResultObject => {
+    const { pod } = audit;
+    const seen = options.firstSeen?.(resultKey(pod.name, finding)) ?? options.now;
+    return {
+      source: REPORT_SOURCE,
+      policy: finding.policy,
+      rule: finding.rule,
+      category: 'Secondary networks',
+      result: finding.result,
+      severity: finding.severity,
+      scored: true,
+      message: finding.message,
+      resources: [{ apiVersion: 'v1', kind: 'Pod', namespace: pod.namespace, name: pod.name, ...(pod.uid ? { uid: pod.uid } : {}) }],
+      properties: { action: finding.action },
+      timestamp: { seconds: seen, nanos: 0 },
+    };
+  });
+  const omitted = rows.length - kept.length;
+  return {
+    apiVersion: REPORT_API_VERSION,
+    kind: 'PolicyReport',
+    metadata: {
+      name: REPORT_NAME,
+      namespace,
+      labels: { ...MANAGED_BY },
+      ...(omitted > 0 ? { annotations: { [TRUNCATED_ANNOTATION]: String(omitted) } } : {}),
+    },
+    scope: { apiVersion: 'v1', kind: 'Namespace', name: namespace },
+    summary,
+    results,
+  };
+}
+
+/** What a write would change: everything but the first-seen timestamps. */
+export function reportDigest(report: Pick<PolicyReportObject, 'summary' | 'results' | 'metadata'>): string {
+  return JSON.stringify({
+    summary: report.summary,
+    omitted: report.metadata.annotations?.[TRUNCATED_ANNOTATION] ?? '0',
+    results: report.results.map(({ timestamp: _t, ...rest }) => rest),
+  });
+}
+
+/** First-seen times of an existing report's results, by `resultKey`. */
+export function firstSeenOf(report: { results?: readonly Partial<ReportResultObject>[] } | undefined): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const r of report?.results ?? []) {
+    const name = r.resources?.[0]?.name;
+    if (!name || r.policy === undefined || r.rule === undefined || r.message === undefined) continue;
+    if (typeof r.timestamp?.seconds === 'number') out.set(resultKey(name, { policy: r.policy, rule: r.rule, message: r.message }), r.timestamp.seconds);
+  }
+  return out;
+}

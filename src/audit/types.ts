@@ -1,0 +1,37 @@
+// What the audit judges and what it finds. A live pod is what the metadata-only pod watch
+// holds of it: identity and the two network annotations, nothing of its spec.
+import type { Action } from '../policy/types.js';
+
+export interface LivePod {
+  namespace: string;
+  name: string;
+  uid?: string;
+  /** `k8s.v1.cni.cncf.io/networks`, as on the pod. */
+  networks?: string;
+  /** `v1.multus-cni.io/default-network`, as on the pod. */
+  defaultNetwork?: string;
+}
+
+/** PolicyReport result values (wgpolicyk8s.io/v1alpha2). */
+export type ReportResult = 'pass' | 'fail' | 'warn' | 'error' | 'skip';
+/** PolicyReport severities (wgpolicyk8s.io/v1alpha2). */
+export type ReportSeverity = 'critical' | 'high' | 'medium' | 'low' | 'info';
+
+/** One finding about one pod: a rule it breaks, with the webhook's own message. */
+export interface AuditFinding {
+  /** The policy name, or `builtin` for the built-in checks and the annotation itself. */
+  policy: string;
+  /** `networkExists`, `capabilities`, `annotation` (malformed), or a policy rule name. */
+  rule: string;
+  /** The action admission would take now (Enforce: a new pod like this one would be denied). */
+  action: Action;
+  result: ReportResult;
+  severity: ReportSeverity;
+  /** The field error as admission renders it (`path: Type: value: reason`). */
+  message: string;
+}
+
+export interface PodAudit {
+  pod: LivePod;
+  findings: AuditFinding[];
+}

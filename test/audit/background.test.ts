@@ -1,0 +1,185 @@
+// The background audit: the same findings as `netattach audit` on the same state, re-judgement on
+// every kind of change (pod, NAD, namespace labels, policy), and bounded work per tick.
+import t from 'tap';
+import { auditSnapshot, BackgroundAudit, type LivePod } from '../../src/audit/index.js';
+import { DEFAULT_ADMISSION_CONFIG } from '../../src/admission/index.js';
+import { nadKey, type Nad } from '../../src/nads/index.js';
+import { AddressIndex, EMPTY_POLICY_SET, NadUsage, PolicyEngine, podNetworkFacts, type PolicySet } from '../../src/policy/index.js';
+import { live, nad, policiesOf, ONLY_SRIOV, UNIQUE_MACS } from './helpers.js';
+
+const config = DEFAULT_ADMISSION_CONFIG;
+const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
+
+/** What serve wires: the pod watch feeding the index, the NAD usage and the audit, in that order. */
+function world(opts: { policies?: PolicySet; nads?: Nad[]; labels?: Record<string, Record<string, string>>; podsPerSecond?: number; tickMs?: number } = {}) {
+  const nads = new Map((opts.nads ?? []).map((n) => [nadKey(n.namespace, n.name), n]));
+  const labels = { ...opts.labels };
+  const index = new AddressIndex();
+  const usage = new NadUsage();
+  const engine = new PolicyEngine({ index, policies: opts.policies ?? EMPTY_POLICY_SET });
+  const audit = new BackgroundAudit({
+    nads: { get: (ns, name) => nads.get(nadKey(ns, name)), list: () => [...nads.values()], synced: () => true },
+    namespaceLabels: (ns) => ({ ...labels[ns], 'kubernetes.io/metadata.name': ns }),
+    engine,
+    index,
+    config,
+    podsUsingNad: (ns, name) => usage.podsUsing(ns, name),
+    ready: () => true,
+    ...(opts.podsPerSecond ? { podsPerSecond: opts.podsPerSecond } : {}),
+    ...(opts.tickMs ? { tickMs: opts.tickMs } : {}),
+  });
+  const objectOf = (p: LivePod) => ({ metadata: { namespace: p.namespace, name: p.name, uid: p.uid, annotations: (p.networks ? { [NETWORKS]: p.networks } : {}) as Record<string, string> } });
+  const pods = new Map<string, LivePod>();
+  return {
+    nads,
+    labels,
+    engine,
+    audit,
+    pods,
+    add(p: LivePod) {
+      pods.set(`${p.namespace}/${p.name}`, p);
+      const facts = podNetworkFacts(p.namespace, p.networks);
+      index.setPod({ namespace: p.namespace, name: p.name, ...(p.uid ? { uid: p.uid } : {}) }, facts.addresses);
+      usage.setPod(p.namespace, p.name, facts.nads);
+      audit.upsert(objectOf(p));
+    },
+    remove(p: LivePod) {
+      pods.delete(`${p.namespace}/${p.name}`);
+      index.removePod(p.namespace, p.name);
+      usage.removePod(p.namespace, p.name);
+      audit.remove(objectOf(p));
+    },
+    snapshot: () =>
+      auditSnapshot({ pods: [...pods.values()], nads: [...nads.values()], namespaceLabels: (ns) => labels[ns], policies: engine.policies(), config }).filter((a) => a.findings.length > 0),
+    found: () => audit.allFindings().map((a) => `${a.pod.namespace}/${a.pod.name}:${a.findings.map((f) => `${f.policy}/${f.rule}`).join(',')}`),
+  };
+}
+
+const sortAudits = <T extends { pod: LivePod }>(a: T[]): T[] => [...a].sort((x, y) => `${x.pod.namespace}/${x.pod.name}`.localeCompare(`${y.pod.namespace}/${y.pod.name}`));
+
+t.test('serve\'s audit and netattach audit find the same, with the same messages', async (t) => {
+  const w = world({ policies: policiesOf(UNIQUE_MACS + '---\n' + ONLY_SRIOV), nads: [nad('a', 'sriov-net'), nad('a', 'macvlan', ['ips']), nad('b', 'sriov-net', ['ips'])] });
+  const mac = (m: string) => `[{"name":"sriov-net","mac":"02:00:00:00:00:0${m}"}]`;
+  for (const p of [live('a', 'p1', mac('1')), live('a', 'p2', mac('1')), live('a', 'p3', 'macvlan'), live('b', 'q1', mac('3')), live('b', 'q2', 'gone'), live('a', 'clean', 'sriov-net')]) w.add(p);
+  w.audit.drain();
+  const background = w.audit.allFindings();
+  t.ok(background.length >= 4);
+  t.same(sortAudits(background), sortAudits(w.snapshot()));
+});
+
+t.test('a pod added with a MAC another pod holds: both get the finding; removing one clears both', async (t) => {
+  const w = world({ policies: policiesOf(UNIQUE_MACS), nads: [nad('a', 'sriov-net')] });
+  const p1 = live('a', 'p1', '[{"name":"sriov-net","mac":"02:00:00:00:00:01"}]');
+  w.add(p1);
+  w.audit.drain();
+  t.same(w.found(), []);
+  const p2 = live('a', 'p2', p1.networks);
+  w.add(p2);
+  w.audit.drain();
+  t.same(w.found(), ['a/p1:unique-macs/uniqueAddresses', 'a/p2:unique-macs/uniqueAddresses']);
+  w.remove(p2);
+  w.audit.drain();
+  t.same(w.found(), []);
+  t.same(w.audit.takeChanged(), ['a']);
+});
+
+t.test('a policy added after the pods exist, then deleted', async (t) => {
+  const w = world({ nads: [nad('a', 'sriov-net'), nad('a', 'macvlan', ['ips'])] });
+  w.add(live('a', 'ok', 'sriov-net'));
+  w.add(live('a', 'bad', 'macvlan'));
+  w.audit.drain();
+  t.same(w.found(), []);
+  w.engine.setPolicies(policiesOf(ONLY_SRIOV));
+  w.audit.drain();
+  t.same(w.found(), ['a/bad:only-sriov/allowedNetworks']);
+  w.engine.setPolicies(EMPTY_POLICY_SET);
+  w.audit.drain();
+  t.same(w.found(), []);
+});
+
+t.test('a NAD losing a capability, or deleted, shows the pods that use it', async (t) => {
+  const w = world({ nads: [nad('a', 'sriov-net')] });
+  w.add(live('a', 'p', '[{"name":"sriov-net","mac":"02:00:00:00:00:01"}]'));
+  w.add(live('a', 'q', 'sriov-net'));
+  w.audit.drain();
+  t.same(w.found(), []);
+  w.nads.set('a/sriov-net', nad('a', 'sriov-net', ['ips']));
+  w.audit.drain();
+  t.same(w.found(), ['a/p:builtin/capabilities']);
+  w.nads.delete('a/sriov-net');
+  w.audit.drain();
+  t.same(w.found(), ['a/p:builtin/networkExists', 'a/q:builtin/networkExists']);
+  w.nads.set('a/sriov-net', nad('a', 'sriov-net'));
+  w.audit.drain();
+  t.same(w.found(), []);
+});
+
+t.test('namespace labels changing which policy applies', async (t) => {
+  const w = world({ policies: policiesOf(ONLY_SRIOV.replace('rules:', 'namespaceSelector: {matchLabels: {tier: prod}}\n  rules:')), nads: [nad('a', 'macvlan', ['ips'])] });
+  w.add(live('a', 'p', 'macvlan'));
+  w.audit.drain();
+  t.same(w.found(), []);
+  w.labels['a'] = { tier: 'prod' };
+  w.audit.drain();
+  t.same(w.found(), ['a/p:only-sriov/allowedNetworks']);
+});
+
+t.test('a pod losing its networks, or changing them, is judged again', async (t) => {
+  const w = world({ nads: [nad('a', 'sriov-net')] });
+  w.add(live('a', 'p', 'missing'));
+  w.audit.drain();
+  t.same(w.found(), ['a/p:builtin/networkExists']);
+  w.add(live('a', 'p', 'sriov-net'));
+  w.audit.drain();
+  t.same(w.found(), []);
+  w.add(live('a', 'p', 'missing'));
+  w.add(live('a', 'p'));
+  w.audit.drain();
+  t.same(w.found(), []);
+  t.equal(w.audit.podCount(), 0);
+});
+
+t.test('a relist drops the pods it no longer lists', async (t) => {
+  const w = world();
+  w.add(live('a', 'p', 'missing'));
+  w.add(live('a', 'q', 'missing'));
+  w.audit.drain();
+  t.equal(w.found().length, 2);
+  w.audit.resync();
+  w.audit.upsert({ metadata: { namespace: 'a', name: 'q', uid: 'uid-q', annotations: { [NETWORKS]: 'missing' } } });
+  w.audit.resynced();
+  t.same(w.found(), ['a/q:builtin/networkExists']);
+});
+
+t.test('bounded work: one tick judges at most podsPerSecond * tickMs / 1000 pods', async (t) => {
+  const w = world({ podsPerSecond: 100, tickMs: 100 });
+  for (let i = 0; i < 35; i++) w.add(live('a', `p${i}`, 'missing'));
+  t.equal(w.audit.pending(), 35);
+  w.audit.tick();
+  t.equal(w.audit.pending(), 25);
+  t.notOk(w.audit.complete(), 'the first pass is not done while pods wait');
+  for (let i = 0; i < 3; i++) w.audit.tick();
+  t.equal(w.audit.pending(), 0);
+  t.ok(w.audit.complete());
+  t.equal(w.found().length, 35);
+});
+
+t.test('nothing is judged before the sources have synced', async (t) => {
+  let ready = false;
+  const index = new AddressIndex();
+  const audit = new BackgroundAudit({
+    nads: { get: () => undefined, list: () => [], synced: () => true },
+    namespaceLabels: () => ({}),
+    engine: new PolicyEngine({ index }),
+    config,
+    podsUsingNad: () => [],
+    ready: () => ready,
+  });
+  audit.upsert({ metadata: { namespace: 'a', name: 'p', annotations: { [NETWORKS]: 'x' } } });
+  audit.tick();
+  t.equal(audit.pending(), 1);
+  ready = true;
+  audit.tick();
+  t.equal(audit.pending(), 0);
+  t.equal(audit.allFindings().length, 1);
+});

@@ -1,0 +1,39 @@
+// Builders for the audit tests: live pods, NADs and policies.
+import { nadFromObject, type Nad } from '../../src/nads/index.js';
+import { loadPolicyDocuments, policySet, type PolicySet } from '../../src/policy/index.js';
+import { nad as nadObject, cni } from '../check/helpers.js';
+import type { LivePod } from '../../src/audit/index.js';
+
+export { cni };
+
+export const live = (namespace: string, name: string, networks?: string, uid = `uid-${name}`): LivePod => ({
+  namespace,
+  name,
+  uid,
+  ...(networks !== undefined ? { networks } : {}),
+});
+
+export const nad = (namespace: string, name: string, caps: string[] = ['mac', 'ips'], resourceName?: string): Nad =>
+  nadFromObject(nadObject(name, { namespace, config: cni(caps), ...(resourceName ? { resourceName } : {}) }));
+
+export function policiesOf(yaml: string): PolicySet {
+  const { policies, errors } = loadPolicyDocuments(yaml, 'test');
+  if (errors.length) throw new Error(errors.map((e) => e.message).join('\n'));
+  return policySet(policies);
+}
+
+export const UNIQUE_MACS = `apiVersion: netattach.io/v1alpha1
+kind: NetworkAttachmentPolicy
+metadata: {name: unique-macs}
+spec:
+  rules:
+    uniqueAddresses: {mac: Network, action: Enforce}
+`;
+
+export const ONLY_SRIOV = `apiVersion: netattach.io/v1alpha1
+kind: NetworkAttachmentPolicy
+metadata: {name: only-sriov}
+spec:
+  rules:
+    allowedNetworks: {networks: ["*/sriov-net"], action: Enforce}
+`;

@@ -1,0 +1,234 @@
+// PolicyReports: their shape, and the writer: only with the CRD, only while holding the Lease,
+// only what changed (diff before write), at most N writes a round, first-seen times kept.
+import t from 'tap';
+import { BackgroundAudit, Lease, MAX_RESULTS, microTime, policyReport, reportDigest, ReportPublisher, TRUNCATED_ANNOTATION, type PodAudit } from '../../src/audit/index.js';
+import { DEFAULT_ADMISSION_CONFIG } from '../../src/admission/index.js';
+import { KubeRequestError, type KubeTransport } from '../../src/kube/index.js';
+import { AddressIndex, EMPTY_POLICY_SET, PolicyEngine } from '../../src/policy/index.js';
+import { live } from './helpers.js';
+
+const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
+const finding = (rule: string, result: 'fail' | 'warn' = 'fail') => ({ policy: 'p', rule, action: 'Enforce' as const, result, severity: 'high' as const, message: `m-${rule}` });
+
+t.test('policyReport: one result per finding, worst first, summary over all, clean pods counted as pass', async (t) => {
+  const audits: PodAudit[] = [
+    { pod: live('a', 'z'), findings: [finding('r1', 'warn')] },
+    { pod: live('a', 'b'), findings: [finding('r2'), finding('r1')] },
+    { pod: live('a', 'clean'), findings: [] },
+  ];
+  const r = policyReport('a', audits, { now: 1000 });
+  t.match(r, { apiVersion: 'wgpolicyk8s.io/v1alpha2', kind: 'PolicyReport', metadata: { name: 'netattach', namespace: 'a', labels: { 'app.kubernetes.io/managed-by': 'netattach' } }, summary: { pass: 1, fail: 2, warn: 1, error: 0, skip: 0 } });
+  t.same(r.results.map((x) => `${x.resources[0]!.name}/${x.rule}/${x.result}`), ['b/r1/fail', 'b/r2/fail', 'z/r1/warn']);
+  t.same(r.results[0]!.resources, [{ apiVersion: 'v1', kind: 'Pod', namespace: 'a', name: 'b', uid: 'uid-b' }]);
+  t.same(r.results[0]!.properties, { action: 'Enforce' });
+  t.same(r.results[0]!.timestamp, { seconds: 1000, nanos: 0 });
+  const later = policyReport('a', audits, { now: 2000 });
+  t.equal(reportDigest(later), reportDigest(r), 'timestamps alone do not make a write');
+});
+
+t.test('policyReport: at most MAX_RESULTS results; the annotation counts the rest', async (t) => {
+  const audits: PodAudit[] = Array.from({ length: MAX_RESULTS + 5 }, (_, i) => ({ pod: live('a', `p${String(i).padStart(5, '0')}`), findings: [finding('r')] }));
+  const r = policyReport('a', audits, { now: 1 });
+  t.equal(r.results.length, MAX_RESULTS);
+  t.equal(r.summary.fail, MAX_RESULTS + 5);
+  t.equal(r.metadata.annotations?.[TRUNCATED_ANNOTATION], '5');
+});
+
+t.test('microTime has six fractional digits', async (t) => {
+  t.equal(microTime(Date.UTC(2026, 0, 2, 3, 4, 5, 678)), '2026-01-02T03:04:05.678000Z');
+});
+
+/** An apiserver holding Leases and PolicyReports in memory; server-side apply honours resourceVersion. */
+function fakeApi(opts: { crd?: boolean } = {}) {
+  const objects = new Map<string, { rv: number; body: Record<string, unknown> }>();
+  const writes: string[] = [];
+  let rv = 1;
+  let crd = opts.crd ?? true;
+  let failApply: number | undefined;
+  const bare = (path: string) => path.split('?')[0]!;
+  const transport: KubeTransport = {
+    async getJson(path, query) {
+      if (path === '/apis/wgpolicyk8s.io/v1alpha2') {
+        if (!crd) throw new KubeRequestError(404, 'not found');
+        return { resources: [{ name: 'policyreports' }, { name: 'policyreports/status' }] };
+      }
+      if (path === '/apis/wgpolicyk8s.io/v1alpha2/policyreports') {
+        t.equal(query['labelSelector'], 'app.kubernetes.io/managed-by=netattach');
+        return { items: [...objects].filter(([k]) => k.includes('/policyreports/')).map(([, o]) => o.body) };
+      }
+      const o = objects.get(path);
+      if (!o) throw new KubeRequestError(404, `${path} not found`);
+      return o.body;
+    },
+    async watch() {},
+    async patchJson(path, body, contentType) {
+      t.equal(contentType, 'application/apply-patch+yaml');
+      t.match(path, /\?fieldManager=netattach&force=true$/);
+      if (failApply && path.includes('/policyreports/')) throw new KubeRequestError(failApply, 'refused');
+      const key = bare(path);
+      const b = body as { metadata: { resourceVersion?: string } };
+      const cur = objects.get(key);
+      if (b.metadata.resourceVersion !== undefined && String(cur?.rv) !== b.metadata.resourceVersion) throw new KubeRequestError(409, 'conflict');
+      const next = ++rv;
+      objects.set(key, { rv: next, body: { ...(body as object), metadata: { ...b.metadata, resourceVersion: String(next) } } });
+      writes.push(key);
+      return objects.get(key)!.body;
+    },
+  };
+  return {
+    transport,
+    objects,
+    writes,
+    setCrd: (v: boolean) => void (crd = v),
+    failApplyWith: (code: number | undefined) => void (failApply = code),
+    report: (ns: string) => objects.get(`/apis/wgpolicyk8s.io/v1alpha2/namespaces/${ns}/policyreports/netattach`)?.body as { summary: Record<string, number>; results: Array<{ resources: Array<{ name: string }>; timestamp: { seconds: number } }> } | undefined,
+    lease: () => objects.get('/apis/coordination.k8s.io/v1/namespaces/netattach-system/leases/netattach-audit')?.body as { spec: Record<string, unknown> } | undefined,
+  };
+}
+
+function auditWith(pods: Array<{ ns: string; name: string; networks: string }>) {
+  const audit = new BackgroundAudit({
+    nads: { get: () => undefined, list: () => [], synced: () => true },
+    namespaceLabels: () => ({}),
+    engine: new PolicyEngine({ index: new AddressIndex(), policies: EMPTY_POLICY_SET }),
+    config: DEFAULT_ADMISSION_CONFIG,
+    podsUsingNad: () => [],
+    ready: () => true,
+  });
+  for (const p of pods) audit.upsert({ metadata: { namespace: p.ns, name: p.name, uid: `u-${p.name}`, annotations: { [NETWORKS]: p.networks } } });
+  audit.drain();
+  return audit;
+}
+
+t.test('without the CRD nothing is written and no Lease is taken', async (t) => {
+  const api = fakeApi({ crd: false });
+  const pub = new ReportPublisher(api.transport, auditWith([{ ns: 'a', name: 'p', networks: 'missing' }]), { leaseNamespace: 'netattach-system', identity: 'me' });
+  await pub.round();
+  t.same(api.writes, []);
+  t.notOk(pub.isLeader());
+  api.setCrd(true);
+  await pub.round();
+  t.ok(pub.isLeader(), 'the CRD installed later is noticed');
+  t.ok(api.report('a'));
+});
+
+t.test('the leader writes a report per namespace with findings, then only what changed', async (t) => {
+  const api = fakeApi();
+  let now = 1_000_000;
+  const audit = auditWith([{ ns: 'a', name: 'p', networks: 'missing' }, { ns: 'b', name: 'q', networks: 'gone' }]);
+  audit.upsert({ metadata: { namespace: 'c', name: 'clean', annotations: {} } });
+  const pub = new ReportPublisher(api.transport, audit, { leaseNamespace: 'netattach-system', identity: 'me', now: () => now });
+  await pub.round();
+  t.same(api.writes.filter((w) => w.includes('policyreports')).sort(), ['/apis/wgpolicyk8s.io/v1alpha2/namespaces/a/policyreports/netattach', '/apis/wgpolicyk8s.io/v1alpha2/namespaces/b/policyreports/netattach']);
+  t.match(api.lease()?.spec, { holderIdentity: 'me', leaseDurationSeconds: 30 });
+  t.same(api.report('a')!.summary, { pass: 0, fail: 1, warn: 0, error: 0, skip: 0 });
+  t.equal(api.report('a')!.results[0]!.timestamp.seconds, 1000);
+
+  api.writes.length = 0;
+  now += 10_000;
+  await pub.round();
+  t.same(api.writes, ['/apis/coordination.k8s.io/v1/namespaces/netattach-system/leases/netattach-audit'], 'nothing changed: only the Lease renewed');
+
+  // The pod in a is fixed: its report is emptied, b's is left alone.
+  audit.upsert({ metadata: { namespace: 'a', name: 'p', uid: 'u-p', annotations: {} } });
+  audit.drain();
+  api.writes.length = 0;
+  await pub.round();
+  t.same(api.writes.filter((w) => w.includes('policyreports')), ['/apis/wgpolicyk8s.io/v1alpha2/namespaces/a/policyreports/netattach']);
+  t.same(api.report('a')!.results, []);
+});
+
+t.test('another holder with a fresh Lease keeps this replica from writing; an expired one is taken over', async (t) => {
+  const api = fakeApi();
+  let now = Date.parse('2026-01-01T00:00:00Z');
+  await new Lease(api.transport, { namespace: 'netattach-system', name: 'netattach-audit', identity: 'other', durationSeconds: 30, now: () => now }).acquire();
+  const pub = new ReportPublisher(api.transport, auditWith([{ ns: 'a', name: 'p', networks: 'missing' }]), { leaseNamespace: 'netattach-system', identity: 'me', now: () => now });
+  now += 10_000;
+  await pub.round();
+  t.notOk(pub.isLeader());
+  t.notOk(api.report('a'));
+  now += 25_000;
+  await pub.round();
+  t.ok(pub.isLeader());
+  t.match(api.lease()?.spec, { holderIdentity: 'me', leaseTransitions: 1 });
+  t.ok(api.report('a'));
+});
+
+t.test('a replica that stops releases the Lease: another takes over at once, not after it expires', async (t) => {
+  const api = fakeApi();
+  const now = Date.parse('2026-01-01T00:00:00Z');
+  const first = new ReportPublisher(api.transport, auditWith([{ ns: 'a', name: 'p', networks: 'missing' }]), { leaseNamespace: 'netattach-system', identity: 'one', now: () => now });
+  await first.round();
+  t.ok(first.isLeader());
+  await first.stop();
+  t.notOk(first.isLeader());
+  t.match(api.lease()?.spec, { holderIdentity: '' });
+  const second = new ReportPublisher(api.transport, auditWith([{ ns: 'a', name: 'p', networks: 'missing' }]), { leaseNamespace: 'netattach-system', identity: 'two', now: () => now + 1000 });
+  await second.round();
+  t.ok(second.isLeader(), 'taken 1 s later');
+  // A replica that does not hold it releases nothing.
+  await new Lease(api.transport, { namespace: 'netattach-system', name: 'netattach-audit', identity: 'one', durationSeconds: 30 }).release();
+  t.match(api.lease()?.spec, { holderIdentity: 'two' });
+});
+
+t.test('a race lost on the Lease (409) is not an error: not the leader', async (t) => {
+  const api = fakeApi();
+  const lease = new Lease(api.transport, { namespace: 'netattach-system', name: 'netattach-audit', identity: 'me', durationSeconds: 30 });
+  t.ok(await lease.acquire());
+  const stale = { ...api.transport, getJson: async () => ({ metadata: { resourceVersion: '1' }, spec: { holderIdentity: 'me' } }) };
+  t.notOk(await new Lease(stale, { namespace: 'netattach-system', name: 'netattach-audit', identity: 'me', durationSeconds: 30 }).acquire());
+});
+
+t.test('a new leader diffs against the reports written before: no rewrite, first-seen times kept', async (t) => {
+  const api = fakeApi();
+  let now = 5_000_000;
+  const first = new ReportPublisher(api.transport, auditWith([{ ns: 'a', name: 'p', networks: 'missing' }]), { leaseNamespace: 'netattach-system', identity: 'one', now: () => now });
+  await first.round();
+  t.equal(api.report('a')!.results[0]!.timestamp.seconds, 5000);
+  now += 60_000; // the first replica is gone; its lease expired
+  const audit = auditWith([{ ns: 'a', name: 'p', networks: 'missing' }, { ns: 'a', name: 'p2', networks: 'missing' }]);
+  const second = new ReportPublisher(api.transport, audit, { leaseNamespace: 'netattach-system', identity: 'two', now: () => now });
+  api.writes.length = 0;
+  await second.round();
+  t.equal(api.writes.filter((w) => w.includes('policyreports')).length, 1);
+  const results = api.report('a')!.results;
+  t.same(results.map((r) => [r.resources[0]!.name, r.timestamp.seconds]), [['p', 5000], ['p2', 5060]]);
+  // Same findings again under a third leader: nothing to write.
+  now += 60_000;
+  const third = new ReportPublisher(api.transport, audit, { leaseNamespace: 'netattach-system', identity: 'three', now: () => now });
+  api.writes.length = 0;
+  await third.round();
+  t.same(api.writes.filter((w) => w.includes('policyreports')), []);
+});
+
+t.test('never a write storm: at most maxWritesPerRound reports a round, the rest next round', async (t) => {
+  const api = fakeApi();
+  const pods = Array.from({ length: 7 }, (_, i) => ({ ns: `ns${i}`, name: 'p', networks: 'missing' }));
+  const pub = new ReportPublisher(api.transport, auditWith(pods), { leaseNamespace: 'netattach-system', identity: 'me', maxWritesPerRound: 3 });
+  const reports = () => api.writes.filter((w) => w.includes('policyreports')).length;
+  await pub.round();
+  t.equal(reports(), 3);
+  await pub.round();
+  t.equal(reports(), 6);
+  await pub.round();
+  t.equal(reports(), 7);
+  await pub.round();
+  t.equal(reports(), 7);
+});
+
+t.test('a failed write is retried next round; the failure never throws out of a round', async (t) => {
+  const api = fakeApi();
+  const audit = auditWith([{ ns: 'a', name: 'p', networks: 'missing' }]);
+  const lease = new Lease(api.transport, { namespace: 'netattach-system', name: 'netattach-audit', identity: 'me', durationSeconds: 30 });
+  await lease.acquire();
+  const pub = new ReportPublisher(api.transport, audit, { leaseNamespace: 'netattach-system', identity: 'me' });
+  api.failApplyWith(500);
+  await pub.round();
+  t.ok(pub.isLeader(), 'the Lease was taken');
+  t.notOk(api.report('a'));
+  await pub.round();
+  t.notOk(api.report('a'), 'still failing');
+  api.failApplyWith(undefined);
+  await pub.round();
+  t.ok(api.report('a'));
+});

@@ -1,0 +1,139 @@
+// `netattach audit`: from files and from a cluster, table and JSON, exit codes; the same findings
+// and messages as serve's background audit.
+import t from 'tap';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { run } from '../../src/cli/audit.js';
+import { main } from '../../src/cli/main.js';
+import type { CliIO } from '../../src/cli/io.js';
+import { BackgroundAudit, rowsOf } from '../../src/audit/index.js';
+import { DEFAULT_ADMISSION_CONFIG } from '../../src/admission/index.js';
+import { nadFromObject, nadKey } from '../../src/nads/index.js';
+import { AddressIndex, NadUsage, PolicyEngine, loadPolicyDocuments, podNetworkFacts, policySet } from '../../src/policy/index.js';
+import { parse as parseYaml } from 'yaml';
+import { FakeApiServer } from '../kube/fake-apiserver.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const CLUSTER = join(ROOT, 'test/fixtures/audit/cluster.yaml');
+const POLICIES = join(ROOT, 'test/fixtures/audit/policies.yaml');
+
+function io(stdin = '', env: NodeJS.ProcessEnv = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const cli: CliIO = { stdout: (s) => out.push(s), stderr: (s) => err.push(s), stdin: Readable.from(stdin ? [stdin] : []), env, cwd: ROOT };
+  return { cli, out: () => out.join(''), err: () => err.join('') };
+}
+
+async function audit(args: string[], stdin = '', env: NodeJS.ProcessEnv = {}) {
+  const c = io(stdin, env);
+  const code = await run(args, c.cli);
+  return { code, out: c.out(), err: c.err() };
+}
+
+t.test('files: a table of findings, exit 1 for an Enforce violation', async (t) => {
+  const r = await audit(['--policy', POLICIES, CLUSTER]);
+  t.equal(r.err, '');
+  t.equal(r.code, 1);
+  const lines = r.out.split('\n');
+  t.match(lines[0], /^NAMESPACE\s+POD\s+POLICY\s+RULE\s+RESULT\s+ACTION\s+MESSAGE$/);
+  t.match(r.out, /team-a\s+du-0\s+unique-macs\s+uniqueAddresses\s+fail\s+Enforce\s+metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/networks\]\[0\]\.mac: Forbidden: policy "unique-macs" \(uniqueAddresses\): .*already used by pod team-a\/du-1 \(running\)/);
+  t.match(r.out, /team-a\s+du-1\s+unique-macs/);
+  t.match(r.out, /team-a\s+oam\s+prod-sriov-only\s+allowedNetworks\s+warn\s+Warn/);
+  t.notMatch(r.out, /done|web/, 'finished pods and pods without networks are not audited');
+  t.match(lines.at(-2), /^3 pods with networks audited: 0 clean, 2 fail, 1 warn, 0 skip, 0 error$/);
+});
+
+t.test('files: JSON; warnings only is exit 0; no policy is the built-in checks only', async (t) => {
+  const r = await audit(['-o', 'json', '--policy', POLICIES, CLUSTER]);
+  const doc = JSON.parse(r.out);
+  t.equal(doc.formatVersion, 1);
+  t.same(doc.summary, { pods: 3, pass: 0, fail: 2, warn: 1, error: 0, skip: 0 });
+  t.same(doc.findings.map((f: { pod: string; rule: string }) => `${f.pod}/${f.rule}`), ['du-0/uniqueAddresses', 'du-1/uniqueAddresses', 'oam/allowedNetworks']);
+  const none = await audit([CLUSTER]);
+  t.equal(none.code, 0);
+  t.equal(none.out, '3 pods with networks audited: 3 clean, 0 fail, 0 warn, 0 skip, 0 error\n');
+  const stdin = await audit(['-o', 'json', '--policy', POLICIES, '-'], readFileSync(CLUSTER, 'utf8'));
+  t.same(JSON.parse(stdin.out), doc, 'stdin reads the same');
+});
+
+t.test('the same findings and messages as serve\'s background audit', async (t) => {
+  const r = await audit(['-o', 'json', '--policy', POLICIES, CLUSTER]);
+  const fromCli = JSON.parse(r.out).findings;
+  // serve: the pod watch feeds the index, the usage map and the audit; the engine holds the policies.
+  const items = (parseYaml(readFileSync(CLUSTER, 'utf8')) as { items: Array<Record<string, any>> }).items;
+  const nads = new Map(items.filter((i) => i['kind'] === 'NetworkAttachmentDefinition').map((i) => nadFromObject(i)).map((n) => [nadKey(n.namespace, n.name), n]));
+  const index = new AddressIndex();
+  const usage = new NadUsage();
+  const { policies } = loadPolicyDocuments(readFileSync(POLICIES, 'utf8'), 'p');
+  const engine = new PolicyEngine({ index, policies: policySet(policies) });
+  const bg = new BackgroundAudit({
+    nads: { get: (ns, n) => nads.get(nadKey(ns, n)), list: () => [...nads.values()], synced: () => true },
+    namespaceLabels: (ns): Record<string, string> => (ns === 'team-a' ? { tier: 'prod' } : {}),
+    engine,
+    index,
+    config: DEFAULT_ADMISSION_CONFIG,
+    podsUsingNad: (ns, n) => usage.podsUsing(ns, n),
+    ready: () => true,
+  });
+  for (const p of items.filter((i) => i['kind'] === 'Pod' && i['status']?.phase === 'Running')) {
+    const md = p['metadata'];
+    const facts = podNetworkFacts(md.namespace, md.annotations?.['k8s.v1.cni.cncf.io/networks']);
+    index.setPod({ namespace: md.namespace, name: md.name, uid: md.uid }, facts.addresses);
+    usage.setPod(md.namespace, md.name, facts.nads);
+    bg.upsert({ metadata: md });
+  }
+  bg.drain();
+  t.same(rowsOf(bg.allFindings()), fromCli);
+});
+
+t.test('--cluster: live pods, NADs, namespace labels and policies from the API server, read-only', async (t) => {
+  const api = new FakeApiServer();
+  await api.start();
+  t.teardown(() => api.stop());
+  const items = (parseYaml(readFileSync(CLUSTER, 'utf8')) as { items: Array<Record<string, any>> }).items;
+  const running = items.filter((i) => i['kind'] === 'Pod' && i['status']?.phase === 'Running').map((p) => ({ metadata: p['metadata'] }));
+  api.setList('/api/v1/pods', running, '20');
+  api.setList('/apis/k8s.cni.cncf.io/v1/network-attachment-definitions', items.filter((i) => i['kind'] === 'NetworkAttachmentDefinition'), '21');
+  api.setList('/api/v1/namespaces', [{ metadata: { name: 'team-a', labels: { tier: 'prod' } } }], '22');
+  const docs = readFileSync(POLICIES, 'utf8').split('---').map((d) => parseYaml(d));
+  api.setList('/apis/netattach.io/v1alpha1/networkattachmentpolicies', docs, '23');
+  const dir = t.testdir();
+  writeFileSync(join(dir, 'config'), api.kubeconfig());
+  const env = { KUBECONFIG: join(dir, 'config') };
+  const fromCluster = await audit(['--cluster', '--timeout', '5', '-o', 'json'], '', env);
+  t.equal(fromCluster.err, '');
+  t.equal(fromCluster.code, 1);
+  const fromFiles = await audit(['-o', 'json', '--policy', POLICIES, CLUSTER]);
+  t.same(JSON.parse(fromCluster.out), JSON.parse(fromFiles.out), 'the cluster and the same state in files agree');
+  t.ok(api.requests.every((q) => q.method === 'GET'), 'read-only');
+  t.ok(api.requests.some((q) => q.path === '/api/v1/pods' && /status.phase/.test(q.query.get('fieldSelector') ?? '')), 'live pods only');
+});
+
+t.test('--cluster without the policy CRD: built-in checks, with a warning', async (t) => {
+  const api = new FakeApiServer();
+  await api.start();
+  t.teardown(() => api.stop());
+  api.setList('/api/v1/pods', [{ metadata: { name: 'p', namespace: 'a', annotations: { 'k8s.v1.cni.cncf.io/networks': 'missing' } } }], '1');
+  api.setList('/apis/k8s.cni.cncf.io/v1/network-attachment-definitions', [], '2');
+  api.setList('/api/v1/namespaces', [], '3');
+  const dir = t.testdir();
+  writeFileSync(join(dir, 'config'), api.kubeconfig());
+  const r = await audit(['--cluster', '--timeout', '2'], '', { KUBECONFIG: join(dir, 'config') });
+  t.equal(r.code, 1);
+  t.match(r.err, /warning: no NetworkAttachmentPolicy CRD in the cluster: built-in checks only/);
+  t.match(r.out, /a\s+p\s+builtin\s+networkExists\s+fail\s+Enforce/);
+});
+
+t.test('usage errors are exit 2', async (t) => {
+  t.equal((await audit([])).code, 2);
+  t.equal((await audit(['--cluster', CLUSTER])).code, 2);
+  t.equal((await audit(['-o', 'yaml', CLUSTER])).code, 2);
+  const missing = await audit(['/nonexistent/file.yaml']);
+  t.equal(missing.code, 2);
+  t.match(missing.err, /nonexistent/);
+  t.equal((await audit(['--policy', '/nonexistent.yaml', CLUSTER])).code, 2);
+  const help = io();
+  t.equal(await main(['audit', '--help'], help.cli), 0);
+  t.match(help.out(), /Usage: netattach audit/);
+});
