@@ -82,7 +82,8 @@ t.test('hostile annotations (issue 15, finding 5): no stack overflow, errors cap
   t.equal(distinct.value.length, 100_000, 'distinct names all kept (a Set, not includes: was quadratic)');
   t.equal(parseResourceNames(badNames).errors.length, 21);
   // The NAD webhook's path: on main, push(...errors) threw "Maximum call stack size exceeded".
-  for (const annotations of [{ 'k8s.v1.cni.cncf.io/nodeSelector': selector }, { 'k8s.v1.cni.cncf.io/resourceName': badNames }]) {
+  const hostile: Array<Record<string, string>> = [{ 'k8s.v1.cni.cncf.io/nodeSelector': selector }, { 'k8s.v1.cni.cncf.io/resourceName': badNames }];
+  for (const annotations of hostile) {
     const v = validateNadObject(nad(annotations));
     t.equal(v.errors.length, 21);
     const cached = nadFromObject(nad(annotations));
