@@ -171,6 +171,7 @@ export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
       inflight.end(arrival);
       payload.removeListener('data', onData);
       if (err) {
+        chunks.length = 0; // what arrived is dropped now, not when the request object goes
         payload.resume();
         return done(err, undefined);
       }
