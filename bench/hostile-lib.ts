@@ -220,12 +220,18 @@ export const flatBody = (): string => `[${'[],'.repeat(1_333_000)}[]]`;
  * Finding 3: `n` connections each declaring a 4 MiB body and sending all but 2 KiB of it, then
  * waiting. Samples RSS until all are closed (or `giveUpMs`); a valid review is sent meanwhile.
  */
-export async function slowBodies(s: Serve, n: number, giveUpMs: number): Promise<{ peakRssMb: number; closedMs: number[]; open: number; valid: Awaited<ReturnType<typeof validReviewAnswered>> }> {
+export async function slowBodies(
+  s: Serve,
+  n: number,
+  giveUpMs: number,
+): Promise<{ peakRssMb: number; closedMs: number[]; lifetimeMs: number[]; open: number; valid: Awaited<ReturnType<typeof validReviewAnswered>> }> {
   const u = new URL(s.url);
   const length = 4 * 1024 * 1024;
   const chunk = Buffer.alloc(length - 2048, 0x20);
   const started = performance.now();
   const closedMs: number[] = [];
+  /** From each body's headers being sent to its connection closing. */
+  const lifetimeMs: number[] = [];
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, s.rssMb().rss)), 100);
   const sockets = await Promise.all(
@@ -233,7 +239,9 @@ export async function slowBodies(s: Serve, n: number, giveUpMs: number): Promise
       { length: n },
       () =>
         new Promise<tls.TLSSocket | undefined>((resolveSocket) => {
+          let sentAt = NaN;
           const sock = tls.connect({ host: u.hostname, port: Number(u.port), ca: s.ca, servername: 'localhost' }, () => {
+            sentAt = performance.now();
             sock.write(`POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`);
             sock.write(chunk);
             resolveSocket(sock);
@@ -242,6 +250,7 @@ export async function slowBodies(s: Serve, n: number, giveUpMs: number): Promise
           sock.on('error', () => {});
           sock.once('close', () => {
             closedMs.push(performance.now() - started);
+            if (!Number.isNaN(sentAt)) lifetimeMs.push(performance.now() - sentAt);
             resolveSocket(undefined);
           });
         }),
@@ -254,7 +263,7 @@ export async function slowBodies(s: Serve, n: number, giveUpMs: number): Promise
   peak = Math.max(peak, s.rssMb().rss);
   const open = n - closedMs.length;
   for (const sock of sockets) sock?.destroy();
-  return { peakRssMb: peak, closedMs, open, valid };
+  return { peakRssMb: peak, closedMs, lifetimeMs, open, valid };
 }
 
 /** Finding 4: 999 elements, then one holding ~41,000 numbers Go cannot read (within 256 KiB). */

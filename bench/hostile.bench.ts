@@ -74,7 +74,8 @@ export async function run(log: (line: string) => void): Promise<BenchResult[]> {
     const baseline = fresh.rssMb().rss;
     const r = await slowBodies(fresh, 60, 60_000);
     const last = Math.max(...r.closedMs);
-    results.push({ name: '60 slow 4 MiB bodies (4 MiB - 2 KiB sent, then waiting)', ms: last, target: 'RSS < 250 MB, closed < 40 s', met: r.peakRssMb < 250 && r.open === 0 && last < 40_000, notes: `peak RSS ${r.peakRssMb.toFixed(0)} MB (${baseline.toFixed(0)} MB before); all closed after ${(last / 1000).toFixed(1)} s, ${r.closedMs.filter((ms) => ms < 5000).length} of them within 5 s (cut for room); valid review meanwhile ${r.valid.ok ? 'correct' : 'WRONG'} in ${fmt(r.valid.ms)}` });
+    const longest = Math.max(...r.lifetimeMs);
+    results.push({ name: '60 slow 4 MiB bodies (4 MiB - 2 KiB sent, then waiting)', ms: longest, target: 'RSS < 250 MB, each closed < 40 s', met: r.peakRssMb < 250 && r.open === 0 && longest < 40_000, notes: `peak RSS ${r.peakRssMb.toFixed(0)} MB (${baseline.toFixed(0)} MB before); longest-lived connection closed ${(longest / 1000).toFixed(1)} s after sending its body, ${r.lifetimeMs.filter((ms) => ms < 5000).length} within 5 s (cut for room); the last ${(last / 1000).toFixed(1)} s after the first connect; valid review meanwhile ${r.valid.ok ? 'correct' : 'WRONG'} in ${fmt(r.valid.ms)}` });
   } finally {
     await fresh.stop();
   }

@@ -11,6 +11,7 @@ import { startServer } from '../server/harness.js';
 
 /** Per case, HTTP round trip included; a review takes milliseconds, the rest is slack for a loaded machine. */
 const BUDGET_MS = 2000;
+t.setTimeout(300_000);
 const ANNOTATION_LIMIT = 256 * 1024;
 
 const nad = (name: string, annotations: Record<string, string> = {}) =>

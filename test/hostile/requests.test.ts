@@ -6,10 +6,12 @@
 import t, { type Test } from 'tap';
 import {
   STRONG_TLS12_SUITES, WEAK_TLS12_SUITES, bigBodies, flatBody, handshake, longestLine, manyPlugins, nadReview, nestedBody, post, podReview,
-  quadraticAnnotation, startServe, uniquePaths, validReviewAnswered, type Serve,
+  quadraticAnnotation, startServe, validReviewAnswered, type Serve,
 } from '../../bench/hostile-lib.js';
 
 const SLACK = 10;
+// A real process and megabytes of traffic on a shared machine: more than tap's default 120 s.
+t.setTimeout(300_000);
 let s: Serve;
 t.before(async () => {
   s = await startServe();
@@ -28,13 +30,6 @@ t.test('finding 7: TLS 1.2 refuses the weak suites Node offered by default, keep
   for (const cipher of WEAK_TLS12_SUITES) t.notOk(await handshake(s, { maxVersion: 'TLSv1.2', ciphers: `${cipher}@SECLEVEL=0` }), `${cipher} refused`);
   for (const cipher of STRONG_TLS12_SUITES) t.ok(await handshake(s, { maxVersion: 'TLSv1.2', ciphers: cipher }), `${cipher} accepted`);
   t.ok(await handshake(s, { minVersion: 'TLSv1.3' }), 'TLS 1.3 accepted');
-});
-
-t.test('finding 1: 6,000 unique attacker paths leave /metrics under 1 MB', async (t) => {
-  const r = await uniquePaths(s, 6000);
-  t.equal(r.refused, 6000, 'every one refused');
-  t.ok(r.metricsBytes < 1024 * 1024, `/metrics is ${r.metricsBytes} bytes`);
-  await alive(t, 'after 6,000 paths');
 });
 
 t.test('finding 2: three 4 MB nested bodies at once are refused quickly, without a crash', async (t) => {
