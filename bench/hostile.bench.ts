@@ -2,20 +2,15 @@
 // (bench/hostile-lib.ts): the figures behind the README's hostile-input rows. test/hostile/
 // asserts the same bounds with slack; this prints what was measured.
 // Run alone: npm run build && node dist/bench/main.js hostile   (about a minute)
-import { readFileSync } from 'node:fs';
 import type { BenchResult } from './harness.js';
 import {
   STRONG_TLS12_SUITES, WEAK_TLS12_SUITES, bigBodies, flatBody, handshake, longestLine, manyPlugins, nadReview, nestedBody, post, podReview,
-  quadraticAnnotation, slowBodies, startServe, uniquePaths, validReviewAnswered, type Serve,
+  quadraticAnnotation, serverCpuMs, slowBodies, startServe, uniquePaths, validReviewAnswered,
 } from './hostile-lib.js';
 
 export const name = 'hostile';
 
-/** CPU milliseconds the server process has used (utime + stime). */
-function cpuMs(s: Serve): number {
-  const fields = readFileSync(`/proc/${s.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
+const cpuMs = serverCpuMs;
 
 const fmt = (ms: number) => `${ms.toFixed(0)} ms`;
 
