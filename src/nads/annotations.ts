@@ -12,6 +12,25 @@ export interface Parsed<T> {
 
 const annotationPath = (annotationKey: string): string => key('metadata.annotations', annotationKey);
 
+/** Errors listed per annotation; the rest are summed up in one more entry (a 256 KiB value can hold 100,000 bad items). */
+export const MAX_ANNOTATION_ERRORS = 20;
+
+/** Collects at most MAX_ANNOTATION_ERRORS errors, then counts. */
+class Errors {
+  readonly list: FieldError[] = [];
+  private dropped = 0;
+
+  add(e: FieldError): void {
+    if (this.list.length < MAX_ANNOTATION_ERRORS) this.list.push(e);
+    else this.dropped++;
+  }
+
+  done(path: string): FieldError[] {
+    if (this.dropped > 0) this.list.push({ path, type: 'Too many', value: this.dropped, reason: `${this.dropped} more errors not listed (only the first ${MAX_ANNOTATION_ERRORS} are)` });
+    return this.list;
+  }
+}
+
 /**
  * `intel.com/a, intel.com/b`: a comma-separated list of extended resource names, trimmed.
  * Empty items, invalid names and repeats are reported and left out.
@@ -19,20 +38,24 @@ const annotationPath = (annotationKey: string): string => key('metadata.annotati
 export function parseResourceNames(text: string, annotationKey = RESOURCE_NAME_ANNOTATION): Parsed<string[]> {
   const path = annotationPath(annotationKey);
   const value: string[] = [];
-  const errors: FieldError[] = [];
+  const seen = new Set<string>();
+  const errors = new Errors();
   if (text.trim() === '') return { value, errors: [invalid(path, text, 'must name at least one extended resource (e.g. intel.com/sriov_netdevice)')] };
   for (const raw of text.split(',')) {
     const item = raw.trim();
     if (item === '') {
-      errors.push(invalid(path, text, 'empty item in the comma-separated list'));
+      errors.add(invalid(path, text, 'empty item in the comma-separated list'));
       continue;
     }
     const reasons = extendedResourceName(item);
-    if (reasons.length > 0) errors.push(invalid(path, item, `not a valid extended resource name: ${reasons.join('; ')}`));
-    else if (value.includes(item)) errors.push(duplicate(path, item, 'listed more than once'));
-    else value.push(item);
+    if (reasons.length > 0) errors.add(invalid(path, item, `not a valid extended resource name: ${reasons.join('; ')}`));
+    else if (seen.has(item)) errors.add(duplicate(path, item, 'listed more than once'));
+    else {
+      seen.add(item);
+      value.push(item);
+    }
   }
-  return { value, errors };
+  return { value, errors: errors.done(path) };
 }
 
 /**
@@ -44,6 +67,7 @@ export function resourceNamesFromAnnotations(
   keys: readonly string[] = [RESOURCE_NAME_ANNOTATION],
 ): Parsed<string[]> {
   const value: string[] = [];
+  const seen = new Set<string>();
   const errors: FieldError[] = [];
   for (const k of keys) {
     const text = annotations?.[k];
@@ -53,8 +77,13 @@ export function resourceNamesFromAnnotations(
       continue;
     }
     const parsed = parseResourceNames(text, k);
-    errors.push(...parsed.errors);
-    for (const name of parsed.value) if (!value.includes(name)) value.push(name);
+    // Not push(...errors): a spread of 100,000 items overflows the stack.
+    for (const e of parsed.errors) errors.push(e);
+    for (const name of parsed.value) {
+      if (seen.has(name)) continue;
+      seen.add(name);
+      value.push(name);
+    }
   }
   return { value, errors };
 }
@@ -67,35 +96,35 @@ export function resourceNamesFromAnnotations(
 export function parseNodeSelector(text: string, annotationKey = NODE_SELECTOR_ANNOTATION): Parsed<Record<string, string>> {
   const path = annotationPath(annotationKey);
   const value: Record<string, string> = {};
-  const errors: FieldError[] = [];
+  const errors = new Errors();
   if (text.trim() === '') return { value, errors: [invalid(path, text, "must hold at least one 'key=value' or 'key'")] };
   for (const raw of text.split(',')) {
     const item = raw.trim();
     if (item === '') {
-      errors.push(invalid(path, text, 'empty item in the comma-separated list'));
+      errors.add(invalid(path, text, 'empty item in the comma-separated list'));
       continue;
     }
     const parts = item.split('=');
     if (parts.length > 2) {
-      errors.push(invalid(path, item, "must be 'key=value' or 'key' (more than one '=')"));
+      errors.add(invalid(path, item, "must be 'key=value' or 'key' (more than one '=')"));
       continue;
     }
     const labelKey = parts[0]!.trim();
     const labelVal = (parts[1] ?? '').trim();
     const keyReasons = qualifiedName(labelKey);
     if (keyReasons.length > 0) {
-      errors.push(invalid(path, labelKey, `not a valid label key: ${keyReasons.join('; ')}`));
+      errors.add(invalid(path, labelKey, `not a valid label key: ${keyReasons.join('; ')}`));
       continue;
     }
     const valueReasons = labelValue(labelVal);
     if (valueReasons.length > 0) {
-      errors.push(invalid(path, labelVal, `not a valid value for label ${labelKey}: ${valueReasons.join('; ')}`));
+      errors.add(invalid(path, labelVal, `not a valid value for label ${labelKey}: ${valueReasons.join('; ')}`));
       continue;
     }
     if (Object.hasOwn(value, labelKey) && value[labelKey] !== labelVal) {
-      errors.push(duplicate(path, labelKey, `label key given twice with different values (${JSON.stringify(value[labelKey])} and ${JSON.stringify(labelVal)})`));
+      errors.add(duplicate(path, labelKey, `label key given twice with different values (${JSON.stringify(value[labelKey])} and ${JSON.stringify(labelVal)})`));
     }
     value[labelKey] = labelVal;
   }
-  return { value, errors };
+  return { value, errors: errors.done(path) };
 }

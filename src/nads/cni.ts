@@ -2,6 +2,7 @@
 // configuration list (object with `plugins`). One pass yields both the summary the cache
 // keeps (plugin types, declared capabilities) and the field errors/warnings the NAD validator
 // reports. Rules follow the CNI SPEC and libcni; where Multus is laxer, see docs/nads.md.
+import { jsonShapeProblem } from '../json/index.js';
 import { child, index, invalid, required, unsupported, type FieldError } from '../field/index.js';
 import { jsonErrorOffset } from './json-position.js';
 import type { Capability, CniSummary, IpamSummary, IpRange, PluginSummary } from './types.js';
@@ -35,12 +36,22 @@ export interface CniAnalysis {
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Far beyond any CNI configuration (a conflist is a handful of plugins a few levels deep). */
+export const CNI_SHAPE = { maxDepth: 64, maxContainers: 50_000 } as const;
+
 /** Analyses `spec.config`; `path` is where the config sits in the NAD (default `spec.config`). */
 export function analyzeCniConfig(text: string, path = 'spec.config'): CniAnalysis {
   const errors: FieldError[] = [];
   const warnings: FieldError[] = [];
   if (text === '') return { errors, warnings };
 
+  // Checked before parsing: this text is the user's, inside an AdmissionReview whose own shape
+  // check cannot see into strings.
+  const shape = jsonShapeProblem(text, CNI_SHAPE);
+  if (shape) {
+    errors.push(invalid(path, text, `${shape}: not a CNI configuration`));
+    return { errors, warnings };
+  }
   let config: unknown;
   try {
     config = JSON.parse(text);

@@ -1,6 +1,6 @@
 // From a NAD object to the cache entry admission reads. Never throws: whatever cannot be read
 // is left out and named in `problems`, so one bad NAD cannot break a list or a watch.
-import { renderError } from '../field/index.js';
+import { renderError, type FieldError } from '../field/index.js';
 import { parseNodeSelector, resourceNamesFromAnnotations } from './annotations.js';
 import { analyzeCniConfig } from './cni.js';
 import { EMPTY_LIST, EMPTY_SELECTOR, detach, internList, internString, internSummary } from './intern.js';
@@ -12,6 +12,14 @@ export interface NadFromObjectOptions {
   resourceNameKeys?: readonly string[];
   /** Namespace for an object without one (files); `default` like kubectl. */
   defaultNamespace?: string;
+}
+
+/** Problems kept per NAD (they are logged and held in the cache); the rest are counted. */
+export const MAX_PROBLEMS = 20;
+
+/** Renders errors into `problems`, stopping past MAX_PROBLEMS (counted, not rendered). */
+function note(problems: string[], errors: readonly FieldError[]): void {
+  for (const e of errors) problems.push(problems.length < MAX_PROBLEMS ? renderError(e) : '');
 }
 
 const DEFAULT_KEYS: readonly string[] = [RESOURCE_NAME_ANNOTATION];
@@ -38,13 +46,13 @@ export function nadFromObject(obj: unknown, options: NadFromObjectOptions = {}):
   const annotations = isObject(meta.annotations) ? meta.annotations : undefined;
   const resources = resourceNamesFromAnnotations(annotations, options.resourceNameKeys ?? DEFAULT_KEYS);
   nad.resourceNames = internList(resources.value);
-  problems.push(...resources.errors.map(renderError));
+  note(problems, resources.errors);
 
   const selectorText = annotations?.[NODE_SELECTOR_ANNOTATION];
   if (typeof selectorText === 'string') {
     const selector = parseNodeSelector(selectorText);
     if (Object.keys(selector.value).length > 0) nad.nodeSelector = JSON.parse(JSON.stringify(selector.value)) as Record<string, string>;
-    problems.push(...selector.errors.map(renderError));
+    note(problems, selector.errors);
   } else if (selectorText !== undefined) {
     problems.push(`metadata.annotations[${NODE_SELECTOR_ANNOTATION}]: must be a string`);
   }
@@ -54,9 +62,14 @@ export function nadFromObject(obj: unknown, options: NadFromObjectOptions = {}):
   if (typeof config === 'string') {
     const analysis = analyzeCniConfig(config);
     if (analysis.summary) nad.cni = internSummary(analysis.summary);
-    problems.push(...analysis.errors.map(renderError));
+    note(problems, analysis.errors);
   } else if (config !== undefined && config !== null) {
     problems.push('spec.config: must be a string holding JSON');
+  }
+  if (problems.length > MAX_PROBLEMS) {
+    const more = problems.length - MAX_PROBLEMS;
+    problems.length = MAX_PROBLEMS;
+    problems.push(`and ${more} more problems`);
   }
   if (problems.length === 0) nad.problems = EMPTY_LIST;
   return nad;

@@ -1,6 +1,7 @@
 // The HTTPS side: POST /mutate and /validate, AdmissionReview in and out. HTTP concerns only
 // (content type, size, JSON, status codes); the review itself is the pipeline's.
 import https from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import { fastify, LogController, type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
@@ -8,17 +9,49 @@ import type { Endpoint } from '../admission/types.js';
 import { handleReview, type PipelineDeps, type PipelineResult } from './pipeline.js';
 import { lookupBudgetMs } from './deadline.js';
 import { secureContextOptions, type TlsMaterial } from './tls.js';
+import { containersFor, DEFAULT_INFLIGHT_BODY_BYTES, InflightBodies, jsonShapeProblem, MAX_BODY_DEPTH } from './body.js';
 
-/** Idle connections from the apiserver live up to 90 s: close ours later than that. */
-export const KEEP_ALIVE_TIMEOUT_MS = 120_000;
-export const HEADERS_TIMEOUT_MS = 121_000;
-/** A whole request (headers and body) must arrive within this. */
-export const REQUEST_TIMEOUT_MS = 125_000;
+/**
+ * Connection limits, sized for the kube-apiserver as the only real client: it sends a request's
+ * headers and body at once, waits at most 30 s for any webhook (timeoutSeconds <= 30), and keeps
+ * idle connections up to 90 s.
+ */
+export interface ConnectionLimits {
+  /** Idle time between requests on a connection: above the apiserver's 90 s, so it never reuses a connection just closed. */
+  keepAliveTimeoutMs: number;
+  /** A connection's first request must start within this after the TLS handshake; the handshake itself gets as long. */
+  firstRequestMs: number;
+  /** Headers of a request must arrive within this. */
+  headersTimeoutMs: number;
+  /** A whole request (headers and body) must arrive within this: no apiserver waits longer than 30 s. */
+  requestTimeoutMs: number;
+  /** How often Node checks the two above (its default, 30 s, would let a request live 60 s). */
+  checkIntervalMs: number;
+  /** Open connections at once; more are closed on accept (an idle TLS connection costs about 44 KB). */
+  maxConnections: number;
+  /** Bytes of unfinished request bodies held at once over all connections (body.ts). */
+  inflightBodyBytes: number;
+}
+
+const FIRST_REQUEST = Symbol('netattach.firstRequest');
+
+export const CONNECTION_LIMITS: ConnectionLimits = {
+  keepAliveTimeoutMs: 120_000,
+  firstRequestMs: 10_000,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  checkIntervalMs: 2_000,
+  maxConnections: 1024,
+  inflightBodyBytes: DEFAULT_INFLIGHT_BODY_BYTES,
+};
 
 export interface AdmissionAppOptions {
   tls: TlsMaterial;
   requireClientCert: boolean;
   bodyLimit: number;
+  limits?: Partial<ConnectionLimits>;
+  /** A failed TLS handshake (bad client certificate, no shared cipher, timeout). */
+  onTlsError?: (err: Error & { code?: string }, socket: TLSSocket) => void;
   logger: Logger;
   pipeline: PipelineDeps;
 }
@@ -29,21 +62,51 @@ export type AdmissionApp = FastifyInstance<https.Server>;
 export const mayBePoisoned = (text: string): boolean =>
   text.includes('__proto__') || text.includes('constructor') || text.includes('\\u');
 
+/** The `endpoint` label of a refused request: its route, or `other` (no route matched). */
+export const routeLabel = (route: string | undefined): string => (route === '/mutate' || route === '/validate' ? route : 'other');
+
+/** A request path for a log line or an error: without the query, at most 200 characters. */
+export const shortUrl = (url: string): string => {
+  const path = url.split('?')[0] ?? '';
+  return path.length > 200 ? `${path.slice(0, 200)}... (${path.length} characters)` : path;
+};
+
 export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
   const { pipeline, logger } = options;
+  const limits: ConnectionLimits = { ...CONNECTION_LIMITS, ...options.limits };
   const app = fastify<https.Server>({
     serverFactory: (handler) => {
-      const server = https.createServer(
+      const server: https.Server = https.createServer(
         {
           ...secureContextOptions(options.tls),
           requestCert: options.requireClientCert,
           rejectUnauthorized: options.requireClientCert,
+          handshakeTimeout: limits.firstRequestMs,
+          connectionsCheckingInterval: limits.checkIntervalMs,
         },
-        handler,
+        (req, res) => {
+          const socket = req.socket as TLSSocket & { [FIRST_REQUEST]?: NodeJS.Timeout };
+          if (socket[FIRST_REQUEST] !== undefined) {
+            clearTimeout(socket[FIRST_REQUEST]);
+            socket[FIRST_REQUEST] = undefined;
+          }
+          handler(req, res);
+        },
       );
-      server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-      server.headersTimeout = HEADERS_TIMEOUT_MS;
-      server.requestTimeout = REQUEST_TIMEOUT_MS;
+      server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+      server.headersTimeout = limits.headersTimeoutMs;
+      server.requestTimeout = limits.requestTimeoutMs;
+      server.maxConnections = limits.maxConnections;
+      // Node does not time out a connection that never sends a request; the apiserver sends its
+      // request right after the handshake. (Not a 'data' listener: that would take the socket off
+      // Node's fast native read path.)
+      server.on('secureConnection', (socket: TLSSocket) => {
+        const timer = setTimeout(() => socket.destroy(), limits.firstRequestMs);
+        timer.unref();
+        (socket as TLSSocket & { [FIRST_REQUEST]?: NodeJS.Timeout })[FIRST_REQUEST] = timer;
+        socket.once('close', () => clearTimeout(timer));
+      });
+      server.on('tlsClientError', (err: Error & { code?: string }, socket: TLSSocket) => options.onTlsError?.(err, socket));
       return server;
     },
     loggerInstance: logger,
@@ -62,10 +125,19 @@ export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
   // `constructor` keys (prototype poisoning), a fifth of the parse time of a pod. A body holding
   // neither word nor any \u escape cannot hold such a key, so only other bodies are scanned (by
   // secure-json-parse, as fastify does). Empty and malformed bodies get fastify's own errors.
+  // The body is read here, not by fastify, to count it against the in-flight budget (body.ts).
   const fastifyJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string;
+  const shapeLimits = { maxDepth: MAX_BODY_DEPTH, maxContainers: containersFor(options.bodyLimit) };
+  const inflight = new InflightBodies(limits.inflightBodyBytes);
+  const refuse = (status: number, code: string, message: string): FastifyError => {
+    const err = new Error(message) as FastifyError;
+    err.statusCode = status;
+    err.code = code;
+    return err;
+  };
+  const parse = (request: Parameters<typeof fastifyJson>[0], text: string, done: NonNullable<Parameters<typeof fastifyJson>[2]>) => {
+    const shape = jsonShapeProblem(text, shapeLimits);
+    if (shape) return done(refuse(400, 'NETATTACH_BODY_SHAPE', `${shape}: refused (no AdmissionReview is shaped like this)`));
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -76,28 +148,71 @@ export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
       try {
         secureJson.scan(parsed as Record<string, unknown>, { protoAction: 'error', constructorAction: 'error' });
       } catch {
-        const err = new Error('the body holds a "__proto__" key or a "constructor" with a "prototype" (prototype poisoning): refused') as FastifyError;
-        err.statusCode = 400;
-        err.code = 'NETATTACH_PROTOTYPE_POISONING';
-        return done(err, undefined);
+        return done(refuse(400, 'NETATTACH_PROTOTYPE_POISONING', 'the body holds a "__proto__" key or a "constructor" with a "prototype" (prototype poisoning): refused'));
       }
     }
     return done(null, parsed);
+  };
+  const tooLarge = () => refuse(413, 'FST_ERR_CTP_BODY_TOO_LARGE', 'Request body is too large');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', (request, payload, done) => {
+    const declared = Number(request.headers['content-length']);
+    if (declared > options.bodyLimit) return done(tooLarge(), undefined);
+    const chunks: Buffer[] = [];
+    let settled = false;
+    // Cut to make room for newer bodies: answered (if the socket still can be) and closed.
+    const arrival = inflight.start(() => {
+      finish(refuse(503, 'NETATTACH_BODY_EVICTED', 'the request body arrived too slowly while others waited: closed'));
+      request.raw.socket?.destroy();
+    });
+    const finish = (err: FastifyError | null, text?: string) => {
+      if (settled) return;
+      settled = true;
+      inflight.end(arrival);
+      payload.removeListener('data', onData);
+      if (err) {
+        chunks.length = 0; // what arrived is dropped now, not when the request object goes
+        payload.resume();
+        return done(err, undefined);
+      }
+      return parse(request, text ?? '', done);
+    };
+    const onData = (chunk: Buffer) => {
+      if (settled) return;
+      if (arrival.bytes + chunk.length > options.bodyLimit) return finish(tooLarge());
+      chunks.push(chunk);
+      // Room is made by cutting older unfinished bodies; a body that still does not fit is refused.
+      if (!inflight.add(arrival, chunk.length)) finish(refuse(503, 'NETATTACH_BUSY', 'too many request bodies arriving at once: retry'));
+    };
+    payload.on('data', onData);
+    payload.on('error', (err: Error) => finish(refuse(400, 'NETATTACH_BODY_ABORTED', `the request body could not be read: ${err.message}`)));
+    payload.on('close', () => finish(refuse(400, 'NETATTACH_BODY_ABORTED', 'the request body was not completed')));
+    payload.on('end', () => {
+      if (!Number.isNaN(declared) && arrival.bytes !== declared) {
+        return finish(refuse(400, 'FST_ERR_CTP_INVALID_CONTENT_LENGTH', 'Request body size did not match Content-Length'));
+      }
+      const text = Buffer.concat(chunks).toString('utf8');
+      chunks.length = 0;
+      finish(null, text);
+    });
   });
 
   app.setErrorHandler((err: FastifyError, request, reply) => {
-    const status = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
-    const endpoint = request.url.split('?')[0] ?? '';
+    // 4xx, and the 503 of a body cut or refused for room (body.ts), are the client's; anything else is ours.
+    const status = err.statusCode !== undefined && ((err.statusCode >= 400 && err.statusCode < 500) || err.statusCode === 503) ? err.statusCode : 500;
+    // A label value from a fixed set: the raw path is the client's, and one series per unique
+    // path grew the registry without bound (finding 1 of issue 15).
+    const endpoint = routeLabel(request.routeOptions.url);
     pipeline.metrics.badRequests.inc({ endpoint, status: String(status) });
     if (status === 500) {
-      logger.error({ url: endpoint, err: err.message }, 'request failed');
+      logger.error({ url: shortUrl(request.url), err: err.message }, 'request failed');
       return reply.code(500).send({ error: 'internal error', statusCode: 500 });
     }
-    logger.info({ url: endpoint, status, code: err.code, err: err.message }, 'bad request');
+    logger.info({ url: shortUrl(request.url), status, code: err.code, err: err.message }, 'bad request');
     return reply.code(status).send({ error: err.message, code: err.code, statusCode: status });
   });
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ error: `no route ${request.method} ${request.url.split('?')[0]}: use POST /mutate or POST /validate`, statusCode: 404 }),
+    reply.code(404).send({ error: `no route ${request.method} ${shortUrl(request.url)}: use POST /mutate or POST /validate`, statusCode: 404 }),
   );
 
   type Reply = { code: (n: number) => { send: (b: unknown) => unknown } };

@@ -26,6 +26,7 @@ export interface ServerMetrics {
   nadLookups: Counter<'outcome'>;
   findings: Counter<'endpoint' | 'policy' | 'rule' | 'action'>;
   tlsReloads: Counter<'result'>;
+  tlsHandshakeFailures: Counter;
   tlsExpiry: Gauge;
 }
 
@@ -113,6 +114,11 @@ export function createMetrics(nadSource: () => NadSource | undefined, registry =
       name: 'netattach_tls_reloads_total',
       help: 'Certificate reloads by result (failure: the previous pair stays in service)',
       labelNames: ['result'],
+      registers,
+    }),
+    tlsHandshakeFailures: new Counter({
+      name: 'netattach_tls_handshake_failures_total',
+      help: 'TLS handshakes on the admission port that failed (client certificate refused, no shared cipher or version, timeout)',
       registers,
     }),
     tlsExpiry: new Gauge({

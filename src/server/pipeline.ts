@@ -291,6 +291,12 @@ function logWouldDeny(deps: PipelineDeps, request: AdmissionRequest, endpoint: E
 }
 
 function logDecision(deps: PipelineDeps, request: AdmissionRequest, endpoint: Endpoint, decision: Decision, result: ReviewResult): void {
+  if (result === 'error') {
+    // The core caught an exception itself (its internalError decision): logged and counted like one thrown here.
+    deps.logger.error({ ...who(request, endpoint), err: decision.errors.map(renderError).join('; ') }, 'review failed; denied with code 500');
+    deps.metrics.denials.inc({ reason: 'internal' });
+    return;
+  }
   if (result === 'denied') {
     const rules = [...new Set(decision.findings.filter((f) => f.action === 'Enforce').map((f) => f.rule))];
     for (const reason of rules.length > 0 ? rules : ['validation']) deps.metrics.denials.inc({ reason });

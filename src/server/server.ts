@@ -9,6 +9,27 @@ import { loadTlsMaterial, secureContextOptions, TlsReloader } from './tls.js';
 import type { AdmissionCore, ReadinessCheck, ServerDeps, ServerOptions } from './types.js';
 import type { PipelineDeps } from './pipeline.js';
 
+const TLS_ERROR_LOG_INTERVAL_MS = 60_000;
+
+/**
+ * Calls `log` at most once per interval; the call gets how many events were not logged since the
+ * last line.
+ */
+export function rateLimitedLog(intervalMs: number, now: () => number = Date.now): (log: (suppressed: number) => void) => void {
+  let last = -Infinity;
+  let suppressed = 0;
+  return (log) => {
+    const t = now();
+    if (t - last < intervalMs) {
+      suppressed++;
+      return;
+    }
+    last = t;
+    log(suppressed);
+    suppressed = 0;
+  };
+}
+
 /** Used when no policy asks for unique addresses: there is nothing to keep. */
 const NO_RESERVATIONS: AddressReservations = { reserve: () => {} };
 
@@ -50,10 +71,20 @@ export async function createServer(options: ServerOptions, deps: ServerDeps): Pr
     metrics,
     enforcement: options.enforcement ?? 'enforce',
   };
+  const tlsFailures = rateLimitedLog(TLS_ERROR_LOG_INTERVAL_MS);
   const app = createAdmissionApp({
     tls: loaded.material,
     requireClientCert: options.tls.clientCaFile !== undefined,
     bodyLimit: options.bodyLimit,
+    ...(options.limits ? { limits: options.limits } : {}),
+    // Failed handshakes (no or a wrong client certificate, no shared cipher, scanners): counted,
+    // and logged at most once a minute with how many were not logged.
+    onTlsError: (err, socket) => {
+      metrics.tlsHandshakeFailures.inc();
+      tlsFailures((suppressed) =>
+        logger.warn({ err: err.message.slice(0, 300), code: err.code, remote: socket.remoteAddress, notLogged: suppressed }, 'TLS handshake failed'),
+      );
+    },
     logger,
     pipeline,
   });

@@ -21,6 +21,20 @@ export interface TlsMaterial {
 }
 
 export const MIN_TLS_VERSION = 'TLSv1.2';
+/**
+ * TLS 1.2 suites: ECDHE key exchange (forward secrecy) with AEAD ciphers only. Node's default list
+ * also offers static-RSA key exchange, CBC with SHA-1, CCM8 and ARIA. TLS 1.3 suites are not in
+ * this list, so Node keeps its TLS 1.3 defaults (all AEAD). Go's TLS client (the apiserver)
+ * offers all of these.
+ */
+export const TLS12_CIPHERS = [
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-RSA-CHACHA20-POLY1305',
+].join(':');
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
@@ -47,7 +61,7 @@ export async function loadTlsMaterial(files: TlsFiles, now = new Date()): Promis
 
 /** Options for tls.createSecureContext / server.setSecureContext (the whole context is replaced). */
 export function secureContextOptions(m: TlsMaterial): SecureContextOptions {
-  return { cert: m.cert, key: m.key, ca: m.clientCa, minVersion: MIN_TLS_VERSION };
+  return { cert: m.cert, key: m.key, ca: m.clientCa, minVersion: MIN_TLS_VERSION, ciphers: TLS12_CIPHERS };
 }
 
 export interface TlsReloaderOptions {

@@ -2,6 +2,7 @@
 // so that tests (and `check`) can swap any of them.
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import type { ConnectionLimits } from './admission-app.js';
 import type {
   AdmissionApiVersion,
   AdmissionConfig,
@@ -73,6 +74,8 @@ export interface ServerOptions {
   tlsReloadDebounceMs?: number;
   /** Re-read the certificate files this often even without events (missed inotify events). */
   tlsReloadPollMs?: number;
+  /** Connection limits; the defaults (CONNECTION_LIMITS) are the production ones, tests shorten them. */
+  limits?: Partial<ConnectionLimits>;
   /** Policy file given with --policy; loaded by the policy wiring, recorded here. */
   policyFile?: string;
   /** `--enforcement`: observe admits what enforce would deny (with warnings). Default enforce. */

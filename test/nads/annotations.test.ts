@@ -61,3 +61,35 @@ t.test('nodeSelector: key=value or key, comma-separated', async (t) => {
 function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
+
+t.test('hostile annotations (issue 15, finding 5): no stack overflow, errors capped and counted, linear time', async (t) => {
+  const { validateNadObject, nadFromObject } = await import('../../src/nads/index.js');
+  const selector = '-,'.repeat(120_000);
+  const names = Array.from({ length: 100_000 }, (_, i) => `example.com/r${i}`).join(',');
+  const badNames = Array.from({ length: 100_000 }, () => 'not a name').join(',');
+  const nad = (annotations: Record<string, string>) => ({
+    apiVersion: 'k8s.cni.cncf.io/v1',
+    kind: 'NetworkAttachmentDefinition',
+    metadata: { name: 'n', namespace: 'default', annotations },
+    spec: { config: '' },
+  });
+  const started = process.hrtime.bigint();
+  const sel = parseNodeSelector(selector);
+  t.equal(sel.errors.length, 21, '20 listed and one count');
+  // 120,000 invalid keys and the empty item after the last comma.
+  t.match(sel.errors[20], { type: 'Too many', value: 120_001 - 20, reason: /^119981 more errors not listed/ });
+  const distinct = parseResourceNames(names);
+  t.equal(distinct.value.length, 100_000, 'distinct names all kept (a Set, not includes: was quadratic)');
+  t.equal(parseResourceNames(badNames).errors.length, 21);
+  // The NAD webhook's path: on main, push(...errors) threw "Maximum call stack size exceeded".
+  const hostile: Array<Record<string, string>> = [{ 'k8s.v1.cni.cncf.io/nodeSelector': selector }, { 'k8s.v1.cni.cncf.io/resourceName': badNames }];
+  for (const annotations of hostile) {
+    const v = validateNadObject(nad(annotations));
+    t.equal(v.errors.length, 21);
+    const cached = nadFromObject(nad(annotations));
+    t.equal(cached.problems.length, 21, 'the cache keeps 20 problems and a count');
+    t.match(cached.problems[20], /more/);
+  }
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  t.ok(ms < 5000, `all of it in ${ms.toFixed(0)} ms (generous bound for a loaded machine)`);
+});

@@ -120,5 +120,22 @@ t.test('deep nesting does not crash the scanner', async (t) => {
   const deep = '['.repeat(200_000);
   const got = analyzeCniConfig(deep);
   t.equal(got.errors.length, 1);
-  t.match(got.errors[0]?.reason, /^invalid JSON/);
+  t.match(got.errors[0]?.reason, /^JSON nested deeper than 64 levels: not a CNI configuration/);
+});
+
+t.test('a config too deep or with too many objects is refused before JSON.parse, in milliseconds', async (t) => {
+  // 2,000,000 nested arrays: JSON.parse took over a second and hundreds of MB (issue 15, finding 2).
+  const cases: Array<[string, string, RegExp]> = [
+    ['2,000,000 levels', `${'['.repeat(2_000_000)}${']'.repeat(2_000_000)}`, /nested deeper than 64 levels/],
+    ['1,000,000 empty objects', `{"type":"x","p":[${'{},'.repeat(1_000_000)}{}]}`, /more than 50000 objects and arrays/],
+  ];
+  for (const [name, text, reason] of cases) {
+    const started = process.hrtime.bigint();
+    const got = analyzeCniConfig(text);
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    t.match(got.errors[0]?.reason, reason, name);
+    // Generous for a loaded machine; the scan itself takes a few ms (JSON.parse of the first took over 600 ms).
+    t.ok(ms < 1000, `${name}: ${ms.toFixed(1)} ms`);
+  }
+  t.same(analyzeCniConfig(JSON.stringify({ cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'a', x: [[[[[[[[[[1]]]]]]]]]] }] })).errors, [], 'a realistic nesting passes');
 });

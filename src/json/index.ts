@@ -1,0 +1,2 @@
+// Untrusted JSON text: limits checked before parsing.
+export { jsonShapeProblem, type ShapeLimits } from './shape.js';

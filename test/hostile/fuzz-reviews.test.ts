@@ -1,0 +1,116 @@
+// Property-based fuzzing of whole AdmissionReviews over HTTPS, real admission core, hostile
+// shapes mixed in (values repeated up to the annotation limit, many plugins, long selector lists,
+// deep nesting): every case is answered within a time budget, as a review (never a 500 or an
+// internal-error denial) or, for a body no AdmissionReview has, a 4xx naming the problem.
+import t from 'tap';
+import fc from 'fast-check';
+import https from 'node:https';
+import { StaticNadSource, nadFromObject } from '../../src/nads/index.js';
+import { request } from '../server/fixtures.js';
+import { startServer } from '../server/harness.js';
+
+/** Per case, HTTP round trip included; a review takes milliseconds, the rest is slack for a loaded machine. */
+const BUDGET_MS = 2000;
+t.setTimeout(300_000);
+const ANNOTATION_LIMIT = 256 * 1024;
+
+const nad = (name: string, annotations: Record<string, string> = {}) =>
+  nadFromObject({
+    apiVersion: 'k8s.cni.cncf.io/v1',
+    kind: 'NetworkAttachmentDefinition',
+    metadata: { name, namespace: 'default', annotations },
+    spec: { config: JSON.stringify({ cniVersion: '1.0.0', name, plugins: [{ type: 'sriov', capabilities: { mac: true, ips: true } }] }) },
+  });
+
+const fragment = fc.oneof(
+  fc.constantFrom('a', 'a,', '{"name":"a"},', '{"name":"a","mac":"02:00:00:00:00:01"},', '1e400,', '1.0,', '"x.y":[', '[', '{', '"', '\\', ',', '@', '/', 'a@net1,', '{"name":"a","name":"b"},'),
+  fc.string({ maxLength: 12 }),
+);
+/** A fragment repeated up to the annotation limit, with an opening and a closing. */
+const bigValue = fc
+  .tuple(fragment, fc.constantFrom('', '[', '[{"name":"a","x.y":['), fc.constantFrom('', ']', ']}]'), fc.integer({ min: 1, max: ANNOTATION_LIMIT }))
+  .filter(([unit]) => unit.length > 0)
+  .map(([unit, open, close, size]) => open + unit.repeat(Math.ceil(size / unit.length)).slice(0, Math.max(0, size - open.length - close.length)) + close);
+const networks = fc.oneof(fc.constantFrom('a', 'a,b', '[{"name":"b","ips":["10.0.0.1/24"]}]', 'missing'), fc.string(), bigValue);
+
+const nested = (depth: number, leaf: unknown): unknown => {
+  let v = leaf;
+  for (let i = 0; i < depth; i++) v = i % 2 ? [v] : { k: v };
+  return v;
+};
+const extra = fc.oneof(fc.constant(undefined), fc.jsonValue({ maxDepth: 4 }), fc.integer({ min: 1, max: 200 }).map((d) => nested(d, 'x')));
+
+const pod = fc.record({ networks, extra, ns: fc.constantFrom('default', 'other') }).map(({ networks: n, extra: e, ns }) => ({
+  kind: { group: '', version: 'v1', kind: 'Pod' },
+  resource: { group: '', version: 'v1', resource: 'pods' },
+  namespace: ns,
+  object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: ns, annotations: { 'k8s.v1.cni.cncf.io/networks': n }, labels: { x: 'y' } }, spec: { containers: [{ name: 'c', image: 'i' }], extra: e } },
+}));
+
+const nadConfig = fc.oneof(
+  fc.constantFrom('', '{}', '{"type":"sriov"}', 'not json'),
+  fc.integer({ min: 0, max: 20_000 }).map((n) => JSON.stringify({ cniVersion: '1.0.0', name: 'n', plugins: Array.from({ length: n }, (_, i) => (i % 3 ? { x: 1 } : { type: 'bridge' })) })),
+  fc.integer({ min: 1, max: 200 }).map((d) => `${'['.repeat(d)}${']'.repeat(d)}`),
+  fc.string(),
+);
+const nadAnnotations = fc.record(
+  {
+    'k8s.v1.cni.cncf.io/resourceName': fc.oneof(fc.constantFrom('example.com/a', ''), bigValue),
+    'k8s.v1.cni.cncf.io/nodeSelector': fc.oneof(fc.constantFrom('zone=a', '-', ''), bigValue),
+  },
+  { requiredKeys: [] },
+);
+const nadRequest = fc.record({ config: nadConfig, annotations: nadAnnotations, op: fc.constantFrom('CREATE', 'UPDATE') }).map(({ config, annotations, op }) => {
+  const object = { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name: 'n', namespace: 'default', annotations }, spec: { config } };
+  return {
+    kind: { group: 'k8s.cni.cncf.io', version: 'v1', kind: 'NetworkAttachmentDefinition' },
+    resource: { group: 'k8s.cni.cncf.io', version: 'v1', resource: 'network-attachment-definitions' },
+    namespace: 'default',
+    operation: op,
+    object,
+    ...(op === 'UPDATE' ? { oldObject: object } : {}),
+  };
+});
+
+let uid = 0;
+const admissionReview = fc.tuple(fc.oneof(pod, nadRequest), fc.constantFrom('/mutate', '/validate')).map(([req, path]) => ({
+  path,
+  body: JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: { uid: `fuzz-${++uid}`, operation: 'CREATE', userInfo: { username: 'fuzz' }, name: 'n', ...req },
+  }),
+}));
+
+t.test('any AdmissionReview, hostile shapes included, is answered within the budget and never as an internal error', async (t) => {
+  const { url, ca, logs } = await startServer(t, { deps: { core: undefined, nadSource: new StaticNadSource([nad('a', { 'k8s.v1.cni.cncf.io/resourceName': 'example.com/a' }), nad('b')]) } });
+  const agent = new https.Agent({ keepAlive: true, maxSockets: 1 });
+  t.teardown(() => agent.destroy());
+  let slowest = 0;
+  let reviews = 0;
+  let refused = 0;
+  await fc.assert(
+    fc.asyncProperty(admissionReview, async ({ path, body }) => {
+      const started = performance.now();
+      const res = await request(`${url}${path}`, body, { ca, agent });
+      const ms = performance.now() - started;
+      slowest = Math.max(slowest, ms);
+      if (ms > BUDGET_MS) throw new Error(`answered in ${ms.toFixed(0)} ms (budget ${BUDGET_MS} ms), body of ${body.length} bytes`);
+      if (res.status === 400) {
+        // Only a body no AdmissionReview has: too deep (the generator nests up to 200 levels).
+        if (res.json?.code !== 'NETATTACH_BODY_SHAPE') throw new Error(`400: ${res.text.slice(0, 300)}`);
+        refused++;
+        return;
+      }
+      if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${res.text.slice(0, 300)}`);
+      const r = res.json.response;
+      if (typeof r?.allowed !== 'boolean' || r.uid !== JSON.parse(body).request.uid) throw new Error(`not a review: ${res.text.slice(0, 300)}`);
+      if (r.status?.code === 500) throw new Error(`internal error: ${r.status.message}`);
+      reviews++;
+    }),
+    { numRuns: 150 },
+  );
+  t.ok(reviews > 50, `${reviews} reviews, ${refused} refused bodies; slowest case ${slowest.toFixed(0)} ms`);
+  t.notOk(logs.lines.some((l) => l.level === 50), 'no error logged');
+  t.ok(Math.max(...logs.raw.map((l) => l.length)) < 64 * 1024, 'log lines stay short');
+});
