@@ -147,6 +147,14 @@ const DECODED_KEYS: ReadonlySet<string> = new Set([...GO_TYPES.keys(), 'interfac
  * or 1e3. A number out of range fails only where Go decodes it: under a key it skips (an unknown or
  * dotted key) it is a warning, and a dotted key holding one is left out of the selection.
  */
+/**
+ * Whether a number out of range at `rel` (relative to an element) fails the annotation: under a key
+ * Go decodes (cni-args, bandwidth, portMappings...), yes; under an unknown or dotted key Go skips it.
+ */
+export function outOfRangeIsError(rel: JsonPath): boolean {
+  return rel.length === 0 || DECODED_KEYS.has(canonicalKey(ELEMENT_KEYS, String(rel[0])));
+}
+
 function lexicalErrors(path: string, notes: ElementNotes, bad: Set<string>, out: Collector): FieldError[] {
   const errors: FieldError[] = [];
   const topKey = (rel: JsonPath): string => canonicalKey(ELEMENT_KEYS, String(rel[0]));
@@ -165,10 +173,14 @@ function lexicalErrors(path: string, notes: ElementNotes, bad: Set<string>, out:
     const key = d.path.length === 0 ? canonicalKey(ELEMENT_KEYS, d.key) : d.key;
     out.warning(duplicate(child(where, key), d.key, 'key appears more than once in this object; Multus uses the last value (objects merge, as Go decodes them): write it once'));
   }
+  // Paths already reported out of range: a Set, since 41,000 notes fit in one annotation.
+  const outOfRange = new Set<string>();
   for (const n of notes.outOfRangeNumbers) {
     const top = topKey(n.path);
-    if (n.path.length === 0 || DECODED_KEYS.has(top)) {
-      errors.push(invalid(nestedPath(n.path), n.lexeme, 'number out of range: Go (Multus) cannot read it'));
+    if (outOfRangeIsError(n.path)) {
+      const p = nestedPath(n.path);
+      outOfRange.add(p);
+      errors.push(invalid(p, n.lexeme, 'number out of range: Go (Multus) cannot read it'));
     } else {
       out.warning(invalid(nestedPath(n.path), n.lexeme, 'number out of range: Go (Multus) skips this key, so the pod runs; left out of the selection'));
     }
@@ -186,9 +198,10 @@ function lexicalErrors(path: string, notes: ElementNotes, bad: Set<string>, out:
       canonicalKey(table, last) !== 'hostIP' &&
       n.path.length === (top === 'portMappings' ? 3 : 2);
     if (!isIntegerField) continue;
-    if (errors.some((e) => e.path === nestedPath(n.path))) continue; // out of range already says it
+    const p = nestedPath(n.path);
+    if (outOfRange.has(p)) continue; // out of range already says it
     // The value is shown as written ("8080.0"): Number() would print 8080 and hide the problem.
-    errors.push(invalid(nestedPath(n.path), n.lexeme, 'must be an integer written without a fraction or exponent (Go rejects 8080.0 and 1e3)'));
+    errors.push(invalid(p, n.lexeme, 'must be an integer written without a fraction or exponent (Go rejects 8080.0 and 1e3)'));
     bad.add(top);
   }
   return errors;

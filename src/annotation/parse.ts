@@ -2,7 +2,7 @@
 // cross-element rules, and collects every problem (never only the first; never throws).
 import { child, index as at, invalid, key, tooMany, type FieldError } from '../field/index.js';
 import { checkAcross } from './cross.js';
-import { checkElement, type Collector, type ElementNotes } from './element.js';
+import { checkElement, outOfRangeIsError, type Collector, type ElementNotes } from './element.js';
 import { readJson, type JsonNotes } from './json-reader.js';
 import { parseSimpleItem } from './simple.js';
 import { goTrimSpace } from './formats.js';
@@ -36,9 +36,11 @@ class Problems implements Collector {
     else this.droppedErrors++;
   }
 
-  /** Errors known to exist that were not built, because the list is already full. */
-  unlisted(n: number): void {
-    this.droppedErrors += n;
+  /** Problems known to exist that were not built, because the list is already full. */
+  unlisted(n: { errors: number; warnings: number } | undefined): void {
+    if (!n) return;
+    this.droppedErrors += n.errors;
+    this.droppedWarnings += n.warnings;
   }
 
   warning(w: FieldError): void {
@@ -77,9 +79,9 @@ export function detectFormat(value: string): AnnotationFormat {
  * Duplicate keys and out-of-range numbers each make one error: past MAX_PROBLEMS of one kind under
  * one key of an element the list of errors is full anyway, so the rest are only counted (`unlisted`).
  */
-function notesByElement(notes: JsonNotes): { byElement: Map<number, ElementNotes>; unlisted: Map<number, number> } {
+function notesByElement(notes: JsonNotes): { byElement: Map<number, ElementNotes>; unlisted: Map<number, { errors: number; warnings: number }> } {
   const byElement = new Map<number, ElementNotes>();
-  const unlisted = new Map<number, number>();
+  const unlisted = new Map<number, { errors: number; warnings: number }>();
   const add = <K extends keyof ElementNotes>(kind: K, capped: boolean) => {
     const perKey = new Map<number, Map<string | number | undefined, number>>();
     for (const n of notes[kind]) {
@@ -92,7 +94,12 @@ function notesByElement(notes: JsonNotes): { byElement: Map<number, ElementNotes
         const seen = (keys.get(n.path[1]) ?? 0) + 1;
         keys.set(n.path[1], seen);
         if (seen > MAX_PROBLEMS) {
-          unlisted.set(i, (unlisted.get(i) ?? 0) + 1);
+          // Counted as the listed ones under the same key are reported: duplicate keys warn (Go
+          // takes the last), numbers out of range fail only under a key Go decodes.
+          let u = unlisted.get(i);
+          if (!u) unlisted.set(i, (u = { errors: 0, warnings: 0 }));
+          if (kind === 'outOfRangeNumbers' && outOfRangeIsError(n.path.slice(1))) u.errors++;
+          else u.warnings++;
           continue;
         }
       }
@@ -168,7 +175,7 @@ function parseAnnotation(value: string, namespace: string, path: string, default
       elements.slice(0, MAX_ELEMENTS).forEach((element, i) => {
         const elementPath = at(path, i);
         const r = checkElement(element, elementPath, namespace, problems, notes ? (notes.byElement.get(i) ?? NO_NOTES) : undefined);
-        problems.unlisted(notes?.unlisted.get(i) ?? 0);
+        problems.unlisted(notes?.unlisted.get(i));
         if (r.selection) networks.push({ index: i, path: elementPath, selection: r.selection });
         if (r.interface !== undefined) interfaces.set(i, r.interface);
       });

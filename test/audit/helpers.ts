@@ -13,8 +13,14 @@ export const live = (namespace: string, name: string, networks?: string, uid = `
   ...(networks !== undefined ? { networks } : {}),
 });
 
-export const nad = (namespace: string, name: string, caps: string[] = ['mac', 'ips'], resourceName?: string): Nad =>
-  nadFromObject(nadObject(name, { namespace, config: cni(caps), ...(resourceName ? { resourceName } : {}) }));
+/**
+ * A NAD whose chain reads what `caps` names: sriov (which reads a MAC from CNI_ARGS) when `mac` is
+ * among them, else ipvlan (which reads none); IPs through the static IPAM either way.
+ */
+export const nad = (namespace: string, name: string, caps: string[] = ['mac', 'ips'], resourceName?: string): Nad => {
+  const config = JSON.stringify({ cniVersion: '1.0.0', name: 'net', type: caps.includes('mac') ? 'sriov' : 'ipvlan', capabilities: Object.fromEntries(caps.map((c) => [c, true])), ipam: { type: 'static' } });
+  return nadFromObject(nadObject(name, { namespace, config, ...(resourceName ? { resourceName } : {}) }));
+};
 
 export function policiesOf(yaml: string): PolicySet {
   const { policies, errors } = loadPolicyDocuments(yaml, 'test');

@@ -16,11 +16,12 @@ const nadObject = {
 const start = (t: Parameters<typeof startServer>[0], enforcement: 'enforce' | 'observe') =>
   startServer(t, { options: { enforcement }, deps: { core: undefined, nadSource: new StaticNadSource([nadObject]) } });
 
-// Each is denied in enforce mode: a missing NAD (403), an undeclared capability (403), a malformed annotation (422).
+// Each is denied in enforce mode: a missing NAD (403), a GUID no plugin of the chain reads (403),
+// a malformed annotation (422).
 const DENIED = [
   { what: 'missing NAD', annotation: 'nope' },
-  { what: 'undeclared capability', annotation: '[{"name":"sriov-a","mac":"02:00:00:00:00:01"}]' },
-  { what: 'malformed annotation', annotation: 'sriov-a@' },
+  { what: 'GUID the chain ignores', annotation: '[{"name":"sriov-a","infiniband-guid":"00:11:22:33:44:55:66:77"}]' },
+  { what: 'malformed annotation', annotation: 'sriov-a,,' },
 ];
 
 t.test('enforce denies, observe admits the same requests unchanged with the reasons as warnings', async (t) => {
