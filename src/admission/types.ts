@@ -4,6 +4,7 @@
 import type { FieldError } from '../field/index.js';
 import type { Warning } from './warnings.js';
 import type { NadLookup } from '../nads/types.js';
+import type { DraView } from '../dra/types.js';
 import type { Finding, PolicyEvaluator, AddressClaim } from '../policy/types.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
@@ -114,6 +115,11 @@ export interface AdmissionContext {
    * a NAD in use is allowed with a warning naming some of them.
    */
   podsUsingNad?: (namespace: string, name: string) => string[];
+  /**
+   * DeviceClasses and ResourceClaimTemplates, when the shell reads them (cluster mode): the
+   * explicit-claim path checks its templates, NAD reviews warn about ambiguous DeviceClasses.
+   */
+  dra?: DraView;
 }
 
 export interface AdmissionConfig {

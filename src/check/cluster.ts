@@ -5,12 +5,17 @@
 import { ClusterNadSource, type Nad, type NadLogger } from '../nads/index.js';
 import { ClusterNamespaceLabels, type PolicyLogger } from '../policy/index.js';
 import type { KubeCredentials } from '../kube/index.js';
+import { ClusterDra, type DeviceClassInfo } from '../dra/index.js';
 
 export interface ClusterSnapshot {
   nads: Nad[];
   namespaceLabels?: (namespace: string) => Record<string, string>;
   /** Why the namespace labels are missing, to show as a warning. */
   namespaceProblem?: string;
+  /** DeviceClasses and ResourceClaimTemplates (best effort, like namespace labels). */
+  dra?: { classes: DeviceClassInfo[]; templates: Array<{ namespace: string; name: string }> };
+  /** Why they are missing, to show as a warning. */
+  draProblem?: string;
 }
 
 export type ClusterLoad = { ok: true; snapshot: ClusterSnapshot } | { ok: false; error: string };
@@ -48,10 +53,13 @@ export async function loadFromCluster(kc: KubeCredentials, options: { timeoutMs:
   } catch (e) {
     nsErrors.logger.warn({ err: e }, 'namespace labels unavailable');
   }
+  const draErrors = errorRecorder();
+  const dra = new ClusterDra(kc, { logger: draErrors.logger, backoffMs: 200 });
   try {
-    const [nadsSynced, nsSynced] = await Promise.all([
+    const [nadsSynced, nsSynced, draSynced] = await Promise.all([
       within(nadSource.start(), options.timeoutMs),
       namespaces ? within(namespaces.start(), options.timeoutMs) : Promise.resolve('timeout' as const),
+      within(dra.start(), options.timeoutMs),
     ]);
     if (nadsSynced === 'timeout') {
       const why = nadErrors.last() ?? 'no answer';
@@ -64,8 +72,13 @@ export async function loadFromCluster(kc: KubeCredentials, options: { timeoutMs:
     } else {
       snapshot.namespaceProblem = `namespace labels not read from ${server} (${nsErrors.last() ?? 'no answer'}); policies see namespace names only`;
     }
+    if (draSynced !== 'timeout') {
+      snapshot.dra = { classes: dra.classes.list(), templates: dra.templates.list() };
+    } else {
+      snapshot.draProblem = `DeviceClasses and ResourceClaimTemplates not read from ${server} (${draErrors.last() ?? 'no answer'}); DRA templates unchecked`;
+    }
     return { ok: true, snapshot };
   } finally {
-    await Promise.all([nadSource.stop(), namespaces?.stop()]);
+    await Promise.all([nadSource.stop(), namespaces?.stop(), dra.stop()]);
   }
 }

@@ -14,6 +14,8 @@ import { createNadSource, tryLoadKubeConfig, type NadSource } from '../nads/inde
 import { getObject, kubeconfigCredentials, kubeTransport, type KubeCredentials } from '../kube/index.js';
 import { DEFAULT_ADMISSION_CONFIG } from '../admission/types.js';
 import { wirePolicy, type PolicyWiring } from './serve-policy.js';
+import { ClusterDra } from '../dra/index.js';
+import type { BackgroundTask, DraSource } from '../server/index.js';
 
 const MiB = 1024 * 1024;
 export const DEFAULT_BODY_LIMIT = 4 * MiB;
@@ -55,6 +57,8 @@ Options:
   --no-pod-watch                 do not watch pods: uniqueness only among pods admitted in
                                  the last 45 s, no "NAD still in use" warnings
                                                                    NETATTACH_NO_POD_WATCH (false)
+  --no-dra                       do not watch DeviceClasses and ResourceClaimTemplates (clusters
+                                 without resource.k8s.io/v1; see docs/dra.md)
   --dev                          development: certificates in certs/ (generated when absent),
                                  example NADs when no cluster is reachable, 127.0.0.1
                                                                    NETATTACH_DEV
@@ -71,6 +75,8 @@ export interface ServeConfig {
   dev: boolean;
   /** Watch pods (cluster mode) for the uniqueness index and NAD usage. */
   podWatch: boolean;
+  /** Watch DeviceClasses and ResourceClaimTemplates (cluster mode). */
+  draWatch: boolean;
 }
 
 const STRING_OPTIONS = [
@@ -112,6 +118,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
       'resource-name-key': { type: 'string', multiple: true },
       podnetinfo: { type: 'boolean' },
       'no-pod-watch': { type: 'boolean' },
+      'no-dra': { type: 'boolean' },
       dev: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -152,6 +159,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
     dev,
     logLevel,
     podWatch: !(values['no-pod-watch'] ?? flagBool('no-pod-watch', env.NETATTACH_NO_POD_WATCH)),
+    draWatch: !(values['no-dra'] ?? flagBool('no-dra', env.NETATTACH_NO_DRA)),
     generateTlsIn: tlsDir !== undefined ? abs(tlsDir) : undefined,
     nadsDir: nads !== undefined ? abs(nads) : undefined,
     kubeconfig: kubeconfig !== undefined ? abs(kubeconfig) : undefined,
@@ -236,6 +244,21 @@ async function chooseNadSource(config: ServeConfig, root: string, logger: Logger
   throw new RangeError('no NAD source: no cluster configuration found (KUBECONFIG, ~/.kube/config, in-cluster); give --kubeconfig FILE or --nads DIR');
 }
 
+/**
+ * DeviceClasses and ResourceClaimTemplates. Not a readiness gate: until they are read, template
+ * checks only warn ("unchecked"), and the claims netattach adds depend on the NADs alone.
+ */
+function wireDra(kc: KubeCredentials, logger: Logger): { source: DraSource; task: BackgroundTask } {
+  const dra = new ClusterDra(kc, { logger });
+  const source: DraSource = {
+    classesFor: (r) => dra.classesFor(r),
+    template: (ns, name) => dra.template(ns, name),
+    templateNamespaces: (name) => dra.templateNamespaces(name),
+    lookup: (ns, name, ms) => dra.templates.lookup(ns, name, ms),
+  };
+  return { source, task: { name: 'DRA watch (DeviceClasses, ResourceClaimTemplates)', start: () => dra.start(), stop: () => dra.stop() } };
+}
+
 export interface Serving {
   server: WebhookServer;
   policy: PolicyWiring;
@@ -264,7 +287,9 @@ export async function startServe(argv: string[], io: CliIO): Promise<Serving | '
   logger.info(policy.summary, kubeConfig ? 'policies: cluster mode' : 'policies: offline mode');
   let server: WebhookServer;
   try {
-    server = await createServer(config.server, { nadSource, logger, ...policy.deps });
+    const dra = kubeConfig && config.draWatch ? wireDra(kubeConfig, logger) : undefined;
+    const background = dra ? [...policy.deps.background, dra.task] : policy.deps.background;
+    server = await createServer(config.server, { nadSource, logger, ...policy.deps, background, ...(dra ? { dra: dra.source } : {}) });
   } catch (err) {
     // The policy file is already watched: stop that so a failed start does not keep the process alive.
     await Promise.all(policy.deps.background.map((task) => task.stop()));

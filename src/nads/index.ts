@@ -1,10 +1,10 @@
 // Public face of src/nads: the NAD model, CNI config analysis, NAD validation and NAD sources.
 export type { Capability, CniSummary, Nad, NadLookup, NadSource } from './types.js';
-export { NODE_SELECTOR_ANNOTATION, RESOURCE_NAME_ANNOTATION, nadKey } from './types.js';
+export { CLAIM_TEMPLATE_ANNOTATION, NODE_SELECTOR_ANNOTATION, RESOURCE_NAME_ANNOTATION, nadKey } from './types.js';
 export { NAD_API_VERSION, NAD_GROUP, NAD_KIND, NAD_PLURAL, NAD_VERSION, isNadObject } from './object.js';
 export { nadFromObject, type NadFromObjectOptions } from './model.js';
 export { analyzeCniConfig, summarizeCniConfig, KNOWN_CNI_VERSIONS, KNOWN_CAPABILITIES, type CniAnalysis } from './cni.js';
-export { parseNodeSelector, parseResourceNames, resourceNamesFromAnnotations, type Parsed } from './annotations.js';
+export { parseClaimTemplate, parseNodeSelector, parseResourceNames, resourceNamesFromAnnotations, type Parsed } from './annotations.js';
 export { validateNadObject, type NadValidation, type ValidateNadOptions } from './validate.js';
 export { nadObjectsFromText, type ManifestParse } from './documents.js';
 export { silentLogger, type NadLogger, type NadSourceEvent, type NadSourceEventHandler } from './logger.js';

@@ -9,7 +9,7 @@ import { copyFile, mkdir, readFile, rename, symlink, writeFile } from 'node:fs/p
 import net from 'node:net';
 import path from 'node:path';
 import tls from 'node:tls';
-import { startCluster, type Cluster, type KubectlResult } from '../infra/cluster.js';
+import { startCluster, type Cluster, type ClusterOptions, type KubectlResult } from '../infra/cluster.js';
 import { applyWebhookConfigs, parseManifests, rewriteWebhookConfigs, toYaml, type WebhookConfig } from '../infra/webhook.js';
 import { MAIN, Netattach, REPO, plainEnv } from './netattach.js';
 import { macvlanConfig, namespace, nad } from './objects.js';
@@ -160,8 +160,8 @@ async function serviceAccountKubeconfig(cluster: Cluster, ns: string, name: stri
   return file;
 }
 
-export async function startE2e(log: (m: string) => void): Promise<E2e> {
-  const cluster = await startCluster({ log });
+export async function startE2e(log: (m: string) => void, clusterOptions: Omit<ClusterOptions, 'log'> = {}): Promise<E2e> {
+  const cluster = await startCluster({ log, ...clusterOptions });
   let netattach: Netattach | undefined;
   try {
     const work = path.join(cluster.workDir, 'netattach');
