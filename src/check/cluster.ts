@@ -37,6 +37,16 @@ const within = <T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> => {
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 };
 
+/** Resolves once both DRA lists answered 404: the cluster does not serve resource.k8s.io/v1. */
+async function noDraApi(dra: ClusterDra, done: () => boolean): Promise<'absent' | 'stopped'> {
+  const gone = (): boolean => dra.classes.lastFailure()?.statusCode === 404 && dra.templates.lastFailure()?.statusCode === 404;
+  while (!gone()) {
+    if (done()) return 'stopped';
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return 'absent';
+}
+
 export async function loadFromCluster(kc: KubeCredentials, options: { timeoutMs: number; resourceNameKeys?: readonly string[] }): Promise<ClusterLoad> {
   const server = kc.server;
   const nadErrors = errorRecorder();
@@ -55,11 +65,12 @@ export async function loadFromCluster(kc: KubeCredentials, options: { timeoutMs:
   }
   const draErrors = errorRecorder();
   const dra = new ClusterDra(kc, { logger: draErrors.logger, backoffMs: 200 });
+  let loaded = false;
   try {
     const [nadsSynced, nsSynced, draSynced] = await Promise.all([
       within(nadSource.start(), options.timeoutMs),
       namespaces ? within(namespaces.start(), options.timeoutMs) : Promise.resolve('timeout' as const),
-      within(dra.start(), options.timeoutMs),
+      within(Promise.race([dra.start(), noDraApi(dra, () => loaded)]), options.timeoutMs),
     ]);
     if (nadsSynced === 'timeout') {
       const why = nadErrors.last() ?? 'no answer';
@@ -72,13 +83,16 @@ export async function loadFromCluster(kc: KubeCredentials, options: { timeoutMs:
     } else {
       snapshot.namespaceProblem = `namespace labels not read from ${server} (${nsErrors.last() ?? 'no answer'}); policies see namespace names only`;
     }
-    if (draSynced !== 'timeout') {
+    if (draSynced === 'absent') {
+      snapshot.dra = { classes: [], templates: [] }; // a cluster without resource.k8s.io/v1: no DRA paths
+    } else if (draSynced !== 'timeout') {
       snapshot.dra = { classes: dra.classes.list(), templates: dra.templates.list() };
     } else {
       snapshot.draProblem = `DeviceClasses and ResourceClaimTemplates not read from ${server} (${draErrors.last() ?? 'no answer'}); DRA templates unchecked`;
     }
     return { ok: true, snapshot };
   } finally {
+    loaded = true;
     await Promise.all([nadSource.stop(), namespaces?.stop(), dra.stop()]);
   }
 }
