@@ -9,7 +9,7 @@
  *   npm run test:e2e            (builds, then runs this with tap; see docs/e2e.md)
  */
 import t from 'tap';
-import { startE2e, type E2e } from './lib/env.js';
+import { eventually, startE2e, type E2e } from './lib/env.js';
 import { NETWORKS, RESOURCE_NAME, macvlanConfig, namespace, nad, podSpec } from './lib/objects.js';
 
 type Obj = Record<string, unknown>;
@@ -50,15 +50,8 @@ t.teardown(async () => {
   await e?.stop();
 });
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(500);
-  }
-}
+// Scheduling and claim allocation take a few seconds on an idle machine; a loaded one gets room.
+const SCHEDULED_MS = 120_000;
 
 const getPod = (name: string): Promise<PodJson> => e.getJson<PodJson>(['pod', '-n', NS, name]);
 
@@ -96,7 +89,7 @@ async function boundDevices(name: string): Promise<{ pod: PodJson; devices: Arra
   const pod = await eventually(`pod ${name} bound to ${NODE}`, async () => {
     const p = await getPod(name);
     return p.spec.nodeName ? p : undefined;
-  });
+  }, SCHEDULED_MS);
   const claimNames = [
     ...(pod.status?.resourceClaimStatuses ?? []).map((s) => s.resourceClaimName).filter((n): n is string => !!n),
     ...(pod.spec.resourceClaims ?? []).map((c) => c.resourceClaimName).filter((n): n is string => !!n),
@@ -107,7 +100,7 @@ async function boundDevices(name: string): Promise<{ pod: PodJson; devices: Arra
     const c = await eventually(`claim ${claim} allocated`, async () => {
       const got = await e.getJson<{ status?: ClaimStatus }>(['resourceclaim', '-n', NS, claim]);
       return got.status?.allocation ? got : undefined;
-    });
+    }, SCHEDULED_MS);
     for (const r of c.status!.allocation!.devices?.results ?? []) {
       devices.push({ claim, device: r.device, attributes: sliceDevices.get(r.device) ?? {} });
     }

@@ -11,7 +11,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
-import { CANARY_NS, CERT_SANS, isWebhookConfig, kustomize, run, startE2e, type E2e } from './lib/env.js';
+import { CANARY_NS, CERT_SANS, eventually, isWebhookConfig, kustomize, run, startE2e, type E2e } from './lib/env.js';
 import { MAIN, REPO, httpGet } from './lib/netattach.js';
 import {
   NETWORKS, NODE_SELECTOR, RESOURCE_NAME, restricted, cronJob, deployment, ibConfig, macvlanConfig, namespace, nad, percentile, pod, policy, sriovConfig,
@@ -45,16 +45,6 @@ t.teardown(async () => {
   await e?.stop();
 });
 
-/** Polls `probe` until it returns a value (not undefined) or the time is up. */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(250);
-  }
-}
 
 async function getPod(ns: string, name: string): Promise<PodJson> {
   return e.getJson<PodJson>(['pod', '-n', ns, name]);
