@@ -68,8 +68,11 @@ function device(name: string, resourceName: string | undefined, pcieRoot: string
   return { name, attributes };
 }
 
+// `in` first: reading an attribute a device lacks is a CEL error, not false.
 const byResourceName = (resourceName: string): Obj => ({
-  cel: { expression: `device.driver == "${DRIVER}" && device.attributes["k8s.cni.cncf.io"].resourceName == "${resourceName}"` },
+  cel: {
+    expression: `device.driver == "${DRIVER}" && "resourceName" in device.attributes["k8s.cni.cncf.io"] && device.attributes["k8s.cni.cncf.io"].resourceName == "${resourceName}"`,
+  },
 });
 
 function podOf(name: string, networks: string, extra: { annotations?: Record<string, string>; resourceClaims?: Obj[]; claims?: Obj[] } = {}): Obj {
@@ -114,13 +117,11 @@ t.test('the node, the network DRA driver, classes, templates and NADs', async (t
   const status = { status: { capacity: { cpu: '8', memory: '16Gi', pods: '110' }, allocatable: { cpu: '8', memory: '16Gi', pods: '110' }, conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'e2e', lastHeartbeatTime: new Date().toISOString(), lastTransitionTime: new Date().toISOString() }] } };
   await e.cluster.kubectlOk(['patch', 'node', NODE, '--subresource=status', '--type=merge', '-p', JSON.stringify(status)]);
 
-  // The driver's ResourceSlice: four VFs of the claimed network, two of the extended one, one GPU
-  // on the PCIe root of VF 0.
+  // The driver's ResourceSlice: six VFs of the claimed network, two of the extended one, one GPU
+  // on the PCIe root of VF 0 only (the own-claim case runs first, so VF 0 is free then).
   const devices = [
     device('vf-claimed-0', CLAIMED, 'pci0000:00', { deviceID: '0000:3b:02.0' }),
-    device('vf-claimed-1', CLAIMED, 'pci0000:80', { deviceID: '0000:3b:02.1' }),
-    device('vf-claimed-2', CLAIMED, 'pci0000:80', { deviceID: '0000:3b:02.2' }),
-    device('vf-claimed-3', CLAIMED, 'pci0000:80', { deviceID: '0000:3b:02.3' }),
+    ...[1, 2, 3, 4, 5].map((i) => device(`vf-claimed-${i}`, CLAIMED, 'pci0000:80', { deviceID: `0000:3b:02.${i}` })),
     device('vf-extended-0', EXTENDED, 'pci0000:80', { deviceID: '0000:5e:02.0' }),
     device('vf-extended-1', EXTENDED, 'pci0000:80', { deviceID: '0000:5e:02.1' }),
     device('gpu-0', undefined, 'pci0000:00'),
@@ -138,7 +139,7 @@ t.test('the node, the network DRA driver, classes, templates and NADs', async (t
       apiVersion: 'resource.k8s.io/v1',
       kind: 'DeviceClass',
       metadata: { name: 'gpu' },
-      spec: { selectors: [{ cel: { expression: `device.driver == "${DRIVER}" && device.attributes["${DRIVER}"].kind == "gpu"` } }] },
+      spec: { selectors: [{ cel: { expression: `device.driver == "${DRIVER}" && "kind" in device.attributes["${DRIVER}"] && device.attributes["${DRIVER}"].kind == "gpu"` } }] },
     },
     namespace(NS),
     {
@@ -175,6 +176,24 @@ t.test('the node, the network DRA driver, classes, templates and NADs', async (t
   t.pass('node, ResourceSlice, DeviceClasses, templates and NADs created');
 });
 
+t.test('a pod with its own claim for the network gets none added', async (t) => {
+  await e.applyOk(
+    podOf('own-claim', 'claimed', {
+      annotations: { 'netattach.io/networkClaims': 'claimed=gpu-nic' },
+      resourceClaims: [{ name: 'gpu-nic', resourceClaimTemplateName: 'gpu-and-nic' }],
+      claims: [{ name: 'gpu-nic' }],
+    }),
+  );
+  const { pod, devices } = await boundDevices('own-claim');
+  t.same(pod.spec.resourceClaims, [{ name: 'gpu-nic', resourceClaimTemplateName: 'gpu-and-nic' }], 'only the claim the pod brought');
+  t.same(pod.spec.containers[0]!.resources?.claims, [{ name: 'gpu-nic' }]);
+  const nic = devices.filter((d) => d.attributes['k8s.cni.cncf.io/resourceName'] === CLAIMED);
+  t.equal(nic.length, 1, 'exactly one NIC: its own');
+  const gpu = devices.find((d) => d.device === 'gpu-0');
+  t.ok(gpu, 'and the GPU');
+  t.equal(nic[0]!.attributes['resource.kubernetes.io/pcieRoot'], gpu?.attributes['resource.kubernetes.io/pcieRoot'], 'on the same PCIe root');
+});
+
 t.test('explicit-claim path: one claim from the template per selection, allocated a device of the NAD resource', async (t) => {
   await e.applyOk(podOf('claimed-one', 'claimed'));
   const { pod, devices } = await boundDevices('claimed-one');
@@ -203,24 +222,6 @@ t.test('extended-resource path: the injected request is served by the DeviceClas
   t.ok(pod.status?.extendedResourceClaimStatus, 'the scheduler made a claim for the extended resource');
   t.equal(devices.length, 1);
   t.equal(devices[0]!.attributes['k8s.cni.cncf.io/resourceName'], EXTENDED, "the allocated device's resourceName is the NAD's");
-});
-
-t.test('a pod with its own claim for the network gets none added', async (t) => {
-  await e.applyOk(
-    podOf('own-claim', 'claimed', {
-      annotations: { 'netattach.io/networkClaims': 'claimed=gpu-nic' },
-      resourceClaims: [{ name: 'gpu-nic', resourceClaimTemplateName: 'gpu-and-nic' }],
-      claims: [{ name: 'gpu-nic' }],
-    }),
-  );
-  const { pod, devices } = await boundDevices('own-claim');
-  t.same(pod.spec.resourceClaims, [{ name: 'gpu-nic', resourceClaimTemplateName: 'gpu-and-nic' }], 'only the claim the pod brought');
-  t.same(pod.spec.containers[0]!.resources?.claims, [{ name: 'gpu-nic' }]);
-  const nic = devices.filter((d) => d.attributes['k8s.cni.cncf.io/resourceName'] === CLAIMED);
-  t.equal(nic.length, 1, 'exactly one NIC: its own');
-  const gpu = devices.find((d) => d.device === 'gpu-0');
-  t.ok(gpu, 'and the GPU');
-  t.equal(nic[0]!.attributes['resource.kubernetes.io/pcieRoot'], gpu?.attributes['resource.kubernetes.io/pcieRoot'], 'on the same PCIe root');
 });
 
 t.test('a namespace without the template: the pod is denied, naming template, namespace and the fix', async (t) => {
