@@ -35,13 +35,13 @@ export interface DevicePlan {
 }
 
 /** True when the pod needs the DRA planning at all: the fast path of every other pod skips it. */
-export function needsDevicePlan(pod: JsonObject | undefined, loc: PodLocation, attachments: readonly Attachment[]): boolean {
+export function needsDevicePlan(pod: JsonObject | undefined, attachments: readonly Attachment[]): boolean {
   for (const a of attachments) if (a.nad.claimTemplate !== undefined) return true;
-  return annotationsOf(pod, loc)?.[NETWORK_CLAIMS_ANNOTATION] !== undefined;
+  return annotationsOf(pod)?.[NETWORK_CLAIMS_ANNOTATION] !== undefined;
 }
 
-function annotationsOf(pod: JsonObject | undefined, loc: PodLocation): JsonObject | undefined {
-  void loc; // `pod` is already the pod (template) object at `loc`
+/** The annotations of `pod`, the pod (or template) object itself. */
+function annotationsOf(pod: JsonObject | undefined): JsonObject | undefined {
   const meta = pod?.['metadata'];
   const annotations = isObject(meta) ? meta['annotations'] : undefined;
   return isObject(annotations) ? annotations : undefined;
@@ -84,7 +84,7 @@ export function planDevices(pod: JsonObject | undefined, loc: PodLocation, attac
   const plan: DevicePlan = { extended: [], templates: new Map(), errors: [], warnings: [] };
   const covered = new Set<number>();
   const annotationPath = key(`${loc.metadataPath}.annotations`, NETWORK_CLAIMS_ANNOTATION);
-  const text = annotationsOf(pod, loc)?.[NETWORK_CLAIMS_ANNOTATION];
+  const text = annotationsOf(pod)?.[NETWORK_CLAIMS_ANNOTATION];
   if (text !== undefined) {
     if (typeof text !== 'string') plan.errors.push(invalid(annotationPath, text, 'must be a string'));
     else {

@@ -54,7 +54,7 @@ export function mutatePod(
   }
   const draft = new PodDraft(pod);
   // Pods without DRA networks (no template on their NADs, no own claims) skip this entirely.
-  const plan = needsDevicePlan(pod, POD_LOCATION, attachments) ? planDevices(pod, POD_LOCATION, attachments, dra.namespace) : undefined;
+  const plan = needsDevicePlan(pod, attachments) ? planDevices(pod, POD_LOCATION, attachments, dra.namespace) : undefined;
   const needed = neededResources(plan ? plan.extended : attachments);
   const injected = injectResources(draft, needed);
   const errors = [...injected.errors, ...mergeNodeSelector(draft, attachments)];

@@ -90,7 +90,7 @@ function judgeTemplateDevices(
     const lookup = context.nads(net.selection.namespace, net.selection.name);
     if (lookup.status === 'found') attachments.push({ net, nad: lookup.nad });
   }
-  if (!needsDevicePlan(template, location, attachments)) return;
+  if (!needsDevicePlan(template, attachments)) return;
   const plan = planDevices(template, location, attachments, namespace);
   if (warnOnly) verdict.warnField(...plan.errors);
   else verdict.addInvalid(...plan.errors);
