@@ -116,6 +116,9 @@ t.test('the node, the network DRA driver, classes, templates and NADs', async (t
   await e.applyOk({ apiVersion: 'v1', kind: 'Node', metadata: { name: NODE, labels: { 'kubernetes.io/hostname': NODE } } });
   const status = { status: { capacity: { cpu: '8', memory: '16Gi', pods: '110' }, allocatable: { cpu: '8', memory: '16Gi', pods: '110' }, conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'e2e', lastHeartbeatTime: new Date().toISOString(), lastTransitionTime: new Date().toISOString() }] } };
   await e.cluster.kubectlOk(['patch', 'node', NODE, '--subresource=status', '--type=merge', '-p', JSON.stringify(status)]);
+  // The apiserver's TaintNodesByCondition admission taints a new node not-ready; the node
+  // lifecycle controller (not run here) would lift it once the kubelet reports Ready.
+  await e.cluster.kubectlOk(['taint', 'node', NODE, 'node.kubernetes.io/not-ready:NoSchedule-']);
 
   // The driver's ResourceSlice: six VFs of the claimed network, two of the extended one, one GPU
   // on the PCIe root of VF 0 only (the own-claim case runs first, so VF 0 is free then).
