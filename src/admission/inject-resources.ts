@@ -36,7 +36,7 @@ export function injectResources(draft: PodDraft, needed: ReadonlyMap<string, num
     );
     return out;
   }
-  const target = targetContainer(pod, containers as JsonObject[], out);
+  const target = targetContainer(pod, containers as JsonObject[], out.warnings);
   const cPath = index(containersPath, target);
 
   const resources = (containers[target] as JsonObject)['resources'] ?? null;
@@ -107,13 +107,14 @@ export function amountIn(c: JsonObject, name: string): number {
   return most;
 }
 
-function targetContainer(pod: JsonObject, containers: JsonObject[], out: InjectResult): number {
+/** The container that gets the network's resources and claims: the default container, else the first. */
+export function targetContainer(pod: JsonObject, containers: JsonObject[], warnings: Note[]): number {
   const meta = pod['metadata'];
   const wanted = stringAt(isObject(meta) ? meta['annotations'] : undefined, DEFAULT_CONTAINER_ANNOTATION);
   if (wanted === undefined) return 0;
   const i = containers.findIndex((c) => c['name'] === wanted);
   if (i >= 0) return i;
-  out.warnings.push({
+  warnings.push({
     path: key('metadata.annotations', DEFAULT_CONTAINER_ANNOTATION),
     text: `no container "${wanted}"; resources go to the first one`,
   });

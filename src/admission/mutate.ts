@@ -8,9 +8,12 @@ import fastJsonPatch from 'fast-json-patch';
 import type { ParsedNetwork } from '../annotation/types.js';
 import type { FieldError } from '../field/index.js';
 import type { Nad, NadLookup } from '../nads/types.js';
+import type { DraView } from '../dra/types.js';
+import type { Finding } from '../policy/types.js';
+import { addTemplateClaims, checkTemplates, needsDevicePlan, planDevices, type Attachment } from './claims.js';
 import { injectResources } from './inject-resources.js';
 import { mergeNodeSelector } from './node-selector.js';
-import type { JsonObject } from './object.js';
+import { POD_LOCATION, type JsonObject } from './object.js';
 import { addPodNetInfo } from './podnetinfo.js';
 import { PodDraft } from './draft.js';
 import type { AdmissionConfig, JsonPatchOperation } from './types.js';
@@ -20,6 +23,14 @@ export interface MutationResult {
   patch: JsonPatchOperation[];
   errors: FieldError[];
   warnings: Note[];
+  /** Rules the pod breaks (a ResourceClaimTemplate its networks need is missing). */
+  findings: Finding[];
+}
+
+/** The pod's namespace and what netattach knows of DRA there, for the explicit-claim path. */
+export interface DraInput {
+  namespace: string;
+  view?: DraView;
 }
 
 /** Resource name -> count for the whole pod: one of each of the NAD's resources per selection. */
@@ -34,18 +45,34 @@ export function mutatePod(
   networks: readonly ParsedNetwork[],
   nads: (namespace: string, name: string) => NadLookup,
   config: AdmissionConfig,
+  dra: DraInput = { namespace: '' },
 ): MutationResult {
-  const attachments: Array<{ net: ParsedNetwork; nad: Nad }> = [];
+  const attachments: Attachment[] = [];
   for (const net of networks) {
     const lookup = nads(net.selection.namespace, net.selection.name);
     if (lookup.status === 'found') attachments.push({ net, nad: lookup.nad });
   }
   const draft = new PodDraft(pod);
-  const needed = neededResources(attachments);
+  // Pods without DRA networks (no template on their NADs, no own claims) skip this entirely.
+  const plan = needsDevicePlan(pod, attachments) ? planDevices(pod, POD_LOCATION, attachments, dra.namespace) : undefined;
+  const needed = neededResources(plan ? plan.extended : attachments);
   const injected = injectResources(draft, needed);
   const errors = [...injected.errors, ...mergeNodeSelector(draft, attachments)];
   const warnings = [...injected.warnings];
+  const findings: Finding[] = [];
+  if (plan) {
+    errors.push(...plan.errors);
+    warnings.push(...plan.warnings);
+    const templates = checkTemplates(plan, dra.namespace, dra.view, false);
+    findings.push(...templates.findings);
+    warnings.push(...templates.warnings);
+    if (errors.length === 0) {
+      const added = addTemplateClaims(draft, plan);
+      errors.push(...added.errors);
+      warnings.push(...added.warnings);
+    }
+  }
   if ((config.podNetInfo.enabled || config.podNetInfo.hugepages) && needed.size > 0) warnings.push(...addPodNetInfo(draft, config.podNetInfo));
-  const patch = errors.length > 0 || !draft.changed ? [] : (fastJsonPatch.compare(pod, draft.pod) as JsonPatchOperation[]);
-  return { patch, errors, warnings };
+  const patch = errors.length > 0 || findings.length > 0 || !draft.changed ? [] : (fastJsonPatch.compare(pod, draft.pod) as JsonPatchOperation[]);
+  return { patch, errors, warnings, findings };
 }

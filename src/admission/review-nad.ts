@@ -1,7 +1,8 @@
 // NetworkAttachmentDefinitions: validated on CREATE/UPDATE by src/nads; on DELETE a warning when
 // pods still use the NAD (they keep running; new ones that name it will be denied).
 import { required } from '../field/index.js';
-import { validateNadObject } from '../nads/index.js';
+import { devicePathOf } from '../dra/index.js';
+import { nadFromObject, validateNadObject } from '../nads/index.js';
 import { allow, Verdict } from './decision.js';
 import { isObject, objectAt, stringAt } from './object.js';
 import type { AdmissionContext, AdmissionRequest, Decision } from './types.js';
@@ -20,7 +21,19 @@ export function reviewNad(request: AdmissionRequest, context: AdmissionContext):
       ? { oldObject: request.oldObject }
       : {}),
   });
-  return verdict.addInvalid(...result.errors).warnField(...result.warnings).build();
+  verdict.addInvalid(...result.errors).warnField(...result.warnings);
+  if (result.errors.length === 0) warnDevicePath(request.object, context, verdict);
+  return verdict.build();
+}
+
+const NO_DRA = { classesFor: () => [], templateNamespaces: () => undefined };
+
+/** What is missing or ambiguous in the way the network's device is served (docs/dra.md). */
+function warnDevicePath(object: unknown, context: AdmissionContext, verdict: Verdict): void {
+  const nad = nadFromObject(object, { resourceNameKeys: context.config.resourceNameKeys });
+  if (nad.resourceNames.length === 0 && nad.claimTemplate === undefined) return;
+  // Without a path: kubectl shows one line of 120 characters, the message is what counts.
+  for (const text of devicePathOf(nad, context.dra ?? NO_DRA).problems) verdict.warnNote({ path: '', text });
 }
 
 function warnIfUsed(request: AdmissionRequest, context: AdmissionContext, verdict: Verdict): Verdict {

@@ -1,5 +1,7 @@
 // Pods and the pod templates of workloads.
 import { forbidden, required } from '../field/index.js';
+import type { ParsedNetwork } from '../annotation/types.js';
+import { checkTemplates, needsDevicePlan, planDevices, type Attachment } from './claims.js';
 import { allow, Verdict } from './decision.js';
 import { judgeNetworks } from './judge.js';
 import { mutatePod } from './mutate.js';
@@ -41,8 +43,9 @@ export function reviewPod(request: AdmissionRequest, context: AdmissionContext):
   const networks = resolvable(nets);
   if (request.operation === 'CREATE' && networks.length > 0) {
     // Computed for both endpoints so that /validate denies what /mutate would (conflicts, bad quantities).
-    const mutation = mutatePod(pod, networks, context.nads, context.config);
+    const mutation = mutatePod(pod, networks, context.nads, context.config, { namespace, ...(context.dra ? { view: context.dra } : {}) });
     verdict.addInvalid(...mutation.errors);
+    for (const f of mutation.findings) verdict.addFinding(f);
     if (context.endpoint === 'mutate') {
       verdict.warnNote(...mutation.warnings);
       verdict.patch = mutation.patch;
@@ -100,5 +103,28 @@ export function reviewTemplate(request: AdmissionRequest, context: AdmissionCont
     isObject(request.oldObject) &&
     changedAnnotations(podAt(request.oldObject, location), template).length === 0;
   judgeNetworks(verdict, nets, template, request, context, { template: true, namespace, warnOnly });
+  judgeTemplateDevices(verdict, template, location, resolvable(nets), context, namespace, warnOnly);
   return verdict.build();
+}
+
+/** The explicit-claim checks for a workload's template: its pods get the claims when they are created. */
+function judgeTemplateDevices(
+  verdict: Verdict,
+  template: JsonObject | undefined,
+  location: PodLocation,
+  networks: readonly ParsedNetwork[],
+  context: AdmissionContext,
+  namespace: string,
+  warnOnly: boolean,
+): void {
+  const attachments: Attachment[] = [];
+  for (const net of networks) {
+    const lookup = context.nads(net.selection.namespace, net.selection.name);
+    if (lookup.status === 'found') attachments.push({ net, nad: lookup.nad });
+  }
+  if (!needsDevicePlan(template, attachments)) return;
+  const plan = planDevices(template, location, attachments, namespace);
+  if (warnOnly) verdict.warnField(...plan.errors);
+  else verdict.addInvalid(...plan.errors);
+  verdict.warnNote(...plan.warnings, ...checkTemplates(plan, namespace, context.dra, true).warnings);
 }

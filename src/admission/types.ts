@@ -6,6 +6,7 @@ import type { Warning } from './warnings.js';
 import type { NadLookup } from '../nads/types.js';
 import { NO_EXTRA_READERS, type ExtraReaders } from '../nads/plugins.js';
 import { DEFAULT_SHARING_OWNERS } from '../policy/owner.js';
+import type { DraView } from '../dra/types.js';
 import type { Finding, PolicyEvaluator, AddressClaim } from '../policy/types.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
@@ -116,6 +117,11 @@ export interface AdmissionContext {
    * a NAD in use is allowed with a warning naming some of them.
    */
   podsUsingNad?: (namespace: string, name: string) => string[];
+  /**
+   * DeviceClasses and ResourceClaimTemplates, when the shell reads them (cluster mode): the
+   * explicit-claim path checks its templates, NAD reviews warn about ambiguous DeviceClasses.
+   */
+  dra?: DraView;
 }
 
 export interface AdmissionConfig {

@@ -5,12 +5,17 @@
 import { ClusterNadSource, type Nad, type NadLogger } from '../nads/index.js';
 import { ClusterNamespaceLabels, type PolicyLogger } from '../policy/index.js';
 import type { KubeCredentials } from '../kube/index.js';
+import { ClusterDra, type DeviceClassInfo } from '../dra/index.js';
 
 export interface ClusterSnapshot {
   nads: Nad[];
   namespaceLabels?: (namespace: string) => Record<string, string>;
   /** Why the namespace labels are missing, to show as a warning. */
   namespaceProblem?: string;
+  /** DeviceClasses and ResourceClaimTemplates (best effort, like namespace labels). */
+  dra?: { classes: DeviceClassInfo[]; templates: Array<{ namespace: string; name: string }> };
+  /** Why they are missing, to show as a warning. */
+  draProblem?: string;
 }
 
 export type ClusterLoad = { ok: true; snapshot: ClusterSnapshot } | { ok: false; error: string };
@@ -33,6 +38,16 @@ export const within = <T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> => 
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 };
 
+/** Resolves once both DRA lists answered 404: the cluster does not serve resource.k8s.io/v1. */
+async function noDraApi(dra: ClusterDra, done: () => boolean): Promise<'absent' | 'stopped'> {
+  const gone = (): boolean => dra.classes.lastFailure()?.statusCode === 404 && dra.templates.lastFailure()?.statusCode === 404;
+  while (!gone()) {
+    if (done()) return 'stopped';
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return 'absent';
+}
+
 export async function loadFromCluster(kc: KubeCredentials, options: { timeoutMs: number; resourceNameKeys?: readonly string[] }): Promise<ClusterLoad> {
   const server = kc.server;
   const nadErrors = errorRecorder();
@@ -49,10 +64,14 @@ export async function loadFromCluster(kc: KubeCredentials, options: { timeoutMs:
   } catch (e) {
     nsErrors.logger.warn({ err: e }, 'namespace labels unavailable');
   }
+  const draErrors = errorRecorder();
+  const dra = new ClusterDra(kc, { logger: draErrors.logger, backoffMs: 200 });
+  let loaded = false;
   try {
-    const [nadsSynced, nsSynced] = await Promise.all([
+    const [nadsSynced, nsSynced, draSynced] = await Promise.all([
       within(nadSource.start(), options.timeoutMs),
       namespaces ? within(namespaces.start(), options.timeoutMs) : Promise.resolve('timeout' as const),
+      within(Promise.race([dra.start(), noDraApi(dra, () => loaded)]), options.timeoutMs),
     ]);
     if (nadsSynced === 'timeout') {
       const why = nadErrors.last() ?? 'no answer';
@@ -65,8 +84,16 @@ export async function loadFromCluster(kc: KubeCredentials, options: { timeoutMs:
     } else {
       snapshot.namespaceProblem = `namespace labels not read from ${server} (${nsErrors.last() ?? 'no answer'}); policies see namespace names only`;
     }
+    if (draSynced === 'absent') {
+      snapshot.dra = { classes: [], templates: [] }; // a cluster without resource.k8s.io/v1: no DRA paths
+    } else if (draSynced !== 'timeout') {
+      snapshot.dra = { classes: dra.classes.list(), templates: dra.templates.list() };
+    } else {
+      snapshot.draProblem = `DeviceClasses and ResourceClaimTemplates not read from ${server} (${draErrors.last() ?? 'no answer'}); DRA templates unchecked`;
+    }
     return { ok: true, snapshot };
   } finally {
-    await Promise.all([nadSource.stop(), namespaces?.stop()]);
+    loaded = true;
+    await Promise.all([nadSource.stop(), namespaces?.stop(), dra.stop()]);
   }
 }

@@ -7,6 +7,7 @@ import { DEFAULT_ADMISSION_CONFIG, review, warningText, type AdmissionConfig, ty
 import type { FieldError } from '../field/index.js';
 import { isNadObject, nadFromObject, nadKey, type Nad, type NadLookup } from '../nads/index.js';
 import { AddressIndex, EMPTY_POLICY_SET, NAME_LABEL, PolicyEngine, type Finding, type PolicySet } from '../policy/index.js';
+import { StaticDraView, deviceClassInfo, type DeviceClassInfo, type DraView, type TemplateLookup } from '../dra/index.js';
 import { describeMutation } from './mutation.js';
 import { resourceOf } from './resource.js';
 import type { ManifestObject, ObjectResult, ReportedError } from './types.js';
@@ -29,6 +30,8 @@ export interface CheckOptions {
   config?: AdmissionConfig;
   /** Describe the mutating webhook's patch for each Pod. */
   mutate?: boolean;
+  /** DeviceClasses and ResourceClaimTemplates of the cluster (`--cluster`); without them a template not among the inputs is unchecked. */
+  dra?: { classes: readonly DeviceClassInfo[]; templates: ReadonlyArray<{ namespace: string; name: string }> };
 }
 
 type Json = Record<string, unknown>;
@@ -41,6 +44,7 @@ export function checkManifests(objects: readonly ManifestObject[], options: Chec
   const config = options.config ?? DEFAULT_ADMISSION_CONFIG;
   const nads = nadsOf(objects, options, defaultNamespace, config);
   const labels = namespaceLabelsOf(objects, options);
+  const dra = draOf(objects, options, defaultNamespace);
   // Reservations never lapse here: the inputs are one apply, not a stream over time.
   const index = new AddressIndex({ reservationTtlMs: Number.MAX_SAFE_INTEGER, now: () => 0 });
   const policy = new PolicyEngine({ policies: options.policies ?? EMPTY_POLICY_SET, index });
@@ -86,7 +90,7 @@ export function checkManifests(objects: readonly ManifestObject[], options: Chec
       dryRun: true,
     };
     // The mutating endpoint checks everything the validating one does and adds the patch.
-    const decision = review(request, { endpoint: isPod ? 'mutate' : 'validate', nads: lookup, namespaceLabels: nsLabels, policy, config });
+    const decision = review(request, { endpoint: isPod ? 'mutate' : 'validate', nads: lookup, namespaceLabels: nsLabels, policy, config, dra });
     // What admission would hold after this Pod is created: later Pods in the inputs see it.
     if (isPod && decision.allowed) index.reserve(decision.claims);
     return {
@@ -119,6 +123,31 @@ function nadsOf(objects: readonly ManifestObject[], options: CheckOptions, defau
     if (nad.name !== '') out.set(nadKey(nad.namespace, nad.name), nad);
   }
   return out;
+}
+
+/**
+ * DeviceClasses and ResourceClaimTemplates: the cluster's (`--cluster`) and the inputs' own. Offline,
+ * a template that is not among the inputs is "unchecked", not missing: the cluster may hold it.
+ */
+function draOf(objects: readonly ManifestObject[], options: CheckOptions, defaultNamespace: string): DraView {
+  const view = new StaticDraView(options.dra?.classes ?? [], options.dra?.templates ?? []);
+  for (const { object } of objects) {
+    if (!isObject(object) || object['apiVersion'] !== 'resource.k8s.io/v1') continue;
+    const meta = metadataOf(object);
+    if (object['kind'] === 'DeviceClass') {
+      const info = deviceClassInfo(object);
+      if (info) view.addClass(info);
+    } else if (object['kind'] === 'ResourceClaimTemplate' && str(meta['name'])) {
+      view.addTemplate(str(meta['namespace']) ?? defaultNamespace, str(meta['name'])!);
+    }
+  }
+  if (options.dra) return view;
+  return {
+    classesFor: (resource) => view.classesFor(resource),
+    template: (namespace, name): TemplateLookup =>
+      view.template(namespace, name).status === 'found' ? { status: 'found' } : { status: 'unavailable', reason: 'not among the inputs, and the cluster was not read (--cluster)' },
+    templateNamespaces: () => undefined,
+  };
 }
 
 function namespaceLabelsOf(objects: readonly ManifestObject[], options: CheckOptions): (namespace: string) => Record<string, string> {

@@ -27,6 +27,13 @@ export function renderText(report: CheckReport, options: TextOptions = {}): stri
     out.push(`${where(r.file, r.line)}: ${objectLabel(r)}\n`);
     out.push(...(lines.length > 0 ? lines : ['  ok']).map((l) => `${l}\n`));
   }
+  if (report.networks && report.networks.length > 0) {
+    out.push('networks (how each device is served):\n');
+    for (const n of report.networks) {
+      out.push(`  ${n.namespace}/${n.name}: ${n.summary}\n`);
+      for (const p of n.problems) out.push(`    missing: ${p}\n`);
+    }
+  }
   out.push(`${summaryLine(report)}\n`);
   return out.join('');
 }

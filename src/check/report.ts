@@ -1,11 +1,11 @@
 // The report of a run: results in input order, read errors, counts, and the exit code they mean.
-import type { CheckReport, CheckSummary, ObjectResult, ReadError } from './types.js';
+import type { CheckReport, CheckSummary, NetworkPathResult, ObjectResult, ReadError } from './types.js';
 
 export const EXIT_CLEAN = 0;
 export const EXIT_DENIED = 1;
 export const EXIT_READ_ERROR = 2;
 
-export function buildReport(results: ObjectResult[], readErrors: ReadError[]): CheckReport {
+export function buildReport(results: ObjectResult[], readErrors: ReadError[], networks?: NetworkPathResult[]): CheckReport {
   const summary: CheckSummary = {
     objects: results.length,
     denied: results.filter((r) => !r.allowed).length,
@@ -14,7 +14,7 @@ export function buildReport(results: ObjectResult[], readErrors: ReadError[]): C
     skipped: results.filter((r) => r.skipped !== undefined).length,
     readErrors: readErrors.length,
   };
-  return { results, readErrors, summary };
+  return { results, readErrors, summary, ...(networks ? { networks } : {}) };
 }
 
 /** 2 when an input could not be read (the check is incomplete), else 1 when anything would be denied. */

@@ -74,8 +74,19 @@ export interface CheckSummary {
   readErrors: number;
 }
 
+/** How a network's device is served (`--cluster`): device plugin, DeviceClass (DRA), or explicit claims. */
+export interface NetworkPathResult {
+  namespace: string;
+  name: string;
+  path: string;
+  summary: string;
+  problems: string[];
+}
+
 export interface CheckReport {
   results: ObjectResult[];
   readErrors: ReadError[];
   summary: CheckSummary;
+  /** `--cluster` only: every NAD with a device, and which way it is served. */
+  networks?: NetworkPathResult[];
 }

@@ -12,7 +12,9 @@ import {
   type CheckOptions,
   type ReadError,
 } from '../check/index.js';
-import { parsePluginReads, tryLoadKubeConfig } from '../nads/index.js';
+import { devicePathOf, StaticDraView } from '../dra/index.js';
+import type { NetworkPathResult } from '../check/types.js';
+import { isNadObject, parsePluginReads, tryLoadKubeConfig, type Nad } from '../nads/index.js';
 import { loadNadFiles, loadPolicyFiles } from './rule-inputs.js';
 import { DEFAULT_ADMISSION_CONFIG, type UserInfo } from '../admission/index.js';
 import { EXIT_USAGE, parseCommandLine, readAll, type CliIO } from './io.js';
@@ -27,8 +29,9 @@ webhook would give when the manifests are applied.
                          recursively for .yaml, .yml and .json files), or '-' for stdin
       --nads PATH        NADs from these files or directories (repeatable), besides the
                          NADs among the checked manifests, which always count as present
-      --cluster          NADs (and namespace labels) from the cluster of the current
-                         kubeconfig, read once, read-only
+      --cluster          NADs (and namespace labels, DeviceClasses, ResourceClaimTemplates)
+                         from the cluster of the current kubeconfig, read once, read-only;
+                         lists how each network's device is served (docs/dra.md)
       --timeout SECONDS  how long --cluster waits for the cluster (default 10)
       --policy FILE      NetworkAttachmentPolicy documents to apply (repeatable)
   -n, --namespace NS     namespace of objects that name none (default "default")
@@ -113,6 +116,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     options.nads = nads;
   }
 
+  let networks: NetworkPathResult[] | undefined;
   if (values.cluster) {
     const kc = await tryLoadKubeConfig({ env: io.env });
     if (!kc) return fail(io, '--cluster: no kubeconfig found ($KUBECONFIG, ~/.kube/config, or in-cluster)');
@@ -121,10 +125,20 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     options.nads = loaded.snapshot.nads;
     if (loaded.snapshot.namespaceLabels) options.namespaceLabels = loaded.snapshot.namespaceLabels;
     if (loaded.snapshot.namespaceProblem) io.stderr(`netattach check: warning: ${loaded.snapshot.namespaceProblem}\n`);
+    if (loaded.snapshot.dra) options.dra = loaded.snapshot.dra;
+    if (loaded.snapshot.draProblem) io.stderr(`netattach check: warning: ${loaded.snapshot.draProblem}\n`);
+    const view = new StaticDraView(loaded.snapshot.dra?.classes ?? [], loaded.snapshot.dra?.templates ?? []);
+    const templatesKnown = loaded.snapshot.dra !== undefined;
+    networks = loaded.snapshot.nads
+      .filter((nad) => nad.resourceNames.length > 0 || nad.claimTemplate !== undefined)
+      .map((nad) => {
+        const p = devicePathOf(nad, { classesFor: (r) => view.classesFor(r), templateNamespaces: (t) => (templatesKnown ? view.templateNamespaces(t) : undefined) });
+        return { namespace: nad.namespace, name: nad.name, path: p.path, summary: p.summary, problems: p.problems };
+      });
   }
 
   const manifests = await loadManifests(positionals, () => readAll(io.stdin));
-  const report = buildReport(checkManifests(manifests.objects, options), manifests.errors);
+  const report = buildReport(checkManifests(manifests.objects, options), manifests.errors, networks);
   reportReadErrors(io, manifests.errors);
   io.stdout(output === 'json' ? renderJson(report) : renderText(report, { verbose: values.verbose === true }));
   return exitCodeOf(report);

@@ -16,6 +16,8 @@ import { DEFAULT_ADMISSION_CONFIG } from '../admission/types.js';
 import { parseSharingOwners } from '../policy/owner.js';
 import { ENFORCEMENT_MODES, type Enforcement } from '../admission/observe.js';
 import { wirePolicy, type PolicyWiring } from './serve-policy.js';
+import { ClusterDra } from '../dra/index.js';
+import type { BackgroundTask, DraSource } from '../server/index.js';
 
 const MiB = 1024 * 1024;
 export const DEFAULT_BODY_LIMIT = 4 * MiB;
@@ -85,6 +87,8 @@ Options:
                                                                    NETATTACH_NO_AUDIT (false)
   --audit-rate N                 live pods judged per second at most by the audit
                                                                    NETATTACH_AUDIT_RATE (1000)
+  --no-dra                       do not watch DeviceClasses and ResourceClaimTemplates (clusters
+                                 without resource.k8s.io/v1; see docs/dra.md)
   --dev                          development: certificates in certs/ (generated when absent),
                                  example NADs when no cluster is reachable, 127.0.0.1
                                                                    NETATTACH_DEV
@@ -107,6 +111,8 @@ export interface ServeConfig {
   claimPendingMs: number;
   /** Background audit of live pods (cluster mode, with the pod watch). */
   audit: { enabled: boolean; podsPerSecond: number };
+  /** Watch DeviceClasses and ResourceClaimTemplates (cluster mode). */
+  draWatch: boolean;
 }
 
 const STRING_OPTIONS = [
@@ -154,6 +160,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
       'no-pod-watch': { type: 'boolean' },
       'no-address-claims': { type: 'boolean' },
       'no-audit': { type: 'boolean' },
+      'no-dra': { type: 'boolean' },
       dev: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -213,6 +220,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
     ...(claimsNamespace !== undefined ? { claimsNamespace } : {}),
     claimPendingMs,
     audit: { enabled: !(values['no-audit'] ?? flagBool('no-audit', env.NETATTACH_NO_AUDIT)), podsPerSecond },
+    draWatch: !(values['no-dra'] ?? flagBool('no-dra', env.NETATTACH_NO_DRA)),
     generateTlsIn: tlsDir !== undefined ? abs(tlsDir) : undefined,
     nadsDir: nads !== undefined ? abs(nads) : undefined,
     kubeconfig: kubeconfig !== undefined ? abs(kubeconfig) : undefined,
@@ -314,6 +322,21 @@ async function chooseNadSource(config: ServeConfig, root: string, logger: Logger
   throw new RangeError('no NAD source: no cluster configuration found (KUBECONFIG, ~/.kube/config, in-cluster); give --kubeconfig FILE or --nads DIR');
 }
 
+/**
+ * DeviceClasses and ResourceClaimTemplates. Not a readiness gate: until they are read, template
+ * checks only warn ("unchecked"), and the claims netattach adds depend on the NADs alone.
+ */
+function wireDra(kc: KubeCredentials, logger: Logger): { source: DraSource; task: BackgroundTask } {
+  const dra = new ClusterDra(kc, { logger });
+  const source: DraSource = {
+    classesFor: (r) => dra.classesFor(r),
+    template: (ns, name) => dra.template(ns, name),
+    templateNamespaces: (name) => dra.templateNamespaces(name),
+    lookup: (ns, name, ms) => dra.templates.lookup(ns, name, ms),
+  };
+  return { source, task: { name: 'DRA watch (DeviceClasses, ResourceClaimTemplates)', start: () => dra.start(), stop: () => dra.stop() } };
+}
+
 export interface Serving {
   server: WebhookServer;
   policy: PolicyWiring;
@@ -347,7 +370,9 @@ export async function startServe(argv: string[], io: CliIO): Promise<Serving | '
   logger.info(policy.summary, kubeConfig ? 'policies: cluster mode' : 'policies: offline mode');
   let server: WebhookServer;
   try {
-    server = await createServer(config.server, { nadSource, logger, ...policy.deps });
+    const dra = kubeConfig && config.draWatch ? wireDra(kubeConfig, logger) : undefined;
+    const background = dra ? [...policy.deps.background, dra.task] : policy.deps.background;
+    server = await createServer(config.server, { nadSource, logger, ...policy.deps, background, ...(dra ? { dra: dra.source } : {}) });
   } catch (err) {
     // The policy file is already watched: stop that so a failed start does not keep the process alive.
     await Promise.all(policy.deps.background.map((task) => task.stop()));

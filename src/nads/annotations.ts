@@ -2,8 +2,8 @@
 // Parsers return the value they could make out plus field errors, so the cache (which keeps
 // what it can) and the NAD validator (which denies) share one reading of the syntax.
 import { duplicate, invalid, key, type FieldError } from '../field/index.js';
-import { extendedResourceName, labelValue, qualifiedName } from './names.js';
-import { NODE_SELECTOR_ANNOTATION, RESOURCE_NAME_ANNOTATION } from './types.js';
+import { dns1123Subdomain, extendedResourceName, labelValue, qualifiedName } from './names.js';
+import { CLAIM_TEMPLATE_ANNOTATION, NODE_SELECTOR_ANNOTATION, RESOURCE_NAME_ANNOTATION } from './types.js';
 
 export interface Parsed<T> {
   value: T;
@@ -127,4 +127,15 @@ export function parseNodeSelector(text: string, annotationKey = NODE_SELECTOR_AN
     value[labelKey] = labelVal;
   }
   return { value, errors: errors.done(path) };
+}
+
+/** The ResourceClaimTemplate name of the explicit-claim path: one object name (a DNS subdomain). */
+export function parseClaimTemplate(text: unknown): Parsed<string | undefined> {
+  const path = annotationPath(CLAIM_TEMPLATE_ANNOTATION);
+  if (text === undefined) return { value: undefined, errors: [] };
+  if (typeof text !== 'string') return { value: undefined, errors: [invalid(path, text, 'must be a string')] };
+  const name = text.trim();
+  const reasons = name === '' ? ['must name a ResourceClaimTemplate'] : dns1123Subdomain(name);
+  if (reasons.length > 0) return { value: undefined, errors: [invalid(path, text, `not a valid ResourceClaimTemplate name: ${reasons.join('; ')}`)] };
+  return { value: name, errors: [] };
 }

@@ -2,11 +2,11 @@
 export type { Capability, CniSummary, IpamSummary, IpRange, Nad, NadLookup, NadSource, PluginSummary } from './types.js';
 export { PLUGIN_FACTS, IPAM_FACTS, NO_EXTRA_READERS, parsePluginReads, type ArgsCniKey, type ExtraReaders, type IpamFacts, type PluginFacts, type Requested } from './plugins.js';
 export { argsReachOf, ipamsOf, reachOf, type IpamUse, type Reach } from './reach.js';
-export { NODE_SELECTOR_ANNOTATION, RESOURCE_NAME_ANNOTATION, nadKey } from './types.js';
+export { CLAIM_TEMPLATE_ANNOTATION, NODE_SELECTOR_ANNOTATION, RESOURCE_NAME_ANNOTATION, nadKey } from './types.js';
 export { NAD_API_VERSION, NAD_GROUP, NAD_KIND, NAD_PLURAL, NAD_VERSION, isNadObject } from './object.js';
 export { nadFromObject, type NadFromObjectOptions } from './model.js';
 export { analyzeCniConfig, summarizeCniConfig, KNOWN_CNI_VERSIONS, KNOWN_CAPABILITIES, type CniAnalysis } from './cni.js';
-export { parseNodeSelector, parseResourceNames, resourceNamesFromAnnotations, type Parsed } from './annotations.js';
+export { parseClaimTemplate, parseNodeSelector, parseResourceNames, resourceNamesFromAnnotations, type Parsed } from './annotations.js';
 export { validateNadObject, type NadValidation, type ValidateNadOptions } from './validate.js';
 export { nadObjectsFromText, type ManifestParse } from './documents.js';
 export { silentLogger, type NadLogger, type NadSourceEvent, type NadSourceEventHandler } from './logger.js';

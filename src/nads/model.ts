@@ -1,11 +1,11 @@
 // From a NAD object to the cache entry admission reads. Never throws: whatever cannot be read
 // is left out and named in `problems`, so one bad NAD cannot break a list or a watch.
 import { renderError, type FieldError } from '../field/index.js';
-import { parseNodeSelector, resourceNamesFromAnnotations } from './annotations.js';
+import { parseClaimTemplate, parseNodeSelector, resourceNamesFromAnnotations } from './annotations.js';
 import { analyzeCniConfig } from './cni.js';
 import { EMPTY_LIST, EMPTY_SELECTOR, detach, internList, internString, internSummary } from './intern.js';
 import { NAD_API_VERSION, NAD_KIND, isObject, metadataOf } from './object.js';
-import { NODE_SELECTOR_ANNOTATION, RESOURCE_NAME_ANNOTATION, type Nad } from './types.js';
+import { CLAIM_TEMPLATE_ANNOTATION, NODE_SELECTOR_ANNOTATION, RESOURCE_NAME_ANNOTATION, type Nad } from './types.js';
 
 export interface NadFromObjectOptions {
   /** Annotation keys read for resource names (AdmissionConfig.resourceNameKeys); the standard one by default. */
@@ -56,6 +56,10 @@ export function nadFromObject(obj: unknown, options: NadFromObjectOptions = {}):
   } else if (selectorText !== undefined) {
     problems.push(`metadata.annotations[${NODE_SELECTOR_ANNOTATION}]: must be a string`);
   }
+
+  const claimTemplate = parseClaimTemplate(annotations?.[CLAIM_TEMPLATE_ANNOTATION]);
+  if (claimTemplate.value !== undefined) nad.claimTemplate = internString(claimTemplate.value);
+  problems.push(...claimTemplate.errors.map(renderError));
 
   const spec = source.spec;
   const config = isObject(spec) ? spec.config : undefined;

@@ -3,6 +3,11 @@
 
 export const RESOURCE_NAME_ANNOTATION = 'k8s.v1.cni.cncf.io/resourceName';
 export const NODE_SELECTOR_ANNOTATION = 'k8s.v1.cni.cncf.io/nodeSelector';
+/**
+ * netattach's own NAD annotation: the ResourceClaimTemplate (looked up in the pod's namespace)
+ * that serves this network's device through an explicit DRA claim instead of extended resources.
+ */
+export const CLAIM_TEMPLATE_ANNOTATION = 'netattach.io/resourceClaimTemplate';
 
 /** Runtime-config keys a selection can request, and the CNI capability each needs. */
 export type Capability = 'ips' | 'mac' | 'infinibandGUID' | 'portMappings' | 'bandwidth';
@@ -51,6 +56,8 @@ export interface Nad {
   resourceNames: string[];
   /** Parsed from the nodeSelector annotation (`k=v` or `k`, comma-separated). */
   nodeSelector: Record<string, string>;
+  /** The ResourceClaimTemplate of the explicit-claim DRA path (CLAIM_TEMPLATE_ANNOTATION), if any. */
+  claimTemplate?: string;
   /**
    * Summary of `spec.config`; `undefined` when the config is empty (read from the node,
    * so its capabilities are unknown and not checked) or unparseable.

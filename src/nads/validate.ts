@@ -2,11 +2,11 @@
 // webhook and `netattach check`). Pure: the object in, field errors and warnings out.
 import { child, invalid, key, renderError, required, unsupported, type FieldError } from '../field/index.js';
 import type { Operation } from '../admission/types.js';
-import { parseNodeSelector, resourceNamesFromAnnotations } from './annotations.js';
+import { parseClaimTemplate, parseNodeSelector, resourceNamesFromAnnotations } from './annotations.js';
 import { analyzeCniConfig } from './cni.js';
 import { dns1123Label } from './names.js';
 import { NAD_API_VERSION, NAD_KIND, isObject, metadataOf } from './object.js';
-import { NODE_SELECTOR_ANNOTATION, RESOURCE_NAME_ANNOTATION } from './types.js';
+import { CLAIM_TEMPLATE_ANNOTATION, NODE_SELECTOR_ANNOTATION, RESOURCE_NAME_ANNOTATION } from './types.js';
 
 export interface NadValidation {
   errors: FieldError[];
@@ -120,6 +120,7 @@ function checkAnnotations(meta: Record<string, unknown>, annotationsPath: string
   // Errors carry `metadata.annotations[...]` paths; re-root them under this object's path.
   const reroot = (e: FieldError): FieldError => ({ ...e, path: e.path.replace(/^metadata\.annotations/, annotationsPath) });
   for (const e of resourceNamesFromAnnotations(annotations, resourceNameKeys).errors) errors.push(reroot(e));
+  for (const e of parseClaimTemplate(annotations[CLAIM_TEMPLATE_ANNOTATION]).errors) errors.push(reroot(e));
   const selector = annotations[NODE_SELECTOR_ANNOTATION];
   if (selector === undefined) return;
   if (typeof selector !== 'string') errors.push(invalid(key(annotationsPath, NODE_SELECTOR_ANNOTATION), selector, 'must be a string'));

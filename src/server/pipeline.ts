@@ -15,6 +15,7 @@ import { nadKey, type NadLookup, type NadSource } from '../nads/types.js';
 import type { AddressReservations, PolicyEvaluator } from '../policy/types.js';
 import type { AddressArbiter, ClaimOutcome } from '../policy/index.js';
 import { settleClaims } from './arbitrate.js';
+import type { DraView, TemplateLookup } from '../dra/types.js';
 import { renderError } from '../field/index.js';
 import { warningText } from '../admission/warnings.js';
 import { observed, type Enforcement } from '../admission/observe.js';
@@ -31,10 +32,47 @@ export interface PipelineDeps {
   config: AdmissionConfig;
   namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
   podsUsingNad?: (namespace: string, name: string) => string[];
+  /** DeviceClasses and ResourceClaimTemplates (cluster mode); `lookup` reads a template the cache lacks. */
+  dra?: DraSource;
   logger: Logger;
   metrics: ServerMetrics;
   /** observe: nothing is denied; would-be denials are admitted with warnings, logged and counted. */
   enforcement?: Enforcement;
+}
+
+export interface DraSource extends DraView {
+  lookup?(namespace: string, name: string, timeoutMs: number): Promise<TemplateLookup>;
+}
+
+type Templates = ReadonlyMap<string, TemplateLookup>;
+const NO_TEMPLATES: Templates = new Map();
+
+/**
+ * ResourceClaimTemplates a Pod CREATE draws claims from that the cache does not hold (created a
+ * moment ago?): read before the review. Empty for every pod without explicit-claim networks.
+ */
+function templatesToRead(request: AdmissionRequest, resolved: ReadonlyMap<string, NadLookup>, deps: PipelineDeps): Array<{ namespace: string; name: string }> {
+  const dra = deps.dra;
+  if (!dra?.lookup || !request.namespace || !isPodCreate(request)) return [];
+  let out: Array<{ namespace: string; name: string }> | undefined;
+  for (const lookup of resolved.values()) {
+    const name = lookup.status === 'found' ? lookup.nad.claimTemplate : undefined;
+    if (name === undefined || dra.template(request.namespace, name).status === 'found') continue;
+    (out ??= []).push({ namespace: request.namespace, name });
+  }
+  return out ?? [];
+}
+
+async function readTemplates(refs: ReadonlyArray<{ namespace: string; name: string }>, budgetMs: number | (() => number), deps: PipelineDeps): Promise<Templates> {
+  const ms = Math.max(1, typeof budgetMs === 'function' ? budgetMs() : budgetMs);
+  const out = new Map<string, TemplateLookup>();
+  await Promise.all(
+    refs.map(async (r) => {
+      const found = await deps.dra!.lookup!(r.namespace, r.name, ms).catch((err: unknown): TemplateLookup => ({ status: 'unavailable', reason: message(err) }));
+      out.set(nadKey(r.namespace, r.name), found);
+    }),
+  );
+  return out;
 }
 
 export type PipelineResult = { status: 200; review: AdmissionReview } | { status: 400; error: string };
@@ -167,13 +205,24 @@ export function handleReview(body: unknown, endpoint: Endpoint, budgetMs: number
     return finish(deps, request, apiVersion, endpoint, started, failed(deps, request, apiVersion, endpoint, err));
   }
   const done = (answer: Answer): PipelineResult => finish(deps, request, apiVersion, endpoint, started, answer);
+  const fail = (err: unknown): PipelineResult => done(failed(deps, request, apiVersion, endpoint, err));
   if (cached) {
-    const answer = decide(deps, request, apiVersion, endpoint, cached);
-    return answer instanceof Promise ? answer.then(done) : done(answer);
+    const toRead = templatesToRead(request, cached, deps);
+    if (toRead.length === 0) {
+      const answer = decide(deps, request, apiVersion, endpoint, cached, NO_TEMPLATES);
+      return answer instanceof Promise ? answer.then(done, fail) : done(answer);
+    }
+    return readTemplates(toRead, budgetMs, deps)
+      .then((templates) => decide(deps, request, apiVersion, endpoint, cached, templates))
+      .then(done, fail);
   }
   return resolveNads(unique, typeof budgetMs === 'function' ? budgetMs() : budgetMs, deps)
-    .then((resolved) => decide(deps, request, apiVersion, endpoint, resolved))
-    .then(done, (err: unknown) => done(failed(deps, request, apiVersion, endpoint, err)));
+    .then(async (resolved) => {
+      const toRead = templatesToRead(request, resolved, deps);
+      const templates = toRead.length === 0 ? NO_TEMPLATES : await readTemplates(toRead, budgetMs, deps);
+      return decide(deps, request, apiVersion, endpoint, resolved, templates);
+    })
+    .then(done, fail);
 }
 
 /** `wouldDeny`: in observe mode, the denial that was turned into an admission. */
@@ -212,8 +261,16 @@ function logUnavailable(deps: PipelineDeps, request: AdmissionRequest, endpoint:
 }
 
 /** Review, reservation and response: no await from here to the reservation, so two racing requests cannot both win an address. */
-function decide(deps: PipelineDeps, request: AdmissionRequest, apiVersion: AdmissionApiVersion, endpoint: Endpoint, resolved: ReadonlyMap<string, NadLookup>): Answer | Promise<Answer> {
+function decide(
+  deps: PipelineDeps,
+  request: AdmissionRequest,
+  apiVersion: AdmissionApiVersion,
+  endpoint: Endpoint,
+  resolved: ReadonlyMap<string, NadLookup>,
+  templates: Templates,
+): Answer | Promise<Answer> {
   try {
+    const dra = deps.dra;
     // Where the claim arbitrates (the validating call of a Pod CREATE), pods being admitted do not
     // decide: only live pods (certain conflicts) and the claim do. Two replicas' reservations
     // could otherwise deny both racers, and none would be created.
@@ -230,6 +287,7 @@ function decide(deps: PipelineDeps, request: AdmissionRequest, apiVersion: Admis
       policy: byClaim ? { evaluate: (input) => deps.policy.evaluate(input, { pendingHolders: false }) } : deps.policy,
       config: deps.config,
       ...(deps.podsUsingNad ? { podsUsingNad: deps.podsUsingNad } : {}),
+      ...(dra ? { dra: templates.size === 0 ? dra : withTemplates(dra, templates) } : {}),
     });
     const observing = deps.enforcement === 'observe' && !judged.allowed;
     const decision = observing ? observed(judged) : judged;
@@ -246,6 +304,13 @@ function decide(deps: PipelineDeps, request: AdmissionRequest, apiVersion: Admis
     return failed(deps, request, apiVersion, endpoint, err);
   }
 }
+
+/** The DRA view with the templates read for this request in front of the cache. */
+const withTemplates = (dra: DraView, templates: Templates): DraView => ({
+  classesFor: (resource) => dra.classesFor(resource),
+  template: (namespace, name) => templates.get(nadKey(namespace, name)) ?? dra.template(namespace, name),
+  templateNamespaces: (name) => dra.templateNamespaces?.(name),
+});
 
 /** netattach itself failed: logged, counted, and answered with a 500 denial. */
 function failed(deps: PipelineDeps, request: AdmissionRequest, apiVersion: AdmissionApiVersion, endpoint: Endpoint, err: unknown): Answer {

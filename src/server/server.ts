@@ -67,6 +67,7 @@ export async function createServer(options: ServerOptions, deps: ServerDeps): Pr
     config: options.admission,
     namespaceLabels: deps.namespaceLabels,
     podsUsingNad: deps.podsUsingNad,
+    ...(deps.dra ? { dra: deps.dra } : {}),
     logger,
     metrics,
     enforcement: options.enforcement ?? 'enforce',

@@ -16,6 +16,7 @@ import type { NadSource } from '../nads/types.js';
 import type { Enforcement } from '../admission/observe.js';
 import type { AddressReservations, PolicyEvaluator } from '../policy/types.js';
 import type { AddressArbiter } from '../policy/claim-store.js';
+import type { DraSource } from './pipeline.js';
 
 /** The public face of src/admission, as the pipeline uses it. */
 export interface AdmissionCore {
@@ -100,6 +101,8 @@ export interface ServerDeps {
   readiness?: Record<string, ReadinessCheck>;
   /** Pods (`namespace/name`) using a NAD, when a pod watch keeps them (NAD DELETE warnings). */
   podsUsingNad?: (namespace: string, name: string) => string[];
+  /** DeviceClasses and ResourceClaimTemplates, when watched (cluster mode; docs/dra.md). */
+  dra?: DraSource;
   /** Watches and timers whose lifecycle follows the server's. */
   background?: BackgroundTask[];
   /** The registry for /metrics, when the wiring registered metrics of its own first. */

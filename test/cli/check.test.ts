@@ -240,6 +240,49 @@ t.test('--cluster: NADs and namespace labels from the API server, read once', as
   t.match(gitops.out, /warning: .*Not found: "prod\/late".*gitops-late-nads/);
 });
 
+t.test('--cluster with DRA: how each network is served, and the templates pods need', async (t) => {
+  const api = new FakeApiServer();
+  await api.start();
+  t.teardown(() => api.stop());
+  const nadOf = (name: string, annotations: Record<string, string>) => ({
+    apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name, namespace: 'prod', resourceVersion: '5', annotations }, spec: { config: '' },
+  });
+  api.setList('/apis/k8s.cni.cncf.io/v1/network-attachment-definitions', [
+    nadOf('plugin', { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/sriov_a' }),
+    nadOf('dra-ext', { 'k8s.v1.cni.cncf.io/resourceName': 'example.com/nic' }),
+    nadOf('claimed', { 'k8s.v1.cni.cncf.io/resourceName': 'example.com/nic2', 'netattach.io/resourceClaimTemplate': 'nic2' }),
+    nadOf('plain', {}),
+  ], '10');
+  api.setList('/api/v1/namespaces', [{ metadata: { name: 'prod' } }], '11');
+  api.setList('/apis/resource.k8s.io/v1/deviceclasses', [
+    { metadata: { name: 'nic-a', creationTimestamp: '2026-01-01T00:00:00Z' }, spec: { extendedResourceName: 'example.com/nic' } },
+    { metadata: { name: 'nic-b', creationTimestamp: '2026-02-01T00:00:00Z' }, spec: { extendedResourceName: 'example.com/nic' } },
+  ], '12');
+  api.setList('/apis/resource.k8s.io/v1/resourceclaimtemplates', [{ metadata: { name: 'nic2', namespace: 'other' } }], '13');
+  const dir = t.testdir();
+  const kubeconfig = join(dir, 'config');
+  writeFileSync(kubeconfig, api.kubeconfig());
+  const manifest = join(dir, 'p.yaml');
+  writeFileSync(manifest, `apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: prod, annotations: {${NETS}: claimed}}\nspec: {containers: [{name: c, image: i}]}\n`);
+  const r = await check(['--cluster', '--timeout', '5', manifest], '', { KUBECONFIG: kubeconfig });
+  t.equal(r.err, '');
+  t.equal(r.code, 1, 'the pod is denied: prod has no template nic2');
+  t.match(r.out, /Not found: "prod\/nic2": the network's device is claimed from ResourceClaimTemplate nic2, which namespace prod lacks/);
+  t.match(r.out, /networks \(how each device is served\):\n/);
+  t.match(r.out, /  prod\/plugin: extended resources: intel\.com\/sriov_a via a device plugin\n/);
+  t.match(r.out, /  prod\/dra-ext: extended resources: example\.com\/nic via DeviceClass nic-b \(DRA\)\n    missing: DeviceClasses nic-b, nic-a share extendedResourceName example\.com\/nic; the scheduler picks nic-b\n/);
+  t.match(r.out, /  prod\/claimed: explicit DRA claims from ResourceClaimTemplate nic2 in the pod's namespace \(present in other\)\n/);
+  t.notMatch(r.out, /prod\/plain/, 'networks without a device are not listed');
+
+  // With the template in the inputs, the pod passes and gets its claim.
+  writeFileSync(manifest, `${readFileSync(manifest, 'utf8')}---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: nic2, namespace: prod}\nspec: {spec: {devices: {requests: [{name: nic, exactly: {deviceClassName: nic}}]}}}\n`);
+  const json = await check(['--cluster', '--mutate', '-o', 'json', manifest], '', { KUBECONFIG: kubeconfig });
+  t.equal(json.code, 0, json.out + json.err);
+  const doc = JSON.parse(json.out);
+  t.match(JSON.stringify(doc.results[0].mutation.patch), /"resourceClaimTemplateName":"nic2"/);
+  t.same(doc.networks.map((n: { name: string; path: string }) => `${n.name}:${n.path}`), ['plugin:device-plugin', 'dra-ext:dra-extended-resource', 'claimed:claim-template']);
+});
+
 t.test('--cluster: no kubeconfig, or an unreachable server, is exit 2 with a clear error', async (t) => {
   const none = await check(['--cluster', STREAM], '', { HOME: t.testdir(), KUBECONFIG: '' });
   t.equal(none.code, 2);

@@ -161,6 +161,15 @@ t.test('address claims: --namespace, the service account namespace file, --no-ad
   t.throws(() => parse(['--claim-pending', '10ms']), /--claim-pending: invalid value "10ms"/);
 });
 
+t.test('--no-dra and NETATTACH_NO_DRA turn the DeviceClass/template watches off', async (t) => {
+  const on = parseServeArgs(['--tls-dir', 't'], {}, '/w', '/pkg');
+  const off = parseServeArgs(['--tls-dir', 't', '--no-dra'], {}, '/w', '/pkg');
+  const env = parseServeArgs(['--tls-dir', 't'], { NETATTACH_NO_DRA: 'true' }, '/w', '/pkg');
+  if (on === 'help' || off === 'help' || env === 'help') throw new Error('help');
+  t.same([on.draWatch, off.draWatch, env.draWatch], [true, false, false]);
+  t.throws(() => parseServeArgs(['--tls-dir', 't'], { NETATTACH_NO_DRA: 'maybe' }, '/w', '/pkg'), /NETATTACH_NO_DRA: invalid value "maybe"/);
+});
+
 t.test('serve with --tls-dir generates a pair when absent and serves NADs from --nads', async (t) => {
   const dir = t.testdir({
     nads: {

@@ -11,8 +11,8 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
-import { CANARY_NS, CERT_SANS, isWebhookConfig, kustomize, run, startE2e, type E2e } from './lib/env.js';
-import { MAIN, REPO, eventually, httpGet } from './lib/netattach.js';
+import { CANARY_NS, CERT_SANS, eventually, isWebhookConfig, kustomize, run, startE2e, type E2e } from './lib/env.js';
+import { MAIN, REPO, httpGet } from './lib/netattach.js';
 import {
   NETWORKS, NODE_SELECTOR, RESOURCE_NAME, restricted, cronJob, deployment, ibConfig, macvlanConfig, namespace, nad, percentile, pod, policy, sriovConfig,
 } from './lib/objects.js';
@@ -44,6 +44,7 @@ t.teardown(async () => {
   if (e && !t.passing()) process.stderr.write(`\n[e2e] failure: log tails\n${e.tails(80)}\n`);
   await e?.stop();
 });
+
 
 async function getPod(ns: string, name: string): Promise<PodJson> {
   return e.getJson<PodJson>(['pod', '-n', ns, name]);

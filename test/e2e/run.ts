@@ -5,6 +5,8 @@
  *    and network-resources-injector, the oracle of nri-oracle.e2e.ts (infra/build-nri.sh, likewise)
  * 2. netattach itself (`npm run build`: the suite runs dist/src/cli/main.js as a real process)
  * 3. tap, one file at a time: the unit checks of the harness, then the suite (one cluster)
+ * 4. the DRA suite (dra.e2e.ts) on the newest Kubernetes (NETATTACH_E2E_DRA_VERSION, default
+ *    v1.37.2) with kube-scheduler and kube-controller-manager too, built the same way
  *
  * Exits with tap's exit code. Extra arguments go to tap (e.g. `npm run test:e2e -- --bail`).
  */
@@ -58,15 +60,39 @@ async function main(): Promise<number> {
   }
   process.stderr.write(`[e2e] netattach built in ${Date.now() - t0} ms\n`);
 
-  const tap = await new Promise<number>((resolve) => {
+  const main = await tap(
+    binDir,
+    ['test/e2e/infra/webhook.unit.ts', 'test/e2e/netattach.e2e.ts', 'test/e2e/replicas.e2e.ts', 'test/e2e/nri-oracle.e2e.ts', 'test/e2e/audit.e2e.ts'],
+    { NETATTACH_E2E_NRI_BIN: nriBin },
+  );
+
+  t0 = Date.now();
+  const draVersion = process.env.NETATTACH_E2E_DRA_VERSION || DRA_VERSION;
+  process.stderr.write(`[e2e] DRA suite: Kubernetes ${draVersion} with kube-scheduler and kube-controller-manager (first run: many minutes)\n`);
+  const draBuild = await step('bash', [path.join(root, 'test/e2e/infra/build.sh')], {
+    ...process.env,
+    NETATTACH_K8S_VERSION: draVersion,
+    NETATTACH_E2E_SCHEDULING: '1',
+  });
+  if (draBuild.code !== 0) {
+    process.stderr.write(`[e2e] could not build Kubernetes ${draVersion} for the DRA suite; see above\n`);
+    return main || draBuild.code;
+  }
+  const draBin = draBuild.stdout.trim().split('\n').pop()!;
+  process.stderr.write(`[e2e] DRA binaries ready in ${Date.now() - t0} ms: ${draBin}\n`);
+  const dra = await tap(draBin, ['test/e2e/dra.e2e.ts']);
+  return main || dra;
+}
+
+/** The newest Kubernetes the Go module proxy serves (docs/e2e.md): DRA with extended resources. */
+const DRA_VERSION = 'v1.37.2';
+
+function tap(binDir: string, files: string[], extraEnv: Record<string, string> = {}): Promise<number> {
+  return new Promise<number>((resolve) => {
     const child = spawn(
       'npx',
-      [
-        'tap', '--jobs=1', '--disable-coverage', '--allow-incomplete-coverage', '--timeout=1500',
-        ...process.argv.slice(2),
-        'test/e2e/infra/webhook.unit.ts', 'test/e2e/netattach.e2e.ts', 'test/e2e/replicas.e2e.ts', 'test/e2e/nri-oracle.e2e.ts', 'test/e2e/audit.e2e.ts',
-      ],
-      { cwd: root, stdio: 'inherit', env: { ...process.env, NETATTACH_E2E_BIN_DIR: binDir, NETATTACH_E2E_NRI_BIN: nriBin } },
+      ['tap', '--jobs=1', '--disable-coverage', '--allow-incomplete-coverage', '--timeout=1500', ...process.argv.slice(2), ...files],
+      { cwd: root, stdio: 'inherit', env: { ...process.env, NETATTACH_E2E_BIN_DIR: binDir, ...extraEnv } },
     );
     const forward = (sig: NodeJS.Signals): void => void child.kill(sig);
     process.on('SIGINT', forward);
@@ -74,7 +100,6 @@ async function main(): Promise<number> {
     child.on('error', () => resolve(127));
     child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
   });
-  return tap;
 }
 
 process.exitCode = await main();

@@ -130,6 +130,12 @@ t.test('netattach reads what it reads and writes only policy status, its PolicyR
     'wgpolicyk8s.io/policyreports:get',
     'wgpolicyk8s.io/policyreports:list',
     'wgpolicyk8s.io/policyreports:patch',
+    // DRA (docs/dra.md): read only, nothing of resource.k8s.io is written.
+    'resource.k8s.io/deviceclasses:list',
+    'resource.k8s.io/deviceclasses:watch',
+    'resource.k8s.io/resourceclaimtemplates:get',
+    'resource.k8s.io/resourceclaimtemplates:list',
+    'resource.k8s.io/resourceclaimtemplates:watch',
   ]);
   const binding = find(base, 'ClusterRoleBinding', 'netattach');
   t.same(binding.subjects, [{ kind: 'ServiceAccount', name: 'netattach', namespace: 'netattach-system' }]);

@@ -19,6 +19,8 @@
 #   NETATTACH_E2E_CACHE     default $HOME/.cache/netattach-e2e
 #   NETATTACH_E2E_ETCD=apt  use Debian's etcd-server (3.4) instead of building etcd
 #   NETATTACH_E2E_NO_APT=1  never fall back to apt for etcd
+#   NETATTACH_E2E_SCHEDULING=1  also build kube-scheduler and kube-controller-manager
+#                           (the DRA suite schedules pods and turns templates into claims)
 set -euo pipefail
 # The whole script is one block, parsed before it runs: editing this file
 # while a build is going does not break that build.
@@ -41,7 +43,12 @@ lock "$LOCK"
 
 works() { [ -x "$1" ] && "$1" "${@:2}" >/dev/null 2>&1; }
 
-if works "$BIN/kube-apiserver" --version && works "$BIN/kubectl" version --client && works "$BIN/etcd" --version; then
+# kube-apiserver and kubectl always; the scheduling components only when asked for.
+SERVERS="kube-apiserver"
+[ "${NETATTACH_E2E_SCHEDULING:-}" = 1 ] && SERVERS="$SERVERS kube-scheduler kube-controller-manager"
+servers_work() { local b; for b in $SERVERS; do works "$BIN/$b" --version || return 1; done; }
+
+if servers_work && works "$BIN/kubectl" version --client && works "$BIN/etcd" --version; then
   log "cached: $BIN"
   echo "$BIN"
   exit 0
@@ -74,30 +81,33 @@ build_k8s() {
     echo
     for m in $staging; do echo "replace $m => $m $staging_version"; done
   } > "$mod/go.mod"
-  cat > "$mod/tools.go" <<'EOF'
-//go:build tools
-
-package tools
-
-import (
-	_ "k8s.io/kubernetes/cmd/kube-apiserver"
-	_ "k8s.io/kubernetes/cmd/kubectl"
-)
-EOF
+  {
+    echo "//go:build tools"
+    echo
+    echo "package tools"
+    echo
+    echo "import ("
+    for b in $SERVERS kubectl; do echo "	_ \"k8s.io/kubernetes/cmd/$b\""; done
+    echo ")"
+  } > "$mod/tools.go"
   rm -f "$mod/go.sum"
   log "fetching dependencies ($(echo "$staging" | wc -l) staging modules replaced with $staging_version)"
-  (cd "$mod" && go get "k8s.io/kubernetes/cmd/kube-apiserver@$K8S_VERSION" "k8s.io/kubernetes/cmd/kubectl@$K8S_VERSION") >&2
+  local gets=() b
+  for b in $SERVERS kubectl; do gets+=("k8s.io/kubernetes/cmd/$b@$K8S_VERSION"); done
+  (cd "$mod" && go get "${gets[@]}") >&2
   local date; date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
   local ld="-s -w"
   for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     ld="$ld -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$major_minor"
     ld="$ld -X $pkg.gitTreeState=clean -X $pkg.buildDate=$date"
   done
-  if ! works "$BIN/kube-apiserver" --version; then
-    log "building kube-apiserver (slow: several minutes)"
-    (cd "$mod" && go build -trimpath -ldflags="$ld" -o "$BIN/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver) >&2
-    mv "$BIN/kube-apiserver.tmp" "$BIN/kube-apiserver"
-  fi
+  for b in $SERVERS; do
+    if ! works "$BIN/$b" --version; then
+      log "building $b (slow: several minutes)"
+      (cd "$mod" && go build -trimpath -ldflags="$ld" -o "$BIN/$b.tmp" "k8s.io/kubernetes/cmd/$b") >&2
+      mv "$BIN/$b.tmp" "$BIN/$b"
+    fi
+  done
   if ! works "$BIN/kubectl" version --client; then
     log "building kubectl"
     (cd "$mod" && go build -trimpath -ldflags="$ld" -o "$BIN/kubectl.tmp" k8s.io/kubernetes/cmd/kubectl) >&2
@@ -149,11 +159,11 @@ if ! works "$BIN/etcd" --version; then
     build_etcd || install_etcd_apt || { log "could not get etcd"; exit 1; }
   fi
 fi
-if ! works "$BIN/kube-apiserver" --version || ! works "$BIN/kubectl" version --client; then
+if ! servers_work || ! works "$BIN/kubectl" version --client; then
   build_k8s
 fi
 
-for b in kube-apiserver kubectl etcd; do
+for b in $SERVERS kubectl etcd; do
   works "$BIN/$b" --version || works "$BIN/$b" version --client || { log "$b does not run"; exit 1; }
 done
 log "done in $(( $(date +%s) - start ))s: $BIN ($(du -sh "$BIN" | cut -f1))"

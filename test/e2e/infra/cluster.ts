@@ -37,6 +37,13 @@ export interface ClusterOptions {
   startTimeoutMs?: number;
   /** Extra kube-apiserver flags, e.g. ['--v=4']. */
   apiserverFlags?: string[];
+  /**
+   * Also run kube-scheduler and kube-controller-manager (only its resourceclaim controller), as
+   * admin, for the DRA suite: pods get scheduled to a Node the test creates, templates become claims.
+   */
+  scheduling?: boolean;
+  /** `--feature-gates` for every component started, e.g. 'DRAExtendedResource=true'. */
+  featureGates?: string;
   /** Progress messages (default: to stderr when $NETATTACH_E2E_VERBOSE is set). */
   log?: (msg: string) => void;
 }
@@ -566,6 +573,7 @@ async function startOnce(binDir: string, opts: ClusterOptions): Promise<Cluster>
     '--endpoint-reconciler-type=none',
     '--profiling=false',
     '--v=1',
+    ...(opts.featureGates ? [`--feature-gates=${opts.featureGates}`] : []),
     ...(opts.apiserverFlags ?? []),
   ];
   let api = startProcess('kube-apiserver', path.join(binDir, 'kube-apiserver'), apiArgs, path.join(logsDir, 'kube-apiserver.log'));
@@ -611,6 +619,46 @@ async function startOnce(binDir: string, opts: ClusterOptions): Promise<Cluster>
     preferences: {},
   };
   await writeFile(kubeconfigPath, JSON.stringify(kubeconfig, null, 2) + '\n', { mode: 0o600 });
+
+  if (opts.scheduling) {
+    const [schedPort, kcmPort] = (await distinctFreePorts(2)) as [number, number];
+    const common = [
+      `--kubeconfig=${kubeconfigPath}`,
+      `--authentication-kubeconfig=${kubeconfigPath}`,
+      `--authorization-kubeconfig=${kubeconfigPath}`,
+      '--bind-address=127.0.0.1',
+      '--leader-elect=false',
+      '--v=1',
+      ...(opts.featureGates ? [`--feature-gates=${opts.featureGates}`] : []),
+    ];
+    const sched = startProcess('kube-scheduler', path.join(binDir, 'kube-scheduler'), [...common, `--secure-port=${schedPort}`], path.join(logsDir, 'kube-scheduler.log'));
+    procs.push(sched);
+    const kcm = startProcess(
+      'kube-controller-manager',
+      path.join(binDir, 'kube-controller-manager'),
+      [...common, `--secure-port=${kcmPort}`, '--controllers=resourceclaim-controller', '--use-service-account-credentials=false'],
+      path.join(logsDir, 'kube-controller-manager.log'),
+    );
+    procs.push(kcm);
+    // Healthy when their /healthz answers (self-signed serving certificates: not verified here).
+    for (const [p, port] of [[sched, schedPort], [kcm, kcmPort]] as const) {
+      for (;;) {
+        if (p.exitCode() !== undefined) await fail(`${p.name} exited with ${p.exitCode()}`);
+        if (Date.now() - t0 > timeoutMs) await fail(`${p.name} not healthy within ${timeoutMs} ms`);
+        const ok = await new Promise<boolean>((resolve) => {
+          const req = https.get({ host: '127.0.0.1', port, path: '/healthz', rejectUnauthorized: false, timeout: 3000 }, (res) => {
+            res.resume();
+            resolve(res.statusCode === 200);
+          });
+          req.on('error', () => resolve(false));
+          req.on('timeout', () => req.destroy());
+        });
+        if (ok) break;
+        await sleep(250);
+      }
+      log(`${p.name} healthy after ${Date.now() - t0} ms`);
+    }
+  }
 
   const kubectlBin = path.join(binDir, 'kubectl');
   const cacheDir = path.join(workDir, 'kube-cache');

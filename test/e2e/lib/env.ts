@@ -9,7 +9,7 @@ import { copyFile, mkdir, readFile, rename, symlink, writeFile } from 'node:fs/p
 import net from 'node:net';
 import path from 'node:path';
 import tls from 'node:tls';
-import { startCluster, type Cluster, type KubectlResult } from '../infra/cluster.js';
+import { startCluster, type Cluster, type ClusterOptions, type KubectlResult } from '../infra/cluster.js';
 import { applyWebhookConfigs, parseManifests, rewriteWebhookConfigs, toYaml, type WebhookConfig } from '../infra/webhook.js';
 import { MAIN, Netattach, REPO, plainEnv } from './netattach.js';
 import { macvlanConfig, namespace, nad } from './objects.js';
@@ -49,6 +49,17 @@ export interface E2e {
   /** Log tails of netattach, kube-apiserver and etcd. */
   tails(lines?: number): string;
   stop(): Promise<void>;
+}
+
+/** Polls `probe` until it returns a value (not undefined) or the time is up. */
+export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 export function toDocs(objs: Obj | Obj[]): string {
@@ -160,8 +171,8 @@ async function serviceAccountKubeconfig(cluster: Cluster, ns: string, name: stri
   return file;
 }
 
-export async function startE2e(log: (m: string) => void): Promise<E2e> {
-  const cluster = await startCluster({ log });
+export async function startE2e(log: (m: string) => void, clusterOptions: Omit<ClusterOptions, 'log'> = {}): Promise<E2e> {
+  const cluster = await startCluster({ log, ...clusterOptions });
   let netattach: Netattach | undefined;
   try {
     const work = path.join(cluster.workDir, 'netattach');

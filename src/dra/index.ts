@@ -1,0 +1,8 @@
+// Public face of src/dra: what netattach knows of DRA (DeviceClasses, ResourceClaimTemplates) and
+// which way each network's device is served.
+export { RESOURCE_API, byScheduler, type DeviceClassInfo, type DraView, type TemplateLookup } from './types.js';
+export { StaticDraView } from './static-view.js';
+export { ClusterDeviceClasses, deviceClassInfo, type DraLogger } from './device-classes.js';
+export { ClusterClaimTemplates } from './claim-templates.js';
+export { devicePathOf, type DevicePath, type NetworkDevicePath } from './paths.js';
+export { ClusterDra } from './cluster.js';

@@ -1,0 +1,85 @@
+// The DRA watches against a fake API server: DeviceClasses (whole objects, the scheduler's order)
+// and ResourceClaimTemplates (metadata only, a GET on a miss).
+import t from 'tap';
+import { ClusterClaimTemplates, ClusterDeviceClasses, ClusterDra } from '../../src/dra/index.js';
+import { FakeApiServer, until } from '../kube/fake-apiserver.js';
+
+const CLASSES = '/apis/resource.k8s.io/v1/deviceclasses';
+const TEMPLATES = '/apis/resource.k8s.io/v1/resourceclaimtemplates';
+const deviceClass = (name: string, ext: string | undefined, created: string, rv = '1') => ({
+  apiVersion: 'resource.k8s.io/v1',
+  kind: 'DeviceClass',
+  metadata: { name, resourceVersion: rv, creationTimestamp: created },
+  spec: { selectors: [], ...(ext ? { extendedResourceName: ext } : {}) },
+});
+const template = (namespace: string, name: string, rv = '1') => ({
+  kind: 'PartialObjectMetadata',
+  apiVersion: 'meta.k8s.io/v1',
+  metadata: { namespace, name, resourceVersion: rv },
+});
+
+t.test('DeviceClasses: classes by extendedResourceName, created-last first; watch updates', async (t) => {
+  const api = new FakeApiServer();
+  const kc = await api.start();
+  t.teardown(() => api.stop());
+  api.setList(CLASSES, [
+    deviceClass('old', 'example.com/nic', '2026-01-01T00:00:00Z'),
+    deviceClass('new', 'example.com/nic', '2026-02-01T00:00:00Z'),
+    deviceClass('plain', undefined, '2026-01-01T00:00:00Z'),
+  ], '5');
+  const classes = new ClusterDeviceClasses(kc, { backoffMs: 10 });
+  t.teardown(() => classes.stop());
+  await classes.start();
+  t.same(classes.classesFor('example.com/nic').map((c) => c.name), ['new', 'old']);
+  t.same(classes.classesFor('example.com/none'), []);
+  t.equal(classes.list().length, 3);
+  t.equal(api.requests[0]!.headers.accept, 'application/json', 'whole objects: the spec is needed');
+  await until(() => api.watching(CLASSES) === 1, 'the watch');
+  api.emit(CLASSES, { type: 'DELETED', object: deviceClass('new', 'example.com/nic', '2026-02-01T00:00:00Z', '6') });
+  await until(() => classes.classesFor('example.com/nic').length === 1, 'delete');
+  api.emit(CLASSES, { type: 'MODIFIED', object: deviceClass('plain', 'example.com/nic', '2026-01-01T00:00:00Z', '7') });
+  await until(() => classes.classesFor('example.com/nic').length === 2, 'update');
+  t.same(classes.classesFor('example.com/nic').map((c) => c.name), ['old', 'plain'], 'same time: the name sorted first');
+});
+
+t.test('ResourceClaimTemplates: metadata-only watch, then a GET on a miss', async (t) => {
+  const api = new FakeApiServer();
+  const kc = await api.start();
+  t.teardown(() => api.stop());
+  api.setList(TEMPLATES, [template('a', 'net'), template('b', 'net'), template('a', 'gpu')], '5');
+  const templates = new ClusterClaimTemplates(kc, { backoffMs: 10 });
+  t.teardown(() => templates.stop());
+  t.equal(templates.template('a', 'net').status, 'unavailable', 'not read yet: unavailable, not missing');
+  t.equal(templates.templateNamespaces('net'), undefined);
+  await templates.start();
+  t.match(api.requests[0]!.headers.accept, 'PartialObjectMetadataList');
+  t.same(templates.template('a', 'net'), { status: 'found' });
+  t.same(templates.template('c', 'net'), { status: 'not-found' });
+  t.same(templates.templateNamespaces('net'), ['a', 'b']);
+  t.same(templates.list().length, 3);
+
+  // Created a moment ago: the watch has not seen it, a GET has.
+  api.getOnly.set('c/net', template('c', 'net'));
+  t.same(await templates.lookup('c', 'net', 1000), { status: 'found' });
+  t.same(await templates.lookup('c', 'other', 1000), { status: 'not-found' });
+  t.ok(api.requests.some((r) => r.path === '/apis/resource.k8s.io/v1/namespaces/c/resourceclaimtemplates/net'), 'the GET path');
+  api.getBehaviour.set('c/slow', { delayMs: 500 });
+  const slow = await templates.lookup('c', 'slow', 50);
+  t.equal(slow.status, 'unavailable', 'a slow answer is unavailable, not missing');
+
+  await until(() => api.watching(TEMPLATES) === 1, 'the watch');
+  api.emit(TEMPLATES, { type: 'DELETED', object: template('b', 'net', '6') });
+  await until(() => templates.template('b', 'net').status === 'not-found', 'delete');
+});
+
+t.test('a cluster without resource.k8s.io/v1: never synced, templates unavailable (warnings only)', async (t) => {
+  const api = new FakeApiServer();
+  const kc = await api.start();
+  t.teardown(() => api.stop());
+  const dra = new ClusterDra(kc, { backoffMs: 10 });
+  t.teardown(() => dra.stop());
+  void dra.start();
+  await until(() => dra.templates.lastFailure() !== undefined, 'a failure');
+  t.equal(dra.template('a', 'net').status, 'unavailable');
+  t.same(dra.classesFor('x'), []);
+});

@@ -1,0 +1,72 @@
+// The pipeline and ResourceClaimTemplates: a template the cache lacks is read (GET) before the
+// review, so a template created a moment before its pod is found; pods without explicit-claim
+// networks never wait for it.
+import t from 'tap';
+import { StaticNadSource } from '../../src/nads/index.js';
+import { StaticDraView, type TemplateLookup } from '../../src/dra/index.js';
+import type { DraSource } from '../../src/server/index.js';
+import { podReview, request, NETWORKS } from './fixtures.js';
+import { startServer } from './harness.js';
+
+const nadObject = (name: string, annotations: Record<string, string>) => ({
+  apiVersion: 'k8s.cni.cncf.io/v1',
+  kind: 'NetworkAttachmentDefinition',
+  metadata: { name, namespace: 'default', annotations },
+  spec: { config: JSON.stringify({ cniVersion: '1.0.0', name, type: 'sriov' }) },
+});
+const nads = new StaticNadSource([
+  nadObject('claimed', { 'k8s.v1.cni.cncf.io/resourceName': 'example.com/nic', 'netattach.io/resourceClaimTemplate': 'nic' }),
+  nadObject('plugin', { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/sriov_a' }),
+]);
+
+function draSource(lookup: (ns: string, name: string) => Promise<TemplateLookup>): DraSource & { asked: string[] } {
+  const cache = new StaticDraView();
+  const asked: string[] = [];
+  return {
+    asked,
+    classesFor: (r) => cache.classesFor(r),
+    template: (ns, name) => cache.template(ns, name),
+    lookup: (ns, name) => {
+      asked.push(`${ns}/${name}`);
+      return lookup(ns, name);
+    },
+  };
+}
+
+const patchOf = (json: { response: { patch?: string } }): string => Buffer.from(json.response.patch ?? '', 'base64').toString();
+
+t.test('a template missing from the cache is read before the review', async (t) => {
+  const dra = draSource(async () => ({ status: 'found' }));
+  const { url, ca } = await startServer(t, { deps: { core: undefined, nadSource: nads, dra } });
+  const ok = await request(`${url}/mutate`, JSON.stringify(podReview({ annotations: { [NETWORKS]: 'claimed' } })), { ca });
+  t.equal(ok.json.response.allowed, true, JSON.stringify(ok.json.response.status));
+  t.same(dra.asked, ['default/nic']);
+  t.match(patchOf(ok.json), /"resourceClaimTemplateName":"nic"/);
+  t.same(ok.json.response.warnings ?? [], []);
+
+  await request(`${url}/mutate`, JSON.stringify(podReview({ annotations: { [NETWORKS]: 'plugin' } })), { ca });
+  t.same(dra.asked, ['default/nic'], 'a pod without explicit-claim networks reads nothing');
+});
+
+t.test('absent: denied naming the template; unreadable: admitted with a warning', async (t) => {
+  let answer: TemplateLookup = { status: 'not-found' };
+  const dra = draSource(async () => answer);
+  const { url, ca } = await startServer(t, { deps: { core: undefined, nadSource: nads, dra } });
+  const denied = await request(`${url}/mutate`, JSON.stringify(podReview({ annotations: { [NETWORKS]: 'claimed' } })), { ca });
+  t.equal(denied.json.response.allowed, false);
+  t.equal(denied.json.response.status.code, 403);
+  t.match(denied.json.response.status.message, /ResourceClaimTemplate nic, which namespace default lacks/);
+
+  answer = { status: 'unavailable', reason: 'the API server did not answer within 50 ms' };
+  const warned = await request(`${url}/mutate`, JSON.stringify(podReview({ annotations: { [NETWORKS]: 'claimed' } })), { ca });
+  t.equal(warned.json.response.allowed, true);
+  t.match(warned.json.response.warnings.join('\n'), /ResourceClaimTemplate default\/nic unchecked: the API server did not answer within 50 ms/);
+
+  const thrown = draSource(async () => {
+    throw new Error('boom');
+  });
+  const second = await startServer(t, { deps: { core: undefined, nadSource: nads, dra: thrown } });
+  const still = await request(`${second.url}/mutate`, JSON.stringify(podReview({ annotations: { [NETWORKS]: 'claimed' } })), { ca: second.ca });
+  t.equal(still.json.response.allowed, true, 'a failing lookup is not a denial');
+  t.match(still.json.response.warnings.join('\n'), /unchecked: boom/);
+});
