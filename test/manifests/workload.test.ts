@@ -126,16 +126,16 @@ t.test('netattach reads what it reads and writes only policy status, its PolicyR
     'netattach.io/networkattachmentpolicies:get',
     'netattach.io/networkattachmentpolicies:list',
     'netattach.io/networkattachmentpolicies:watch',
-    'wgpolicyk8s.io/policyreports:create',
-    'wgpolicyk8s.io/policyreports:get',
-    'wgpolicyk8s.io/policyreports:list',
-    'wgpolicyk8s.io/policyreports:patch',
     // DRA (docs/dra.md): read only, nothing of resource.k8s.io is written.
     'resource.k8s.io/deviceclasses:list',
     'resource.k8s.io/deviceclasses:watch',
     'resource.k8s.io/resourceclaimtemplates:get',
     'resource.k8s.io/resourceclaimtemplates:list',
     'resource.k8s.io/resourceclaimtemplates:watch',
+    'wgpolicyk8s.io/policyreports:create',
+    'wgpolicyk8s.io/policyreports:get',
+    'wgpolicyk8s.io/policyreports:list',
+    'wgpolicyk8s.io/policyreports:patch',
   ]);
   const binding = find(base, 'ClusterRoleBinding', 'netattach');
   t.same(binding.subjects, [{ kind: 'ServiceAccount', name: 'netattach', namespace: 'netattach-system' }]);
