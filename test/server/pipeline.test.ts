@@ -15,7 +15,7 @@
 import t from 'tap';
 import * as admission from '../../src/admission/index.js';
 import { DEFAULT_ADMISSION_CONFIG, type AdmissionReview } from '../../src/admission/types.js';
-import { StaticNadSource, type Nad, type NadLookup, type NadSource } from '../../src/nads/index.js';
+import { StaticNadSource, type NadLookup } from '../../src/nads/index.js';
 import { AddressIndex, PolicyEngine, loadPolicyDocuments, policySet } from '../../src/policy/index.js';
 import { createMetrics } from '../../src/server/metrics.js';
 import { handleReview, type PipelineDeps, type PipelineResult } from '../../src/server/pipeline.js';
@@ -27,25 +27,10 @@ const GUID = '00:11:22:33:44:55:66:77';
 const ib = (network: string) => JSON.stringify([{ name: network, 'infiniband-guid': GUID }]);
 
 /** A NAD source whose `late` NADs are not in the cache: found only by an (asynchronous) lookup. */
-class LateSource implements NadSource {
-  readonly kind = 'static' as const;
-  constructor(
-    private readonly cached: StaticNadSource,
-    private readonly late: StaticNadSource,
-  ) {}
-  async start(): Promise<void> {}
-  async stop(): Promise<void> {}
-  synced(): boolean {
-    return true;
-  }
-  size(): number {
-    return this.cached.size();
-  }
-  get(namespace: string, name: string): Nad | undefined {
-    return this.cached.get(namespace, name);
-  }
-  async lookup(namespace: string, name: string): Promise<NadLookup> {
-    const hit = this.cached.get(namespace, name) ?? this.late.get(namespace, name);
+class LateSource extends StaticNadSource {
+  readonly late = new StaticNadSource([nadObject('default', 'ib-late', ['infinibandGUID'])]);
+  override async lookup(namespace: string, name: string): Promise<NadLookup> {
+    const hit = this.get(namespace, name) ?? this.late.get(namespace, name);
     return hit ? { status: 'found', nad: hit } : { status: 'not-found' };
   }
 }
@@ -55,10 +40,7 @@ function pipeline(opts: { onReviewed?: () => void } = {}): { deps: PipelineDeps;
   if (errors.length > 0) throw new Error(errors.map((e) => e.message).join('\n'));
   const index = new AddressIndex();
   const reserved: string[] = [];
-  const nadSource = new LateSource(
-    new StaticNadSource([nadObject('default', 'ib', ['infinibandGUID'])]),
-    new StaticNadSource([nadObject('default', 'ib-late', ['infinibandGUID'])]),
-  );
+  const nadSource = new LateSource([nadObject('default', 'ib', ['infinibandGUID'])]);
   const core: AdmissionCore = {
     ...admission,
     review(request, context) {
