@@ -194,7 +194,7 @@ t.test('NADs are resolved before the review; missing and slow ones are reported,
       return super.lookup(namespace, name);
     }
   }
-  const { url, ca, server } = await startServer(t, { deps: { nadSource: new SlowSource([nad('default', 'net-a')]) } });
+  const { url, ca, server, logs } = await startServer(t, { deps: { nadSource: new SlowSource([nad('default', 'net-a')]) } });
   const found = await request(`${url}/validate`, JSON.stringify(podReview({ annotations: { [NETWORKS]: 'net-a' } })), { ca });
   t.equal(found.json.response.allowed, true);
   const missing = await request(`${url}/validate`, JSON.stringify(podReview({ annotations: { [NETWORKS]: 'net-a,nope' } })), { ca });
@@ -204,7 +204,12 @@ t.test('NADs are resolved before the review; missing and slow ones are reported,
   const took = Date.now() - started;
   t.equal(slow.status, 200);
   t.equal(slow.json.response.allowed, false);
-  t.ok(took < 1000, `answered before the apiserver's 1 s timeout (${took} ms)`);
+  // Whether the answer beats the apiserver's 1 s is the lookup budget's job (src/server/deadline.ts
+  // keeps a fifth of the timeout, at least 100 ms, for the answer: 800 ms for ?timeout=1s), checked
+  // here through what the review says; the wall clock gets room for a loaded machine and only
+  // rules out waiting on the stuck lookup for ever.
+  t.ok(took < 30_000, `answered without waiting on the stuck lookup (${took} ms)`);
+  t.ok(logs.lines.some((l) => l.msg === 'denied' && JSON.stringify(l.reasons).includes('did not finish within 800 ms')), 'the 800 ms budget for a 1 s timeout');
   const lookups = await server.metrics.registry.getSingleMetricAsString('netattach_nad_lookups_total');
   t.match(lookups, /outcome="hit"\} 2/);
   t.match(lookups, /outcome="not-found"\} 1/);
