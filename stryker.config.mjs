@@ -55,9 +55,9 @@ export default {
     nodeArgs: ['--import', 'tsx', '-r', '{{hookFile}}', '{{testFile}}'],
     forceBail: true,
   },
-  // No TypeScript checker: on the shared 2-core machine it spent ~20 s per mutant, more than the
-  // test runs it saves. tsx does not type-check, so a mutant that would not compile is run like
-  // any other; the few that survive are listed as such in docs/mutation.md.
+  // No TypeScript checker: on the shared 2-core machine it cost more than the test runs it saves
+  // (docs/mutation.md). tsx does not type-check, so a mutant that would not compile is run like
+  // any other (a survivor of that kind would be listed as such in docs/mutation.md).
   checkers: [],
   coverageAnalysis: 'perTest',
   mutate: parts.flatMap((p) => p.mutate),

@@ -2,7 +2,7 @@
 // policies, the strictest action and ties, exemptions, memoized index look-ups, and claims.
 import t from 'tap';
 import { renderError } from '../../src/field/index.js';
-import { AddressIndex, PolicyEngine, policySet, strictest, type Finding } from '../../src/policy/index.js';
+import { AddressIndex, PolicyEngine, policySet, strictest, type Finding, type PolicyInput } from '../../src/policy/index.js';
 import { brief, input, policies, policyYaml } from './helpers.js';
 
 const set = (...docs: Array<[string, string]>) => policySet(policies(docs.map(([name, spec]) => policyYaml(name, spec)).join('---\n')));
@@ -79,7 +79,7 @@ t.test('index look-ups are per address: two addresses, two different holders', a
 t.test("claims name the pod by what it has: name, generateName, uid, and nothing it lacks", async (t) => {
   const e = new PolicyEngine({ policies: set(['u', 'rules:\n  uniqueAddresses: {mac: Network}']) });
   const ann = '[{"name":"a","mac":"02:00:00:00:00:01"}]';
-  const podOf = (pod: Parameters<typeof input>[1]['pod']) => e.evaluate(input(ann, { pod })).claims.map((c) => c.pod);
+  const podOf = (pod: PolicyInput['pod']) => e.evaluate(input(ann, { pod })).claims.map((c) => c.pod);
   t.strictSame(podOf({ name: 'p1' }), [{ namespace: 'team-a', name: 'p1' }]);
   t.strictSame(podOf({ generateName: 'web-', uid: 'u1' }), [{ namespace: 'team-a', generateName: 'web-', uid: 'u1' }]);
   t.strictSame(podOf({ name: 'web-x', generateName: 'web-', uid: 'u2' }), [{ namespace: 'team-a', name: 'web-x', generateName: 'web-', uid: 'u2' }]);
