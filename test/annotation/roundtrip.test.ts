@@ -11,7 +11,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import assert from 'node:assert/strict';
-import { parseNetworks, serializeSelections } from '../../src/annotation/index.js';
+import { canonicalMac, parseNetworks, serializeSelections } from '../../src/annotation/index.js';
 import { BASE } from './helpers.js';
 
 const POD_NS = 'pod-ns';
@@ -91,19 +91,48 @@ const element = (i: number) =>
       return e;
     });
 
+/**
+ * Addresses and host ports unique across the value, as the cross-element rules want (a repeated
+ * MAC, GUID or IP is a warning, a repeated host port an error): later repeats are dropped.
+ */
+function unique(elements: Element[]): Element[] {
+  const seen = { mac: new Set<string>(), guid: new Set<string>(), ip: new Set<string>(), port: new Set<string>() };
+  const first = (set: Set<string>, key: string): boolean => !set.has(key) && !!set.add(key);
+  return elements.map((e) => {
+    const out = { ...e };
+    if (typeof out['mac'] === 'string' && !first(seen.mac, canonicalMac(out['mac']) ?? out['mac'])) delete out['mac'];
+    if (typeof out['infiniband-guid'] === 'string' && !first(seen.guid, out['infiniband-guid'].toLowerCase())) delete out['infiniband-guid'];
+    if (Array.isArray(out['ips'])) {
+      const ips = (out['ips'] as string[]).filter((ip) => first(seen.ip, ip.split('/')[0]!));
+      if (ips.length > 0) out['ips'] = ips;
+      else delete out['ips'];
+    }
+    if (Array.isArray(out['portMappings'])) {
+      out['portMappings'] = (out['portMappings'] as Array<{ hostPort: number; protocol?: string; hostIP?: string }>).filter((m) =>
+        first(seen.port, `${m.hostPort}/${(m.protocol ?? 'TCP').toUpperCase()}/${m.hostIP ?? ''}`),
+      );
+    }
+    return out;
+  });
+}
+
 /** 1-4 valid elements; at most one carries default-route (one IPv4 and/or one IPv6 gateway). */
 const validValue = fc
   .integer({ min: 1, max: 4 })
   .chain((n) => fc.tuple(fc.tuple(...Array.from({ length: n }, (_, i) => element(i))), fc.nat({ max: n }), ipv4, fc.option(ipv6, { nil: undefined })))
   .map(([elements, routeAt, gw4, gw6]) => {
-    const out = elements.map((e) => ({ ...e }));
+    const out = unique(elements);
     if (routeAt < out.length) out[routeAt]!['default-route'] = gw6 ? [gw4, gw6] : [gw4];
     return out;
   });
 
-/** What the parser must return for a valid element, derived from the element alone. */
+/**
+ * What the parser must return for a valid element, derived from the element alone: its JSON text
+ * read back (so -0 in an extension value is 0, as JSON writes it), the namespace filled in.
+ */
 function expectedSelection(e: Element): Element {
-  return { ...e, namespace: e['namespace'] ?? POD_NS };
+  const json = JSON.parse(JSON.stringify(e)) as Element;
+  return { ...json, namespace: json['namespace'] ?? POD_NS };
 }
 
 function check(what: string, property: fc.IProperty<never> | fc.IPropertyWithHooks<never>, runs: number) {
