@@ -241,7 +241,14 @@ t.test('the patch applies to the original and yields exactly the intended pod', 
   const expected = structuredClone(p) as Obj;
   expected['spec'].containers[1].resources = { requests: { cpu: '1', [RDMA]: '1', [SRIOV]: '2' }, limits: { [RDMA]: '1', [SRIOV]: '2' } };
   expected['spec'].nodeSelector = { 'topology.kubernetes.io/zone': 'a' };
-  expected['spec'].volumes = out['spec'].volumes;
+  // Written out, not copied from the output (a copy would accept any volume the mutation made).
+  // Broken-build recipe: drop 'annotations' from FIELDS in src/admission/podnetinfo.ts.
+  expected['spec'].volumes = [
+    {
+      name: 'podnetinfo',
+      downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }, { path: 'annotations', fieldRef: { fieldPath: 'metadata.annotations' } }] },
+    },
+  ];
   for (const c of expected['spec'].containers) c.volumeMounts = [{ name: 'podnetinfo', mountPath: '/etc/podnetinfo', readOnly: true }];
   t.same(out, expected);
   t.same(out['metadata'], p['metadata'], 'metadata untouched');

@@ -2,6 +2,7 @@ import t from 'tap';
 import { renderError } from '../../src/field/index.js';
 import { review, toResponse, type Decision } from '../../src/admission/index.js';
 import type { Finding, PolicyEvaluator } from '../../src/policy/types.js';
+import { AddressIndex, PolicyEngine, loadPolicyDocuments, policySet } from '../../src/policy/index.js';
 import type { NadLookup } from '../../src/nads/types.js';
 import { chain, cniWith, context, DEFAULT_NETWORK, nadLookup, nadObject, NETWORKS, pod, request, warningLines } from './fixtures.js';
 
@@ -195,6 +196,21 @@ t.test('the policy sees the pod, its namespace and the built-in findings; its cl
   t.equal(ok.claims.length, 1);
 });
 
+t.test('with the real policy engine, the claims are the addresses the pod asks for', async (t) => {
+  // Derived from the pod and the policy (uniqueAddresses: mac per network), not from a mock.
+  const { policies, errors } = loadPolicyDocuments(
+    'apiVersion: netattach.io/v1alpha1\nkind: NetworkAttachmentPolicy\nmetadata: {name: u}\nspec:\n  rules:\n    uniqueAddresses: {mac: Network}\n',
+    'test',
+  );
+  t.same(errors, []);
+  const policy = new PolicyEngine({ policies: policySet(policies), index: new AddressIndex() });
+  const p = pod({ networks: '[{"name":"sriov-a","mac":"02-00-00-00-00-0A"},{"name":"sriov-a"}]' });
+  const d = review(request(p), context(nads, { policy }));
+  t.ok(d.allowed, JSON.stringify(rendered(d)));
+  t.match(d.claims, [{ kind: 'mac', value: '02:00:00:00:00:0a', scope: 'network:default/sriov-a', pod: { namespace: 'default', name: 'p' } }], 'the canonical MAC on its network');
+  t.equal(d.claims.length, 1, 'one claim: the second element asks for no address');
+});
+
 t.test('pod UPDATE: a changed networks annotation is judged like a new pod (hotplug); anything else is allowed unjudged', async (t) => {
   const before = pod({ networks: 'sriov-a' });
   const cases: Array<{ name: string; after: Record<string, unknown>; errors?: string[]; warnings?: RegExp[]; code?: number }> = [
@@ -286,22 +302,28 @@ t.test('malformed pods get field errors, not crashes', async (t) => {
 });
 
 t.test('/mutate denies exactly what /validate denies', async (t) => {
-  const samples = [
-    pod({ networks: 'nope' }),
-    pod({ networks: 'sriov-a,,' }),
-    pod({ networks: 'sriov-a', containers: [] }),
-    pod({ networks: '[{"name":"bare","mac":"02:00:00:00:00:01"}]' }),
-    pod({ networks: 'sriov-a', containers: [{ name: 'a', resources: { limits: { 'intel.com/sriov_a': '500m' } } }] }),
-    pod({ networks: 'sriov-a' }),
+  // Each sample's outcome is written down from the rules (docs/admission.md), not taken from
+  // either endpoint: comparing the two endpoints with each other alone would pass if both were wrong.
+  // Broken-build recipe: answer object errors with 403 in src/admission/decision.ts (`this.invalid.length > 0 ? 403`).
+  const samples: Array<[string, ReturnType<typeof pod>, number | undefined, string[]]> = [
+    ['missing NAD', pod({ networks: 'nope' }), 403, [`${ANN}[0]: Not found: "default/nope"`]],
+    ['empty items', pod({ networks: 'sriov-a,,' }), 422, [`${ANN}[1]: Invalid value`, `${ANN}[2]: Invalid value`]],
+    ['capability not declared', pod({ networks: '[{"name":"bare","mac":"02:00:00:00:00:01"}]' }), 403, [`${ANN}[0].mac: `]],
+    ['fractional device count', pod({ networks: 'sriov-a', containers: [{ name: 'a', resources: { limits: { 'intel.com/sriov_a': '500m' } } }] }), 422, ['spec.containers[0].resources.limits[intel.com/sriov_a]: Invalid value: "500m"']],
+    ['valid', pod({ networks: 'sriov-a' }), undefined, []],
   ];
-  for (const p of samples) {
-    const m = review(request(p), context(nads, { endpoint: 'mutate' }));
-    const v = review(request(p), context(nads, { endpoint: 'validate' }));
-    t.equal(m.allowed, v.allowed);
-    t.same(rendered(m), rendered(v));
-    t.same(v.patch, [], 'validate never patches');
-    const resp = toResponse('admission.k8s.io/v1', 'u', v, 'validate').response!;
-    t.equal(resp.patch, undefined);
+  for (const [name, p, code, errors] of samples) {
+    for (const endpoint of ['mutate', 'validate'] as const) {
+      const d = review(request(p), context(nads, { endpoint }));
+      t.equal(d.allowed, code === undefined, `${name} (${endpoint}): allowed`);
+      t.equal(d.code, code, `${name} (${endpoint}): code`);
+      t.equal(d.errors.length, errors.length, `${name} (${endpoint}): ${JSON.stringify(rendered(d))}`);
+      errors.forEach((e, i) => t.ok(rendered(d)[i]?.startsWith(e), `${name} (${endpoint}): error ${i} starts with ${e}`));
+      if (endpoint === 'validate') {
+        t.same(d.patch, [], 'validate never patches');
+        t.equal(toResponse('admission.k8s.io/v1', 'u', d, 'validate').response!.patch, undefined);
+      }
+    }
   }
 });
 

@@ -2,6 +2,7 @@
 // and least-privilege invariants, and ports that agree with design.md and with each other.
 import t from 'tap';
 import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { BASE, SELF_SIGNED, CERT_MANAGER, ROOT, kustomizeObjects, kustomization, find, type Obj } from './load.js';
 
@@ -82,6 +83,29 @@ t.test('ports, probes and arguments agree with design.md', async (t) => {
   t.same((container.volumeMounts as Obj[]).find((m) => m.name === 'tls'), { name: 'tls', mountPath: '/etc/netattach/tls', readOnly: true });
   t.equal(podSpec.serviceAccountName, 'netattach');
   t.equal(podSpec.automountServiceAccountToken, true);
+});
+
+// The heap cap the README's memory figures were measured with (--max-old-space-size=192), set
+// where Node reads it, and below the container's memory limit. Broken-build recipe: remove the
+// NODE_OPTIONS entry from manifests/base/deployment.yaml, or raise the cap to 512: this fails.
+t.test("the Deployment caps V8's heap below the container's memory limit", async (t) => {
+  const env = (container.env as Obj[] | undefined) ?? [];
+  const nodeOptions = env.find((e) => e.name === 'NODE_OPTIONS');
+  t.equal(nodeOptions?.value, '--max-old-space-size=192', 'the cap the README measured');
+  const mebibytes = (q: string): number => {
+    const m = /^(\d+)(Mi|Gi)$/.exec(q);
+    if (!m) throw new Error(`unexpected memory quantity ${q}`);
+    return Number(m[1]) * (m[2] === 'Gi' ? 1024 : 1);
+  };
+  const limit = mebibytes(container.resources.limits.memory as string);
+  // Node really applies it: the heap limit V8 reports under these options.
+  const probe = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(require("v8").getHeapStatistics().heap_size_limit))'], {
+    env: { ...process.env, NODE_OPTIONS: String(nodeOptions?.value ?? '') },
+    encoding: 'utf8',
+  });
+  const heapMiB = Number(probe.stdout) / 2 ** 20;
+  t.ok(heapMiB >= 192 && heapMiB < 192 + 64, `V8 heap limit ${heapMiB.toFixed(0)} MiB: the old space cap plus the young generation`);
+  t.ok(heapMiB < limit, `below the memory limit of ${limit} MiB`);
 });
 
 t.test('the image tag is the package version, in the Deployment and the kustomize images', async (t) => {

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { nadFromObject } from '../../src/nads/index.js';
 
 const obj = (metadata: Record<string, unknown>, spec?: unknown): Record<string, unknown> => ({
@@ -36,12 +36,15 @@ t.test('a NAD object becomes a cache entry', async (t) => {
   t.same(nad.problems, []);
 });
 
+// Each case asserts on its own subtest (`t` is the subtest's): an assertion on the parent would be
+// counted there, and the subtest would pass with no assertion of its own. Broken-build recipe:
+// make a check assert the opposite (e.g. `t.equal(n.name, 'x')` in 'a number'): that subtest fails.
 t.test('never throws; problems are kept as rendered field errors', async (t) => {
-  const cases: Array<{ name: string; input: unknown; check: (n: ReturnType<typeof nadFromObject>) => void }> = [
+  const cases: Array<{ name: string; input: unknown; check: (t: Test, n: ReturnType<typeof nadFromObject>) => void }> = [
     {
       name: 'empty config: capabilities unknown',
       input: obj({ name: 'a', namespace: 'x' }, { config: '' }),
-      check: (n) => {
+      check: (t, n) => {
         t.equal(n.cni, undefined);
         t.same(n.problems, []);
       },
@@ -49,12 +52,12 @@ t.test('never throws; problems are kept as rendered field errors', async (t) => 
     {
       name: 'missing spec',
       input: obj({ name: 'a', namespace: 'x' }),
-      check: (n) => t.same([n.cni, n.problems], [undefined, []]),
+      check: (t, n) => t.same([n.cni, n.problems], [undefined, []]),
     },
     {
       name: 'bad JSON',
       input: obj({ name: 'a', namespace: 'x' }, { config: '{"type":' }),
-      check: (n) => {
+      check: (t, n) => {
         t.equal(n.cni, undefined);
         t.match(n.problems, [/^spec\.config: Invalid value: .*invalid JSON at line 1, column 9/]);
       },
@@ -62,7 +65,7 @@ t.test('never throws; problems are kept as rendered field errors', async (t) => 
     {
       name: 'empty resourceName item dropped with a problem',
       input: obj({ name: 'a', namespace: 'x', annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/a,,' } }),
-      check: (n) => {
+      check: (t, n) => {
         t.same(n.resourceNames, ['intel.com/a']);
         t.equal(n.problems.length, 2);
         t.match(n.problems[0], /empty item/);
@@ -71,7 +74,7 @@ t.test('never throws; problems are kept as rendered field errors', async (t) => 
     {
       name: 'a=b=c nodeSelector',
       input: obj({ name: 'a', namespace: 'x', annotations: { 'k8s.v1.cni.cncf.io/nodeSelector': 'a=b=c,d=e' } }),
-      check: (n) => {
+      check: (t, n) => {
         t.same(n.nodeSelector, { d: 'e' });
         t.match(n.problems, [/more than one '='/]);
       },
@@ -79,16 +82,16 @@ t.test('never throws; problems are kept as rendered field errors', async (t) => 
     {
       name: 'no namespace (a file): default',
       input: obj({ name: 'a' }),
-      check: (n) => t.equal(n.namespace, 'default'),
+      check: (t, n) => t.equal(n.namespace, 'default'),
     },
-    { name: 'null', input: null, check: (n) => t.match(n.problems, ['not an object', /metadata\.name/]) },
-    { name: 'a number', input: 3, check: (n) => t.equal(n.name, '') },
-    { name: 'wrong kind', input: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } }, check: (n) => t.match(n.problems, [/not a NetworkAttachmentDefinition/]) },
-    { name: 'metadata not an object', input: { kind: 'NetworkAttachmentDefinition', metadata: 'x' }, check: (n) => t.match(n.problems, [/metadata\.name: Required value/]) },
-    { name: 'config not a string', input: obj({ name: 'a' }, { config: 5 }), check: (n) => t.match(n.problems, [/spec\.config: must be a string/]) },
+    { name: 'null', input: null, check: (t, n) => t.match(n.problems, ['not an object', /metadata\.name/]) },
+    { name: 'a number', input: 3, check: (t, n) => t.equal(n.name, '') },
+    { name: 'wrong kind', input: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } }, check: (t, n) => t.match(n.problems, [/not a NetworkAttachmentDefinition/]) },
+    { name: 'metadata not an object', input: { kind: 'NetworkAttachmentDefinition', metadata: 'x' }, check: (t, n) => t.match(n.problems, [/metadata\.name: Required value/]) },
+    { name: 'config not a string', input: obj({ name: 'a' }, { config: 5 }), check: (t, n) => t.match(n.problems, [/spec\.config: must be a string/]) },
   ];
   for (const c of cases) {
-    t.test(c.name, async () => c.check(nadFromObject(c.input)));
+    t.test(c.name, async (t) => c.check(t, nadFromObject(c.input)));
   }
 });
 

@@ -14,6 +14,8 @@ interface Case {
   expect: string[];
   /** Substrings of the rendered first finding. */
   message?: string[];
+  /** One substring per finding, in order: every finding's own message is checked, not only the first. */
+  messages?: string[];
 }
 
 const cases: Case[] = [
@@ -65,6 +67,7 @@ const cases: Case[] = [
     annotation: '[{"name":"a","mac":"02:00:00:00:00:01","ips":["10.0.0.1/24"]}]',
     expect: ['p/requestedFields/Enforce', 'p/requestedFields/Enforce'],
     message: ['[0].mac: Forbidden: policy "p" (requestedFields): user "alice" may not set mac'],
+    messages: ['[0].mac: Forbidden', '[0].ips: Forbidden: policy "p" (requestedFields): user "alice" may not set ips'],
   },
   {
     name: 'requestedFields: allowed group',
@@ -101,6 +104,32 @@ const cases: Case[] = [
     annotation: '[{"name":"a","mac":"03:00:00:00:00:01"},{"name":"b","mac":"ff:ff:ff:ff:ff:ff"},{"name":"c","mac":"02:00:00:00:00:01"}]',
     expect: ['p/hardwareAddresses/Enforce', 'p/hardwareAddresses/Enforce'],
     message: ['MAC 03:00:00:00:00:01 is a multicast MAC'],
+    messages: ['[0].mac: Forbidden: policy "p" (hardwareAddresses): MAC 03:00:00:00:00:01 is a multicast MAC', '[1].mac: Forbidden: policy "p" (hardwareAddresses): MAC ff:ff:ff:ff:ff:ff is the broadcast MAC'],
+  },
+  {
+    // Deleting the all-zero bans in src/policy/addresses.ts (macSpecial, guidSpecial) fails this case.
+    // An all-zero or all-FF `infiniband-guid` is already an annotation error (ib-sriov-cni's rule), so
+    // the policy sees such GUIDs only as the port GUID of a 20-byte IPoIB `mac`.
+    name: 'hardwareAddresses: all-zero MAC, all-zero and all-FF IPoIB port GUIDs forbidden by default',
+    spec: 'rules:\n  hardwareAddresses: {}',
+    annotation:
+      '[{"name":"a","mac":"00-00-00-00-00-00"},{"name":"ib","mac":"00:00:00:00:fe:80:00:00:00:00:00:00:00:00:00:00:00:00:00:00"},' +
+      '{"name":"ib","mac":"00:00:00:00:fe:80:00:00:00:00:00:00:ff:ff:ff:ff:ff:ff:ff:ff"},' +
+      '{"name":"ok","mac":"02:00:00:00:00:00","infiniband-guid":"00:00:00:00:00:00:00:01"}]',
+    expect: ['p/hardwareAddresses/Enforce', 'p/hardwareAddresses/Enforce', 'p/hardwareAddresses/Enforce'],
+    messages: [
+      '[0].mac: Forbidden: policy "p" (hardwareAddresses): MAC 00:00:00:00:00:00 is the all-zero MAC',
+      '[1].mac: Forbidden: policy "p" (hardwareAddresses): IPoIB port GUID 00:00:00:00:00:00:00:00 is the all-zero GUID',
+      '[2].mac: Forbidden: policy "p" (hardwareAddresses): IPoIB port GUID ff:ff:ff:ff:ff:ff:ff:ff is the all-FF GUID (the reset value of ib-sriov-cni)',
+    ],
+  },
+  {
+    name: 'hardwareAddresses: a zero byte alone is not special',
+    spec: 'rules:\n  hardwareAddresses: {}',
+    annotation:
+      '[{"name":"a","mac":"02:00:00:00:00:00"},{"name":"b","mac":"00:00:00:00:00:02"},{"name":"ib","infiniband-guid":"ff:ff:ff:ff:ff:ff:ff:fe"},' +
+      '{"name":"ib","mac":"00:00:00:00:fe:80:00:00:00:00:00:00:00:00:00:00:00:00:00:01"}]',
+    expect: [],
   },
   {
     // The parser lets an explicit all-FF GUID through with a warning (ib-sriov-cni accepts it): a policy still sees it.
@@ -142,6 +171,7 @@ const cases: Case[] = [
     spec: 'action: Warn\nrules:\n  maxAttachments: {max: 0}\n  interfaceNames: {allowed: [x], action: Audit}',
     annotation: 'a@eth1',
     expect: ['p/maxAttachments/Warn', 'p/interfaceNames/Audit'],
+    messages: ['metadata.annotations[k8s.v1.cni.cncf.io/networks]: Forbidden: policy "p" (maxAttachments): 1 attachments requested, at most 0 allowed', '[0].interface: Forbidden: policy "p" (interfaceNames): interface name "eth1" does not match "x"'],
   },
   {
     name: 'namespaceSelector not matching: policy does not apply',
@@ -177,6 +207,10 @@ for (const c of cases) {
     const result = engine(c.spec).evaluate(input(c.annotation, c.over));
     t.same(result.findings.map(brief), c.expect);
     for (const m of c.message ?? []) t.match(renderError(result.findings[0]!.error), m);
+    if (c.messages) {
+      t.equal(c.messages.length, c.expect.length, 'the table gives one message per finding');
+      c.messages.forEach((m, i) => t.match(renderError(result.findings[i]!.error), m, `finding ${i}`));
+    }
   });
 }
 

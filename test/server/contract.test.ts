@@ -2,7 +2,10 @@
 import t from 'tap';
 import { getHttp, podReview, request, NETWORKS, SCRIPT } from './fixtures.js';
 import { startServer } from './harness.js';
+import fastJsonPatch, { type Operation } from 'fast-json-patch';
 import { StaticNadSource } from '../../src/nads/index.js';
+
+const { applyPatch } = fastJsonPatch;
 
 t.test('v1 and v1beta1 reviews are answered in kind, with the uid and allowed', async (t) => {
   const { url, ca } = await startServer(t);
@@ -24,6 +27,42 @@ t.test('v1 and v1beta1 reviews are answered in kind, with the uid and allowed', 
         t.notOk('patchType' in res.json.response, 'no patchType from validate');
       }
     }
+  }
+});
+
+// The same contract with the real admission core, whose patch is what the apiserver applies.
+// The expected pod is written from the NAD (resourceName, nodeSelector), not from the response.
+// Broken-build recipe: in src/admission/response.ts encode `decision.patch.slice(1)` (an
+// operation lost on the way to the wire): this test fails; the fake core's test above does not.
+t.test('the real core over HTTPS: the patch, applied to the pod, gives the intended pod (v1 and v1beta1)', async (t) => {
+  const nad = {
+    apiVersion: 'k8s.cni.cncf.io/v1',
+    kind: 'NetworkAttachmentDefinition',
+    metadata: {
+      name: 'sriov-a',
+      namespace: 'default',
+      annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/sriov_a', 'k8s.v1.cni.cncf.io/nodeSelector': 'sriov=true' },
+    },
+    spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: 'sriov-a', type: 'sriov' }) },
+  };
+  const { url, ca } = await startServer(t, { deps: { core: undefined, nadSource: new StaticNadSource([nad]) } });
+  for (const apiVersion of ['admission.k8s.io/v1', 'admission.k8s.io/v1beta1']) {
+    const review = podReview({ apiVersion, annotations: { [NETWORKS]: 'sriov-a, sriov-a' } });
+    const res = await request(`${url}/mutate`, JSON.stringify(review), { ca });
+    t.equal(res.status, 200);
+    t.equal(res.json.apiVersion, apiVersion);
+    t.equal(res.json.response.uid, review.request!.uid);
+    t.equal(res.json.response.allowed, true);
+    t.equal(res.json.response.patchType, 'JSONPatch');
+    const patch = JSON.parse(Buffer.from(res.json.response.patch, 'base64').toString()) as Operation[];
+    const patched = applyPatch(structuredClone(review.request!.object), patch).newDocument as { spec: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const expected = structuredClone(review.request!.object) as { spec: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expected.spec.containers[0].resources = { requests: { 'intel.com/sriov_a': '2' }, limits: { 'intel.com/sriov_a': '2' } };
+    expected.spec.nodeSelector = { sriov: 'true' };
+    t.same(patched, expected, `${apiVersion}: two selections of sriov-a, two devices; the NAD's nodeSelector`);
+    const validated = await request(`${url}/validate`, JSON.stringify(podReview({ apiVersion, annotations: { [NETWORKS]: 'sriov-a' } })), { ca });
+    t.equal(validated.json.response.allowed, true);
+    t.notOk('patch' in validated.json.response, 'no patch from validate');
   }
 });
 
@@ -155,7 +194,7 @@ t.test('NADs are resolved before the review; missing and slow ones are reported,
       return super.lookup(namespace, name);
     }
   }
-  const { url, ca, server } = await startServer(t, { deps: { nadSource: new SlowSource([nad('default', 'net-a')]) } });
+  const { url, ca, server, logs } = await startServer(t, { deps: { nadSource: new SlowSource([nad('default', 'net-a')]) } });
   const found = await request(`${url}/validate`, JSON.stringify(podReview({ annotations: { [NETWORKS]: 'net-a' } })), { ca });
   t.equal(found.json.response.allowed, true);
   const missing = await request(`${url}/validate`, JSON.stringify(podReview({ annotations: { [NETWORKS]: 'net-a,nope' } })), { ca });
@@ -165,7 +204,12 @@ t.test('NADs are resolved before the review; missing and slow ones are reported,
   const took = Date.now() - started;
   t.equal(slow.status, 200);
   t.equal(slow.json.response.allowed, false);
-  t.ok(took < 1000, `answered before the apiserver's 1 s timeout (${took} ms)`);
+  // Whether the answer beats the apiserver's 1 s is the lookup budget's job (src/server/deadline.ts
+  // keeps a fifth of the timeout, at least 100 ms, for the answer: 800 ms for ?timeout=1s), checked
+  // here through what the review says; the wall clock gets room for a loaded machine and only
+  // rules out waiting on the stuck lookup for ever.
+  t.ok(took < 30_000, `answered without waiting on the stuck lookup (${took} ms)`);
+  t.ok(logs.lines.some((l) => l.msg === 'denied' && JSON.stringify(l.reasons).includes('did not finish within 800 ms')), 'the 800 ms budget for a 1 s timeout');
   const lookups = await server.metrics.registry.getSingleMetricAsString('netattach_nad_lookups_total');
   t.match(lookups, /outcome="hit"\} 2/);
   t.match(lookups, /outcome="not-found"\} 1/);

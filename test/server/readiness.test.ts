@@ -4,6 +4,7 @@ import https from 'node:https';
 import { StaticNadSource } from '../../src/nads/static-source.js';
 import { getHttp, podReview, request } from './fixtures.js';
 import { nad, startServer } from './harness.js';
+import { eventually } from '../cli/policy-helpers.js';
 
 /** A NAD source whose first sync completes (or fails) when the test says so. */
 class GatedSource extends StaticNadSource {
@@ -62,24 +63,36 @@ t.test('injected checks (policies) take part in readiness', async (t) => {
 t.test('close drains a request in flight, turns readyz to 503 meanwhile, and refuses new connections', async (t) => {
   const { url, healthUrl, ca, server } = await startServer(t);
   const body = Buffer.from(JSON.stringify(podReview()));
-  // Start a request and send only half of its body.
-  const response = new Promise<{ status: number; json: any }>((resolve, reject) => {
-    const req = https.request(`${url}/validate`, { method: 'POST', ca, headers: { 'content-type': 'application/json', 'content-length': body.length }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString()) }));
-    });
+  // Start a request and send only part of its body. `Expect: 100-continue` makes the server say
+  // when it holds the request (the 'continue' event): no sleep decides that it is in flight.
+  let answered: (r: { status: number; json: any }) => void = () => {}; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const response = new Promise<{ status: number; json: any }>((r) => (answered = r)); // eslint-disable-line @typescript-eslint/no-explicit-any
+  let finish: () => void = () => {};
+  const inFlight = new Promise<void>((resolveInFlight, reject) => {
+    const req = https.request(
+      `${url}/validate`,
+      { method: 'POST', ca, headers: { 'content-type': 'application/json', 'content-length': body.length, expect: '100-continue' }, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => answered({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString()) }));
+      },
+    );
     req.on('error', reject);
-    req.write(body.subarray(0, 100));
-    setTimeout(() => req.end(body.subarray(100)), 500);
+    req.on('continue', () => {
+      req.write(body.subarray(0, 100));
+      finish = () => req.end(body.subarray(100));
+      resolveInFlight();
+    });
+    req.flushHeaders();
   });
-  await new Promise((r) => setTimeout(r, 100));
+  await inFlight;
   const closing = server.close();
-  await new Promise((r) => setTimeout(r, 50));
-  const ready = await getHttp(`${healthUrl}/readyz`);
+  const ready = await eventually(() => getHttp(`${healthUrl}/readyz`), (r) => r.status === 503, 'readyz 503 while draining');
   t.equal(ready.status, 503);
   t.match(ready.json.checks.shutdown.reason, /shutting down/);
   await t.rejects(request(`${url}/validate`, body, { ca }), 'new connections refused');
+  finish();
   const res = await response;
   t.equal(res.status, 200, 'the in-flight request was answered');
   t.equal(res.json.response.allowed, true);
@@ -88,13 +101,21 @@ t.test('close drains a request in flight, turns readyz to 503 meanwhile, and ref
 
 t.test('close gives up on a stuck client after the grace period', async (t) => {
   const { url, ca, server } = await startServer(t, { options: { shutdownGraceMs: 300 } });
-  const req = https.request(`${url}/validate`, { method: 'POST', ca, headers: { 'content-type': 'application/json', 'content-length': 1000 }, agent: false });
+  const req = https.request(`${url}/validate`, { method: 'POST', ca, headers: { 'content-type': 'application/json', 'content-length': 1000, expect: '100-continue' }, agent: false });
   req.on('error', () => {});
-  req.write('{"apiVersion"');
-  await new Promise((r) => setTimeout(r, 100));
+  // The server holds the request once it says "100 Continue"; then the body stalls.
+  await new Promise<void>((r) => {
+    req.on('continue', () => {
+      req.write('{"apiVersion"');
+      r();
+    });
+    req.flushHeaders();
+  });
   const started = Date.now();
   t.same(await server.close(), { drained: false });
-  t.ok(Date.now() - started < 2000, 'bounded by the grace period');
+  // Room for a loaded machine: without the grace period the stalled request would hold close() for
+  // the request timeout (minutes).
+  t.ok(Date.now() - started < 10_000, 'bounded by the grace period');
   req.destroy();
 });
 

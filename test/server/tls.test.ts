@@ -20,7 +20,7 @@ async function until(what: string, check: () => boolean | Promise<boolean>, ms =
 }
 
 /** Sends reviews in a loop on fresh connections (and one kept-alive connection) until stopped. */
-function load(url: string, ca: string[]): { stop: () => Promise<{ ok: number; failed: string[]; serials: Set<string> }> } {
+function load(url: string, ca: string[]): { stop: () => Promise<{ ok: number; failed: string[]; serials: Set<string> }>; ok: () => number; serials: Set<string> } {
   let running = true;
   const failed: string[] = [];
   const serials = new Set<string>();
@@ -40,6 +40,8 @@ function load(url: string, ca: string[]): { stop: () => Promise<{ ok: number; fa
   };
   const loops = [loop(false), loop(false), loop(false), loop(keepAlive)];
   return {
+    ok: () => ok,
+    serials,
     stop: async () => {
       running = false;
       await Promise.all(loops);
@@ -69,12 +71,15 @@ t.test('rotation through a Secret-style ..data symlink swap, under load, fails n
   });
   t.equal(server.servingSerial(), serialOf(first.cert));
   const traffic = load(url, [first.ca]);
-  await new Promise((r) => setTimeout(r, 300));
+  // Polled, not slept: traffic is flowing on the first certificate before the swap, and on the
+  // second one after it, however slow the machine.
+  await until('requests on the first certificate', () => traffic.ok() >= 10, 30_000);
   // What the kubelet does: a new timestamped directory, then an atomic rename of the ..data link.
   symlinkSync('..2024_02', join(dir, '..data_tmp'));
   renameSync(join(dir, '..data_tmp'), join(dir, '..data'));
   await until('the new certificate in service', () => server.servingSerial() === serialOf(second.cert));
-  await new Promise((r) => setTimeout(r, 300));
+  const beforeSwap = traffic.ok();
+  await until('requests on the second certificate', () => traffic.serials.has(serialOf(second.cert)) && traffic.ok() >= beforeSwap + 10, 30_000);
   const { ok, failed, serials } = await traffic.stop();
   t.same(failed, [], 'no failed request');
   t.ok(ok > 20, `${ok} requests during the rotation`);
@@ -88,7 +93,7 @@ t.test('rotation by rewriting the files in place, to a new CA', async (t) => {
   const { url, server, certDir, ca } = await startServer(t);
   const next = generateCertificates({ service: 'netattach', namespace: 'netattach-system', sans: ['127.0.0.1', 'localhost'] });
   const traffic = load(url, [ca, next.caCert]);
-  await new Promise((r) => setTimeout(r, 200));
+  await until('requests on the first certificate', () => traffic.ok() >= 10, 30_000);
   writeFileSync(join(certDir, 'tls.key'), next.key);
   writeFileSync(join(certDir, 'tls.crt'), next.cert);
   await until('the new certificate in service', () => server.servingSerial() === serialOf(next.cert));

@@ -1,0 +1,48 @@
+// The hardware-address facts behind the hardwareAddresses and uniqueAddresses rules, pinned where
+// the engine table left mutants alive (docs/mutation.md): which values are special, which
+// addresses the MAC prefixes apply to, and the kind of each claim.
+import t from 'tap';
+import { renderError } from '../../src/field/index.js';
+import { PolicyEngine, policySet } from '../../src/policy/index.js';
+import { input, policies, policyYaml } from './helpers.js';
+
+const engine = (spec: string): PolicyEngine => new PolicyEngine({ policies: policySet(policies(policyYaml('p', spec))) });
+const IPOIB = (guid: string) => `00:00:00:00:fe:80:00:00:00:00:00:00:${guid}`;
+
+t.test('special values need both hex digits of every byte to match', async (t) => {
+  // 10:00:00:00:00:00 and a port GUID of 10:00:...: the second digits are all zero, the first are not.
+  const annotation = JSON.stringify([
+    { name: 'a', mac: '10:00:00:00:00:00' },
+    { name: 'b', mac: '1f:ff:ff:ff:ff:ff' },
+    { name: 'ib', mac: IPOIB('10:00:00:00:00:00:00:00') },
+    { name: 'ib', mac: IPOIB('1f:ff:ff:ff:ff:ff:ff:ff') },
+  ]);
+  const r = engine('rules:\n  hardwareAddresses: {}').evaluate(input(annotation));
+  t.same(r.findings.map((f) => renderError(f.error)), [
+    'metadata.annotations[k8s.v1.cni.cncf.io/networks][1].mac: Forbidden: policy "p" (hardwareAddresses): MAC 1f:ff:ff:ff:ff:ff is a multicast MAC',
+  ]);
+});
+
+t.test('MAC prefixes apply to 6-byte MACs only, not to IPoIB addresses or GUIDs', async (t) => {
+  const annotation = JSON.stringify([
+    { name: 'ib', mac: IPOIB('00:11:22:33:44:55:66:77'), 'infiniband-guid': '00:11:22:33:44:55:66:78' },
+    { name: 'a', mac: '02:bb:00:00:00:01' },
+  ]);
+  const r = engine('rules:\n  hardwareAddresses:\n    macPrefixes: ["02:aa"]').evaluate(input(annotation));
+  t.same(r.findings.map((f) => renderError(f.error)), [
+    'metadata.annotations[k8s.v1.cni.cncf.io/networks][1].mac: Forbidden: policy "p" (hardwareAddresses): MAC 02:bb:00:00:00:01 does not start with an allowed prefix (02:aa)',
+  ]);
+});
+
+t.test('claims: an IPoIB address is claimed as a mac, a GUID as an infiniband-guid, canonical', async (t) => {
+  const annotation = JSON.stringify([{ name: 'ib', mac: IPOIB('00:11:22:33:44:55:66:77').toUpperCase(), 'infiniband-guid': '00:11:22:33:44:55:66:78' }]);
+  const r = engine('rules:\n  uniqueAddresses: {mac: Network, infiniband-guid: Cluster}').evaluate(input(annotation));
+  t.same(r.findings, []);
+  t.same(
+    r.claims.map((c) => [c.kind, c.value, c.scope]),
+    [
+      ['mac', IPOIB('00:11:22:33:44:55:66:77'), 'network:team-a/ib'],
+      ['infiniband-guid', '00:11:22:33:44:55:66:78', 'network:team-a/ib'],
+    ],
+  );
+});
