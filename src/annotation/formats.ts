@@ -102,7 +102,16 @@ export function gatewayFamily(text: string): 4 | 6 | undefined {
 /** Whether a valid IPv6 text is ::ffff:a.b.c.d in any spelling. */
 function isIPv4Mapped(text: string): boolean {
   try {
-    const address = ipaddr.parse(text);
+    // ipaddr.js reads any embedded dotted quad as mapped (`::1.2.3.4` too, which Go's To4 counts
+    // as IPv6): spell the quad as two hex groups first, so only the bytes decide.
+    const dot = text.indexOf('.');
+    const colon = text.lastIndexOf(':');
+    let hex = text;
+    if (dot > colon && colon >= 0) {
+      const q = text.slice(colon + 1).split('.').map(Number);
+      hex = `${text.slice(0, colon + 1)}${((q[0]! << 8) | q[1]!).toString(16)}:${((q[2]! << 8) | q[3]!).toString(16)}`;
+    }
+    const address = ipaddr.parse(hex);
     return address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress();
   } catch {
     return false;

@@ -308,7 +308,7 @@ t.test('/mutate denies exactly what /validate denies', async (t) => {
   const samples: Array<[string, ReturnType<typeof pod>, number | undefined, string[]]> = [
     ['missing NAD', pod({ networks: 'nope' }), 403, [`${ANN}[0]: Not found: "default/nope"`]],
     ['empty items', pod({ networks: 'sriov-a,,' }), 422, [`${ANN}[1]: Invalid value`, `${ANN}[2]: Invalid value`]],
-    ['capability not declared', pod({ networks: '[{"name":"bare","mac":"02:00:00:00:00:01"}]' }), 403, [`${ANN}[0].mac: `]],
+    ['a MAC no plugin of the chain reads', pod({ networks: '[{"name":"ipvlan","mac":"02:00:00:00:00:01"}]' }), 403, [`${ANN}[0].mac: `]],
     ['fractional device count', pod({ networks: 'sriov-a', containers: [{ name: 'a', resources: { limits: { 'intel.com/sriov_a': '500m' } } }] }), 422, ['spec.containers[0].resources.limits[intel.com/sriov_a]: Invalid value: "500m"']],
     ['valid', pod({ networks: 'sriov-a' }), undefined, []],
   ];

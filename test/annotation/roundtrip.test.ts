@@ -178,17 +178,18 @@ check(
   300,
 );
 
-/** Ways to break one key of an element: [key, broken value]. */
+/**
+ * Ways to break one key of an element: [key, broken value], each an error because Multus fails the
+ * pod on it. (An 8-byte MAC, an explicit all-FF GUID, `ips: []`, a zero rate and a malformed
+ * ipam-claim-reference run under Multus: warnings, see docs/annotation.md.)
+ */
 const breakage = fc.oneof(
   fc.constant<[string, unknown]>(['name', 'Bad_Name']),
   fc.constant<[string, unknown]>(['namespace', 'Bad.NS']),
   fc.constant<[string, unknown]>(['interface', 'a/b']),
   fc.constant<[string, unknown]>(['interface', 'x'.repeat(16)]),
   fc.constant<[string, unknown]>(['mac', '02:00:00:aa:bb']),
-  fc.constant<[string, unknown]>(['mac', 'c2:11:22:33:44:55:66:77']),
   fc.constant<[string, unknown]>(['infiniband-guid', '00:00:00:00:00:00:00:00']),
-  fc.constant<[string, unknown]>(['infiniband-guid', 'ff:ff:ff:ff:ff:ff:ff:ff']),
-  fc.constant<[string, unknown]>(['ips', []]),
   fc.constant<[string, unknown]>(['ips', ['10.0.0.1/33']]),
   fc.constant<[string, unknown]>(['ips', ['010.0.0.1']]),
   fc.constant<[string, unknown]>(['default-route', ['10.0.0.1', '10.0.0.2']]),
@@ -197,9 +198,7 @@ const breakage = fc.oneof(
   fc.constant<[string, unknown]>(['portMappings', [{ hostPort: 8080, containerPort: 70000 }]]),
   fc.constant<[string, unknown]>(['portMappings', [{ hostPort: 8080, containerPort: 80, protocol: 'icmp' }]]),
   fc.constant<[string, unknown]>(['bandwidth', { ingressBurst: 10 }]),
-  fc.constant<[string, unknown]>(['bandwidth', { egressRate: 0 }]),
   fc.constant<[string, unknown]>(['cni-args', ['not', 'an', 'object']]),
-  fc.constant<[string, unknown]>(['ipam-claim-reference', 'Bad_Claim']),
   fc.constant<[string, unknown]>(['deviceID', 7]),
 );
 
