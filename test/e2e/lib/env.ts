@@ -51,16 +51,8 @@ export interface E2e {
   stop(): Promise<void>;
 }
 
-/** Polls `probe` until it returns a value (not undefined) or the time is up. */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+/** Polling for eventual state: one helper for every suite. */
+export { eventually } from './netattach.js';
 
 export function toDocs(objs: Obj | Obj[]): string {
   return (Array.isArray(objs) ? objs : [objs]).map((o) => JSON.stringify(o)).join('\n---\n');
