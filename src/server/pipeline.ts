@@ -244,6 +244,11 @@ function arbitrate(deps: PipelineDeps, request: AdmissionRequest, apiVersion: Ad
     logUnavailable(deps, request, endpoint, outcomes);
     if (outcomes.every((o) => o.result === 'won')) return answer;
     const settled = settleClaims(decision, outcomes, request.namespace ?? '');
+    if (!settled.allowed && deps.enforcement === 'observe') {
+      // Observe mode denies nothing, a lost claim included: admitted with the reason as a warning.
+      const admitted = observed(settled);
+      return { review: deps.core.toResponse(apiVersion, request.uid, admitted, endpoint), decision: admitted, wouldDeny: settled };
+    }
     if (!settled.allowed && !request.dryRun) deps.reservations.release?.(decision.claims);
     return { review: deps.core.toResponse(apiVersion, request.uid, settled, endpoint), decision: settled };
   });

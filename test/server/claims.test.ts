@@ -16,12 +16,12 @@ const nadObject = {
   spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: 'sriov-a', type: 'sriov', capabilities: { mac: true } }) },
 };
 
-async function replica(t: Test, fake: FakeLeases, action = 'Enforce') {
+async function replica(t: Test, fake: FakeLeases, action = 'Enforce', enforcement: 'enforce' | 'observe' = 'enforce') {
   const index = new AddressIndex();
   const policy = new PolicyEngine({ index, policies: policySet(policies(policyYaml('u', `rules:\n  uniqueAddresses: {mac: Network, action: ${action}}`))) });
   const arbiter = new ClaimStore({ api: fake.api(), transport: fake.transport(), live: (h) => index.hasPod(h.namespace, h.name), livenessCurrent: () => true, timeoutMs: 500, backoffMs: 5 });
   t.teardown(() => arbiter.stop());
-  const running = await startServer(t, { deps: { core: undefined, nadSource: new StaticNadSource([nadObject]), policy, reservations: index, arbiter } });
+  const running = await startServer(t, { options: { enforcement }, deps: { core: undefined, nadSource: new StaticNadSource([nadObject]), policy, reservations: index, arbiter } });
   return { ...running, index, arbiter };
 }
 
@@ -48,6 +48,17 @@ t.test('a second replica loses the claim: denied with the index\'s message, its 
   t.equal(b.index.stats().reservations, 0, 'the loser holds nothing locally');
   t.ok(b.logs.lines.some((l) => l.msg === 'denied' && Array.isArray(l.rules) && (l.rules as string[]).includes('uniqueAddresses')));
   t.equal(fake.objects.size, 1);
+});
+
+t.test('observe mode: a claim lost to another replica admits the pod with the reason as a warning', async (t) => {
+  // Recipe: drop the observe branch in arbitrate() (src/server/pipeline.ts): the pod is denied.
+  const fake = new FakeLeases();
+  const a = await replica(t, fake, 'Enforce', 'observe');
+  const b = await replica(t, fake, 'Enforce', 'observe');
+  t.equal((await request(`${a.url}/validate`, review('p1'), { ca: a.ca })).json.response.allowed, true);
+  const lost = await request(`${b.url}/validate`, review('p2'), { ca: b.ca });
+  t.equal(lost.json.response.allowed, true, 'nothing is denied in observe mode');
+  t.ok((lost.json.response.warnings as string[]).some((w) => w.includes('uniqueAddresses')), JSON.stringify(lost.json.response.warnings));
 });
 
 t.test('the mutating call judges the index only; dry run never writes', async (t) => {
