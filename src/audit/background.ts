@@ -5,7 +5,8 @@
 // Bounded work: pods to judge wait in a queue (a Set: FIFO, each pod once); every `tickMs` at most
 // `podsPerSecond * tickMs / 1000` of them are judged, and a tick stops early after `sliceMs` of
 // wall time. Between ticks the event loop is free, so admission requests are never queued behind
-// a 100,000-pod audit.
+// a 100,000-pod audit. Small ticks (20 ms, 2 ms slices): 100 ms ticks with 10 ms slices raised
+// /mutate p99 at 1,000/s from 1.4 to 2.6 ms (bench section audit); 20 ms ones left it in the noise.
 //
 // Changes are found by comparing, once per tick, cheap fingerprints of what the judgement reads:
 // the PolicySet snapshot (swapped whole on reload), the NAD cache entries (replaced on change) and
@@ -75,9 +76,9 @@ export class BackgroundAudit implements ListWatchHandler {
   private readonly ctx: AuditContext;
 
   constructor(private readonly o: BackgroundAuditOptions) {
-    this.tickMs = o.tickMs ?? 100;
+    this.tickMs = o.tickMs ?? 20;
     this.perTick = Math.max(1, Math.round(((o.podsPerSecond ?? 1000) * this.tickMs) / 1000));
-    this.sliceMs = o.sliceMs ?? 10;
+    this.sliceMs = o.sliceMs ?? 2;
     this.resyncMs = o.resyncMs ?? 10 * 60_000;
     this.now = o.now ?? Date.now;
     this.ctx = {
