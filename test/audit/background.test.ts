@@ -27,6 +27,9 @@ function world(opts: { policies?: PolicySet; nads?: Nad[]; labels?: Record<strin
     ready: () => true,
     ...(opts.podsPerSecond ? { podsPerSecond: opts.podsPerSecond } : {}),
     ...(opts.tickMs ? { tickMs: opts.tickMs } : {}),
+    // The counts are what these tests pin; the 2 ms wall-clock slice would make them depend on
+    // the machine's load (a cold first tick on a busy CI machine judged fewer pods).
+    sliceMs: 60_000,
   });
   const objectOf = (p: LivePod) => ({ metadata: { namespace: p.namespace, name: p.name, uid: p.uid, annotations: (p.networks ? { [NETWORKS]: p.networks } : {}) as Record<string, string> } });
   const pods = new Map<string, LivePod>();
