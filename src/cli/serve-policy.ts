@@ -22,10 +22,8 @@ import {
   type PolicySource,
 } from '../policy/index.js';
 import { watchCheck, type BackgroundTask, type ReadinessCheck, type ServerDeps, type WatchHealth } from '../server/index.js';
-import { kubeTransport, leaseApi, SERVICE_ACCOUNT_DIR, type KubeCredentials } from '../kube/index.js';
-import { join } from 'node:path';
+import { kubeTransport, leaseApi, serviceAccountNamespace, type KubeCredentials } from '../kube/index.js';
 import { hostname } from 'node:os';
-import { readFileSync } from 'node:fs';
 import type { AdmissionConfig } from '../admission/types.js';
 import type { NadSource } from '../nads/index.js';
 import { BackgroundAudit, registerAuditMetrics, ReportPublisher } from '../audit/index.js';
@@ -69,16 +67,6 @@ export interface PolicyWiringOptions {
     publishIntervalMs?: number;
     tickMs?: number;
   };
-}
-
-/** The namespace netattach runs in (the Lease lives there): its service account's, else netattach-system. */
-function ownNamespace(): string {
-  const dir = process.env['NETATTACH_SERVICEACCOUNT_DIR'] || SERVICE_ACCOUNT_DIR;
-  try {
-    return readFileSync(join(dir, 'namespace'), 'utf8').trim() || 'netattach-system';
-  } catch {
-    return 'netattach-system';
-  }
 }
 
 export interface PolicyWiring {
@@ -178,7 +166,7 @@ export async function wirePolicy(options: PolicyWiringOptions): Promise<PolicyWi
         logger,
       });
       publisher = new ReportPublisher(kubeTransport(kc), audit, {
-        leaseNamespace: a.leaseNamespace ?? ownNamespace(),
+        leaseNamespace: a.leaseNamespace ?? serviceAccountNamespace() ?? 'netattach-system',
         identity: a.identity ?? `${hostname()}-${process.pid}`,
         ...(a.publishIntervalMs !== undefined ? { intervalMs: a.publishIntervalMs } : {}),
         metrics: auditMetrics,

@@ -11,7 +11,7 @@ import { EXIT_OK, EXIT_USAGE, type CliIO } from './io.js';
 import { generateCertificates, writeCertificateSet, readCa, checkKeyPair, CERT_FILES } from '../certs/index.js';
 import { createServer, createLogger, LOG_LEVELS, parseGoDuration, type LogLevel, type ServerDeps, type ServerOptions, type WebhookServer } from '../server/index.js';
 import { createNadSource, parsePluginReads, tryLoadKubeConfig, type NadSource } from '../nads/index.js';
-import { getObject, kubeconfigCredentials, kubeTransport, SERVICE_ACCOUNT_DIR, type KubeCredentials } from '../kube/index.js';
+import { getObject, kubeconfigCredentials, kubeTransport, serviceAccountNamespace, type KubeCredentials } from '../kube/index.js';
 import { DEFAULT_ADMISSION_CONFIG } from '../admission/types.js';
 import { parseSharingOwners } from '../policy/owner.js';
 import { ENFORCEMENT_MODES, type Enforcement } from '../admission/observe.js';
@@ -254,14 +254,6 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
 }
 
 /** The namespace of the pod's service account (the kubelet mounts it), when running in a pod. */
-function serviceAccountNamespace(env: NodeJS.ProcessEnv): string | undefined {
-  try {
-    return readFileSync(join(env.NETATTACH_SERVICEACCOUNT_DIR || SERVICE_ACCOUNT_DIR, 'namespace'), 'utf8').trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The directory holding package.json (certs/ and examples/ live there), from src/ or dist/src/. */
 function packageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));

@@ -22,6 +22,15 @@ export interface KubeCredentials {
 }
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/** The namespace of the pod netattach runs in (its service account's), or undefined outside a pod. */
+export function serviceAccountNamespace(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  try {
+    return readFileSync(join(env.NETATTACH_SERVICEACCOUNT_DIR || SERVICE_ACCOUNT_DIR, 'namespace'), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
 /** Bound service-account tokens rotate (kubelet refreshes the file at 80% of their lifetime). */
 export const TOKEN_REREAD_MS = 60_000;
 

@@ -13,6 +13,7 @@ export {
   credentialsFromKubeConfig,
   findCredentials,
   SERVICE_ACCOUNT_DIR,
+  serviceAccountNamespace,
   TOKEN_REREAD_MS,
   type KubeCredentials,
   type InClusterOptions,
