@@ -11,7 +11,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { startCluster, type Cluster, type ClusterOptions, type KubectlResult } from '../infra/cluster.js';
 import { applyWebhookConfigs, parseManifests, rewriteWebhookConfigs, toYaml, type WebhookConfig } from '../infra/webhook.js';
-import { MAIN, Netattach, REPO, plainEnv } from './netattach.js';
+import { MAIN, Netattach, REPO, plainEnv, type NetattachOptions } from './netattach.js';
 import { macvlanConfig, namespace, nad } from './objects.js';
 
 type Obj = Record<string, unknown>;
@@ -163,7 +163,11 @@ async function serviceAccountKubeconfig(cluster: Cluster, ns: string, name: stri
   return file;
 }
 
-export async function startE2e(log: (m: string) => void, clusterOptions: Omit<ClusterOptions, 'log'> = {}): Promise<E2e> {
+export async function startE2e(
+  log: (m: string) => void,
+  clusterOptions: Omit<ClusterOptions, 'log'> = {},
+  netattachOptions: Pick<NetattachOptions, 'nodeOptions' | 'nodeArgs' | 'extraArgs'> = {},
+): Promise<E2e> {
   const cluster = await startCluster({ log, ...clusterOptions });
   let netattach: Netattach | undefined;
   try {
@@ -218,7 +222,7 @@ export async function startE2e(log: (m: string) => void, clusterOptions: Omit<Cl
     await writeFile(path.join(serviceAccountDir, 'namespace'), 'netattach-system');
     const api = new URL(cluster.server);
     const inCluster = { host: api.hostname, port: api.port, serviceAccountDir };
-    netattach = new Netattach({ inCluster, tlsDir, port, healthPort, logPath: path.join(cluster.logsDir, 'netattach.log') });
+    netattach = new Netattach({ inCluster, tlsDir, port, healthPort, logPath: path.join(cluster.logsDir, 'netattach.log'), ...netattachOptions });
     netattach.start();
     await netattach.waitReady();
     log(`netattach ready at ${netattach.url} (health ${netattach.healthUrl})`);

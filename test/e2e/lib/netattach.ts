@@ -39,6 +39,10 @@ export interface NetattachOptions {
   healthPort: number;
   logPath: string;
   extraArgs?: string[];
+  /** NODE_OPTIONS for the process (e.g. the Deployment's V8 flags); none by default. */
+  nodeOptions?: string;
+  /** node's own arguments before the script (flags NODE_OPTIONS refuses, e.g. --cpu-prof). */
+  nodeArgs?: string[];
 }
 
 export function httpGet(url: string, timeoutMs = 3000): Promise<{ status: number; body: string }> {
@@ -120,6 +124,7 @@ export class Netattach {
     if (this.running) throw new Error('netattach is already running');
     const o = this.options;
     const args = [
+      ...(o.nodeArgs ?? []),
       MAIN, 'serve',
       ...(o.kubeconfig ? [`--kubeconfig=${o.kubeconfig}`] : []),
       `--tls-dir=${o.tlsDir}`,
@@ -132,7 +137,7 @@ export class Netattach {
     const [cmd, a] = withPdeathsig(process.execPath, args);
     this.starts++;
     this.#log.write(`{"e2e":"start #${this.starts}"}\n`);
-    const child = spawn(cmd, a, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: plainEnv(credentialEnv(o)) });
+    const child = spawn(cmd, a, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: plainEnv({ ...credentialEnv(o), ...(o.nodeOptions ? { NODE_OPTIONS: o.nodeOptions } : {}) }) });
     child.stdout!.pipe(this.#log, { end: false });
     child.stderr!.pipe(this.#log, { end: false });
     live.add(child);
