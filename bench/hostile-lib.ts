@@ -1,5 +1,5 @@
 // Issue 15's attacks on a real `netattach serve` process started as the Deployment starts it
-// (NODE_OPTIONS=--max-old-space-size=192, no client CA), with what each one measures. Used by
+// (NODE_OPTIONS as manifests/base/deployment.yaml sets it, no client CA), with what each one measures. Used by
 // test/hostile/ (which asserts bounds with slack) and by the `hostile` bench section (which
 // prints the figures the README quotes).
 import https from 'node:https';
@@ -16,7 +16,7 @@ const compiled = extname(self) === '.js';
 const mainScript = resolve(dirname(self), '../src/cli', compiled ? 'main.js' : 'main.ts');
 const nodeArgs = compiled ? [mainScript] : ['--import', 'tsx', mainScript];
 /** The Deployment's heap cap (manifests/base/deployment.yaml). */
-export const PRODUCTION_NODE_OPTIONS = '--max-old-space-size=192';
+export const PRODUCTION_NODE_OPTIONS = '--max-old-space-size=192 --max-semi-space-size=1';
 export const NAMESPACE = 'hostile';
 
 export interface Serve {

@@ -15,6 +15,9 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { type BenchResult } from './harness.js';
 import { paced, post } from './https-client.js';
+import { PRODUCTION_NODE_OPTIONS } from './hostile-lib.js';
+
+const benchNodeArgs = (): string[] | undefined => (process.env.BENCH_NODE_OPTIONS === undefined ? undefined : process.env.BENCH_NODE_OPTIONS.split(' ').filter(Boolean));
 
 export const name = 'http';
 
@@ -188,7 +191,9 @@ function distinctNetworks(): () => string {
 
 export async function run(log: (line: string) => void = () => {}): Promise<BenchResult[]> {
   const dir = mkdtempSync(join(tmpdir(), 'netattach-http-bench-'));
-  const server = await startServer(dir);
+  // BENCH_NODE_OPTIONS: V8 flags for the server of every row (docs/performance.md compares them);
+  // unset, the first rows run without flags and the RSS row with the Deployment's.
+  const server = await startServer(dir, { nodeArgs: benchNodeArgs() ?? [] });
   const results: BenchResult[] = [];
   try {
     const agent = new https.Agent({ keepAlive: true, maxSockets: 16, ca: server.ca });
@@ -249,9 +254,10 @@ export async function run(log: (line: string) => void = () => {}): Promise<Bench
 /** RSS of a server holding 10,000 NADs, with the Deployment's heap cap, ready and after 8 s of load. */
 async function memoryWithManyNads(log: (line: string) => void): Promise<BenchResult> {
   const NADS = 10_000;
-  const HEAP = '--max-old-space-size=192'; // manifests/base/deployment.yaml sets the same
+  const flags = benchNodeArgs() ?? PRODUCTION_NODE_OPTIONS.split(' '); // manifests/base/deployment.yaml sets the same
+  const HEAP = flags.join(' ');
   const dir = mkdtempSync(join(tmpdir(), 'netattach-rss-bench-'));
-  const server = await startServer(dir, { nads: NADS, nodeArgs: [HEAP] });
+  const server = await startServer(dir, { nads: NADS, nodeArgs: flags });
   try {
     const ready = rssMb(server.child.pid);
     const s = await saturate(`${server.url}/mutate?timeout=10s`, reviewOfSize(4 * 1024), 8);

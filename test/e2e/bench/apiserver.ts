@@ -350,9 +350,10 @@ async function main(): Promise<void> {
     }
 
     // Footprint: a minute of /mutate load straight at netattach (the bench pod's review).
-    let load: { seconds: number; rps: number; rss: number; peak: number } | undefined;
+    let load: { seconds: number; rps: number; rss: number; peak: number; cpuUs: number; p50: number; p99: number } | undefined;
     if (LOAD_SECONDS > 0) {
       log(`load: ${LOAD_SECONDS} s of /mutate at netattach, 32 connections`);
+      const c0 = cpuSeconds(pids.netattach);
       const r = await autocannon({
         url: `${e.netattach.url}/mutate`,
         method: 'POST',
@@ -364,7 +365,7 @@ async function main(): Promise<void> {
         tlsOptions: { ca: e.caPem, servername: 'localhost' },
       } as autocannon.Options);
       const after = rssMb(pids.netattach);
-      load = { seconds: LOAD_SECONDS, rps: r.requests.average, ...after };
+      load = { seconds: LOAD_SECONDS, rps: r.requests.average, ...after, cpuUs: ((cpuSeconds(pids.netattach) - c0) * 1e6) / Math.max(1, r['2xx']), p50: r.latency.p50, p99: r.latency.p99 };
       if (r.non2xx > 0 || r.errors > 0) log(`load: ${r.non2xx} non-2xx, ${r.errors} errors`);
     }
 
@@ -392,7 +393,7 @@ async function main(): Promise<void> {
     if (watchUs !== undefined) out.push(`netattach CPU per pod created where no webhook is called (watch events, audit): ${watchUs.toFixed(0)} µs (${CREATES} creates in ${ns('none')} alone)`);
     if (PHASES.includes('netattach')) out.push(`netattach: established connections from the apiserver ${conns0} before, ${conns1} after (${netattachCalls} reviews in all)`);
     out.push(`netattach RSS (NODE_OPTIONS=${nodeOptions || 'none'}): ready ${rssReady.rss.toFixed(0)} MB; after the creates ${rssAfterCreates.rss.toFixed(0)} MB` +
-      (load ? `; after ${load.seconds} s of /mutate load (${load.rps.toFixed(0)}/s) ${load.rss.toFixed(0)} MB, peak ${load.peak.toFixed(0)} MB` : ''));
+      (load ? `; after ${load.seconds} s of /mutate load (${load.rps.toFixed(0)}/s, ${load.cpuUs.toFixed(0)} µs CPU per review, p50 ${load.p50} ms, p99 ${load.p99} ms, 32 connections) ${load.rss.toFixed(0)} MB, peak ${load.peak.toFixed(0)} MB` : ''));
     out.push(`total ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     process.stdout.write(`${out.join('\n')}\n`);
     if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ loadavg: uptime, creates: CREATES, rows, cpu0, cpu1, stats0, stats1, conns0, conns1, rssReady, rssAfterCreates, load, nodeOptions }, null, 2));
