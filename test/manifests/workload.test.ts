@@ -90,7 +90,7 @@ t.test('ports, probes and arguments agree with design.md', async (t) => {
 // young-generation semi-spaces, docs/performance.md), set where Node reads them, in the Deployment
 // and the image alike, the heap below the container's memory limit. Broken-build recipe: remove
 // the NODE_OPTIONS entry from manifests/base/deployment.yaml or the ENV from the Dockerfile, drop
-// --max-semi-space-size from either, or raise the cap to 512: this fails.
+// --max-semi-space-size or MALLOC_ARENA_MAX from either, or raise the cap to 512: this fails.
 t.test("the Deployment and the image cap V8's heap below the container's memory limit", async (t) => {
   const env = (container.env as Obj[] | undefined) ?? [];
   const nodeOptions = env.find((e) => e.name === 'NODE_OPTIONS');
@@ -99,6 +99,9 @@ t.test("the Deployment and the image cap V8's heap below the container's memory 
   const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
   const imageEnv = /^ENV NODE_OPTIONS="([^"]*)"$/m.exec(dockerfile)?.[1];
   t.equal(imageEnv, nodeOptions?.value, 'the image sets the same NODE_OPTIONS');
+  // glibc's malloc arenas, capped in both places alike (docs/performance.md).
+  t.equal(env.find((e) => e.name === 'MALLOC_ARENA_MAX')?.value, '2', 'the Deployment caps the malloc arenas');
+  t.equal(/^ENV MALLOC_ARENA_MAX="([^"]*)"$/m.exec(dockerfile)?.[1], '2', 'the image caps them the same');
   const mebibytes = (q: string): number => {
     const m = /^(\d+)(Mi|Gi)$/.exec(q);
     if (!m) throw new Error(`unexpected memory quantity ${q}`);

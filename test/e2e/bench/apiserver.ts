@@ -21,6 +21,7 @@
  *   BENCH_LOAD_SECONDS=60   then /mutate load straight at netattach (32 connections) for RSS; 0: none
  *   BENCH_NETATTACH_NODE_OPTIONS='--max-semi-space-size=...'  node flags for netattach (default:
  *                           the Deployment's NODE_OPTIONS from manifests/base)
+ *   BENCH_NETATTACH_MALLOC_ARENA_MAX=N  glibc malloc arenas (default: the Deployment's; '' for glibc's default)
  *   BENCH_NETATTACH_NODE_ARGS='--cpu-prof --cpu-prof-dir=DIR'  node arguments NODE_OPTIONS refuses
  *   BENCH_NETATTACH_ARGS='--no-pod-watch'  extra `serve` arguments (experiments)
  *   BENCH_JSON=file         also write the figures as JSON
@@ -55,11 +56,11 @@ for (const p of PHASES) if (!ALL_PHASES.includes(p)) throw new Error(`BENCH_PHAS
 const log = (m: string): void => void process.stderr.write(`[bench] ${m}\n`);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** The Deployment's NODE_OPTIONS (manifests/base/deployment.yaml): netattach runs as in production. */
-function deploymentNodeOptions(): string {
+/** The Deployment's literal environment (manifests/base/deployment.yaml): NODE_OPTIONS, MALLOC_ARENA_MAX. */
+function deploymentEnv(): Record<string, string> {
   const docs = parseManifests(readFileSync(path.join(REPO, 'manifests/base/deployment.yaml'), 'utf8'));
   const containers = ((docs[0]?.spec as Obj)?.template as { spec: { containers: Array<{ env?: Array<{ name: string; value?: string }> }> } }).spec.containers;
-  return containers[0]?.env?.find((e) => e.name === 'NODE_OPTIONS')?.value ?? '';
+  return Object.fromEntries((containers[0]?.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));
 }
 
 /** Builds the Go no-op webhook into the e2e cache (Go's build cache makes a rebuild instant). */
@@ -202,15 +203,18 @@ const f1 = (n: number): string => n.toFixed(2);
 
 async function main(): Promise<void> {
   const t0 = Date.now();
-  const nodeOptions = process.env.BENCH_NETATTACH_NODE_OPTIONS ?? deploymentNodeOptions();
+  const { NODE_OPTIONS: deployedNodeOptions = '', ...deployedEnv } = deploymentEnv();
+  const nodeOptions = process.env.BENCH_NETATTACH_NODE_OPTIONS ?? deployedNodeOptions;
+  // BENCH_NETATTACH_MALLOC_ARENA_MAX='' leaves glibc's default
+  const arenas = process.env.BENCH_NETATTACH_MALLOC_ARENA_MAX ?? deployedEnv.MALLOC_ARENA_MAX ?? '';
   log(`building: netattach (npm run build), the Go no-op webhook`);
   const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: REPO, stdio: 'inherit' });
   if (build.status !== 0) throw new Error('npm run build failed');
   const noopBin = buildNoop();
-  log(`starting etcd + kube-apiserver and netattach (NODE_OPTIONS=${nodeOptions || '(none)'})`);
+  log(`starting etcd + kube-apiserver and netattach (NODE_OPTIONS=${nodeOptions || '(none)'}, MALLOC_ARENA_MAX=${arenas || '(unset)'})`);
   const nodeArgs = (process.env.BENCH_NETATTACH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const extraArgs = (process.env.BENCH_NETATTACH_ARGS ?? '').split(' ').filter(Boolean);
-  const e = await startE2e(log, {}, { nodeOptions, nodeArgs, extraArgs });
+  const e = await startE2e(log, {}, { nodeOptions, nodeArgs, extraArgs, env: arenas ? { MALLOC_ARENA_MAX: arenas } : {} });
   const noops: Noop[] = [];
   try {
     const api = apiClient(e);
@@ -392,7 +396,7 @@ async function main(): Promise<void> {
     });
     if (watchUs !== undefined) out.push(`netattach CPU per pod created where no webhook is called (watch events, audit): ${watchUs.toFixed(0)} µs (${CREATES} creates in ${ns('none')} alone)`);
     if (PHASES.includes('netattach')) out.push(`netattach: established connections from the apiserver ${conns0} before, ${conns1} after (${netattachCalls} reviews in all)`);
-    out.push(`netattach RSS (NODE_OPTIONS=${nodeOptions || 'none'}): ready ${rssReady.rss.toFixed(0)} MB; after the creates ${rssAfterCreates.rss.toFixed(0)} MB` +
+    out.push(`netattach RSS (NODE_OPTIONS=${nodeOptions || 'none'}, MALLOC_ARENA_MAX=${arenas || 'unset'}): ready ${rssReady.rss.toFixed(0)} MB; after the creates ${rssAfterCreates.rss.toFixed(0)} MB` +
       (load ? `; after ${load.seconds} s of /mutate load (${load.rps.toFixed(0)}/s, ${load.cpuUs.toFixed(0)} µs CPU per review, p50 ${load.p50} ms, p99 ${load.p99} ms, 32 connections) ${load.rss.toFixed(0)} MB, peak ${load.peak.toFixed(0)} MB` : ''));
     out.push(`total ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     process.stdout.write(`${out.join('\n')}\n`);

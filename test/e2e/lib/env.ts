@@ -166,7 +166,7 @@ async function serviceAccountKubeconfig(cluster: Cluster, ns: string, name: stri
 export async function startE2e(
   log: (m: string) => void,
   clusterOptions: Omit<ClusterOptions, 'log'> = {},
-  netattachOptions: Pick<NetattachOptions, 'nodeOptions' | 'nodeArgs' | 'extraArgs'> = {},
+  netattachOptions: Pick<NetattachOptions, 'nodeOptions' | 'nodeArgs' | 'extraArgs' | 'env'> = {},
 ): Promise<E2e> {
   const cluster = await startCluster({ log, ...clusterOptions });
   let netattach: Netattach | undefined;

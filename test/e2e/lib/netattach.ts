@@ -43,6 +43,8 @@ export interface NetattachOptions {
   nodeOptions?: string;
   /** node's own arguments before the script (flags NODE_OPTIONS refuses, e.g. --cpu-prof). */
   nodeArgs?: string[];
+  /** More environment variables (e.g. the Deployment's MALLOC_ARENA_MAX). */
+  env?: Record<string, string>;
 }
 
 export function httpGet(url: string, timeoutMs = 3000): Promise<{ status: number; body: string }> {
@@ -137,7 +139,7 @@ export class Netattach {
     const [cmd, a] = withPdeathsig(process.execPath, args);
     this.starts++;
     this.#log.write(`{"e2e":"start #${this.starts}"}\n`);
-    const child = spawn(cmd, a, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: plainEnv({ ...credentialEnv(o), ...(o.nodeOptions ? { NODE_OPTIONS: o.nodeOptions } : {}) }) });
+    const child = spawn(cmd, a, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: plainEnv({ ...o.env, ...credentialEnv(o), ...(o.nodeOptions ? { NODE_OPTIONS: o.nodeOptions } : {}) }) });
     child.stdout!.pipe(this.#log, { end: false });
     child.stderr!.pipe(this.#log, { end: false });
     live.add(child);
