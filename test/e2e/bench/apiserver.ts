@@ -235,25 +235,17 @@ async function main(): Promise<void> {
     await e.applyOk(nsObj('bench-probe', { 'netattach.io/admission': 'disabled' }));
     const dry = await ok('POST', `/api/v1/namespaces/bench-probe/pods?dryRun=All`, benchPod('bench-probe', 'probe'));
     (dry.metadata as Obj).namespace = ns('netattach');
-    const review = {
-      apiVersion: 'admission.k8s.io/v1',
-      kind: 'AdmissionReview',
-      request: {
-        uid: '00000000-0000-0000-0000-000000000001',
-        kind: { group: '', version: 'v1', kind: 'Pod' },
-        resource: { group: '', version: 'v1', resource: 'pods' },
-        requestKind: { group: '', version: 'v1', kind: 'Pod' },
-        requestResource: { group: '', version: 'v1', resource: 'pods' },
-        name: 'probe',
-        namespace: ns('netattach'),
-        operation: 'CREATE',
-        userInfo: { username: 'admin', groups: ['system:masters', 'system:authenticated'] },
-        object: dry,
-        oldObject: null,
-        dryRun: true,
-        options: { apiVersion: 'meta.k8s.io/v1', kind: 'CreateOptions' },
-      },
+    // What the apiserver sends for a Pod CREATE (admission.k8s.io/v1), the defaulted pod inside.
+    const podKind = { group: '', version: 'v1', kind: 'Pod' };
+    const podResource = { group: '', version: 'v1', resource: 'pods' };
+    const request = {
+      uid: '00000000-0000-0000-0000-000000000001',
+      ...{ kind: podKind, resource: podResource, requestKind: podKind, requestResource: podResource },
+      ...{ name: 'probe', namespace: ns('netattach'), operation: 'CREATE', object: dry, oldObject: null, dryRun: true },
+      userInfo: { username: 'admin', groups: ['system:masters', 'system:authenticated'] },
+      options: { apiVersion: 'meta.k8s.io/v1', kind: 'CreateOptions' },
     };
+    const review = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request };
     const callMutate = () =>
       new Promise<Obj>((resolve, reject) => {
         const req = https.request(`${e.netattach.url}/mutate`, { method: 'POST', ca: e.caPem, servername: 'localhost', headers: { 'content-type': 'application/json' } }, (res) => {
