@@ -12,6 +12,8 @@
 // No NetworkAttachmentPolicy rule applies to NADs (policies judge pods), so the NAD's findings do
 // not depend on the policies or on namespace labels beyond the webhook's namespace selector.
 import { review, type AdmissionConfig, type AdmissionRequest } from '../admission/index.js';
+import { dryRunCreate } from './judge.js';
+import { identityOf } from './live-pod.js';
 import { renderError } from '../field/index.js';
 import { NAD_GROUP, NAD_KIND, NAD_PLURAL, NAD_VERSION } from '../nads/index.js';
 import { NO_POLICY } from '../policy/index.js';
@@ -25,34 +27,15 @@ const NAD_GVR = { group: NAD_GROUP, version: NAD_VERSION, resource: NAD_PLURAL }
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /** Names the NAD (namespace, name, uid); undefined without a name or namespace (nothing to report against). */
 export function auditedNadOf(obj: unknown, defaultNamespace?: string): AuditedNad | undefined {
-  if (!isObject(obj)) return undefined;
-  const md = isObject(obj['metadata']) ? obj['metadata'] : {};
-  const namespace = str(md['namespace']) ?? defaultNamespace;
-  const name = str(md['name']);
-  if (!namespace || !name) return undefined;
-  const uid = str(md['uid']);
-  return uid ? { namespace, name, uid } : { namespace, name };
+  const id = identityOf(obj, defaultNamespace);
+  if (!id) return undefined;
+  return id.uid ? { namespace: id.namespace, name: id.name, uid: id.uid } : { namespace: id.namespace, name: id.name };
 }
 
-export function requestForNad(obj: Json, nad: AuditedNad): AdmissionRequest {
-  return {
-    uid: `netattach-audit-${nad.uid ?? `${nad.namespace}/${nad.name}`}`,
-    kind: NAD_GVK,
-    resource: NAD_GVR,
-    requestKind: NAD_GVK,
-    requestResource: NAD_GVR,
-    name: nad.name,
-    namespace: nad.namespace,
-    operation: 'CREATE',
-    userInfo: {},
-    dryRun: true,
-    object: obj,
-  };
-}
+export const requestForNad = (obj: Json, nad: AuditedNad): AdmissionRequest => dryRunCreate(NAD_GVK, NAD_GVR, nad, obj);
 
 /** What the NAD webhook would deny in this object on CREATE now, one finding per error. */
 export function auditNad(obj: unknown, nad: AuditedNad, config: AdmissionConfig): AuditFinding[] {
