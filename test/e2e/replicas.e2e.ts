@@ -6,10 +6,9 @@
  *   npm run test:e2e            (this file runs after netattach.e2e.ts; see docs/e2e.md)
  */
 import t from 'tap';
-import net from 'node:net';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { isWebhookConfig, startE2e, type E2e } from './lib/env.js';
+import { freePort, isWebhookConfig, startE2e, type E2e } from './lib/env.js';
 import { Netattach, eventually, httpGet } from './lib/netattach.js';
 import { ibConfig, namespace, nad, percentile, pod, policy } from './lib/objects.js';
 import { rewriteWebhookConfigs } from './infra/webhook.js';
@@ -26,15 +25,6 @@ let e: E2e;
 let second: Netattach;
 let proxy: RoundRobinProxy;
 const replicas = (): Netattach[] => [e.netattach, second];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const guid = (n: number): string => `00:00:00:00:00:${((n >> 16) & 0xff).toString(16).padStart(2, '0')}:${((n >> 8) & 0xff).toString(16).padStart(2, '0')}:${(n & 0xff).toString(16).padStart(2, '0')}`;
 const ibPod = (name: string, g?: string): Obj => pod(NS, name, [{ name: 'ib', ...(g ? { 'infiniband-guid': g } : {}) }]);

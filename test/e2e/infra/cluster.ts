@@ -10,13 +10,13 @@
  * Binaries come from build.sh (cached under $NETATTACH_E2E_CACHE), or from
  * $NETATTACH_E2E_BIN_DIR / opts.binDir when set.
  */
+import { distinctFreePorts } from './ports.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { closeSync, createWriteStream, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -302,25 +302,6 @@ async function stopProcess(p: Proc, graceMs = 10_000): Promise<void> {
   const timer = setTimeout(() => p.child.kill('SIGKILL'), graceMs);
   await p.exited;
   clearTimeout(timer);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function distinctFreePorts(n: number): Promise<number[]> {
-  const ports = new Set<number>();
-  while (ports.size < n) ports.add(await freePort());
-  return [...ports];
 }
 
 function tail(file: string, lines: number): string {

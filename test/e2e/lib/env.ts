@@ -6,9 +6,9 @@
 import { spawn } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { copyFile, mkdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import tls from 'node:tls';
+import { freePort } from '../infra/ports.js';
 import { startCluster, type Cluster, type ClusterOptions, type KubectlResult } from '../infra/cluster.js';
 import { applyWebhookConfigs, parseManifests, rewriteWebhookConfigs, toYaml, type WebhookConfig } from '../infra/webhook.js';
 import { MAIN, Netattach, REPO, plainEnv, type NetattachOptions } from './netattach.js';
@@ -58,16 +58,7 @@ export function toDocs(objs: Obj | Obj[]): string {
   return (Array.isArray(objs) ? objs : [objs]).map((o) => JSON.stringify(o)).join('\n---\n');
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      srv.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
+export { freePort };
 
 export function run(cmd: string, args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<KubectlResult> {
   return new Promise((resolve) => {
