@@ -28,21 +28,21 @@ export const SCOPES = {
   },
   'nads-reach': {
     mutate: ['src/nads/{plugins,reach,ranges}.ts'],
-    tests: ['test/nads/{reach,cni,validate,examples}.test.ts'],
+    tests: ['test/nads/{reach,docs,ranges}.test.ts'],
   },
   // src/annotation in three parts, so that each finished part is recorded in the incremental file
   // even if a later one is cut short.
   'annotation-readers': {
     mutate: ['src/annotation/{json-reader,hwaddr,simple,cni-args,serialize}.ts'],
-    tests: ['test/annotation/{cross,hwaddr,json-reader,json,simple,roundtrip,gateway-family,cni-args,serialize}.test.ts'],
+    tests: ['test/annotation/{cross,hwaddr,json-reader,json,simple,roundtrip,gateway-family,cni-args,serialize,element,schema}.test.ts'],
   },
   'annotation-element': {
     mutate: ['src/annotation/{element,keys,schema}.ts'],
-    tests: ['test/annotation/{cross,hwaddr,json-reader,json,simple,roundtrip,gateway-family,cni-args,serialize}.test.ts'],
+    tests: ['test/annotation/{cross,hwaddr,json-reader,json,simple,roundtrip,gateway-family,cni-args,serialize,element,schema}.test.ts'],
   },
   'annotation-parse': {
     mutate: ['src/annotation/{parse,formats,cross}.ts'],
-    tests: ['test/annotation/{cross,hwaddr,json-reader,json,simple,roundtrip,gateway-family,cni-args,serialize}.test.ts'],
+    tests: ['test/annotation/{cross,hwaddr,json-reader,json,simple,roundtrip,gateway-family,cni-args,serialize,element,schema}.test.ts'],
   },
   // src/admission in three parts: the network rules, the mutation, the review plumbing.
   'admission-rules': {
