@@ -34,15 +34,15 @@ export const SCOPES = {
   // even if a later one is cut short.
   'annotation-readers': {
     mutate: ['src/annotation/{json-reader,hwaddr,simple,cni-args,serialize}.ts'],
-    tests: ['test/annotation/{cross,hwaddr,json-reader,json,simple,roundtrip,gateway-family,cni-args,serialize,element,schema}.test.ts'],
+    tests: ['test/annotation/{cross,hwaddr,json-reader,json,simple,roundtrip,gateway-family,cni-args,serialize,element,schema,formats,parse}.test.ts'],
   },
   'annotation-element': {
     mutate: ['src/annotation/{element,keys,schema}.ts'],
-    tests: ['test/annotation/{cross,hwaddr,json-reader,json,simple,roundtrip,gateway-family,cni-args,serialize,element,schema}.test.ts'],
+    tests: ['test/annotation/{cross,hwaddr,json-reader,json,simple,roundtrip,gateway-family,cni-args,serialize,element,schema,formats,parse}.test.ts'],
   },
   'annotation-parse': {
     mutate: ['src/annotation/{parse,formats,cross}.ts'],
-    tests: ['test/annotation/{cross,hwaddr,json-reader,json,simple,roundtrip,gateway-family,cni-args,serialize,element,schema}.test.ts'],
+    tests: ['test/annotation/{cross,hwaddr,json-reader,json,simple,roundtrip,gateway-family,cni-args,serialize,element,schema,formats,parse}.test.ts'],
   },
   // src/admission in three parts: the network rules, the mutation, the review plumbing.
   'admission-rules': {
