@@ -210,8 +210,12 @@ t.test('the API server restarted during a load of pod creates: no failed review 
   await Promise.all([probe, load]);
   const byNetattach = outcomes.filter((o) => o.status !== 201 && o.status !== 0 && /netattach/.test(o.body));
   // A create the dying API server was still handling when it closed its port: netattach's claim
-  // could not reach it (503, "could not be claimed ... ECONNREFUSED"): the API server refused it.
-  const dying = (o: { body: string; at: number }): boolean => o.at >= t0 - 1_000 && o.at <= t1 && /could not be claimed in the API server \([^)]*(ECONNREFUSED|ECONNRESET|did not answer)/.test(o.body);
+  // could not reach it (503, "could not be claimed ... ECONNREFUSED"), or the API server answered
+  // the claim itself with its own 503 "apiserver is shutting down": the API server refused it.
+  const dying = (o: { body: string; at: number }): boolean =>
+    o.at >= t0 - 1_000 &&
+    o.at <= t1 &&
+    /could not be claimed in the API server \([^)]*(ECONNREFUSED|ECONNRESET|did not answer|HTTP 503: apiserver is shutting down)/.test(o.body);
   const apiserverRefused = outcomes.filter((o) => o.status !== 201 && (!/netattach/.test(o.body) || dying(o)));
   t.comment(`${outcomes.length} creates: ${outcomes.filter((o) => o.status === 201).length} created, ${apiserverRefused.length} refused by the API server itself while it restarted (${byNetattach.filter(dying).length} of them denied 503 by netattach because the stopping API server no longer answered its claim)`);
   for (const o of byNetattach) t.comment(`  ${o.at - t0} ms after the stop began: ${o.status} ${o.body.slice(0, 700)}`);
