@@ -219,3 +219,18 @@ t.test('repeated and second interface plugins in a chain', async (t) => {
   t.same(warnings('tuning', 'macvlan'), [], 'a plugin that creates no interface does not count');
   t.same(warnings('macvlan', 'tuning', 'ipvlan'), [second(2, 'ipvlan', 'macvlan')], 'the first creator is named');
 });
+
+t.test('jsonErrorOffset: where the text stops being JSON', async (t) => {
+  const cases: Array<[string, number | undefined]> = [
+    ['[\t1\r]', undefined],
+    ['1E5', undefined],
+    ['1e5', undefined],
+    ['"\\u0041"', undefined],
+    ['trux', 3],
+    ['01', 1],
+    ['"\\u00zz"', 5],
+    ['{"a" 1}', 5],
+  ];
+  for (const [text, offset] of cases) t.equal(jsonErrorOffset(text), offset, JSON.stringify(text));
+  t.equal(jsonErrorOffset('['.repeat(200_000)), undefined, 'nesting beyond the stack: no position, no crash');
+});
