@@ -110,6 +110,11 @@ const rows: Record<string, Row> = {
     selection: n({ bandwidth: { ingressRate: 2, ingressBurst: 3 } }),
     warnings: [['.bandwidth.ingressRate', 'Duplicate value', 'ingressRate', DUP]],
   },
+  'a duplicate nested key that folds to a selection key keeps its own spelling': {
+    json: '[{"name":"n","cni-args":{"Name":1,"Name":2}}]',
+    selection: n({ 'cni-args': { Name: 2 } }),
+    warnings: [['.cni-args.Name', 'Duplicate value', 'Name', DUP]],
+  },
   // Numbers Go cannot read.
   'out of range under the deprecated interfaceRequest, which Multus decodes': {
     json: '[{"name":"n","interfaceRequest":1e400}]',
