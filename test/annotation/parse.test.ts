@@ -114,7 +114,9 @@ t.test('gatewayConflicts: only against the default network\'s gateways', async (
 });
 
 t.test('netN names: only net<position+1> in decimal, without leading zeros', async (t) => {
-  for (const name of ['net', 'net01', 'net1e0', 'net1.0']) t.same(parseNetworks(`a@${name},b`, opts).warnings, [], name);
+  // Each would be element [0]'s automatic name if read as a number; element [0] names no interface.
+  for (const name of ['net', 'net01', 'net1e0', 'net1.0', 'net1x', 'net0']) t.same(parseNetworks(`b,a@${name}`, opts).warnings, [], name);
+  t.same(parseNetworks('b,a@net1', opts).warnings.map((w) => w.path), [`${BASE}[1].interface`], 'net1 is element [0]\'s');
   const ten = parseNetworks('a@net10,b@net9,c,d,e,f,g,h,i,j', opts);
   t.same(ten.warnings.map((w) => [w.path, w.reason.slice(0, 62)]), [
     [`${BASE}[0].interface`, 'may collide with net10, the name Multus gives element [9], whi'],
