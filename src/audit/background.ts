@@ -13,14 +13,22 @@
 // each audited namespace's labels. Pods arrive through the pod watch (the PodAddressSource's
 // observer): a pod that gains, loses or changes an address also queues the pods that hold the
 // same address, whose uniqueness verdict it changes.
+//
+// NADs are judged themselves too (judge-nad.ts): their objects arrive through the NAD watch the
+// NAD cache already runs (`nadWatch`, its observer), wait in their own queue until judged (the
+// object is dropped then: the cache keeps parsed entries only) and share the ticks' budget with
+// the pods, NADs first (there are few). A NAD's verdict depends on its object and serve's flags
+// only, so it is judged when listed and on each add or update, not on the periodic pass; a
+// relist that brings the same resourceVersion judges nothing again.
 import type { AdmissionConfig } from '../admission/index.js';
 import { nadKey, type Nad, type NadSource } from '../nads/index.js';
 import { podNetworkFacts, type AddressIndex, type PolicyEngine, type PolicySet } from '../policy/index.js';
 import type { KubeObject, ListWatchHandler } from '../kube/index.js';
 import { auditPod, hasNetworks, type AuditContext } from './judge.js';
+import { auditNad, auditedNadOf } from './judge-nad.js';
 import { livePodOf } from './live-pod.js';
 import { audited } from './snapshot.js';
-import type { AuditFinding, LivePod, PodAudit } from './types.js';
+import type { AuditFinding, AuditedNad, LivePod, NadAudit, PodAudit } from './types.js';
 import type { AuditMetrics } from './metrics.js';
 
 export interface AuditLogger {
@@ -50,6 +58,10 @@ export interface BackgroundAuditOptions {
 
 const CHANGE_CHECK_MS = 1000;
 const podKeyOf = (p: { namespace: string; name: string }): string => `${p.namespace}/${p.name}`;
+const nameOrder = <T extends { name: string }>(a: T, b: T): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+interface KnownNad extends AuditedNad {
+  resourceVersion?: string;
+}
 const sameFindings = (a: readonly AuditFinding[] | undefined, b: readonly AuditFinding[]): boolean =>
   (a?.length ?? 0) === b.length && (b.length === 0 || JSON.stringify(a) === JSON.stringify(b));
 
@@ -59,6 +71,15 @@ export class BackgroundAudit implements ListWatchHandler {
   /** Non-empty findings by pod key. */
   private readonly findings = new Map<string, AuditFinding[]>();
   private readonly queue = new Set<string>();
+  /** NADs by namespace then name (their identity; the objects are not kept). */
+  private readonly nadsKnown = new Map<string, Map<string, KnownNad>>();
+  /** NAD objects waiting to be judged, by `ns/name` (FIFO; a newer version replaces a waiting one). */
+  private readonly nadQueue = new Map<string, Record<string, unknown>>();
+  /** Non-empty findings by NAD key, whether or not the namespace is audited now (see nadVisible). */
+  private readonly nadFindings = new Map<string, AuditFinding[]>();
+  /** Whether the NAD webhook sees a namespace's NADs, as last noticed (metrics count only those). */
+  private readonly nadVisible = new Map<string, boolean>();
+  private nadsRelisted: Set<string> | undefined;
   private readonly changed = new Set<string>();
   private seen: Set<string> | undefined;
   private nadsSeen = new Map<string, Nad>();
@@ -176,24 +197,36 @@ export class BackgroundAudit implements ListWatchHandler {
     this.noticeChanges();
     const started = performance.now();
     let done = 0;
+    const spent = (): boolean => done >= this.perTick || (done > 0 && performance.now() - started > this.sliceMs);
+    for (const [key, obj] of this.nadQueue) {
+      if (spent()) break;
+      this.nadQueue.delete(key);
+      this.judgeNad(key, obj);
+      done++;
+    }
     for (const key of this.queue) {
-      if (done >= this.perTick || (done > 0 && performance.now() - started > this.sliceMs)) break;
+      if (spent()) break;
       this.queue.delete(key);
       this.judge(key);
       done++;
     }
     if (done > 0) this.o.metrics?.judged(done, (performance.now() - started) / 1000);
-    if (this.queue.size === 0 && !this.firstPassDone) {
+    const empty = this.queue.size === 0 && this.nadQueue.size === 0;
+    if (empty && !this.firstPassDone) {
       this.firstPassDone = true;
-      this.o.logger?.info({ pods: this.podCount(), withFindings: this.findings.size }, 'audit: first pass over the live pods done');
+      this.o.logger?.info({ pods: this.podCount(), nads: this.nadCount(), withFindings: this.findings.size + this.nadFindings.size }, 'audit: first pass over the live pods and NADs done');
     }
-    if (this.queue.size === 0) this.o.metrics?.passDone(this.now() / 1000);
+    if (empty) this.o.metrics?.passDone(this.now() / 1000);
   }
 
   /** Judges everything queued now, ignoring the rate (tests, benchmarks). */
   drain(): void {
     if (!this.o.ready() || !this.o.nads.synced()) return;
     this.noticeChanges(true);
+    for (const [key, obj] of this.nadQueue) {
+      this.nadQueue.delete(key);
+      this.judgeNad(key, obj);
+    }
     for (const key of this.queue) {
       this.queue.delete(key);
       this.judge(key);
@@ -255,6 +288,90 @@ export class BackgroundAudit implements ListWatchHandler {
       if (known) for (const name of byName.keys()) this.queue.add(`${ns}/${name}`);
     }
     for (const ns of this.labelsSeen.keys()) if (!this.pods.has(ns)) this.labelsSeen.delete(ns);
+    // NADs: the same labels decide whether the NAD webhook sees them; their findings stay known.
+    for (const ns of this.nadsKnown.keys()) this.setNadVisible(ns, audited(ns, this.o.namespaceLabels(ns)));
+    for (const ns of this.nadVisible.keys()) if (!this.nadsKnown.has(ns)) this.nadVisible.delete(ns);
+  }
+
+  // --- NADs (the NAD watch's observer) ---
+
+  /** What the NAD cache's list/watch hands over, raw, next to its own parsed entries. */
+  readonly nadWatch: ListWatchHandler = {
+    resync: () => void (this.nadsRelisted = new Set()),
+    upsert: (obj) => this.upsertNad(obj),
+    remove: (obj) => {
+      const nad = auditedNadOf(obj);
+      if (nad) this.forgetNad(nad.namespace, nad.name);
+    },
+    resynced: () => {
+      const seen = this.nadsRelisted;
+      this.nadsRelisted = undefined;
+      if (!seen) return;
+      for (const [ns, names] of this.nadsKnown) for (const name of [...names.keys()]) if (!seen.has(`${ns}/${name}`)) this.forgetNad(ns, name);
+    },
+  };
+
+  private upsertNad(obj: KubeObject): void {
+    const nad = auditedNadOf(obj);
+    if (!nad) return;
+    const key = nadKey(nad.namespace, nad.name);
+    this.nadsRelisted?.add(key);
+    const rv = obj.metadata?.resourceVersion;
+    const names = this.nadsKnown.get(nad.namespace) ?? new Map<string, KnownNad>();
+    const old = names.get(nad.name);
+    // The same version, judged or waiting: a relist or a replay judges nothing again.
+    if (old && rv !== undefined && old.resourceVersion === rv && old.uid === nad.uid) return;
+    names.set(nad.name, rv !== undefined ? { ...nad, resourceVersion: rv } : nad);
+    this.nadsKnown.set(nad.namespace, names);
+    this.nadQueue.set(key, obj as Record<string, unknown>);
+    // A new NAD counts as a pass in its namespace's report.
+    if (!old) this.changed.add(nad.namespace);
+  }
+
+  private forgetNad(namespace: string, name: string): void {
+    const names = this.nadsKnown.get(namespace);
+    if (!names?.delete(name)) return;
+    if (names.size === 0) this.nadsKnown.delete(namespace);
+    const key = nadKey(namespace, name);
+    this.nadQueue.delete(key);
+    this.setNadFindings(key, namespace, []);
+    this.changed.add(namespace);
+  }
+
+  private judgeNad(key: string, obj: Record<string, unknown>): void {
+    const slash = key.indexOf('/');
+    const namespace = key.slice(0, slash);
+    const nad = this.nadsKnown.get(namespace)?.get(key.slice(slash + 1));
+    if (!nad) return;
+    this.setNadFindings(key, namespace, auditNad(obj, nad, this.o.config));
+  }
+
+  private visible(namespace: string): boolean {
+    let v = this.nadVisible.get(namespace);
+    if (v === undefined) this.nadVisible.set(namespace, (v = audited(namespace, this.o.namespaceLabels(namespace))));
+    return v;
+  }
+
+  private setNadFindings(key: string, namespace: string, findings: AuditFinding[]): void {
+    const old = this.nadFindings.get(key);
+    if (sameFindings(old, findings)) return;
+    if (this.visible(namespace)) this.o.metrics?.replaced(old ?? [], findings);
+    if (findings.length === 0) this.nadFindings.delete(key);
+    else this.nadFindings.set(key, findings);
+    this.changed.add(namespace);
+  }
+
+  /** A namespace the NAD webhook starts or stops seeing: its NADs' findings enter or leave the metrics and the report. */
+  private setNadVisible(namespace: string, visible: boolean): void {
+    const before = this.visible(namespace);
+    if (before === visible) return;
+    this.nadVisible.set(namespace, visible);
+    for (const name of this.nadsKnown.get(namespace)?.keys() ?? []) {
+      const findings = this.nadFindings.get(nadKey(namespace, name)) ?? [];
+      if (visible) this.o.metrics?.replaced([], findings);
+      else this.o.metrics?.replaced(findings, []);
+    }
+    this.changed.add(namespace);
   }
 
   // --- what the publisher and metrics read ---
@@ -264,8 +381,15 @@ export class BackgroundAudit implements ListWatchHandler {
     return this.firstPassDone;
   }
 
+  /** Pods and NADs waiting to be judged. */
   pending(): number {
-    return this.queue.size;
+    return this.queue.size + this.nadQueue.size;
+  }
+
+  nadCount(): number {
+    let n = 0;
+    for (const names of this.nadsKnown.values()) n += names.size;
+    return n;
   }
 
   podCount(): number {
@@ -285,8 +409,11 @@ export class BackgroundAudit implements ListWatchHandler {
     for (const ns of namespaces) this.changed.add(ns);
   }
 
+  /** Namespaces with live pods with networks or NADs. */
   namespaces(): string[] {
-    return [...this.pods.keys()];
+    const out = new Set(this.pods.keys());
+    for (const ns of this.nadsKnown.keys()) out.add(ns);
+    return [...out];
   }
 
   /** The audited pods of a namespace (clean ones with no findings), sorted by name. */
@@ -294,14 +421,28 @@ export class BackgroundAudit implements ListWatchHandler {
     const byName = this.pods.get(namespace);
     if (!byName || !audited(namespace, this.o.namespaceLabels(namespace))) return [];
     return [...byName.values()]
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .sort(nameOrder)
       .map((pod) => ({ pod, findings: this.findings.get(podKeyOf(pod)) ?? [] }));
   }
 
-  /** All findings now (tests, `netattach audit` equality). */
+  /** The NADs of a namespace the NAD webhook sees (clean ones with no findings), sorted by name. */
+  namespaceNadAudits(namespace: string): NadAudit[] {
+    const names = this.nadsKnown.get(namespace);
+    if (!names || !audited(namespace, this.o.namespaceLabels(namespace))) return [];
+    return [...names.values()].sort(nameOrder).map(({ resourceVersion: _rv, ...nad }) => ({ nad, findings: this.nadFindings.get(nadKey(nad.namespace, nad.name)) ?? [] }));
+  }
+
+  /** All pod findings now (tests, `netattach audit` equality). */
   allFindings(): PodAudit[] {
     const out: PodAudit[] = [];
     for (const ns of [...this.pods.keys()].sort()) for (const a of this.namespaceAudits(ns)) if (a.findings.length > 0) out.push(a);
+    return out;
+  }
+
+  /** All NAD findings now (tests, `netattach audit` equality). */
+  allNadFindings(): NadAudit[] {
+    const out: NadAudit[] = [];
+    for (const ns of [...this.nadsKnown.keys()].sort()) for (const a of this.namespaceNadAudits(ns)) if (a.findings.length > 0) out.push(a);
     return out;
   }
 }

@@ -1,14 +1,16 @@
-// `netattach audit --cluster`: the live pods (metadata only, like serve's watch), the NADs and
-// namespace labels (as `check --cluster` reads them) and the NetworkAttachmentPolicies of the
-// cluster in the current kubeconfig, read once, read-only.
+// `netattach audit --cluster`: the live pods (metadata only, like serve's watch), the NADs (their
+// objects too: they are judged themselves) and namespace labels (as `check --cluster` reads them)
+// and the NetworkAttachmentPolicies of the cluster in the current kubeconfig, read once, read-only.
 import { loadFromCluster, within, type ClusterSnapshot } from '../check/index.js';
-import { ListWatch, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, kubeTransport, type KubeCredentials } from '../kube/index.js';
+import { ListWatch, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, kubeTransport, type KubeCredentials, type KubeObject, type ListWatchHandler } from '../kube/index.js';
 import { ClusterPolicySource, LIVE_PODS_FIELD_SELECTOR, type PolicySet } from '../policy/index.js';
 import { livePodOf } from './live-pod.js';
 import type { LivePod } from './types.js';
 
 export interface AuditClusterSnapshot extends ClusterSnapshot {
   pods: LivePod[];
+  /** The NAD objects as listed (the NADs are judged themselves; `nads` holds the parsed entries). */
+  nadObjects: KubeObject[];
   /** Undefined when the policies were not read (given as files instead). */
   policies?: PolicySet;
   /** Why the policies could not be read (shown as a warning; audited without them). */
@@ -66,15 +68,35 @@ async function readPolicies(kc: KubeCredentials, timeoutMs: number): Promise<{ p
   }
 }
 
+/** The NAD objects of a list (and of the watch events before it stops), by `ns/name`. */
+function nadObjectCollector(): { handler: ListWatchHandler; objects: () => KubeObject[] } {
+  let objects = new Map<string, KubeObject>();
+  let relisted: Map<string, KubeObject> | undefined;
+  const key = (o: KubeObject): string => `${o.metadata?.namespace}/${o.metadata?.name}`;
+  return {
+    handler: {
+      resync: () => void (relisted = new Map()),
+      upsert: (o) => void (relisted ?? objects).set(key(o), o),
+      remove: (o) => void (relisted ?? objects).delete(key(o)),
+      resynced: () => {
+        if (relisted) objects = relisted;
+        relisted = undefined;
+      },
+    },
+    objects: () => [...objects.values()],
+  };
+}
+
 export async function loadAuditCluster(kc: KubeCredentials, options: { timeoutMs: number; resourceNameKeys?: readonly string[]; readPolicies: boolean }): Promise<AuditClusterLoad> {
+  const nadObjects = nadObjectCollector();
   const [base, pods, policies] = await Promise.all([
-    loadFromCluster(kc, { timeoutMs: options.timeoutMs, ...(options.resourceNameKeys ? { resourceNameKeys: options.resourceNameKeys } : {}) }),
+    loadFromCluster(kc, { timeoutMs: options.timeoutMs, nadObserver: nadObjects.handler, ...(options.resourceNameKeys ? { resourceNameKeys: options.resourceNameKeys } : {}) }),
     listPods(kc, options.timeoutMs),
     options.readPolicies ? readPolicies(kc, options.timeoutMs) : Promise.resolve<{ policies?: PolicySet; problem?: string }>({}),
   ]);
   if (!base.ok) return base;
   if (typeof pods === 'string') return { ok: false, error: pods };
-  const snapshot: AuditClusterSnapshot = { ...base.snapshot, pods };
+  const snapshot: AuditClusterSnapshot = { ...base.snapshot, pods, nadObjects: nadObjects.objects() };
   if (policies.policies) snapshot.policies = policies.policies;
   if (policies.problem) snapshot.policyProblem = policies.problem;
   return { ok: true, snapshot };

@@ -1,8 +1,9 @@
-// Public face of the audit: live pods judged by the admission core, PolicyReports, the
+// Public face of the audit: live pods and NADs judged by the admission core, PolicyReports, the
 // background loop of `serve` and its report writer.
-export type { AuditFinding, LivePod, PodAudit, ReportResult, ReportSeverity } from './types.js';
+export type { AuditFinding, AuditedNad, LivePod, NadAudit, PodAudit, ReportResult, ReportSeverity } from './types.js';
 export { auditPod, findingsOf, hasNetworks, requestFor, type AuditContext } from './judge.js';
-export { auditSnapshot, audited, type AuditSnapshot } from './snapshot.js';
+export { auditNad, auditedNadOf, requestForNad, NAD_RULE } from './judge-nad.js';
+export { auditNadObjects, auditSnapshot, audited, type AuditSnapshot, type NadObjectsSnapshot } from './snapshot.js';
 export { livePodOf, finished } from './live-pod.js';
 export {
   policyReport,

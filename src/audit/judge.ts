@@ -39,28 +39,36 @@ const RESULT: Record<Action, ReportResult> = { Enforce: 'fail', Warn: 'warn', Au
 /** Does the pod carry a networks annotation (the webhooks see only such pods)? */
 export const hasNetworks = (pod: LivePod): boolean => pod.networks !== undefined || pod.defaultNetwork !== undefined;
 
+type Gvk = AdmissionRequest['kind'];
+type Gvr = AdmissionRequest['resource'];
+
+/** The dry-run CREATE of an object the audit judges, from nobody (the audit does not know who created it). */
+export function dryRunCreate(kind: Gvk, resource: Gvr, who: { namespace: string; name: string; uid?: string }, object: unknown): AdmissionRequest {
+  return {
+    uid: `netattach-audit-${who.uid ?? `${who.namespace}/${who.name}`}`,
+    kind,
+    resource,
+    requestKind: kind,
+    requestResource: resource,
+    name: who.name,
+    namespace: who.namespace,
+    operation: 'CREATE',
+    userInfo: {},
+    dryRun: true,
+    object,
+  };
+}
+
 export function requestFor(pod: LivePod): AdmissionRequest {
   const annotations: Record<string, string> = {};
   if (pod.networks !== undefined) annotations[NETWORKS_ANNOTATION] = pod.networks;
   if (pod.defaultNetwork !== undefined) annotations[DEFAULT_NETWORK_ANNOTATION] = pod.defaultNetwork;
-  return {
-    uid: `netattach-audit-${pod.uid ?? `${pod.namespace}/${pod.name}`}`,
-    kind: POD_GVK,
-    resource: POD_GVR,
-    requestKind: POD_GVK,
-    requestResource: POD_GVR,
-    name: pod.name,
-    namespace: pod.namespace,
-    operation: 'CREATE',
-    userInfo: {},
-    dryRun: true,
-    object: {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: pod.name, namespace: pod.namespace, ...(pod.uid ? { uid: pod.uid } : {}), annotations },
-      spec: { containers: [{ name: PLACEHOLDER_CONTAINER }] },
-    },
-  };
+  return dryRunCreate(POD_GVK, POD_GVR, pod, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: pod.name, namespace: pod.namespace, ...(pod.uid ? { uid: pod.uid } : {}), annotations },
+    spec: { containers: [{ name: PLACEHOLDER_CONTAINER }] },
+  });
 }
 
 /** The findings of one live pod, in the core's order; none for a pod without networks. */

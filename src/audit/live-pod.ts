@@ -6,17 +6,25 @@ type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
+/** An object's namespace, name and uid; undefined without a namespace or name (nothing to report against). */
+export function identityOf(obj: unknown, defaultNamespace?: string): { namespace: string; name: string; uid?: string; metadata: Json } | undefined {
+  if (!isObject(obj)) return undefined;
+  const metadata = isObject(obj['metadata']) ? obj['metadata'] : {};
+  const namespace = str(metadata['namespace']) ?? defaultNamespace;
+  const name = str(metadata['name']);
+  if (!namespace || !name) return undefined;
+  const uid = str(metadata['uid']);
+  return uid ? { namespace, name, uid, metadata } : { namespace, name, metadata };
+}
+
 /** Undefined when the object has no namespace or name (nothing to report against). */
 export function livePodOf(obj: unknown, defaultNamespace?: string): LivePod | undefined {
-  if (!isObject(obj)) return undefined;
-  const md = isObject(obj['metadata']) ? obj['metadata'] : {};
-  const namespace = str(md['namespace']) ?? defaultNamespace;
-  const name = str(md['name']);
-  if (!namespace || !name) return undefined;
+  const id = identityOf(obj, defaultNamespace);
+  if (!id) return undefined;
+  const md = id.metadata;
   const annotations = isObject(md['annotations']) ? md['annotations'] : {};
-  const pod: LivePod = { namespace, name };
-  const uid = str(md['uid']);
-  if (uid) pod.uid = uid;
+  const pod: LivePod = { namespace: id.namespace, name: id.name };
+  if (id.uid) pod.uid = id.uid;
   const networks = annotations[NETWORKS_ANNOTATION];
   if (typeof networks === 'string') pod.networks = networks;
   const defaultNetwork = annotations[DEFAULT_NETWORK_ANNOTATION];

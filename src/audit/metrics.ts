@@ -4,7 +4,7 @@ import type { AuditFinding } from './types.js';
 
 export interface AuditMetrics {
   watch(audit: { pending(): number; podCount(): number }): void;
-  /** A finding set of one pod replaced another. */
+  /** A finding set of one pod or NAD replaced another. */
   replaced(before: readonly AuditFinding[], after: readonly AuditFinding[]): void;
   judged(pods: number, seconds: number): void;
   passDone(unixSeconds: number): void;
@@ -19,7 +19,7 @@ export function registerAuditMetrics(registry: Registry): AuditMetrics {
   let audit: { pending(): number; podCount(): number } | undefined;
   new Gauge({
     name: 'netattach_audit_findings',
-    help: 'Findings about live pods now, by policy (builtin for the built-in checks), rule, action and report result',
+    help: 'Findings about live pods and NADs now, by policy (builtin for the built-in checks), rule (nadValid for NADs), action and report result',
     labelNames: ['policy', 'rule', 'action', 'result'] as const,
     registers,
     collect() {
@@ -29,7 +29,7 @@ export function registerAuditMetrics(registry: Registry): AuditMetrics {
   });
   new Gauge({
     name: 'netattach_audit_pods',
-    help: 'Live pods with networks known to the audit (audited), and those waiting to be judged (pending)',
+    help: 'Live pods with networks known to the audit (audited), and the pods and NADs waiting to be judged (pending)',
     labelNames: ['state'] as const,
     registers,
     collect() {
@@ -38,8 +38,8 @@ export function registerAuditMetrics(registry: Registry): AuditMetrics {
       this.set({ state: 'pending' }, audit.pending());
     },
   });
-  const judged = new Counter({ name: 'netattach_audit_judgements_total', help: 'Live pods judged by the background audit', registers });
-  const seconds = new Counter({ name: 'netattach_audit_cpu_seconds_total', help: 'Time spent judging live pods (wall time of the audit slices)', registers });
+  const judged = new Counter({ name: 'netattach_audit_judgements_total', help: 'Live pods and NADs judged by the background audit', registers });
+  const seconds = new Counter({ name: 'netattach_audit_cpu_seconds_total', help: 'Time spent judging live pods and NADs (wall time of the audit slices)', registers });
   const pass = new Gauge({ name: 'netattach_audit_last_complete_timestamp_seconds', help: 'When the audit queue was last empty (every live pod judged against what is in force)', registers });
   const writes = new Counter({ name: 'netattach_audit_report_writes_total', help: 'PolicyReport writes by result (unchanged: compared and skipped)', labelNames: ['result'] as const, registers });
   const leader = new Gauge({ name: 'netattach_audit_leader', help: '1 when this replica holds the audit Lease and writes the PolicyReports', registers });

@@ -143,10 +143,12 @@ export class ReportPublisher {
         return;
       }
       const before = this.written.get(ns);
-      const report = policyReport(ns, this.audit.namespaceAudits(ns), {
-        now: Math.floor(this.now() / 1000),
-        firstSeen: (k) => before?.firstSeen.get(k),
-      });
+      const report = policyReport(
+        ns,
+        this.audit.namespaceAudits(ns),
+        { now: Math.floor(this.now() / 1000), firstSeen: (k) => before?.firstSeen.get(k) },
+        this.audit.namespaceNadAudits(ns),
+      );
       // A namespace without findings gets no report; one that had a report gets it emptied.
       if (report.results.length === 0 && !before) continue;
       const digest = reportDigest(report);

@@ -1,12 +1,17 @@
 // `netattach audit` output: a table (one row per finding) or JSON (a stable format), and the
-// exit code: 1 when a pod breaks an Enforce rule (a pod like it would be denied now).
-import type { PodAudit, ReportResult } from './types.js';
+// exit code: 1 when a pod or a NAD breaks an Enforce rule (one like it would be denied now).
+import { NAD_KIND } from '../nads/index.js';
+import type { AuditFinding, NadAudit, PodAudit, ReportResult } from './types.js';
 
 export const AUDIT_JSON_FORMAT_VERSION = 1;
 
 export interface AuditRow {
   namespace: string;
-  pod: string;
+  /** `Pod` or `NetworkAttachmentDefinition`. */
+  kind: string;
+  name: string;
+  /** The pod's name again, on pod rows only (format version 1 had pods only, under `pod`). */
+  pod?: string;
   uid?: string;
   policy: string;
   rule: string;
@@ -16,40 +21,56 @@ export interface AuditRow {
   message: string;
 }
 
-export function rowsOf(audits: readonly PodAudit[]): AuditRow[] {
+const row = (namespace: string, kind: string, name: string, uid: string | undefined, f: AuditFinding): AuditRow => ({
+  namespace,
+  kind,
+  name,
+  ...(kind === 'Pod' ? { pod: name } : {}),
+  ...(uid ? { uid } : {}),
+  policy: f.policy,
+  rule: f.rule,
+  action: f.action,
+  result: f.result,
+  severity: f.severity,
+  message: f.message,
+});
+
+/** One row per finding: the pods' first, then the NADs'. */
+export function rowsOf(audits: readonly PodAudit[], nads: readonly NadAudit[] = []): AuditRow[] {
   const rows: AuditRow[] = [];
-  for (const { pod, findings } of audits) {
-    for (const f of findings) {
-      rows.push({ namespace: pod.namespace, pod: pod.name, ...(pod.uid ? { uid: pod.uid } : {}), policy: f.policy, rule: f.rule, action: f.action, result: f.result, severity: f.severity, message: f.message });
-    }
-  }
+  for (const { pod, findings } of audits) for (const f of findings) rows.push(row(pod.namespace, 'Pod', pod.name, pod.uid, f));
+  for (const { nad, findings } of nads) for (const f of findings) rows.push(row(nad.namespace, NAD_KIND, nad.name, nad.uid, f));
   return rows;
 }
 
-export function summaryOf(audits: readonly PodAudit[]): Record<ReportResult, number> & { pods: number } {
-  const s = { pods: audits.length, pass: 0, fail: 0, warn: 0, error: 0, skip: 0 };
-  for (const a of audits) {
+export function summaryOf(audits: readonly PodAudit[], nads: readonly NadAudit[] = []): Record<ReportResult, number> & { pods: number; nads: number } {
+  const s = { pods: audits.length, nads: nads.length, pass: 0, fail: 0, warn: 0, error: 0, skip: 0 };
+  for (const a of [...audits, ...nads]) {
     if (a.findings.length === 0) s.pass++;
     for (const f of a.findings) s[f.result]++;
   }
   return s;
 }
 
-/** Does any pod break a rule admission enforces? */
-export const violatesEnforce = (audits: readonly PodAudit[]): boolean =>
-  audits.some((a) => a.findings.some((f) => f.action === 'Enforce' && f.result === 'fail'));
+/** Does any pod or NAD break a rule admission enforces (a NAD error is one: the webhook denies it)? */
+export const violatesEnforce = (audits: readonly PodAudit[], nads: readonly NadAudit[] = []): boolean =>
+  [...audits, ...nads].some((a) => a.findings.some((f) => f.action === 'Enforce' && f.result === 'fail'));
 
-export function renderAuditJson(audits: readonly PodAudit[]): string {
-  return JSON.stringify({ formatVersion: AUDIT_JSON_FORMAT_VERSION, summary: summaryOf(audits), findings: rowsOf(audits) }, null, 2) + '\n';
+export function renderAuditJson(audits: readonly PodAudit[], nads: readonly NadAudit[] = []): string {
+  return JSON.stringify({ formatVersion: AUDIT_JSON_FORMAT_VERSION, summary: summaryOf(audits, nads), findings: rowsOf(audits, nads) }, null, 2) + '\n';
 }
 
-export function renderAuditTable(audits: readonly PodAudit[]): string {
-  const rows = rowsOf(audits);
-  const s = summaryOf(audits);
-  const tail = `${s.pods} pod${s.pods === 1 ? '' : 's'} with networks audited: ${s.pass} clean, ${s.fail} fail, ${s.warn} warn, ${s.skip} skip, ${s.error} error\n`;
+/** kubectl's names: `pod/NAME`, `net-attach-def/NAME` (paste into `kubectl get -n NAMESPACE`). */
+const resourceOf = (r: AuditRow): string => `${r.kind === 'Pod' ? 'pod' : 'net-attach-def'}/${r.name}`;
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+
+export function renderAuditTable(audits: readonly PodAudit[], nads: readonly NadAudit[] = []): string {
+  const rows = rowsOf(audits, nads);
+  const s = summaryOf(audits, nads);
+  const tail = `${plural(s.pods, 'pod', 'pods')} with networks and ${plural(s.nads, 'NAD', 'NADs')} audited: ${s.pass} clean, ${s.fail} fail, ${s.warn} warn, ${s.skip} skip, ${s.error} error\n`;
   if (rows.length === 0) return tail;
-  const header = ['NAMESPACE', 'POD', 'POLICY', 'RULE', 'RESULT', 'ACTION', 'MESSAGE'];
-  const cells = rows.map((r) => [r.namespace, r.pod, r.policy, r.rule, r.result, r.action, r.message]);
+  const header = ['NAMESPACE', 'RESOURCE', 'POLICY', 'RULE', 'RESULT', 'ACTION', 'MESSAGE'];
+  const cells = rows.map((r) => [r.namespace, resourceOf(r), r.policy, r.rule, r.result, r.action, r.message]);
   const widths = header.map((h, i) => (i === header.length - 1 ? 0 : Math.max(h.length, ...cells.map((c) => c[i]!.length))));
   const line = (c: string[]): string => c.map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i]!))).join('  ');
   return [line(header), ...cells.map(line)].join('\n') + '\n' + tail;

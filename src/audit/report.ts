@@ -2,7 +2,8 @@
 // other tools read): one per namespace, named `netattach`, one result per finding. Pure: the
 // writer (publisher.ts) decides when to write, and compares `reportDigest`s so that an unchanged
 // report is never written again.
-import type { AuditFinding, PodAudit, ReportResult } from './types.js';
+import { NAD_API_VERSION, NAD_KIND } from '../nads/index.js';
+import type { AuditFinding, NadAudit, PodAudit, ReportResult } from './types.js';
 
 export const REPORT_GROUP = 'wgpolicyk8s.io';
 export const REPORT_VERSION = 'v1alpha2';
@@ -52,8 +53,23 @@ export interface PolicyReportObject {
 const ORDER: Record<ReportResult, number> = { fail: 0, error: 1, warn: 2, skip: 3, pass: 4 };
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Identity of a result across runs (its first-seen time is kept while it stays). */
-export const resultKey = (pod: string, f: Pick<AuditFinding, 'policy' | 'rule' | 'message'>): string => `${pod}\u0000${f.policy}\u0000${f.rule}\u0000${f.message}`;
+/**
+ * Identity of a result across runs (its first-seen time is kept while it stays). `subject` is
+ * the pod's name, or `NetworkAttachmentDefinition/<name>` for a NAD (see subjectOf).
+ */
+export const resultKey = (subject: string, f: Pick<AuditFinding, 'policy' | 'rule' | 'message'>): string => `${subject}\u0000${f.policy}\u0000${f.rule}\u0000${f.message}`;
+
+/** A result's subject in resultKey: pods by name (as before NADs were reported), other kinds prefixed. */
+const subjectOf = (kind: string | undefined, name: string): string => (kind === undefined || kind === 'Pod' ? name : `${kind}/${name}`);
+
+/** What a result names: a pod or a NAD. */
+interface Subject {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  uid?: string;
+}
 
 export interface ReportOptions {
   /** Seconds since the epoch, for results not seen before. */
@@ -63,32 +79,36 @@ export interface ReportOptions {
 }
 
 /**
- * The report of one namespace. `audits`: every audited pod of the namespace with networks (clean
- * ones count as `pass`). Results are sorted (worst first, then pod, policy, rule, message), so
- * the same findings always give the same object.
+ * The report of one namespace. `audits`: every audited pod of the namespace with networks;
+ * `nads`: every NAD of the namespace (clean ones of both count as `pass`). Results are sorted
+ * (worst first, then kind, name, policy, rule, message), so the same findings always give the
+ * same object.
  */
-export function policyReport(namespace: string, audits: readonly PodAudit[], options: ReportOptions): PolicyReportObject {
+export function policyReport(namespace: string, audits: readonly PodAudit[], options: ReportOptions, nads: readonly NadAudit[] = []): PolicyReportObject {
   const summary: ReportSummary = { pass: 0, fail: 0, warn: 0, error: 0, skip: 0 };
-  const rows: Array<{ audit: PodAudit; finding: AuditFinding }> = [];
-  for (const audit of audits) {
-    if (audit.findings.length === 0) summary.pass++;
-    for (const finding of audit.findings) {
+  const rows: Array<{ subject: Subject; finding: AuditFinding }> = [];
+  const add = (subject: Subject, findings: readonly AuditFinding[]): void => {
+    if (findings.length === 0) summary.pass++;
+    for (const finding of findings) {
       summary[finding.result]++;
-      rows.push({ audit, finding });
+      rows.push({ subject, finding });
     }
-  }
+  };
+  for (const { pod, findings } of audits) add({ apiVersion: 'v1', kind: 'Pod', namespace: pod.namespace, name: pod.name, ...(pod.uid ? { uid: pod.uid } : {}) }, findings);
+  for (const { nad, findings } of nads) add({ apiVersion: NAD_API_VERSION, kind: NAD_KIND, namespace: nad.namespace, name: nad.name, ...(nad.uid ? { uid: nad.uid } : {}) }, findings);
   rows.sort(
     (a, b) =>
       ORDER[a.finding.result] - ORDER[b.finding.result] ||
-      cmp(a.audit.pod.name, b.audit.pod.name) ||
+      // Pods first (as before NADs were reported), then NADs.
+      cmp(a.subject.kind === 'Pod' ? '' : a.subject.kind, b.subject.kind === 'Pod' ? '' : b.subject.kind) ||
+      cmp(a.subject.name, b.subject.name) ||
       cmp(a.finding.policy, b.finding.policy) ||
       cmp(a.finding.rule, b.finding.rule) ||
       cmp(a.finding.message, b.finding.message),
   );
   const kept = rows.slice(0, MAX_RESULTS);
-  const results = kept.map(({ audit, finding }): ReportResultObject => {
-    const { pod } = audit;
-    const seen = options.firstSeen?.(resultKey(pod.name, finding)) ?? options.now;
+  const results = kept.map(({ subject, finding }): ReportResultObject => {
+    const seen = options.firstSeen?.(resultKey(subjectOf(subject.kind, subject.name), finding)) ?? options.now;
     return {
       source: REPORT_SOURCE,
       policy: finding.policy,
@@ -98,7 +118,7 @@ export function policyReport(namespace: string, audits: readonly PodAudit[], opt
       severity: finding.severity,
       scored: true,
       message: finding.message,
-      resources: [{ apiVersion: 'v1', kind: 'Pod', namespace: pod.namespace, name: pod.name, ...(pod.uid ? { uid: pod.uid } : {}) }],
+      resources: [subject],
       properties: { action: finding.action },
       timestamp: { seconds: seen, nanos: 0 },
     };
@@ -134,7 +154,8 @@ export function firstSeenOf(report: { results?: readonly Partial<ReportResultObj
   for (const r of report?.results ?? []) {
     const name = r.resources?.[0]?.name;
     if (!name || r.policy === undefined || r.rule === undefined || r.message === undefined) continue;
-    if (typeof r.timestamp?.seconds === 'number') out.set(resultKey(name, { policy: r.policy, rule: r.rule, message: r.message }), r.timestamp.seconds);
+    const subject = subjectOf(r.resources?.[0]?.kind, name);
+    if (typeof r.timestamp?.seconds === 'number') out.set(resultKey(subject, { policy: r.policy, rule: r.rule, message: r.message }), r.timestamp.seconds);
   }
   return out;
 }

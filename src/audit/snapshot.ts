@@ -5,7 +5,8 @@ import { ADMISSION_LABEL, EXCLUDED_NAMESPACES } from '../check/index.js';
 import { nadKey, type Nad, type NadLookup } from '../nads/index.js';
 import { AddressIndex, NAME_LABEL, PolicyEngine, podNetworkFacts, type PolicySet } from '../policy/index.js';
 import { auditPod, hasNetworks, type AuditContext } from './judge.js';
-import type { LivePod, PodAudit } from './types.js';
+import { auditNad, auditedNadOf } from './judge-nad.js';
+import type { LivePod, NadAudit, PodAudit } from './types.js';
 
 export interface AuditSnapshot {
   pods: readonly LivePod[];
@@ -14,6 +15,15 @@ export interface AuditSnapshot {
   namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
   policies: PolicySet;
   config: AdmissionConfig;
+}
+
+export interface NadObjectsSnapshot {
+  /** NAD objects as stored (files, a list), each judged as the NAD webhook judges a CREATE. */
+  objects: readonly unknown[];
+  namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
+  config: AdmissionConfig;
+  /** Namespace of an object without one (files): `default`, like kubectl. */
+  defaultNamespace?: string;
 }
 
 /** Would the shipped webhook configurations send this namespace's pods to netattach at all? */
@@ -41,4 +51,15 @@ export function auditSnapshot(s: AuditSnapshot): PodAudit[] {
     config: s.config,
   };
   return s.pods.filter((p) => hasNetworks(p) && audited(p.namespace, labels(p.namespace))).map((pod) => ({ pod, findings: auditPod(pod, ctx) }));
+}
+
+/** Every NAD in a namespace the NAD webhook sees, in input order, each with its findings (none when clean). */
+export function auditNadObjects(s: NadObjectsSnapshot): NadAudit[] {
+  const out: NadAudit[] = [];
+  for (const obj of s.objects) {
+    const nad = auditedNadOf(obj, s.defaultNamespace);
+    if (!nad || !audited(nad.namespace, { ...s.namespaceLabels?.(nad.namespace), [NAME_LABEL]: nad.namespace })) continue;
+    out.push({ nad, findings: auditNad(obj, nad, s.config) });
+  }
+  return out;
 }

@@ -17,11 +17,11 @@ export type ReportResult = 'pass' | 'fail' | 'warn' | 'error' | 'skip';
 /** PolicyReport severities (wgpolicyk8s.io/v1alpha2). */
 export type ReportSeverity = 'critical' | 'high' | 'medium' | 'low' | 'info';
 
-/** One finding about one pod: a rule it breaks, with the webhook's own message. */
+/** One finding about one pod or NAD: a rule it breaks, with the webhook's own message. */
 export interface AuditFinding {
   /** The policy name, or `builtin` for the built-in checks and the annotation itself. */
   policy: string;
-  /** `networkExists`, `capabilities`, `annotation` (malformed), or a policy rule name. */
+  /** `networkExists`, `capabilities`, `annotation` (malformed), `nadValid` (a NAD), or a policy rule name. */
   rule: string;
   /** The action admission would take now (Enforce: a new pod like this one would be denied). */
   action: Action;
@@ -33,5 +33,18 @@ export interface AuditFinding {
 
 export interface PodAudit {
   pod: LivePod;
+  findings: AuditFinding[];
+}
+
+/** A NetworkAttachmentDefinition as the audit names it in reports and rows. */
+export interface AuditedNad {
+  namespace: string;
+  name: string;
+  uid?: string;
+}
+
+/** One NAD and what the NAD webhook would deny in it on CREATE now. */
+export interface NadAudit {
+  nad: AuditedNad;
   findings: AuditFinding[];
 }

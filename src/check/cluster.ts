@@ -4,7 +4,7 @@
 // (listing namespaces may be forbidden to the user): without them, policies see names only.
 import { ClusterNadSource, type Nad, type NadLogger } from '../nads/index.js';
 import { ClusterNamespaceLabels, type PolicyLogger } from '../policy/index.js';
-import type { KubeCredentials } from '../kube/index.js';
+import type { KubeCredentials, ListWatchHandler } from '../kube/index.js';
 import { ClusterDra, type DeviceClassInfo } from '../dra/index.js';
 
 export interface ClusterSnapshot {
@@ -48,7 +48,10 @@ async function noDraApi(dra: ClusterDra, done: () => boolean): Promise<'absent' 
   return 'absent';
 }
 
-export async function loadFromCluster(kc: KubeCredentials, options: { timeoutMs: number; resourceNameKeys?: readonly string[] }): Promise<ClusterLoad> {
+export async function loadFromCluster(
+  kc: KubeCredentials,
+  options: { timeoutMs: number; resourceNameKeys?: readonly string[]; /** Sees the NAD objects as listed (`netattach audit` judges them). */ nadObserver?: ListWatchHandler },
+): Promise<ClusterLoad> {
   const server = kc.server;
   const nadErrors = errorRecorder();
   const nsErrors = errorRecorder();
@@ -57,6 +60,7 @@ export async function loadFromCluster(kc: KubeCredentials, options: { timeoutMs:
     listTimeoutMs: options.timeoutMs,
     backoff: { initialMs: 200, maxMs: 2_000 },
     ...(options.resourceNameKeys ? { resourceNameKeys: options.resourceNameKeys } : {}),
+    ...(options.nadObserver ? { observer: options.nadObserver } : {}),
   });
   let namespaces: ClusterNamespaceLabels | undefined;
   try {

@@ -32,12 +32,18 @@ export async function loadPolicyFiles(command: string, files: readonly string[],
   return policySet(policies);
 }
 
-/** The NADs of `--nads` files or directories, or EXIT_USAGE after printing the read errors. */
-export async function loadNadFiles(paths: readonly string[], io: CliIO, defaultNamespace: string, resourceNameKeys: readonly string[]): Promise<Nad[] | number> {
+/** The NAD objects of `--nads` files or directories, or EXIT_USAGE after printing the read errors. */
+export async function loadNadObjects(paths: readonly string[], io: CliIO): Promise<unknown[] | number> {
   const known = await loadManifests(paths, async () => '');
   if (known.errors.length > 0) {
     for (const e of known.errors) io.stderr(renderReadError({ ...e, message: `--nads: ${e.message}` }));
     return EXIT_USAGE;
   }
-  return known.objects.filter((m) => isNadObject(m.object)).map((m): Nad => nadFromObject(m.object, { defaultNamespace, resourceNameKeys }));
+  return known.objects.map((m) => m.object).filter(isNadObject);
+}
+
+/** The NADs of `--nads` files or directories, or EXIT_USAGE after printing the read errors. */
+export async function loadNadFiles(paths: readonly string[], io: CliIO, defaultNamespace: string, resourceNameKeys: readonly string[]): Promise<Nad[] | number> {
+  const objects = await loadNadObjects(paths, io);
+  return typeof objects === 'number' ? objects : objects.map((o): Nad => nadFromObject(o, { defaultNamespace, resourceNameKeys }));
 }

@@ -172,10 +172,13 @@ export async function wirePolicy(options: PolicyWiringOptions): Promise<PolicyWi
         metrics: auditMetrics,
         logger,
       });
+      // The NADs themselves: the objects of the NAD cache's own watch (no second watch). A NAD
+      // directory (--nads DIR) is not audited: `netattach check` lints such files.
+      a.nadSource.observe?.(audit.nadWatch);
       const [bg, pub] = [audit, publisher];
       background.push({ name: 'background audit', start: () => bg.start(), stop: () => bg.stop() });
       background.push({ name: 'PolicyReport writer', start: () => pub.start(), stop: () => pub.stop() });
-      auditSummary = `every live pod, ${a.podsPerSecond ?? 1000} pods/s at most; PolicyReports when the CRD exists`;
+      auditSummary = `every live pod${a.nadSource.observe ? ' and NAD' : ''}, ${a.podsPerSecond ?? 1000} objects/s at most; PolicyReports when the CRD exists`;
     }
     const pods: PodAddressSource = new PodAddressSource(kc, index, {
       ...common,

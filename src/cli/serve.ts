@@ -83,9 +83,9 @@ Options:
   --enforcement MODE             enforce, or observe: deny nothing, admit would-be denials
                                  with warnings, log and count them (roll-out)
                                                                    NETATTACH_ENFORCEMENT (enforce)
-  --no-audit                     no background audit of live pods (cluster mode)
+  --no-audit                     no background audit of live pods and NADs (cluster mode)
                                                                    NETATTACH_NO_AUDIT (false)
-  --audit-rate N                 live pods judged per second at most by the audit
+  --audit-rate N                 live pods and NADs judged per second at most by the audit
                                                                    NETATTACH_AUDIT_RATE (1000)
   --no-dra                       do not watch DeviceClasses and ResourceClaimTemplates (clusters
                                  without resource.k8s.io/v1; see docs/dra.md)

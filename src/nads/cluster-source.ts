@@ -3,8 +3,9 @@
 // created a moment ago is found while an unreachable API server yields `unavailable`, never a hang.
 //
 // Only the parsed entries are kept: list pages and watched objects are dropped once their entry
-// is built, so the memory of a large cluster is its entries plus one page.
-import { ListWatch, describeKubeError, getObject, kubeTransport, type KubeObject, type KubeTransport, type RetryInfo, type KubeCredentials } from '../kube/index.js';
+// is built, so the memory of a large cluster is its entries plus one page. An observer (the
+// background audit, which judges the NAD objects themselves) sees the same objects as they pass.
+import { ListWatch, describeKubeError, getObject, kubeTransport, type KubeObject, type KubeTransport, type ListWatchHandler, type RetryInfo, type KubeCredentials } from '../kube/index.js';
 import { silentLogger, type NadLogger, type NadSourceEventHandler } from './logger.js';
 import { nadFromObject } from './model.js';
 import { NAD_GROUP, NAD_PLURAL, NAD_VERSION } from './object.js';
@@ -24,6 +25,8 @@ export interface ClusterNadSourceOptions {
   minWatchMs?: number;
   resourceNameKeys?: readonly string[];
   onEvent?: NadSourceEventHandler;
+  /** Sees every listed, watched and deleted NAD object, raw, after the cache took it (see observe()). */
+  observer?: ListWatchHandler;
 }
 
 const NADS_PATH = `/apis/${NAD_GROUP}/${NAD_VERSION}/${NAD_PLURAL}`;
@@ -47,6 +50,7 @@ export class ClusterNadSource implements NadSource {
   #relisted: Map<string, Nad> | undefined;
   readonly #inflight = new Map<string, Promise<NadLookup>>();
   #synced = false;
+  #observer: ListWatchHandler | undefined;
 
   constructor(kubeConfig: KubeCredentials, options: ClusterNadSourceOptions = {}) {
     this.#log = options.logger ?? silentLogger;
@@ -58,6 +62,7 @@ export class ClusterNadSource implements NadSource {
     this.#backoffMaxMs = options.backoff?.maxMs ?? 30_000;
     this.#minWatchMs = options.minWatchMs ?? 1_000;
     this.#resourceNameKeys = options.resourceNameKeys;
+    this.#observer = options.observer;
     // A silent socket is dead after the list deadline (lookups have their own, shorter one).
     this.#transport = kubeTransport(kubeConfig, this.#listTimeoutMs);
   }
@@ -76,13 +81,18 @@ export class ClusterNadSource implements NadSource {
       minWatchMs: this.#minWatchMs,
       onError: (err, retry) => this.#failed(err, retry),
       handler: {
-        resync: () => void (this.#relisted = new Map()),
-        upsert: (obj) => this.#upsert(obj),
-        remove: (obj) => this.#remove(obj),
-        resynced: () => this.#resynced(),
+        resync: () => (this.#relisted = new Map(), this.#observer?.resync()),
+        upsert: (obj) => (this.#upsert(obj), this.#observer?.upsert(obj)),
+        remove: (obj) => (this.#remove(obj), this.#observer?.remove(obj)),
+        resynced: () => (this.#resynced(), this.#observer?.resynced()),
       },
     });
     return this.#listWatch.start();
+  }
+
+  /** Sets the observer of the raw objects; before start(), so that it sees the first list. */
+  observe(observer: ListWatchHandler): void {
+    this.#observer = observer;
   }
 
   async stop(): Promise<void> {

@@ -1,5 +1,6 @@
 // What netattach knows of a NetworkAttachmentDefinition: only what admission needs,
 // derived once when the NAD enters the cache, never on the request path.
+import type { ListWatchHandler } from '../kube/index.js';
 
 export const RESOURCE_NAME_ANNOTATION = 'k8s.v1.cni.cncf.io/resourceName';
 export const NODE_SELECTOR_ANNOTATION = 'k8s.v1.cni.cncf.io/nodeSelector';
@@ -98,4 +99,9 @@ export interface NadSource {
   lookup(namespace: string, name: string): Promise<NadLookup>;
   /** All cached NADs (for tools, metrics and tests). */
   list(): Nad[];
+  /**
+   * The cluster source only: hands the raw objects of its list/watch to an observer (the
+   * background audit judges them), since the cache keeps parsed entries only. Before start().
+   */
+  observe?(observer: ListWatchHandler): void;
 }

@@ -186,3 +186,98 @@ t.test('nothing is judged before the sources have synced', async (t) => {
   t.equal(audit.pending(), 0);
   t.equal(audit.allFindings().length, 1);
 });
+
+// --- NADs judged themselves: their objects come from the NAD cache's watch (nadWatch) ---
+
+const NAD_API = 'k8s.cni.cncf.io/v1';
+let rv = 100;
+const nadObj = (ns: string, name: string, config: string, annotations: Record<string, string> = {}) => ({
+  apiVersion: NAD_API,
+  kind: 'NetworkAttachmentDefinition',
+  metadata: { namespace: ns, name, uid: `nad-${name}`, resourceVersion: String(++rv), annotations },
+  spec: { config },
+});
+const GOOD = '{"cniVersion":"1.0.0","name":"x","type":"macvlan"}';
+const NO_TYPE = '{"cniVersion":"1.0.0","name":"x"}';
+const nadsFound = (w: ReturnType<typeof world>) => w.audit.allNadFindings().map((a) => `${a.nad.namespace}/${a.nad.name}:${a.findings.map((f) => `${f.policy}/${f.rule}`).join(',')}`);
+
+t.test('a NAD added invalid is a finding; fixed, it is gone; deleted, it is gone', async (t) => {
+  const w = world();
+  w.audit.nadWatch.resync();
+  w.audit.nadWatch.upsert(nadObj('a', 'good', GOOD));
+  w.audit.nadWatch.resynced();
+  w.audit.drain();
+  t.same(nadsFound(w), []);
+  t.same(w.audit.namespaceNadAudits('a').map((x) => `${x.nad.name}:${x.findings.length}`), ['good:0'], 'a clean NAD is known (a pass in the report)');
+
+  const bad = nadObj('a', 'bad', NO_TYPE);
+  w.audit.nadWatch.upsert(bad);
+  t.equal(w.audit.pending(), 1, 'queued, judged by the ticks');
+  w.audit.drain();
+  t.same(nadsFound(w), ['a/bad:builtin/nadValid']);
+  t.match(w.audit.allNadFindings()[0]!.findings[0]!.message, /^spec\.config\.type: Required value/);
+  t.same(w.audit.allNadFindings()[0]!.nad, { namespace: 'a', name: 'bad', uid: 'nad-bad' });
+  t.same(w.audit.takeChanged(), ['a']);
+
+  w.audit.nadWatch.upsert(nadObj('a', 'bad', GOOD));
+  w.audit.drain();
+  t.same(nadsFound(w), [], 'fixed');
+
+  w.audit.nadWatch.upsert(nadObj('a', 'bad', NO_TYPE));
+  w.audit.drain();
+  t.same(nadsFound(w), ['a/bad:builtin/nadValid']);
+  w.audit.takeChanged();
+  w.audit.nadWatch.remove(nadObj('a', 'bad', NO_TYPE));
+  t.same(nadsFound(w), [], 'deleted: its findings go at once');
+  t.same(w.audit.takeChanged(), ['a'], 'its namespace\'s report is written again');
+  t.same(w.audit.namespaceNadAudits('a').map((x) => x.nad.name), ['good']);
+});
+
+t.test('a NAD relist: the same resourceVersion is not judged again; NADs it no longer lists are dropped', async (t) => {
+  const w = world();
+  const bad = nadObj('a', 'bad', NO_TYPE);
+  const other = nadObj('b', 'other', NO_TYPE);
+  w.audit.nadWatch.resync();
+  w.audit.nadWatch.upsert(bad);
+  w.audit.nadWatch.upsert(other);
+  w.audit.nadWatch.resynced();
+  w.audit.drain();
+  t.same(nadsFound(w), ['a/bad:builtin/nadValid', 'b/other:builtin/nadValid']);
+  w.audit.nadWatch.resync();
+  w.audit.nadWatch.upsert(bad);
+  t.equal(w.audit.pending(), 0, 'same version: nothing to judge');
+  w.audit.nadWatch.resynced();
+  t.same(nadsFound(w), ['a/bad:builtin/nadValid']);
+  t.equal(w.audit.nadCount(), 1);
+});
+
+t.test('NADs in namespaces the NAD webhook does not see are not reported, and come back when it does', async (t) => {
+  const w = world({ labels: { off: { 'netattach.io/admission': 'disabled' } } });
+  w.audit.nadWatch.upsert(nadObj('kube-system', 'bad', NO_TYPE));
+  w.audit.nadWatch.upsert(nadObj('off', 'bad', NO_TYPE));
+  w.audit.drain();
+  t.same(nadsFound(w), []);
+  t.same(w.audit.namespaceNadAudits('off'), []);
+  delete w.labels['off'];
+  w.audit.drain();
+  t.same(nadsFound(w), ['off/bad:builtin/nadValid'], 'admission enabled for the namespace: its stored NADs are reported');
+});
+
+t.test('bounded work: NADs share the ticks\' budget with pods, NADs first', async (t) => {
+  const w = world({ podsPerSecond: 100, tickMs: 100 });
+  for (let i = 0; i < 15; i++) w.audit.nadWatch.upsert(nadObj('a', `n${i}`, NO_TYPE));
+  for (let i = 0; i < 10; i++) w.add(live('a', `p${i}`, 'missing'));
+  t.equal(w.audit.pending(), 25);
+  w.audit.tick();
+  t.equal(w.audit.pending(), 15);
+  t.equal(nadsFound(w).length, 10);
+  t.equal(w.found().length, 0);
+  w.audit.tick();
+  t.equal(w.audit.pending(), 5);
+  t.notOk(w.audit.complete());
+  w.audit.tick();
+  t.equal(w.audit.pending(), 0);
+  t.ok(w.audit.complete());
+  t.equal(nadsFound(w).length, 15);
+  t.equal(w.found().length, 10);
+});

@@ -1,7 +1,7 @@
 // PolicyReports: their shape, and the writer: only with the CRD, only while holding the Lease,
 // only what changed (diff before write), at most N writes a round, first-seen times kept.
 import t from 'tap';
-import { BackgroundAudit, Lease, MAX_RESULTS, microTime, policyReport, reportDigest, ReportPublisher, TRUNCATED_ANNOTATION, type PodAudit } from '../../src/audit/index.js';
+import { BackgroundAudit, firstSeenOf, Lease, MAX_RESULTS, microTime, policyReport, reportDigest, ReportPublisher, TRUNCATED_ANNOTATION, type NadAudit, type PodAudit } from '../../src/audit/index.js';
 import { DEFAULT_ADMISSION_CONFIG } from '../../src/admission/index.js';
 import { KubeRequestError, type KubeTransport } from '../../src/kube/index.js';
 import { AddressIndex, EMPTY_POLICY_SET, PolicyEngine } from '../../src/policy/index.js';
@@ -24,6 +24,23 @@ t.test('policyReport: one result per finding, worst first, summary over all, cle
   t.same(r.results[0]!.timestamp, { seconds: 1000, nanos: 0 });
   const later = policyReport('a', audits, { now: 2000 });
   t.equal(reportDigest(later), reportDigest(r), 'timestamps alone do not make a write');
+});
+
+t.test('policyReport: NAD results name the NetworkAttachmentDefinition, after the pods\' of the same result; clean NADs count as pass', async (t) => {
+  const audits: PodAudit[] = [{ pod: live('a', 'same'), findings: [finding('r1')] }, { pod: live('a', 'clean'), findings: [] }];
+  const nads: NadAudit[] = [
+    { nad: { namespace: 'a', name: 'same', uid: 'n1' }, findings: [{ ...finding('nadValid'), policy: 'builtin' }] },
+    { nad: { namespace: 'a', name: 'ok' }, findings: [] },
+  ];
+  const r = policyReport('a', audits, { now: 1000 }, nads);
+  t.same(r.summary, { pass: 2, fail: 2, warn: 0, error: 0, skip: 0 });
+  t.same(r.results.map((x) => `${x.resources[0]!.kind}/${x.resources[0]!.name}/${x.policy}/${x.rule}`), ['Pod/same/p/r1', 'NetworkAttachmentDefinition/same/builtin/nadValid']);
+  t.same(r.results[1]!.resources, [{ apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', namespace: 'a', name: 'same', uid: 'n1' }]);
+  t.match(r.results[1], { result: 'fail', severity: 'high', properties: { action: 'Enforce' }, source: 'netattach' });
+  // First-seen times: a pod and a NAD of the same name are different results.
+  const seen = firstSeenOf({ results: [{ ...r.results[0]!, timestamp: { seconds: 10, nanos: 0 } }, { ...r.results[1]!, timestamp: { seconds: 20, nanos: 0 } }] });
+  const later = policyReport('a', audits, { now: 2000, firstSeen: (k) => seen.get(k) }, nads);
+  t.same(later.results.map((x) => x.timestamp.seconds), [10, 20]);
 });
 
 t.test('policyReport: at most MAX_RESULTS results; the annotation counts the rest', async (t) => {
@@ -231,4 +248,21 @@ t.test('a failed write is retried next round; the failure never throws out of a 
   api.failApplyWith(undefined);
   await pub.round();
   t.ok(api.report('a'));
+});
+
+t.test('a namespace whose only finding is a NAD gets a report; the NAD deleted empties it', async (t) => {
+  const api = fakeApi();
+  const audit = auditWith([]);
+  const bad = { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { namespace: 'n', name: 'bad', uid: 'u-bad', resourceVersion: '1' }, spec: { config: '{"cniVersion":"1.0.0","name":"x"}' } };
+  audit.nadWatch.upsert(bad);
+  audit.drain();
+  const pub = new ReportPublisher(api.transport, audit, { leaseNamespace: 'netattach-system', identity: 'me' });
+  await pub.round();
+  const report = api.report('n') as unknown as { summary: Record<string, number>; results: Array<{ rule: string; resources: Array<Record<string, string>> }> };
+  t.same(report.summary, { pass: 0, fail: 1, warn: 0, error: 0, skip: 0 });
+  t.same(report.results.map((r) => r.rule), ['nadValid']);
+  t.match(report.results[0]!.resources[0], { kind: 'NetworkAttachmentDefinition', name: 'bad', uid: 'u-bad' });
+  audit.nadWatch.remove(bad);
+  await pub.round();
+  t.same(api.report('n')!.results, []);
 });

@@ -36,23 +36,41 @@ t.test('files: a table of findings, exit 1 for an Enforce violation', async (t) 
   t.equal(r.err, '');
   t.equal(r.code, 1);
   const lines = r.out.split('\n');
-  t.match(lines[0], /^NAMESPACE\s+POD\s+POLICY\s+RULE\s+RESULT\s+ACTION\s+MESSAGE$/);
-  t.match(r.out, /team-a\s+du-0\s+unique-macs\s+uniqueAddresses\s+fail\s+Enforce\s+metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/networks\]\[0\]\.mac: Forbidden: policy "unique-macs" \(uniqueAddresses\): .*already used by pod team-a\/du-1 \(running\)/);
-  t.match(r.out, /team-a\s+du-1\s+unique-macs/);
-  t.match(r.out, /team-a\s+oam\s+prod-sriov-only\s+allowedNetworks\s+warn\s+Warn/);
+  t.match(lines[0], /^NAMESPACE\s+RESOURCE\s+POLICY\s+RULE\s+RESULT\s+ACTION\s+MESSAGE$/);
+  t.match(r.out, /team-a\s+pod\/du-0\s+unique-macs\s+uniqueAddresses\s+fail\s+Enforce\s+metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/networks\]\[0\]\.mac: Forbidden: policy "unique-macs" \(uniqueAddresses\): .*already used by pod team-a\/du-1 \(running\)/);
+  t.match(r.out, /team-a\s+pod\/du-1\s+unique-macs/);
+  t.match(r.out, /team-a\s+pod\/oam\s+prod-sriov-only\s+allowedNetworks\s+warn\s+Warn/);
+  t.match(
+    r.out,
+    /team-a\s+net-attach-def\/legacy\s+builtin\s+nadValid\s+fail\s+Enforce\s+metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/resourceName\]: Invalid value: "sriov_netdevice": not a valid extended resource name/,
+    'a NAD stored before netattach, which the NAD webhook would deny now',
+  );
   t.notMatch(r.out, /done|web/, 'finished pods and pods without networks are not audited');
-  t.match(lines.at(-2), /^3 pods with networks audited: 0 clean, 2 fail, 1 warn, 0 skip, 0 error$/);
+  t.notMatch(r.out, /broken/, 'NADs in namespaces the webhooks do not see are not audited');
+  t.match(lines.at(-2), /^3 pods with networks and 3 NADs audited: 2 clean, 3 fail, 1 warn, 0 skip, 0 error$/);
 });
 
-t.test('files: JSON; warnings only is exit 0; no policy is the built-in checks only', async (t) => {
+t.test('files: JSON naming pods and NADs; no finding is exit 0; no policy is the built-in checks only', async (t) => {
   const r = await audit(['-o', 'json', '--policy', POLICIES, CLUSTER]);
   const doc = JSON.parse(r.out);
   t.equal(doc.formatVersion, 1);
-  t.same(doc.summary, { pods: 3, pass: 0, fail: 2, warn: 1, error: 0, skip: 0 });
-  t.same(doc.findings.map((f: { pod: string; rule: string }) => `${f.pod}/${f.rule}`), ['du-0/uniqueAddresses', 'du-1/uniqueAddresses', 'oam/allowedNetworks']);
+  t.same(doc.summary, { pods: 3, nads: 3, pass: 2, fail: 3, warn: 1, error: 0, skip: 0 });
+  t.same(doc.findings.map((f: { kind: string; name: string; rule: string }) => `${f.kind}/${f.name}/${f.rule}`), [
+    'Pod/du-0/uniqueAddresses',
+    'Pod/du-1/uniqueAddresses',
+    'Pod/oam/allowedNetworks',
+    'NetworkAttachmentDefinition/legacy/nadValid',
+  ]);
+  t.same(doc.findings.map((f: { pod?: string }) => f.pod), ['du-0', 'du-1', 'oam', undefined], 'pod rows keep `pod` (format version 1); NAD rows have none');
+  t.match(doc.findings[3], { namespace: 'team-a', kind: 'NetworkAttachmentDefinition', name: 'legacy', uid: 'n2', policy: 'builtin', action: 'Enforce', result: 'fail', severity: 'high' });
   const none = await audit([CLUSTER]);
-  t.equal(none.code, 0);
-  t.equal(none.out, '3 pods with networks audited: 3 clean, 0 fail, 0 warn, 0 skip, 0 error\n');
+  t.equal(none.code, 1, 'no policy: the built-in checks only, and the NAD the webhook would deny breaks one');
+  t.match(none.out, /^NAMESPACE\s+RESOURCE.*\nteam-a\s+net-attach-def\/legacy\s+builtin\s+nadValid\s+fail.*\n3 pods with networks and 3 NADs audited: 5 clean, 1 fail, 0 warn, 0 skip, 0 error\n$/);
+  const withoutLegacy = readFileSync(CLUSTER, 'utf8').replace(/\n {2}- apiVersion: k8s.cni.cncf.io\/v1\n {4}kind: NetworkAttachmentDefinition\n {4}metadata: \{name: legacy,[^\n]*\n[^\n]*/, '');
+  t.notMatch(withoutLegacy, /legacy/);
+  const clean = await audit(['-'], withoutLegacy);
+  t.equal(clean.code, 0);
+  t.equal(clean.out, '3 pods with networks and 2 NADs audited: 5 clean, 0 fail, 0 warn, 0 skip, 0 error\n');
   const stdin = await audit(['-o', 'json', '--policy', POLICIES, '-'], readFileSync(CLUSTER, 'utf8'));
   t.same(JSON.parse(stdin.out), doc, 'stdin reads the same');
 });
@@ -83,8 +101,13 @@ t.test('the same findings and messages as serve\'s background audit', async (t) 
     usage.setPod(md.namespace, md.name, facts.nads);
     bg.upsert({ metadata: md });
   }
+  // The NAD cache's watch hands the NAD objects to the audit (serve: nadSource.observe).
+  bg.nadWatch.resync();
+  for (const n of items.filter((i) => i['kind'] === 'NetworkAttachmentDefinition')) bg.nadWatch.upsert(n);
+  bg.nadWatch.resynced();
   bg.drain();
-  t.same(rowsOf(bg.allFindings()), fromCli);
+  t.ok(bg.allNadFindings().length > 0, 'a NAD is among the findings');
+  t.same(rowsOf(bg.allFindings(), bg.allNadFindings()), fromCli);
 });
 
 t.test('--cluster: live pods, NADs, namespace labels and policies from the API server, read-only', async (t) => {
@@ -106,6 +129,10 @@ t.test('--cluster: live pods, NADs, namespace labels and policies from the API s
   t.equal(fromCluster.code, 1);
   const fromFiles = await audit(['-o', 'json', '--policy', POLICIES, CLUSTER]);
   t.same(JSON.parse(fromCluster.out), JSON.parse(fromFiles.out), 'the cluster and the same state in files agree');
+  t.ok(
+    JSON.parse(fromCluster.out).findings.some((f: { kind: string; name: string }) => f.kind === 'NetworkAttachmentDefinition' && f.name === 'legacy'),
+    'the NADs of the cluster are judged themselves',
+  );
   t.ok(api.requests.every((q) => q.method === 'GET'), 'read-only');
   t.ok(api.requests.some((q) => q.path === '/api/v1/pods' && /status.phase/.test(q.query.get('fieldSelector') ?? '')), 'live pods only');
 });
@@ -122,7 +149,7 @@ t.test('--cluster without the policy CRD: built-in checks, with a warning', asyn
   const r = await audit(['--cluster', '--timeout', '2'], '', { KUBECONFIG: join(dir, 'config') });
   t.equal(r.code, 1);
   t.match(r.err, /warning: no NetworkAttachmentPolicy CRD in the cluster: built-in checks only/);
-  t.match(r.out, /a\s+p\s+builtin\s+networkExists\s+fail\s+Enforce/);
+  t.match(r.out, /a\s+pod\/p\s+builtin\s+networkExists\s+fail\s+Enforce/);
 });
 
 t.test('usage errors are exit 2', async (t) => {

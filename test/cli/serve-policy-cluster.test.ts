@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { KubeCredentials } from '../../src/kube/index.js';
 import { wirePolicy } from '../../src/cli/serve-policy.js';
 import { createServer, type WebhookServer } from '../../src/server/index.js';
-import { StaticNadSource } from '../../src/nads/index.js';
+import { ClusterNadSource, StaticNadSource } from '../../src/nads/index.js';
 import { DEFAULT_ADMISSION_CONFIG, type AdmissionReview } from '../../src/admission/types.js';
 import { POLICIES_PATH } from '../../src/policy/index.js';
 import { FakeApiServer, until } from '../kube/fake-apiserver.js';
@@ -169,4 +169,44 @@ t.test('the background audit is fed by the pod watch and counts findings; withou
   await eventually(async () => (await wiring.deps.registry.metrics()).includes('netattach_audit_policyreport_crd_present 0'), Boolean, 'the CRD check');
   t.notOk(wiring.publisher!.isLeader(), 'no CRD: no Lease taken');
   t.notOk(api.requests.some((r) => r.method === 'PATCH'), 'nothing written');
+});
+
+t.test('the background audit judges the NADs themselves, fed by the NAD cache\'s own watch (no second one)', async (t) => {
+  const api = new FakeApiServer();
+  const kc = await api.start();
+  t.teardown(() => api.stop());
+  const NADS = '/apis/k8s.cni.cncf.io/v1/network-attachment-definitions';
+  const nad = (name: string, config: string, rv: string) => ({
+    apiVersion: 'k8s.cni.cncf.io/v1',
+    kind: 'NetworkAttachmentDefinition',
+    metadata: { name, namespace: 'prod', uid: `n-${name}`, resourceVersion: rv },
+    spec: { config },
+  });
+  const NO_TYPE = '{"cniVersion":"1.0.0","name":"x"}';
+  api.setList('/api/v1/namespaces', [{ metadata: { name: 'prod', resourceVersion: '1' } }], '1');
+  api.setList('/api/v1/pods', [], '2');
+  api.setList(NADS, [nad('stored-before', NO_TYPE, '3'), nad('fine', '{"cniVersion":"1.0.0","name":"x","type":"macvlan"}', '4')], '4');
+  const { logger } = captureLogger();
+  const nadSource = new ClusterNadSource(kc, { backoff: { initialMs: 20 } });
+  const wiring = await wirePolicy({ kubeConfig: kc, podWatch: true, logger, backoffMs: 20, audit: { nadSource, config: DEFAULT_ADMISSION_CONFIG, tickMs: 20, publishIntervalMs: 100 } });
+  t.match(wiring.summary.audit, /every live pod and NAD/);
+  void nadSource.start();
+  for (const b of wiring.deps.background) void b.start();
+  t.teardown(() => Promise.all([nadSource.stop(), ...wiring.deps.background.map((b) => b.stop())]));
+  const audit = wiring.audit!;
+  const found = () => audit.allNadFindings().map((a) => `${a.nad.name}:${a.findings.map((f) => f.rule).join(',')}`);
+  await eventually(async () => found(), (f) => f.length === 1, 'the stored NAD to be judged');
+  t.same(found(), ['stored-before:nadValid']);
+  t.match(audit.allNadFindings()[0]!.findings[0]!.message, /^spec\.config\.type: Required value/);
+  t.match(await wiring.deps.registry.metrics(), /netattach_audit_findings\{policy="builtin",rule="nadValid",action="Enforce",result="fail"\} 1/);
+  // Fixed through the watch: gone. Broken again, then deleted: gone.
+  await until(() => api.watching(NADS) > 0, 'the NAD watch');
+  api.emit(NADS, { type: 'MODIFIED', object: nad('stored-before', '{"cniVersion":"1.0.0","name":"x","type":"macvlan"}', '5') });
+  await eventually(async () => found(), (f) => f.length === 0, 'the fixed NAD to be judged');
+  api.emit(NADS, { type: 'ADDED', object: nad('new-bad', NO_TYPE, '6') });
+  await eventually(async () => found(), (f) => f.length === 1, 'the new NAD to be judged');
+  api.emit(NADS, { type: 'DELETED', object: nad('new-bad', NO_TYPE, '7') });
+  await eventually(async () => found(), (f) => f.length === 0, 'the deleted NAD to be dropped');
+  t.notMatch(await wiring.deps.registry.metrics(), /netattach_audit_findings\{[^}]*rule="nadValid"/, 'no NAD finding left in the metric');
+  t.equal(api.requests.filter((r) => r.path === NADS && r.query.get('watch') !== 'true' && r.query.get('watch') !== '1').length, 1, 'one NAD list: the cache\'s');
 });

@@ -1,5 +1,5 @@
 /**
- * End-to-end: the background audit, PolicyReports and observe mode, against a real
+ * End-to-end: the background audit (of pods and of NADs themselves), PolicyReports and observe mode, against a real
  * kube-apiserver with netattach installed from manifests/ (its RBAC: the Lease and the reports)
  * and the optional PolicyReport CRD component. One cluster; the subtests build on each other.
  */
@@ -14,7 +14,7 @@ import { macvlanConfig, namespace, nad, pod, policy, sriovConfig } from './lib/o
 type Obj = Record<string, unknown>;
 interface Report {
   summary: Record<string, number>;
-  results?: Array<{ policy: string; rule: string; result: string; message: string; resources: Array<{ name: string }>; properties?: Record<string, string> }>;
+  results?: Array<{ policy: string; rule: string; result: string; severity?: string; message: string; resources: Array<{ name: string; kind?: string; apiVersion?: string; namespace?: string; uid?: string }>; properties?: Record<string, string> }>;
 }
 
 const NS = 'e2e-audit';
@@ -87,9 +87,10 @@ t.test('pods running before a policy: the policy added later yields a report nam
   const r = await reportRows(NS, ['slow-1 e2e-sriov-only/allowedNetworks fail', 'slow-2 e2e-sriov-only/allowedNetworks fail']);
   t.match(r.results![0]!.message, /policy "e2e-sriov-only" \(allowedNetworks\)/);
   t.same(r.results![0]!.properties, { action: 'Enforce' });
-  t.match(r.summary, { fail: 2, pass: 2 });
+  // pass: the two clean pods with networks and the namespace's two (valid) NADs.
+  t.match(r.summary, { fail: 2, pass: 4 });
   const table = await e.cluster.kubectlOk(['get', 'polr', '-n', NS]);
-  t.match(table, /netattach\s+2\s+2\s+0\s+0\s+0/, 'kubectl get polr shows pass and fail counts');
+  t.match(table, /netattach\s+4\s+2\s+0\s+0\s+0/, 'kubectl get polr shows pass and fail counts');
   t.comment(table.trim());
   t.equal(await e.netattach.metric('netattach_audit_findings', { policy: 'e2e-sriov-only', rule: 'allowedNetworks', action: 'Enforce' }), 2, 'metric: findings by policy, rule, action');
   t.equal(await e.netattach.metric('netattach_audit_leader'), 1, 'this replica holds the Lease');
@@ -106,7 +107,7 @@ t.test('deleting a violating pod and fixing the other clear the report; unchange
   // The fix: the policy allows macvlan too.
   await e.applyOk(policy('e2e-sriov-only', { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': NS } }, rules: { allowedNetworks: { networks: ['*/sriov', '*/macvlan'] } } }));
   const r = await reportRows(NS, []);
-  t.match(r.summary, { fail: 0, pass: 3 });
+  t.match(r.summary, { fail: 0, pass: 5 }, 'three pods and two NADs');
 });
 
 t.test('a NAD change that breaks running pods shows up; restoring it clears the finding', async (t) => {
@@ -122,6 +123,35 @@ t.test('a NAD change that breaks running pods shows up; restoring it clears the 
   await reportRows(NS, ['fast-1 builtin/networkExists fail', 'fast-2 builtin/networkExists fail']);
   await e.applyOk(nad({ namespace: NS, name: 'sriov', config: sriovConfig('sriov') }));
   await reportRows(NS, []);
+});
+
+t.test('a NAD stored while the webhook did not see its namespace is reported itself; fixing it in place clears it', async (t) => {
+  // The NAD webhook skips namespaces labelled netattach.io/admission=disabled: the apiserver
+  // stores this NAD as written, as it would before netattach was installed.
+  const ns = 'e2e-audit-nads';
+  const broken = nad({ namespace: ns, name: 'legacy', config: { cniVersion: '0.3.1', name: 'legacy', master: 'eth1' } });
+  const denied = await e.apply(nad({ namespace: NS, name: 'legacy', config: { cniVersion: '0.3.1', name: 'legacy', master: 'eth1' } }), ['--dry-run=server']);
+  t.not(denied.code, 0, 'where the webhook sees it, such a NAD is denied');
+  t.match(denied.stderr, /spec\.config\.type: Required value/);
+  await e.applyOk([namespace(ns, { 'netattach.io/admission': 'disabled' })]);
+  await e.applyOk(broken);
+  await sleep(3000);
+  t.notOk((await report(ns))?.results?.length, 'admission disabled there: not audited either');
+
+  await e.cluster.kubectlOk(['label', 'namespace', ns, 'netattach.io/admission-']);
+  const r = await reportRows(ns, ['legacy builtin/nadValid fail']);
+  const result = r.results![0]!;
+  t.match(result.resources[0], { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', namespace: ns, name: 'legacy' });
+  t.ok(result.resources[0]!.uid, 'the NAD\'s uid');
+  t.match(result, { severity: 'high', properties: { action: 'Enforce' } });
+  t.match(result.message, /^spec\.config\.type: Required value/);
+  t.ok(denied.stderr.includes(result.message), 'the message is the one the webhook denies such a NAD with');
+  t.equal(await e.netattach.metric('netattach_audit_findings', { policy: 'builtin', rule: 'nadValid', action: 'Enforce' }), 1, 'metric: the NAD finding');
+
+  // An update of a NAD that was already invalid is admitted (with a warning): fixed in place.
+  await e.applyOk(nad({ namespace: ns, name: 'legacy', config: macvlanConfig('legacy') }));
+  const fixed = await reportRows(ns, []);
+  t.match(fixed.summary, { fail: 0, pass: 1 }, 'the fixed NAD counts as a pass');
 });
 
 t.test('observe mode admits what enforce denies, warns, counts it, and the report names the pod', async (t) => {

@@ -151,3 +151,23 @@ t.test('an unreachable API server: lookups are unavailable, never not-found', as
   await eventually(() => log.lines.filter((l) => l.message === 'cannot list NADs; retrying').length >= 2, 'list retried');
   t.equal(src.synced(), false);
 });
+
+t.test('an observer sees the raw objects of the list and the watch, after the cache took them', async (t) => {
+  const { api, src } = await setup(t, (api) => api.add(nadObject('default', 'a')));
+  const seen: string[] = [];
+  src.observe({
+    resync: () => seen.push('resync'),
+    upsert: (o) => seen.push(`upsert ${o.metadata?.namespace}/${o.metadata?.name} ${typeof (o as { spec?: { config?: unknown } }).spec?.config} cached=${src.get(o.metadata!.namespace!, o.metadata!.name!) !== undefined}`),
+    remove: (o) => seen.push(`remove ${o.metadata?.namespace}/${o.metadata?.name} cached=${src.get(o.metadata!.namespace!, o.metadata!.name!) !== undefined}`),
+    resynced: () => seen.push(`resynced synced=${src.synced()}`),
+  });
+  await src.start();
+  t.same(seen, ['resync', 'upsert default/a string cached=false', 'resynced synced=true'], 'the list (the cache swaps in at its end)');
+  await eventually(() => api.openWatches() === 1, 'watch open');
+  api.add(nadObject('default', 'b'));
+  await eventually(() => seen.length === 4, 'the watch event observed');
+  t.equal(seen[3], 'upsert default/b string cached=true', 'the spec is there: the object, not the cache entry');
+  api.remove('default', 'a');
+  await eventually(() => seen.length === 5, 'the delete observed');
+  t.equal(seen[4], 'remove default/a cached=false');
+});
