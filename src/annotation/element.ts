@@ -277,8 +277,9 @@ export function checkElement(value: unknown, path: string, namespace: string, ou
       reported.add(e.path);
     }
   }
-  for (const e of schemaErrors(path, normalized, reported)) {
-    out.error(e);
+  for (const e of schemaErrors(path, normalized)) {
+    // A field already reported (an earlier value of a repeated key) is still left out of the selection.
+    if (!reported.has(e.path)) out.error(e);
     const rest = e.path.slice(path.length + 1);
     bad.add(SELECTION_KEYS.find((k) => rest === k || rest.startsWith(`${k}.`) || rest.startsWith(`${k}[`)) ?? rest);
   }

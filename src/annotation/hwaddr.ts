@@ -76,14 +76,6 @@ export function macFormatProblem(text: string): string | undefined {
 
 const FF_GUID = 'ff:ff:ff:ff:ff:ff:ff:ff';
 
-/** Why `text` is not an acceptable `infiniband-guid` (args.cni `guid`; ib-sriov-cni's rules). */
-export function guidProblem(text: string): string | undefined {
-  const problem = guidFormatProblem(text);
-  if (problem) return problem;
-  if (text.toLowerCase() === FF_GUID) return `${FF_GUID} is reserved: ib-sriov-cni uses it to reset the GUID`;
-  return undefined;
-}
-
 /** Why `text` is not an `infiniband-guid` of the annotation: 8 bytes, colon form, not all-zero (all-FF is a warning). */
 export function guidFormatProblem(text: string): string | undefined {
   const addr = parseHwAddr(text);

@@ -170,7 +170,6 @@ function parseAnnotation(value: string, namespace: string, path: string, default
       const elements = read.value;
       count = elements.length;
       const hasNotes = read.notes.duplicateKeys.length + read.notes.nonIntegerNumbers.length + read.notes.outOfRangeNumbers.length > 0;
-      for (const d of read.notes.duplicateKeys) if (d.path.length === 0) problems.error(invalid(path, value, 'duplicate key at the top level'));
       const notes = hasNotes ? notesByElement(read.notes) : undefined;
       elements.slice(0, MAX_ELEMENTS).forEach((element, i) => {
         const elementPath = at(path, i);

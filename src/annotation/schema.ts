@@ -2,7 +2,7 @@
 // translation of its errors into Kubernetes field errors with our paths and our wording.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { loadSchema } from '../schemas/load.js';
-import { invalid, required, tooLong, unsupported, type FieldError } from '../field/index.js';
+import { invalid, required, unsupported, type FieldError } from '../field/index.js';
 import { FORMATS, PORT_PROTOCOLS } from './formats.js';
 
 export const NETWORK_SELECTION_SCHEMA_FILE = 'network-selection.schema.json';
@@ -64,12 +64,8 @@ function translate(base: string, root: unknown, e: ErrorObject): FieldError {
       const schemaNode = (e.parentSchema ?? {}) as { minimum?: number; maximum?: number };
       return invalid(path, value, `must be between ${schemaNode.minimum ?? '-inf'} and ${schemaNode.maximum ?? 'inf'}`);
     }
-    case 'minItems':
-      return invalid(path, value, `must have at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'} (omit the key instead)`);
     case 'minLength':
       return required(path, 'must not be empty');
-    case 'maxLength':
-      return tooLong(path, value, Number(p.limit));
     case 'additionalProperties':
       return invalid(`${path}.${String(p.additionalProperty)}`, undefined, 'unknown key');
     default:
@@ -77,10 +73,13 @@ function translate(base: string, root: unknown, e: ErrorObject): FieldError {
   }
 }
 
-/** Validates one normalized element against the schema; errors carry paths below `base`. */
-export function schemaErrors(base: string, element: unknown, alreadyReported: ReadonlySet<string> = new Set()): FieldError[] {
+/**
+ * Validates one normalized element against the schema; errors carry paths below `base`. The
+ * keywords translated are the ones the schema uses; any other gets a generic message.
+ */
+export function schemaErrors(base: string, element: unknown): FieldError[] {
   if (validateElement(element)) return [];
-  const seen = new Set<string>(alreadyReported);
+  const seen = new Set<string>();
   const out: FieldError[] = [];
   for (const e of validateElement.errors ?? []) {
     const fe = translate(base, element, e);

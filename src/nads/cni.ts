@@ -9,9 +9,6 @@ import type { Capability, CniSummary, IpamSummary, IpRange, PluginSummary } from
 
 export const KNOWN_CNI_VERSIONS = ['0.1.0', '0.2.0', '0.3.0', '0.3.1', '0.4.0', '1.0.0', '1.1.0'] as const;
 
-/** Runtime-config keys with a conventional capability (CNI CONVENTIONS.md). */
-export const KNOWN_CAPABILITIES: readonly Capability[] = ['ips', 'mac', 'infinibandGUID', 'portMappings', 'bandwidth'];
-
 // CNI SPEC: "Must start with an alphanumeric character, optionally followed by any combination
 // of one or more alphanumeric characters, underscore, dot or hyphen"; libcni rejects others.
 const CNI_NETWORK_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;

@@ -5,7 +5,7 @@ export { argsReachOf, ipamsOf, reachOf, type IpamUse, type Reach } from './reach
 export { CLAIM_TEMPLATE_ANNOTATION, NODE_SELECTOR_ANNOTATION, RESOURCE_NAME_ANNOTATION, nadKey } from './types.js';
 export { NAD_API_VERSION, NAD_GROUP, NAD_KIND, NAD_PLURAL, NAD_VERSION, isNadObject } from './object.js';
 export { nadFromObject, type NadFromObjectOptions } from './model.js';
-export { analyzeCniConfig, summarizeCniConfig, KNOWN_CNI_VERSIONS, KNOWN_CAPABILITIES, type CniAnalysis } from './cni.js';
+export { analyzeCniConfig, summarizeCniConfig, KNOWN_CNI_VERSIONS, type CniAnalysis } from './cni.js';
 export { parseClaimTemplate, parseNodeSelector, parseResourceNames, resourceNamesFromAnnotations, type Parsed } from './annotations.js';
 export { validateNadObject, type NadValidation, type ValidateNadOptions } from './validate.js';
 export { nadObjectsFromText, type ManifestParse } from './documents.js';

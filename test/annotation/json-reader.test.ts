@@ -1,8 +1,8 @@
 import t from 'tap';
-import { MAX_DEPTH, readJson } from '../../src/annotation/json-reader.js';
+import { entriesOf, MAX_DEPTH, readJson } from '../../src/annotation/json-reader.js';
 
 t.test('reads what JSON.parse reads', async (t) => {
-  const docs = ['[]', '{}', '[1,-0.5,2e3,"a\\u00e9\\n\\"",true,false,null,{"a":[{}]}]', ' \n[ 1 , 2 ] \t', '"\\ud83d\\ude00"', '0', '-0', '1E+2'];
+  const docs = ['[]', '{}', ' \r\n[1]\r', '"\\/\\b\\f\\r\\t\\n\\\\"', '"\\u00af\\u00AF\\u0009"', '[1,-0.5,2e3,"a\\u00e9\\n\\"",true,false,null,{"a":[{}]}]', ' \n[ 1 , 2 ] \t', '"\\ud83d\\ude00"', '0', '-0', '1E+2'];
   for (const d of docs) {
     const r = readJson(d);
     t.ok(r.ok, d);
@@ -51,4 +51,69 @@ t.test('__proto__ keys stay data', async (t) => {
   t.equal(Object.getPrototypeOf(v), Object.prototype);
   t.ok(Object.hasOwn(v, '__proto__'));
   t.equal(({} as Record<string, unknown>).x, undefined);
+});
+
+t.test('each syntax error names what it found and what it expected, at the offset of the fault', async (t) => {
+  const cases: Array<[string, number, string]> = [
+    ['[', 1, 'unexpected end of input, expected a JSON value'],
+    ['x', 0, 'unexpected character "x", expected a JSON value'],
+    ["'a'", 0, 'unexpected character "\'", expected a JSON value'],
+    [':', 0, 'unexpected character ":", expected a JSON value'],
+    ['tru', 0, 'unexpected character "t", expected a JSON value'],
+    ['[1]x', 3, 'unexpected character "x" after the end of the JSON value'],
+    ['{1:2}', 1, 'unexpected character "1", expected a string key'],
+    ['{"a" 1}', 5, 'unexpected character "1", expected \':\' after a key'],
+    ['{"a":1 2}', 7, 'unexpected character "2", expected \',\' or \'}\''],
+    ['{"a":1', 6, 'unexpected end of input, expected \',\' or \'}\''],
+    ['[1 2]', 3, 'unexpected character "2", expected \',\' or \']\''],
+    ['"abc', 0, 'unterminated string'],
+    ['["abc', 1, 'unterminated string'],
+    ['"a\nb"', 2, 'control character in a string (must be escaped)'],
+    ['"\\x"', 1, 'invalid escape in a string'],
+    ['"\\u12"', 1, 'invalid \\u escape in a string'],
+    ['-', 1, 'invalid number: expected a digit'],
+    ['1.', 2, 'invalid number: expected a digit after the decimal point'],
+    ['1e', 2, 'invalid number: expected a digit in the exponent'],
+  ];
+  for (const [d, offset, reason] of cases) t.same(readJson(d), { ok: false, offset, reason }, JSON.stringify(d));
+});
+
+t.test('\\u escapes take exactly four hex digits', async (t) => {
+  // Just below '0', just above '9', '@' and '`' (just below 'a' once case-folded), just above 'f'.
+  for (const bad of ['/', ':', '@', '`', 'g', 'G']) {
+    const d = `"\\u00${bad}0"`;
+    t.same(readJson(d), { ok: false, offset: 1, reason: 'invalid \\u escape in a string' }, d);
+  }
+  const r = readJson('"\\u0061\\u0066\\u0041\\u0046\\u0030\\u0039"');
+  t.same(r.ok && r.value, 'afAF09');
+});
+
+t.test('objects nest as deep as arrays, no deeper', async (t) => {
+  const nested = (n: number): string => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
+  t.ok(readJson(nested(MAX_DEPTH)).ok, 'at the limit');
+  t.same(readJson(nested(MAX_DEPTH + 1)), { ok: false, offset: 5 * MAX_DEPTH, reason: `nesting deeper than ${MAX_DEPTH} levels` });
+  t.same(readJson('['.repeat(MAX_DEPTH) + '{}' + ']'.repeat(MAX_DEPTH)), { ok: false, offset: MAX_DEPTH, reason: `nesting deeper than ${MAX_DEPTH} levels` }, 'an object inside arrays counts too');
+});
+
+t.test('entriesOf: every pair in document order, only for an object with a repeated key', async (t) => {
+  const r = readJson('[{"a":1,"b":2,"a":3},{"a":1,"b":2}]');
+  if (!r.ok) return t.fail(r.reason);
+  const [twice, once] = r.value as object[];
+  t.same(entriesOf(twice!), [['a', 1], ['b', 2], ['a', 3]]);
+  t.equal(entriesOf(once!), undefined);
+});
+
+t.test('a "__proto__" key is an ordinary data property', async (t) => {
+  const r = readJson('{"__proto__":1}');
+  if (!r.ok) return t.fail(r.reason);
+  t.same(Object.getOwnPropertyDescriptor(r.value, '__proto__'), { value: 1, writable: true, enumerable: true, configurable: true });
+});
+
+t.test('readJson never throws: what is not text is an error too', async (t) => {
+  const r = readJson(undefined as unknown as string);
+  t.equal(r.ok, false);
+  if (!r.ok) {
+    t.equal(r.offset, 0);
+    t.match(r.reason, /^cannot be read: \S/);
+  }
 });

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { parseNetworks } from '../../src/annotation/index.js';
+import { parseSimpleItem } from '../../src/annotation/simple.js';
 import { BASE, expectProblems, type Expected } from './helpers.js';
 
 interface Case {
@@ -116,4 +117,26 @@ t.test('paths: default, and a custom path for workload templates', async (t) => 
   const p = 'spec.template.metadata.annotations[k8s.v1.cni.cncf.io/networks]';
   const r2 = parseNetworks('Bad', { namespace: 'x', path: p });
   t.equal(r2.errors[0]?.path, `${p}[0].name`);
+});
+
+t.test('parseSimpleItem returns its index and path, and nothing selected for a bad item', async (t) => {
+  const quiet = { error: () => undefined, warning: () => undefined };
+  for (const raw of ['', ' ', 'a/b/c', 'a@b@c', 'ns/']) {
+    t.same(parseSimpleItem(raw, 2, 'p', 'pod-ns', quiet), { index: 2, path: 'p[2]', selection: undefined, interface: undefined }, JSON.stringify(raw));
+  }
+  const ok = parseSimpleItem(' ns / a @ eth1 ', 1, 'p', 'pod-ns', quiet);
+  t.same(ok, { index: 1, path: 'p[1]', selection: { name: 'a', namespace: 'ns', interface: 'eth1' }, interface: 'eth1' });
+});
+
+t.test('a selection without an interface has no interface key; empty parts are warned with the empty value', async (t) => {
+  const r = parseNetworks('/net-a@', { namespace: 'pod-ns' });
+  t.same(r.networks.map((n) => Object.keys(n.selection)), [['name', 'namespace']]);
+  t.same(
+    r.warnings.map((w) => [w.path, w.value]),
+    [
+      [`${BASE}[0].namespace`, ''],
+      [`${BASE}[0].interface`, ''],
+    ],
+  );
+  t.same(Object.keys(parseNetworks('net-a', { namespace: 'x' }).networks[0]!.selection), ['name', 'namespace']);
 });

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { renderError } from '../../src/field/index.js';
 import { parseNodeSelector, parseResourceNames, resourceNamesFromAnnotations } from '../../src/nads/index.js';
+import { parseClaimTemplate } from '../../src/nads/annotations.js';
 
 const RN = 'metadata.annotations[k8s.v1.cni.cncf.io/resourceName]';
 const NS = 'metadata.annotations[k8s.v1.cni.cncf.io/nodeSelector]';
@@ -92,4 +93,24 @@ t.test('hostile annotations (issue 15, finding 5): no stack overflow, errors cap
   }
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   t.ok(ms < 5000, `all of it in ${ms.toFixed(0)} ms (generous bound for a loaded machine)`);
+});
+
+t.test('blank values, blank items, reasons joined', async (t) => {
+  t.same(parseResourceNames('  ').errors.map(renderError), [`${RN}: Invalid value: "  ": must name at least one extended resource (e.g. intel.com/sriov_netdevice)`]);
+  t.same(parseNodeSelector(' ').errors.map(renderError), [`${NS}: Invalid value: " ": must hold at least one 'key=value' or 'key'`]);
+  t.same(parseNodeSelector('a=b, ').errors.map(renderError), [`${NS}: Invalid value: "a=b, ": empty item in the comma-separated list`]);
+  t.match(parseResourceNames('Intel.com/-x').errors[0]?.reason, /^not a valid extended resource name: prefix part a lowercase RFC 1123 subdomain .*; name part must consist/);
+  t.match(parseNodeSelector('Bad.com/-x').errors[0]?.reason, /^not a valid label key: prefix part a lowercase RFC 1123 subdomain .*; name part must consist/);
+  t.match(parseNodeSelector(`k=${'v'.repeat(63)}-`).errors[0]?.reason, /^not a valid value for label k: must be no more than 63 characters; a valid label must be/);
+});
+
+t.test('parseClaimTemplate: one object name, trimmed', async (t) => {
+  const CT = 'metadata.annotations[netattach.io/resourceClaimTemplate]';
+  t.same(parseClaimTemplate(undefined), { value: undefined, errors: [] });
+  t.same(parseClaimTemplate(' tmpl.a '), { value: 'tmpl.a', errors: [] });
+  t.same(parseClaimTemplate(7).errors.map(renderError), [`${CT}: Invalid value: 7: must be a string`]);
+  t.same(parseClaimTemplate(' ').errors.map(renderError), [`${CT}: Invalid value: " ": not a valid ResourceClaimTemplate name: must name a ResourceClaimTemplate`]);
+  const long = parseClaimTemplate(`A${'a'.repeat(253)}`);
+  t.equal(long.value, undefined);
+  t.match(long.errors[0]?.reason, /^not a valid ResourceClaimTemplate name: must be no more than 253 characters; a lowercase RFC 1123 subdomain/);
 });

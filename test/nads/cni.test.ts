@@ -139,3 +139,98 @@ t.test('a config too deep or with too many objects is refused before JSON.parse,
   }
   t.same(analyzeCniConfig(JSON.stringify({ cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'a', x: [[[[[[[[[[1]]]]]]]]]] }] })).errors, [], 'a realistic nesting passes');
 });
+
+t.test('summary of each plugin: type, capabilities, path and the IPAM admission predicts (host-local ranges)', async (t) => {
+  const one = (plugin: object) => analyzeCniConfig(j({ cniVersion: '1.0.0', name: 'n', plugins: [plugin] })).summary?.plugins;
+  const P = 'spec.config.plugins[0]';
+  t.same(
+    one({
+      type: 'macvlan',
+      ipam: {
+        type: 'host-local',
+        ranges: [[{ subnet: '10.1.0.0/24', rangeStart: '10.1.0.10', rangeEnd: '10.1.0.20' }, { subnet: '' }, { subnet: 7 }, 'x'], 'not a set', [{ subnet: 'fd00::/64', rangeStart: '' }]],
+        subnet: '10.9.0.0/16',
+      },
+    }),
+    [
+      {
+        type: 'macvlan',
+        capabilities: [],
+        path: P,
+        ipam: { type: 'host-local', ranges: [{ subnet: '10.1.0.0/24', rangeStart: '10.1.0.10', rangeEnd: '10.1.0.20' }, { subnet: 'fd00::/64' }, { subnet: '10.9.0.0/16' }] },
+      },
+    ],
+    'ranges in order, then the legacy subnet; unreadable ones skipped',
+  );
+  t.same(one({ type: 'macvlan', ipam: { type: 'host-local' } }), [{ type: 'macvlan', capabilities: [], path: P, ipam: { type: 'host-local', ranges: [] } }]);
+  t.same(one({ type: 'macvlan', ipam: { type: 'static', subnet: '10.0.0.0/8' } }), [{ type: 'macvlan', capabilities: [], path: P, ipam: { type: 'static' } }], 'ranges only for host-local');
+  for (const ipam of [{ type: '' }, {}, 'host-local', null]) {
+    const plugins = one({ type: 'macvlan', capabilities: { mac: true }, ipam });
+    t.same(plugins, [{ type: 'macvlan', capabilities: ['mac'], path: P }], `no IPAM for ${JSON.stringify(ipam)}`);
+    t.same(Object.keys(plugins![0]!), ['type', 'capabilities', 'path'], 'and no ipam key');
+  }
+  const single = analyzeCniConfig(j({ name: 'n', type: 'sriov', capabilities: 'x', ipam: { type: 'dhcp' } }));
+  t.same(single.summary?.plugins, [{ type: 'sriov', capabilities: [], path: 'spec.config', ipam: { type: 'dhcp' } }]);
+  t.same(Object.keys(single.summary!), ['pluginTypes', 'capabilities', 'plugins'], 'no cniVersion key without a cniVersion');
+  const untyped = analyzeCniConfig(j({ cniVersion: '1.0.0', name: 'n', plugins: [{ capabilities: { ips: true } }, { type: 'macvlan' }] })).summary;
+  t.same([untyped?.pluginTypes, untyped?.plugins.map((p) => p.type), [...(untyped?.capabilities ?? [])]], [['macvlan'], ['macvlan'], ['ips']], 'a plugin without a type is no plugin, its capabilities still count');
+});
+
+t.test('null is not an object, at the top or as a plugin', async (t) => {
+  t.same(analyzeCniConfig('null').errors.map(renderError), ['spec.config: Invalid value: "null": must be a JSON object: a CNI network configuration or configuration list']);
+  t.same(analyzeCniConfig(j({ cniVersion: '1.0.0', name: 'n', plugins: [null] })).errors.map(renderError), ['spec.config.plugins[0]: Invalid value: null: must be a plugin configuration object']);
+});
+
+t.test('empty name, cniVersion and type', async (t) => {
+  const r = analyzeCniConfig(j({ name: '', cniVersion: '', type: '' }));
+  t.same(r.errors.map(renderError), ['spec.config.type: Required value: the name of the CNI plugin binary to run']);
+  t.same(r.warnings.map(renderError), [
+    'spec.config.name: Required value: no CNI network name: Multus will use the NAD name',
+    'spec.config.cniVersion: Required value: no cniVersion: libcni assumes 0.1.0; set one of 0.1.0, 0.2.0, 0.3.0, 0.3.1, 0.4.0, 1.0.0, 1.1.0',
+  ]);
+});
+
+t.test('chaining needs cniVersion 0.3.0 or later', async (t) => {
+  const warn = (cniVersion: string | undefined, n: number) =>
+    analyzeCniConfig(j({ ...(cniVersion === undefined ? {} : { cniVersion }), name: 'n', plugins: Array.from({ length: n }, (_, i) => ({ type: i ? 'tuning' : 'macvlan' })) }))
+      .warnings.map(renderError)
+      .filter((w) => w.includes('chaining'));
+  const W = (v: string) => [`spec.config.cniVersion: Invalid value: "${v}": plugin chaining needs cniVersion 0.3.0 or later`];
+  t.same(warn('0.1.0', 2), W('0.1.0'));
+  t.same(warn('0.2.0', 2), W('0.2.0'));
+  t.same(warn('0.1.0', 1), [], 'one plugin is no chain');
+  t.same(warn('0.3.0', 2), []);
+  t.same(warn(undefined, 2), [], 'no version: its own warning');
+});
+
+t.test('repeated and second interface plugins in a chain', async (t) => {
+  const warnings = (...types: string[]) =>
+    analyzeCniConfig(j({ cniVersion: '1.0.0', name: 'n', plugins: types.map((type) => ({ type })) })).warnings.map(renderError);
+  const also = (i: number, type: string, at = 0) => `spec.config.plugins[${i}].type: Invalid value: "${type}": also at plugins[${at}]: both instances get the same runtimeConfig and act on the same interface`;
+  const second = (i: number, type: string, first: string, at = 0) => `spec.config.plugins[${i}].type: Invalid value: "${type}": plugins[${at}] (${first}) already creates the interface: a chain creates one`;
+  const creators = ['bridge', 'ipvlan', 'macvlan', 'ptp', 'host-device', 'vlan', 'tap', 'dummy', 'sriov', 'ib-sriov', 'ovs', 'bond'];
+  for (const type of creators) {
+    t.same(warnings(type, type), [also(1, type)], `${type} twice`);
+    t.same(warnings(type === 'macvlan' ? 'ipvlan' : 'macvlan', type), [second(1, type, type === 'macvlan' ? 'ipvlan' : 'macvlan')], `${type} after another creator`);
+  }
+  for (const type of ['tuning', 'portmap', 'bandwidth', 'firewall', 'sbr', 'rdma', 'vrf']) t.same(warnings('macvlan', type, type), [also(2, type, 1)], `${type} twice`);
+  t.same(warnings('x-cni', 'x-cni', 'static'), [], 'unknown plugins may repeat');
+  t.same(warnings('tuning', 'tuning', 'tuning'), [also(1, 'tuning'), also(2, 'tuning')], 'each repeat points at the first');
+  t.same(warnings('tuning', 'macvlan'), [], 'a plugin that creates no interface does not count');
+  t.same(warnings('macvlan', 'tuning', 'ipvlan'), [second(2, 'ipvlan', 'macvlan')], 'the first creator is named');
+});
+
+t.test('jsonErrorOffset: where the text stops being JSON', async (t) => {
+  const cases: Array<[string, number | undefined]> = [
+    ['[\t1\r]', undefined],
+    ['1E5', undefined],
+    ['1e5', undefined],
+    ['"\\u0041"', undefined],
+    ['trux', 3],
+    ['01', 1],
+    ['"\\u00zz"', 5],
+    ['{"a" 1}', 5],
+  ];
+  for (const [text, offset] of cases) t.equal(jsonErrorOffset(text), offset, JSON.stringify(text));
+  t.equal(jsonErrorOffset('['.repeat(200_000)), undefined, 'nesting beyond the stack: no position, no crash');
+});

@@ -101,3 +101,23 @@ t.test('configurable resource-name keys', async (t) => {
   t.same(nadFromObject(input, { resourceNameKeys: ['k8s.v1.cni.cncf.io/resourceName', 'example.com/resource'] }).resourceNames, ['intel.com/a', 'example.com/b']);
   t.same(nadFromObject(input, { resourceNameKeys: ['example.com/resource'] }).resourceNames, ['example.com/b']);
 });
+
+t.test('nadFromObject: apiVersion and kind each, namespace, selector and claim template, problem counts', async (t) => {
+  const meta = { namespace: 'ns', name: 'a' };
+  const problems = (o: Record<string, unknown>) => nadFromObject(o).problems;
+  t.same(problems({ ...obj(meta), apiVersion: 'v1' }), ['not a NetworkAttachmentDefinition (k8s.cni.cncf.io/v1): apiVersion v1, kind NetworkAttachmentDefinition']);
+  t.same(problems({ ...obj(meta), kind: 'Pod' }), ['not a NetworkAttachmentDefinition (k8s.cni.cncf.io/v1): apiVersion k8s.cni.cncf.io/v1, kind Pod']);
+  t.same(problems({ metadata: meta }), [], 'no apiVersion or kind: taken as a NAD');
+  t.equal(nadFromObject(obj({ namespace: '', name: 'a' })).namespace, 'default');
+  t.same(problems(obj({ ...meta, annotations: { 'k8s.v1.cni.cncf.io/nodeSelector': 7 } })), ['metadata.annotations[k8s.v1.cni.cncf.io/nodeSelector]: must be a string']);
+  t.equal(nadFromObject(obj({ ...meta, annotations: { 'netattach.io/resourceClaimTemplate': ' tmpl ' } })).claimTemplate, 'tmpl');
+  t.notOk('claimTemplate' in nadFromObject(obj(meta)), 'no template, no key');
+  t.same(problems(obj(meta, { config: null })), [], 'a null config is no config');
+  const bad = (n: number) => Array.from({ length: n }, (_, i) => `bad${i}`).join(',');
+  const twenty = problems(obj({ ...meta, annotations: { 'k8s.v1.cni.cncf.io/resourceName': bad(20) } }));
+  t.equal(twenty.length, 20, 'exactly MAX_PROBLEMS: all listed, nothing added');
+  t.notMatch(twenty[19], /more problems/);
+  const more = problems(obj({ ...meta, annotations: { 'k8s.v1.cni.cncf.io/resourceName': bad(21) } }));
+  t.equal(more.length, 21);
+  t.equal(more[20], 'and 1 more problems');
+});

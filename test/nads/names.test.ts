@@ -1,5 +1,5 @@
 import t from 'tap';
-import { dns1123Label, extendedResourceName, labelValue, qualifiedName } from '../../src/nads/names.js';
+import { dns1123Label, dns1123Subdomain, extendedResourceName, labelValue, qualifiedName } from '../../src/nads/names.js';
 
 t.test('DNS-1123 label (NAD names)', async (t) => {
   const cases: Array<[string, boolean]> = [
@@ -63,4 +63,14 @@ t.test('extended resource names (resourceName annotation)', async (t) => {
     if (want === null) t.equal(reasons, '', value);
     else t.match(reasons, want, value);
   }
+});
+
+t.test('names: subdomain labels of one character, exact reasons', async (t) => {
+  for (const ok of ['a.b', 'ab.c', 'a.bc']) t.same(dns1123Subdomain(ok), [], ok);
+  t.equal(dns1123Subdomain('a.b_').length, 1, 'the pattern is anchored at the end');
+  t.same(qualifiedName('/key'), ['prefix part must be non-empty']);
+  t.same(labelValue('-x'), [
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue', 'my_value' or '12345')",
+  ]);
+  t.same(extendedResourceName(`${'a'.repeat(245)}/x`), ["domain must be no more than 244 characters, to leave room for the quota prefix 'requests.'"]);
 });

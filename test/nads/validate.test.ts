@@ -106,3 +106,37 @@ t.test('UPDATE and DELETE', async (t) => {
   const deleting = validateNadObject(nad({ deletionTimestamp: '2024-01-01T00:00:00Z', spec: { config: '{' } }), { operation: 'UPDATE' });
   t.same(deleting, { errors: [], warnings: [] }, 'an object being deleted stays editable (finalizers)');
 });
+
+t.test('operations given as a string, and UPDATE against the stored object', async (t) => {
+  const bad = nad({ name: 'Net_A' });
+  const nameError = 'metadata.name: Invalid value: "Net_A": ';
+  t.match(validateNadObject(bad, 'CREATE').errors.map(renderError), [nameError], 'CREATE is an operation, not a path');
+  t.same(validateNadObject(bad, 'UPDATE').errors, [], 'UPDATE: a name problem is a warning');
+  t.same(validateNadObject(bad, 'CONNECT'), { errors: [], warnings: [] });
+  t.same(validateNadObject(bad, { operation: 'CONNECT' }), { errors: [], warnings: [] });
+  const noVersion = nad({ name: 'Net_A', spec: { config: JSON.stringify({ name: 'n', type: 'macvlan' }) } });
+  t.same(validateNadObject(noVersion, { operation: 'CREATE', oldObject: noVersion }).errors.map((e) => e.reason.endsWith('(already present before this update)')), [false], 'CREATE ignores an old object');
+  const update = validateNadObject(noVersion, { operation: 'UPDATE', oldObject: noVersion, path: 'items[0]' });
+  t.same(update.errors, [], 'an old error is no new error, under a path too');
+  t.same(update.warnings.map((w) => w.path), ['items[0].metadata.name', 'items[0].spec.config.cniVersion'], 'the warnings of the new object are kept');
+  t.same(validateNadObject(7, { operation: 'UPDATE' }).errors.map(renderError), ['<object>: Invalid value: 7: must be a NetworkAttachmentDefinition object'], 'no old object: nothing to forgive');
+  const custom = nad({ annotations: { 'example.com/res': 'bad' } });
+  t.same(
+    validateNadObject(custom, { operation: 'UPDATE', oldObject: custom, resourceNameKeys: ['example.com/res'] }).errors,
+    [],
+    'the old object is read with the same resource-name keys',
+  );
+});
+
+t.test('what is absent is not wrong; what is on its way out only on UPDATE', async (t) => {
+  const plain = nad();
+  delete plain.apiVersion;
+  delete plain.kind;
+  t.same(validateNadObject(plain), { errors: [], warnings: [] });
+  t.same(validateNadObject(nad({ spec: null })), { errors: [], warnings: [] });
+  t.same(validateNadObject(nad({ spec: { config: null } })), { errors: [], warnings: [] });
+  t.same(validateNadObject(nad({ name: 'Net_A', deletionTimestamp: '2026-01-01T00:00:00Z' })).errors.length, 1, 'CREATE checks it anyway');
+  t.same(validateNadObject(nad({ generateName: '' })).errors.map(renderError), ['metadata.name: Required value: name or generateName is required']);
+  const long = validateNadObject(nad({ name: 'A'.repeat(64) })).errors[0]?.reason;
+  t.match(long, /^must be no more than 63 characters; a lowercase RFC 1123 label/);
+});
