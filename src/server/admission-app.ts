@@ -243,8 +243,9 @@ export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
     const result = handleReview(request.body, endpoint, () => lookupBudgetMs(timeout), pipeline);
     return result instanceof Promise ? result.then((r) => answer(endpoint, r, reply)) : answer(endpoint, result, reply);
   };
-  app.post('/mutate', route('mutate'));
-  app.post('/validate', route('validate'));
+  const routes = { mutate: route('mutate'), validate: route('validate') };
+  app.post('/mutate', routes.mutate);
+  app.post('/validate', routes.validate);
 
   // The hot path without fastify: a POST of JSON to /mutate or /validate with a Content-Length,
   // which is every call the kube-apiserver makes. Routing, hooks and the reply machinery cost
@@ -273,11 +274,11 @@ export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
     readJson(req, req, (err, body) => {
       if (err) return fail(err);
       try {
-        const timeout = q === -1 ? undefined : querystring.parse(url.slice(q + 1)).timeout;
-        const result = handleReview(body, endpoint, () => lookupBudgetMs(timeout), pipeline);
+        // The same route handler as through fastify, with the query parsed here.
+        const query = q === -1 ? {} : querystring.parse(url.slice(q + 1));
         const reply = { code: (n: number) => ({ send: (b: unknown) => send(res, n, b) }) };
-        if (result instanceof Promise) result.then((r) => answer(endpoint, r, reply)).catch(fail);
-        else answer(endpoint, result, reply);
+        const sent = routes[endpoint]({ body, query }, reply);
+        if (sent instanceof Promise) sent.catch(fail);
       } catch (e) {
         fail(e);
       }
