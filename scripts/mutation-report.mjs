@@ -1,0 +1,145 @@
+// Reads the committed incremental results (reports/stryker-incremental/<part>.json) and prints
+// what docs/mutation.md reports: the score of each file and part, and the surviving mutants.
+//
+//   node scripts/mutation-report.mjs                 # markdown table: every file of every part
+//   node scripts/mutation-report.mjs --survivors     # each surviving or uncovered mutant, with its line
+//   node scripts/mutation-report.mjs --check         # exit 1 unless the ledger accounts for every
+//                                                    # survivor of its accounted parts, and names
+//                                                    # no mutant that did not survive
+//   node scripts/mutation-report.mjs --ledger        # the ledger as the markdown of docs/mutation-ledger.md
+//   NETATTACH_MUTATION_SCOPE=admission node scripts/mutation-report.mjs   # some parts only
+//
+// The score is Stryker's: killed and timed-out mutants over all mutants that ran or had no
+// coverage; mutants that broke the module's loading ("runtime error") are not counted.
+import { existsSync, readFileSync } from 'node:fs';
+import { partsOf } from '../stryker.parts.mjs';
+
+const DETECTED = new Set(['Killed', 'Timeout']);
+const UNDETECTED = new Set(['Survived', 'NoCoverage']);
+// The ledger, docs/mutation-ledger.json: { accountedParts: [part...], entries: [{ file, where,
+// kind: 'equivalent' | 'killed-by-hand', reason, test?, mutants: [{ line, mutator, replacement }] }] }.
+// `line` is the text of the mutant's source line (trimmed), so an entry survives edits that only
+// move the line. 'killed-by-hand' is a mutant that a test added after the part's last run kills,
+// checked by making the change by hand; the part's next run records it as killed, and --check
+// then asks for the entry to go.
+const LEDGER = 'docs/mutation-ledger.json';
+
+const args = new Set(process.argv.slice(2));
+const parts = partsOf(process.env.NETATTACH_MUTATION_SCOPE);
+
+/** The results of one part, or undefined when it has not run yet. */
+function results(part) {
+  const file = `reports/stryker-incremental/${part}.json`;
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
+}
+
+/** What identifies a mutant across edits that move it: its file, the text of its line, the change. */
+export const mutantKey = (file, lineText, m) => `${file}|${lineText.trim()}|${m.mutatorName}|${m.replacement}`;
+
+function tally(mutants) {
+  const t = { mutants: 0, killed: 0, survived: 0, noCoverage: 0 };
+  for (const m of mutants) {
+    if (DETECTED.has(m.status)) t.killed++;
+    else if (m.status === 'Survived') t.survived++;
+    else if (m.status === 'NoCoverage') t.noCoverage++;
+    else continue;
+    t.mutants++;
+  }
+  return t;
+}
+const score = (t) => (t.mutants ? ((100 * t.killed) / t.mutants).toFixed(1) + ' %' : '–');
+const row = (cells) => `| ${cells.join(' | ')} |`;
+
+function survivors() {
+  const out = [];
+  for (const part of parts) {
+    const r = results(part);
+    if (!r) continue;
+    for (const [file, f] of Object.entries(r.files)) {
+      const lines = f.source.split('\n');
+      for (const m of f.mutants) {
+        if (!UNDETECTED.has(m.status)) continue;
+        const lineText = lines[m.location.start.line - 1] ?? '';
+        out.push({ part, file, m, lineText, key: mutantKey(file, lineText, m) });
+      }
+    }
+  }
+  return out;
+}
+
+export function readLedger() {
+  return existsSync(LEDGER) ? JSON.parse(readFileSync(LEDGER, 'utf8')) : { accountedParts: [], entries: [] };
+}
+
+/** What is wrong with the ledger against the recorded survivors: one line per problem. */
+export function checkLedger(ledger, found) {
+  const problems = [];
+  const accounted = new Set(ledger.accountedParts);
+  const listed = new Map();
+  for (const e of ledger.entries) {
+    if (!['equivalent', 'killed-by-hand'].includes(e.kind)) problems.push(`${e.file} ${e.where}: kind must be equivalent or killed-by-hand, not ${JSON.stringify(e.kind)}`);
+    if (!e.reason) problems.push(`${e.file} ${e.where}: no reason`);
+    if (e.kind === 'killed-by-hand' && !e.test) problems.push(`${e.file} ${e.where}: killed-by-hand names no test`);
+    for (const m of e.mutants) {
+      const key = mutantKey(e.file, m.line, { mutatorName: m.mutator, replacement: m.replacement });
+      listed.set(key, (listed.get(key) ?? 0) + 1);
+    }
+  }
+  const survivedKeys = new Map();
+  for (const s of found) {
+    survivedKeys.set(s.key, (survivedKeys.get(s.key) ?? 0) + 1);
+    if (accounted.has(s.part) && !listed.has(s.key)) {
+      problems.push(`not accounted for: ${s.file}:${s.m.location.start.line} [${s.m.status}] ${s.m.mutatorName} -> ${JSON.stringify(s.m.replacement)}: ${s.lineText.trim()}`);
+    }
+  }
+  for (const key of listed.keys()) {
+    if (!survivedKeys.has(key)) problems.push(`listed but not a recorded survivor (killed since, or the line changed): ${key}`);
+  }
+  return problems;
+}
+
+export function renderLedger(ledger) {
+  const out = ['| where | mutant | kind | why |', '| --- | --- | --- | --- |'];
+  const cell = (t) => String(t).replaceAll('|', '\\|').replaceAll('\n', ' ');
+  for (const e of ledger.entries) {
+    const what = e.mutants.map((m) => `\`${cell(m.line)}\`: ${m.mutator} → \`${cell(m.replacement)}\``).join('<br>');
+    const why = e.kind === 'killed-by-hand' ? `${cell(e.reason)} (killed by \`${e.test}\`, checked by hand)` : cell(e.reason);
+    out.push(`| \`${e.file.replace(/^src\//, '')}\` ${cell(e.where)} | ${what} | ${e.kind} | ${why} |`);
+  }
+  return out.join('\n') + '\n';
+}
+
+if (args.has('--survivors')) {
+  for (const s of survivors()) {
+    console.log(`${s.file}:${s.m.location.start.line}:${s.m.location.start.column} [${s.m.status}] ${s.m.mutatorName} -> ${JSON.stringify(s.m.replacement)}`);
+    console.log(`    ${s.lineText.trim()}`);
+  }
+} else if (args.has('--check')) {
+  const problems = checkLedger(readLedger(), survivors());
+  for (const p of problems) console.log(p);
+  console.log(problems.length ? `${problems.length} problems in ${LEDGER}` : `${LEDGER} accounts for every survivor of its parts`);
+  process.exit(problems.length ? 1 : 0);
+} else if (args.has('--ledger')) {
+  process.stdout.write(renderLedger(readLedger()));
+} else {
+  console.log(row(['part', 'file', 'mutants', 'killed', 'survived', 'no coverage', 'score']));
+  console.log(row(['---', '---', '---', '---', '---', '---', '---']));
+  const total = { mutants: 0, killed: 0, survived: 0, noCoverage: 0 };
+  for (const part of parts) {
+    const r = results(part);
+    if (!r) {
+      console.log(row([`\`${part}\``, 'not run yet', '', '', '', '', '']));
+      continue;
+    }
+    const all = [];
+    for (const [file, f] of Object.entries(r.files).sort(([a], [b]) => a.localeCompare(b))) {
+      const t = tally(f.mutants);
+      all.push(...f.mutants);
+      console.log(row([`\`${part}\``, `\`${file}\``, t.mutants, t.killed, t.survived, t.noCoverage, score(t)]));
+    }
+    const t = tally(all);
+    for (const k of Object.keys(total)) total[k] += t[k];
+    console.log(row([`**${part}**`, '', t.mutants, t.killed, t.survived, t.noCoverage, `**${score(t)}**`]));
+  }
+  console.log(row(['**all parts run**', '', total.mutants, total.killed, total.survived, total.noCoverage, `**${score(total)}**`]));
+}
