@@ -234,3 +234,19 @@ t.test('jsonErrorOffset: where the text stops being JSON', async (t) => {
   for (const [text, offset] of cases) t.equal(jsonErrorOffset(text), offset, JSON.stringify(text));
   t.equal(jsonErrorOffset('['.repeat(200_000)), undefined, 'nesting beyond the stack: no position, no crash');
 });
+
+t.test('an unexpected token in a longer config: the reason names the token, not V8\'s excerpt of the text', async (t) => {
+  // Past 20 characters V8 quotes only an excerpt, with "..." on the cut sides; line and column
+  // replace it as they replace the whole text of a short config.
+  const multiline = '{\n  "cniVersion": "1.0.0",\n  "name": "net1",\n  "master": eth0,\n  "type": "macvlan"\n}';
+  const cases: Array<[string, string]> = [
+    ['{"type": m}', "invalid JSON at line 1, column 10: Unexpected token 'm'"],
+    ['{"type": m, "name": "long-enough-name"}', "invalid JSON at line 1, column 10: Unexpected token 'm'"],
+    ['{"name": "long-enough-name", "type": m}', "invalid JSON at line 1, column 38: Unexpected token 'm'"],
+    ['{"type": "x", "a": [1,]}', "invalid JSON at line 1, column 23: Unexpected token ']'"],
+    [multiline, "invalid JSON at line 4, column 13: Unexpected token 'e'"],
+    // A one-digit position ("... in JSON at position 5") is cut from the message too.
+    ['{"a" 1}', "invalid JSON at line 1, column 6: Expected ':' after property name"],
+  ];
+  for (const [text, reason] of cases) t.equal(analyzeCniConfig(text).errors[0]?.reason, reason, JSON.stringify(text));
+});
