@@ -12,7 +12,10 @@ export function nadObjectsFromText(text: string, json: boolean): ManifestParse {
     try {
       documents = [JSON.parse(text)];
     } catch (e) {
-      return { ok: false, error: firstLine(e).replace(/, ".*" is not valid JSON$/, '') };
+      // The error must not echo the file: V8 quotes the text after an unexpected token, or past 20
+      // characters an excerpt with "..." on its cut sides, possibly over several lines.
+      const message = e instanceof Error ? e.message : String(e);
+      return { ok: false, error: firstLine(message.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '')) };
     }
   } else {
     documents = [];

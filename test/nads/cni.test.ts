@@ -2,6 +2,7 @@ import t from 'tap';
 import fc from 'fast-check';
 import { renderError } from '../../src/field/index.js';
 import { analyzeCniConfig, summarizeCniConfig } from '../../src/nads/index.js';
+import { jsonSyntaxReason } from '../../src/nads/cni.js';
 import { jsonErrorOffset } from '../../src/nads/json-position.js';
 
 const j = (v: unknown): string => JSON.stringify(v);
@@ -229,8 +230,47 @@ t.test('jsonErrorOffset: where the text stops being JSON', async (t) => {
     ['trux', 3],
     ['01', 1],
     ['"\\u00zz"', 5],
+    // A \u escape needs exactly four hex digits: the fourth is checked too, and the end of the text is no digit.
+    ['"\\u004z"', 6],
+    ['"\\u0', 4],
     ['{"a" 1}', 5],
   ];
   for (const [text, offset] of cases) t.equal(jsonErrorOffset(text), offset, JSON.stringify(text));
   t.equal(jsonErrorOffset('['.repeat(200_000)), undefined, 'nesting beyond the stack: no position, no crash');
+});
+
+t.test('an unexpected token in a longer config: the reason names the token, not V8\'s excerpt of the text', async (t) => {
+  // Past 20 characters V8 quotes only an excerpt, with "..." on the cut sides; line and column
+  // replace it as they replace the whole text of a short config.
+  const multiline = '{\n  "cniVersion": "1.0.0",\n  "name": "net1",\n  "master": eth0,\n  "type": "macvlan"\n}';
+  const cases: Array<[string, string]> = [
+    ['{"type": m}', "invalid JSON at line 1, column 10: Unexpected token 'm'"],
+    ['{"type": m, "name": "long-enough-name"}', "invalid JSON at line 1, column 10: Unexpected token 'm'"],
+    ['{"name": "long-enough-name", "type": m}', "invalid JSON at line 1, column 38: Unexpected token 'm'"],
+    ['{"type": "x", "a": [1,]}', "invalid JSON at line 1, column 23: Unexpected token ']'"],
+    [multiline, "invalid JSON at line 4, column 13: Unexpected token 'e'"],
+    // A one-digit position ("... in JSON at position 5") is cut from the message too.
+    ['{"a" 1}', "invalid JSON at line 1, column 6: Expected ':' after property name"],
+  ];
+  for (const [text, reason] of cases) t.equal(analyzeCniConfig(text).errors[0]?.reason, reason, JSON.stringify(text));
+});
+
+t.test('jsonSyntaxReason without a position: nesting too deep for the scanner', async (t) => {
+  // analyzeCniConfig refuses such a text before parsing; called directly, the reason has no line.
+  const text = '['.repeat(200_000);
+  let error: unknown;
+  try {
+    JSON.parse(text);
+  } catch (e) {
+    error = e;
+  }
+  t.equal(jsonSyntaxReason(text, error), 'invalid JSON: unexpected end of input');
+});
+
+t.test('host-local ranges: unreadable sets and ranges are skipped, absent bounds leave no key', async (t) => {
+  const ranges = (ipam: object) => analyzeCniConfig(j({ cniVersion: '1.0.0', name: 'n', type: 'macvlan', ipam: { type: 'host-local', ...ipam } })).summary?.plugins[0]?.ipam?.ranges;
+  // A flat list of ranges (a common slip: host-local wants a list of range sets) and null items.
+  t.same(ranges({ ranges: [{ subnet: '10.3.0.0/24' }, 7, null, [null, 7, { subnet: '10.2.0.0/24' }]] }), [{ subnet: '10.2.0.0/24' }]);
+  const got = ranges({ ranges: [[{ subnet: '10.1.0.0/24', rangeStart: '10.1.0.10', rangeEnd: '10.1.0.20' }, { subnet: 'fd00::/64', rangeStart: '', rangeEnd: '' }, { subnet: 'fd01::/64' }]] });
+  t.same(got?.map((r) => Object.keys(r)), [['subnet', 'rangeStart', 'rangeEnd'], ['subnet'], ['subnet']], 'an empty or missing bound is no key');
 });

@@ -121,3 +121,18 @@ t.test('nadFromObject: apiVersion and kind each, namespace, selector and claim t
   t.equal(more.length, 21);
   t.equal(more[20], 'and 1 more problems');
 });
+
+t.test('empty parts are the one shared frozen instance (intern.ts: thousands of NADs in a few MB)', async (t) => {
+  const plain = nadFromObject(obj({ namespace: 'ns', name: 'a' }));
+  const other = nadFromObject(obj({ namespace: 'ns', name: 'b' }, { config: JSON.stringify({ cniVersion: '1.0.0', name: 'b', type: 'macvlan' }) }));
+  // No problems: the shared empty list, not a fresh one per NAD.
+  t.same(plain.problems, []);
+  t.equal(plain.problems, other.problems, 'one empty problem list for all');
+  t.ok(Object.isFrozen(plain.problems), 'frozen: a reader cannot add to it');
+  // A selector that yields no label (only a problem) is the shared empty selector too.
+  const noLabel = nadFromObject(obj({ namespace: 'ns', name: 'c', annotations: { 'k8s.v1.cni.cncf.io/nodeSelector': 'a=b=c' } }));
+  t.same(noLabel.nodeSelector, {});
+  t.equal(noLabel.nodeSelector, plain.nodeSelector, 'one empty selector for all');
+  t.ok(Object.isFrozen(noLabel.nodeSelector));
+  t.equal(noLabel.problems.length, 1, 'its problem is kept');
+});

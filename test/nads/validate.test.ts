@@ -111,6 +111,8 @@ t.test('operations given as a string, and UPDATE against the stored object', asy
   const bad = nad({ name: 'Net_A' });
   const nameError = 'metadata.name: Invalid value: "Net_A": ';
   t.match(validateNadObject(bad, 'CREATE').errors.map(renderError), [nameError], 'CREATE is an operation, not a path');
+  // Exact paths: as a path prefix, 'CREATE' would make `CREATE.metadata.name`, which still contains the message.
+  t.same(validateNadObject(bad, 'CREATE').errors.map((e) => e.path), ['metadata.name'], 'no path prefix from an operation');
   t.same(validateNadObject(bad, 'UPDATE').errors, [], 'UPDATE: a name problem is a warning');
   t.same(validateNadObject(bad, 'CONNECT'), { errors: [], warnings: [] });
   t.same(validateNadObject(bad, { operation: 'CONNECT' }), { errors: [], warnings: [] });
@@ -139,4 +141,27 @@ t.test('what is absent is not wrong; what is on its way out only on UPDATE', asy
   t.same(validateNadObject(nad({ generateName: '' })).errors.map(renderError), ['metadata.name: Required value: name or generateName is required']);
   const long = validateNadObject(nad({ name: 'A'.repeat(64) })).errors[0]?.reason;
   t.match(long, /^must be no more than 63 characters; a lowercase RFC 1123 label/);
+});
+
+t.test('UPDATE: the stored object is read like the new one (path, default keys), and only when given', async (t) => {
+  const already = (e: string) => `${e} (already present before this update)`;
+  const version = 'spec.config.cniVersion: Unsupported value: "0.5.0": unknown CNI version; supported values: "0.1.0", "0.2.0", "0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0"';
+  const oldVersion = nad({ spec: { config: '{"cniVersion":"0.5.0","name":"n","type":"x"}' } });
+  const underPath = validateNadObject(oldVersion, { operation: 'UPDATE', oldObject: oldVersion, path: 'items[0]' });
+  t.same(underPath.errors, [], 'an error with a path prefix is matched against the stored object under the same prefix');
+  t.same(underPath.warnings.map(renderError), [already(`items[0].${version}`)]);
+
+  // No resourceNameKeys: the stored object is read with the standard key too.
+  const oldResource = nad({ annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'sriov_net' } });
+  const resource = validateNadObject(oldResource, { operation: 'UPDATE', oldObject: oldResource });
+  t.same(resource.errors, []);
+  t.same(resource.warnings.map(renderError), [
+    already(`${RN}: Invalid value: "sriov_net": not a valid extended resource name: must be a domain-prefixed name ('domain/name', e.g. 'intel.com/sriov_netdevice')`),
+  ]);
+
+  // No stored object: nothing is forgiven, even an error a missing object (undefined) would also have.
+  t.same(validateNadObject(undefined, { operation: 'UPDATE' }), {
+    errors: [{ path: '<object>', type: 'Invalid value', value: undefined, reason: 'must be a NetworkAttachmentDefinition object' }],
+    warnings: [],
+  });
 });
