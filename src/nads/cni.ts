@@ -156,11 +156,12 @@ function ipamSummary(ipam: unknown): IpamSummary | undefined {
 /** Names the position of a JSON syntax error as line and column, for a person editing YAML. */
 export function jsonSyntaxReason(text: string, error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  // V8 quotes the text after an unexpected token, or past 20 characters an excerpt with "..." on
+  // V8 gives a zero-based offset ("in JSON at position 5", "after JSON at position 30") and quotes
+  // the text after an unexpected token, or past 20 characters an excerpt with "..." on
   // its cut sides (`Unexpected token 'm', ..."type": m, "na"... is not valid JSON`): line and
   // column replace both, as they replace the offset.
   const what = message
-    .replace(/\s+in JSON at position \d+.*$/s, '')
+    .replace(/\s+(?:in|after) JSON at position \d+.*$/s, '')
     .replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '')
     .replace(/^Unexpected end of JSON input$/, 'unexpected end of input');
   const position = jsonErrorOffset(text);

@@ -251,6 +251,9 @@ t.test('an unexpected token in a longer config: the reason names the token, not 
     [multiline, "invalid JSON at line 4, column 13: Unexpected token 'e'"],
     // A one-digit position ("... in JSON at position 5") is cut from the message too.
     ['{"a" 1}', "invalid JSON at line 1, column 6: Expected ':' after property name"],
+    // Text after the value: V8 says "after JSON at position 30", a zero-based offset beside the
+    // one-based column.
+    ['{"type":"macvlan","name":"n"} x', 'invalid JSON at line 1, column 31: Unexpected non-whitespace character'],
   ];
   for (const [text, reason] of cases) t.equal(analyzeCniConfig(text).errors[0]?.reason, reason, JSON.stringify(text));
 });
