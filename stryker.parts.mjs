@@ -6,7 +6,7 @@
 export const SCOPES = {
   field: {
     mutate: ['src/field/errors.ts', 'src/field/path.ts'],
-    tests: ['test/field/{errors,render}.test.ts'],
+    tests: ['test/field/{errors,render,path}.test.ts'],
   },
   'policy-addresses': {
     mutate: ['src/policy/addresses.ts'],
