@@ -8,7 +8,7 @@ const ADMISSION_TESTS = ['test/admission/{builtin,decode,dra,hugepages,nads,netw
 export const SCOPES = {
   field: {
     mutate: ['src/field/errors.ts', 'src/field/path.ts'],
-    tests: ['test/field/{errors,render}.test.ts'],
+    tests: ['test/field/{errors,render,path}.test.ts'],
   },
   'policy-addresses': {
     mutate: ['src/policy/addresses.ts'],

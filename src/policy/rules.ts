@@ -20,9 +20,8 @@ export interface RuleContext {
 
 const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
 
-function finding(ctx: RuleContext, rule: RuleName, action: Action, path: string, text: string, value?: unknown): Finding {
+function finding(ctx: RuleContext, rule: RuleName, action: Action, path: string, text: string): Finding {
   const error: FieldError = { path, type: 'Forbidden', reason: `policy "${ctx.policy}" (${rule}): ${text}` };
-  if (value !== undefined) error.value = value;
   return { policy: ctx.policy, rule, action, error };
 }
 

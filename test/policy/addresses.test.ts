@@ -46,3 +46,51 @@ t.test('claims: an IPoIB address is claimed as a mac, a GUID as an infiniband-gu
     ],
   );
 });
+
+// cni-args is a second door to the same addresses (src/policy/addresses.ts, addressFacts): its
+// `mac` and `guid` become the same facts as the top-level keys, and an address given both ways on
+// one network is one address, named by the top-level path.
+const A = 'metadata.annotations[k8s.v1.cni.cncf.io/networks]';
+const prefixRule = 'rules:\n  hardwareAddresses:\n    macPrefixes: ["02:aa"]\n  uniqueAddresses: {mac: Network, infiniband-guid: Network}';
+const judged = (annotation: unknown[]) => {
+  const r = engine(prefixRule).evaluate(input(JSON.stringify(annotation)));
+  return { messages: r.findings.map((f) => renderError(f.error)), claims: r.claims.map((c) => [c.kind, c.value, c.scope]) };
+};
+const outsidePrefix = (path: string, mac: string) =>
+  `${A}${path}: Forbidden: policy "p" (hardwareAddresses): MAC ${mac} does not start with an allowed prefix (02:aa)`;
+
+t.test('cni-args: a mac is a MAC (kind mac, checked against the prefixes), a guid a GUID', async (t) => {
+  const r = judged([{ name: 'a', 'cni-args': { mac: '02:BB:00:00:00:01', guid: '00:11:22:33:44:55:66:77' } }]);
+  t.strictSame(r.messages, [outsidePrefix('[0].cni-args.mac', '02:bb:00:00:00:01')]);
+  t.strictSame(r.claims, [
+    ['mac', '02:bb:00:00:00:01', 'network:team-a/a'],
+    ['infiniband-guid', '00:11:22:33:44:55:66:77', 'network:team-a/a'],
+  ]);
+});
+
+t.test('cni-args: an address also given at the top level of its network is one address, at the top-level path', async (t) => {
+  const r = judged([{ name: 'a', mac: '02:bb:00:00:00:01', 'infiniband-guid': '00:11:22:33:44:55:66:77', 'cni-args': { mac: '02-BB-00-00-00-01', guid: '00:11:22:33:44:55:66:77' } }]);
+  t.strictSame(r.messages, [outsidePrefix('[0].mac', '02:bb:00:00:00:01')], 'one finding, no twin within the request');
+  t.strictSame(r.claims, [
+    ['mac', '02:bb:00:00:00:01', 'network:team-a/a'],
+    ['infiniband-guid', '00:11:22:33:44:55:66:77', 'network:team-a/a'],
+  ]);
+});
+
+t.test('cni-args: the same address on another network, or another address on the same one, is another address', async (t) => {
+  const otherNetwork = judged([
+    { name: 'a', mac: '02:bb:00:00:00:01' },
+    { name: 'b', 'cni-args': { mac: '02:bb:00:00:00:01' } },
+  ]);
+  t.strictSame(otherNetwork.messages, [outsidePrefix('[0].mac', '02:bb:00:00:00:01'), outsidePrefix('[1].cni-args.mac', '02:bb:00:00:00:01')]);
+  t.strictSame(otherNetwork.claims, [
+    ['mac', '02:bb:00:00:00:01', 'network:team-a/a'],
+    ['mac', '02:bb:00:00:00:01', 'network:team-a/b'],
+  ]);
+  const otherAddress = judged([{ name: 'a', mac: '02:aa:00:00:00:01', 'cni-args': { mac: '02:bb:00:00:00:02' } }]);
+  t.strictSame(otherAddress.messages, [outsidePrefix('[0].cni-args.mac', '02:bb:00:00:00:02')]);
+  t.strictSame(otherAddress.claims, [
+    ['mac', '02:aa:00:00:00:01', 'network:team-a/a'],
+    ['mac', '02:bb:00:00:00:02', 'network:team-a/a'],
+  ]);
+});

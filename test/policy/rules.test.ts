@@ -96,3 +96,32 @@ t.test('uniqueAddresses: how the holder is described', async (t) => {
   t.same(used('02:00:00:00:00:03'), msg('02:00:00:00:00:03', 'pod team-a/anywhere (being created)'), 'a claim of no one network');
   t.same(used('02:00:00:00:00:04'), msg('02:00:00:00:00:04', 'a pod in another namespace (running) on network team-a/a'));
 });
+
+t.test('uniqueAddresses: a holder that is a pod of a sharing owner (a KubeVirt VM) is named by the owner', async (t) => {
+  const vm = (namespace: string, name: string) => ({ key: `vmi-${namespace}-${name}`, label: `VM ${namespace}/${name}`, namespace, kind: 'VirtualMachineInstance', name });
+  const index = new AddressIndex({ now: () => 0 });
+  index.setPod({ namespace: 'team-a', name: 'virt-launcher-vm1-a', uid: 'u-1', owner: vm('team-a', 'vm1') }, [{ kind: 'mac', value: '02:00:00:00:00:01', network: 'team-a/a' }]);
+  // A reservation of no one network (scope cluster) by a pod of a VM: no network to name.
+  index.reserve([{ kind: 'mac', value: '02:00:00:00:00:02', scope: 'cluster', pod: { namespace: 'team-a', name: 'virt-launcher-vm2-a', owner: vm('team-a', 'vm2') } }]);
+  // The VM of another namespace is not named, like a pod of another namespace.
+  index.setPod({ namespace: 'team-b', name: 'virt-launcher-vm3-a', uid: 'u-3', owner: vm('team-b', 'vm3') }, [{ kind: 'mac', value: '02:00:00:00:00:03', network: 'team-b/b' }]);
+  const e = engine('rules:\n  uniqueAddresses: {mac: Cluster}', index);
+  const used = (mac: string) => messages(e, JSON.stringify([{ name: 'a', mac }]));
+  const msg = (mac: string, holder: string) => [`uniqueAddresses: ${A}[0].mac: Forbidden: policy "p" (uniqueAddresses): MAC ${mac} is already used by ${holder} (scope Cluster)`];
+  t.same(used('02:00:00:00:00:01'), msg('02:00:00:00:00:01', 'VM team-a/vm1 (a pod running) on network team-a/a'));
+  t.same(used('02:00:00:00:00:02'), msg('02:00:00:00:00:02', 'VM team-a/vm2 (a pod being created)'));
+  t.same(used('02:00:00:00:00:03'), msg('02:00:00:00:00:03', 'a pod in another namespace (a pod running) on network team-b/b'));
+});
+
+t.test('immutableNetworks: the finding on the annotation, with its reason', async (t) => {
+  const e = engine('rules:\n  immutableNetworks: {action: Warn}');
+  const r = e.evaluate(input('a', { operation: 'UPDATE', change: { heldBefore: new Set() } }));
+  t.strictSame(r.findings, [
+    {
+      policy: 'p',
+      rule: 'immutableNetworks',
+      action: 'Warn',
+      error: { path: A, type: 'Forbidden', reason: 'policy "p" (immutableNetworks): the networks of a running pod may not be changed (no NIC hotplug)' },
+    },
+  ]);
+});
