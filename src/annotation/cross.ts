@@ -47,10 +47,22 @@ export function checkAcross({ count, interfaces, networks, defaultNetwork = fals
     else explicit.set(name, n.index);
   }
 
+  // A host port, protocol and host IP mapped twice, by two elements or by one: each attachment's
+  // portmap makes its own chain, and the first DNAT rule wins. The pod runs.
+  const ports = new Map<string, string>();
+  for (const n of networks) {
+    n.selection.portMappings?.forEach((m, j) => {
+      const id = `${m.hostPort}/${(m.protocol ?? 'TCP').toUpperCase()}/${m.hostIP ?? ''}`;
+      const path = `${child(n.path, 'portMappings')}[${j}].hostPort`;
+      const first = ports.get(id);
+      if (first !== undefined) out.warning(duplicate(path, m.hostPort, `${first} already maps this host port and protocol; the first mapping wins`));
+      else ports.set(id, path);
+    });
+  }
+
   if (networks.length < 2) return; // the rules below compare elements
   let routeOwner: number | undefined;
   const gateways: GatewayOwners = {};
-  const ports = new Map<string, string>();
   const macs = new Map<string, number>();
   const guids = new Map<string, number>();
   const ips = new Map<string, number>();
@@ -70,14 +82,6 @@ export function checkAcross({ count, interfaces, networks, defaultNetwork = fals
       }
       routeOwner ??= n.index;
     }
-    s.portMappings?.forEach((m, j) => {
-      const id = `${m.hostPort}/${(m.protocol ?? 'TCP').toUpperCase()}/${m.hostIP ?? ''}`;
-      const path = `${child(n.path, 'portMappings')}[${j}].hostPort`;
-      const first = ports.get(id);
-      // Each attachment's portmap makes its own chain and the first DNAT rule wins: the pod runs.
-      if (first !== undefined) out.warning(duplicate(path, m.hostPort, `${first} already maps this host port and protocol; the first mapping wins`));
-      else ports.set(id, path);
-    });
     warnRepeat(macs, s.mac === undefined ? undefined : canonicalMac(s.mac), n, 'mac', out);
     warnRepeat(guids, s['infiniband-guid']?.toLowerCase(), n, 'infiniband-guid', out);
     for (const ip of s.ips ?? []) warnRepeat(ips, ip.split('/')[0], n, 'ips', out);

@@ -140,6 +140,30 @@ const rows: Record<string, Row> = {
     selection: n(),
     errors: [['.bandwidth.ingressRate', 'Invalid value', { ingressRate: 1.5 }, 'must be an integer']],
   },
+  // The empty key: unknown (dropped with a warning), and a number out of range under it is a
+  // warning (Go skips the key) that marks "" as a bad key. No spec key is "", so the warnings on
+  // the valid keys beside it stay: the 8-byte mac, the all-FF GUID, the empty gateway list.
+  'a number out of range under the empty key: the warnings of the other keys stay': {
+    json: '[{"name":"n","mac":"02:00:00:00:00:00:00:01","infiniband-guid":"ff:ff:ff:ff:ff:ff:ff:ff","default-route":[],"":1e400}]',
+    selection: n({ mac: '02:00:00:00:00:00:00:01', 'infiniband-guid': 'ff:ff:ff:ff:ff:ff:ff:ff', 'default-route': [] }),
+    warnings: [
+      ['.', 'Invalid value', Infinity, 'unknown key, ignored: keys without a dot are reserved by the spec (Multus ignores unknown keys; extensions use reverse-DNS keys such as example.com/key)'],
+      ['.', 'Invalid value', '1e400', 'number out of range: Go (Multus) skips this key, so the pod runs; left out of the selection'],
+      [
+        '.infiniband-guid',
+        'Invalid value',
+        'ff:ff:ff:ff:ff:ff:ff:ff',
+        "ff:ff:ff:ff:ff:ff:ff:ff is the value ib-sriov-cni writes to reset a VF's GUID: as an explicit request ib-sriov-cni accepts it, but every VF given it has the same GUID",
+      ],
+      [
+        '.mac',
+        'Invalid value',
+        '02:00:00:00:00:00:00:01',
+        'an 8-byte address is not a valid mac (the spec allows 6-byte Ethernet or 20-byte IPoIB addresses; Multus accepts it): use infiniband-guid for an InfiniBand GUID',
+      ],
+      ['.default-route', 'Invalid value', [], 'empty: names no gateway'],
+    ],
+  },
   // interfaceRequest, the deprecated spelling of interface.
   'interfaceRequest with an empty interface: read as the interface': {
     json: '[{"name":"n","interface":"","interfaceRequest":"eth1"}]',

@@ -94,6 +94,12 @@ t.test('across elements: default-route, host ports, GUIDs, addresses', async (t)
   t.same(brief(parseNetworks(`[{"name":"a","portMappings":[${port('10.0.0.1')}]},{"name":"b","portMappings":[${port('10.0.0.1')}]}]`, opts).warnings), [
     [`${BASE}[1].portMappings[0].hostPort`, 'Duplicate value', 80, `${BASE}[0].portMappings[0].hostPort already maps this host port and protocol; the first mapping wins`],
   ]);
+  // One element mapping a host port twice: the same one portmap chain, the first rule wins. The
+  // warning does not depend on whether the annotation has other elements.
+  const twice = `{"name":"a","portMappings":[${port('10.0.0.1')},{"hostPort":80,"containerPort":81,"protocol":"tcp","hostIP":"10.0.0.1"}]}`;
+  const twiceWarning = [`${BASE}[0].portMappings[1].hostPort`, 'Duplicate value', 80, `${BASE}[0].portMappings[0].hostPort already maps this host port and protocol; the first mapping wins`];
+  t.same(brief(parseNetworks(`[${twice}]`, opts).warnings), [twiceWarning], 'twice in the only element');
+  t.same(brief(parseNetworks(`[${twice},{"name":"b"}]`, opts).warnings), [twiceWarning], 'twice in one of two elements');
   t.same(brief(parseNetworks('[{"name":"a","infiniband-guid":"C2:11:22:33:44:55:66:77"},{"name":"b","infiniband-guid":"c2:11:22:33:44:55:66:77"}]', opts).warnings), [
     [`${BASE}[1].infiniband-guid`, 'Duplicate value', 'c2:11:22:33:44:55:66:77', 'element [0] requests the same address'],
   ]);
