@@ -72,3 +72,40 @@ t.test('the summary keeps each plugin with its capabilities, IPAM type and host-
   const legacy = chain({ type: 'bridge', ipam: { type: 'host-local', subnet: '192.168.1.0/24' } });
   t.same(legacy.plugins[0]!.ipam, { type: 'host-local', ranges: [{ subnet: '192.168.1.0/24' }] });
 });
+
+const thrown = (f: () => unknown): unknown => {
+  try {
+    f();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+};
+const readers = (extra: ReturnType<typeof parsePluginReads>): Array<[string, string[]]> => [...extra].map(([type, keys]) => [type, [...keys]]);
+
+t.test('--plugin-reads: an IP reader counts for ips, through CNI_ARGS and args.cni', async (t) => {
+  const extra = parsePluginReads(['vendor-cni=ips']);
+  t.equal(brief(reachOf(chain({ type: 'vendor-cni' }), 'ips', extra)), 'read by vendor-cni');
+  t.equal(brief(argsReachOf(chain({ type: 'vendor-cni' }), 'ips', extra)), 'read by vendor-cni');
+  t.equal(brief(reachOf(chain({ type: 'vendor-cni' }), 'mac', extra)), 'unknown: vendor-cni', 'an IP reader is not a MAC reader');
+  t.equal(brief(reachOf(chain({ type: 'ipvlan' }), 'ips', parsePluginReads(['ipvlan=ips']))), 'read by ipvlan', 'an entry for a known type adds to its facts');
+});
+
+t.test('--plugin-reads: type and keys are trimmed, empty keys dropped, repeated types merged', async (t) => {
+  t.same(readers(parsePluginReads([' acme-cni = mac , ips ,', 'acme-cni=guid', 'other=ips'])), [['acme-cni', ['mac', 'ips', 'guid']], ['other', ['ips']]]);
+});
+
+t.test('--plugin-reads: the exact errors, as RangeErrors', async (t) => {
+  const cases: Array<[string, string]> = [
+    ['acme-cni=', '--plugin-reads: invalid value "acme-cni=": expected TYPE=KEY[,KEY...], e.g. my-cni=mac,ips'],
+    ['acme-cni= , ', '--plugin-reads: invalid value "acme-cni= , ": expected TYPE=KEY[,KEY...], e.g. my-cni=mac,ips'],
+    ['acme-cni', '--plugin-reads: invalid value "acme-cni": expected TYPE=KEY[,KEY...], e.g. my-cni=mac,ips'],
+    ['acme-cni=mac,infinibandGUID', '--plugin-reads: unsupported key "infinibandGUID" in "acme-cni=mac,infinibandGUID": one of mac, ips, guid'],
+    ['acme-cni=portMappings', '--plugin-reads: unsupported key "portMappings" in "acme-cni=portMappings": one of mac, ips, guid'],
+  ];
+  for (const [entry, message] of cases) {
+    const e = thrown(() => parsePluginReads(['good=mac', entry]));
+    t.type(e, RangeError, entry);
+    t.equal((e as Error).message, message, entry);
+  }
+});
