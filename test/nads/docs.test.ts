@@ -13,3 +13,15 @@ t.test('docs/cni-runtime.md holds the table the checks use', async (t) => {
 t.test('every fact names the release and file it was read from', async (t) => {
   for (const [type, f] of [...PLUGIN_FACTS, ...IPAM_FACTS]) t.match(f.source, /\bv\d+\.\d+\.\d+ \S+\.go/, type);
 });
+
+// The rendered table shows anything but 'no' and 'one' as "several", so it cannot tell a wrong
+// value from 'several'; the checks (reach.ts, admission/builtin.ts) compare the value itself.
+t.test('each IPAM reads IP= from CNI_ARGS in one of the three documented ways', async (t) => {
+  const want: Record<string, string> = {
+    static: 'several', // a comma-separated list of CIDRs
+    'host-local': 'one', // one address; two or more fail the ADD
+    whereabouts: 'several',
+    dhcp: 'no',
+  };
+  t.same(Object.fromEntries([...IPAM_FACTS].map(([type, f]) => [type, f.ipFromCniArgs])), want);
+});

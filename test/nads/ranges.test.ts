@@ -25,6 +25,7 @@ t.test('inRanges: any range will do; bounds of another family or unreadable are 
   t.equal(inRanges('fd00::5', [wide, { subnet: 'fd00::/64' }]), true, 'the second range');
   t.equal(inRanges('10.1.0.5', [{ subnet: '10.1.0.0/24', rangeStart: 'fd00::1', rangeEnd: 'fd00::2' }]), true);
   t.equal(inRanges('10.1.0.5', [{ subnet: '10.1.0.0/24', rangeStart: 'nope', rangeEnd: 'nope' }]), true);
+  t.equal(inRanges('fd00::5', [{ subnet: 'fd00::/64', rangeStart: '10.0.0.1', rangeEnd: '10.0.0.1' }]), true, 'IPv4 bounds on an IPv6 range');
   t.equal(inRanges('fd00::5', [{ subnet: 'fd00::/64', rangeStart: 'fd00::10' }]), false);
   t.equal(inRanges('fd00::ffff', [{ subnet: 'fd00::/64', rangeEnd: 'fd00::fffe' }]), false);
 });

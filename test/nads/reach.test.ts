@@ -1,12 +1,20 @@
 import t from 'tap';
-import { argsReachOf, NO_EXTRA_READERS, parsePluginReads, reachOf, summarizeCniConfig, type ArgsCniKey, type Reach, type Requested } from '../../src/nads/index.js';
+import { argsReachOf, IPAM_FACTS, ipamsOf, NO_EXTRA_READERS, parsePluginReads, reachOf, summarizeCniConfig, type ArgsCniKey, type Reach, type Requested } from '../../src/nads/index.js';
 
 const chain = (...plugins: object[]) => {
   const s = summarizeCniConfig(JSON.stringify({ cniVersion: '1.0.0', name: 'n', plugins }));
   if (!s) throw new Error('unreadable chain');
   return s;
 };
-const brief = (r: Reach): string => (r.status === 'read' ? `read by ${r.by}` : r.status === 'unknown' ? `unknown: ${r.types.join(', ')}` : 'ignored');
+// Exhaustive: anything but the three answers (say `{}`) shows as itself, never as "ignored".
+const brief = (r: Reach): string => {
+  switch (r.status) {
+    case 'read': return `read by ${r.by}`;
+    case 'unknown': return `unknown: ${r.types.join(', ')}`;
+    case 'ignored': return Object.keys(r).length === 1 ? 'ignored' : `not an answer: ${JSON.stringify(r)}`;
+    default: return `not an answer: ${JSON.stringify(r)}`;
+  }
+};
 
 // Each row: what reaches a reader, from docs/cni-runtime.md (CNI_ARGS to every plugin, runtimeConfig
 // only with a declared capability, IPs through the IPAM a plugin calls).
@@ -20,6 +28,11 @@ const topLevel: Array<[string, object[], Requested, string]> = [
   ['ips through static', [{ type: 'macvlan', ipam: { type: 'static' } }], 'ips', 'read by macvlan'],
   ['ips through whereabouts (CNI_ARGS, no capability)', [{ type: 'ipvlan', ipam: { type: 'whereabouts', range: '10.0.0.0/24' } }], 'ips', 'read by ipvlan'],
   ['dhcp reads no requested IP', [{ type: 'macvlan', ipam: { type: 'dhcp' } }], 'ips', 'ignored'],
+  ['dhcp reads none even where the plugin declares the ips capability (it reads no runtimeConfig ips)', [{ type: 'macvlan', capabilities: { ips: true }, ipam: { type: 'dhcp' } }], 'ips', 'ignored'],
+  ['an IPAM takes IPs, never a MAC: ipvlan with static still reads no MAC', [{ type: 'ipvlan', ipam: { type: 'static' } }], 'mac', 'ignored'],
+  ['nor port mappings', [{ type: 'macvlan', ipam: { type: 'static' } }], 'portMappings', 'ignored'],
+  ['an unknown plugin is named alone, with or without an ipam section', [{ type: 'vendor-cni', ipam: { type: 'static' } }], 'mac', 'unknown: vendor-cni'],
+  ['every plugin that might read it is named, in chain order', [{ type: 'vendor-a' }, { type: 'macvlan', ipam: { type: 'my-ipam' } }, { type: 'vendor-b', ipam: { type: 'my-ipam' } }], 'ips', 'unknown: vendor-a, macvlan (IPAM my-ipam), vendor-b'],
   ['no IPAM: no IP', [{ type: 'sriov' }], 'ips', 'ignored'],
   ['an unknown IPAM', [{ type: 'macvlan', ipam: { type: 'my-ipam' } }], 'ips', 'unknown: macvlan (IPAM my-ipam)'],
   ['tuning calls no IPAM, whatever its config says', [{ type: 'tuning', ipam: { type: 'static' } }], 'ips', 'ignored'],
@@ -43,6 +56,11 @@ const args: Array<[string, object[], ArgsCniKey, string]> = [
   ['ib-sriov reads args.cni.guid, capability or not', [{ type: 'ib-sriov' }], 'guid', 'read by ib-sriov'],
   ['host-local reads args.cni.ips', [{ type: 'macvlan', ipam: { type: 'host-local', subnet: '10.0.0.0/24' } }], 'ips', 'read by macvlan'],
   ['whereabouts does not', [{ type: 'macvlan', ipam: { type: 'whereabouts' } }], 'ips', 'ignored'],
+  ['an IPAM the table does not know may read args.cni.ips', [{ type: 'macvlan', ipam: { type: 'my-ipam' } }], 'ips', 'unknown: macvlan (IPAM my-ipam)'],
+  ['host-local reads args.cni.ips only: sriov calling it reads no args.cni.mac', [{ type: 'sriov', ipam: { type: 'host-local', subnet: '10.0.0.0/24' } }], 'mac', 'ignored'],
+  ['nor args.cni.guid', [{ type: 'sriov', ipam: { type: 'host-local', subnet: '10.0.0.0/24' } }], 'guid', 'ignored'],
+  ['tuning calls no IPAM: the static section in its config reads no args.cni.ips', [{ type: 'tuning', ipam: { type: 'static' } }], 'ips', 'ignored'],
+  ['sriov without an IPAM: nothing reads args.cni.ips', [{ type: 'sriov' }], 'ips', 'ignored'],
   ['an unknown plugin may', [{ type: 'vendor-cni' }], 'guid', 'unknown: vendor-cni'],
 ];
 
@@ -71,4 +89,80 @@ t.test('the summary keeps each plugin with its capabilities, IPAM type and host-
   ]);
   const legacy = chain({ type: 'bridge', ipam: { type: 'host-local', subnet: '192.168.1.0/24' } });
   t.same(legacy.plugins[0]!.ipam, { type: 'host-local', ranges: [{ subnet: '192.168.1.0/24' }] });
+});
+
+const thrown = (f: () => unknown): unknown => {
+  try {
+    f();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+};
+const readers = (extra: ReturnType<typeof parsePluginReads>): Array<[string, string[]]> => [...extra].map(([type, keys]) => [type, [...keys]]);
+
+t.test('--plugin-reads: an IP reader counts for ips, through CNI_ARGS and args.cni', async (t) => {
+  const extra = parsePluginReads(['vendor-cni=ips']);
+  t.equal(brief(reachOf(chain({ type: 'vendor-cni' }), 'ips', extra)), 'read by vendor-cni');
+  t.equal(brief(argsReachOf(chain({ type: 'vendor-cni' }), 'ips', extra)), 'read by vendor-cni');
+  t.equal(brief(reachOf(chain({ type: 'vendor-cni' }), 'mac', extra)), 'unknown: vendor-cni', 'an IP reader is not a MAC reader');
+  t.equal(brief(reachOf(chain({ type: 'ipvlan' }), 'ips', parsePluginReads(['ipvlan=ips']))), 'read by ipvlan', 'an entry for a known type adds to its facts');
+});
+
+t.test('--plugin-reads: type and keys are trimmed, empty keys dropped, repeated types merged', async (t) => {
+  t.same(readers(parsePluginReads([' acme-cni = mac , ips ,', 'acme-cni=guid', 'other=ips'])), [['acme-cni', ['mac', 'ips', 'guid']], ['other', ['ips']]]);
+});
+
+t.test('--plugin-reads: the exact errors, as RangeErrors', async (t) => {
+  const cases: Array<[string, string]> = [
+    ['acme-cni=', '--plugin-reads: invalid value "acme-cni=": expected TYPE=KEY[,KEY...], e.g. my-cni=mac,ips'],
+    ['acme-cni= , ', '--plugin-reads: invalid value "acme-cni= , ": expected TYPE=KEY[,KEY...], e.g. my-cni=mac,ips'],
+    ['acme-cni', '--plugin-reads: invalid value "acme-cni": expected TYPE=KEY[,KEY...], e.g. my-cni=mac,ips'],
+    ['acme-cni=mac,infinibandGUID', '--plugin-reads: unsupported key "infinibandGUID" in "acme-cni=mac,infinibandGUID": one of mac, ips, guid'],
+    ['acme-cni=portMappings', '--plugin-reads: unsupported key "portMappings" in "acme-cni=portMappings": one of mac, ips, guid'],
+  ];
+  for (const [entry, message] of cases) {
+    const e = thrown(() => parsePluginReads(['good=mac', entry]));
+    t.type(e, RangeError, entry);
+    t.equal((e as Error).message, message, entry);
+  }
+});
+
+// reach.ts memoizes: summaries are interned and the extra readers fixed at start-up, so each answer
+// is computed once per chain, key and extra readers (the admission hot path asks for every request).
+// The answer is the same object each time; different keys, roads and extra readers never share one.
+t.test('answers are computed once per chain, key, road and extra readers', async (t) => {
+  const c = chain({ type: 'sriov' }, { type: 'ib-sriov' }, { type: 'vendor-cni' });
+  const extra = parsePluginReads(['vendor-cni=mac']);
+  const mac = reachOf(c, 'mac', NO_EXTRA_READERS);
+  t.equal(reachOf(c, 'mac', NO_EXTRA_READERS), mac, 'the same object, not computed again');
+  t.equal(brief(mac), 'read by sriov');
+  const argsGuid = argsReachOf(c, 'guid', NO_EXTRA_READERS);
+  t.equal(argsReachOf(c, 'guid', NO_EXTRA_READERS), argsGuid);
+  t.equal(brief(argsGuid), 'read by ib-sriov');
+  t.equal(brief(argsReachOf(c, 'mac', NO_EXTRA_READERS)), 'unknown: vendor-cni', 'args.cni.mac is not args.cni.guid, nor the top-level mac');
+  t.equal(brief(argsReachOf(c, 'mac', extra)), 'read by vendor-cni', 'other extra readers, another answer');
+  t.equal(brief(reachOf(c, 'infinibandGUID', NO_EXTRA_READERS)), 'ignored', 'the top-level GUID is not args.cni.guid');
+});
+
+t.test('ipamsOf: the IPAM each known plugin that calls one is given, in chain order, with its facts', async (t) => {
+  const c = chain(
+    { type: 'macvlan', ipam: { type: 'host-local', subnet: '10.0.0.0/24' } },
+    { type: 'tuning', ipam: { type: 'static' } }, // tuning calls no IPAM
+    { type: 'vendor-cni', ipam: { type: 'static' } }, // not known to call it
+    { type: 'sriov' }, // calls an IPAM, has none
+    { type: 'ipvlan', ipam: { type: 'my-ipam' } }, // an IPAM the table does not know
+  );
+  const uses = ipamsOf(c);
+  t.same(uses, [
+    { plugin: c.plugins[0], type: 'host-local', facts: IPAM_FACTS.get('host-local') },
+    { plugin: c.plugins[4], type: 'my-ipam', facts: undefined },
+  ]);
+  t.equal(uses.length, 2);
+  t.equal(uses[0]!.plugin, c.plugins[0], 'the plugin itself');
+  t.equal(uses[0]!.facts, IPAM_FACTS.get('host-local'));
+  t.ok(uses[1] && 'facts' in uses[1] && uses[1].facts === undefined, 'facts undefined for an unknown IPAM');
+  t.equal(ipamsOf(c), uses, 'computed once per chain: the same array');
+  t.same(ipamsOf(chain({ type: 'sriov' }, { type: 'tuning', ipam: { type: 'static' } })), [], 'none');
+  t.same(ipamsOf(chain({ type: 'bridge', ipam: { type: 'dhcp' } })).map((u) => [u.type, u.facts?.ipFromCniArgs]), [['dhcp', 'no']]);
 });
