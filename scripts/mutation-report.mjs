@@ -102,7 +102,9 @@ export function checkLedger(ledger, found) {
 
 export function renderLedger(ledger) {
   const parts = ledger.accountedParts.length ? ledger.accountedParts.map((p) => `\`${p}\``).join(', ') : 'none';
-  const out = [`Accounted parts: ${parts}.`, '', '| where | mutant | kind | why |', '| --- | --- | --- | --- |'];
+  const count = (kind) => ledger.entries.filter((e) => e.kind === kind).reduce((n, e) => n + e.mutants.length, 0);
+  const summary = `Accounted parts: ${parts}. Their survivors: ${count('equivalent')} equivalent, ${count('killed-by-hand')} killed by tests added after the run.`;
+  const out = [summary, '', '| where | mutant | kind | why |', '| --- | --- | --- | --- |'];
   const cell = (t) => String(t).replaceAll('|', '\\|').replaceAll('\n', ' ');
   for (const e of ledger.entries) {
     const what = e.mutants.map((m) => `\`${cell(m.line)}\`: ${m.mutator} → \`${cell(m.replacement)}\``).join('<br>');
