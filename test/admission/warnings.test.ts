@@ -1,0 +1,189 @@
+// Warnings within the apiserver's limits (docs/admission.md, "Warnings and their limits"): each at
+// most 120 characters, the value shortened first, then the reason, the path only if it alone is too
+// long; duplicates dropped; past 4096 characters in all, the rest summarized as
+// `and N more warnings (not shown: too many)`.
+import t from 'tap';
+import { forbidden, internal, invalid, notFound, required, tooMany, type FieldError } from '../../src/field/index.js';
+import {
+  fitWarning,
+  limitWarnings,
+  MAX_WARNING_LENGTH,
+  MAX_WARNINGS_TOTAL,
+  renderNote,
+  renderWarning,
+  responseWarnings,
+  shortWarning,
+  warningText,
+  type Warning,
+} from '../../src/admission/warnings.js';
+
+const x = (n: number): string => 'x'.repeat(n);
+// 84 characters: a path as long as the ones inside a CronJob's pod template.
+const CRON = 'spec.jobTemplate.spec.template.metadata.annotations[k8s.v1.cni.cncf.io/networks][12]';
+
+t.test('the limits are the ones the docs name', async (t) => {
+  t.equal(MAX_WARNING_LENGTH, 120);
+  t.equal(MAX_WARNINGS_TOTAL, 4096);
+  t.equal(CRON.length, 84);
+});
+
+t.test('a field error that fits is rendered whole', async (t) => {
+  const cases: Array<[string, FieldError, string]> = [
+    ['invalid', invalid('a.b', 'v', 'r'), 'a.b: Invalid value: "v": r'],
+    ['no reason', invalid('a.b', 7, ''), 'a.b: Invalid value: 7'],
+    ['required, no reason', required('a.b'), 'a.b: Required value'],
+    ['forbidden', forbidden('a.b', 'no'), 'a.b: Forbidden: no'],
+    ['too many', tooMany('a.b', 9, 8), 'a.b: Too many: must have at most 8 items'],
+    // 120 characters exactly: `a.b: Invalid value: ` is 20, the value 92, `: reason` 8.
+    ['exactly 120', invalid('a.b', x(90), 'reason'), `a.b: Invalid value: "${x(90)}": reason`],
+  ];
+  for (const [name, e, want] of cases) {
+    t.equal(renderWarning(e), want, name);
+  }
+  t.equal(renderWarning(invalid('a.b', x(90), 'reason')).length, 120);
+});
+
+t.test('a long value is shortened first: the reason is kept whole', async (t) => {
+  // `spec.x: Invalid value` is 21 characters and `: must be short` 15, so the value gets
+  // 120 - 21 - 15 - 2 (its ": ") = 82 characters: the quote, 78 x and "...".
+  const cases: Array<[string, FieldError, string]> = [
+    ['long value', invalid('spec.x', x(500), 'must be short'), `spec.x: Invalid value: "${x(78)}...: must be short`],
+    // No reason: the value takes all the room after the head.
+    ['long value, no reason', invalid('spec.x', x(500), ''), `spec.x: Invalid value: "${x(93)}...`],
+    ['not found, no reason', notFound('spec.template.x', x(500)), `spec.template.x: Not found: "${x(88)}...`],
+    // A value that fits its 12 characters stays whole; the long reason is cut instead.
+    ['long reason', invalid('a', 'short', x(200)), `a: Invalid value: "short": ${x(90)}...`],
+    // A long value and a long reason: the value keeps 12 characters, the reason is cut.
+    ['both long', invalid('a', x(500), x(200)), `a: Invalid value: "${x(8)}...: ${x(85)}...`],
+    // The path is cut only when it alone is too long.
+    ['long path', invalid(x(200), 'v', 'r'), `${x(117)}...`],
+  ];
+  for (const [name, e, want] of cases) {
+    const got = renderWarning(e);
+    t.equal(got, want, name);
+    t.equal(got.length, 120, `${name}: length`);
+  }
+});
+
+t.test('the types Kubernetes renders without a value get none when shortened either', async (t) => {
+  const reason = `because ${x(100)}`;
+  const cases: Array<[string, FieldError, string]> = [
+    ['required', required('a.b', reason), `a.b: Required value: because ${x(88)}...`],
+    ['required, long path, no reason', required(`${CRON}.${x(30)}`), `${CRON}.${x(30)}: ...`],
+    ['forbidden', forbidden('a.b', reason), `a.b: Forbidden: because ${x(93)}...`],
+    ['internal error', internal('a.b', reason), `a.b: Internal error: because ${x(88)}...`],
+    // A Too many error carries the count as its value, but it is not shown.
+    ['too many', tooMany(`${CRON}.ips`, 300, 8), `${CRON}.ips: Too many: must have at most...`],
+  ];
+  for (const [name, e, want] of cases) {
+    const got = renderWarning(e);
+    t.equal(got, want, name);
+    t.equal(got.length, 120, `${name}: length`);
+  }
+});
+
+t.test('a smaller limit', async (t) => {
+  t.equal(renderWarning(invalid('a', x(500), 'r'), 40), `a: Invalid value: "${x(15)}...: r`);
+  t.equal(renderNote({ path: 'a', text: x(100) }, 10), `a: ${x(4)}...`);
+  t.equal(shortWarning({ note: { path: 'a', text: x(100) } }, 10), `a: ${x(4)}...`);
+  t.equal(shortWarning({ field: invalid('a', x(500), 'r') }, 40), `a: Invalid value: "${x(15)}...: r`);
+});
+
+t.test('a note is `path: text`, the text cut', async (t) => {
+  const cases: Array<[string, { path: string; text: string }, string]> = [
+    ['with a path', { path: 'spec.x', text: 'hello' }, 'spec.x: hello'],
+    ['no path', { path: '', text: 'hello' }, 'hello'],
+    ['exactly 120', { path: 'a', text: x(117) }, `a: ${x(117)}`],
+    ['121', { path: 'a', text: x(118) }, `a: ${x(114)}...`],
+    ['no path, 121', { path: '', text: x(121) }, `${x(117)}...`],
+  ];
+  for (const [name, note, want] of cases) {
+    t.equal(renderNote(note), want, name);
+    t.equal(shortWarning({ note }), want, `${name}: shortWarning`);
+  }
+});
+
+t.test('warningText is the whole text, shortWarning what the response carries', async (t) => {
+  const long = invalid('spec.x', x(500), 'must be short');
+  // The value itself is cut at 96 characters wherever it is rendered.
+  t.equal(warningText({ field: long }), `spec.x: Invalid value: "${x(95)}...(502 chars): must be short`);
+  t.equal(shortWarning({ field: long }), `spec.x: Invalid value: "${x(78)}...: must be short`);
+  t.equal(warningText({ field: forbidden('a', 'no') }), 'a: Forbidden: no');
+  t.equal(warningText({ note: { path: 'a.b', text: x(200) } }), `a.b: ${x(200)}`);
+  t.equal(warningText({ note: { path: '', text: 'hello' } }), 'hello');
+});
+
+t.test('fitWarning drops a leading "Warning:" and cuts to 120', async (t) => {
+  const cases: Array<[string, string]> = [
+    ['Warning: a', 'a'],
+    ['warning:a', 'a'],
+    ['WARNING:   a', 'a'],
+    ['x: warning: y', 'x: warning: y'],
+    ['Warning: ', ''],
+    ['a', 'a'],
+    [x(120), x(120)],
+    [x(121), `${x(117)}...`],
+    [`Warning: ${x(120)}`, x(120)],
+  ];
+  for (const [text, want] of cases) t.equal(fitWarning(text), want, JSON.stringify(text));
+});
+
+t.test('limitWarnings drops duplicates and empty warnings', async (t) => {
+  const cases: Array<[string[], string[]]> = [
+    [[], []],
+    [['a', 'a', 'b'], ['a', 'b']],
+    [['Warning: a', 'a'], ['a']],
+    [['', 'a', ''], ['a']],
+    [['Warning: ', 'b'], ['b']],
+    [[''], []],
+  ];
+  for (const [input, want] of cases) t.same(limitWarnings(input), want, JSON.stringify(input));
+});
+
+/** Distinct warnings of the given lengths (each at most 120). */
+const ofLengths = (lengths: number[]): string[] => lengths.map((n, i) => `w${i}:`.padEnd(n, '-'));
+const total = (ws: string[]): number => ws.reduce((n, w) => n + w.length, 0);
+const repeat = (n: number, len: number): number[] => Array.from({ length: n }, () => len);
+
+t.test('limitWarnings keeps to 4096 characters, room kept for the summary', async (t) => {
+  // The summary: `and 1 more warning (not shown: too many)` is 40 characters, with 2 to 9 41.
+  const one = 'and 1 more warning (not shown: too many)';
+  const three = 'and 3 more warnings (not shown: too many)';
+  t.equal(one.length, 40);
+  t.equal(three.length, 41);
+
+  // 33 × 120 + 40 = 4000 leaves 96 for the last warning, which needs no summary after it:
+  // exactly 4096 is within the budget.
+  const exact = ofLengths([...repeat(33, 120), 40, 96]);
+  t.equal(total(exact), 4096);
+  t.same(limitWarnings(exact), exact, 'the last warning fills the budget exactly');
+
+  // One character more: the last warning is summarized, in the singular.
+  const over = ofLengths([...repeat(33, 120), 40, 97]);
+  t.same(limitWarnings(over), [...over.slice(0, 34), one], 'one over: "and 1 more warning"');
+
+  // Three left at 3960 + 96 = 4056: taking the 96 would leave 40 characters, one fewer than
+  // "and 2 more warnings (...)" needs should the next one not fit; so the three are summarized.
+  const three_left = ofLengths([...repeat(33, 120), 96, 10, 10]);
+  const out = limitWarnings(three_left);
+  t.same(out, [...three_left.slice(0, 33), three], 'room kept for the summary');
+  t.equal(total(out), 3960 + 41);
+
+  // Many: each of the shown ones whole, the summary counting the rest.
+  const many = ofLengths(repeat(100, 120));
+  const shown = limitWarnings(many);
+  t.same(shown, [...many.slice(0, 33), 'and 67 more warnings (not shown: too many)']);
+  t.ok(total(shown) <= MAX_WARNINGS_TOTAL);
+});
+
+t.test('responseWarnings: each shortened, then deduplicated and fitted', async (t) => {
+  const ws: Warning[] = [
+    { field: invalid('spec.x', x(500), 'must be short') },
+    { note: { path: 'a', text: 'b' } },
+    { note: { path: 'a', text: 'b' } },
+    // The same once shortened: one warning.
+    { field: invalid('spec.x', x(501), 'must be short') },
+    { note: { path: '', text: '' } },
+  ];
+  t.same(responseWarnings(ws), [`spec.x: Invalid value: "${x(78)}...: must be short`, 'a: b']);
+});
