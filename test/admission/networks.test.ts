@@ -104,3 +104,42 @@ t.test('default-route gateways are counted over both annotations, as Multus coun
   const families = both('[{"name":"a","default-route":["fd00::1"]}]', '[{"name":"calico","default-route":["10.1.0.1"]}]');
   t.same(families.errors, [], 'one IPv4 and one IPv6 gateway: fine');
 });
+
+t.test('an absent annotation is not the same input as the other one with the same text', async (t) => {
+  // One pod names calico as its default network, the next one as a secondary network.
+  const asDefault = readPodNetworks(meta({ [DEFAULT_NETWORK]: 'calico' }), POD_LOCATION, 'team', config);
+  const asSecondary = readPodNetworks(meta({ [NETWORKS]: 'calico' }), POD_LOCATION, 'team', config);
+  t.same(asDefault.networks.map((n) => `${n.selection.namespace}/${n.selection.name}`), ['kube-system/calico']);
+  t.same(asSecondary.networks.map((n) => `${n.selection.namespace}/${n.selection.name}`), ['team/calico']);
+  t.same(asSecondary.raw, new Map([[NETWORKS, 'calico']]));
+  t.same(readPodNetworks(meta({}), POD_LOCATION, 'team', config).networks, [], 'neither');
+});
+
+t.test('malformed metadata is parsed on every read, never served from the cache', async (t) => {
+  const bad = (value: unknown) => readPodNetworks({ metadata: { annotations: { [NETWORKS]: value } } }, POD_LOCATION, 'default', config);
+  t.same(bad(7).errors.map((e) => e.value), [7]);
+  t.same(bad(8).errors.map((e) => e.value), [8]);
+  t.same(bad(8).errors.map((e) => e.value), [8]);
+  // The same key as a pod without annotations: that pod has no errors.
+  t.same(readPodNetworks(meta({}), POD_LOCATION, 'default', config).errors, []);
+  t.same(bad(7).errors.map((e) => e.value), [7]);
+});
+
+t.test('the cache holds keys of up to 4096 characters', async (t) => {
+  // The key is the five parts, each as `length:text|` (an absent one `-|`): here
+  // "8:metadata|" (11), "4:edge|" (7), "11:kube-system|" (15), "L:text|" and "-|" (2), so a
+  // text of 4055 characters (4 digits of length) makes 4096.
+  const read = (value: string) => readPodNetworks(meta({ [NETWORKS]: value }), POD_LOCATION, 'edge', config);
+  const text = (n: number) => `${'abcdefghi,'.repeat(405)}${'z'.repeat(n - 4050)}`;
+  for (const [n, kept] of [[4055, true], [4056, false]] as const) {
+    const value = text(n);
+    t.equal(value.length, n);
+    read(value);
+    read('other');
+    const second = read(value);
+    read('other');
+    const third = read(value);
+    t.equal(third === second, kept, `${n} characters: ${kept ? 'kept' : 'not kept'}`);
+    t.same(third, second);
+  }
+});
