@@ -224,3 +224,14 @@ t.test('the policy\'s findings: Enforce denies, or only warns when the networks 
   t.same(template.v.claims, [], 'a template claims nothing');
   t.same(judge({ networks: 'a' }).v.claims, [CLAIM]);
 });
+
+t.test('no pod object to read (a template that is missing): the request\'s name for a pod, none for a template', async (t) => {
+  const nets = readPodNetworks(pod({ networks: 'a' }), POD_LOCATION, 'default', context(nads).config);
+  for (const template of [false, true]) {
+    const s = spy();
+    const v = new Verdict();
+    judgeNetworks(v, nets, undefined, { ...request(undefined), name: 'from-request' }, context(nads, { policy: s.policy }), { template, namespace: 'default', warnOnly: false });
+    t.strictSame(s.inputs[0]!.pod, template ? {} : { name: 'from-request' }, `template: ${template}`);
+    t.equal(v.build().allowed, true);
+  }
+});
