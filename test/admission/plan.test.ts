@@ -71,3 +71,9 @@ t.test('a request plan cannot read: nothing to resolve, no exception', async (t)
   const broken = { ...request(pod({ networks: 'a' })), resource: undefined } as unknown as Parameters<typeof plan>[0];
   t.same(plan(broken, config), { nadRefs: [] });
 });
+
+t.test('a pod CREATE is resolved even if the request carries an old object', async (t) => {
+  // Only an UPDATE of a pod skips the NADs; a CREATE is judged on its networks whatever else it carries.
+  const p = pod({ networks: 'a' });
+  t.same(plan(request(p, { oldObject: pod({ networks: 'b' }) }), config).nadRefs, [{ namespace: 'default', name: 'a' }]);
+});
