@@ -1,7 +1,7 @@
 import t from 'tap';
 import { DEFAULT_ADMISSION_CONFIG, review } from '../../src/admission/index.js';
 import { context, nadLookup, nadObject, pod, request } from './fixtures.js';
-import { readPodNetworks } from '../../src/admission/networks.js';
+import { readPodNetworks, resolvable } from '../../src/admission/networks.js';
 import { POD_LOCATION } from '../../src/admission/object.js';
 
 const config = DEFAULT_ADMISSION_CONFIG;
@@ -103,4 +103,82 @@ t.test('default-route gateways are counted over both annotations, as Multus coun
   t.equal(clash.errors.length, 1);
   const families = both('[{"name":"a","default-route":["fd00::1"]}]', '[{"name":"calico","default-route":["10.1.0.1"]}]');
   t.same(families.errors, [], 'one IPv4 and one IPv6 gateway: fine');
+});
+
+t.test('an absent annotation is not the same input as the other one with the same text', async (t) => {
+  // One pod names calico as its default network, the next one as a secondary network.
+  const asDefault = readPodNetworks(meta({ [DEFAULT_NETWORK]: 'calico' }), POD_LOCATION, 'team', config);
+  const asSecondary = readPodNetworks(meta({ [NETWORKS]: 'calico' }), POD_LOCATION, 'team', config);
+  t.same(asDefault.networks.map((n) => `${n.selection.namespace}/${n.selection.name}`), ['kube-system/calico']);
+  t.same(asSecondary.networks.map((n) => `${n.selection.namespace}/${n.selection.name}`), ['team/calico']);
+  t.same(asSecondary.raw, new Map([[NETWORKS, 'calico']]));
+  t.same(readPodNetworks(meta({}), POD_LOCATION, 'team', config).networks, [], 'neither');
+});
+
+t.test('malformed metadata is parsed on every read, never served from the cache', async (t) => {
+  const bad = (value: unknown) => readPodNetworks({ metadata: { annotations: { [NETWORKS]: value } } }, POD_LOCATION, 'default', config);
+  t.same(bad(7).errors.map((e) => e.value), [7]);
+  t.same(bad(8).errors.map((e) => e.value), [8]);
+  t.same(bad(8).errors.map((e) => e.value), [8]);
+  // The same key as a pod without annotations: that pod has no errors.
+  t.same(readPodNetworks(meta({}), POD_LOCATION, 'default', config).errors, []);
+  t.same(bad(7).errors.map((e) => e.value), [7]);
+});
+
+t.test('the cache holds keys of up to 4096 characters', async (t) => {
+  // The key is the five parts, each as `length:text|` (an absent one `-|`): here
+  // "8:metadata|" (11), "4:edge|" (7), "11:kube-system|" (15), "L:text|" and "-|" (2), so a
+  // text of 4055 characters (4 digits of length) makes 4096.
+  const read = (value: string) => readPodNetworks(meta({ [NETWORKS]: value }), POD_LOCATION, 'edge', config);
+  const text = (n: number) => `${'abcdefghi,'.repeat(405)}${'z'.repeat(n - 4050)}`;
+  for (const [n, kept] of [[4055, true], [4056, false]] as const) {
+    const value = text(n);
+    t.equal(value.length, n);
+    read(value);
+    read('other');
+    const second = read(value);
+    read('other');
+    const third = read(value);
+    t.equal(third === second, kept, `${n} characters: ${kept ? 'kept' : 'not kept'}`);
+    t.same(third, second);
+  }
+});
+
+t.test('the resolvable networks are a list of the caller\'s own: changing it leaves the shared parse alone', async (t) => {
+  const read = () => readPodNetworks(meta({ [NETWORKS]: 'own-a, own-b' }), POD_LOCATION, 'team', config);
+  for (const value of ['own-a, own-b', 'own-a, own-b, Bad']) {
+    const nets = readPodNetworks(meta({ [NETWORKS]: value }), POD_LOCATION, 'team', config);
+    const list = resolvable(nets);
+    t.same(list.map((n) => n.selection.name), ['own-a', 'own-b'], value);
+    list.pop();
+    t.same(resolvable(nets).map((n) => n.selection.name), ['own-a', 'own-b'], `${value}: unchanged`);
+  }
+  t.same(read().networks.map((n) => n.selection.name), ['own-a', 'own-b']);
+});
+
+t.test('texts too long to keep take no room from the ones kept', async (t) => {
+  const read = (value: string) => readPodNetworks(meta({ [NETWORKS]: value }), POD_LOCATION, 'room', config);
+  const kept = 'kept-a, kept-b';
+  read(kept);
+  read('other');
+  const first = read(kept); // seen twice: kept
+  // 600 distinct texts over the limit, each read twice: each would take ~17 KB of the 8 MiB.
+  const longs = Array.from({ length: 600 }, (_, i) => `${i}-${'a'.repeat(4100)}`);
+  for (let pass = 0; pass < 2; pass++) for (const l of longs) read(l);
+  t.equal(read(kept), first, 'still kept');
+});
+
+t.test('a text whose key hashes to 0 is counted as seen once, like any other', async (t) => {
+  // The key '8:metadata|4:zero|11:kube-system|3:\u9b1e\u68b9\u4e04|-|' has the FNV-1a hash 0
+  // (found by running the hash backwards from 0); 0 marks an empty slot of the table of texts
+  // seen once, so the hash must not be 0 or every such text would count as seen before.
+  const read = (value: string) => readPodNetworks(meta({ [NETWORKS]: value }), POD_LOCATION, 'zero', config);
+  const text = '\u9b1e\u68b9\u4e04';
+  const first = read(text);
+  read('other');
+  const second = read(text);
+  t.not(second, first, 'seen once: not kept');
+  t.same(second, first);
+  read('other');
+  t.equal(read(text), second, 'seen twice: kept');
 });
