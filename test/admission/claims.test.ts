@@ -1,0 +1,312 @@
+// src/admission/claims.ts through its exported functions (docs/dra.md): which pods need the DRA
+// planning, `netattach.io/networkClaims` parsing and its pairs, the template checks' exact messages,
+// and the claims `addTemplateClaims` writes (names, what it leaves alone, what it refuses).
+import t from 'tap';
+import {
+  addTemplateClaims,
+  checkTemplates,
+  needsDevicePlan,
+  parseNetworkClaims,
+  planDevices,
+  NETWORK_CLAIMS_ANNOTATION,
+  type Attachment,
+  type DevicePlan,
+} from '../../src/admission/claims.js';
+import { PodDraft } from '../../src/admission/draft.js';
+import { POD_LOCATION } from '../../src/admission/object.js';
+import { StaticDraView, type DraView } from '../../src/dra/index.js';
+import type { FieldError } from '../../src/field/index.js';
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const ANN_PATH = `metadata.annotations[${NETWORK_CLAIMS_ANNOTATION}]`;
+const ITEM_REASON = "each item must be 'network=claim' or 'namespace/network=claim', claim being the name of one of spec.resourceClaims";
+
+function attachment(name: string, opts: { namespace?: string; template?: string; resourceNames?: string[]; index?: number } = {}): Attachment {
+  const namespace = opts.namespace ?? 'default';
+  const i = opts.index ?? 0;
+  return {
+    net: { index: i, path: `metadata.annotations[k8s.v1.cni.cncf.io/networks][${i}]`, selection: { name, namespace } },
+    nad: {
+      namespace,
+      name,
+      resourceNames: opts.resourceNames ?? ['example.com/nic'],
+      nodeSelector: {},
+      problems: [],
+      ...(opts.template !== undefined ? { claimTemplate: opts.template } : {}),
+    },
+  };
+}
+
+function podWith(annotations: Obj | undefined, claims?: unknown): Obj {
+  return {
+    ...(annotations ? { metadata: { annotations } } : {}),
+    spec: { containers: [{ name: 'app' }], ...(claims !== undefined ? { resourceClaims: claims } : {}) },
+  };
+}
+
+t.test('needsDevicePlan: a template NAD or the networkClaims annotation, nothing else', async (t) => {
+  const cases: Array<{ name: string; pod: Obj | undefined; attachments: Attachment[]; want: boolean }> = [
+    { name: 'plain networks, no annotation', pod: podWith({ other: 'x' }), attachments: [attachment('a'), attachment('b')], want: false },
+    { name: 'no pod, plain network', pod: undefined, attachments: [attachment('a')], want: false },
+    { name: 'a template NAD', pod: podWith(undefined), attachments: [attachment('a'), attachment('b', { template: 'tpl' })], want: true },
+    { name: 'the annotation alone', pod: podWith({ [NETWORK_CLAIMS_ANNOTATION]: 'a=c' }), attachments: [], want: true },
+  ];
+  for (const c of cases) t.equal(needsDevicePlan(c.pod, c.attachments), c.want, c.name);
+});
+
+t.test('parseNetworkClaims: the pairs and the items refused', async (t) => {
+  const claim63 = 'c'.repeat(63);
+  const claim64 = 'c'.repeat(64);
+  const ok: Array<{ text: string; pairs: Obj[] }> = [
+    { text: 'n=c', pairs: [{ namespace: 'ns', name: 'n', claim: 'c' }] },
+    { text: 'a/net=gpu', pairs: [{ namespace: 'a', name: 'net', claim: 'gpu' }] },
+    { text: 'team-b/sriov.a=gpu-nic', pairs: [{ namespace: 'team-b', name: 'sriov.a', claim: 'gpu-nic' }] },
+    { text: ' net = claim , other=x ', pairs: [{ namespace: 'ns', name: 'net', claim: 'claim' }, { namespace: 'ns', name: 'other', claim: 'x' }] },
+    { text: `net=${claim63}`, pairs: [{ namespace: 'ns', name: 'net', claim: claim63 }] },
+  ];
+  for (const c of ok) t.strictSame(parseNetworkClaims(c.text, 'ns', 'P'), { pairs: c.pairs, errors: [] }, JSON.stringify(c.text));
+
+  const bad: Array<{ text: string; item: string }> = [
+    { text: 'Net=claim', item: 'Net=claim' },
+    { text: 'net=claim!', item: 'net=claim!' },
+    { text: '_ns/net=claim', item: '_ns/net=claim' },
+    { text: 'net=Claim', item: 'net=Claim' },
+    { text: `net=${claim64}`, item: `net=${claim64}` },
+    { text: 'net=', item: 'net=' },
+  ];
+  for (const c of bad) {
+    t.strictSame(
+      parseNetworkClaims(c.text, 'ns', 'P'),
+      { pairs: [], errors: [{ path: 'P', type: 'Invalid value', value: c.item, reason: ITEM_REASON }] },
+      JSON.stringify(c.text),
+    );
+  }
+  // A good item next to a bad one: the pair is kept, the bad one is an error.
+  t.strictSame(parseNetworkClaims('a=b,,c=d', 'ns', 'P'), {
+    pairs: [{ namespace: 'ns', name: 'a', claim: 'b' }, { namespace: 'ns', name: 'c', claim: 'd' }],
+    errors: [{ path: 'P', type: 'Invalid value', value: '', reason: ITEM_REASON }],
+  });
+
+  for (const text of ['', '   ']) {
+    t.strictSame(
+      parseNetworkClaims(text, 'ns', 'P'),
+      { pairs: [], errors: [{ path: 'P', type: 'Invalid value', value: text, reason: "must hold 'network=claim' pairs, comma-separated" }] },
+      `blank ${JSON.stringify(text)}: one error for the whole value`,
+    );
+  }
+});
+
+t.test('planDevices: the pairs against the pod claims and the selections', async (t) => {
+  const own = (text: unknown, claims: unknown): Obj => podWith({ [NETWORK_CLAIMS_ANNOTATION]: text }, claims);
+  const cases: Array<{ name: string; pod: Obj; attachments: Attachment[]; errors: FieldError[]; warnings: Obj[]; covered: number; extended: number }> = [
+    {
+      name: 'not a string',
+      pod: own(5, [{ name: 'gpu' }]),
+      attachments: [attachment('a')],
+      errors: [{ path: ANN_PATH, type: 'Invalid value', value: 5, reason: 'must be a string' }],
+      warnings: [],
+      covered: 0,
+      extended: 1,
+    },
+    {
+      name: 'covered, with a resourceName: no warning',
+      pod: own('a=gpu', [null, 'x', { name: 7 }, { name: 'gpu' }]),
+      attachments: [attachment('a', { template: 'tpl' })],
+      errors: [],
+      warnings: [],
+      covered: 1,
+      extended: 0,
+    },
+    {
+      name: 'covered, without a resourceName',
+      pod: own('a=gpu', [{ name: 'gpu' }]),
+      attachments: [attachment('a', { template: 'tpl', resourceNames: [] })],
+      errors: [],
+      warnings: [{ path: '', text: 'default/a has no resourceName: Multus cannot tell which device of claim gpu is its' }],
+      covered: 1,
+      extended: 0,
+    },
+    {
+      name: 'a claim the pod lacks, among entries without a usable name',
+      pod: own('a=gpu', [null, { name: 7 }, { resourceClaimTemplateName: 'gpu' }]),
+      attachments: [attachment('a', { template: 'tpl' })],
+      errors: [
+        {
+          path: ANN_PATH,
+          type: 'Not found',
+          value: 'gpu',
+          reason: 'default/a is said to use pod claim "gpu", but spec.resourceClaims has no entry of that name: the network would get no device',
+        },
+      ],
+      warnings: [],
+      covered: 0,
+      extended: 0,
+    },
+    {
+      name: 'same name, other namespace: not a selection of the pod',
+      pod: own('other/a=gpu', [{ name: 'gpu' }]),
+      attachments: [attachment('a', { template: 'tpl' })],
+      errors: [],
+      warnings: [{ path: '', text: `${NETWORK_CLAIMS_ANNOTATION}: other/a=gpu unused: other/a is not among the pod's networks` }],
+      covered: 0,
+      extended: 0,
+    },
+    {
+      name: 'same namespace, other name: not a selection of the pod',
+      pod: own('b=gpu', [{ name: 'gpu' }]),
+      attachments: [attachment('a', { template: 'tpl' })],
+      errors: [],
+      warnings: [{ path: '', text: `${NETWORK_CLAIMS_ANNOTATION}: default/b=gpu unused: default/b is not among the pod's networks` }],
+      covered: 0,
+      extended: 0,
+    },
+    {
+      name: 'more pairs than selections',
+      pod: own('a=gpu,a=gpu2', [{ name: 'gpu' }, { name: 'gpu2' }]),
+      attachments: [attachment('a', { template: 'tpl' })],
+      errors: [],
+      warnings: [{ path: '', text: `${NETWORK_CLAIMS_ANNOTATION}: default/a=gpu2 unused: more pairs than selections of default/a` }],
+      covered: 1,
+      extended: 0,
+    },
+  ];
+  for (const c of cases) {
+    const plan = planDevices(c.pod, POD_LOCATION, c.attachments, 'default');
+    t.strictSame(plan.errors, c.errors, `${c.name}: errors`);
+    t.strictSame(plan.warnings, c.warnings, `${c.name}: warnings`);
+    const claimed = [...plan.templates.values()].reduce((n, v) => n + v.count, 0);
+    t.equal(c.attachments.length - claimed - plan.extended.length, c.covered, `${c.name}: covered`);
+    t.equal(plan.extended.length, c.extended, `${c.name}: extended`);
+  }
+
+  // A pod without annotations (or none at all) is planned from its NADs alone.
+  for (const p of [{ spec: {} }, undefined]) {
+    const plan = planDevices(p, POD_LOCATION, [attachment('a', { template: 'tpl' }), attachment('b', { index: 1 })], 'default');
+    t.strictSame([...plan.templates], [['tpl', { count: 1, paths: ['metadata.annotations[k8s.v1.cni.cncf.io/networks][0]'] }]]);
+    t.strictSame(plan.extended.map((a) => a.net.selection.name), ['b']);
+    t.strictSame([plan.errors, plan.warnings], [[], []]);
+  }
+});
+
+function planOf(templates: Array<[string, number]>): DevicePlan {
+  return {
+    extended: [],
+    templates: new Map(templates.map(([name, count], i) => [name, { count, paths: [`P${i}`] }])),
+    errors: [],
+    warnings: [],
+  };
+}
+
+t.test('checkTemplates: exact findings and warnings', async (t) => {
+  const absent = new StaticDraView([], []);
+  const unavailable: DraView = { classesFor: () => [], template: () => ({ status: 'unavailable', reason: 'templates not synced' }) };
+  const plan = planOf([['tpl', 1]]);
+  t.strictSame(checkTemplates(plan, 'ns', undefined, false), {
+    findings: [],
+    warnings: [{ path: '', text: 'ResourceClaimTemplate ns/tpl unchecked: netattach does not read templates here' }],
+  });
+  t.strictSame(checkTemplates(plan, 'ns', unavailable, false), {
+    findings: [],
+    warnings: [{ path: '', text: 'ResourceClaimTemplate ns/tpl unchecked: templates not synced' }],
+  });
+  t.strictSame(checkTemplates(plan, 'ns', absent, true), {
+    findings: [],
+    warnings: [{ path: '', text: 'no ResourceClaimTemplate tpl in namespace ns: its pods will be denied until it exists' }],
+  });
+  t.strictSame(checkTemplates(plan, 'ns', absent, false), {
+    findings: [
+      {
+        policy: 'builtin',
+        rule: 'claimTemplateExists',
+        action: 'Enforce',
+        error: {
+          path: 'P0',
+          type: 'Not found',
+          value: 'ns/tpl',
+          reason:
+            "the network's device is claimed from ResourceClaimTemplate tpl, which namespace ns lacks: create it in namespace ns (kubectl -n ns apply -f a ResourceClaimTemplate named tpl; see docs/dra.md)",
+        },
+      },
+    ],
+    warnings: [],
+  });
+  t.strictSame(checkTemplates(plan, 'ns', new StaticDraView([], [{ namespace: 'ns', name: 'tpl' }]), false), { findings: [], warnings: [] });
+});
+
+t.test('addTemplateClaims: claim names', async (t) => {
+  const long = 'a'.repeat(70);
+  const dashes = `${'x'.repeat(56)}--yz`; // cut at 58 characters it ends in two dashes
+  const cases: Array<{ template: string; name: string }> = [
+    { template: 'net-claimed', name: 'net-claimed-1' },
+    { template: 'net.other.v1', name: 'net-other-v1-1' },
+    { template: long, name: `${'a'.repeat(58)}-1` },
+    { template: dashes, name: `${'x'.repeat(56)}-1` },
+  ];
+  for (const c of cases) {
+    const draft = new PodDraft({ spec: { containers: [{ name: 'app' }] } });
+    t.strictSame(addTemplateClaims(draft, planOf([[c.template, 1]])), { errors: [], warnings: [] }, c.template);
+    t.strictSame(draft.pod['spec'], {
+      containers: [{ name: 'app', resources: { claims: [{ name: c.name }] } }],
+      resourceClaims: [{ name: c.name, resourceClaimTemplateName: c.template }],
+    });
+  }
+});
+
+t.test('addTemplateClaims: what the pod already has', async (t) => {
+  const cases: Array<{ name: string; spec: Obj; want: Obj }> = [
+    {
+      name: 'resourceClaims null, resources null',
+      spec: { resourceClaims: null, containers: [{ name: 'app', resources: null }] },
+      want: {
+        resourceClaims: [{ name: 'tpl-1', resourceClaimTemplateName: 'tpl' }],
+        containers: [{ name: 'app', resources: { claims: [{ name: 'tpl-1' }] } }],
+      },
+    },
+    {
+      name: 'resources.claims null; entries that are no objects or have no usable name are kept',
+      spec: { resourceClaims: [null, 'x', { name: 5 }, { name: 'tpl-1' }], containers: [{ name: 'app', resources: { claims: null } }] },
+      want: {
+        resourceClaims: [null, 'x', { name: 5 }, { name: 'tpl-1' }, { name: 'tpl-2', resourceClaimTemplateName: 'tpl' }],
+        containers: [{ name: 'app', resources: { claims: [{ name: 'tpl-2' }] } }],
+      },
+    },
+  ];
+  for (const c of cases) {
+    const draft = new PodDraft({ spec: c.spec });
+    t.strictSame(addTemplateClaims(draft, planOf([['tpl', 1]])), { errors: [], warnings: [] }, c.name);
+    t.strictSame(draft.pod['spec'], c.want, c.name);
+  }
+
+  // No templates: nothing is looked at, not even a malformed resourceClaims.
+  const draft = new PodDraft({ spec: { resourceClaims: 'x', containers: [] } });
+  t.strictSame(addTemplateClaims(draft, planOf([])), { errors: [], warnings: [] });
+  t.equal(draft.changed, false);
+});
+
+t.test('addTemplateClaims: refused shapes', async (t) => {
+  const containersError: FieldError = { path: 'spec.containers', type: 'Invalid value', value: '<list>', reason: "the claims for the pod's networks need a container" };
+  const cases: Array<{ name: string; spec: Obj; errors: FieldError[] }> = [
+    { name: 'no containers', spec: {}, errors: [containersError] },
+    { name: 'containers not a list', spec: { containers: { name: 'app' } }, errors: [containersError] },
+    { name: 'empty containers', spec: { containers: [] }, errors: [containersError] },
+    { name: 'a container that is no object', spec: { containers: [{ name: 'app' }, 'x'] }, errors: [containersError] },
+    {
+      name: 'resources not an object',
+      spec: { containers: [{ name: 'app', resources: 'x' }] },
+      errors: [{ path: 'spec.containers[0].resources', type: 'Invalid value', value: 'x', reason: 'must be an object' }],
+    },
+    {
+      name: 'resources of the default container not an object',
+      spec: { containers: [{ name: 'app' }, { name: 'side', resources: 7 }] },
+      errors: [{ path: 'spec.containers[1].resources', type: 'Invalid value', value: 7, reason: 'must be an object' }],
+    },
+  ];
+  for (const c of cases) {
+    const pod: Obj = { spec: c.spec };
+    if (c.name.includes('default container')) pod['metadata'] = { annotations: { 'kubectl.kubernetes.io/default-container': 'side' } };
+    const draft = new PodDraft(pod);
+    t.strictSame(addTemplateClaims(draft, planOf([['tpl', 1]])), { errors: c.errors, warnings: [] }, c.name);
+    t.equal(draft.changed, false, `${c.name}: nothing written`);
+  }
+});
