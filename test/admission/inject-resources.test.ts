@@ -44,6 +44,7 @@ t.test('what is written into the target container', async (t) => {
     },
     { name: 'another container has exactly the need: nothing added', pod: podOf([{ name: 'c' }, { name: 'd', resources: { limits: { [A]: '1' } } }]), needed: { [A]: 1 }, containers: 'unchanged' },
     { name: 'another container has more than the need', pod: podOf([{ name: 'c' }, { name: 'd', resources: { requests: { [A]: '3' }, limits: { [A]: '3' } } }]), needed: { [A]: 2 }, containers: 'unchanged' },
+    { name: 'requests and limits equal, above the need: the container not even copied', pod: podOf([{ name: 'c', resources: { requests: { [A]: '2' }, limits: { [A]: '2' } } }]), needed: { [A]: 1 }, containers: 'unchanged' },
     { name: 'limits alone, enough: left alone (the apiserver copies them)', pod: podOf([{ name: 'c', resources: { limits: { [A]: '2' } } }]), needed: { [A]: 2 }, containers: 'unchanged' },
     {
       name: 'requests above limits: limits raised, requests kept as written',
