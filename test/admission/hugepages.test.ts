@@ -1,7 +1,8 @@
 import t from 'tap';
 import { renderError } from '../../src/field/index.js';
 import { review, type AdmissionConfig, type Decision } from '../../src/admission/index.js';
-import { hugepageFiles } from '../../src/admission/hugepages.js';
+import { addContainerNameEnv, hugepageFiles } from '../../src/admission/hugepages.js';
+import { PodDraft } from '../../src/admission/draft.js';
 import { applied, context, nadLookup, nadObject, pod, request, warningLines } from './fixtures.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -169,4 +170,27 @@ t.test('hugepageFiles reads nothing it cannot', async (t) => {
   t.same(hugepageFiles([{ name: 'n', resources: { requests: { 'hugepages-': '1', hugepages: '1', 'hugepages-1Gi': 1073741824 } } }]), [
     { container: 0, name: 'n', files: [file('hugepages_1G_request_n', 'n', 'requests.hugepages-1Gi')] },
   ]);
+});
+
+t.test('hugepageFiles: only hugepages-<size> keys, only named containers', async (t) => {
+  const cases: Array<{ name: string; containers: unknown; files: Obj[] }> = [
+    { name: 'a prefixed key is not hugepages', containers: [{ name: 'c', resources: { limits: { 'example.com/hugepages-1Gi': '1' } } }], files: [] },
+    { name: 'a key with more after a newline is not hugepages', containers: [{ name: 'c', resources: { limits: { 'hugepages-1Gi\nx': '1Gi' } } }], files: [] },
+    { name: 'a container without a name gets no files', containers: [{ resources: { limits: { 'hugepages-1Gi': '1Gi' } } }], files: [] },
+    { name: 'a value that is no quantity is not non-zero', containers: [{ name: 'c', resources: { limits: { 'hugepages-1Gi': 'lots' } } }], files: [] },
+  ];
+  for (const c of cases) t.same(hugepageFiles(c.containers), c.files, c.name);
+});
+
+t.test('addContainerNameEnv called directly', async (t) => {
+  const cases: Array<{ name: string; pod: Obj; containers: Array<{ container: number; name: string }>; warnings: Obj[] }> = [
+    { name: 'no spec', pod: { metadata: {} }, containers: [], warnings: [] },
+    { name: 'no containers list', pod: { spec: {} }, containers: [{ container: 0, name: 'c' }], warnings: [] },
+    { name: 'env no list: the path is under spec', pod: { spec: { containers: [{ name: 'c', env: 'x' }] } }, containers: [{ container: 0, name: 'c' }], warnings: [{ path: 'spec.containers[0].env', text: 'not a list: CONTAINER_NAME not added' }] },
+  ];
+  for (const c of cases) {
+    const draft = new PodDraft(structuredClone(c.pod));
+    t.same(addContainerNameEnv(draft, c.containers), c.warnings, c.name);
+    t.equal(draft.changed, false, `${c.name}: unchanged`);
+  }
 });
