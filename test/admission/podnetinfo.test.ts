@@ -85,6 +85,16 @@ const cases: Case[] = [
     warnings: [{ path: 'spec.volumes[0]', text: 'volume "podnetinfo" exists: pod network info not added' }],
   },
   {
+    name: 'a volume of our name that is no Downward API volume is the user\'s',
+    pod: { spec: { volumes: [{ name: 'x', emptyDir: {} }, { name: 'podnetinfo', emptyDir: {} }], containers: [{ name: 'a' }] } },
+    warnings: [{ path: 'spec.volumes[1]', text: 'volume "podnetinfo" exists: pod network info not added' }],
+  },
+  {
+    name: 'a Downward API volume of our name whose items are not a list is the user\'s',
+    pod: { spec: { volumes: [{ name: 'podnetinfo', downwardAPI: { items: 'x' } }], containers: [{ name: 'a' }] } },
+    warnings: [{ path: 'spec.volumes[0]', text: 'volume "podnetinfo" exists: pod network info not added' }],
+  },
+  {
     name: 'hugepages, first pass: the files after labels and annotations, CONTAINER_NAME, the mount',
     pod: { spec: { containers: [dpdk()] } },
     cfg: HP,
