@@ -128,3 +128,132 @@ t.test('host-local ranges: subnet, rangeStart/rangeEnd, families, prefixes ignor
   t.equal(inRanges('fd01::5', ranges), false);
   t.equal(inRanges('10.9.0.1', [{ subnet: 'not-a-cidr' }]), undefined, 'unreadable ranges: unknown, never a denial');
 });
+
+// Survivors of the mutation run (docs/mutation.md, part admission-builtin): exact messages,
+// paths and rules, written from the rules in src/admission/builtin.ts and docs/admission.md.
+const more = nadLookup(
+  nadObject('two-vendors', { config: chain({ type: 'vendor-a' }, { type: 'vendor-b' }) }),
+  nadObject('vendor-ipam', { config: chain({ type: 'macvlan', ipam: { type: 'vendor-ipam' } }) }),
+  nadObject('plain', { config: chain({ type: 'sriov' }) }),
+  nadObject('tuned', { config: chain({ type: 'sriov' }, { type: 'tuning' }) }),
+  nadObject('vendor', { config: chain({ type: 'vendor-cni' }) }),
+  nadObject('node', { config: '' }),
+  nadObject('untyped', { config: chain({ master: 'eth1' }) }),
+  nadObject('static-wb', { config: chain({ type: 'macvlan', ipam: { type: 'static' } }, { type: 'ipvlan', ipam: { type: 'whereabouts', range: '10.2.0.0/24' } }) }),
+  nadObject('hl', { config: chain({ type: 'macvlan', ipam: { type: 'host-local', ranges: [[{ subnet: '10.1.0.0/24' }]] } }) }),
+  nadObject('hl2', { config: chain({ type: 'macvlan', ipam: { type: 'host-local', ranges: [[{ subnet: '10.1.0.0/24' }], [{ subnet: '10.3.0.0/24' }]] } }) }),
+  nadObject('static-tuned', { config: chain({ type: 'macvlan', ipam: { type: 'static' } }, { type: 'tuning' }) }),
+  nadObject('static-portmap', { config: chain({ type: 'macvlan', ipam: { type: 'static' } }, { type: 'portmap', capabilities: { portMappings: true } }) }),
+);
+
+interface ExactCase {
+  name: string;
+  networks: string;
+  errors?: string[];
+  findings?: Array<{ rule: string; text: string }>;
+  fieldWarnings?: string[];
+  warnings?: string[];
+}
+
+const IPS_ROAD = 'IPs (an IPAM reading IP= from CNI_ARGS, or runtimeConfig "ips" where the capability is declared)';
+const exact: ExactCase[] = [
+  {
+    name: 'ips on an unknown plugin: a warning with the --plugin-reads hint for ips',
+    networks: '[{"name":"vendor","ips":["10.0.0.1/24"]}]',
+    warnings: [`${A}[0].ips: may be ignored: netattach does not know plugin "vendor-cni"; if it reads it: --plugin-reads vendor-cni=ips`],
+  },
+  {
+    name: 'mac on an unknown plugin: the hint names mac',
+    networks: '[{"name":"vendor","mac":"02:00:00:00:00:01"}]',
+    warnings: [`${A}[0].mac: may be ignored: netattach does not know plugin "vendor-cni"; if it reads it: --plugin-reads vendor-cni=mac`],
+  },
+  {
+    name: 'two unknown plugins: both named, the hint for the first',
+    networks: '[{"name":"two-vendors","ips":["10.0.0.1/24"]}]',
+    warnings: [`${A}[0].ips: may be ignored: netattach does not know plugin "vendor-a", "vendor-b"; if it reads it: --plugin-reads vendor-a=ips`],
+  },
+  {
+    name: 'a known plugin with an unknown IPAM: the hint names the plugin type only',
+    networks: '[{"name":"vendor-ipam","ips":["10.0.0.1"]}]',
+    warnings: [`${A}[0].ips: may be ignored: netattach does not know plugin "macvlan (IPAM vendor-ipam)"; if it reads it: --plugin-reads macvlan=ips`],
+  },
+  {
+    name: 'ips where no plugin reads them: a capabilities finding',
+    networks: '[{"name":"plain","ips":["10.0.0.1/24"]}]',
+    findings: [{ rule: 'capabilities', text: `${A}[0].ips: Forbidden: default/plain would ignore it: no plugin of its chain (sriov) reads ${IPS_ROAD}` }],
+  },
+  {
+    name: 'a chain whose only plugin has no type: "no plugin" reads the IPs',
+    networks: '[{"name":"untyped","ips":["10.0.0.1/24"]}]',
+    findings: [{ rule: 'capabilities', text: `${A}[0].ips: Forbidden: default/untyped would ignore it: no plugin of its chain (no plugin) reads ${IPS_ROAD}` }],
+  },
+  {
+    name: 'portMappings on a chain of two plugins, neither declaring it: the chain is listed',
+    networks: '[{"name":"tuned","portMappings":[{"hostPort":8080,"containerPort":80,"protocol":"tcp"}]}]',
+    findings: [{ rule: 'capabilities', text: `${A}[0].portMappings: Forbidden: default/tuned would ignore it: no plugin of its chain (sriov, tuning) reads runtimeConfig "portMappings" (the portmap plugin with the capability declared)` }],
+  },
+  {
+    name: 'portMappings read by portmap next to a static IPAM: no address prediction on them',
+    networks: '[{"name":"static-portmap","portMappings":[{"hostPort":8080,"containerPort":80,"protocol":"tcp"}]}]',
+  },
+  {
+    name: 'a MAC on a chain with an IPAM: no address prediction on it',
+    networks: '[{"name":"static-tuned","mac":"02:00:00:00:00:01"}]',
+  },
+  {
+    name: 'cni-args mac on a chain with a static IPAM: not taken for an address',
+    networks: '[{"name":"static-tuned","cni-args":{"mac":"02:00:00:00:00:01"}}]',
+  },
+  {
+    name: 'cni-args ips: whereabouts does not read args.cni, so its unreserved pool is not mentioned',
+    networks: '[{"name":"static-wb","cni-args":{"ips":["10.0.0.7/24"]}}]',
+  },
+  {
+    name: 'cni-args ips: host-local takes several from args.cni (only IP= holds one)',
+    networks: '[{"name":"hl","cni-args":{"ips":["10.1.0.150","10.1.0.151"]}}]',
+  },
+  {
+    name: 'host-local with two ranges: both listed when an address is outside them',
+    networks: '[{"name":"hl2","ips":["10.9.0.5"]}]',
+    errors: [`${A}[0].ips[0]: Invalid value: "10.9.0.5": not in any range of default/hl2's IPAM "host-local" (spec.config.plugins[0].ipam): 10.1.0.0/24, 10.3.0.0/24; the ADD would fail`],
+  },
+  {
+    name: 'cni-args on a NAD whose config is read on the node: malformed is a warning naming that',
+    networks: '[{"name":"node","cni-args":{"mac":"zz"}}]',
+    fieldWarnings: [`${A}[0].cni-args.mac: Invalid value: "zz": must be a 6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms (a config read from the node may read it)`],
+  },
+  {
+    name: 'cni-args ips on a NAD whose config is read on the node: nothing predicted',
+    networks: '[{"name":"node","cni-args":{"ips":["10.0.0.7"]}}]',
+  },
+  {
+    name: 'cni-args on two unknown plugins: both named',
+    networks: '[{"name":"two-vendors","cni-args":{"mac":"zz"}}]',
+    fieldWarnings: [`${A}[0].cni-args.mac: Invalid value: "zz": must be a 6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms (vendor-a, vendor-b may read it)`],
+  },
+];
+
+t.test('built-in checks, exact findings, errors and warnings', async (t) => {
+  for (const c of exact) {
+    const parsed = parseNetworks(c.networks, { namespace: 'default' });
+    t.same(parsed.errors, [], `${c.name}: the annotation itself is valid`);
+    const r = builtinChecks(parsed.networks, more, NO_EXTRA_READERS);
+    t.same(r.errors.map(renderError), c.errors ?? [], `${c.name}: errors`);
+    t.same(
+      r.findings.map((f) => ({ policy: f.policy, rule: f.rule, action: f.action, text: renderError(f.error) })),
+      (c.findings ?? []).map((f) => ({ policy: 'builtin', action: 'Enforce', ...f })),
+      `${c.name}: findings`,
+    );
+    t.same(r.fieldWarnings.map(renderError), c.fieldWarnings ?? [], `${c.name}: field warnings`);
+    t.same(r.warnings.map((n) => `${n.path}: ${n.text}`), c.warnings ?? [], `${c.name}: warnings`);
+    t.same(r.unverified, [], `${c.name}: unverified`);
+  }
+});
+
+t.test('selections the parser would not produce reach the checks without a crash', async (t) => {
+  // A MAC parseHwAddr cannot read, as a hand-built selection: no 8-byte verdict, no throw.
+  const net = { index: 0, path: `${A}[0]`, selection: { name: 'static-tuned', namespace: 'default', mac: 'zz' } };
+  const r = builtinChecks([net], more, NO_EXTRA_READERS);
+  t.same(r.errors, []);
+  t.same(r.warnings, []);
+});
