@@ -83,6 +83,11 @@ t.test('extendedCount: whole numbers only', async (t) => {
     ['.25k', { ok: true, count: 250 }],
     ['2000m', { ok: true, count: 2 }],
     ['1Ki', { ok: true, count: 1024 }],
+    // decimal scaling is exact, as Kubernetes' is: 1.005 * 1000 in binary floating point is not 1005
+    ['1.005k', { ok: true, count: 1005 }],
+    ['1.15e2', { ok: true, count: 115 }],
+    ['1.001e3', { ok: true, count: 1001 }],
+    ['1.5Ki', { ok: true, count: 1536 }],
     ['1.5', notWhole],
     ['.5', notWhole],
     ['1500m', notWhole],
