@@ -3,7 +3,7 @@
 // reports/stryker-incremental/<part>.json: the tap runner names tests by their position in the
 // list of test files, so one file shared by parts with different lists would mix up which test
 // killed which mutant.
-const ADMISSION_TESTS = ['test/admission/{builtin,claims,decode,dra,hugepages,inject-resources,judge,nads,networks,plan,podnetinfo,pod-mutate,pod-validate,response,warnings,workloads,draft,hotplug,mutate}.test.ts'];
+const ADMISSION_TESTS = ['test/admission/{builtin,claims,decode,draft,dra,hotplug,hugepages,inject-resources,judge,mutate,nads,networks,node-selector,plan,podnetinfo,pod-mutate,pod-validate,quantity,response,warnings,workloads}.test.ts'];
 
 export const SCOPES = {
   field: {
