@@ -4,7 +4,7 @@
 // reports. Rules follow the CNI SPEC and libcni; where Multus is laxer, see docs/nads.md.
 import { jsonShapeProblem } from '../json/index.js';
 import { child, index, invalid, required, unsupported, type FieldError } from '../field/index.js';
-import { jsonErrorOffset } from './json-position.js';
+import { jsonErrorOffset, withoutQuotedText } from './json-position.js';
 import type { Capability, CniSummary, IpamSummary, IpRange, PluginSummary } from './types.js';
 
 export const KNOWN_CNI_VERSIONS = ['0.1.0', '0.2.0', '0.3.0', '0.3.1', '0.4.0', '1.0.0', '1.1.0'] as const;
@@ -156,14 +156,12 @@ function ipamSummary(ipam: unknown): IpamSummary | undefined {
 /** Names the position of a JSON syntax error as line and column, for a person editing YAML. */
 export function jsonSyntaxReason(text: string, error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  // V8 gives a zero-based offset ("in JSON at position 5", "after JSON at position 30") and quotes
-  // the text after an unexpected token, or past 20 characters an excerpt with "..." on
-  // its cut sides (`Unexpected token 'm', ..."type": m, "na"... is not valid JSON`): line and
-  // column replace both, as they replace the offset.
-  const what = message
-    .replace(/\s+(?:in|after) JSON at position \d+.*$/s, '')
-    .replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '')
-    .replace(/^Unexpected end of JSON input$/, 'unexpected end of input');
+  // V8 gives a zero-based offset ("in JSON at position 5", "after JSON at position 30") or quotes
+  // the text after an unexpected token: line and column replace both.
+  const what = withoutQuotedText(message.replace(/\s+(?:in|after) JSON at position \d+.*$/s, '')).replace(
+    /^Unexpected end of JSON input$/,
+    'unexpected end of input',
+  );
   const position = jsonErrorOffset(text);
   if (position === undefined) return `invalid JSON: ${what}`;
   const before = text.slice(0, position);

@@ -1,6 +1,7 @@
 // Turning a manifest file (multi-document YAML, or JSON) into the NAD objects it holds.
 // Pure: text in, objects or one error out. `kind: List` (and `*List`) documents are flattened.
 import { parseAllDocuments } from 'yaml';
+import { withoutQuotedText } from './json-position.js';
 import { isNadObject, isObject, type JsonObject } from './object.js';
 
 export type ManifestParse = { ok: true; nads: JsonObject[]; skipped: number } | { ok: false; error: string };
@@ -12,10 +13,8 @@ export function nadObjectsFromText(text: string, json: boolean): ManifestParse {
     try {
       documents = [JSON.parse(text)];
     } catch (e) {
-      // The error must not echo the file: V8 quotes the text after an unexpected token, or past 20
-      // characters an excerpt with "..." on its cut sides, possibly over several lines.
-      const message = e instanceof Error ? e.message : String(e);
-      return { ok: false, error: firstLine(message.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '')) };
+      // The error must not echo the file, whose quoted text may span several lines.
+      return { ok: false, error: firstLine(withoutQuotedText(e instanceof Error ? e.message : String(e))) };
     }
   } else {
     documents = [];

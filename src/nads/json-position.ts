@@ -2,6 +2,14 @@
 // ("... in JSON at position 7") but not for others ("Unexpected token 'm', ... is not valid
 // JSON"), so on failure this scanner walks the text once (RFC 8259 grammar) to find the offset.
 
+/**
+ * A JSON.parse message without the text V8 quotes after an unexpected token: the whole text up
+ * to 20 characters, past that an excerpt with "..." on its cut sides
+ * (`Unexpected token 'm', ..."type": m, "na"... is not valid JSON`). An error must not echo the
+ * document it is about.
+ */
+export const withoutQuotedText = (message: string): string => message.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '');
+
 const WS = new Set([' ', '\t', '\n', '\r']);
 
 /** Offset of the first syntax error, or undefined when the text is valid JSON. */
