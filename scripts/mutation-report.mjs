@@ -27,11 +27,15 @@ const UNDETECTED = new Set(['Survived', 'NoCoverage']);
 // then asks for the entry to go.
 const LEDGER = 'docs/mutation-ledger.json';
 
-
+// Each part's results, parsed once: the tables and the check all read them (several MB each).
+const parsed = new Map();
 /** The results of one part, or undefined when it has not run yet. */
 function results(part) {
-  const file = `reports/stryker-incremental/${part}.json`;
-  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
+  if (!parsed.has(part)) {
+    const file = `reports/stryker-incremental/${part}.json`;
+    parsed.set(part, existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined);
+  }
+  return parsed.get(part);
 }
 
 /** What identifies a mutant across edits that move it: its file, the text of its line, the change. */
@@ -48,7 +52,8 @@ function tally(mutants) {
   }
   return t;
 }
-const score = (t) => (t.mutants ? ((100 * t.killed) / t.mutants).toFixed(1) + ' %' : '–');
+const pct = (n, d) => (d ? ((100 * n) / d).toFixed(1) + ' %' : '–');
+const score = (t) => pct(t.killed, t.mutants);
 const row = (cells) => `| ${cells.join(' | ')} |`;
 
 /** Every surviving or uncovered mutant recorded for the parts, with its key. */
@@ -69,6 +74,19 @@ export function survivors(parts) {
   return out;
 }
 
+/** How often the ledger lists each mutant key, over the entries of `kind` (all when omitted). */
+function ledgerKeys(ledger, kind) {
+  const keys = new Map();
+  for (const e of ledger.entries) {
+    if (kind && e.kind !== kind) continue;
+    for (const m of e.mutants) {
+      const key = mutantKey(e.file, m.line, { mutatorName: m.mutator, replacement: m.replacement });
+      keys.set(key, (keys.get(key) ?? 0) + 1);
+    }
+  }
+  return keys;
+}
+
 export function readLedger() {
   return existsSync(LEDGER) ? JSON.parse(readFileSync(LEDGER, 'utf8')) : { accountedParts: [], entries: [] };
 }
@@ -77,15 +95,11 @@ export function readLedger() {
 export function checkLedger(ledger, found) {
   const problems = [];
   const accounted = new Set(ledger.accountedParts);
-  const listed = new Map();
+  const listed = ledgerKeys(ledger);
   for (const e of ledger.entries) {
     if (!['equivalent', 'killed-by-hand'].includes(e.kind)) problems.push(`${e.file} ${e.where}: kind must be equivalent or killed-by-hand, not ${JSON.stringify(e.kind)}`);
     if (!e.reason) problems.push(`${e.file} ${e.where}: no reason`);
     if (e.kind === 'killed-by-hand' && !e.test) problems.push(`${e.file} ${e.where}: killed-by-hand names no test`);
-    for (const m of e.mutants) {
-      const key = mutantKey(e.file, m.line, { mutatorName: m.mutator, replacement: m.replacement });
-      listed.set(key, (listed.get(key) ?? 0) + 1);
-    }
   }
   const survivedKeys = new Map();
   for (const s of found) {
@@ -144,38 +158,26 @@ export function renderScores(parts) {
  * killed by a test added after the run (checked by hand): what the part's next run should record.
  */
 function renderFolders(parts, ledger) {
-  const byHand = new Map();
-  for (const e of ledger.entries) {
-    if (e.kind !== 'killed-by-hand') continue;
-    for (const m of e.mutants) {
-      const key = mutantKey(e.file, m.line, { mutatorName: m.mutator, replacement: m.replacement });
-      byHand.set(key, (byHand.get(key) ?? 0) + 1);
-    }
-  }
   const folders = new Map();
+  const totalsOf = (file) => {
+    const name = file.split('/').slice(0, 2).join('/');
+    if (!folders.has(name)) folders.set(name, { mutants: 0, killed: 0, byHand: 0 });
+    return folders.get(name);
+  };
   for (const part of parts) {
-    const r = results(part);
-    if (!r) continue;
-    for (const [file, f] of Object.entries(r.files)) {
-      const folder = file.split('/').slice(0, 2).join('/');
-      if (!folders.has(folder)) folders.set(folder, { mutants: 0, killed: 0, byHand: 0 });
-      const t = folders.get(folder);
-      const lines = f.source.split('\n');
-      for (const m of f.mutants) {
-        if (DETECTED.has(m.status)) t.killed++;
-        else if (!UNDETECTED.has(m.status)) continue;
-        else {
-          const key = mutantKey(file, lines[m.location.start.line - 1] ?? '', m);
-          if (byHand.get(key)) {
-            t.byHand++;
-            byHand.set(key, byHand.get(key) - 1);
-          }
-        }
-        t.mutants++;
-      }
+    for (const [file, f] of Object.entries(results(part)?.files ?? {})) {
+      const t = tally(f.mutants);
+      totalsOf(file).mutants += t.mutants;
+      totalsOf(file).killed += t.killed;
     }
   }
-  const pct = (n, d) => (d ? ((100 * n) / d).toFixed(1) + ' %' : '–');
+  // A key the ledger lists n times counts for at most n survivors.
+  const byHand = ledgerKeys(ledger, 'killed-by-hand');
+  for (const s of survivors(parts)) {
+    if (!byHand.get(s.key)) continue;
+    byHand.set(s.key, byHand.get(s.key) - 1);
+    totalsOf(s.file).byHand++;
+  }
   const out = [row(['folder', 'mutants', 'recorded score', 'with the kills checked by hand']), row(['---', '---:', '---:', '---:'])];
   const all = { mutants: 0, killed: 0, byHand: 0 };
   for (const [folder, t] of [...folders].sort(([a], [b]) => a.localeCompare(b))) {
