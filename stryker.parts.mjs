@@ -78,9 +78,10 @@ export const SCOPES = {
     mutate: ['src/admission/{response,decision,target,namespace,observe}.ts'],
     tests: ADMISSION_TESTS,
   },
+  // The pipeline's own tests, and the HTTPS tests whose server drives it (claims, DRA, observe mode).
   pipeline: {
     mutate: ['src/server/pipeline.ts'],
-    tests: ['test/server/{pipeline,contract,real-core}.test.ts'],
+    tests: ['test/server/{pipeline,contract,real-core,claims,dra,observe}.test.ts'],
   },
 };
 
