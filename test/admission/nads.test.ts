@@ -70,3 +70,56 @@ t.test('a NAD request without an object is a field error', async (t) => {
   t.notOk(d.allowed);
   t.same(d.errors.map(renderError), ['object: Required value: the request carries no object']);
 });
+
+t.test('a NAD CONNECT is allowed untouched, even without an object', async (t) => {
+  const d = review(nadRequest(null, 'CONNECT'), context(none));
+  t.ok(d.allowed);
+  t.same(d.errors, []);
+  t.same(d.warnings, []);
+});
+
+t.test('device-path problems warn only for a NAD without errors, read with the configured resource keys', async (t) => {
+  const dra = {
+    classesFor: (r: string) => (r === 'example.com/nic' ? [{ name: 'class-a' }, { name: 'class-b' }] : []),
+    template: () => ({ status: 'found' as const }),
+  };
+  const withDra = (config = {}) => ({ ...context(none, { config }), dra });
+  const keys = { resourceNameKeys: ['example.com/res'] };
+  const nad = nadObject('net-a', { annotations: { 'example.com/res': 'example.com/nic' } });
+  const shared = 'DeviceClasses class-a, class-b share extendedResourceName example.com/nic; the scheduler picks class-a';
+  const good = review(nadRequest(nad), withDra(keys));
+  t.ok(good.allowed);
+  t.same(warningLines(good), [shared]);
+  t.same(warningLines(review(nadRequest(nad), withDra())), [], 'the key is not a resource key by default');
+  // The same NAD with a broken config: the errors, and no device-path warning.
+  const bad = { ...nad, spec: { config: '{' } };
+  const d = review(nadRequest(bad), withDra(keys));
+  t.notOk(d.allowed);
+  t.ok(d.errors.length > 0);
+  t.same(warningLines(d), []);
+});
+
+t.test('NAD DELETE: the name and namespace come from the request, else from the old object; without both nothing is asked', async (t) => {
+  const cases: Array<[string, string, unknown, string]> = [
+    ['default', 'net-a', nadObject('net-a', { namespace: 'other' }), 'default/net-a'],
+    ['', '', nadObject('net-b', { namespace: 'other' }), 'other/net-b'],
+    ['', 'net-a', nadObject('net-b', { namespace: 'other' }), 'other/net-a'],
+    ['team', '', nadObject('net-b', { namespace: 'other' }), 'team/net-b'],
+    ['', '', { metadata: { name: 'net-b' } }, ''],
+    ['', '', { metadata: { namespace: 'other' } }, ''],
+    ['', '', null, ''],
+  ];
+  for (const [namespace, name, old, want] of cases) {
+    const asked: string[] = [];
+    const req = { ...nadRequest(null, 'DELETE', old ?? undefined, name), namespace };
+    const d = review(req, context(none, { podsUsingNad: (ns, n) => (asked.push(`${ns}/${n}`), ['default/p1']) }));
+    t.ok(d.allowed);
+    t.same(asked, want ? [want] : [], `${namespace}/${name}`);
+    t.same(warningLines(d), want ? [`${want} is still used by 1 pod (default/p1); new pods naming it will fail`] : []);
+  }
+});
+
+t.test('NAD DELETE: exactly three pods are all shown, with no "more"', async (t) => {
+  const d = review(nadRequest(null, 'DELETE', nadObject('net-a')), context(none, { podsUsingNad: () => ['default/p1', 'default/p2', 'default/p3'] }));
+  t.same(warningLines(d), ['default/net-a is still used by 3 pods (default/p1, default/p2, default/p3); new pods naming it will fail']);
+});

@@ -1,8 +1,9 @@
 import t from 'tap';
+import { renderError } from '../../src/field/index.js';
 import { DEFAULT_ADMISSION_CONFIG, review } from '../../src/admission/index.js';
 import { context, nadLookup, nadObject, pod, request } from './fixtures.js';
 import { readPodNetworks, resolvable } from '../../src/admission/networks.js';
-import { POD_LOCATION } from '../../src/admission/object.js';
+import { objectAt, podAt, POD_LOCATION, readAnnotations, stringAt } from '../../src/admission/object.js';
 
 const config = DEFAULT_ADMISSION_CONFIG;
 const TEMPLATE = { metadataPath: 'spec.template.metadata', specPath: 'spec.template.spec', keys: [] };
@@ -181,4 +182,37 @@ t.test('a text whose key hashes to 0 is counted as seen once, like any other', a
   t.same(second, first);
   read('other');
   t.equal(read(text), second, 'seen twice: kept');
+});
+
+t.test('object readers: a member of the wanted type, else undefined, whatever the input', async (t) => {
+  for (const v of [undefined, null, 'text', 7, ['a']]) {
+    t.equal(objectAt(v, 'length'), undefined, `objectAt(${JSON.stringify(v)})`);
+    t.equal(stringAt(v, 'length'), undefined, `stringAt(${JSON.stringify(v)})`);
+  }
+  const v = { o: { a: 1 }, s: 'x', n: 1, l: [1], z: null };
+  t.same(objectAt(v, 'o'), { a: 1 });
+  t.equal(stringAt(v, 's'), 'x');
+  for (const k of ['n', 'l', 'z', 'o', 'missing']) t.equal(stringAt(v, k), undefined, `stringAt .${k}`);
+  for (const k of ['s', 'n', 'l', 'z', 'missing']) t.equal(objectAt(v, k), undefined, `objectAt .${k}`);
+  t.same(POD_LOCATION, { metadataPath: 'metadata', specPath: 'spec', keys: [] });
+  t.same(podAt({ spec: { template: { metadata: {} } } }, { ...TEMPLATE, keys: ['spec', 'template'] }), { metadata: {} });
+  t.equal(podAt({ spec: 'x' }, { ...TEMPLATE, keys: ['spec', 'template'] }), undefined);
+});
+
+t.test('annotations: absent or null metadata or annotations are no error; other shapes are', async (t) => {
+  const keys = [NETWORKS, DEFAULT_NETWORK];
+  const read = (pod: Record<string, unknown> | undefined) => {
+    const got = readAnnotations(pod, 'spec.template.metadata', keys);
+    return { values: [...got.values], errors: got.errors.map(renderError) };
+  };
+  const none = { values: [], errors: [] };
+  for (const pod of [undefined, {}, { metadata: null }, { metadata: {} }, { metadata: { annotations: null } }, { metadata: { annotations: {} } }]) {
+    t.same(read(pod), none, JSON.stringify(pod));
+  }
+  t.same(read({ metadata: 'x' }), { values: [], errors: ['spec.template.metadata: Invalid value: "x": must be an object'] });
+  t.same(read({ metadata: { annotations: ['x'] } }), { values: [], errors: ['spec.template.metadata.annotations: Invalid value: ["x"]: must be a map of strings'] });
+  t.same(read({ metadata: { annotations: { [NETWORKS]: 7, [DEFAULT_NETWORK]: 'calico', other: 8 } } }), {
+    values: [[DEFAULT_NETWORK, 'calico']],
+    errors: [`spec.template.metadata.annotations[${NETWORKS}]: Invalid value: 7: must be a string`],
+  });
 });
