@@ -330,3 +330,60 @@ t.test('/mutate denies exactly what /validate denies', async (t) => {
 function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
+
+t.test('pod UPDATE: annotations missing on either side count as unset, not as a crash', async (t) => {
+  const bare = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default' }, spec: { containers: [{ name: 'app' }] } };
+  const added = review(request(pod({ networks: 'nope' }), { operation: 'UPDATE', oldObject: bare }), context(nads, { endpoint: 'validate' }));
+  t.equal(added.code, 403);
+  t.same(rendered(added), [`${ANN}[0]: Not found: "default/nope": no such NetworkAttachmentDefinition`]);
+  const removed = review(request(bare, { operation: 'UPDATE', oldObject: pod({ networks: 'nope' }) }), context(nads, { endpoint: 'validate' }));
+  t.same(removed, { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], claims: [] });
+});
+
+t.test('the hotplug judgement hands the policy the namespace and the addresses held before', async (t) => {
+  let seen: Parameters<PolicyEvaluator['evaluate']>[0] | undefined;
+  const policy: PolicyEvaluator = {
+    evaluate: (input) => {
+      seen = input;
+      return { findings: input.builtin, claims: [] };
+    },
+  };
+  const before = pod({ networks: '[{"name":"sriov-a","mac":"02:00:00:00:00:01"}]' });
+  const after = pod({ networks: '[{"name":"sriov-a","mac":"02:00:00:00:00:01"},{"name":"ipoib"}]' });
+  const d = review(request(after, { operation: 'UPDATE', oldObject: before }), context(nads, { endpoint: 'validate', policy }));
+  t.ok(d.allowed, JSON.stringify(rendered(d)));
+  t.equal(seen?.namespace, 'default');
+  t.equal(seen?.template, false);
+  t.equal(seen?.networks.length, 2);
+  t.same([...(seen?.change?.heldBefore ?? ['no change'])], ['mac 02:00:00:00:00:01 default/sriov-a']);
+});
+
+t.test('a Pod is mutated only on CREATE, by the networks it selects, whatever oldObject says', async (t) => {
+  const p = pod({ networks: 'sriov-a' });
+  const created = review(request(p), context(nads));
+  t.ok(created.patch.length > 0, 'the device resources are injected');
+  // An oldObject on CREATE (not sent by the apiserver) does not turn it into a network change.
+  const withOld = review(request(p, { oldObject: p }), context(nads));
+  t.same(withOld, created);
+  // An UPDATE without an oldObject is judged like a new pod but never patched.
+  const update = review(request(p, { operation: 'UPDATE' }), context(nads));
+  t.same(update, { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], claims: [] });
+  // No networks: a networkClaims annotation alone plans nothing.
+  const claimsOnly = pod({ annotations: { 'netattach.io/networkClaims': 'sriov-a=c' } });
+  t.same(review(request(claimsOnly), context(nads)), { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], claims: [] });
+});
+
+t.test('a bug in a lookup becomes a 500 decision, not a thrown exception', async (t) => {
+  const broken = (): NadLookup => {
+    throw new TypeError('lookup exploded');
+  };
+  const d = review(request(pod({ networks: 'sriov-a' })), context(broken));
+  t.equal(d.allowed, false);
+  t.equal(d.code, 500);
+  t.same(rendered(d), ['request: Internal error: netattach failed to review the request (TypeError: lookup exploded)']);
+  t.same(d.patch, []);
+});
+
+t.test('a Pod request without an object is named as such', async (t) => {
+  t.same(rendered(review(request(null), context(nads))), ['object: Required value: the request carries no pod']);
+});

@@ -123,3 +123,40 @@ t.test('unrelated resources are allowed without a patch', async (t) => {
   t.ok(d.allowed);
   t.same(d.patch, []);
 });
+
+t.test('template requests the core refuses or skips', async (t) => {
+  const deploy = KINDS[0]!;
+  const base = workloadRequest(deploy, 'nope');
+  const none = review({ ...base, object: null }, context(nads));
+  t.equal(none.code, 422);
+  t.same(none.errors.map(renderError), ['object: Required value: the request carries no object']);
+  const deleted = review({ ...base, operation: 'DELETE', object: null, oldObject: base.object }, context(nads));
+  t.same(deleted, { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], claims: [] });
+  // Being deleted and changing the networks: still allowed (only finalizers are expected to change).
+  const r = workloadRequest(deploy, 'nope', { operation: 'UPDATE', old: 'sriov-a' });
+  (r.object as { metadata: Record<string, unknown> }).metadata['deletionTimestamp'] = '2024-01-01T00:00:00Z';
+  t.same(review(r, context(nads)), { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], claims: [] });
+  // An oldObject on CREATE (not sent by the apiserver) does not make the check warn-only.
+  const created = review(workloadRequest(deploy, 'nope', { old: 'nope' }), context(nads));
+  t.equal(created.code, 403);
+  t.same(created.errors.map(renderError), [`spec.template.metadata.annotations[${NETWORKS}][0]: Not found: "apps/nope": no such NetworkAttachmentDefinition`]);
+});
+
+t.test('template UPDATE: device-plan errors of an unchanged template only warn', async (t) => {
+  const deploy = KINDS[0]!;
+  const withClaims = (r: AdmissionRequest) => {
+    for (const o of [r.object, r.oldObject]) {
+      if (o) ((o as { spec: { template: { metadata: { annotations: Record<string, string> } } } }).spec.template.metadata.annotations)['netattach.io/networkClaims'] = 'sriov-a=c';
+    }
+    return r;
+  };
+  const unchanged = review(withClaims(workloadRequest(deploy, 'sriov-a', { operation: 'UPDATE', old: 'sriov-a' })), context(nads));
+  t.ok(unchanged.allowed);
+  t.same(unchanged.errors, []);
+  const missing = `spec.template.metadata.annotations[netattach.io/networkClaims]: Not found: "c": apps/sriov-a is said to use pod claim "c", but spec.resourceClaims has no entry of that name: the network would get no device`;
+  t.equal(unchanged.warnings.length, 1);
+  t.ok(missing.startsWith(warningLines(unchanged)[0]!.replace(/\.\.\.$/, '')), String(warningLines(unchanged)[0]));
+  const created = review(withClaims(workloadRequest(deploy, 'sriov-a')), context(nads));
+  t.equal(created.code, 422);
+  t.same(created.errors.map(renderError), [missing]);
+});
