@@ -65,3 +65,65 @@ t.test('lists every problem at once and never echoes a whole object', async (t) 
   }
   t.notMatch(r.error, /hunter2/);
 });
+
+t.test('accepts every operation and the optional fields when absent, null or empty', async (t) => {
+  type Req = ReturnType<typeof good>['request'];
+  const cases: Array<[string, (r: Req) => Record<string, unknown>]> = [
+    ...['CREATE', 'UPDATE', 'DELETE', 'CONNECT'].map((operation): [string, (r: Req) => Record<string, unknown>] => [operation, (r) => ({ ...r, operation })]),
+    ['requestKind and requestResource', (r) => ({
+      ...r,
+      requestKind: { group: 'apps', version: 'v1', kind: 'Deployment' },
+      requestResource: { group: 'apps', version: 'v1', resource: 'deployments' },
+    })],
+    ['requestKind and requestResource null', (r) => ({ ...r, requestKind: null, requestResource: null })],
+    ['name and namespace empty', (r) => ({ ...r, name: '', namespace: '' })],
+    ['name and namespace null', (r) => ({ ...r, name: null, namespace: null })],
+    ['groups absent', (r) => ({ ...r, userInfo: { username: 'admin', uid: 'u1' } })],
+    ['groups null', (r) => ({ ...r, userInfo: { username: 'admin', groups: null } })],
+    ['object and oldObject absent', ({ object: _o, oldObject: _p, ...r }) => r],
+    ['object and oldObject null', (r) => ({ ...r, object: null, oldObject: null })],
+    ['dryRun absent', ({ dryRun: _d, ...r }) => r],
+    ['dryRun null', (r) => ({ ...r, dryRun: null })],
+    ['dryRun true', (r) => ({ ...r, dryRun: true })],
+  ];
+  for (const [name, make] of cases) {
+    const r = decodeReview({ ...good(), request: make(good().request) });
+    t.ok(r.ok, name);
+    if (!r.ok) t.fail(r.error);
+  }
+});
+
+t.test('renders each problem exactly, with the type of a bad value in place of the value', async (t) => {
+  type Req = ReturnType<typeof good>['request'];
+  const cases: Array<[string, (r: Req) => Record<string, unknown>, string]> = [
+    ['uid null', (r) => ({ ...r, uid: null }), 'request.uid: Required value'],
+    ['name number', (r) => ({ ...r, name: 5 }), 'request.name: Invalid value: "5": must be a string'],
+    ['namespace boolean', (r) => ({ ...r, namespace: true }), 'request.namespace: Invalid value: "true": must be a string'],
+    ['kind null', (r) => ({ ...r, kind: null }), 'request.kind: Required value'],
+    ['kind number', (r) => ({ ...r, kind: 5 }), 'request.kind: Invalid value: "5": must be an object'],
+    ['kind.group number', (r) => ({ ...r, kind: { group: 5, version: 'v1', kind: 'Pod' } }), 'request.kind.group: Invalid value: "5": must be a non-empty string'],
+    ['kind.kind empty', (r) => ({ ...r, kind: { group: '', version: 'v1', kind: '' } }), 'request.kind.kind: Invalid value: "": must be a non-empty string'],
+    ['requestKind.kind empty', (r) => ({ ...r, requestKind: { version: 'v1', kind: '' } }), 'request.requestKind.kind: Invalid value: "": must be a non-empty string'],
+    ['requestResource.resource missing', (r) => ({ ...r, requestResource: { group: 'apps', version: 'v1' } }), 'request.requestResource.resource: Required value'],
+    ['operation missing', (r) => ({ ...r, operation: undefined }), 'request.operation: Required value'],
+    ['operation unsupported', (r) => ({ ...r, operation: 'PATCH' }),
+      'request.operation: Unsupported value: "PATCH": supported values: "CREATE", "UPDATE", "DELETE", "CONNECT"'],
+    ['userInfo null', (r) => ({ ...r, userInfo: null }), 'request.userInfo: Invalid value: "null": must be an object'],
+    ['userInfo number', (r) => ({ ...r, userInfo: 5 }), 'request.userInfo: Invalid value: "5": must be an object'],
+    ['username object', (r) => ({ ...r, userInfo: { username: {} } }), 'request.userInfo.username: Invalid value: "object": must be a string'],
+    ['userInfo.uid number', (r) => ({ ...r, userInfo: { uid: 5 } }), 'request.userInfo.uid: Invalid value: "5": must be a string'],
+    ['groups with one non-string', (r) => ({ ...r, userInfo: { groups: ['a', 1] } }), 'request.userInfo.groups: Invalid value: "array": must be a list of strings'],
+    ['groups object', (r) => ({ ...r, userInfo: { groups: {} } }), 'request.userInfo.groups: Invalid value: "object": must be a list of strings'],
+    ['oldObject string', (r) => ({ ...r, oldObject: 'x' }), 'request.oldObject: Invalid value: "x": must be an object or null'],
+    ['object string of 40 chars', (r) => ({ ...r, object: 'x'.repeat(40) }), `request.object: Invalid value: "${'x'.repeat(40)}": must be an object or null`],
+    ['object string of 41 chars', (r) => ({ ...r, object: 'x'.repeat(41) }), 'request.object: Invalid value: "string(41 chars)": must be an object or null'],
+    ['dryRun number', (r) => ({ ...r, dryRun: 0 }), 'request.dryRun: Invalid value: "0": must be a boolean'],
+  ];
+  for (const [name, make, want] of cases) {
+    const r = decodeReview({ ...good(), request: make(good().request) });
+    t.notOk(r.ok, name);
+    if (!r.ok) t.equal(r.error, want, name);
+  }
+  const kind = decodeReview({ ...good(), kind: 'Pod' });
+  t.equal(kind.ok ? '' : kind.error, 'kind: Unsupported value: "Pod": supported values: "AdmissionReview"');
+});
