@@ -1,14 +1,23 @@
 import t from 'tap';
-import { forbidden, invalid, notFound } from '../../src/field/index.js';
+import { forbidden, internal, invalid, notFound } from '../../src/field/index.js';
 import {
+  denialMessage,
+  ENFORCEMENT_MODES,
   limitWarnings,
   MAX_LISTED_ERRORS,
   MAX_WARNING_LENGTH,
   MAX_WARNINGS_TOTAL,
+  OBSERVE_NOTE,
+  observed,
   renderWarning,
   toResponse,
+  type AdmissionRequest,
   type Decision,
 } from '../../src/admission/index.js';
+import { internalError } from '../../src/admission/decision.js';
+import { namespaceOf } from '../../src/admission/namespace.js';
+import { POD_LOCATION } from '../../src/admission/object.js';
+import { NAD_GROUP, NAD_RESOURCE, targetOf } from '../../src/admission/target.js';
 
 const decision = (over: Partial<Decision> = {}): Decision => ({
   allowed: true,
@@ -56,7 +65,10 @@ t.test('a patch travels only from mutate, only when allowed and non-empty, base6
 });
 
 t.test('denials carry code, reason and a field-error message', async (t) => {
+  // 400 and an unknown code are not in Decision['code'], but the table answers them anyway.
   const cases: Array<[Decision['code'], string]> = [
+    [400 as Decision['code'], 'BadRequest'],
+    [409 as Decision['code'], 'Forbidden'],
     [403, 'Forbidden'],
     [422, 'Invalid'],
     [500, 'InternalError'],
@@ -77,6 +89,107 @@ t.test('several errors: one per line with a count; many are summarized', async (
   t.match(msg, /^50 errors:\n/);
   t.equal(msg.split('\n').length, 1 + MAX_LISTED_ERRORS + 1);
   t.match(msg, /- and 30 more$/);
+});
+
+t.test('denial messages: none, exactly the listed maximum, one over it', async (t) => {
+  t.equal(denialMessage([]), 'denied');
+  t.same(toResponse('admission.k8s.io/v1', 'u', decision({ allowed: false, errors: [] }), 'validate').response?.status, { code: 403, reason: 'Forbidden', message: 'denied' });
+  const errs = (n: number) => Array.from({ length: n }, (_, i) => forbidden(`f${i}`, 'no'));
+  const lines = (n: number) => Array.from({ length: n }, (_, i) => `- f${i}: Forbidden: no`);
+  t.equal(denialMessage(errs(MAX_LISTED_ERRORS)), `${MAX_LISTED_ERRORS} errors:\n${lines(MAX_LISTED_ERRORS).join('\n')}`, 'no "and 0 more"');
+  t.equal(denialMessage(errs(MAX_LISTED_ERRORS + 1)), `${MAX_LISTED_ERRORS + 1} errors:\n${[...lines(MAX_LISTED_ERRORS), '- and 1 more'].join('\n')}`);
+});
+
+t.test('internalError: a 500 denial naming the exception, cut to 200 characters, nothing else', async (t) => {
+  const empty = { warnings: [], audits: [], findings: [], patch: [], claims: [] };
+  t.strictSame(internalError(new TypeError('boom')), {
+    allowed: false,
+    code: 500,
+    errors: [internal('request', 'netattach failed to review the request (TypeError: boom)')],
+    ...empty,
+  });
+  t.strictSame(internalError('a string'), {
+    allowed: false,
+    code: 500,
+    errors: [internal('request', 'netattach failed to review the request (unknown error)')],
+    ...empty,
+  });
+  const long = internalError(new Error('x'.repeat(500))).errors[0]!.reason;
+  t.equal(long, `netattach failed to review the request (Error: ${'x'.repeat(200 - 'Error: '.length)})`);
+});
+
+t.test('observed: a denial becomes an admission with its reasons as warnings; an admission is untouched', async (t) => {
+  t.strictSame(ENFORCEMENT_MODES, ['enforce', 'observe']);
+  t.equal(OBSERVE_NOTE, 'netattach observe mode: would be denied; admitted unchanged');
+  const ok = decision({ patch: PATCH, warnings: [{ note: { path: 'p', text: 't' } }] });
+  t.equal(observed(ok), ok, 'allowed: the same decision');
+  const finding = { error: forbidden('a', 'x') } as unknown as Decision['findings'][number];
+  const claim = { mac: 'm' } as unknown as Decision['claims'][number];
+  const denied = decision({
+    allowed: false,
+    code: 422,
+    errors: [invalid('a', 'v', 'bad'), forbidden('b', 'no')],
+    warnings: [{ note: { path: 'w', text: 'earlier' } }],
+    audits: [finding],
+    findings: [finding],
+    patch: PATCH,
+    claims: [claim],
+  });
+  t.strictSame(observed(denied), {
+    allowed: true,
+    errors: [],
+    warnings: [
+      { note: { path: '', text: `${OBSERVE_NOTE} (HTTP 422)` } },
+      { field: invalid('a', 'v', 'bad') },
+      { field: forbidden('b', 'no') },
+      { note: { path: 'w', text: 'earlier' } },
+    ],
+    audits: [finding],
+    findings: [finding],
+    patch: [],
+    claims: [],
+  });
+  const noCode = observed(decision({ allowed: false, errors: [forbidden('b', 'no')] }));
+  t.strictSame(noCode.warnings[0], { note: { path: '', text: `${OBSERVE_NOTE} (HTTP 403)` } }, 'no code: 403');
+  t.equal(noCode.allowed, true);
+});
+
+const req = (group: string | undefined, resource: string, extra: Partial<AdmissionRequest> = {}): AdmissionRequest =>
+  ({ uid: 'u', operation: 'CREATE', resource: { group, version: 'v1', resource }, ...extra }) as unknown as AdmissionRequest;
+
+t.test('targetOf: by group and resource', async (t) => {
+  const spec = { keys: ['spec', 'template'], metadataPath: 'spec.template.metadata', specPath: 'spec.template.spec' };
+  const tpl = (resource: string, location = spec) => ({ kind: 'template', location, resource });
+  const cases: Array<[string | undefined, string, unknown]> = [
+    ['', 'pods', { kind: 'pod', location: POD_LOCATION }],
+    [undefined, 'pods', { kind: 'pod', location: POD_LOCATION }],
+    ['metrics.k8s.io', 'pods', { kind: 'other' }],
+    [NAD_GROUP, NAD_RESOURCE, { kind: 'nad' }],
+    [NAD_GROUP, 'pods', { kind: 'other' }],
+    [NAD_GROUP, 'deployments', { kind: 'other' }],
+    ['', NAD_RESOURCE, { kind: 'other' }],
+    ['apps', NAD_RESOURCE, { kind: 'other' }],
+    ['apps', 'deployments', tpl('deployments')],
+    ['apps', 'replicasets', tpl('replicasets')],
+    ['apps', 'statefulsets', tpl('statefulsets')],
+    ['apps', 'daemonsets', tpl('daemonsets')],
+    ['batch', 'jobs', tpl('jobs')],
+    ['batch', 'cronjobs', tpl('cronjobs', { keys: ['spec', 'jobTemplate', 'spec', 'template'], metadataPath: 'spec.jobTemplate.spec.template.metadata', specPath: 'spec.jobTemplate.spec.template.spec' })],
+    ['', 'replicationcontrollers', tpl('replicationcontrollers')],
+    ['', 'podtemplates', tpl('podtemplates', { keys: ['template'], metadataPath: 'template.metadata', specPath: 'template.spec' })],
+    ['', 'deployments', { kind: 'other' }],
+    ['', '', { kind: 'other' }],
+  ];
+  for (const [group, resource, want] of cases) t.strictSame(targetOf(req(group, resource)), want, `${group}/${resource}`);
+  t.strictSame(targetOf(req('', 'pods', { subResource: 'status' })), { kind: 'other' }, 'subresource');
+});
+
+t.test('namespaceOf: the request\'s, else the object\'s, else default', async (t) => {
+  t.equal(namespaceOf(req('', 'pods', { namespace: 'a', object: { metadata: { namespace: 'b' } } })), 'a');
+  t.equal(namespaceOf(req('', 'pods', { object: { metadata: { namespace: 'b' } } })), 'b');
+  t.equal(namespaceOf(req('', 'pods', { object: { metadata: {} } })), 'default');
+  t.equal(namespaceOf(req('', 'pods', { object: { metadata: { namespace: '' } } })), 'default');
+  t.equal(namespaceOf(req('', 'pods')), 'default');
 });
 
 t.test('each warning fits 120 characters by shortening the value, not the path', async (t) => {
