@@ -642,12 +642,14 @@ t.test('arbitrate: a lost claim denies with the settled decision and releases th
       const claims = [claimOf()];
       const decision = decisionOf({ claims, findings: [finding('p', 'allowedNetworks', 'Warn')] });
       let outcomes: ClaimOutcome[] = [];
-      const { arbiter } = fakeArbiter(async (cs) => (outcomes = cs.map((c) => ({ wanted: wantedOf(c), result: 'lost' as const, holder: { kind: 'Pod', namespace: 'ns', name: 'other' }, live: true }))));
+      // The holder in the request's namespace (none: ''), so that the message names it.
+      const { arbiter } = fakeArbiter(async (cs) => (outcomes = cs.map((c) => ({ wanted: wantedOf(c), result: 'lost' as const, holder: { kind: 'Pod', namespace: namespace ?? '', name: 'other' }, live: true }))));
       const r = rig({ arbiter, decide: () => decision });
       const body = reviewOf({ dryRun, namespace });
       const review = await answer(handleReview(body, 'validate', 1000, r.deps));
       const settled = settleClaims(decision, outcomes, namespace ?? '');
       t.equal(settled.allowed, false);
+      t.equal(settled.errors[0]!.reason, `policy "u" (uniqueAddresses): MAC ${MAC} is already used by pod ${namespace ?? ''}/other (running) on network ns/net (scope Network)`);
       t.strictSame(r.responded, [decision, settled], `dryRun ${dryRun} ns ${namespace}: answered with the settled decision`);
       t.strictSame(review.response, { uid: body.request!.uid, allowed: false, status: { code: 403, reason: 'Forbidden', message: 'metadata.annotations[net][0].mac' } });
       t.strictSame(r.released, dryRun ? [] : [claims]);
@@ -1113,4 +1115,35 @@ t.test('arbitrate, observe mode: a claim that settles allowed (Warn, unavailable
     r.lines.map((l) => l.msg),
     ['address claim could not be made; admitted', 'admitted with warnings'],
   );
+});
+
+t.test('a request without a kind: no Pod write, counted as kind other, logged without a kind', async (t) => {
+  const nads = new ScriptedNads([nadOf('ns', 'claimed', 'nic')]);
+  const { dra, asked } = scriptedDra();
+  const { arbiter, asked: claimed } = fakeArbiter(() => undefined);
+  const r = rig({ nads, dra, arbiter, refs: [{ namespace: 'ns', name: 'claimed' }], decide: () => decisionOf({ allowed: false, code: 403, errors: [fieldError('x', 'no')], claims: [claimOf()] }) });
+  const denied = reviewOf({ kind: undefined as unknown as AdmissionRequest['kind'] });
+  const out = handleReview(denied, 'validate', 1000, r.deps);
+  t.equal(isPromise(out), false, 'no template read');
+  await answer(out);
+  t.strictSame(r.calls, [['nadLookups', { outcome: 'hit' }, 1], reviewsCall('validate', 'denied', 'CREATE', 'other'), ['denials', { reason: 'validation' }, 1]]);
+  t.strictSame(r.lines, [{ level: 30, uid: denied.request!.uid, endpoint: 'validate', namespace: 'ns', name: 'p', operation: 'CREATE', rules: [], reasons: ['x: Invalid value: "v": no'], msg: 'denied' }]);
+  t.equal(r.contexts[0]!.policy, r.policy, 'not by claim');
+
+  const r2 = rig({ arbiter, decide: () => decisionOf({ claims: [claimOf()] }) });
+  const kindless = reviewOf({ kind: undefined as unknown as AdmissionRequest['kind'] });
+  t.strictSame((await answer(handleReview(kindless, 'validate', 1000, r2.deps))).response, { uid: kindless.request!.uid, allowed: true });
+  t.strictSame(r2.reserved, [], 'not reserved');
+  t.strictSame(claimed, [], 'not claimed');
+  t.strictSame(asked, []);
+});
+
+t.test('arbitrate: a lost claim with reservations that cannot release', async (t) => {
+  const claims = [claimOf()];
+  const { arbiter } = fakeArbiter(async (cs) => cs.map((c) => ({ wanted: wantedOf(c), result: 'lost' as const, holder: { kind: 'Pod', namespace: 'ns', name: 'other' }, live: true })));
+  const r = rig({ arbiter, decide: () => decisionOf({ claims }) });
+  r.deps.reservations = { reserve: () => {} };
+  const review = await answer(handleReview(reviewOf(), 'validate', 1000, r.deps));
+  t.equal(review.response!.allowed, false);
+  t.equal(review.response!.status!.code, 403, 'denied by the claim, not an internal error');
 });
