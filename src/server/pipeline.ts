@@ -68,7 +68,10 @@ async function readTemplates(refs: ReadonlyArray<{ namespace: string; name: stri
   const out = new Map<string, TemplateLookup>();
   await Promise.all(
     refs.map(async (r) => {
-      const found = await deps.dra!.lookup!(r.namespace, r.name, ms).catch((err: unknown): TemplateLookup => ({ status: 'unavailable', reason: message(err) }));
+      // A lookup that throws is a failed read like one that rejects: unavailable (503), not a 500.
+      const found = await new Promise<TemplateLookup>((resolve) => resolve(deps.dra!.lookup!(r.namespace, r.name, ms))).catch(
+        (err: unknown): TemplateLookup => ({ status: 'unavailable', reason: message(err) }),
+      );
       out.set(nadKey(r.namespace, r.name), found);
     }),
   );
@@ -79,19 +82,19 @@ export type PipelineResult = { status: 200; review: AdmissionReview } | { status
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-/** Looks a NAD up, giving up (as `unavailable`) when the budget runs out. */
+/**
+ * Looks a NAD up, giving up (as `unavailable`) when the budget runs out. A NAD in the cache is
+ * looked up too (it may go between the two calls), within the same deadline.
+ */
 async function lookupWithin(source: NadSource, namespace: string, name: string, signal: Promise<NadLookup>): Promise<[NadLookup, LookupOutcome]> {
-  if (source.get(namespace, name)) {
-    const hit = await source.lookup(namespace, name);
-    return [hit, hit.status === 'found' ? 'hit' : hit.status];
-  }
+  const cached = source.get(namespace, name) !== undefined;
   let result: NadLookup;
   try {
     result = await Promise.race([source.lookup(namespace, name), signal]);
   } catch (err) {
     result = { status: 'unavailable', reason: `lookup failed: ${message(err)}` };
   }
-  return [result, result.status === 'found' ? 'fetched' : result.status];
+  return [result, result.status !== 'found' ? result.status : cached ? 'hit' : 'fetched'];
 }
 
 /**
@@ -349,7 +352,8 @@ function who(request: AdmissionRequest, endpoint: Endpoint): Record<string, unkn
     endpoint,
     kind: request.kind?.kind,
     namespace: request.namespace,
-    name: objectName(request),
+    // Not `name`: the logger's base field `name` (netattach) would be repeated in the line.
+    objectName: objectName(request),
     operation: request.operation,
   };
 }

@@ -169,7 +169,7 @@ t.test('observe mode admits what enforce denies, warns, counts it, and the repor
   t.match(admitted.stderr, /Warning: netattach observe mode: would be denied; admitted unchanged/);
   t.match(admitted.stderr, /Warning: .*no such NetworkAttachmentDefinition/);
   t.ok(await e.netattach.metric('netattach_admission_would_deny_total', { reason: 'networkExists' }) >= 1, 'counted');
-  t.ok(e.netattach.logLines().some((l) => l['msg'] === 'would deny (observe mode); admitted' && l['name'] === 'observed'), 'logged');
+  t.ok(e.netattach.logLines().some((l) => l['msg'] === 'would deny (observe mode); admitted' && l['objectName'] === 'observed'), 'logged');
   // The policy of the first cases is still in force: the pod breaks it too.
   const r = await reportRows(NS, ['observed builtin/networkExists fail', 'observed e2e-sriov-only/allowedNetworks fail']);
   t.ok(r.results!.some((x) => /"e2e-audit\/does-not-exist": no such NetworkAttachmentDefinition/.test(x.message)));

@@ -76,7 +76,7 @@ t.test('a denial is a 200 with allowed false, the core status and no patch', asy
   t.notOk('patch' in res.json.response);
   const denied = logs.lines.filter((l) => l.msg === 'denied');
   t.equal(denied.length, 1, 'one log line per denial');
-  t.match(denied[0], { uid: review.request!.uid, kind: 'Pod', namespace: 'default', name: 'p', operation: 'CREATE', endpoint: 'mutate', rules: ['allowedNetworks'] });
+  t.match(denied[0], { uid: review.request!.uid, kind: 'Pod', namespace: 'default', objectName: 'p', operation: 'CREATE', endpoint: 'mutate', rules: ['allowedNetworks'] });
   t.match((denied[0]!.reasons as string[])[0], /^metadata\.annotations: Invalid value: "secret-value-123": denied by script$/);
   t.notOk(logs.raw.some((l) => l.includes('busybox')), 'the object itself is never logged');
 });
