@@ -76,6 +76,9 @@ t.test('guidFormatProblem: 8 bytes, colon form, not all-zero', async (t) => {
     ['02:23:45:67:89:01', 'must be 8 bytes, not 6 (colon form xx:xx:xx:xx:xx:xx:xx:xx)'],
     ['c2-11-22-33-44-55-66-77', 'must be in colon form xx:xx:xx:xx:xx:xx:xx:xx (Multus accepts the hyphen and dot forms, but ib-sriov-cni does not)'],
     ['00:00:00:00:00:00:00:00', 'the all-zero GUID is rejected by ib-sriov-cni'],
+    // Only all-zero is rejected: zero bytes elsewhere are fine.
+    ['00:00:00:00:00:00:00:01', undefined],
+    ['c2:00:22:33:44:55:66:00', undefined],
   ];
   for (const [text, problem] of cases) t.equal(guidFormatProblem(text), problem, text);
   t.equal(guidWarning('c2:11:22:33:44:55:66:77'), undefined);
