@@ -210,7 +210,12 @@ export function handleReview(body: unknown, endpoint: Endpoint, budgetMs: number
   const done = (answer: Answer): PipelineResult => finish(deps, request, apiVersion, endpoint, started, answer);
   const fail = (err: unknown): PipelineResult => done(failed(deps, request, apiVersion, endpoint, err));
   if (cached) {
-    const toRead = templatesToRead(request, cached, deps);
+    let toRead: Array<{ namespace: string; name: string }>;
+    try {
+      toRead = templatesToRead(request, cached, deps);
+    } catch (err) {
+      return fail(err);
+    }
     if (toRead.length === 0) {
       const answer = decide(deps, request, apiVersion, endpoint, cached, NO_TEMPLATES);
       return answer instanceof Promise ? answer.then(done, fail) : done(answer);

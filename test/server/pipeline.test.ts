@@ -1119,6 +1119,28 @@ t.test('a log line of the real logger carries one name (netattach) and the objec
   t.equal(line['objectName'], 'pod-a');
 });
 
+// The DRA cache failing while the templates to read are listed: the 500 of a failed review, on
+// both paths. Broken builds: `fail` returning undefined (the async path then answers nothing), or
+// templatesToRead outside the try of the cached path (handleReview throws).
+t.test('a DRA cache that throws while listing templates to read: a 500 on both paths', async (t) => {
+  const nads = new ScriptedNads([nadOf('ns', 'claimed', 'nic')]);
+  nads.origin.set('ns/remote', async () => ({ status: 'found', nad: nadOf('ns', 'remote', 'nic') }));
+  for (const name of ['claimed', 'remote']) {
+    const dra: DraSource = {
+      classesFor: () => [],
+      template: () => {
+        throw new Error('cache broken');
+      },
+      lookup: async () => ({ status: 'found' }),
+    };
+    const r = rig({ nads, dra, refs: [{ namespace: 'ns', name }] });
+    const body = reviewOf();
+    const review = await answer(handleReview(body, 'mutate', 1000, r.deps));
+    t.strictSame(review, internalErrorReview('admission.k8s.io/v1', body.request!.uid), name);
+    t.strictSame(r.lines, [{ level: 50, ...whoOf(body, 'mutate'), err: 'cache broken', msg: 'review failed; denied with code 500' }], `${name}: logged`);
+  }
+});
+
 t.test('arbitrate: one claim won and one lost is a denial, every claim released', async (t) => {
   const claims = [claimOf(), claimOf({ value: '02:00:00:00:00:02' })];
   const decision = decisionOf({ claims });
