@@ -200,22 +200,19 @@ export function handleReview(body: unknown, endpoint: Endpoint, budgetMs: number
   const request = decoded.review.request!;
   let unique: Map<string, { namespace: string; name: string }>;
   let cached: Map<string, NadLookup> | undefined;
+  let toRead: Array<{ namespace: string; name: string }> = [];
   try {
     const { nadRefs } = deps.core.plan(request, deps.config);
     unique = new Map(nadRefs.map((r) => [nadKey(r.namespace, r.name), r]));
     cached = resolveFromCache(unique, deps);
+    // In the try: the DRA cache it asks may throw like the rest.
+    if (cached) toRead = templatesToRead(request, cached, deps);
   } catch (err) {
     return finish(deps, request, apiVersion, endpoint, started, failed(deps, request, apiVersion, endpoint, err));
   }
   const done = (answer: Answer): PipelineResult => finish(deps, request, apiVersion, endpoint, started, answer);
   const fail = (err: unknown): PipelineResult => done(failed(deps, request, apiVersion, endpoint, err));
   if (cached) {
-    let toRead: Array<{ namespace: string; name: string }>;
-    try {
-      toRead = templatesToRead(request, cached, deps);
-    } catch (err) {
-      return fail(err);
-    }
     if (toRead.length === 0) {
       const answer = decide(deps, request, apiVersion, endpoint, cached, NO_TEMPLATES);
       return answer instanceof Promise ? answer.then(done, fail) : done(answer);
@@ -226,8 +223,8 @@ export function handleReview(body: unknown, endpoint: Endpoint, budgetMs: number
   }
   return resolveNads(unique, typeof budgetMs === 'function' ? budgetMs() : budgetMs, deps)
     .then(async (resolved) => {
-      const toRead = templatesToRead(request, resolved, deps);
-      const templates = toRead.length === 0 ? NO_TEMPLATES : await readTemplates(toRead, budgetMs, deps);
+      const refs = templatesToRead(request, resolved, deps);
+      const templates = refs.length === 0 ? NO_TEMPLATES : await readTemplates(refs, budgetMs, deps);
       return decide(deps, request, apiVersion, endpoint, resolved, templates);
     })
     .then(done, fail);
