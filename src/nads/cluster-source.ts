@@ -19,6 +19,8 @@ export interface ClusterNadSourceOptions {
   logger?: NadLogger;
   /** Deadline of the GET done on a cache miss (default and maximum 1000 ms). */
   lookupTimeoutMs?: number;
+  /** How long a NAD found absent is answered not-found without a GET (default MISSING_NAD_MEMORY_MS). */
+  missingNadMemoryMs?: number;
   /** Deadline of each page of the list (default 60 s). */
   listTimeoutMs?: number;
   /** Objects per list page (default 500, as client-go's reflector). */
@@ -54,7 +56,7 @@ export class ClusterNadSource implements NadSource {
   #relisted: Map<string, Nad> | undefined;
   readonly #inflight = new Map<string, Promise<NadLookup>>();
   /** NADs the API server said are absent, a few seconds; forgotten when the watch brings them. */
-  readonly #missing = new LRUCache<string, true>({ max: MAX_MISSING_NADS_REMEMBERED, ttl: MISSING_NAD_MEMORY_MS });
+  readonly #missing: LRUCache<string, true>;
   /** GETs running, and lookups waiting for one of their slots (in arrival order). */
   #getsRunning = 0;
   readonly #waiting = new Set<() => void>();
@@ -65,6 +67,7 @@ export class ClusterNadSource implements NadSource {
     this.#log = options.logger ?? silentLogger;
     this.#onEvent = options.onEvent ?? (() => {});
     this.#lookupTimeoutMs = Math.min(options.lookupTimeoutMs ?? MAX_LOOKUP_TIMEOUT_MS, MAX_LOOKUP_TIMEOUT_MS);
+    this.#missing = new LRUCache<string, true>({ max: MAX_MISSING_NADS_REMEMBERED, ttl: options.missingNadMemoryMs ?? MISSING_NAD_MEMORY_MS });
     this.#listTimeoutMs = options.listTimeoutMs ?? 60_000;
     this.#listPageSize = options.listPageSize ?? 500;
     this.#backoffInitialMs = options.backoff?.initialMs ?? 500;
