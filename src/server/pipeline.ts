@@ -402,6 +402,8 @@ const withTemplates = (dra: DraView, templates: Templates): DraView => ({
   classesFor: (resource) => dra.classesFor(resource),
   template: (namespace, name) => templates.get(nadKey(namespace, name)) ?? dra.template(namespace, name),
   templateNamespaces: (name) => dra.templateNamespaces?.(name),
+  deviceClass: (name) => dra.deviceClass?.(name),
+  templateDevices: (namespace, name) => dra.templateDevices?.(namespace, name),
 });
 
 /** netattach itself failed: logged, counted, and answered with a 500 denial. */
