@@ -8,6 +8,7 @@ const ATTR = 'device.attributes["k8s.cni.cncf.io"].resourceName';
 t.test('requiredResourceNames: only a conjunction with an equality is certain', async (t) => {
   const cases: Array<[string, string[], string[] | undefined]> = [
     ['the docs example', [`device.driver == "sriov.dra.example.com" && ${ATTR} == "example.com/sriov_a"`], ['example.com/sriov_a']],
+    ['the e2e suite\'s class (`in` before the read)', [`device.driver == "d" && "resourceName" in device.attributes["k8s.cni.cncf.io"] && ${ATTR} == "example.com/c"`], ['example.com/c']],
     ['literal first, index form, single quotes', [`'example.com/a' == device.attributes['k8s.cni.cncf.io']['resourceName']`], ['example.com/a']],
     ['two selectors (ANDed)', ['device.driver == "x"', `${ATTR} == "example.com/b"`], ['example.com/b']],
     ['a disjunction says nothing', [`${ATTR} == "example.com/a" || ${ATTR} == "example.com/b"`], undefined],
