@@ -49,8 +49,13 @@ function procStatus(pid: number): { rss: number; peak: number } {
   }
 }
 
+export interface ServeOptions {
+  /** More `serve` flags, e.g. `--client-ca FILE` (test/hostile/client-auth.test.ts). */
+  extraArgs?: string[];
+}
+
 /** Starts `serve` with certificates from `netattach certs`, one NAD from a directory; resolves when both ports listen. */
-export async function startServe(): Promise<Serve> {
+export async function startServe(options: ServeOptions = {}): Promise<Serve> {
   const dir = mkdtempSync(join(tmpdir(), 'netattach-hostile-'));
   const tlsDir = join(dir, 'tls');
   const nads = join(dir, 'nads');
@@ -60,7 +65,7 @@ export async function startServe(): Promise<Serve> {
   const certs = spawnSync(process.execPath, [...nodeArgs, 'certs', '--out', tlsDir, '--service', 'netattach', '--namespace', 'netattach-system', '--san', '127.0.0.1', '--san', 'localhost'], { env, encoding: 'utf8' });
   if (certs.status !== 0) throw new Error(`netattach certs failed: ${certs.stderr}`);
   const ca = readFileSync(join(tlsDir, 'ca.crt'), 'utf8');
-  const child = spawn(process.execPath, [...nodeArgs, 'serve', '--tls-dir', tlsDir, '--nads', nads, '--port', '0', '--health-port', '0', '--host', '127.0.0.1'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, 'serve', '--tls-dir', tlsDir, '--nads', nads, '--port', '0', '--health-port', '0', '--host', '127.0.0.1', ...(options.extraArgs ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   let exited = false;
   let partial = '';
@@ -172,8 +177,8 @@ export const podReview = (networks: string): string =>
   );
 
 /** A valid review and the answer it must get: allowed, with the SR-IOV resource patched in. */
-export async function validReviewAnswered(s: Pick<Serve, 'url' | 'ca'>): Promise<{ ok: boolean; ms: number; detail: string }> {
-  const a = await post(s, '/mutate', podReview('sriov-a'));
+export async function validReviewAnswered(s: Pick<Serve, 'url' | 'ca'>, agent: https.Agent | false = false): Promise<{ ok: boolean; ms: number; detail: string }> {
+  const a = await post(s, '/mutate', podReview('sriov-a'), agent);
   const patch = a.json?.response?.patch ? Buffer.from(String(a.json.response.patch), 'base64').toString() : '';
   const ok = a.status === 200 && a.json?.response?.allowed === true && patch.includes('intel.com/sriov_a');
   return { ok, ms: a.ms, detail: ok ? 'allowed with the resource patch' : `${a.status} ${a.error ?? JSON.stringify(a.json)?.slice(0, 300)}` };
