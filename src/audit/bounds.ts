@@ -32,22 +32,46 @@ const isContinuation = (byte: number | undefined): boolean => byte !== undefined
  * reason, so both are worth more than a long key in between. Never splits a character.
  */
 export function cutBytes(text: string, maxBytes: number): string {
-  // A character is at most 3 UTF-8 bytes per UTF-16 unit: short texts need no encoding.
+  // A UTF-16 unit is at most 3 UTF-8 bytes: short texts need no counting.
   if (text.length * 3 <= maxBytes) return text;
-  const bytes = encoder.encode(text);
-  if (bytes.length <= maxBytes) return text;
+  const total = Buffer.byteLength(text, 'utf8');
+  if (total <= maxBytes) return text;
   const marker = (cut: number): string => `...(${cut} bytes cut)...`;
   // The marker's length depends on the count, which is at most the whole length.
-  const room = Math.max(0, maxBytes - marker(bytes.length).length);
+  const room = Math.max(0, maxBytes - marker(total).length);
+  // Only the ends are encoded (a unit is at least one byte): a 200 KB key costs no 200 KB copy.
+  const start = encoder.encode(text.slice(0, room));
+  const end = encoder.encode(text.slice(-room || text.length));
   let head = Math.floor(room / 2);
-  while (head > 0 && isContinuation(bytes[head])) head--;
-  let tail = bytes.length - (room - head);
-  while (tail < bytes.length && isContinuation(bytes[tail])) tail++;
-  return `${decoder.decode(bytes.subarray(0, head))}${marker(tail - head)}${decoder.decode(bytes.subarray(tail))}`;
+  while (head > 0 && isContinuation(start[head])) head--;
+  let tail = end.length - (room - head);
+  while (tail < end.length && isContinuation(end[tail])) tail++;
+  const kept = head + (end.length - tail);
+  return `${decoder.decode(start.subarray(0, head))}${marker(total - kept)}${decoder.decode(end.subarray(tail))}`;
 }
 
 /** UTF-8 bytes of a value as JSON (what it adds to a serialized report or output). */
 export const jsonBytes = (value: unknown): number => encoder.encode(JSON.stringify(value)).length;
+
+/** Items counted against both bounds as they come; once one does not fit, nothing more does. */
+export class ResultBudget {
+  private count = 0;
+  private bytes = 0;
+  private full = false;
+
+  constructor(
+    private readonly maxCount = MAX_RESULTS,
+    private readonly maxBytes = MAX_RESULTS_BYTES,
+  ) {}
+
+  /** Takes an item of `bytes` if it fits (one byte more per item: the comma between items). */
+  take(bytes: number): boolean {
+    if (this.full || this.count >= this.maxCount || this.bytes + bytes + 1 > this.maxBytes) return !(this.full = true);
+    this.count++;
+    this.bytes += bytes + 1;
+    return true;
+  }
+}
 
 /**
  * The first items that fit both bounds, in order (one that does not fit ends the list, so what
@@ -55,14 +79,10 @@ export const jsonBytes = (value: unknown): number => encoder.encode(JSON.stringi
  * were left out. `size` is called only for items considered.
  */
 export function keepWithin<T>(items: readonly T[], size: (item: T) => number, maxCount = MAX_RESULTS, maxBytes = MAX_RESULTS_BYTES): { kept: T[]; omitted: number } {
+  const budget = new ResultBudget(maxCount, maxBytes);
   const kept: T[] = [];
-  let bytes = 0;
   for (const item of items) {
-    if (kept.length >= maxCount) break;
-    // One byte more per item: the comma between items.
-    const next = bytes + size(item) + 1;
-    if (next > maxBytes) break;
-    bytes = next;
+    if (!budget.take(size(item))) break;
     kept.push(item);
   }
   return { kept, omitted: items.length - kept.length };

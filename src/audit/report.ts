@@ -51,7 +51,8 @@ export interface PolicyReportObject {
   results: ReportResultObject[];
 }
 
-const ORDER: Record<ReportResult, number> = { fail: 0, error: 1, warn: 2, skip: 3, pass: 4 };
+/** Worst first: the order of a report's results, and which findings bounds keep. */
+export const RESULT_ORDER: Readonly<Record<ReportResult, number>> = { fail: 0, error: 1, warn: 2, skip: 3, pass: 4 };
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
@@ -99,7 +100,7 @@ export function policyReport(namespace: string, audits: readonly PodAudit[], opt
   for (const { nad, findings } of nads) add({ apiVersion: NAD_API_VERSION, kind: NAD_KIND, namespace: nad.namespace, name: nad.name, ...(nad.uid ? { uid: nad.uid } : {}) }, findings);
   rows.sort(
     (a, b) =>
-      ORDER[a.finding.result] - ORDER[b.finding.result] ||
+      RESULT_ORDER[a.finding.result] - RESULT_ORDER[b.finding.result] ||
       // Pods first (as before NADs were reported), then NADs.
       cmp(a.subject.kind === 'Pod' ? '' : a.subject.kind, b.subject.kind === 'Pod' ? '' : b.subject.kind) ||
       cmp(a.subject.name, b.subject.name) ||

@@ -59,6 +59,8 @@ t.test('microTime has six fractional digits', async (t) => {
 function fakeApi(opts: { crd?: boolean } = {}) {
   const objects = new Map<string, { rv: number; body: Record<string, unknown> }>();
   const writes: string[] = [];
+  /** Every PATCH path, refused ones included. */
+  const requests: string[] = [];
   let rv = 1;
   let crd = opts.crd ?? true;
   let failApply: number | undefined;
@@ -81,6 +83,7 @@ function fakeApi(opts: { crd?: boolean } = {}) {
     async patchJson(path, body, contentType) {
       t.equal(contentType, 'application/apply-patch+yaml');
       t.match(path, /\?fieldManager=netattach&force=true$/);
+      requests.push(bare(path));
       if (failApply && path.includes('/policyreports/')) throw new KubeRequestError(failApply, 'refused');
       const key = bare(path);
       const b = body as { metadata: { resourceVersion?: string } };
@@ -96,6 +99,7 @@ function fakeApi(opts: { crd?: boolean } = {}) {
     transport,
     objects,
     writes,
+    requests,
     setCrd: (v: boolean) => void (crd = v),
     failApplyWith: (code: number | undefined) => void (failApply = code),
     report: (ns: string) => objects.get(`/apis/wgpolicyk8s.io/v1alpha2/namespaces/${ns}/policyreports/netattach`)?.body as { summary: Record<string, number>; results: Array<{ resources: Array<{ name: string }>; timestamp: { seconds: number } }> } | undefined,
@@ -233,21 +237,33 @@ t.test('never a write storm: at most maxWritesPerRound reports a round, the rest
   t.equal(reports(), 7);
 });
 
-t.test('a failed write is retried next round; the failure never throws out of a round', async (t) => {
+t.test('a failed write is retried after a growing delay; the failure never throws out of a round', async (t) => {
   const api = fakeApi();
+  let now = 1_000_000;
   const audit = auditWith([{ ns: 'a', name: 'p', networks: 'missing' }]);
-  const lease = new Lease(api.transport, { namespace: 'netattach-system', name: 'netattach-audit', identity: 'me', durationSeconds: 30 });
+  const lease = new Lease(api.transport, { namespace: 'netattach-system', name: 'netattach-audit', identity: 'me', durationSeconds: 30, now: () => now });
   await lease.acquire();
-  const pub = new ReportPublisher(api.transport, audit, { leaseNamespace: 'netattach-system', identity: 'me' });
+  const pub = new ReportPublisher(api.transport, audit, { leaseNamespace: 'netattach-system', identity: 'me', now: () => now });
+  const attempts = () => api.requests.filter((r) => r.includes('/policyreports/')).length;
   api.failApplyWith(500);
   await pub.round();
   t.ok(pub.isLeader(), 'the Lease was taken');
   t.notOk(api.report('a'));
+  t.equal(attempts(), 1);
+  t.same(pub.failingNamespaces(), ['a']);
   await pub.round();
-  t.notOk(api.report('a'), 'still failing');
+  t.equal(attempts(), 1, 'not again within the delay');
+  now += 5_000;
+  await pub.round();
+  t.equal(attempts(), 2, 'retried after one interval');
+  now += 5_000;
+  await pub.round();
+  t.equal(attempts(), 2, 'the second delay is twice the first');
   api.failApplyWith(undefined);
+  now += 5_000;
   await pub.round();
   t.ok(api.report('a'));
+  t.same(pub.failingNamespaces(), []);
 });
 
 t.test('a namespace whose only finding is a NAD gets a report; the NAD deleted empties it', async (t) => {
