@@ -5,6 +5,8 @@ import { BackgroundAudit, firstSeenOf, Lease, MAX_RESULTS, microTime, policyRepo
 import { DEFAULT_ADMISSION_CONFIG } from '../../src/admission/index.js';
 import { KubeRequestError, type KubeTransport } from '../../src/kube/index.js';
 import { AddressIndex, EMPTY_POLICY_SET, PolicyEngine } from '../../src/policy/index.js';
+import { Registry } from 'prom-client';
+import { registerAuditMetrics } from '../../src/audit/index.js';
 import { live } from './helpers.js';
 
 const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
@@ -64,6 +66,8 @@ function fakeApi(opts: { crd?: boolean } = {}) {
   let rv = 1;
   let crd = opts.crd ?? true;
   let failApply: number | undefined;
+  /** Namespaces whose report writes are refused, with the status (413: too large). */
+  const refused = new Map<string, number>();
   const bare = (path: string) => path.split('?')[0]!;
   const transport: KubeTransport = {
     async getJson(path, query) {
@@ -85,6 +89,8 @@ function fakeApi(opts: { crd?: boolean } = {}) {
       t.match(path, /\?fieldManager=netattach&force=true$/);
       requests.push(bare(path));
       if (failApply && path.includes('/policyreports/')) throw new KubeRequestError(failApply, 'refused');
+      const ns = /\/namespaces\/([^/]+)\/policyreports\//.exec(path)?.[1];
+      if (ns !== undefined && refused.has(ns)) throw new KubeRequestError(refused.get(ns)!, 'the server has rejected the request: request entity too large');
       const key = bare(path);
       const b = body as { metadata: { resourceVersion?: string } };
       const cur = objects.get(key);
@@ -102,6 +108,7 @@ function fakeApi(opts: { crd?: boolean } = {}) {
     requests,
     setCrd: (v: boolean) => void (crd = v),
     failApplyWith: (code: number | undefined) => void (failApply = code),
+    refuse: (ns: string, code: number | undefined) => void (code === undefined ? refused.delete(ns) : refused.set(ns, code)),
     report: (ns: string) => objects.get(`/apis/wgpolicyk8s.io/v1alpha2/namespaces/${ns}/policyreports/netattach`)?.body as { summary: Record<string, number>; results: Array<{ resources: Array<{ name: string }>; timestamp: { seconds: number } }> } | undefined,
     lease: () => objects.get('/apis/coordination.k8s.io/v1/namespaces/netattach-system/leases/netattach-audit')?.body as { spec: Record<string, unknown> } | undefined,
   };
@@ -264,6 +271,40 @@ t.test('a failed write is retried after a growing delay; the failure never throw
   await pub.round();
   t.ok(api.report('a'));
   t.same(pub.failingNamespaces(), []);
+});
+
+t.test('a namespace whose report is refused holds up no other namespace: logged and counted, retried later', async (t) => {
+  const api = fakeApi();
+  let now = 1_000_000;
+  const logs: string[] = [];
+  const logger = { info: (_o: object, m: string) => logs.push(m), warn: (o: object, m: string) => logs.push(`${m} ${JSON.stringify(o)}`) };
+  const registry = new Registry();
+  const metrics = registerAuditMetrics(registry);
+  const failing = async () => (await registry.getSingleMetric('netattach_audit_report_namespaces_failing')?.get())?.values[0]?.value;
+  const audit = auditWith(['a', 'b', 'c'].map((ns) => ({ ns, name: 'p', networks: 'missing' })));
+  api.refuse('a', 413);
+  const pub = new ReportPublisher(api.transport, audit, { leaseNamespace: 'netattach-system', identity: 'me', now: () => now, logger, metrics });
+  await pub.round();
+  t.notOk(api.report('a'));
+  t.ok(api.report('b'), 'a namespace after the refused one is written');
+  t.ok(api.report('c'));
+  t.equal(await failing(), 1);
+  t.match(logs.filter((l) => /failed/.test(l)), [/PolicyReport of a namespace failed.*"namespace":"a".*413/]);
+  // Later rounds: the others' changes go out while a still fails.
+  audit.upsert({ metadata: { namespace: 'b', name: 'p', uid: 'u-p', annotations: {} } });
+  audit.drain();
+  for (let i = 0; i < 5; i++) {
+    now += 5_000;
+    await pub.round();
+  }
+  t.same(api.report('b')!.results, []);
+  t.notOk(api.report('a'));
+  t.equal(logs.filter((l) => /failed/.test(l)).length, 1, 'the same refusal is logged once');
+  api.refuse('a', undefined);
+  now += 5 * 60_000;
+  await pub.round();
+  t.ok(api.report('a'), 'written once the apiserver accepts it');
+  t.equal(await failing(), 0);
 });
 
 t.test('a namespace whose only finding is a NAD gets a report; the NAD deleted empties it', async (t) => {
