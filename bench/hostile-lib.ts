@@ -49,16 +49,8 @@ function procStatus(pid: number): { rss: number; peak: number } {
   }
 }
 
-/** What a replay may change in how `serve` starts (all optional; the default is the Deployment without a cluster). */
-export interface ServeOptions {
-  /** Read NADs from a directory holding one SR-IOV NAD (default true); false: from the cluster of `--kubeconfig` in `args`. */
-  nadsDir?: boolean;
-  /** More flags for `serve`. */
-  args?: string[];
-}
-
 /** Starts `serve` with certificates from `netattach certs`, one NAD from a directory; resolves when both ports listen. */
-export async function startServe(options: ServeOptions = {}): Promise<Serve> {
+export async function startServe(): Promise<Serve> {
   const dir = mkdtempSync(join(tmpdir(), 'netattach-hostile-'));
   const tlsDir = join(dir, 'tls');
   const nads = join(dir, 'nads');
@@ -68,8 +60,7 @@ export async function startServe(options: ServeOptions = {}): Promise<Serve> {
   const certs = spawnSync(process.execPath, [...nodeArgs, 'certs', '--out', tlsDir, '--service', 'netattach', '--namespace', 'netattach-system', '--san', '127.0.0.1', '--san', 'localhost'], { env, encoding: 'utf8' });
   if (certs.status !== 0) throw new Error(`netattach certs failed: ${certs.stderr}`);
   const ca = readFileSync(join(tlsDir, 'ca.crt'), 'utf8');
-  const source = options.nadsDir === false ? [] : ['--nads', nads];
-  const child = spawn(process.execPath, [...nodeArgs, 'serve', '--tls-dir', tlsDir, ...source, '--port', '0', '--health-port', '0', '--host', '127.0.0.1', ...(options.args ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, 'serve', '--tls-dir', tlsDir, '--nads', nads, '--port', '0', '--health-port', '0', '--host', '127.0.0.1'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   let exited = false;
   let partial = '';
