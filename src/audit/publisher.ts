@@ -180,7 +180,7 @@ export class ReportPublisher {
         // A namespace deleted since: its report went with it.
         if (err instanceof KubeRequestError && err.statusCode === 404 && !this.audit.namespaces().includes(ns)) {
           this.written.delete(ns);
-          this.setFailing(ns, undefined);
+          if (this.failing.delete(ns)) this.o.metrics?.failingNamespaces(this.failing.size);
           continue;
         }
         this.setFailing(ns, err);
