@@ -24,6 +24,9 @@ export interface PublisherOptions {
   now?: () => number;
 }
 
+/** Reports read per page on taking the Lease (at most 512 KiB of results each: pages of ~10 MB). */
+const TAKEOVER_PAGE = 20;
+
 /** Longest wait before writing again the report of a namespace whose writes fail. */
 export const REPORT_RETRY_MAX_MS = 5 * 60_000;
 
@@ -136,13 +139,21 @@ export class ReportPublisher {
   /** On taking the lease: what is written now (by a previous holder) is the base for the diff. */
   private async takeOver(): Promise<void> {
     const selector = Object.entries(MANAGED_BY).map(([k, v]) => `${k}=${v}`).join(',');
-    const list = (await this.transport.getJson(`${reportsPath}/policyreports`, { labelSelector: selector })) as { items?: PolicyReportObject[] };
     this.written.clear();
-    for (const item of list.items ?? []) {
-      const ns = item.metadata?.namespace;
-      if (!ns || item.metadata.name !== REPORT_NAME) continue;
-      this.written.set(ns, { digest: reportDigest({ summary: item.summary, results: item.results ?? [], metadata: item.metadata }), firstSeen: firstSeenOf(item) });
-    }
+    // In pages: each report can be 512 KiB, and only its digest and first-seen times are kept.
+    let next: string | undefined;
+    do {
+      const page = (await this.transport.getJson(`${reportsPath}/policyreports`, { labelSelector: selector, limit: String(TAKEOVER_PAGE), ...(next ? { continue: next } : {}) })) as {
+        items?: PolicyReportObject[];
+        metadata?: { continue?: string };
+      };
+      for (const item of page.items ?? []) {
+        const ns = item.metadata?.namespace;
+        if (!ns || item.metadata.name !== REPORT_NAME) continue;
+        this.written.set(ns, { digest: reportDigest({ summary: item.summary, results: item.results ?? [], metadata: item.metadata }), firstSeen: firstSeenOf(item) });
+      }
+      next = page.metadata?.continue || undefined;
+    } while (next);
     this.audit.markChanged([...this.written.keys(), ...this.audit.namespaces()]);
   }
 

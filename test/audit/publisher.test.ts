@@ -229,6 +229,31 @@ t.test('a new leader diffs against the reports written before: no rewrite, first
   t.same(api.writes.filter((w) => w.includes('policyreports')), []);
 });
 
+t.test('a new leader reads the reports written before in pages', async (t) => {
+  const api = fakeApi();
+  const pods = Array.from({ length: 45 }, (_, i) => ({ ns: `ns${String(i).padStart(2, '0')}`, name: 'p', networks: 'missing' }));
+  const first = new ReportPublisher(api.transport, auditWith(pods), { leaseNamespace: 'netattach-system', identity: 'one', now: () => 1_000_000 });
+  await first.round();
+  await first.stop();
+  const queries: Array<Record<string, string | undefined>> = [];
+  const paged: KubeTransport = {
+    ...api.transport,
+    async getJson(path, query) {
+      if (path !== '/apis/wgpolicyk8s.io/v1alpha2/policyreports') return api.transport.getJson(path, query);
+      queries.push(query);
+      const all = ((await api.transport.getJson(path, { labelSelector: query['labelSelector'] })) as { items: unknown[] }).items;
+      const start = Number(query['continue'] ?? 0);
+      const end = start + Number(query['limit']);
+      return { items: all.slice(start, end), metadata: end < all.length ? { continue: String(end) } : {} };
+    },
+  };
+  const second = new ReportPublisher(paged, auditWith(pods), { leaseNamespace: 'netattach-system', identity: 'two', now: () => 1_001_000 });
+  api.writes.length = 0;
+  await second.round();
+  t.same(queries.map((q) => q['continue'] ?? ''), ['', '20', '40'], 'three pages of at most 20');
+  t.same(api.writes.filter((w) => w.includes('policyreports')), [], 'all 45 reports were read: nothing to rewrite');
+});
+
 t.test('never a write storm: at most maxWritesPerRound reports a round, the rest next round', async (t) => {
   const api = fakeApi();
   const pods = Array.from({ length: 7 }, (_, i) => ({ ns: `ns${i}`, name: 'p', networks: 'missing' }));
