@@ -41,17 +41,6 @@ const nad = (name: string, resourceName: string) =>
 /** A NAD object of NAMESPACE (`sriov-a`, `intel.com/sriov_a` is what valid reviews select): for a fake API server in cluster mode. */
 export const hostileNadObject = (name: string, resourceName: string): Record<string, unknown> => JSON.parse(nad(name, resourceName)) as Record<string, unknown>;
 
-export interface StartServeOptions {
-  /**
-   * Cluster mode: the text of a kubeconfig (written to a file, passed as --kubeconfig) instead of
-   * the NAD directory. The API server it names must serve the NADs (with `sriov-a`), policies and
-   * namespaces, or add `args` that turn those watches off.
-   */
-  kubeconfig?: string;
-  /** More `serve` flags. */
-  args?: string[];
-}
-
 function procStatus(pid: number): { rss: number; peak: number } {
   try {
     const text = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -62,11 +51,22 @@ function procStatus(pid: number): { rss: number; peak: number } {
   }
 }
 
+export interface ServeOptions {
+  /** More `serve` flags, e.g. `--client-ca FILE` (test/hostile/client-auth.test.ts). */
+  extraArgs?: string[];
+  /**
+   * Cluster mode: the text of a kubeconfig (written to a file, passed as --kubeconfig) instead of
+   * the NAD directory. The API server it names must serve the NADs (with `sriov-a`), policies and
+   * namespaces, or `extraArgs` must turn those watches off (test/hostile/lookups.test.ts).
+   */
+  kubeconfig?: string;
+}
+
 /**
  * Starts `serve` with certificates from `netattach certs`, one NAD from a directory (or the cluster
  * of `options.kubeconfig`); resolves when both ports listen.
  */
-export async function startServe(options: StartServeOptions = {}): Promise<Serve> {
+export async function startServe(options: ServeOptions = {}): Promise<Serve> {
   const dir = mkdtempSync(join(tmpdir(), 'netattach-hostile-'));
   const tlsDir = join(dir, 'tls');
   const nads = join(dir, 'nads');
@@ -81,7 +81,7 @@ export async function startServe(options: StartServeOptions = {}): Promise<Serve
     writeFileSync(join(dir, 'kubeconfig'), options.kubeconfig);
     source = ['--kubeconfig', join(dir, 'kubeconfig')];
   }
-  const serveArgs = ['serve', '--tls-dir', tlsDir, ...source, '--port', '0', '--health-port', '0', '--host', '127.0.0.1', ...(options.args ?? [])];
+  const serveArgs = ['serve', '--tls-dir', tlsDir, ...source, '--port', '0', '--health-port', '0', '--host', '127.0.0.1', ...(options.extraArgs ?? [])];
   const child = spawn(process.execPath, [...nodeArgs, ...serveArgs], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   let exited = false;
@@ -194,8 +194,8 @@ export const podReview = (networks: string): string =>
   );
 
 /** A valid review and the answer it must get: allowed, with the SR-IOV resource patched in. */
-export async function validReviewAnswered(s: Pick<Serve, 'url' | 'ca'>): Promise<{ ok: boolean; ms: number; detail: string }> {
-  const a = await post(s, '/mutate', podReview('sriov-a'));
+export async function validReviewAnswered(s: Pick<Serve, 'url' | 'ca'>, agent: https.Agent | false = false): Promise<{ ok: boolean; ms: number; detail: string }> {
+  const a = await post(s, '/mutate', podReview('sriov-a'), agent);
   const patch = a.json?.response?.patch ? Buffer.from(String(a.json.response.patch), 'base64').toString() : '';
   const ok = a.status === 200 && a.json?.response?.allowed === true && patch.includes('intel.com/sriov_a');
   return { ok, ms: a.ms, detail: ok ? 'allowed with the resource patch' : `${a.status} ${a.error ?? JSON.stringify(a.json)?.slice(0, 300)}` };

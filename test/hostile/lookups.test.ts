@@ -21,7 +21,7 @@ t.before(async () => {
   api.setList('/api/v1/namespaces', [{ metadata: { name: NAMESPACE, labels: {} } }], '1');
   await api.listen();
   api.defaultGetBehaviour = { delayMs: 20 };
-  s = await startServe({ kubeconfig: api.kubeconfig('test-token'), args: ['--no-pod-watch', '--no-audit', '--no-dra', '--no-address-claims'] });
+  s = await startServe({ kubeconfig: api.kubeconfig('test-token'), extraArgs: ['--no-pod-watch', '--no-audit', '--no-dra', '--no-address-claims'] });
 });
 t.teardown(async () => {
   await s?.stop();
