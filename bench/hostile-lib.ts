@@ -38,6 +38,8 @@ const nad = (name: string, resourceName: string) =>
     metadata: { name, namespace: NAMESPACE, annotations: { 'k8s.v1.cni.cncf.io/resourceName': resourceName } },
     spec: { config: JSON.stringify({ cniVersion: '1.0.0', name, plugins: [{ type: 'sriov', capabilities: { mac: true, ips: true } }] }) },
   });
+/** A NAD object of NAMESPACE (`sriov-a`, `intel.com/sriov_a` is what valid reviews select): for a fake API server in cluster mode. */
+export const hostileNadObject = (name: string, resourceName: string): Record<string, unknown> => JSON.parse(nad(name, resourceName)) as Record<string, unknown>;
 
 function procStatus(pid: number): { rss: number; peak: number } {
   try {
@@ -52,9 +54,18 @@ function procStatus(pid: number): { rss: number; peak: number } {
 export interface ServeOptions {
   /** More `serve` flags, e.g. `--client-ca FILE` (test/hostile/client-auth.test.ts). */
   extraArgs?: string[];
+  /**
+   * Cluster mode: the text of a kubeconfig (written to a file, passed as --kubeconfig) instead of
+   * the NAD directory. The API server it names must serve the NADs (with `sriov-a`), policies and
+   * namespaces, or `extraArgs` must turn those watches off (test/hostile/lookups.test.ts).
+   */
+  kubeconfig?: string;
 }
 
-/** Starts `serve` with certificates from `netattach certs`, one NAD from a directory; resolves when both ports listen. */
+/**
+ * Starts `serve` with certificates from `netattach certs`, one NAD from a directory (or the cluster
+ * of `options.kubeconfig`); resolves when both ports listen.
+ */
 export async function startServe(options: ServeOptions = {}): Promise<Serve> {
   const dir = mkdtempSync(join(tmpdir(), 'netattach-hostile-'));
   const tlsDir = join(dir, 'tls');
@@ -65,7 +76,13 @@ export async function startServe(options: ServeOptions = {}): Promise<Serve> {
   const certs = spawnSync(process.execPath, [...nodeArgs, 'certs', '--out', tlsDir, '--service', 'netattach', '--namespace', 'netattach-system', '--san', '127.0.0.1', '--san', 'localhost'], { env, encoding: 'utf8' });
   if (certs.status !== 0) throw new Error(`netattach certs failed: ${certs.stderr}`);
   const ca = readFileSync(join(tlsDir, 'ca.crt'), 'utf8');
-  const child = spawn(process.execPath, [...nodeArgs, 'serve', '--tls-dir', tlsDir, '--nads', nads, '--port', '0', '--health-port', '0', '--host', '127.0.0.1', ...(options.extraArgs ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let source = ['--nads', nads];
+  if (options.kubeconfig !== undefined) {
+    writeFileSync(join(dir, 'kubeconfig'), options.kubeconfig);
+    source = ['--kubeconfig', join(dir, 'kubeconfig')];
+  }
+  const serveArgs = ['serve', '--tls-dir', tlsDir, ...source, '--port', '0', '--health-port', '0', '--host', '127.0.0.1', ...(options.extraArgs ?? [])];
+  const child = spawn(process.execPath, [...nodeArgs, ...serveArgs], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   let exited = false;
   let partial = '';
