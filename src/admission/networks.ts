@@ -47,11 +47,19 @@ export const annotationPath = (loc: PodLocation, annotation: string): string =>
 //   table of hashes of recent texts (fixed memory) tells the second sighting.
 // Results are shared: read-only.
 const MAX_CACHED_TEXT = 4096;
+/** The cache's budget: what its entries may hold in all, as estimated by `parsedSize`. */
+export const PARSED_CACHE_BYTES = 8 * 1024 * 1024;
+/**
+ * Estimated heap of a parsed annotation: its text (the key, UTF-16) plus each selection, error and
+ * warning (measured ~190 B each). Counting the text alone let `a,a,...` (2 KB of text, 1,000
+ * selections, ~190 KB parsed) fill the 8 MB budget with ~180 MB: past the Deployment's heap cap.
+ */
+export const parsedSize = (value: PodNetworks, cacheKey: string): number =>
+  2 * cacheKey.length + 512 + 256 * (value.networks.length + value.errors.length + value.warnings.length);
 const parsedCache = new LRUCache<string, PodNetworks>({
   max: 4096,
-  maxSize: 8 * 1024 * 1024,
-  // The parsed form of an annotation is a few times the size of its text.
-  sizeCalculation: (_value, cacheKey) => 4 * cacheKey.length + 512,
+  maxSize: PARSED_CACHE_BYTES,
+  sizeCalculation: parsedSize,
 });
 const seenOnce = new Int32Array(4096);
 let last: { key: string; value: PodNetworks } | undefined;
