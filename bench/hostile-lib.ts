@@ -320,3 +320,29 @@ export function serverCpuMs(s: Serve): number {
 
 /** Longest stdout line, bytes. */
 export const longestLine = (s: Serve): number => s.lines.reduce((m, l) => Math.max(m, Buffer.byteLength(l)), 0);
+
+// ---- Issue 24 (answers) --------------------------------------------------------------------
+
+const outOfRange = Array.from({ length: 600 }, () => '1e400').join(',');
+/**
+ * Issue 24, finding 2: 600 numbers Go cannot read under a cni-args key of `keyLength` characters
+ * (203 KB with a 200 KB key). `run` makes each text new (parsed annotations are cached by text).
+ */
+export const longKeyAnnotation = (run: number, keyLength = 200_000): string =>
+  `[{"name":"sriov-a","x.run":${run},"cni-args":{"${'k'.repeat(keyLength)}":[${outOfRange}]}}]`;
+/** The same problems with a 1-character key and 200 KB of padding in an extension key: a normal annotation of that size. */
+export const paddedAnnotation = (run: number): string =>
+  `[{"name":"sriov-a","x.run":${run},"x.pad":"${'p'.repeat(200_000)}","cni-args":{"k":[${outOfRange}]}}]`;
+
+/** A TLS connection to the webhook port, handshake done; errors swallowed (the server may cut it). */
+export function connectTls(s: Pick<Serve, 'url' | 'ca'>): Promise<tls.TLSSocket> {
+  const u = new URL(s.url);
+  return new Promise((resolveSocket, reject) => {
+    const sock = tls.connect({ host: u.hostname, port: Number(u.port), ca: s.ca, servername: 'localhost' }, () => resolveSocket(sock));
+    sock.once('error', reject);
+  });
+}
+
+/** A raw POST of `body` to `path` (Content-Length, application/json). */
+export const rawPost = (path: string, body: string): string =>
+  `POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;

@@ -1,10 +1,17 @@
 // Structural check of an incoming AdmissionReview: enough to trust the fields the core reads.
 // The object inside is not checked here: the review reports its problems as field errors.
-import { invalid, required, renderErrors, unsupported, type FieldError } from '../field/index.js';
+import { invalid, required, renderErrors, tooLong, unsupported, type FieldError } from '../field/index.js';
 import { isObject, type JsonObject } from './object.js';
 import { ADMISSION_V1, ADMISSION_V1BETA1, type AdmissionReview } from './types.js';
 
 const VERSIONS = [ADMISSION_V1, ADMISSION_V1BETA1];
+
+/**
+ * Bytes of `request.uid`. The apiserver sends a UUID (36 characters, a fresh one per call); the
+ * response must echo it, and every log line about the review carries it, so a longer one (a forged
+ * review's 3.5 MB uid was echoed whole) is refused. 256 leaves room for any tool's own uids.
+ */
+export const MAX_UID_BYTES = 256;
 const OPERATIONS = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
 
 export type DecodeResult = { ok: true; review: AdmissionReview } | { ok: false; error: string };
@@ -31,6 +38,11 @@ function checkRequest(r: JsonObject, errors: FieldError[]): void {
     else if (opts.required && !opts.empty && v === '') errors.push(required(path));
   };
   str('uid', { required: true });
+  const uid = r['uid'];
+  // Measured in bytes only when it could be too long (a UTF-16 unit is at most 3 bytes).
+  if (typeof uid === 'string' && uid.length * 3 > MAX_UID_BYTES && (uid.length > MAX_UID_BYTES || Buffer.byteLength(uid) > MAX_UID_BYTES)) {
+    errors.push(tooLong('request.uid', typeOf(uid), MAX_UID_BYTES));
+  }
   triple(r, 'kind', ['group', 'version', 'kind'], true, errors);
   triple(r, 'resource', ['group', 'version', 'resource'], true, errors);
   triple(r, 'requestKind', ['group', 'version', 'kind'], false, errors);

@@ -4,6 +4,12 @@ import { renderError, renderValue, type FieldError } from '../field/index.js';
 
 export const MAX_WARNING_LENGTH = 120;
 export const MAX_WARNINGS_TOTAL = 4096;
+/**
+ * Warnings in one response, the summary line included. The character budget above already keeps
+ * the bytes small; this keeps a flood of tiny ones (one per MAC of a 1,000-address pod) to a list
+ * kubectl can print. Real responses carry a handful.
+ */
+export const MAX_WARNINGS = 64;
 
 const ELLIPSIS = '...';
 const VALUELESS = new Set(['Required value', 'Forbidden', 'Internal error', 'Too many']);
@@ -72,7 +78,7 @@ export function limitWarnings(warnings: readonly string[]): string[] {
     const rest = unique.length - i - 1;
     // Reserve room for the summary line unless this is the last warning.
     const reserve = rest > 0 ? summary(rest + 1).length : 0;
-    if (total + w.length + reserve > MAX_WARNINGS_TOTAL) {
+    if (total + w.length + reserve > MAX_WARNINGS_TOTAL || (rest > 0 && out.length === MAX_WARNINGS - 1)) {
       out.push(summary(unique.length - i));
       return out;
     }

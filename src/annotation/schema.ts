@@ -2,7 +2,7 @@
 // translation of its errors into Kubernetes field errors with our paths and our wording.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { loadSchema } from '../schemas/load.js';
-import { invalid, required, unsupported, type FieldError } from '../field/index.js';
+import { child, index, invalid, required, unsupported, type FieldError } from '../field/index.js';
 import { FORMATS, PORT_PROTOCOLS } from './formats.js';
 
 export const NETWORK_SELECTION_SCHEMA_FILE = 'network-selection.schema.json';
@@ -35,10 +35,11 @@ function locate(base: string, root: unknown, pointer: string): { path: string; v
   for (const raw of pointer.slice(1).split('/')) {
     const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
     if (Array.isArray(value)) {
-      path += `[${segment}]`;
+      path = index(path, Number(segment));
       value = value[Number(segment)];
     } else {
-      path += `.${segment}`;
+      // The sender's key: cut in the path like a value (src/field/path.ts).
+      path = child(path, segment);
       value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[segment] : undefined;
     }
   }
@@ -67,7 +68,7 @@ function translate(base: string, root: unknown, e: ErrorObject): FieldError {
     case 'minLength':
       return required(path, 'must not be empty');
     case 'additionalProperties':
-      return invalid(`${path}.${String(p.additionalProperty)}`, undefined, 'unknown key');
+      return invalid(child(path, String(p.additionalProperty)), undefined, 'unknown key');
     default:
       return invalid(path, value, `does not satisfy the schema rule "${e.keyword}"`);
   }

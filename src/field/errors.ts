@@ -1,5 +1,6 @@
 // Field errors in the shape and wording of k8s.io/apimachinery/pkg/util/validation/field,
 // so that kubectl users read netattach's messages the way they read the apiserver's own.
+import { cutText } from './text.js';
 
 export type FieldErrorType =
   | 'Required value'
@@ -50,8 +51,16 @@ export const tooMany = (path: string, actual: number, max: number): FieldError =
 export const notFound = (path: string, value: unknown, reason = ''): FieldError => ({ path, type: 'Not found', value, reason });
 export const internal = (path: string, reason: string): FieldError => ({ path, type: 'Internal error', reason });
 
-// Values longer than this are cut in messages: a 256 KiB annotation must not become a 256 KiB denial.
-const MAX_RENDERED_VALUE = 96;
+/**
+ * Characters of a path kept in a message. Paths are built with each key cut (path.ts), but a deep
+ * one (64 levels of long keys) still would not be short; a real one is under 200.
+ */
+export const MAX_RENDERED_PATH = 512;
+/**
+ * Characters of a reason kept in a message. Ours are under 400; a reason that quotes the sender
+ * (an item of the simple form, say) is cut.
+ */
+export const MAX_RENDERED_REASON = 1024;
 
 /** Renders a value like apimachinery does: strings quoted, numbers and booleans bare, others as JSON. */
 export function renderValue(value: unknown): string {
@@ -67,15 +76,14 @@ export function renderValue(value: unknown): string {
       text = String(value);
     }
   }
-  if (text.length > MAX_RENDERED_VALUE) text = `${text.slice(0, MAX_RENDERED_VALUE)}...(${text.length} chars)`;
-  return text;
+  return cutText(text);
 }
 
 /** `path: Type: "value": reason`, exactly as `field.Error.Error()` renders. */
 export function renderError(e: FieldError): string {
-  let out = `${e.path}: ${e.type}`;
+  let out = `${cutText(e.path, MAX_RENDERED_PATH)}: ${e.type}`;
   if (!VALUELESS.has(e.type)) out += `: ${renderValue(e.value)}`;
-  if (e.reason) out += `: ${e.reason}`;
+  if (e.reason) out += `: ${cutText(e.reason, MAX_RENDERED_REASON)}`;
   return out;
 }
 

@@ -14,3 +14,5 @@ export {
   renderErrors,
 } from './errors.js';
 export { child, index, key } from './path.js';
+export { MAX_RENDERED_PATH, MAX_RENDERED_REASON } from './errors.js';
+export { MAX_RENDERED_TEXT, cutText, cutBytes } from './text.js';

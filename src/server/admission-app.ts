@@ -12,7 +12,7 @@ import type { Endpoint } from '../admission/types.js';
 import { handleReview, type PipelineDeps, type PipelineResult } from './pipeline.js';
 import { lookupBudgetMs } from './deadline.js';
 import { secureContextOptions, type TlsMaterial } from './tls.js';
-import { containersFor, DEFAULT_INFLIGHT_BODY_BYTES, InflightBodies, jsonShapeProblem, MAX_BODY_DEPTH } from './body.js';
+import { containersFor, DEFAULT_ANSWER_DRAIN_MS, DEFAULT_INFLIGHT_BYTES, InflightBytes, jsonShapeProblem, MAX_BODY_DEPTH } from './body.js';
 
 /**
  * Connection limits, sized for the kube-apiserver as the only real client: it sends a request's
@@ -32,8 +32,10 @@ export interface ConnectionLimits {
   checkIntervalMs: number;
   /** Open connections at once; more are closed on accept (an idle TLS connection costs about 44 KB). */
   maxConnections: number;
-  /** Bytes of unfinished request bodies held at once over all connections (body.ts). */
-  inflightBodyBytes: number;
+  /** Bytes of unfinished request bodies and unread answers held at once over all connections (body.ts). */
+  inflightBytes: number;
+  /** An answer its client has not taken within this is dropped with the connection (body.ts). */
+  answerDrainMs: number;
 }
 
 const FIRST_REQUEST = Symbol('netattach.firstRequest');
@@ -45,7 +47,8 @@ export const CONNECTION_LIMITS: ConnectionLimits = {
   requestTimeoutMs: 30_000,
   checkIntervalMs: 2_000,
   maxConnections: 1024,
-  inflightBodyBytes: DEFAULT_INFLIGHT_BODY_BYTES,
+  inflightBytes: DEFAULT_INFLIGHT_BYTES,
+  answerDrainMs: DEFAULT_ANSWER_DRAIN_MS,
 };
 
 export interface AdmissionAppOptions {
@@ -77,6 +80,33 @@ export const shortUrl = (url: string): string => {
 export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
   const { pipeline, logger } = options;
   const limits: ConnectionLimits = { ...CONNECTION_LIMITS, ...options.limits };
+  const inflight = new InflightBytes(limits.inflightBytes);
+  // An answer the socket could not take at once (its client does not read) is held in memory:
+  // counted in the budget with the bodies, and dropped with its connection when the budget needs
+  // room for newer ones or when it has waited answerDrainMs. Answers taken at once (every
+  // apiserver call) cost one check.
+  const holdUntilRead = (res: ServerResponse): void => {
+    res.once('prefinish', () => {
+      const socket = res.socket;
+      if (res.writableFinished || !socket || socket.writableLength === 0) return;
+      const held = inflight.start(() => socket.destroy());
+      const timer = setTimeout(() => {
+        inflight.end(held);
+        socket.destroy();
+      }, limits.answerDrainMs);
+      timer.unref();
+      const taken = () => {
+        clearTimeout(timer);
+        inflight.end(held);
+      };
+      res.once('finish', taken);
+      res.once('close', taken);
+      if (!inflight.add(held, socket.writableLength)) {
+        taken();
+        socket.destroy();
+      }
+    });
+  };
   const app = fastify<https.Server>({
     serverFactory: (handler) => {
       const server: https.Server = https.createServer(
@@ -93,6 +123,7 @@ export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
             clearTimeout(socket[FIRST_REQUEST]);
             socket[FIRST_REQUEST] = undefined;
           }
+          holdUntilRead(res);
           if (!fastPath(req, res)) handler(req, res);
         },
       );
@@ -131,7 +162,6 @@ export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
   // The body is read here, not by fastify, to count it against the in-flight budget (body.ts).
   const fastifyJson = app.getDefaultJsonParser('error', 'error');
   const shapeLimits = { maxDepth: MAX_BODY_DEPTH, maxContainers: containersFor(options.bodyLimit) };
-  const inflight = new InflightBodies(limits.inflightBodyBytes);
   const refuse = (status: number, code: string, message: string): FastifyError => {
     const err = new Error(message) as FastifyError;
     err.statusCode = status;
@@ -253,9 +283,10 @@ export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
   // budget, shape, prototype poisoning), and errors get the same status, body, metric and log
   // line as through fastify. Anything else (other paths or methods, other content types, chunked
   // bodies, 100-continue) goes to fastify.
-  const send = (res: ServerResponse, status: number, payload: unknown): void => {
+  const send = (res: ServerResponse, status: number, payload: unknown, close = false): void => {
     const text = JSON.stringify(payload);
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    const headers = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) };
+    res.writeHead(status, close ? { ...headers, connection: 'close' } : headers);
     res.end(text);
   };
   function fastPath(req: IncomingMessage, res: ServerResponse): boolean {
@@ -267,12 +298,15 @@ export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
     const path = q === -1 ? url : url.slice(0, q);
     const endpoint: Endpoint | undefined = path === '/mutate' ? 'mutate' : path === '/validate' ? 'validate' : undefined;
     if (endpoint === undefined) return false;
-    const fail = (err: unknown): void => {
+    const fail = (err: unknown, close = false): void => {
       const { status, body } = failure(err as FastifyError, path, url);
-      if (!res.headersSent && !res.destroyed) send(res, status, body);
+      if (!res.headersSent && !res.destroyed) send(res, status, body, close);
     };
     readJson(req, req, (err, body) => {
-      if (err) return fail(err);
+      // A body refused (too large, cut, malformed) may not have been read to its end: the
+      // connection is closed after the answer, as fastify's parser does, instead of reading the
+      // rest at the client's pace (a 413 used to keep the connection until the request timeout).
+      if (err) return fail(err, true);
       try {
         // The same route handler as through fastify, with the query parsed here.
         const query = q === -1 ? {} : querystring.parse(url.slice(q + 1));

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { decodeReview } from '../../src/admission/index.js';
+import { decodeReview, MAX_UID_BYTES } from '../../src/admission/index.js';
 
 const good = () => ({
   apiVersion: 'admission.k8s.io/v1',
@@ -126,4 +126,28 @@ t.test('renders each problem exactly, with the type of a bad value in place of t
   }
   const kind = decodeReview({ ...good(), kind: 'Pod' });
   t.equal(kind.ok ? '' : kind.error, 'kind: Unsupported value: "Pod": supported values: "AdmissionReview"');
+});
+
+t.test('request.uid: up to MAX_UID_BYTES bytes; longer is refused naming the field, without echoing it (issue 24, finding 2)', async (t) => {
+  const withUid = (uid: string) => {
+    const r = good();
+    r.request.uid = uid;
+    return r;
+  };
+  const cases: Array<[string, string, boolean]> = [
+    ['a UUID', '705ab4f5-6393-11e8-b7cc-42010a800002', true],
+    ['exactly the cap', 'u'.repeat(MAX_UID_BYTES), true],
+    ['the cap in 3-byte characters', '€'.repeat(MAX_UID_BYTES / 4), true],
+    ['one byte over', 'u'.repeat(MAX_UID_BYTES + 1), false],
+    ['over in bytes, not in characters', '€'.repeat(MAX_UID_BYTES / 2), false],
+    ['3.5 MB', 'u'.repeat(3_500_000), false],
+  ];
+  for (const [name, uid, ok] of cases) {
+    const r = decodeReview(withUid(uid));
+    t.equal(r.ok, ok, name);
+    if (!r.ok) {
+      t.match(r.error, new RegExp(`^request\\.uid: Too long: "string\\(${uid.length} chars\\)": may not be more than ${MAX_UID_BYTES} bytes$`), name);
+      t.ok(r.error.length < 200, `${name}: a short error`);
+    }
+  }
 });

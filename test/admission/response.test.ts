@@ -4,8 +4,10 @@ import {
   denialMessage,
   ENFORCEMENT_MODES,
   limitWarnings,
+  MAX_DENIAL_BYTES,
   MAX_LISTED_ERRORS,
   MAX_WARNING_LENGTH,
+  MAX_WARNINGS,
   MAX_WARNINGS_TOTAL,
   OBSERVE_NOTE,
   observed,
@@ -214,4 +216,29 @@ t.test('the response keeps warnings within the apiserver limits', async (t) => {
   t.same(limitWarnings(['Warning: a', 'a', 'b']), ['a', 'b'], 'deduplicated, no "Warning:" prefix');
   t.same(limitWarnings(['a'.repeat(500)]).map((w) => w.length), [MAX_WARNING_LENGTH]);
   t.equal(toResponse('admission.k8s.io/v1', 'u', decision(), 'mutate').response?.warnings, undefined, 'none: field omitted');
+});
+
+t.test('a denial stays within MAX_DENIAL_BYTES whatever its errors hold; the rest are counted (issue 24, finding 2)', async (t) => {
+  const long = 'k'.repeat(200_000);
+  // Errors whose paths, values and reasons all carry 200 KB of the sender's text.
+  const errors = Array.from({ length: 100 }, (_, i) => invalid(`x.${long}[${i}]`, long, `bad ${'€'.repeat(100_000)}`));
+  const msg = toResponse('admission.k8s.io/v1', 'u', decision({ allowed: false, code: 403, errors }), 'mutate').response!.status!.message!;
+  t.ok(Buffer.byteLength(msg) <= MAX_DENIAL_BYTES, `${Buffer.byteLength(msg)} bytes`);
+  t.match(msg, /^100 errors:\n- x\.k+/);
+  const listed = msg.split('\n').filter((l) => l.startsWith('- x.')).length;
+  t.ok(listed >= 3, `${listed} listed`);
+  t.match(msg, new RegExp(`\\n- and ${100 - listed} more$`), 'the rest counted');
+  const one = denialMessage([invalid('x', 'v', 'y'.repeat(100_000))]);
+  t.ok(Buffer.byteLength(one) <= MAX_DENIAL_BYTES, 'one error alone too');
+  // Twenty real errors are listed whole.
+  const real = Array.from({ length: 20 }, (_, i) => invalid(`metadata.annotations[k8s.v1.cni.cncf.io/networks][${i}].mac`, 'zz:zz', 'must be a MAC address: six bytes in hexadecimal separated by colons'));
+  t.equal(denialMessage(real).split('\n').length, 21);
+});
+
+t.test('at most MAX_WARNINGS warnings, the last one counting the rest', async (t) => {
+  const tiny = Array.from({ length: 1000 }, (_, i) => `w${i}`);
+  const out = limitWarnings(tiny);
+  t.equal(out.length, MAX_WARNINGS);
+  t.equal(out.at(-1), `and ${1000 - MAX_WARNINGS + 1} more warnings (not shown: too many)`);
+  t.same(limitWarnings(tiny.slice(0, MAX_WARNINGS)), tiny.slice(0, MAX_WARNINGS), 'exactly the maximum: no summary');
 });
