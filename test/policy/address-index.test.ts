@@ -1,6 +1,7 @@
 import t from 'tap';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AddressIndex, PolicyEngine, policySet, type AddressClaim } from '../../src/policy/index.js';
+import { Registry } from 'prom-client';
+import { AddressIndex, PolicyEngine, policySet, registerPolicyMetrics, type AddressClaim } from '../../src/policy/index.js';
 import { RESERVATION_LIMITS } from '../../src/policy/address-index.js';
 import { MAX_ARBITRATED_ADDRESSES_PER_POD } from '../../src/policy/limits.js';
 import { ANNOTATION_PATH, input, policies, policyYaml } from './helpers.js';
@@ -354,4 +355,19 @@ t.test('the engine reserves and claims at most the per-pod bound, judges the res
   t.same(unique.evaluate(input(atBound)).findings, [], 'at the bound: nothing to say');
   const other = new PolicyEngine({ policies: policySet(policies(policyYaml('m', 'rules:\n  maxAttachments: {action: Warn, max: 1000}'))), index: new AddressIndex() });
   t.same(other.evaluate(input(annotation)).findings, [], 'no uniqueness rule: nothing arbitrated, nothing to say');
+});
+
+t.test('metrics: reservations in use and reservations at each cap', async (t) => {
+  const registry = new Registry();
+  const metrics = registerPolicyMetrics(registry);
+  const i = new AddressIndex({ limits: { perNamespace: 100 } });
+  metrics.watchIndex(i);
+  t.match(await registry.metrics(), 'netattach_address_reservations_capped_total{cap="pod"} 0');
+  i.reserve(podClaims('ns', 'big', 0, RESERVATION_LIMITS.perPod + 10));
+  for (let n = 0; n < 60; n++) i.reserve(podClaims('ns', `p-${n}`, 1_000 + n, 1));
+  const text = await registry.metrics();
+  t.match(text, 'netattach_address_index_entries{entry="reservations"} 100');
+  t.match(text, 'netattach_address_reservations_capped_total{cap="pod"} 10');
+  t.match(text, 'netattach_address_reservations_capped_total{cap="namespace"} 24');
+  t.match(await registry.metrics(), 'netattach_address_reservations_capped_total{cap="namespace"} 24', 'a second scrape counts nothing twice');
 });
