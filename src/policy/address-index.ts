@@ -46,7 +46,7 @@ export interface Holder {
 export interface ReservationLimits {
   /** Addresses one `reserve` call (one pod's review) may reserve; the rest are not reserved. */
   perPod: number;
-  /** Pending pods reserving one address; the oldest gives way. */
+  /** Pending pods reserving one address (on any networks); the one reserved longest ago gives way. */
   perAddress: number;
   /** Reservations of one namespace; the namespace's oldest gives way. */
   perNamespace: number;
@@ -129,6 +129,9 @@ export const podKey = (ref: PodRef): string => (ref.name ? `${ref.namespace}/${r
 /** A reservation of the pod `key` (named: `ns/name`) or of the pod with `uid`. */
 const samePod = (r: Reservation, key: string, named: boolean, uid: string | undefined): boolean =>
   (named && r.pod === key) || (!!uid && r.uid === uid);
+/** Reservations of one pod (by uid, else by name) share this. */
+const holderId = (r: Reservation): string => r.uid ?? r.pod;
+const sameHolder = (a: Reservation, b: Reservation): boolean => (!!a.uid && a.uid === b.uid) || (!a.pod.endsWith('*') && a.pod === b.pod);
 const reservationKey = (kind: AddressKind, value: string): string => `${kind === 'mac' ? 'm' : 'g'}${value}`;
 
 export class AddressIndex implements AddressReservations {
@@ -386,10 +389,20 @@ export class AddressIndex implements AddressReservations {
   private makeRoom(r: Reservation): void {
     const now = this.now();
     const list = this.reservations.get(r.address);
-    if (list && list.length >= this.limits.perAddress) {
-      let oldest = list[0]!;
-      for (const x of list) if (x.expires < oldest.expires) oldest = x;
-      this.evict(oldest, now, 'address');
+    if (list && !list.some((x) => sameHolder(x, r))) {
+      // A new pod for this address: past `perAddress` pods, the one reserved longest ago gives way
+      // (all its networks). One pod may hold the address on many networks: it counts once.
+      const oldestOf = new Map<string, Reservation>();
+      for (const x of list) {
+        const o = oldestOf.get(holderId(x));
+        if (!o || x.expires < o.expires) oldestOf.set(holderId(x), x);
+      }
+      if (oldestOf.size >= this.limits.perAddress) {
+        let oldest: Reservation | undefined;
+        for (const x of oldestOf.values()) if (!oldest || x.expires < oldest.expires) oldest = x;
+        const id = holderId(oldest!);
+        for (const x of list.filter((x) => holderId(x) === id)) this.evict(x, now, 'address');
+      }
     }
     const inNamespace = this.reservedByNamespace.get(r.ns);
     while (inNamespace && inNamespace.size >= this.limits.perNamespace) this.evict(first(inNamespace), now, 'namespace');

@@ -190,6 +190,27 @@ t.test('per address: the newest perAddress pending pods are kept, the conflict s
   t.equal(i.conflicts('mac', '02:00:00:00:00:01', 'ns/a', 'Network', { namespace: 'ns', name: 'late', uid: 'u-late' }).length, cap, 'a new pod still sees the conflict');
 });
 
+t.test('per address: pods are counted, not networks; the pod reserved longest ago gives way on all its networks', async (t) => {
+  let now = 0;
+  const cap = RESERVATION_LIMITS.perAddress;
+  const i = new AddressIndex({ now: () => now });
+  const wide = { namespace: 'ns', name: 'wide', uid: 'u-wide' };
+  now++;
+  i.reserve(Array.from({ length: 40 }, (_, n) => claim('02:00:00:00:00:01', wide, `network:ns/net-${n}`)));
+  for (let n = 1; n < cap; n++) {
+    now++;
+    i.reserve([claim('02:00:00:00:00:01', { namespace: 'ns', name: `p-${n}`, uid: `u-p-${n}` }, 'network:ns/net-0')]);
+  }
+  t.equal(i.stats().reservations, 40 + cap - 1, `${cap} pods (one on 40 networks): all kept`);
+  t.equal(i.conflicts('mac', '02:00:00:00:00:01', 'ns/net-39', 'Network', other).length, 1, 'the wide pod still holds its last network');
+  now++;
+  i.reserve([claim('02:00:00:00:00:01', { namespace: 'ns', name: 'one-more', uid: 'u-one-more' }, 'network:ns/net-0')]);
+  t.equal(i.stats().reservations, cap, 'one pod more: the oldest pod went, with its 40 networks');
+  t.equal(i.reservationsCapped().address, 40);
+  t.equal(i.conflicts('mac', '02:00:00:00:00:01', 'ns/net-39', 'Network', other).length, 0);
+  t.equal(i.conflicts('mac', '02:00:00:00:00:01', 'ns/net-0', 'Network', other).length, cap);
+});
+
 t.test('per namespace: a namespace past its cap evicts its own oldest, never another namespace', async (t) => {
   let now = 0;
   const i = new AddressIndex({ now: () => now, limits: { perNamespace: 10, total: 1000 } });
