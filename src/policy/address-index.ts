@@ -139,7 +139,7 @@ export class AddressIndex implements AddressReservations {
   private readonly guid = new Map<string, LiveHolder | LiveHolder[]>();
   private readonly pods = new Map<string, Map<string, PodRecord>>();
   private readonly interned = new Map<string, string>();
-  /** Reservations by address (at most `perAddress` each). */
+  /** Reservations by address (of at most `perAddress` pods each, on up to `perPod` networks per pod). */
   private readonly reservations = new Map<string, Reservation[]>();
   /** The same by pod (named ones by `ns/name`, and by uid), for confirm. */
   private readonly reservedByName = new Map<string, Set<Reservation>>();
