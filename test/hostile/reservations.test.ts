@@ -36,8 +36,8 @@ t.test(`${REVIEWS} forged reviews of ${MACS} MACs: alive under the heap cap, res
   t.equal(r.unarbitratedPods, REVIEWS, `each review warned that ${MACS - MAX_ARBITRATED_ADDRESSES_PER_POD} of its addresses were not reserved`);
   t.equal(r.capped.pod, 0, 'the engine hands the index no more than the per-pod bound');
   t.ok(r.capped.namespace > 0, `${r.capped.namespace} evicted at the per-namespace cap`);
-  // The total cap is not reached here: at this machine's pace reservations expire (45 s) about as
-  // fast as they come. Both sides of it are tested in test/policy/address-index.test.ts.
+  // Whether the total cap is reached depends on the pace (reservations expire after 45 s): it was
+  // in a run taking 81 s, not in one taking 148 s. Both sides of it: test/policy/address-index.test.ts.
   t.same(r.validWrong, [], 'every valid review answered correctly');
   t.ok(r.validDuringMs.length >= 3, `${r.validDuringMs.length} valid reviews during the flood`);
   t.ok(during <= 20 * idle, `valid review during the flood: median ${during.toFixed(0)} ms <= 20x its idle median ${idle.toFixed(0)} ms`);
