@@ -60,6 +60,10 @@ export interface ServeOptions {
    * namespaces, or `extraArgs` must turn those watches off (test/hostile/lookups.test.ts).
    */
   kubeconfig?: string;
+  /** Policy documents (YAML), passed as `--policy FILE`. */
+  policy?: string;
+  /** More NAD files for the NAD directory: file name -> content. */
+  nads?: Record<string, string>;
 }
 
 /**
@@ -72,6 +76,12 @@ export async function startServe(options: ServeOptions = {}): Promise<Serve> {
   const nads = join(dir, 'nads');
   mkdirSync(nads);
   writeFileSync(join(nads, 'sriov.json'), nad('sriov-a', 'intel.com/sriov_a'));
+  for (const [file, content] of Object.entries(options.nads ?? {})) writeFileSync(join(nads, file), content);
+  const policyArgs: string[] = [];
+  if (options.policy !== undefined) {
+    writeFileSync(join(dir, 'policy.yaml'), options.policy);
+    policyArgs.push('--policy', join(dir, 'policy.yaml'));
+  }
   const env = { ...process.env, NODE_OPTIONS: PRODUCTION_NODE_OPTIONS };
   const certs = spawnSync(process.execPath, [...nodeArgs, 'certs', '--out', tlsDir, '--service', 'netattach', '--namespace', 'netattach-system', '--san', '127.0.0.1', '--san', 'localhost'], { env, encoding: 'utf8' });
   if (certs.status !== 0) throw new Error(`netattach certs failed: ${certs.stderr}`);
@@ -81,7 +91,7 @@ export async function startServe(options: ServeOptions = {}): Promise<Serve> {
     writeFileSync(join(dir, 'kubeconfig'), options.kubeconfig);
     source = ['--kubeconfig', join(dir, 'kubeconfig')];
   }
-  const serveArgs = ['serve', '--tls-dir', tlsDir, ...source, '--port', '0', '--health-port', '0', '--host', '127.0.0.1', ...(options.extraArgs ?? [])];
+  const serveArgs = ['serve', '--tls-dir', tlsDir, ...source, '--port', '0', '--health-port', '0', '--host', '127.0.0.1', ...policyArgs, ...(options.extraArgs ?? [])];
   const child = spawn(process.execPath, [...nodeArgs, ...serveArgs], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   let exited = false;
@@ -346,3 +356,199 @@ export function connectTls(s: Pick<Serve, 'url' | 'ca'>): Promise<tls.TLSSocket>
 /** A raw POST of `body` to `path` (Content-Length, application/json). */
 export const rawPost = (path: string, body: string): string =>
   `POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+
+// ---- Issue 24, finding 1: the reservation index ----------------------------------------------
+
+/** MACs unique per network: Warn in the namespace `warnNamespace` (pile-ups are admitted there), Enforce elsewhere. */
+export const reservationPolicy = (warnNamespace: string): string => `apiVersion: netattach.io/v1alpha1
+kind: NetworkAttachmentPolicy
+metadata: {name: unique-macs}
+spec:
+  namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [${warnNamespace}]}]}
+  rules: {uniqueAddresses: {action: Enforce, mac: Network}}
+---
+apiVersion: netattach.io/v1alpha1
+kind: NetworkAttachmentPolicy
+metadata: {name: warn}
+spec:
+  namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: ${warnNamespace}}}
+  rules: {uniqueAddresses: {action: Warn, mac: Network}}
+`;
+
+/** `count` NADs `mac-0`.. of a plugin with the `mac` capability and no device resource: file name -> content. */
+export const macNads = (count: number): Record<string, string> =>
+  Object.fromEntries(
+    Array.from({ length: count }, (_, n) => [
+      `mac-${n}.json`,
+      JSON.stringify({
+        apiVersion: 'k8s.cni.cncf.io/v1',
+        kind: 'NetworkAttachmentDefinition',
+        metadata: { name: `mac-${n}`, namespace: NAMESPACE },
+        spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: `mac-${n}`, plugins: [{ type: 'macvlan', master: 'eth0', capabilities: { mac: true } }] }) },
+      }),
+    ]),
+  );
+
+const macOf = (n: number): string => `02:${[24, 16, 8, 0].map((shift) => ((n >>> shift) & 0xff).toString(16).padStart(2, '0')).join(':')}:01`;
+
+/** A forged `/mutate` Pod CREATE in `namespace` named `name`: `attachments` of sriov-a (NAD namespace `hostile`) with MACs from `firstMac` on. */
+export function manyMacPod(namespace: string, name: string, firstMac: number, attachments: number, network = (_: number) => 'sriov-a'): string {
+  const networks = JSON.stringify(Array.from({ length: attachments }, (_, k) => ({ name: network(k), namespace: NAMESPACE, mac: macOf(firstMac + k) })));
+  return JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid: `forged-${namespace}-${name}`,
+      kind: { group: '', version: 'v1', kind: 'Pod' },
+      resource: { group: '', version: 'v1', resource: 'pods' },
+      name,
+      namespace,
+      operation: 'CREATE',
+      userInfo: { username: 'attacker' },
+      object: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name, namespace, uid: `uid-${namespace}-${name}`, annotations: { 'k8s.v1.cni.cncf.io/networks': networks } },
+        spec: { containers: [{ name: 'c', image: 'busybox' }] },
+      },
+      oldObject: null,
+      dryRun: false,
+    },
+  });
+}
+
+/** A sample of `netattach_…` metrics from the health port: `name{labels}` -> value. */
+export async function metricValues(s: Pick<Serve, 'healthUrl'>): Promise<Map<string, number>> {
+  const text = (await getText(`${s.healthUrl}/metrics`)).text;
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const m = /^(netattach_[^\s]+)\s+(\S+)$/.exec(line);
+    if (m) out.set(m[1]!, Number(m[2]));
+  }
+  return out;
+}
+
+const median = (xs: readonly number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+};
+
+export interface FloodResult {
+  /** Answers by HTTP status and `allowed` (`200 true`, `200 false`, `0`: no answer). */
+  answers: Record<string, number>;
+  seconds: number;
+  /** A valid review on the idle server before the flood (ms each), and during it. */
+  validIdleMs: number[];
+  validDuringMs: number[];
+  validWrong: string[];
+  peakRssMb: number;
+  /** From /metrics after the flood. */
+  reservations: number;
+  capped: { pod: number; address: number; namespace: number; total: number };
+  /** Pods warned that addresses past the per-pod bound were not reserved (uniqueAddresses.limit findings). */
+  unarbitratedPods: number;
+}
+
+/**
+ * `reviews` forged `/mutate` Pod CREATEs, each with `macs` distinct MACs, the n-th in namespace
+ * `namespace(n)`, sent as fast as they are answered over `connections` keep-alive
+ * connections; a valid review every 200 ms meanwhile.
+ */
+export async function reservationFlood(s: Serve, opts: { reviews: number; macs: number; connections: number; namespace: (n: number) => string }): Promise<FloodResult> {
+  const validIdleMs: number[] = [];
+  const validWrong: string[] = [];
+  // The apiserver keeps its connections open: so does the prober (its own connection).
+  const probe = new https.Agent({ keepAlive: true, maxSockets: 1 });
+  for (let i = 0; i < 7; i++) {
+    const v = await validReviewAnswered(s, probe);
+    if (!v.ok) validWrong.push(`idle: ${v.detail}`);
+    validIdleMs.push(v.ms);
+  }
+  const agent = new https.Agent({ keepAlive: true, maxSockets: opts.connections });
+  const answers: Record<string, number> = {};
+  let next = 0;
+  let peak = 0;
+  const sampler = setInterval(() => (peak = Math.max(peak, s.rssMb().rss)), 100);
+  const started = performance.now();
+  let flooding = true;
+  const validDuringMs: number[] = [];
+  const prober = (async () => {
+    while (flooding) {
+      await sleep(200);
+      const v = await validReviewAnswered(s, probe);
+      if (!v.ok) validWrong.push(`during: ${v.detail}`);
+      validDuringMs.push(v.ms);
+    }
+  })();
+  await Promise.all(
+    Array.from({ length: opts.connections }, async () => {
+      while (next < opts.reviews && !s.exited()) {
+        const n = next++;
+        const a = await post(s, '/mutate', manyMacPod(opts.namespace(n), `forged-${n}`, n * opts.macs, opts.macs), agent);
+        const key = `${a.status}${a.status === 200 ? ` ${a.json?.response?.allowed}` : ''}`;
+        answers[key] = (answers[key] ?? 0) + 1;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  flooding = false;
+  await prober;
+  clearInterval(sampler);
+  agent.destroy();
+  probe.destroy();
+  peak = Math.max(peak, s.rssMb().rss);
+  const metrics = s.exited() ? new Map<string, number>() : await metricValues(s);
+  const cap = (name: string) => metrics.get(`netattach_address_reservations_capped_total{cap="${name}"}`) ?? Number.NaN;
+  const capped = { pod: cap('pod'), address: cap('address'), namespace: cap('namespace'), total: cap('total') };
+  let unarbitratedPods = 0;
+  for (const [series, value] of metrics) if (series.startsWith('netattach_policy_findings_total{') && series.includes('rule="uniqueAddresses.limit"')) unarbitratedPods += value;
+  return {
+    answers,
+    seconds,
+    validIdleMs,
+    validDuringMs,
+    validWrong,
+    peakRssMb: peak,
+    reservations: metrics.get('netattach_address_index_entries{entry="reservations"}') ?? Number.NaN,
+    capped,
+    unarbitratedPods,
+  };
+}
+
+export { median };
+
+/**
+ * The pile-up under a Warn rule: `pods` distinct pods in `namespace` (the Warn one), each asking
+ * for the same `networks` MACs, one on each NAD mac-0.., so each MAC piles up one reservation per
+ * pod; all admitted with a warning. Server CPU (ms, 10 ms ticks) per batch of `batch` pods, in order.
+ */
+export async function warnPileUp(s: Serve, opts: { namespace: string; pods: number; networks: number; batch: number; connections: number }): Promise<{ cpuMsPerBatch: number[]; warned: number; unwarned: number; denied: number; failed: number; seconds: number }> {
+  const agent = new https.Agent({ keepAlive: true, maxSockets: opts.connections });
+  const cpuMsPerBatch: number[] = [];
+  let warned = 0;
+  let unwarned = 0;
+  let denied = 0;
+  let failed = 0;
+  const started = performance.now();
+  for (let first = 0; first < opts.pods; first += opts.batch) {
+    const cpu = serverCpuMs(s);
+    let next = first;
+    const end = Math.min(opts.pods, first + opts.batch);
+    await Promise.all(
+      Array.from({ length: opts.connections }, async () => {
+        while (next < end) {
+          const n = next++;
+          const a = await post(s, '/mutate', manyMacPod(opts.namespace, `dup-${n}`, 7, opts.networks, (k) => `mac-${k}`), agent);
+          if (a.status !== 200) failed++;
+          else if (a.json?.response?.allowed !== true) denied++;
+          // Warnings are cut to 120 characters: the rule's name is what is left to recognise.
+          else if ((a.json?.response?.warnings ?? []).some((w: string) => w.includes('(uniqueAddresses):'))) warned++;
+          else unwarned++;
+        }
+      }),
+    );
+    cpuMsPerBatch.push(serverCpuMs(s) - cpu);
+  }
+  agent.destroy();
+  return { cpuMsPerBatch, warned, unwarned, denied, failed, seconds: (performance.now() - started) / 1000 };
+}

@@ -1,12 +1,15 @@
 // Issue 15's attacks on `netattach serve` in its own process with the Deployment's heap cap
 // (bench/hostile-lib.ts): the figures behind the README's hostile-input rows. test/hostile/
 // asserts the same bounds with slack; this prints what was measured.
-// Run alone: npm run build && node dist/bench/main.js hostile   (about a minute)
+// Run alone: npm run build && node dist/bench/main.js hostile   (about a minute, plus two or three for the reservations)
 import type { BenchResult } from './harness.js';
 import {
   STRONG_TLS12_SUITES, WEAK_TLS12_SUITES, bigBodies, flatBody, handshake, longestLine, manyPlugins, nadReview, nestedBody, post, podReview,
   quadraticAnnotation, serverCpuMs, slowBodies, startServe, uniquePaths, validReviewAnswered,
+  macNads, median, reservationFlood, reservationPolicy, warnPileUp,
 } from './hostile-lib.js';
+import { RESERVATION_LIMITS } from '../src/policy/address-index.js';
+import { MAX_ARBITRATED_ADDRESSES_PER_POD } from '../src/policy/limits.js';
 
 export const name = 'hostile';
 
@@ -61,6 +64,23 @@ export async function run(log: (line: string) => void): Promise<BenchResult[]> {
     results.push({ name: 'NAD with 80,000 plugins / 246 KiB resourceName / 120,000-item nodeSelector', target: 'log lines < 64 KiB, no 500', met: longestLine(s) < 65536 && sel.json?.response?.status?.code !== 500, notes: `longest log line ${longestLine(s)} bytes (${s.lines.length - before} lines); nodeSelector review: code ${sel.json?.response?.status?.code} in ${fmt(sel.ms)}` });
   } finally {
     await s.stop();
+  }
+
+  // Issue 24, finding 1: forged reviews filling the reservations, on a process with a uniqueAddresses policy.
+  const unique = await startServe({ policy: reservationPolicy('flood-warn'), nads: macNads(MAX_ARBITRATED_ADDRESSES_PER_POD) });
+  try {
+    const namespace = (n: number): string => (n % 2 === 0 ? 'flood-0' : `flood-${1 + ((n >> 1) % 9)}`);
+    const r = await reservationFlood(unique, { reviews: 2_000, macs: 1_000, connections: 4, namespace });
+    const idle = median(r.validIdleMs);
+    const during = median(r.validDuringMs);
+    const alive = !unique.exited() && r.answers['200 true'] === 2_000;
+    results.push({ name: '2,000 forged reviews of 1,000 MACs (uniqueAddresses policy)', ms: during, target: `alive, <= ${RESERVATION_LIMITS.total} reservations, valid review <= 20x idle`, met: alive && r.reservations <= RESERVATION_LIMITS.total && during <= 20 * idle, notes: `answers ${JSON.stringify(r.answers)} in ${r.seconds.toFixed(1)} s; peak RSS ${r.peakRssMb.toFixed(0)} MB; ${r.reservations} reservations at the end, evicted at the caps ${JSON.stringify(r.capped)}; valid review median ${fmt(during)} during (max ${fmt(Math.max(...r.validDuringMs))}), ${fmt(idle)} idle` });
+    const w = await warnPileUp(unique, { namespace: 'flood-warn', pods: 800, networks: MAX_ARBITRATED_ADDRESSES_PER_POD, batch: 100, connections: 4 });
+    const early = w.cpuMsPerBatch[0]!;
+    const late = w.cpuMsPerBatch.at(-1)!;
+    results.push({ name: '800 pods asking for the same 64 MACs under a Warn rule', cpuMs: late, target: 'last 100 pods <= 2.5x the first 100 (server CPU)', met: late <= 2.5 * Math.max(early, 10) && w.failed + w.denied === 0, notes: `server CPU per 100 pods ${w.cpuMsPerBatch.join(', ')} ms; ${w.warned} warned in ${w.seconds.toFixed(1)} s` });
+  } finally {
+    await unique.stop();
   }
 
   // Slow bodies last, on a fresh process, so the RSS is theirs.

@@ -42,6 +42,8 @@ export interface PolicyWiringOptions {
   logger: Logger;
   /** How often expired reservations are dropped (default 60 s). */
   sweepMs?: number;
+  /** How long a reservation holds unconfirmed (default 45 s; tests). */
+  reservationTtlMs?: number;
   /** Delay before a failed watch retries (tests); doubles up to 30 s. */
   backoffMs?: number;
   /**
@@ -89,7 +91,7 @@ export async function wirePolicy(options: PolicyWiringOptions): Promise<PolicyWi
   const { logger, kubeConfig: kc } = options;
   const registry = new Registry();
   const metrics = registerPolicyMetrics(registry);
-  const index = new AddressIndex();
+  const index = new AddressIndex(options.reservationTtlMs !== undefined ? { reservationTtlMs: options.reservationTtlMs } : {});
   metrics.watchIndex(index);
   const engine = new PolicyEngine({ index });
   const readiness: Record<string, ReadinessCheck> = {};
@@ -203,11 +205,19 @@ export async function wirePolicy(options: PolicyWiringOptions): Promise<PolicyWi
   }
 
   // Reservations the watch never confirms (offline, or a create that failed later) are dropped
-  // when looked up; this drops those nobody asks about again.
+  // when looked up; this drops those nobody asks about again, and says when a cap was reached.
   let sweeper: NodeJS.Timeout | undefined;
+  let capped = index.reservationsCapped();
+  const sweep = (): void => {
+    index.sweep();
+    const now = index.reservationsCapped();
+    const since = Object.fromEntries(Object.entries(now).map(([cap, n]) => [cap, n - capped[cap as keyof typeof now]]).filter(([, n]) => n !== 0));
+    capped = now;
+    if (Object.keys(since).length > 0) logger.warn({ since, limits: index.reservationLimits(), reservations: index.stats().reservations }, 'address reservations reached their bounds (pod: addresses not reserved; address, namespace, total: oldest evicted)');
+  };
   background.push({
     name: 'reservation sweeper',
-    start: () => void (sweeper = setInterval(() => index.sweep(), options.sweepMs ?? 60_000).unref()),
+    start: () => void (sweeper = setInterval(sweep, options.sweepMs ?? 60_000).unref()),
     stop: () => clearInterval(sweeper),
   });
 

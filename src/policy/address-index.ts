@@ -3,8 +3,15 @@
 // each holder records the network it uses the address on, so one index answers both scopes
 // (Network, Cluster). Compact on purpose (100,000 pods must stay well under 100 MB): no pod
 // objects, no concatenated keys; namespaces and networks are interned.
+//
+// Reservations are state any review can add to (a forged one included), so each has a bound and
+// an owner: at most RESERVATION_LIMITS per pod, per address, per namespace and in all, the oldest
+// evicted at a cap; they are indexed by address, by pod name and uid, and by age, so reserving,
+// judging, confirming and releasing cost O(addresses of the request), and the periodic sweep (the
+// owner, src/cli/serve-policy.ts) drops the expired ones.
 import type { AddressClaim, AddressKind, AddressReservations } from './types.js';
 import type { SharingOwner } from './owner.js';
+import { MAX_ARBITRATED_ADDRESSES_PER_POD } from './limits.js';
 
 export interface PodRef {
   namespace: string;
@@ -35,10 +42,45 @@ export interface Holder {
   owner?: SharingOwner;
 }
 
+/** Bounds on the reservations (docs/security.md, "Reservations"). */
+export interface ReservationLimits {
+  /** Addresses one `reserve` call (one pod's review) may reserve; the rest are not reserved. */
+  perPod: number;
+  /** Pending pods reserving one address (on any networks); the one reserved longest ago gives way. */
+  perAddress: number;
+  /** Reservations of one namespace; the namespace's oldest gives way. */
+  perNamespace: number;
+  /** Reservations in all; the oldest gives way. */
+  total: number;
+}
+
+/**
+ * Real pods reserve a handful of addresses each, confirmed by the pod watch within about a second:
+ * - perPod: a KubeVirt VM or DPDK pod has a few NICs (limits.ts).
+ * - perAddress: one pending holder is enough to judge a conflict; more pile up only where the
+ *   conflict is admitted anyway (a Warn or Audit rule, e.g. a Deployment scaled up with a fixed
+ *   MAC). The newest 16 outlive the older ones, so the conflict keeps being seen.
+ * - perNamespace: a burst of 2,000 pods with 4 addresses each, all unconfirmed (offline, or the
+ *   watch lagging), is 8,000; a namespace flooding through the apiserver evicts only its own.
+ * - total: 50,000 reservations (~430 B each, ~22 MB of the 192 MB heap) is 1,100 per second held
+ *   for the whole 45 s, above what an apiserver creates.
+ */
+export const RESERVATION_LIMITS: Readonly<ReservationLimits> = Object.freeze({
+  perPod: MAX_ARBITRATED_ADDRESSES_PER_POD,
+  perAddress: 16,
+  perNamespace: 10_000,
+  total: 50_000,
+});
+
+/** Why reservations were dropped or not made: `pod` counts addresses not reserved, the rest evictions. */
+export type ReservationCap = 'pod' | 'address' | 'namespace' | 'total';
+
 export interface AddressIndexOptions {
   /** How long a reservation holds without the watch confirming the pod (default 45 s). */
   reservationTtlMs?: number;
   now?: () => number;
+  /** Overrides of RESERVATION_LIMITS (tests). */
+  limits?: Partial<ReservationLimits>;
 }
 
 interface PodRecord {
@@ -57,11 +99,29 @@ interface LiveHolder {
 }
 
 interface Reservation {
+  /** The address (`reservationKey`). */
+  readonly address: string;
+  /** The interned namespace. */
+  readonly ns: string;
+  /** `ns/name`, or `ns/<generateName>*` until the name is known. */
   pod: string;
   uid?: string;
-  network: string;
+  readonly network: string;
   expires: number;
   owner?: SharingOwner;
+}
+
+/** Reservations of one key (a pod, a namespace) in a set, created and dropped with the key. */
+function addTo<K>(map: Map<K, Set<Reservation>>, key: K, r: Reservation): void {
+  const set = map.get(key);
+  if (set) set.add(r);
+  else map.set(key, new Set([r]));
+}
+
+function deleteFrom<K>(map: Map<K, Set<Reservation>>, key: K, r: Reservation): void {
+  const set = map.get(key);
+  if (!set?.delete(r)) return;
+  if (set.size === 0) map.delete(key);
 }
 
 const GUID_LENGTH = 23;
@@ -69,6 +129,9 @@ export const podKey = (ref: PodRef): string => (ref.name ? `${ref.namespace}/${r
 /** A reservation of the pod `key` (named: `ns/name`) or of the pod with `uid`. */
 const samePod = (r: Reservation, key: string, named: boolean, uid: string | undefined): boolean =>
   (named && r.pod === key) || (!!uid && r.uid === uid);
+/** Reservations of one pod (by uid, else by name) share this. */
+const holderId = (r: Reservation): string => r.uid ?? r.pod;
+const sameHolder = (a: Reservation, b: Reservation): boolean => (!!a.uid && a.uid === b.uid) || (!a.pod.endsWith('*') && a.pod === b.pod);
 const reservationKey = (kind: AddressKind, value: string): string => `${kind === 'mac' ? 'm' : 'g'}${value}`;
 
 export class AddressIndex implements AddressReservations {
@@ -76,7 +139,16 @@ export class AddressIndex implements AddressReservations {
   private readonly guid = new Map<string, LiveHolder | LiveHolder[]>();
   private readonly pods = new Map<string, Map<string, PodRecord>>();
   private readonly interned = new Map<string, string>();
+  /** Reservations by address (of at most `perAddress` pods each, on up to `perPod` networks per pod). */
   private readonly reservations = new Map<string, Reservation[]>();
+  /** The same by pod (named ones by `ns/name`, and by uid), for confirm. */
+  private readonly reservedByName = new Map<string, Set<Reservation>>();
+  private readonly reservedByUid = new Map<string, Set<Reservation>>();
+  /** The same by namespace and in all, oldest first (a refreshed reservation moves to the end). */
+  private readonly reservedByNamespace = new Map<string, Set<Reservation>>();
+  private readonly reservedByAge = new Set<Reservation>();
+  private readonly limits: ReservationLimits;
+  private readonly capped: Record<ReservationCap, number> = { pod: 0, address: 0, namespace: 0, total: 0 };
   /** Live pods per sharing owner (key), for claims held by an owner. */
   private readonly ownerPods = new Map<string, number>();
   private readonly ttl: number;
@@ -87,6 +159,10 @@ export class AddressIndex implements AddressReservations {
   constructor(options: AddressIndexOptions = {}) {
     this.ttl = options.reservationTtlMs ?? 45_000;
     this.now = options.now ?? Date.now;
+    this.limits = { ...RESERVATION_LIMITS, ...options.limits };
+    for (const [name, value] of Object.entries(this.limits)) {
+      if (!Number.isInteger(value) || value < 1) throw new RangeError(`reservation limit ${name}: ${value} is not a positive integer`);
+    }
   }
 
   /** Sets what a live pod holds (replacing what it held) and confirms its reservations. */
@@ -155,26 +231,29 @@ export class AddressIndex implements AddressReservations {
    * Idempotent per pod: the same pod (same namespace/name, or same uid) reserving the same
    * address again (its validating call after its mutating one, a reinvocation, a retry) refreshes
    * its reservation and fills in what it lacked (the uid, the name), never adds a second one.
+   * Bounded (RESERVATION_LIMITS): claims past `perPod` are not reserved; at the other caps the
+   * oldest reservation (of the address, the namespace, or in all) gives way to the new one, so a
+   * flood shortens how long reservations last but never refuses a pod.
    */
   reserve(claims: readonly AddressClaim[]): void {
     const expires = this.now() + this.ttl;
-    for (const c of claims) {
+    const n = Math.min(claims.length, this.limits.perPod);
+    this.capped.pod += claims.length - n;
+    for (let i = 0; i < n; i++) {
+      const c = claims[i]!;
       const pod = podKey(c.pod);
       const network = c.scope.startsWith('network:') ? c.scope.slice(8) : '*';
-      const k = reservationKey(c.kind, c.value);
-      const list = this.reservations.get(k);
-      const own = list?.find((r) => r.network === network && samePod(r, pod, c.pod.name !== undefined, c.pod.uid));
+      const address = reservationKey(c.kind, c.value);
+      const own = this.reservations.get(address)?.find((r) => r.network === network && samePod(r, pod, c.pod.name !== undefined, c.pod.uid));
       if (own) {
-        own.expires = expires;
-        if (c.pod.uid) own.uid = c.pod.uid;
-        if (c.pod.name) own.pod = pod;
+        this.refresh(own, expires, c.pod.name ? pod : undefined, c.pod.uid);
         continue;
       }
-      const r: Reservation = { pod, network, expires };
+      const r: Reservation = { address, ns: this.intern(c.pod.namespace), pod, network: this.intern(network), expires };
       if (c.pod.uid) r.uid = c.pod.uid;
       if (c.pod.owner) r.owner = c.pod.owner;
-      if (list) list.push(r);
-      else this.reservations.set(k, [r]);
+      this.makeRoom(r);
+      this.add(r);
     }
   }
 
@@ -194,16 +273,20 @@ export class AddressIndex implements AddressReservations {
       if (pod === selfKey || !inScope(h.network) || (ownerKey !== undefined && h.pod.owner?.key === ownerKey)) continue;
       out.push(h.pod.owner ? { pod, network: h.network, owner: h.pod.owner } : { pod, network: h.network });
     }
-    const k = reservationKey(kind, value);
-    const reserved = pending ? this.reservations.get(k) : undefined;
+    const reserved = pending ? this.reservations.get(reservationKey(kind, value)) : undefined;
     if (reserved) {
       const now = this.now();
-      const alive = reserved.filter((r) => r.expires > now);
-      if (alive.length === 0) this.reservations.delete(k);
-      else if (alive.length !== reserved.length) this.reservations.set(k, alive);
-      for (const r of alive) {
+      for (const r of [...reserved]) {
+        if (r.expires <= now) {
+          this.remove(r);
+          continue;
+        }
         const same = (!!self.uid && r.uid === self.uid) || (selfKey !== undefined && r.pod === selfKey) || (ownerKey !== undefined && r.owner?.key === ownerKey);
-        if (!same && inScope(r.network)) out.push({ ...r });
+        if (same || !inScope(r.network)) continue;
+        const h: Holder = { pod: r.pod, network: r.network, expires: r.expires };
+        if (r.uid) h.uid = r.uid;
+        if (r.owner) h.owner = r.owner;
+        out.push(h);
       }
     }
     return out;
@@ -215,13 +298,11 @@ export class AddressIndex implements AddressReservations {
    */
   release(claims: readonly AddressClaim[]): void {
     for (const c of claims) {
-      const k = reservationKey(c.kind, c.value);
-      const list = this.reservations.get(k);
+      const list = this.reservations.get(reservationKey(c.kind, c.value));
       if (!list) continue;
       const network = c.scope.startsWith('network:') ? c.scope.slice(8) : '*';
-      const rest = list.filter((r) => !(r.network === network && samePod(r, podKey(c.pod), c.pod.name !== undefined, c.pod.uid)));
-      if (rest.length === 0) this.reservations.delete(k);
-      else if (rest.length !== list.length) this.reservations.set(k, rest);
+      const pod = podKey(c.pod);
+      for (const r of list.filter((r) => r.network === network && samePod(r, pod, c.pod.name !== undefined, c.pod.uid))) this.remove(r);
     }
   }
 
@@ -235,20 +316,25 @@ export class AddressIndex implements AddressReservations {
     return this.ownerPods.has(key);
   }
 
-  /** Drops expired reservations (the server may call this periodically; lookups also do). */
+  /** Drops expired reservations (the server calls this periodically; lookups also do). */
   sweep(): void {
     const now = this.now();
-    for (const [k, list] of this.reservations) {
-      const alive = list.filter((r) => r.expires > now);
-      if (alive.length === 0) this.reservations.delete(k);
-      else if (alive.length !== list.length) this.reservations.set(k, alive);
-    }
+    // Not stopping at the first live one: a clock stepped back may have put a later expiry first.
+    for (const r of this.reservedByAge) if (r.expires <= now) this.remove(r);
   }
 
   stats(): { pods: number; addresses: number; reservations: number } {
-    let reservations = 0;
-    for (const list of this.reservations.values()) reservations += list.length;
-    return { pods: this.podCount, addresses: this.mac.size + this.guid.size, reservations };
+    return { pods: this.podCount, addresses: this.mac.size + this.guid.size, reservations: this.reservedByAge.size };
+  }
+
+  /** Since start: addresses not reserved (`pod`) and live reservations evicted at each cap. */
+  reservationsCapped(): Readonly<Record<ReservationCap, number>> {
+    return { ...this.capped };
+  }
+
+  /** The bounds in force. */
+  reservationLimits(): Readonly<ReservationLimits> {
+    return this.limits;
   }
 
   private intern(s: string): string {
@@ -258,12 +344,75 @@ export class AddressIndex implements AddressReservations {
     return s;
   }
 
+  /** The pod `key` (or `uid`) is live: the watch holds its addresses now, its reservations go. */
   private confirm(key: string, uid: string | undefined): void {
-    if (this.reservations.size === 0) return;
-    for (const [k, list] of this.reservations) {
-      const rest = list.filter((r) => !(r.pod === key || (uid && r.uid === uid)));
-      if (rest.length === 0) this.reservations.delete(k);
-      else if (rest.length !== list.length) this.reservations.set(k, rest);
+    if (this.reservedByAge.size === 0) return;
+    for (const r of [...(this.reservedByName.get(key) ?? []), ...(uid ? (this.reservedByUid.get(uid) ?? []) : [])]) this.remove(r);
+  }
+
+  private add(r: Reservation): void {
+    const list = this.reservations.get(r.address);
+    if (list) list.push(r);
+    else this.reservations.set(r.address, [r]);
+    if (!r.pod.endsWith('*')) addTo(this.reservedByName, r.pod, r);
+    if (r.uid) addTo(this.reservedByUid, r.uid, r);
+    addTo(this.reservedByNamespace, r.ns, r);
+    this.reservedByAge.add(r);
+  }
+
+  private remove(r: Reservation): void {
+    if (!this.reservedByAge.delete(r)) return;
+    const list = this.reservations.get(r.address);
+    const at = list ? list.indexOf(r) : -1;
+    if (at >= 0) {
+      list!.splice(at, 1);
+      if (list!.length === 0) this.reservations.delete(r.address);
     }
+    if (!r.pod.endsWith('*')) deleteFrom(this.reservedByName, r.pod, r);
+    if (r.uid) deleteFrom(this.reservedByUid, r.uid, r);
+    deleteFrom(this.reservedByNamespace, r.ns, r);
+  }
+
+  /** A pod reserving again: a later expiry (so it moves to the end of the age order), and the name and uid it lacked. */
+  private refresh(r: Reservation, expires: number, pod: string | undefined, uid: string | undefined): void {
+    this.remove(r);
+    r.expires = expires;
+    if (pod) r.pod = pod;
+    if (uid) r.uid = uid;
+    this.add(r);
+  }
+
+  /**
+   * Makes room for `r` at each cap, the oldest first: expired reservations go without counting;
+   * a live one evicted is counted under its cap. Each step is O(1) but for the expired dropped.
+   */
+  private makeRoom(r: Reservation): void {
+    const now = this.now();
+    const list = this.reservations.get(r.address);
+    if (list && !list.some((x) => sameHolder(x, r))) {
+      // A new pod for this address: past `perAddress` pods, the one reserved longest ago gives way
+      // (all its networks). One pod may hold the address on many networks: it counts once.
+      const oldestOf = new Map<string, Reservation>();
+      for (const x of list) {
+        const o = oldestOf.get(holderId(x));
+        if (!o || x.expires < o.expires) oldestOf.set(holderId(x), x);
+      }
+      if (oldestOf.size >= this.limits.perAddress) {
+        let oldest: Reservation | undefined;
+        for (const x of oldestOf.values()) if (!oldest || x.expires < oldest.expires) oldest = x;
+        const id = holderId(oldest!);
+        for (const x of list.filter((x) => holderId(x) === id)) this.evict(x, now, 'address');
+      }
+    }
+    const inNamespace = this.reservedByNamespace.get(r.ns);
+    while (inNamespace && inNamespace.size >= this.limits.perNamespace) this.evict(first(inNamespace), now, 'namespace');
+    while (this.reservedByAge.size >= this.limits.total) this.evict(first(this.reservedByAge), now, 'total');
+  }
+
+  private evict(r: Reservation, now: number, cap: ReservationCap): void {
+    if (r.expires > now) this.capped[cap]++;
+    this.remove(r);
   }
 }
+
+const first = (set: Set<Reservation>): Reservation => set.values().next().value as Reservation;

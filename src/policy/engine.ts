@@ -11,6 +11,7 @@ import { EXEMPT_LABEL, type UniquenessScope } from './document.js';
 import type { AddressIndex, Holder } from './address-index.js';
 import * as rules from './rules.js';
 import { addressFacts, type AddressFact } from './addresses.js';
+import { MAX_ARBITRATED_ADDRESSES_PER_POD } from './limits.js';
 
 export interface PolicySet {
   /** Sorted by name: evaluation and findings are in a stable order. */
@@ -81,10 +82,14 @@ export function evaluatePolicies(set: PolicySet, input: PolicyInput, index?: Add
   const addresses = (): AddressFact[] => (facts ??= addressFacts(input.networks));
   const lookups = new Map<string, readonly Holder[]>();
   const self = { namespace: input.namespace, ...input.pod };
+  // Addresses past the per-pod bound are not reserved or claimed, so they are not judged against
+  // pods being admitted either: running pods only.
+  let unarbitrated: ReadonlySet<AddressFact> | undefined;
+  const arbitrated = (a: AddressFact): boolean => !(unarbitrated ??= new Set(addresses().slice(MAX_ARBITRATED_ADDRESSES_PER_POD))).has(a);
   const holders = (a: AddressFact, scope: UniquenessScope): readonly Holder[] => {
     const key = `${scope}${a.path}`;
     let found = lookups.get(key);
-    if (!found) lookups.set(key, (found = index?.conflicts(a.kind, a.value, a.network, scope, self, options.pendingHolders ?? true) ?? []));
+    if (!found) lookups.set(key, (found = index?.conflicts(a.kind, a.value, a.network, scope, self, (options.pendingHolders ?? true) && arbitrated(a)) ?? []));
     return found;
   };
   for (const p of applying) {
@@ -98,7 +103,10 @@ export function evaluatePolicies(set: PolicySet, input: PolicyInput, index?: Add
     if (r.interfaceNames) findings.push(...rules.interfaceNames(r.interfaceNames, ctx));
     if (r.immutableNetworks) findings.push(...rules.immutableNetworks(r.immutableNetworks, ctx));
   }
-  return { findings: [...builtin, ...findings], claims: claimsOf(input, addresses, applying, findings) };
+  const claims = claimsOf(input, addresses, applying, findings);
+  const limit = unarbitratedFinding(input, addresses, applying);
+  if (limit) findings.push(limit);
+  return { findings: [...builtin, ...findings], claims };
 }
 
 function regrade(f: Finding, applying: readonly CompiledPolicy[]): Finding {
@@ -125,12 +133,27 @@ function claimsOf(input: PolicyInput, addresses: () => AddressFact[], applying: 
   if (input.pod.generateName) pod.generateName = input.pod.generateName;
   if (input.pod.uid) pod.uid = input.pod.uid;
   if (input.pod.owner) pod.owner = input.pod.owner;
-  return addresses().map((a) => {
+  return addresses().slice(0, MAX_ARBITRATED_ADDRESSES_PER_POD).map((a) => {
     const claim: AddressClaim = { kind: a.kind, value: a.value, scope: `network:${a.network}`, pod };
     const unique = uniqueRuleOf(a, applying, findings);
     if (unique) claim.unique = unique;
     return claim;
   });
+}
+
+/**
+ * A pod with more addresses than are arbitrated (reserved here, claimed across replicas): a
+ * warning, never a denial, from the first policy whose uniqueAddresses rule judges one of the
+ * rest. Real pods have a handful; past the bound a review must not add state.
+ */
+function unarbitratedFinding(input: PolicyInput, addresses: () => AddressFact[], applying: readonly CompiledPolicy[]): Finding | undefined {
+  if (!rules.judgesUniqueness(input) || addresses().length <= MAX_ARBITRATED_ADDRESSES_PER_POD) return undefined;
+  const rest = addresses().slice(MAX_ARBITRATED_ADDRESSES_PER_POD);
+  const policy = applying.find((p) => rest.some((a) => p.rules.uniqueAddresses?.[a.kind] !== undefined));
+  if (!policy) return undefined;
+  const rule = 'uniqueAddresses.limit';
+  const reason = `policy "${policy.name}" (${rule}): ${addresses().length} addresses, only the first ${MAX_ARBITRATED_ADDRESSES_PER_POD} reserved against pods being created; the rest checked against running pods only`;
+  return { policy: policy.name, rule, action: 'Warn', error: { path: input.annotationPath, type: 'Too many', reason } };
 }
 
 /**

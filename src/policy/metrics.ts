@@ -2,7 +2,7 @@
 // registry. Findings are not counted here: the server counts them once per review, from the
 // final decision (netattach_policy_findings_total{endpoint,policy,rule,action}).
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { AddressIndex } from './address-index.js';
+import type { AddressIndex, ReservationCap } from './address-index.js';
 
 export interface PolicyMetrics {
   /** A source put a new set in force. */
@@ -36,6 +36,23 @@ export function registerPolicyMetrics(registry: Registry): PolicyMetrics {
       this.set({ entry: 'reservations' }, s.reservations);
     },
   });
+  // Counted from the index's own totals at each scrape (the index knows no registry).
+  const counted: Record<ReservationCap, number> = { pod: 0, address: 0, namespace: 0, total: 0 };
+  const capped = new Counter({
+    name: 'netattach_address_reservations_capped_total',
+    help: 'Reservations at their bounds: cap="pod" addresses of a pod past the first 64, not reserved; "address", "namespace", "total" unexpired reservations evicted (the oldest) to make room.',
+    labelNames: ['cap'] as const,
+    registers,
+    collect() {
+      if (!index) return;
+      const now = index.reservationsCapped();
+      for (const cap of Object.keys(counted) as ReservationCap[]) {
+        if (now[cap] > counted[cap]) this.inc({ cap }, now[cap] - counted[cap]);
+        counted[cap] = now[cap];
+      }
+    },
+  });
+  for (const cap of Object.keys(counted) as ReservationCap[]) capped.inc({ cap }, 0);
   return {
     loaded: (source, count) => loaded.set({ source }, count),
     invalid: (source, policy) => invalid.inc({ source, policy: policy ?? '' }),

@@ -134,6 +134,35 @@ t.test('no reservation on a denial, a dry run, the mutate call of an unnamed pod
   t.equal(index.stats().reservations, 1, 'a denied CREATE reserves nothing');
 });
 
+// Issue 24, finding 1: forged reviews with many addresses cannot grow the reservations without
+// bound, and a flood in one namespace leaves other tenants' reservations and answers alone.
+t.test('reservations bounded: 64 per pod with a warning, a flooding namespace capped, other tenants unharmed', async (t) => {
+  const { deps, index, reserved } = pipeline();
+  const guidOf = (n: number) => `00:11:22:33:${((n >> 16) & 0xff).toString(16).padStart(2, '0')}:${((n >> 8) & 0xff).toString(16).padStart(2, '0')}:${(n & 0xff).toString(16).padStart(2, '0')}:01`;
+  const many = (first: number, count: number) => JSON.stringify(Array.from({ length: count }, (_, k) => ({ name: 'ib', namespace: 'default', 'infiniband-guid': guidOf(first + k) })));
+  const send = async (review: AdmissionReview) => response(await handleReview(review, 'validate', 1000, deps));
+
+  const big = await send(podCreate({ namespace: 'flood', name: 'big', uid: 'u-big', networks: many(0, 200) }));
+  t.equal(big.allowed, true, 'never denied for having many addresses');
+  t.match(big.warnings, [/uniqueAddresses\.limit/], 'warned that the rest were not reserved');
+  t.equal(reserved.length, 64, 'the first 64 reserved');
+  t.equal(index.stats().reservations, 64);
+
+  const victim = await send(podCreate({ namespace: 'victim', name: 'v', uid: 'u-v', networks: many(900_000, 2) }));
+  t.equal(victim.allowed, true);
+  const { perNamespace } = index.reservationLimits();
+  const reviews = Math.ceil(perNamespace / 64) + 20;
+  for (let n = 1; n <= reviews; n++) {
+    const a = await send(podCreate({ namespace: 'flood', name: `forged-${n}`, uid: `u-forged-${n}`, networks: many(n * 1_000, 200) }));
+    if (!a.allowed) t.fail(`forged review ${n} denied: ${a.status?.message?.slice(0, 200)}`);
+  }
+  t.equal(index.stats().reservations, perNamespace + 2, `the flooding namespace holds its cap (${perNamespace}); the victim its 2`);
+  t.ok(index.reservationsCapped().namespace > 0, `${index.reservationsCapped().namespace} evicted in the flooding namespace`);
+  const rival = await send(podCreate({ namespace: 'victim', name: 'rival', uid: 'u-rival', networks: many(900_000, 1) }));
+  t.equal(rival.allowed, false, 'the victim\'s reservation still guards its address');
+  t.match(rival.status?.message, 'already used by pod victim/v (being created)');
+});
+
 // ---------------------------------------------------------------------------------------------
 // handleReview with scripted deps: a core whose review and response are given per test, a NAD
 // source whose cache and origin are separate maps, metrics that record every call, and a pino
