@@ -45,8 +45,11 @@ export function checkManifests(objects: readonly ManifestObject[], options: Chec
   const nads = nadsOf(objects, options, defaultNamespace, config);
   const labels = namespaceLabelsOf(objects, options);
   const dra = draOf(objects, options, defaultNamespace);
-  // Reservations never lapse here: the inputs are one apply, not a stream over time.
-  const index = new AddressIndex({ reservationTtlMs: Number.MAX_SAFE_INTEGER, now: () => 0 });
+  // Reservations never lapse here: the inputs are one apply, not a stream over time. Nor are they
+  // evicted at the webhook's namespace and global caps: the files are the admin's, read once, and
+  // an evicted reservation would hide a duplicate between two files.
+  const unbounded = Number.MAX_SAFE_INTEGER;
+  const index = new AddressIndex({ reservationTtlMs: unbounded, now: () => 0, limits: { perNamespace: unbounded, total: unbounded } });
   const policy = new PolicyEngine({ policies: options.policies ?? EMPTY_POLICY_SET, index });
   const lookup = (namespace: string, name: string): NadLookup => {
     const nad = nads.get(nadKey(namespace, name));
