@@ -326,7 +326,7 @@ t.test('finding 4: claims not confirmed are bounded per namespace and in all; co
   t.equal(fake.objects.size, 5);
   // ghost-0's pod appears with its MAC: its claim is confirmed and no longer counts.
   index.setPod({ namespace: 'team', name: 'ghost-0', uid: 'uid-ghost-0' }, [{ kind: 'mac', value: mac(0), network: 'team/a' }]);
-  a.confirm({ kind: 'Pod', namespace: 'team', name: 'ghost-0', uid: 'uid-ghost-0' });
+  a.confirm?.({ kind: 'Pod', namespace: 'team', name: 'ghost-0', uid: 'uid-ghost-0' });
   t.equal(a.stats().unconfirmed, 4);
   t.equal((await one('ghost-3', 3)).result, 'won', 'room again');
 });
@@ -359,7 +359,7 @@ t.test('finding 5: a claim is confirmed by its holder using the address, by uid;
   // A running pod team/web (uid U1) with MAC 0, claimed when it was created.
   t.equal((await a.claim(manyMacs('web', 1, { uid: 'U1' }), { dryRun: false })!)[0]!.result, 'won');
   index.setPod({ namespace: 'team', name: 'web', uid: 'U1' }, [{ kind: 'mac', value: mac(0), network: 'team/a' }]);
-  a.confirm({ kind: 'Pod', namespace: 'team', name: 'web', uid: 'U1' });
+  a.confirm?.({ kind: 'Pod', namespace: 'team', name: 'web', uid: 'U1' });
   // Forged: "web" again under another uid (a create of an existing name fails AlreadyExists after
   // admission), claiming MAC 1; and "web" with its own uid claiming MAC 2, which web does not use.
   t.equal((await a.claim(manyMacs('web', 1, { uid: 'U2', from: 1 }), { dryRun: false })!)[0]!.result, 'won');
@@ -384,7 +384,7 @@ t.test('finding 5: a pod seen with the address and then gone frees it at once (a
   await a.start();
   t.equal((await a.claim(manyMacs('db-0', 1, { uid: 'old' }), { dryRun: false })!)[0]!.result, 'won');
   index.setPod({ namespace: 'team', name: 'db-0', uid: 'old' }, [{ kind: 'mac', value: mac(0), network: 'team/a' }]);
-  a.confirm({ kind: 'Pod', namespace: 'team', name: 'db-0', uid: 'old' });
+  a.confirm?.({ kind: 'Pod', namespace: 'team', name: 'db-0', uid: 'old' });
   const [running] = await a.claim(manyMacs('db-0', 1, { uid: 'new' }), { dryRun: false })!;
   t.equal(running!.result, 'won', 'a second create of a running name is admitted without a write (it fails AlreadyExists)');
   t.equal(fake.calls.create, 1);
