@@ -49,8 +49,18 @@ function procStatus(pid: number): { rss: number; peak: number } {
   }
 }
 
-/** Starts `serve` with certificates from `netattach certs`, one NAD from a directory; resolves when both ports listen. */
-export async function startServe(): Promise<Serve> {
+/** How to start `serve` other than offline with the one NAD (all optional; the defaults are the Deployment's). */
+export interface ServeOptions {
+  /** Cluster mode against this kubeconfig file (e.g. a fake API server's) instead of `--nads DIR`. */
+  kubeconfig?: string;
+  /** More flags (e.g. `--policy FILE`, `--claim-pending 4s`). */
+  args?: string[];
+  /** How long to wait for /readyz (default 20 s). */
+  readyWithinMs?: number;
+}
+
+/** Starts `serve` with certificates from `netattach certs`, one NAD from a directory (or a cluster); resolves when both ports listen. */
+export async function startServe(options: ServeOptions = {}): Promise<Serve> {
   const dir = mkdtempSync(join(tmpdir(), 'netattach-hostile-'));
   const tlsDir = join(dir, 'tls');
   const nads = join(dir, 'nads');
@@ -60,7 +70,8 @@ export async function startServe(): Promise<Serve> {
   const certs = spawnSync(process.execPath, [...nodeArgs, 'certs', '--out', tlsDir, '--service', 'netattach', '--namespace', 'netattach-system', '--san', '127.0.0.1', '--san', 'localhost'], { env, encoding: 'utf8' });
   if (certs.status !== 0) throw new Error(`netattach certs failed: ${certs.stderr}`);
   const ca = readFileSync(join(tlsDir, 'ca.crt'), 'utf8');
-  const child = spawn(process.execPath, [...nodeArgs, 'serve', '--tls-dir', tlsDir, '--nads', nads, '--port', '0', '--health-port', '0', '--host', '127.0.0.1'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const source = options.kubeconfig ? ['--kubeconfig', options.kubeconfig] : ['--nads', nads];
+  const child = spawn(process.execPath, [...nodeArgs, 'serve', '--tls-dir', tlsDir, ...source, '--port', '0', '--health-port', '0', '--host', '127.0.0.1', ...(options.args ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   let exited = false;
   let partial = '';
@@ -85,8 +96,9 @@ export async function startServe(): Promise<Serve> {
     });
   });
   const urls = await listening;
-  // Ready once the NAD directory has been read.
-  for (let i = 0; i < 200 && (await getText(`${urls.healthUrl}/readyz`).catch(() => ({ status: 0 }))).status !== 200; i++) await sleep(100);
+  // Ready once the NAD directory has been read (in cluster mode: every watch synced).
+  const readyBy = performance.now() + (options.readyWithinMs ?? 20_000);
+  while (performance.now() < readyBy && (await getText(`${urls.healthUrl}/readyz`).catch(() => ({ status: 0 }))).status !== 200) await sleep(100);
   return {
     child,
     ...urls,
