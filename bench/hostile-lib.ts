@@ -27,6 +27,8 @@ export interface Serve {
   /** Every stdout line so far (JSON log lines). */
   lines: string[];
   exited: () => boolean;
+  /** What the process wrote to stderr so far (a crash's reason). */
+  stderr: () => string;
   rssMb: () => { rss: number; peak: number };
   stop: () => Promise<void>;
 }
@@ -105,6 +107,7 @@ export async function startServe(options: ServeOptions = {}): Promise<Serve> {
     ca,
     lines,
     exited: () => exited,
+    stderr: () => stderr,
     rssMb: () => procStatus(child.pid!),
     stop: async () => {
       if (!exited) {

@@ -94,6 +94,8 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
   private readonly writeTimeoutMs: number;
   private readonly now: () => number;
   private sweeping = false;
+  /** Deletes of the current sweep that found no slot in time (logged once per sweep). */
+  private busy = 0;
 
   constructor(private readonly o: ClaimStoreOptions) {
     super();
@@ -218,7 +220,9 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
       for (const c of this.cache.values()) if (!this.seen.has(c.uid) && this.isLive(c)) this.markSeen(c);
       const now = this.now();
       const stale = [...this.cache.values()].filter((c) => claimIsStale(c, this.holderState(c), now, this.pendingMs));
+      this.busy = 0;
       const done = await Promise.all(stale.map((c) => this.remove(c, 'swept')));
+      if (this.busy > 0) this.o.logger?.warn({ claims: this.busy }, 'address claim deletes found no free call slot in time; the next sweep retries');
       return done.filter(Boolean).length;
     } finally {
       this.sweeping = false;
@@ -354,7 +358,8 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
       }
     } catch (err) {
       this.o.onEvent?.('release-failed');
-      this.o.logger?.warn({ claim: c.name, err: describeKubeError(err) }, 'could not delete an address claim; the sweep retries');
+      if (err instanceof GateRefused) this.busy++;
+      else this.o.logger?.warn({ claim: c.name, err: describeKubeError(err) }, 'could not delete an address claim; the sweep retries');
     }
     return false;
   }

@@ -13,6 +13,8 @@ export interface LeaseWriteGateLimits {
   inFlight: number;
   /** Of those, background calls (releases, sweeps) at most: requests always find room. */
   background: number;
+  /** Background calls that may run even while requests wait, so a flood cannot stop the sweep (default 2). */
+  backgroundGuaranteed?: number;
   /** Requests waiting for a slot; more are refused at once. */
   waiting: number;
 }
@@ -55,7 +57,7 @@ export class LeaseWriteGate {
   private mayStart(priority: GatePriority): boolean {
     if (this.running >= this.limits.inFlight) return false;
     if (priority === 'request') return true;
-    return this.requests.length === 0 && this.runningBackground < this.limits.background;
+    return this.runningBackground < (this.requests.length === 0 ? this.limits.background : Math.min(this.limits.background, this.limits.backgroundGuaranteed ?? 2));
   }
 
   private wait(priority: GatePriority, signal: AbortSignal): Promise<void> {
@@ -80,6 +82,8 @@ export class LeaseWriteGate {
   }
 
   private next(): void {
+    // The guaranteed background share first (releases and sweeps free room for requests), then requests.
+    if (this.background.length > 0 && this.requests.length > 0 && this.mayStart('background')) return this.background.shift()!();
     if (this.requests.length > 0 && this.running < this.limits.inFlight) return this.requests.shift()!();
     if (this.background.length > 0 && this.mayStart('background')) this.background.shift()!();
   }

@@ -32,6 +32,8 @@ class FakeCluster {
   readonly leases = new Map<string, Obj>();
   readonly pods = new Map<string, Obj>();
   posts = 0;
+  /** The most Leases held for one namespace at any moment. */
+  readonly peakPerNamespace = new Map<string, number>();
   leaseCallsInFlight = 0;
   peakLeaseCalls = 0;
   private rv = 1000;
@@ -122,6 +124,9 @@ class FakeCluster {
         // Second precision, as the API server stamps creationTimestamp.
         const created = { ...lease, metadata: { ...lease.metadata, uid: `lease-${++this.rv}`, resourceVersion: String(this.rv), creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') } };
         this.leases.set(created.metadata.name, created);
+        const ns = String(created.metadata.annotations['netattach.io/holder']).split('/')[0]!;
+        const held = this.leaseHolders().filter((l) => l.holder.startsWith(`${ns}/`)).length;
+        this.peakPerNamespace.set(ns, Math.max(held, this.peakPerNamespace.get(ns) ?? 0));
         this.emit(LEASES, { type: 'ADDED', object: created });
         return json(201, created);
       }
@@ -193,7 +198,7 @@ t.before(async () => {
   // A pod that runs before the attack: team web, uid U1, MAC 0xb0.
   cluster.addPod('hostile', 'web', 'U1', [mac(0xb0)]);
   const kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster: {server: "${server}"}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: c\n  context: {cluster: fake, user: u}\ncurrent-context: c\n`);
+  writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster: {server: "${server}", insecure-skip-tls-verify: true}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: c\n  context: {cluster: fake, user: u}\ncurrent-context: c\n`);
   const policy = join(dir, 'policy.yaml');
   writeFileSync(policy, 'apiVersion: netattach.io/v1alpha1\nkind: NetworkAttachmentPolicy\nmetadata: {name: unique-macs}\nspec:\n  rules:\n    uniqueAddresses: {mac: Network, action: Enforce}\n');
   s = await startServe({ kubeconfig, args: ['--policy', policy, '--claims-namespace', CLAIMS_NS, '--claim-pending', `${WINDOW_MS / 1000}s`, '--no-audit', '--no-dra'], readyWithinMs: 30_000 });
@@ -213,7 +218,8 @@ t.test('finding 4: one forged 1,000-MAC /validate writes at most 64 Leases, at m
   t.equal(a.allowed, true, `${a.code} ${a.message.slice(0, 300)}`);
   t.equal(cluster.posts, MAX_ARBITRATED_ADDRESSES_PER_POD, `${cluster.posts} Lease creates (before: 1,000)`);
   t.ok(cluster.peakLeaseCalls <= CLAIM_LIMITS.inFlight, `${cluster.peakLeaseCalls} Lease calls in flight at most (bound ${CLAIM_LIMITS.inFlight}; before: 1,000)`);
-  t.ok(a.warnings.some((w) => /936 addresses from here on were judged against running pods only, not claimed across replicas/.test(w)), JSON.stringify(a.warnings).slice(0, 300));
+  // kubectl shows a warning cut to a line: the count and the reason lead.
+  t.ok(a.warnings.some((w) => /\[64\]\.mac: Too many: policy "unique-macs" \(uniqueAddresses\): 936 addr/.test(w)), JSON.stringify(a.warnings).slice(0, 300));
   t.notOk(s.exited(), 'alive');
 });
 
@@ -259,39 +265,31 @@ t.test('finding 5: a claim under a running pod\'s name with another uid is swept
   await until('web\'s claim released when web ends', () => (cluster.leaseHolders().some((l) => l.holder === 'hostile/web') ? undefined : true), 5_000);
 });
 
-t.test('finding 4: a flood of forged reviews across namespaces keeps the claims under their bounds', async (t) => {
-  const before = cluster.leases.size;
+t.test('finding 4: forged reviews naming one namespace fill its bound only; other tenants are served', async (t) => {
+  // 12 forged reviews of 65 MACs (64 claimed each: 768 wanted) in ns-0, one after the other as
+  // fast as answered. (65, not 1,000: each review also reserves its MACs in this replica, which
+  // the reservations' own bound handles; here the claims are what is measured.)
   const outcomes: Array<ReturnType<typeof answer>> = [];
-  const started = performance.now();
-  // 100 forged reviews of 1,000 MACs each, 10 namespaces, 8 at a time, as fast as answered.
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (next < 100) {
-        const i = next++;
-        const ns = `ns-${i % 10}`;
-        outcomes.push(answer(await post(s, '/validate', podCreate(ns, `flood-${i}`, `f-${i}`, Array.from({ length: 1_000 }, (_, k) => mac(0x1000000 + i * 1_000 + k))))));
-      }
-    }),
-  );
-  const floodMs = performance.now() - started;
-  const perNamespace = new Map<string, number>();
-  for (const l of cluster.leaseHolders()) if (l.holder.startsWith('ns-')) perNamespace.set(l.holder.split('/')[0]!, (perNamespace.get(l.holder.split('/')[0]!) ?? 0) + 1);
-  const most = Math.max(...perNamespace.values());
-  t.ok(most <= CLAIM_LIMITS.unconfirmedPerNamespace, `at most ${most} claims per namespace (bound ${CLAIM_LIMITS.unconfirmedPerNamespace}; 6,400 wanted)`);
-  t.ok(cluster.leases.size - before <= CLAIM_LIMITS.unconfirmed, `${cluster.leases.size - before} new Leases (bound ${CLAIM_LIMITS.unconfirmed})`);
+  for (let i = 0; i < 12; i++) {
+    outcomes.push(answer(await post(s, '/validate', podCreate('ns-0', `flood-${i}`, `f-${i}`, Array.from({ length: 65 }, (_, k) => mac(0x1000000 + i * 1_000 + k))))));
+  }
+  // Forged claims older than the window are swept meanwhile: the bound is on those held at once.
+  const peak = cluster.peakPerNamespace.get('ns-0') ?? 0;
+  t.ok(peak <= CLAIM_LIMITS.unconfirmedPerNamespace && peak > 0, `at most ${peak} claims held for ns-0 at once (bound ${CLAIM_LIMITS.unconfirmedPerNamespace}; 768 wanted)`);
   const refused = outcomes.filter((o) => o.code === 503);
-  t.ok(refused.length > 0 && refused.every((o) => /waiting for their pods to appear|claim calls in flight/.test(o.message)), `${refused.length} answered 503 (retryable), naming the bound`);
-  t.ok(outcomes.every((o) => o.allowed || o.code === 503), 'nothing else: no 500, no crash');
-  t.ok(cluster.peakLeaseCalls <= CLAIM_LIMITS.inFlight, `${cluster.peakLeaseCalls} Lease calls in flight at most`);
+  t.ok(refused.length > 0, `${refused.length} of 12 answered 503 (retryable)`);
+  t.same(refused.filter((o) => !/address claims in namespace ns-0 are waiting for their pods to appear \(at most 512\)/.test(o.message)).map((o) => o.message.slice(0, 300)), [], 'naming the bound');
+  t.same(outcomes.filter((o) => !o.allowed && o.code !== 503).map((o) => `${o.code} ${o.message.slice(0, 200)}`), [], 'nothing else: no 500');
+  // Another tenant is served meanwhile, with its claim.
+  const other = answer(await post(s, '/validate', podCreate('ns-1', 'tenant-b', 'b-1', [mac(0xe0)])));
+  t.equal(other.allowed, true, `another namespace is not affected: ${other.message.slice(0, 200)}`);
+  t.ok(cluster.leaseHolders().some((l) => l.holder === 'ns-1/tenant-b'), 'and claimed');
   const metrics = await getText(`${s.healthUrl}/metrics`);
   const unconfirmed = Number(/^netattach_address_claims_unconfirmed (\d+)/m.exec(metrics.text)?.[1]);
   t.ok(unconfirmed <= CLAIM_LIMITS.unconfirmed, `${unconfirmed} unconfirmed claims (gauge)`);
-  t.notOk(s.exited(), 'alive');
-  t.ok(s.rssMb().rss < 250, `RSS ${s.rssMb().rss.toFixed(0)} MB`);
-  t.comment(`100 forged reviews in ${(floodMs / 1000).toFixed(1)} s: ${outcomes.filter((o) => o.allowed).length} admitted, ${refused.length} refused 503; ${cluster.posts} Lease creates in all; peak ${cluster.peakLeaseCalls} calls in flight`);
-  // The forged claims yield and are swept: after the window and a sweep, the namespaces have room again.
-  await until('the flood\'s claims swept', () => (cluster.leaseHolders().some((l) => l.holder.startsWith('ns-')) ? undefined : true), WINDOW_MS * 4 + 30_000);
-  const real = answer(await post(s, '/validate', podCreate('ns-3', 'real-3', 'r-3', [mac(0xd0)])));
-  t.equal(real.allowed, true, 'a real pod in a flooded namespace is served again');
+  t.notOk(s.exited(), `alive${s.exited() ? `: ${s.stderr().slice(-2000)}` : ''}`);
+  // The forged claims yield and are swept (every half window, deletes in parallel): ns-0 has room again.
+  await until('the forged claims of ns-0 swept', () => (cluster.leaseHolders().some((l) => l.holder.startsWith('ns-0/')) ? undefined : true), WINDOW_MS * 10);
+  const real = answer(await post(s, '/validate', podCreate('ns-0', 'real-3', 'r-3', [mac(0xd0)])));
+  t.equal(real.allowed, true, `a real pod in the flooded namespace is served again: ${real.message.slice(0, 200)}`);
 });
