@@ -278,7 +278,10 @@ t.test('finding 4: forged reviews naming one namespace fill its bound only; othe
   t.ok(peak <= CLAIM_LIMITS.unconfirmedPerNamespace && peak > 0, `at most ${peak} claims held for ns-0 at once (bound ${CLAIM_LIMITS.unconfirmedPerNamespace}; 768 wanted)`);
   const refused = outcomes.filter((o) => o.code === 503);
   t.ok(refused.length > 0, `${refused.length} of 12 answered 503 (retryable)`);
-  t.same(refused.filter((o) => !/address claims in namespace ns-0 are waiting for their pods to appear \(at most 512\)/.test(o.message)).map((o) => o.message.slice(0, 300)), [], 'naming the bound');
+  // Each names what it met: the namespace's bound, or (on a loaded machine, the fake API server
+  // sharing this process) the request's 1.5 s budget.
+  t.ok(refused.some((o) => /address claims in namespace ns-0 are waiting for their pods to appear \(at most 512\)/.test(o.message)), 'the namespace\'s bound was met');
+  t.same(refused.filter((o) => !/address claims in namespace ns-0 are waiting for their pods to appear \(at most 512\)|did not answer within 1500 ms|claim calls in flight/.test(o.message)).map((o) => o.message.slice(0, 300)), [], 'each 503 names the bound or the budget');
   t.same(outcomes.filter((o) => !o.allowed && o.code !== 503).map((o) => `${o.code} ${o.message.slice(0, 200)}`), [], 'nothing else: no 500');
   // Another tenant is served meanwhile, with its claim.
   const other = answer(await post(s, '/validate', podCreate('ns-1', 'tenant-b', 'b-1', [mac(0xe0)])));
