@@ -201,7 +201,7 @@ t.before(async () => {
   writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster: {server: "${server}", insecure-skip-tls-verify: true}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: c\n  context: {cluster: fake, user: u}\ncurrent-context: c\n`);
   const policy = join(dir, 'policy.yaml');
   writeFileSync(policy, 'apiVersion: netattach.io/v1alpha1\nkind: NetworkAttachmentPolicy\nmetadata: {name: unique-macs}\nspec:\n  rules:\n    uniqueAddresses: {mac: Network, action: Enforce}\n');
-  s = await startServe({ kubeconfig, args: ['--policy', policy, '--claims-namespace', CLAIMS_NS, '--claim-pending', `${WINDOW_MS / 1000}s`, '--no-audit', '--no-dra'], readyWithinMs: 30_000 });
+  s = await startServe({ kubeconfig, args: ['--policy', policy, '--namespace', CLAIMS_NS, '--claim-pending', `${WINDOW_MS / 1000}s`, '--no-audit', '--no-dra'], readyWithinMs: 30_000 });
   const ready = await getText(`${s.healthUrl}/readyz`);
   if (ready.status !== 200) throw new Error(`serve not ready: ${ready.text}\n${s.lines.slice(-20).join('\n')}`);
 });
