@@ -393,3 +393,33 @@ t.test('finding 5: a pod seen with the address and then gone frees it at once (a
   t.match([...fake.objects.values()][0]!.metadata.annotations, { 'netattach.io/holder-uid': 'new' });
   t.equal((await a.claim(manyMacs('ghost', 1, { from: 7 }).map((c) => ({ ...c, pod: { namespace: 'team', name: 'ghost' } })), { dryRun: false }))?.length ?? 0, 0, 'a review without a uid (not from the apiserver\'s validating call) claims nothing');
 });
+
+t.test('the call gate: requests first, a guaranteed share for releases and sweeps, refusals as data', async (t) => {
+  const { LeaseWriteGate, GateRefused } = await import('../../src/policy/lease-write-gate.js');
+  const gate = new LeaseWriteGate({ inFlight: 3, background: 2, backgroundGuaranteed: 1, waiting: 2 });
+  const never = new AbortController().signal;
+  const release: Array<() => void> = [];
+  const hold = () => new Promise<void>((r) => release.push(r));
+  const started: string[] = [];
+  const run = (p: 'request' | 'background', name: string) => gate.run(p, never, () => (started.push(name), hold()));
+  const jobs = [run('request', 'r1'), run('request', 'r2'), run('request', 'r3'), run('background', 'b1'), run('request', 'r4'), run('request', 'r5')];
+  const refused = await run('request', 'r6').catch((err: unknown) => err);
+  t.ok(refused instanceof GateRefused, 'a third waiting request is refused at once');
+  t.same(started, ['r1', 'r2', 'r3'], 'three in flight');
+  release.shift()!();
+  await new Promise((r) => setImmediate(r));
+  t.same(started.slice(3), ['b1'], 'the guaranteed background share goes first while requests wait');
+  release.shift()!();
+  await new Promise((r) => setImmediate(r));
+  t.same(started.slice(4), ['r4'], 'then the requests');
+  const late = new AbortController();
+  const timedOut = gate.run('request', late.signal, async () => 'never').catch((err: unknown) => err);
+  late.abort();
+  t.ok((await timedOut) instanceof GateRefused, 'a waiting request whose deadline passes is refused');
+  while (release.length > 0 || gate.stats().inFlight > 0) {
+    release.shift()?.();
+    await new Promise((r) => setImmediate(r));
+  }
+  await Promise.all(jobs);
+  t.same(gate.stats(), { inFlight: 0, waiting: 0, peak: 3 }, 'every slot given back; never more than three');
+});
