@@ -40,6 +40,8 @@ const nad = (name: string, resourceName: string) =>
     metadata: { name, namespace: NAMESPACE, annotations: { 'k8s.v1.cni.cncf.io/resourceName': resourceName } },
     spec: { config: JSON.stringify({ cniVersion: '1.0.0', name, plugins: [{ type: 'sriov', capabilities: { mac: true, ips: true } }] }) },
   });
+/** A NAD object of NAMESPACE (`sriov-a`, `intel.com/sriov_a` is what valid reviews select): for a fake API server in cluster mode. */
+export const hostileNadObject = (name: string, resourceName: string): Record<string, unknown> => JSON.parse(nad(name, resourceName)) as Record<string, unknown>;
 
 function procStatus(pid: number): { rss: number; peak: number } {
   try {
@@ -51,17 +53,23 @@ function procStatus(pid: number): { rss: number; peak: number } {
   }
 }
 
-/** How to start `serve` other than offline with the one NAD (all optional; the defaults are the Deployment's). */
 export interface ServeOptions {
-  /** Cluster mode against this kubeconfig file (e.g. a fake API server's) instead of `--nads DIR`. */
+  /** More `serve` flags, e.g. `--client-ca FILE` (test/hostile/client-auth.test.ts). */
+  extraArgs?: string[];
+  /**
+   * Cluster mode: the text of a kubeconfig (written to a file, passed as --kubeconfig) instead of
+   * the NAD directory. The API server it names must serve the NADs (with `sriov-a`), policies and
+   * namespaces, or `extraArgs` must turn those watches off (test/hostile/lookups.test.ts).
+   */
   kubeconfig?: string;
-  /** More flags (e.g. `--policy FILE`, `--claim-pending 4s`). */
-  args?: string[];
-  /** How long to wait for /readyz (default 20 s). */
+  /** How long to wait for /readyz (default 20 s; cluster mode syncs several watches first). */
   readyWithinMs?: number;
 }
 
-/** Starts `serve` with certificates from `netattach certs`, one NAD from a directory (or a cluster); resolves when both ports listen. */
+/**
+ * Starts `serve` with certificates from `netattach certs`, one NAD from a directory (or the cluster
+ * of `options.kubeconfig`); resolves when both ports listen.
+ */
 export async function startServe(options: ServeOptions = {}): Promise<Serve> {
   const dir = mkdtempSync(join(tmpdir(), 'netattach-hostile-'));
   const tlsDir = join(dir, 'tls');
@@ -72,8 +80,13 @@ export async function startServe(options: ServeOptions = {}): Promise<Serve> {
   const certs = spawnSync(process.execPath, [...nodeArgs, 'certs', '--out', tlsDir, '--service', 'netattach', '--namespace', 'netattach-system', '--san', '127.0.0.1', '--san', 'localhost'], { env, encoding: 'utf8' });
   if (certs.status !== 0) throw new Error(`netattach certs failed: ${certs.stderr}`);
   const ca = readFileSync(join(tlsDir, 'ca.crt'), 'utf8');
-  const source = options.kubeconfig ? ['--kubeconfig', options.kubeconfig] : ['--nads', nads];
-  const child = spawn(process.execPath, [...nodeArgs, 'serve', '--tls-dir', tlsDir, ...source, '--port', '0', '--health-port', '0', '--host', '127.0.0.1', ...(options.args ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let source = ['--nads', nads];
+  if (options.kubeconfig !== undefined) {
+    writeFileSync(join(dir, 'kubeconfig'), options.kubeconfig);
+    source = ['--kubeconfig', join(dir, 'kubeconfig')];
+  }
+  const serveArgs = ['serve', '--tls-dir', tlsDir, ...source, '--port', '0', '--health-port', '0', '--host', '127.0.0.1', ...(options.extraArgs ?? [])];
+  const child = spawn(process.execPath, [...nodeArgs, ...serveArgs], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   let exited = false;
   let partial = '';
@@ -98,7 +111,7 @@ export async function startServe(options: ServeOptions = {}): Promise<Serve> {
     });
   });
   const urls = await listening;
-  // Ready once the NAD directory has been read (in cluster mode: every watch synced).
+  // Ready once the NAD directory has been read.
   const readyBy = performance.now() + (options.readyWithinMs ?? 20_000);
   while (performance.now() < readyBy && (await getText(`${urls.healthUrl}/readyz`).catch(() => ({ status: 0 }))).status !== 200) await sleep(100);
   return {
@@ -187,8 +200,8 @@ export const podReview = (networks: string): string =>
   );
 
 /** A valid review and the answer it must get: allowed, with the SR-IOV resource patched in. */
-export async function validReviewAnswered(s: Pick<Serve, 'url' | 'ca'>): Promise<{ ok: boolean; ms: number; detail: string }> {
-  const a = await post(s, '/mutate', podReview('sriov-a'));
+export async function validReviewAnswered(s: Pick<Serve, 'url' | 'ca'>, agent: https.Agent | false = false): Promise<{ ok: boolean; ms: number; detail: string }> {
+  const a = await post(s, '/mutate', podReview('sriov-a'), agent);
   const patch = a.json?.response?.patch ? Buffer.from(String(a.json.response.patch), 'base64').toString() : '';
   const ok = a.status === 200 && a.json?.response?.allowed === true && patch.includes('intel.com/sriov_a');
   return { ok, ms: a.ms, detail: ok ? 'allowed with the resource patch' : `${a.status} ${a.error ?? JSON.stringify(a.json)?.slice(0, 300)}` };

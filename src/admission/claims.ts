@@ -7,10 +7,12 @@
 //   the pod already has (written by the user, or by an earlier pass) count towards the need.
 // - A pod that brings its own claim for a network says so in `netattach.io/networkClaims`:
 //   `NETWORK=CLAIM` pairs, each covering one selection of NETWORK with the device of pod claim
-//   CLAIM (one of `spec.resourceClaims`). Covered selections get nothing from netattach.
+//   CLAIM (one of `spec.resourceClaims`). Covered selections get nothing from netattach, so the
+//   claim must hold a device with the network's resourceName (what Multus looks for):
+//   checkNetworkClaims tells the pod when it certainly does not (denied) or may not (warned).
 import type { ParsedNetwork } from '../annotation/types.js';
 import { child, index, invalid, key, notFound, type FieldError } from '../field/index.js';
-import type { DraView } from '../dra/types.js';
+import type { DeviceRequestAlternative, DraView } from '../dra/types.js';
 import type { Nad } from '../nads/types.js';
 import type { Finding } from '../policy/types.js';
 import type { PodDraft } from './draft.js';
@@ -32,6 +34,22 @@ export interface DevicePlan {
   templates: Map<string, { count: number; paths: string[] }>;
   errors: FieldError[];
   warnings: Note[];
+  /** The selections covered by the pod's own claims: checkNetworkClaims judges whether each claim can serve its network. */
+  claimed: ClaimedSelection[];
+  /** The pod's spec.resourceClaims entries, and the resources its containers request (another way Multus may find a device). */
+  podClaims: JsonObject[];
+  requested: ReadonlySet<string>;
+}
+
+export interface ClaimedSelection {
+  /** `namespace/network` and the pod claim, as written in the annotation. */
+  ref: string;
+  claim: string;
+  nad: Nad;
+  /** The annotation's field path. */
+  path: string;
+  /** The claim's entry in spec.resourceClaims. */
+  entry: JsonObject;
 }
 
 /** True when the pod needs the DRA planning at all: the fast path of every other pod skips it. */
@@ -81,7 +99,7 @@ export function parseNetworkClaims(text: string, namespace: string, path: string
  * from a template, after removing the ones the pod covers with its own claims.
  */
 export function planDevices(pod: JsonObject | undefined, loc: PodLocation, attachments: readonly Attachment[], namespace: string): DevicePlan {
-  const plan: DevicePlan = { extended: [], templates: new Map(), errors: [], warnings: [] };
+  const plan: DevicePlan = { extended: [], templates: new Map(), errors: [], warnings: [], claimed: [], podClaims: [], requested: new Set() };
   const covered = new Set<number>();
   const annotationPath = key(`${loc.metadataPath}.annotations`, NETWORK_CLAIMS_ANNOTATION);
   const text = annotationsOf(pod)?.[NETWORK_CLAIMS_ANNOTATION];
@@ -90,10 +108,14 @@ export function planDevices(pod: JsonObject | undefined, loc: PodLocation, attac
     else {
       const { pairs, errors } = parseNetworkClaims(text, namespace, annotationPath);
       plan.errors.push(...errors);
-      const podClaims = new Set(claimEntries(pod).map((c) => (isObject(c) && typeof c['name'] === 'string' ? c['name'] : undefined)));
+      const podClaims = new Map<string, JsonObject>();
+      for (const c of claimEntries(pod)) if (isObject(c) && typeof c['name'] === 'string' && !podClaims.has(c['name'])) podClaims.set(c['name'], c);
+      plan.podClaims = [...podClaims.values()];
+      plan.requested = requestedResources(pod);
       for (const p of pairs) {
         const ref = `${p.namespace}/${p.name}`;
-        if (!podClaims.has(p.claim)) {
+        const entry = podClaims.get(p.claim);
+        if (!entry) {
           plan.errors.push(
             notFound(annotationPath, p.claim, `${ref} is said to use pod claim "${p.claim}", but spec.resourceClaims has no entry of that name: the network would get no device`),
           );
@@ -111,7 +133,7 @@ export function planDevices(pod: JsonObject | undefined, loc: PodLocation, attac
         covered.add(i);
         if (attachments[i]!.nad.resourceNames.length === 0) {
           plan.warnings.push({ path: '', text: `${ref} has no resourceName: Multus cannot tell which device of claim ${p.claim} is its` });
-        }
+        } else plan.claimed.push({ ref, claim: p.claim, nad: attachments[i]!.nad, path: annotationPath, entry });
       }
     }
   }
@@ -163,6 +185,92 @@ export function checkTemplates(plan: DevicePlan, namespace: string, dra: DraView
         error: notFound(path, `${namespace}/${template}`, `the network's device is claimed from ResourceClaimTemplate ${template}, which namespace ${namespace} lacks: ${how}`),
       });
     }
+  }
+  return out;
+}
+
+/** Resource names the pod's containers request or limit (by hand: a device plugin's device Multus may find). */
+function requestedResources(pod: JsonObject | undefined): Set<string> {
+  const out = new Set<string>();
+  const spec = pod?.['spec'];
+  for (const list of ['containers', 'initContainers']) {
+    const containers = isObject(spec) ? spec[list] : undefined;
+    if (!Array.isArray(containers)) continue;
+    for (const c of containers) {
+      const resources = isObject(c) ? c['resources'] : undefined;
+      for (const kind of ['requests', 'limits']) {
+        const amounts = isObject(resources) ? resources[kind] : undefined;
+        if (isObject(amounts)) for (const k of Object.keys(amounts)) out.add(k);
+      }
+    }
+  }
+  return out;
+}
+
+type Serves = 'yes' | 'no' | 'unknown';
+
+/** Whether one way of serving a device request can yield a device with one of `resourceNames`. */
+function alternativeServes(a: DeviceRequestAlternative, resourceNames: readonly string[], dra: DraView): Serves {
+  if (resourceNames.some((r) => dra.classesFor(r).some((c) => c.name === a.deviceClassName))) return 'yes';
+  // Class and request selectors are ANDed: either one requiring other resourceNames rules it out.
+  const required = [dra.deviceClass?.(a.deviceClassName)?.resourceNames, a.resourceNames].filter((x): x is readonly string[] => x !== undefined);
+  if (required.length === 0) return 'unknown';
+  return required.every((names) => names.some((n) => resourceNames.includes(n))) ? 'yes' : 'no';
+}
+
+/** Whether pod claim `entry` can hold a device with one of `resourceNames`, and why not when unknown. */
+function claimServes(entry: JsonObject, resourceNames: readonly string[], namespace: string, dra: DraView | undefined): { serves: Serves; why?: string; template?: string; classes?: string[] } {
+  const template = entry['resourceClaimTemplateName'];
+  if (typeof template !== 'string') {
+    return { serves: 'unknown', why: typeof entry['resourceClaimName'] === 'string' ? 'netattach does not read ResourceClaims' : 'no resourceClaimTemplateName' };
+  }
+  if (!dra?.templateDevices || !dra.deviceClass) return { serves: 'unknown', why: 'netattach does not read templates here' };
+  const devices = dra.templateDevices(namespace, template);
+  if (!devices) {
+    const found = dra.template(namespace, template);
+    const why = found.status === 'unavailable' ? found.reason : found.status === 'not-found' ? `no ResourceClaimTemplate ${template} in namespace ${namespace}` : `the requests of ResourceClaimTemplate ${template} are unknown here`;
+    return { serves: 'unknown', why };
+  }
+  const verdicts = devices.requests.map((r): Serves => {
+    const each = r.alternatives.map((a) => alternativeServes(a, resourceNames, dra));
+    return each.includes('yes') ? 'yes' : each.length > 0 && each.every((v) => v === 'no') ? 'no' : 'unknown';
+  });
+  const classes = [...new Set(devices.requests.flatMap((r) => r.alternatives.map((a) => a.deviceClassName)))];
+  if (verdicts.includes('yes')) return { serves: 'yes', template, classes };
+  if (verdicts.length > 0 && verdicts.every((v) => v === 'no')) return { serves: 'no', template, classes };
+  return { serves: 'unknown', why: `no request of ResourceClaimTemplate ${template} names a DeviceClass known to select it`, template, classes };
+}
+
+export interface NetworkClaimsCheck {
+  /** A Pod whose claim certainly holds no device for the network: it would fail at CNI ADD. */
+  errors: FieldError[];
+  warnings: Note[];
+}
+
+/**
+ * Each pod claim said to serve a network (netattach.io/networkClaims) must be able to hold a device
+ * with the network's resourceName: a request of its ResourceClaimTemplate served by a DeviceClass
+ * whose extendedResourceName is it, or whose selectors (or the request's) require it. Denied (a
+ * Pod; a workload is warned) only when certain: every request's every alternative is ruled out by
+ * a class netattach holds. What netattach cannot see (a ResourceClaim by name, a template it has
+ * not read, selectors it cannot read) is a warning: never a false denial.
+ */
+export function checkNetworkClaims(plan: DevicePlan, namespace: string, dra: DraView | undefined, workload: boolean): NetworkClaimsCheck {
+  const out: NetworkClaimsCheck = { errors: [], warnings: [] };
+  for (const c of plan.claimed) {
+    const wants = c.nad.resourceNames;
+    const what = `pod claim ${c.claim} for ${c.ref} (${wants.join(', ')})`;
+    const judged = claimServes(c.entry, wants, namespace, dra);
+    if (judged.serves === 'yes') continue;
+    if (judged.serves === 'unknown') {
+      out.warnings.push({ path: '', text: `${what} unchecked: ${judged.why}` });
+      continue;
+    }
+    const reason = `pod claim "${c.claim}" (ResourceClaimTemplate ${judged.template}) cannot hold a device with resourceName ${wants.join(' or ')}: its requests' DeviceClasses (${judged.classes!.join(', ')}) select other devices, so Multus would find no device for ${c.ref}`;
+    // Certain only if no other claim or requested resource of the pod could give Multus the device.
+    const elsewhere = wants.some((r) => plan.requested.has(r)) || plan.podClaims.some((e) => e !== c.entry && claimServes(e, wants, namespace, dra).serves !== 'no');
+    if (workload || elsewhere) out.warnings.push({ path: '', text: elsewhere ? `${reason} (unless another claim of the pod serves it)` : reason });
+    else out.errors.push(invalid(c.path, `${c.ref}=${c.claim}`, `${reason}, and the pod would fail at CNI ADD`));
   }
   return out;
 }

@@ -10,7 +10,7 @@ import type { FieldError } from '../field/index.js';
 import type { Nad, NadLookup } from '../nads/types.js';
 import type { DraView } from '../dra/types.js';
 import type { Finding } from '../policy/types.js';
-import { addTemplateClaims, checkTemplates, needsDevicePlan, planDevices, type Attachment } from './claims.js';
+import { addTemplateClaims, checkNetworkClaims, checkTemplates, needsDevicePlan, planDevices, type Attachment } from './claims.js';
 import { injectResources } from './inject-resources.js';
 import { mergeNodeSelector } from './node-selector.js';
 import { POD_LOCATION, type JsonObject } from './object.js';
@@ -66,6 +66,9 @@ export function mutatePod(
     const templates = checkTemplates(plan, dra.namespace, dra.view, false);
     findings.push(...templates.findings);
     warnings.push(...templates.warnings);
+    const claimed = checkNetworkClaims(plan, dra.namespace, dra.view, false);
+    errors.push(...claimed.errors);
+    warnings.push(...claimed.warnings);
     if (errors.length === 0) {
       const added = addTemplateClaims(draft, plan);
       errors.push(...added.errors);

@@ -11,6 +11,7 @@ export {
   firstSeenOf,
   resultKey,
   MAX_RESULTS,
+  MAX_RESULTS_BYTES,
   MANAGED_BY,
   REPORT_API_VERSION,
   REPORT_GROUP,
@@ -22,9 +23,10 @@ export {
   type ReportResultObject,
   type ReportSummary,
 } from './report.js';
+export { cutBytes, keepWithin, MAX_MESSAGE_BYTES } from './bounds.js';
 export { BackgroundAudit, type BackgroundAuditOptions, type AuditLogger } from './background.js';
 export { ReportPublisher, type PublisherOptions } from './publisher.js';
 export { Lease, microTime, type LeaseOptions } from './lease.js';
 export { registerAuditMetrics, type AuditMetrics } from './metrics.js';
 export { loadAuditCluster, type AuditClusterLoad, type AuditClusterSnapshot } from './cluster.js';
-export { renderAuditJson, renderAuditTable, rowsOf, summaryOf, violatesEnforce, AUDIT_JSON_FORMAT_VERSION, type AuditRow } from './render.js';
+export { boundedRowsOf, renderAuditJson, renderAuditTable, rowsOf, summaryOf, violatesEnforce, AUDIT_JSON_FORMAT_VERSION, type AuditRow, type OmittedRows } from './render.js';

@@ -12,9 +12,8 @@
 // No NetworkAttachmentPolicy rule applies to NADs (policies judge pods), so the NAD's findings do
 // not depend on the policies or on namespace labels beyond the webhook's namespace selector.
 import { review, type AdmissionConfig, type AdmissionRequest } from '../admission/index.js';
-import { dryRunCreate } from './judge.js';
+import { dryRunCreate, messageOf } from './judge.js';
 import { identityOf } from './live-pod.js';
-import { renderError } from '../field/index.js';
 import { NAD_GROUP, NAD_KIND, NAD_PLURAL, NAD_VERSION } from '../nads/index.js';
 import { NO_POLICY } from '../policy/index.js';
 import type { AuditFinding, AuditedNad } from './types.js';
@@ -50,7 +49,7 @@ export function auditNad(obj: unknown, nad: AuditedNad, config: AdmissionConfig)
   if (decision.allowed) return [];
   // The core's net under a bug: the NAD could not be judged, which is not the NAD's fault.
   if (decision.code === 500) {
-    return decision.errors.map((e) => ({ policy: 'builtin', rule: 'internal', action: 'Enforce', result: 'error', severity: 'info', message: renderError(e) }));
+    return decision.errors.map((e) => ({ policy: 'builtin', rule: 'internal', action: 'Enforce', result: 'error', severity: 'info', message: messageOf(e) }));
   }
-  return decision.errors.map((e) => ({ policy: 'builtin', rule: NAD_RULE, action: 'Enforce', result: 'fail', severity: 'high', message: renderError(e) }));
+  return decision.errors.map((e) => ({ policy: 'builtin', rule: NAD_RULE, action: 'Enforce', result: 'fail', severity: 'high', message: messageOf(e) }));
 }

@@ -15,6 +15,7 @@ import { DEFAULT_NETWORK_ANNOTATION, NETWORKS_ANNOTATION } from '../annotation/i
 import { renderError, type FieldError } from '../field/index.js';
 import type { NadLookup } from '../nads/index.js';
 import type { Action, Finding, PolicyEvaluator, PolicySet } from '../policy/index.js';
+import { cutBytes, MAX_MESSAGE_BYTES } from './bounds.js';
 import type { AuditFinding, LivePod, ReportResult, ReportSeverity } from './types.js';
 
 export interface AuditContext {
@@ -35,6 +36,13 @@ const PLACEHOLDER_CONTAINER = 'netattach-audit';
 const SEVERITY: Record<Action, ReportSeverity> = { Enforce: 'high', Warn: 'medium', Audit: 'low' };
 /** Enforce: a pod like this would be denied now. Warn: admitted with a warning. Audit: a violation only recorded. */
 const RESULT: Record<Action, ReportResult> = { Enforce: 'fail', Warn: 'warn', Audit: 'fail' };
+
+/**
+ * A field error as a finding's message, within `room` bytes: the pod's own keys reach it through
+ * the path (a 200 KB key gave 20 MB of findings per pod), and findings are kept for every live
+ * pod, written to reports and printed.
+ */
+export const messageOf = (e: FieldError, room = MAX_MESSAGE_BYTES): string => cutBytes(renderError(e), room);
 
 /** Does the pod carry a networks annotation (the webhooks see only such pods)? */
 export const hasNetworks = (pod: LivePod): boolean => pod.networks !== undefined || pod.defaultNetwork !== undefined;
@@ -97,7 +105,7 @@ function subjectDependent(policies: PolicySet): Set<string> {
 export function findingsOf(decision: Decision, policies: PolicySet): AuditFinding[] {
   // The core's net under a bug: the pod could not be judged, which is not the pod's fault.
   if (decision.code === 500) {
-    return decision.errors.map((e) => ({ policy: 'builtin', rule: 'internal', action: 'Enforce', result: 'error', severity: 'info', message: renderError(e) }));
+    return decision.errors.map((e) => ({ policy: 'builtin', rule: 'internal', action: 'Enforce', result: 'error', severity: 'info', message: messageOf(e) }));
   }
   const bySubject = subjectDependent(policies);
   const out: AuditFinding[] = [];
@@ -111,13 +119,14 @@ export function findingsOf(decision: Decision, policies: PolicySet): AuditFindin
   // Errors no rule produced: the annotation itself is malformed (Multus fails such a pod at start).
   for (const e of decision.errors) {
     if (fromFindings.has(e)) continue;
-    out.push({ policy: 'builtin', rule: 'annotation', action: 'Enforce', result: 'fail', severity: 'high', message: renderError(e) });
+    out.push({ policy: 'builtin', rule: 'annotation', action: 'Enforce', result: 'fail', severity: 'high', message: messageOf(e) });
   }
   return out;
 }
 
+const NOT_JUDGED = ' (not judged: the audit does not know who created the pod, and the rule allows some subjects)';
+
 function reported(f: Finding, bySubject: ReadonlySet<string>): AuditFinding {
-  const message = renderError(f.error);
   if (f.rule === 'requestedFields' && bySubject.has(f.policy)) {
     return {
       policy: f.policy,
@@ -125,8 +134,8 @@ function reported(f: Finding, bySubject: ReadonlySet<string>): AuditFinding {
       action: f.action,
       result: 'skip',
       severity: 'info',
-      message: `${message} (not judged: the audit does not know who created the pod, and the rule allows some subjects)`,
+      message: `${messageOf(f.error, MAX_MESSAGE_BYTES - NOT_JUDGED.length)}${NOT_JUDGED}`,
     };
   }
-  return { policy: f.policy, rule: f.rule, action: f.action, result: RESULT[f.action], severity: SEVERITY[f.action], message };
+  return { policy: f.policy, rule: f.rule, action: f.action, result: RESULT[f.action], severity: SEVERITY[f.action], message: messageOf(f.error) };
 }

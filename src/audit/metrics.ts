@@ -9,6 +9,8 @@ export interface AuditMetrics {
   judged(pods: number, seconds: number): void;
   passDone(unixSeconds: number): void;
   reportWrite(result: 'created-or-updated' | 'unchanged' | 'failed'): void;
+  /** Namespaces whose last report write failed (retried with a growing delay). */
+  failingNamespaces(n: number): void;
   leader(isLeader: boolean): void;
   crd(present: boolean): void;
 }
@@ -42,6 +44,7 @@ export function registerAuditMetrics(registry: Registry): AuditMetrics {
   const seconds = new Counter({ name: 'netattach_audit_cpu_seconds_total', help: 'Time spent judging live pods and NADs (wall time of the audit slices)', registers });
   const pass = new Gauge({ name: 'netattach_audit_last_complete_timestamp_seconds', help: 'When the audit queue was last empty (every live pod judged against what is in force)', registers });
   const writes = new Counter({ name: 'netattach_audit_report_writes_total', help: 'PolicyReport writes by result (unchanged: compared and skipped)', labelNames: ['result'] as const, registers });
+  const failing = new Gauge({ name: 'netattach_audit_report_namespaces_failing', help: 'Namespaces whose last PolicyReport write failed (each retried with a growing delay; the others are written meanwhile)', registers });
   const leader = new Gauge({ name: 'netattach_audit_leader', help: '1 when this replica holds the audit Lease and writes the PolicyReports', registers });
   const crd = new Gauge({ name: 'netattach_audit_policyreport_crd_present', help: '1 when the PolicyReport CRD (wgpolicyk8s.io/v1alpha2) is installed', registers });
   const bump = (f: AuditFinding, by: number): void => {
@@ -63,6 +66,7 @@ export function registerAuditMetrics(registry: Registry): AuditMetrics {
     },
     passDone: (t) => pass.set(t),
     reportWrite: (result) => writes.inc({ result }),
+    failingNamespaces: (n) => failing.set(n),
     leader: (is) => leader.set(is ? 1 : 0),
     crd: (present) => crd.set(present ? 1 : 0),
   };

@@ -2,6 +2,8 @@
 // (the Lease), never in a storm: only namespaces whose findings changed are looked at, a report
 // is written only when its digest differs from what was last written (or found on taking the
 // lease), and at most `maxWritesPerRound` writes go out per round; the rest wait for the next.
+// A write the apiserver refuses holds up its own namespace only: that namespace is retried with a
+// growing delay (one round, doubling up to REPORT_RETRY_MAX_MS) while the others are written.
 import { KubeRequestError, describeKubeError, type KubeTransport } from '../kube/index.js';
 import type { BackgroundAudit, AuditLogger } from './background.js';
 import { APPLY_PATCH, FIELD_MANAGER, Lease } from './lease.js';
@@ -22,6 +24,19 @@ export interface PublisherOptions {
   now?: () => number;
 }
 
+/** Reports read per page on taking the Lease (at most 512 KiB of results each: pages of ~10 MB). */
+const TAKEOVER_PAGE = 20;
+
+/** Longest wait before writing again the report of a namespace whose writes fail. */
+export const REPORT_RETRY_MAX_MS = 5 * 60_000;
+
+/** A namespace whose last write failed: when to try again, and why (logged when it changes). */
+interface Failing {
+  failures: number;
+  retryAt: number;
+  problem: string;
+}
+
 interface Written {
   digest: string;
   firstSeen: Map<string, number>;
@@ -33,6 +48,8 @@ const reportPath = (ns: string): string => `${reportsPath}/namespaces/${encodeUR
 export class ReportPublisher {
   private readonly lease: Lease;
   private readonly written = new Map<string, Written>();
+  /** Namespaces whose last write failed (removed on success or when the namespace is gone). */
+  private readonly failing = new Map<string, Failing>();
   private leader = false;
   private crdPresent: boolean | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -122,31 +139,41 @@ export class ReportPublisher {
   /** On taking the lease: what is written now (by a previous holder) is the base for the diff. */
   private async takeOver(): Promise<void> {
     const selector = Object.entries(MANAGED_BY).map(([k, v]) => `${k}=${v}`).join(',');
-    const list = (await this.transport.getJson(`${reportsPath}/policyreports`, { labelSelector: selector })) as { items?: PolicyReportObject[] };
     this.written.clear();
-    for (const item of list.items ?? []) {
-      const ns = item.metadata?.namespace;
-      if (!ns || item.metadata.name !== REPORT_NAME) continue;
-      this.written.set(ns, { digest: reportDigest({ summary: item.summary, results: item.results ?? [], metadata: item.metadata }), firstSeen: firstSeenOf(item) });
-    }
+    // In pages: each report can be 512 KiB, and only its digest and first-seen times are kept.
+    let next: string | undefined;
+    do {
+      const page = (await this.transport.getJson(`${reportsPath}/policyreports`, { labelSelector: selector, limit: String(TAKEOVER_PAGE), ...(next ? { continue: next } : {}) })) as {
+        items?: PolicyReportObject[];
+        metadata?: { continue?: string };
+      };
+      for (const item of page.items ?? []) {
+        const ns = item.metadata?.namespace;
+        if (!ns || item.metadata.name !== REPORT_NAME) continue;
+        this.written.set(ns, { digest: reportDigest({ summary: item.summary, results: item.results ?? [], metadata: item.metadata }), firstSeen: firstSeenOf(item) });
+      }
+      next = page.metadata?.continue || undefined;
+    } while (next);
     this.audit.markChanged([...this.written.keys(), ...this.audit.namespaces()]);
   }
 
   private async write(): Promise<void> {
     const changed = this.audit.takeChanged();
     const max = this.o.maxWritesPerRound ?? 50;
+    const now = this.now();
+    const later: string[] = [];
     let writes = 0;
-    for (let i = 0; i < changed.length; i++) {
-      const ns = changed[i]!;
-      if (writes >= max) {
-        this.audit.markChanged(changed.slice(i));
-        return;
+    for (const ns of changed) {
+      // A failing namespace waits out its delay; a refused write counts as a write (no storm).
+      if (writes >= max || (this.failing.get(ns)?.retryAt ?? 0) > now) {
+        later.push(ns);
+        continue;
       }
       const before = this.written.get(ns);
       const report = policyReport(
         ns,
         this.audit.namespaceAudits(ns),
-        { now: Math.floor(this.now() / 1000), firstSeen: (k) => before?.firstSeen.get(k) },
+        { now: Math.floor(now / 1000), firstSeen: (k) => before?.firstSeen.get(k) },
         this.audit.namespaceNadAudits(ns),
       );
       // A namespace without findings gets no report; one that had a report gets it emptied.
@@ -156,6 +183,7 @@ export class ReportPublisher {
         this.o.metrics?.reportWrite('unchanged');
         continue;
       }
+      writes++;
       try {
         await this.transport.patchJson(`${reportPath(ns)}?fieldManager=${FIELD_MANAGER}&force=true`, report, APPLY_PATCH);
       } catch (err) {
@@ -163,14 +191,42 @@ export class ReportPublisher {
         // A namespace deleted since: its report went with it.
         if (err instanceof KubeRequestError && err.statusCode === 404 && !this.audit.namespaces().includes(ns)) {
           this.written.delete(ns);
+          if (this.failing.delete(ns)) this.o.metrics?.failingNamespaces(this.failing.size);
           continue;
         }
-        this.audit.markChanged(changed.slice(i));
-        throw err;
+        this.setFailing(ns, err);
+        later.push(ns);
+        continue;
       }
-      writes++;
       this.o.metrics?.reportWrite('created-or-updated');
       this.written.set(ns, { digest, firstSeen: firstSeenOf(report) });
+      this.setFailing(ns, undefined);
     }
+    this.audit.markChanged(later);
+  }
+
+  /** Records a namespace's failed write (`err`) or its end; logs when a namespace starts failing, fails differently or recovers. */
+  private setFailing(ns: string, err: unknown): void {
+    const was = this.failing.get(ns);
+    if (err === undefined) {
+      if (!was) return;
+      this.failing.delete(ns);
+      this.o.metrics?.failingNamespaces(this.failing.size);
+      this.o.logger?.info({ namespace: ns, failures: was.failures }, 'audit: PolicyReport written again after failed writes');
+      return;
+    }
+    const problem = describeKubeError(err);
+    const failures = (was?.failures ?? 0) + 1;
+    const delay = Math.min(REPORT_RETRY_MAX_MS, (this.o.intervalMs ?? 5_000) * 2 ** Math.min(failures - 1, 20));
+    this.failing.set(ns, { failures, retryAt: this.now() + delay, problem });
+    this.o.metrics?.failingNamespaces(this.failing.size);
+    if (problem !== was?.problem) {
+      this.o.logger?.warn({ namespace: ns, err: problem, retryInSeconds: Math.round(delay / 1000) }, 'audit: writing the PolicyReport of a namespace failed; retrying later, other namespaces go on');
+    }
+  }
+
+  /** Namespaces whose last report write failed (tests). */
+  failingNamespaces(): string[] {
+    return [...this.failing.keys()];
   }
 }

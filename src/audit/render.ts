@@ -1,6 +1,11 @@
 // `netattach audit` output: a table (one row per finding) or JSON (a stable format), and the
 // exit code: 1 when a pod or a NAD breaks an Enforce rule (one like it would be denied now).
+// Bounded like a PolicyReport: per namespace at most MAX_RESULTS findings and MAX_RESULTS_BYTES of
+// them (the worst kept), each message cut to MAX_MESSAGE_BYTES; the rest are counted ("N more"),
+// and the summary and the exit code count everything.
 import { NAD_KIND } from '../nads/index.js';
+import { cutBytes, jsonBytes, keepWithin, MAX_MESSAGE_BYTES } from './bounds.js';
+import { RESULT_ORDER } from './report.js';
 import type { AuditFinding, NadAudit, PodAudit, ReportResult } from './types.js';
 
 export const AUDIT_JSON_FORMAT_VERSION = 1;
@@ -43,6 +48,32 @@ export function rowsOf(audits: readonly PodAudit[], nads: readonly NadAudit[] = 
   return rows;
 }
 
+/** Findings of a namespace left out of the output. */
+export interface OmittedRows {
+  namespace: string;
+  findings: number;
+}
+
+/** The rows printed, in rowsOf's order, and what each namespace left out. */
+export function boundedRowsOf(audits: readonly PodAudit[], nads: readonly NadAudit[] = []): { rows: AuditRow[]; omitted: OmittedRows[] } {
+  const rows = rowsOf(audits, nads).map((r) => ({ ...r, message: cutBytes(r.message, MAX_MESSAGE_BYTES) }));
+  const byNamespace = new Map<string, number[]>();
+  rows.forEach((r, i) => {
+    const list = byNamespace.get(r.namespace);
+    if (list) list.push(i);
+    else byNamespace.set(r.namespace, [i]);
+  });
+  const keep = new Array<boolean>(rows.length).fill(false);
+  const omitted: OmittedRows[] = [];
+  for (const [namespace, indexes] of byNamespace) {
+    indexes.sort((a, b) => RESULT_ORDER[rows[a]!.result] - RESULT_ORDER[rows[b]!.result] || a - b);
+    const within = keepWithin(indexes, (i) => jsonBytes(rows[i]));
+    for (const i of within.kept) keep[i] = true;
+    if (within.omitted > 0) omitted.push({ namespace, findings: within.omitted });
+  }
+  return { rows: rows.filter((_, i) => keep[i]), omitted };
+}
+
 export function summaryOf(audits: readonly PodAudit[], nads: readonly NadAudit[] = []): Record<ReportResult, number> & { pods: number; nads: number } {
   const s = { pods: audits.length, nads: nads.length, pass: 0, fail: 0, warn: 0, error: 0, skip: 0 };
   for (const a of [...audits, ...nads]) {
@@ -56,8 +87,10 @@ export function summaryOf(audits: readonly PodAudit[], nads: readonly NadAudit[]
 export const violatesEnforce = (audits: readonly PodAudit[], nads: readonly NadAudit[] = []): boolean =>
   [...audits, ...nads].some((a) => a.findings.some((f) => f.action === 'Enforce' && f.result === 'fail'));
 
+/** `omitted` (findings left out, by namespace) is there only when some were. */
 export function renderAuditJson(audits: readonly PodAudit[], nads: readonly NadAudit[] = []): string {
-  return JSON.stringify({ formatVersion: AUDIT_JSON_FORMAT_VERSION, summary: summaryOf(audits, nads), findings: rowsOf(audits, nads) }, null, 2) + '\n';
+  const { rows, omitted } = boundedRowsOf(audits, nads);
+  return JSON.stringify({ formatVersion: AUDIT_JSON_FORMAT_VERSION, summary: summaryOf(audits, nads), findings: rows, ...(omitted.length > 0 ? { omitted } : {}) }, null, 2) + '\n';
 }
 
 /** kubectl's names: `pod/NAME`, `net-attach-def/NAME` (paste into `kubectl get -n NAMESPACE`). */
@@ -65,9 +98,10 @@ const resourceOf = (r: AuditRow): string => `${r.kind === 'Pod' ? 'pod' : 'net-a
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
 
 export function renderAuditTable(audits: readonly PodAudit[], nads: readonly NadAudit[] = []): string {
-  const rows = rowsOf(audits, nads);
+  const { rows, omitted } = boundedRowsOf(audits, nads);
   const s = summaryOf(audits, nads);
-  const tail = `${plural(s.pods, 'pod', 'pods')} with networks and ${plural(s.nads, 'NAD', 'NADs')} audited: ${s.pass} clean, ${s.fail} fail, ${s.warn} warn, ${s.skip} skip, ${s.error} error\n`;
+  const more = omitted.map((o) => `... and ${plural(o.findings, 'more finding', 'more findings')} in namespace ${o.namespace} (not shown; counted below)\n`).join('');
+  const tail = `${more}${plural(s.pods, 'pod', 'pods')} with networks and ${plural(s.nads, 'NAD', 'NADs')} audited: ${s.pass} clean, ${s.fail} fail, ${s.warn} warn, ${s.skip} skip, ${s.error} error\n`;
   if (rows.length === 0) return tail;
   const header = ['NAMESPACE', 'RESOURCE', 'POLICY', 'RULE', 'RESULT', 'ACTION', 'MESSAGE'];
   const cells = rows.map((r) => [r.namespace, resourceOf(r), r.policy, r.rule, r.result, r.action, r.message]);

@@ -3,7 +3,10 @@
 // writer (publisher.ts) decides when to write, and compares `reportDigest`s so that an unchanged
 // report is never written again.
 import { NAD_API_VERSION, NAD_KIND } from '../nads/index.js';
+import { cutBytes, jsonBytes, keepWithin, MAX_MESSAGE_BYTES, MAX_RESULTS, MAX_RESULTS_BYTES } from './bounds.js';
 import type { AuditFinding, NadAudit, PodAudit, ReportResult } from './types.js';
+
+export { MAX_RESULTS, MAX_RESULTS_BYTES };
 
 export const REPORT_GROUP = 'wgpolicyk8s.io';
 export const REPORT_VERSION = 'v1alpha2';
@@ -12,11 +15,9 @@ export const REPORT_NAME = 'netattach';
 export const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'netattach' } as const;
 export const REPORT_SOURCE = 'netattach';
 /**
- * Results kept in one report: an object must stay well under etcd's 1.5 MiB request limit
- * (a result is ~400 bytes). The summary still counts every finding; the annotation says how many
- * were left out.
+ * How many results a report left out (beyond MAX_RESULTS or MAX_RESULTS_BYTES, the least severe
+ * ones); the summary still counts every finding.
  */
-export const MAX_RESULTS = 1000;
 export const TRUNCATED_ANNOTATION = 'netattach.io/results-omitted';
 
 export interface ReportSummary {
@@ -50,7 +51,8 @@ export interface PolicyReportObject {
   results: ReportResultObject[];
 }
 
-const ORDER: Record<ReportResult, number> = { fail: 0, error: 1, warn: 2, skip: 3, pass: 4 };
+/** Worst first: the order of a report's results, and which findings bounds keep. */
+export const RESULT_ORDER: Readonly<Record<ReportResult, number>> = { fail: 0, error: 1, warn: 2, skip: 3, pass: 4 };
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
@@ -98,7 +100,7 @@ export function policyReport(namespace: string, audits: readonly PodAudit[], opt
   for (const { nad, findings } of nads) add({ apiVersion: NAD_API_VERSION, kind: NAD_KIND, namespace: nad.namespace, name: nad.name, ...(nad.uid ? { uid: nad.uid } : {}) }, findings);
   rows.sort(
     (a, b) =>
-      ORDER[a.finding.result] - ORDER[b.finding.result] ||
+      RESULT_ORDER[a.finding.result] - RESULT_ORDER[b.finding.result] ||
       // Pods first (as before NADs were reported), then NADs.
       cmp(a.subject.kind === 'Pod' ? '' : a.subject.kind, b.subject.kind === 'Pod' ? '' : b.subject.kind) ||
       cmp(a.subject.name, b.subject.name) ||
@@ -106,9 +108,10 @@ export function policyReport(namespace: string, audits: readonly PodAudit[], opt
       cmp(a.finding.rule, b.finding.rule) ||
       cmp(a.finding.message, b.finding.message),
   );
-  const kept = rows.slice(0, MAX_RESULTS);
-  const results = kept.map(({ subject, finding }): ReportResultObject => {
-    const seen = options.firstSeen?.(resultKey(subjectOf(subject.kind, subject.name), finding)) ?? options.now;
+  const resultOf = ({ subject, finding }: (typeof rows)[number]): ReportResultObject => {
+    // Cut here too: the report must stay bounded whoever built the findings.
+    const message = cutBytes(finding.message, MAX_MESSAGE_BYTES);
+    const seen = options.firstSeen?.(resultKey(subjectOf(subject.kind, subject.name), { ...finding, message })) ?? options.now;
     return {
       source: REPORT_SOURCE,
       policy: finding.policy,
@@ -117,13 +120,15 @@ export function policyReport(namespace: string, audits: readonly PodAudit[], opt
       result: finding.result,
       severity: finding.severity,
       scored: true,
-      message: finding.message,
+      message,
       resources: [subject],
       properties: { action: finding.action },
       timestamp: { seconds: seen, nanos: 0 },
     };
-  });
-  const omitted = rows.length - kept.length;
+  };
+  // Only the results considered are built and measured (a namespace can have 100,000 findings).
+  const { kept, omitted } = keepWithin(rows, (row) => jsonBytes(resultOf(row)), MAX_RESULTS, MAX_RESULTS_BYTES);
+  const results = kept.map(resultOf);
   return {
     apiVersion: REPORT_API_VERSION,
     kind: 'PolicyReport',

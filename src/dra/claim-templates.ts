@@ -1,5 +1,7 @@
-// ResourceClaimTemplates of every namespace, from a metadata-only list/watch that keeps only
-// `name -> namespaces`; on a miss, one bounded GET (a template created a moment before its pod).
+// ResourceClaimTemplates of every namespace, from a list/watch that keeps only `name -> namespaces`
+// and each template's device requests (the DeviceClasses they name, and the resourceName their
+// selectors require: for the `netattach.io/networkClaims` check); objects are dropped once read. On
+// a miss, one bounded GET (a template created a moment before its pod), metadata only.
 import {
   getObject,
   ListWatch,
@@ -12,42 +14,51 @@ import {
   type KubeTransport,
 } from '../kube/index.js';
 import type { DraLogger } from './device-classes.js';
-import { RESOURCE_API, type TemplateLookup } from './types.js';
+import { templateDevices } from './selectors.js';
+import { RESOURCE_API, type TemplateDevices, type TemplateLookup } from './types.js';
 
 export class ClusterClaimTemplates extends WatchedCache {
   private byName = new Map<string, Set<string>>();
   private next: Map<string, Set<string>> | undefined;
+  /** `namespace/name` -> its device requests. */
+  private devices = new Map<string, TemplateDevices>();
+  private nextDevices: Map<string, TemplateDevices> | undefined;
   private readonly transport: KubeTransport;
   protected readonly listWatch: ListWatch;
 
   constructor(kc: KubeCredentials | undefined, options: { transport?: KubeTransport; logger?: DraLogger; backoffMs?: number } = {}) {
     super();
     this.transport = transportFor('ClusterClaimTemplates', kc, options.transport);
-    const add = (map: Map<string, Set<string>>, o: KubeObject): void => {
+    const add = (map: Map<string, Set<string>>, devices: Map<string, TemplateDevices>, o: KubeObject): void => {
       const { name, namespace } = o.metadata ?? {};
       if (!name || !namespace) return;
       let set = map.get(name);
       if (!set) map.set(name, (set = new Set()));
       set.add(namespace);
+      devices.set(`${namespace}/${name}`, templateDevices(o));
     };
     this.listWatch = new ListWatch({
       transport: this.transport,
       path: `${RESOURCE_API}/resourceclaimtemplates`,
-      listAccept: METADATA_ACCEPT,
-      watchAccept: METADATA_WATCH_ACCEPT,
+      // Whole objects: the requests are in the spec (templates are small; only a summary is kept).
+      listAccept: 'application/json',
+      watchAccept: 'application/json',
       backoffMs: options.backoffMs,
       maxBackoffMs: 60_000,
       onError: (err) => options.logger?.warn({ err: String(err) }, 'ResourceClaimTemplate watch failed; retrying'),
       handler: {
-        resync: () => void (this.next = new Map()),
-        upsert: (o) => add(this.next ?? this.byName, o),
+        resync: () => void ((this.next = new Map()), (this.nextDevices = new Map())),
+        upsert: (o) => add(this.next ?? this.byName, this.nextDevices ?? this.devices, o),
         remove: (o) => {
           const { name, namespace } = o.metadata ?? {};
           if (name && namespace) this.byName.get(name)?.delete(namespace);
+          if (name && namespace) this.devices.delete(`${namespace}/${name}`);
         },
         resynced: () => {
           if (this.next) this.byName = this.next;
+          if (this.nextDevices) this.devices = this.nextDevices;
           this.next = undefined;
+          this.nextDevices = undefined;
         },
       },
     });
@@ -68,6 +79,11 @@ export class ClusterClaimTemplates extends WatchedCache {
       return { status: 'unavailable', reason: failure ? `ResourceClaimTemplates cannot be read: ${failure.message}` : 'ResourceClaimTemplates not read yet' };
     }
     return { status: 'not-found' };
+  }
+
+  /** The device requests of a template the watch holds. */
+  templateDevices(namespace: string, name: string): TemplateDevices | undefined {
+    return this.devices.get(`${namespace}/${name}`);
   }
 
   templateNamespaces(name: string): readonly string[] | undefined {

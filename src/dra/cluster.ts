@@ -2,7 +2,7 @@
 import type { KubeCredentials, KubeTransport } from '../kube/index.js';
 import { ClusterClaimTemplates } from './claim-templates.js';
 import { ClusterDeviceClasses, type DraLogger } from './device-classes.js';
-import type { DeviceClassInfo, DraView, TemplateLookup } from './types.js';
+import type { DeviceClassInfo, DraView, TemplateDevices, TemplateLookup } from './types.js';
 
 export class ClusterDra implements DraView {
   readonly classes: ClusterDeviceClasses;
@@ -31,5 +31,13 @@ export class ClusterDra implements DraView {
 
   templateNamespaces(name: string): readonly string[] | undefined {
     return this.templates.templateNamespaces(name);
+  }
+
+  deviceClass(name: string): DeviceClassInfo | undefined {
+    return this.classes.deviceClass(name);
+  }
+
+  templateDevices(namespace: string, name: string): TemplateDevices | undefined {
+    return this.templates.templateDevices(namespace, name);
   }
 }

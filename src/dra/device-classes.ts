@@ -1,6 +1,7 @@
 // DeviceClasses from a list/watch (cluster scoped and few: whole objects, of which only the name,
 // creation time and spec.extendedResourceName are kept).
 import { ListWatch, transportFor, WatchedCache, type KubeCredentials, type KubeObject, type KubeTransport } from '../kube/index.js';
+import { celExpressions, requiredResourceNames } from './selectors.js';
 import { byScheduler, RESOURCE_API, type DeviceClassInfo } from './types.js';
 
 export interface DraLogger {
@@ -15,10 +16,12 @@ export function deviceClassInfo(o: KubeObject): DeviceClassInfo | undefined {
   const spec = o['spec'];
   const ext = typeof spec === 'object' && spec !== null ? (spec as Record<string, unknown>)['extendedResourceName'] : undefined;
   const created = (o.metadata as { creationTimestamp?: unknown } | undefined)?.creationTimestamp;
+  const resourceNames = requiredResourceNames(celExpressions(typeof spec === 'object' && spec !== null ? (spec as Record<string, unknown>)['selectors'] : undefined));
   return {
     name,
     ...(typeof ext === 'string' && ext !== '' ? { extendedResourceName: ext } : {}),
     ...(typeof created === 'string' ? { creationTimestamp: created } : {}),
+    ...(resourceNames ? { resourceNames } : {}),
   };
 }
 
@@ -73,6 +76,10 @@ export class ClusterDeviceClasses extends WatchedCache {
 
   classesFor(resource: string): readonly DeviceClassInfo[] {
     return this.byResource.get(resource) ?? [];
+  }
+
+  deviceClass(name: string): DeviceClassInfo | undefined {
+    return this.byName.get(name);
   }
 
   list(): DeviceClassInfo[] {

@@ -10,6 +10,23 @@ export interface DeviceClassInfo {
   extendedResourceName?: string;
   /** RFC 3339, for "the class created later wins" (the scheduler's rule for a shared name). */
   creationTimestamp?: string;
+  /**
+   * The `k8s.cni.cncf.io/resourceName` values its selectors require of a device, when they
+   * certainly require one (src/dra/selectors.ts); absent when they say nothing netattach is sure of.
+   */
+  resourceNames?: readonly string[];
+}
+
+/** One way a device request may be served: a DeviceClass, and what the request's own selectors require. */
+export interface DeviceRequestAlternative {
+  deviceClassName: string;
+  /** As DeviceClassInfo.resourceNames, from the request's own selectors (ANDed with the class's). */
+  resourceNames?: readonly string[];
+}
+
+/** The device requests of a ResourceClaimTemplate: each served by one of its alternatives. */
+export interface TemplateDevices {
+  requests: Array<{ name: string; alternatives: DeviceRequestAlternative[] }>;
 }
 
 export type TemplateLookup =
@@ -25,6 +42,10 @@ export interface DraView {
   template(namespace: string, name: string): TemplateLookup;
   /** Namespaces holding a ResourceClaimTemplate of this name (for NAD warnings and `check`); undefined when unknown. */
   templateNamespaces?(name: string): readonly string[] | undefined;
+  /** The DeviceClass of this name; undefined when absent or not read yet. */
+  deviceClass?(name: string): DeviceClassInfo | undefined;
+  /** The device requests of ResourceClaimTemplate `namespace/name`; undefined when not held (or not read). */
+  templateDevices?(namespace: string, name: string): TemplateDevices | undefined;
 }
 
 /**

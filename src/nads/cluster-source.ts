@@ -1,13 +1,17 @@
 // NADs from the cluster: a list + watch of every namespace (src/kube's ListWatch) keeps the
 // cache, and a cache miss on the request path does one GET bounded by a deadline, so a NAD
 // created a moment ago is found while an unreachable API server yields `unavailable`, never a hang.
+// The GETs are bounded (src/nads/limits.ts): so many in flight, so many waiting for a slot, and a
+// NAD found absent is remembered for a few seconds, so repeated reviews naming it cost no GET.
 //
 // Only the parsed entries are kept: list pages and watched objects are dropped once their entry
 // is built, so the memory of a large cluster is its entries plus one page. An observer (the
 // background audit, which judges the NAD objects themselves) sees the same objects as they pass.
+import { LRUCache } from 'lru-cache';
 import { ListWatch, describeKubeError, getObject, kubeTransport, type KubeObject, type KubeTransport, type ListWatchHandler, type RetryInfo, type KubeCredentials } from '../kube/index.js';
 import { silentLogger, type NadLogger, type NadSourceEventHandler } from './logger.js';
 import { nadFromObject } from './model.js';
+import { MAX_MISSING_NADS_REMEMBERED, MAX_NAD_GETS_IN_FLIGHT, MAX_NAD_GETS_WAITING, MISSING_NAD_MEMORY_MS } from './limits.js';
 import { NAD_GROUP, NAD_PLURAL, NAD_VERSION } from './object.js';
 import { nadKey, type Nad, type NadLookup, type NadSource } from './types.js';
 
@@ -15,6 +19,8 @@ export interface ClusterNadSourceOptions {
   logger?: NadLogger;
   /** Deadline of the GET done on a cache miss (default and maximum 1000 ms). */
   lookupTimeoutMs?: number;
+  /** How long a NAD found absent is answered not-found without a GET (default MISSING_NAD_MEMORY_MS). */
+  missingNadMemoryMs?: number;
   /** Deadline of each page of the list (default 60 s). */
   listTimeoutMs?: number;
   /** Objects per list page (default 500, as client-go's reflector). */
@@ -49,6 +55,11 @@ export class ClusterNadSource implements NadSource {
   /** Entries of a list in progress: they replace the cache at once when it completes. */
   #relisted: Map<string, Nad> | undefined;
   readonly #inflight = new Map<string, Promise<NadLookup>>();
+  /** NADs the API server said are absent, a few seconds; forgotten when the watch brings them. */
+  readonly #missing: LRUCache<string, true>;
+  /** GETs running, and lookups waiting for one of their slots (in arrival order). */
+  #getsRunning = 0;
+  readonly #waiting = new Set<() => void>();
   #synced = false;
   #observer: ListWatchHandler | undefined;
 
@@ -56,6 +67,7 @@ export class ClusterNadSource implements NadSource {
     this.#log = options.logger ?? silentLogger;
     this.#onEvent = options.onEvent ?? (() => {});
     this.#lookupTimeoutMs = Math.min(options.lookupTimeoutMs ?? MAX_LOOKUP_TIMEOUT_MS, MAX_LOOKUP_TIMEOUT_MS);
+    this.#missing = new LRUCache<string, true>({ max: MAX_MISSING_NADS_REMEMBERED, ttl: options.missingNadMemoryMs ?? MISSING_NAD_MEMORY_MS });
     this.#listTimeoutMs = options.listTimeoutMs ?? 60_000;
     this.#listPageSize = options.listPageSize ?? 500;
     this.#backoffInitialMs = options.backoff?.initialMs ?? 500;
@@ -81,7 +93,7 @@ export class ClusterNadSource implements NadSource {
       minWatchMs: this.#minWatchMs,
       onError: (err, retry) => this.#failed(err, retry),
       handler: {
-        resync: () => (this.#relisted = new Map(), this.#observer?.resync()),
+        resync: () => (this.#relisted = new Map(), this.#missing.clear(), this.#observer?.resync()),
         upsert: (obj) => (this.#upsert(obj), this.#observer?.upsert(obj)),
         remove: (obj) => (this.#remove(obj), this.#observer?.remove(obj)),
         resynced: () => (this.#resynced(), this.#observer?.resynced()),
@@ -128,6 +140,11 @@ export class ClusterNadSource implements NadSource {
       return { status: 'found', nad: cached };
     }
     const k = nadKey(namespace, name);
+    // Only while the watch works: a failing one may not have brought a NAD created since the GET.
+    if (this.#missing.get(k) && this.#synced && this.staleSince() === undefined) {
+      this.#onEvent({ type: 'lookup', outcome: 'not-found-remembered' });
+      return { status: 'not-found', remembered: true };
+    }
     // Concurrent requests naming the same missing NAD share one GET.
     let pending = this.#inflight.get(k);
     if (!pending) {
@@ -170,6 +187,7 @@ export class ClusterNadSource implements NadSource {
     const nad = this.#toNad(obj);
     if (!nad) return;
     const k = nadKey(nad.namespace, nad.name);
+    this.#missing.delete(k);
     if (this.#relisted) return void this.#relisted.set(k, nad);
     const old = this.#nads.get(k);
     if (old === nad) return;
@@ -193,16 +211,68 @@ export class ClusterNadSource implements NadSource {
   }
 
   async #fetch(namespace: string, name: string): Promise<NadLookup> {
-    const path = `/apis/${NAD_GROUP}/${NAD_VERSION}/namespaces/${encodeURIComponent(namespace)}/${NAD_PLURAL}/${encodeURIComponent(name)}`;
-    const got = await getObject(this.#transport, path, { timeoutMs: this.#lookupTimeoutMs });
+    const started = performance.now();
+    const slot = await this.#getSlot();
+    if (slot !== 'ok') {
+      this.#onEvent({ type: 'lookup', outcome: 'unavailable' });
+      return {
+        status: 'unavailable',
+        reason: slot === 'full'
+          ? `too many NAD lookups in progress (${MAX_NAD_GETS_IN_FLIGHT} running, ${MAX_NAD_GETS_WAITING} waiting)`
+          : `no NAD lookup slot free within ${this.#lookupTimeoutMs} ms (${MAX_NAD_GETS_IN_FLIGHT} running)`,
+      };
+    }
     let result: NadLookup;
-    if (got.status === 'ok') result = { status: 'found', nad: nadFromObject(got.object, { resourceNameKeys: this.#resourceNameKeys }) };
-    else if (got.status === 'not-found') result = { status: 'not-found' };
-    else {
-      this.#log.warn({ nad: nadKey(namespace, name), err: got.reason }, 'NAD lookup failed');
-      result = { status: 'unavailable', reason: got.timedOut ? got.reason : `cannot read NAD ${namespace}/${name} from the API server: ${got.reason}` };
+    try {
+      // The wait for a slot counts against the same deadline.
+      const timeoutMs = Math.max(1, Math.round(this.#lookupTimeoutMs - (performance.now() - started)));
+      const path = `/apis/${NAD_GROUP}/${NAD_VERSION}/namespaces/${encodeURIComponent(namespace)}/${NAD_PLURAL}/${encodeURIComponent(name)}`;
+      const got = await getObject(this.#transport, path, { timeoutMs });
+      if (got.status === 'ok') result = { status: 'found', nad: nadFromObject(got.object, { resourceNameKeys: this.#resourceNameKeys }) };
+      else if (got.status === 'not-found') {
+        result = { status: 'not-found' };
+        // Unless the watch brought it while the GET ran (a stale read must not hide it).
+        if (!this.#nads.has(nadKey(namespace, name))) this.#missing.set(nadKey(namespace, name), true);
+      } else {
+        // Debug only: the review that asked logs one line naming every NAD it could not read.
+        this.#log.debug({ nad: nadKey(namespace, name), err: got.reason }, 'NAD lookup failed');
+        result = { status: 'unavailable', reason: got.timedOut ? got.reason : `cannot read NAD ${namespace}/${name} from the API server: ${got.reason}` };
+      }
+    } finally {
+      this.#releaseSlot();
     }
     this.#onEvent({ type: 'lookup', outcome: result.status });
     return result;
+  }
+
+  /** A GET slot: at once, after waiting (at most the lookup deadline), or none (`full`, `timeout`). */
+  #getSlot(): Promise<'ok' | 'full' | 'timeout'> | 'ok' | 'full' {
+    if (this.#getsRunning < MAX_NAD_GETS_IN_FLIGHT) {
+      this.#getsRunning++;
+      return 'ok';
+    }
+    if (this.#waiting.size >= MAX_NAD_GETS_WAITING) return 'full';
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        resolve('ok');
+      };
+      const timer = setTimeout(() => {
+        this.#waiting.delete(wake);
+        resolve('timeout');
+      }, this.#lookupTimeoutMs);
+      this.#waiting.add(wake);
+    });
+  }
+
+  /** Hands the slot to the longest waiting lookup, if any. */
+  #releaseSlot(): void {
+    const next = this.#waiting.values().next();
+    if (next.done) {
+      this.#getsRunning--;
+      return;
+    }
+    this.#waiting.delete(next.value);
+    next.value();
   }
 }

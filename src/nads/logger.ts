@@ -12,7 +12,7 @@ export const silentLogger: NadLogger = { debug: noop, info: noop, warn: noop, er
 /** What the sources report for metrics: one call per event, cheap and synchronous. */
 export interface NadSourceEvent {
   type: 'sync' | 'add' | 'update' | 'delete' | 'error' | 'lookup';
-  /** For `lookup`: cache-hit, found, not-found, unavailable; for `error`: list, watch, read. */
+  /** For `lookup`: cache-hit, found, not-found, not-found-remembered, unavailable; for `error`: list, watch, read. */
   outcome?: string;
 }
 export type NadSourceEventHandler = (event: NadSourceEvent) => void;

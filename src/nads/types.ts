@@ -70,7 +70,8 @@ export interface Nad {
 
 export type NadLookup =
   | { status: 'found'; nad: Nad }
-  | { status: 'not-found' }
+  /** `remembered`: answered from the short memory of NADs found absent (no GET). */
+  | { status: 'not-found'; remembered?: true }
   /** The source could not answer (API server unreachable, not synced): not the same as absent. */
   | { status: 'unavailable'; reason: string };
 

@@ -4,7 +4,8 @@ import type { NadSource } from '../nads/types.js';
 import type { WatchHealth } from './types.js';
 
 export type ReviewResult = 'allowed' | 'denied' | 'error' | 'patched';
-export type LookupOutcome = 'hit' | 'fetched' | 'not-found' | 'unavailable';
+/** `not-found-remembered`: absent, from the source's short memory (no GET); `capped`: past the per-review cap, not looked up. */
+export type LookupOutcome = 'hit' | 'fetched' | 'not-found' | 'not-found-remembered' | 'unavailable' | 'capped';
 
 // Label values come from requests: anything outside these sets is counted as `other`, so a
 // client cannot grow the number of series without bound.
@@ -98,7 +99,7 @@ export function createMetrics(nadSource: () => NadSource | undefined, registry =
     }),
     nadLookups: new Counter({
       name: 'netattach_nad_lookups_total',
-      help: 'NAD lookups on the request path by outcome',
+      help: 'NAD lookups on the request path by outcome (capped: past the per-review cap, not looked up)',
       labelNames: ['outcome'],
       registers,
     }),

@@ -12,6 +12,7 @@ import type {
   Endpoint,
 } from '../admission/types.js';
 import { nadKey, type NadLookup, type NadSource } from '../nads/types.js';
+import { MAX_NAD_FETCHES_PER_REVIEW, NAD_FETCHES_IN_PARALLEL_PER_REVIEW } from '../nads/limits.js';
 import type { AddressReservations, PolicyEvaluator } from '../policy/types.js';
 import type { AddressArbiter, ClaimOutcome } from '../policy/index.js';
 import { settleClaims } from './arbitrate.js';
@@ -83,18 +84,19 @@ export type PipelineResult = { status: 200; review: AdmissionReview } | { status
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /**
- * Looks a NAD up, giving up (as `unavailable`) when the budget runs out. A NAD in the cache is
- * looked up too (it may go between the two calls), within the same deadline.
+ * Looks a NAD missing from the cache up (a GET, or the source's memory of absent NADs), giving up
+ * (as `unavailable`) when the budget runs out.
  */
 async function lookupWithin(source: NadSource, namespace: string, name: string, signal: Promise<NadLookup>): Promise<[NadLookup, LookupOutcome]> {
-  const cached = source.get(namespace, name) !== undefined;
   let result: NadLookup;
   try {
     result = await Promise.race([source.lookup(namespace, name), signal]);
   } catch (err) {
     result = { status: 'unavailable', reason: `lookup failed: ${message(err)}` };
   }
-  return [result, result.status !== 'found' ? result.status : cached ? 'hit' : 'fetched'];
+  const outcome: LookupOutcome =
+    result.status === 'found' ? 'fetched' : result.status === 'not-found' && result.remembered ? 'not-found-remembered' : result.status;
+  return [result, outcome];
 }
 
 /**
@@ -112,25 +114,105 @@ function resolveFromCache(unique: ReadonlyMap<string, { namespace: string; name:
   return resolved;
 }
 
-/** Looks the NADs up (a GET on a cache miss), all within the budget. */
-async function resolveNads(unique: ReadonlyMap<string, { namespace: string; name: string }>, budgetMs: number, deps: PipelineDeps): Promise<Map<string, NadLookup>> {
-  const resolved = new Map<string, NadLookup>();
+type NadRef = { namespace: string; name: string };
+
+/** NADs named in the one log line a review's failed lookups get. */
+const LOGGED_NADS = 20;
+
+/**
+ * Looks the NADs up within the budget. Cached ones are looked up too (one may go between the two
+ * calls; the source answers them from its cache, no GET). Of the missing ones, the first
+ * MAX_NAD_FETCHES_PER_REVIEW are looked up, NAD_FETCHES_IN_PARALLEL_PER_REVIEW at a time (the
+ * source bounds its GETs across reviews too); the rest are not: unavailable, naming the cap. A real
+ * pod's NADs are in the cache; a forged review naming 1,000 absent ones costs 32 lookups, not
+ * 1,000 parallel GETs.
+ */
+async function resolveNads(
+  unique: ReadonlyMap<string, NadRef>,
+  budgetMs: number,
+  deps: PipelineDeps,
+  request: AdmissionRequest,
+  endpoint: Endpoint,
+): Promise<Map<string, NadLookup>> {
+  const refs = [...unique];
+  const results: Array<[NadLookup, LookupOutcome] | undefined> = new Array(refs.length);
+  const cachedAt: number[] = [];
+  const missingAt: number[] = [];
+  refs.forEach(([, ref], i) => (deps.nadSource.get(ref.namespace, ref.name) !== undefined ? cachedAt : missingAt).push(i));
+  const fetchedAt = missingAt.slice(0, MAX_NAD_FETCHES_PER_REVIEW);
+  let expired = false;
   let timer: NodeJS.Timeout | undefined;
+  const budgetSpent: NadLookup = { status: 'unavailable', reason: `NAD lookup did not finish within ${Math.round(budgetMs)} ms` };
   const deadline = new Promise<NadLookup>((resolve) => {
-    timer = setTimeout(() => resolve({ status: 'unavailable', reason: `NAD lookup did not finish within ${Math.round(budgetMs)} ms` }), budgetMs);
+    timer = setTimeout(() => ((expired = true), resolve(budgetSpent)), budgetMs);
   });
-  try {
-    const results = await Promise.all(
-      [...unique].map(async ([key, ref]) => [key, await lookupWithin(deps.nadSource, ref.namespace, ref.name, deadline)] as const),
-    );
-    for (const [key, [lookup, outcome]] of results) {
-      resolved.set(key, lookup);
-      deps.metrics.nadLookups.inc({ outcome });
+  const lookUp = async (i: number, cached: boolean): Promise<void> => {
+    const [, ref] = refs[i]!;
+    const [lookup, outcome] = await lookupWithin(deps.nadSource, ref.namespace, ref.name, deadline);
+    results[i] = [lookup, outcome === 'fetched' && cached ? 'hit' : outcome];
+  };
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < fetchedAt.length) {
+      const i = fetchedAt[next++]!;
+      // Past the deadline the rest are not started: nobody would wait for their answers.
+      if (expired) results[i] = [budgetSpent, 'unavailable'];
+      else await lookUp(i, false);
     }
+  };
+  try {
+    await Promise.all([...cachedAt.map((i) => lookUp(i, true)), ...Array.from({ length: Math.min(NAD_FETCHES_IN_PARALLEL_PER_REVIEW, fetchedAt.length) }, worker)]);
   } finally {
     clearTimeout(timer);
   }
+  const notLookedUp = missingAt.length - fetchedAt.length;
+  const capped: NadLookup = {
+    status: 'unavailable',
+    reason: `not looked up: the review names ${missingAt.length} NADs missing from the cache, and netattach looks up at most ${MAX_NAD_FETCHES_PER_REVIEW} per review`,
+  };
+  const resolved = new Map<string, NadLookup>();
+  refs.forEach(([key], i) => {
+    const result = results[i];
+    resolved.set(key, result ? result[0] : capped);
+    if (result) deps.metrics.nadLookups.inc({ outcome: result[1] });
+  });
+  if (notLookedUp > 0) deps.metrics.nadLookups.inc({ outcome: 'capped' }, notLookedUp);
+  logFailedLookups(deps, request, endpoint, refs, results, notLookedUp);
   return resolved;
+}
+
+/**
+ * One line per review whose lookups could not all be answered (unavailable or past the cap), not
+ * one per NAD: naming the first LOGGED_NADS of each kind and counting the rest.
+ */
+function logFailedLookups(
+  deps: PipelineDeps,
+  request: AdmissionRequest,
+  endpoint: Endpoint,
+  refs: ReadonlyArray<[string, NadRef]>,
+  results: ReadonlyArray<readonly [NadLookup, LookupOutcome] | undefined>,
+  notLookedUp: number,
+): void {
+  const notFound: string[] = [];
+  const unavailable: string[] = [];
+  // The NADs past the cap (no result) are counted, not listed.
+  refs.forEach(([key], i) => {
+    const lookup = results[i]?.[0];
+    if (lookup?.status === 'not-found') notFound.push(key);
+    else if (lookup?.status === 'unavailable') unavailable.push(`${key}: ${lookup.reason}`);
+  });
+  if (unavailable.length === 0 && notLookedUp === 0) return;
+  deps.logger.warn(
+    {
+      ...who(request, endpoint),
+      unavailable: unavailable.slice(0, LOGGED_NADS),
+      unavailableCount: unavailable.length,
+      notFound: notFound.slice(0, LOGGED_NADS),
+      notFoundCount: notFound.length,
+      notLookedUp,
+    },
+    notLookedUp > 0 ? `NAD lookups capped at ${MAX_NAD_FETCHES_PER_REVIEW} per review; the rest answered unavailable` : 'NAD lookups failed',
+  );
 }
 
 const isPodCreate = (r: AdmissionRequest): boolean =>
@@ -221,7 +303,7 @@ export function handleReview(body: unknown, endpoint: Endpoint, budgetMs: number
       .then((templates) => decide(deps, request, apiVersion, endpoint, cached, templates))
       .then(done, fail);
   }
-  return resolveNads(unique, typeof budgetMs === 'function' ? budgetMs() : budgetMs, deps)
+  return resolveNads(unique, typeof budgetMs === 'function' ? budgetMs() : budgetMs, deps, request, endpoint)
     .then(async (resolved) => {
       const refs = templatesToRead(request, resolved, deps);
       const templates = refs.length === 0 ? NO_TEMPLATES : await readTemplates(refs, budgetMs, deps);
@@ -320,6 +402,8 @@ const withTemplates = (dra: DraView, templates: Templates): DraView => ({
   classesFor: (resource) => dra.classesFor(resource),
   template: (namespace, name) => templates.get(nadKey(namespace, name)) ?? dra.template(namespace, name),
   templateNamespaces: (name) => dra.templateNamespaces?.(name),
+  deviceClass: (name) => dra.deviceClass?.(name),
+  templateDevices: (namespace, name) => dra.templateDevices?.(namespace, name),
 });
 
 /** netattach itself failed: logged, counted, and answered with a 500 denial. */

@@ -4,6 +4,7 @@
 import t from 'tap';
 import {
   addTemplateClaims,
+  checkNetworkClaims,
   checkTemplates,
   needsDevicePlan,
   parseNetworkClaims,
@@ -15,7 +16,9 @@ import {
 import { PodDraft } from '../../src/admission/draft.js';
 import { POD_LOCATION } from '../../src/admission/object.js';
 import { StaticDraView, type DraView } from '../../src/dra/index.js';
-import type { FieldError } from '../../src/field/index.js';
+import { renderError, type FieldError } from '../../src/field/index.js';
+import { review } from '../../src/admission/index.js';
+import { context, nadLookup, nadObject, pod, request } from './fixtures.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -195,6 +198,9 @@ function planOf(templates: Array<[string, number]>): DevicePlan {
     templates: new Map(templates.map(([name, count], i) => [name, { count, paths: [`P${i}`] }])),
     errors: [],
     warnings: [],
+    claimed: [],
+    podClaims: [],
+    requested: new Set(),
   };
 }
 
@@ -309,4 +315,90 @@ t.test('addTemplateClaims: refused shapes', async (t) => {
     t.strictSame(addTemplateClaims(draft, planOf([['tpl', 1]])), { errors: c.errors, warnings: [] }, c.name);
     t.equal(draft.changed, false, `${c.name}: nothing written`);
   }
+});
+
+// Issue 24, finding 7: a pod's own claim for a network dropped the network's extended resource
+// without any check that the claim can hold a device with the NAD's resourceName; the pod then
+// failed at CNI ADD (Multus found no device). Denied when certain, warned when netattach cannot tell.
+const NIC = 'example.com/sriov_a';
+const ATTR = 'device.attributes["k8s.cni.cncf.io"].resourceName';
+const pins = (name: string) => `${ATTR} == "${name}"`;
+const nicRequest = (deviceClassName: string, selector?: string) => ({
+  name: 'nic',
+  alternatives: [{ deviceClassName, ...(selector ? { resourceNames: [selector] } : {}) }],
+});
+const gpuRequest = { name: 'gpu', alternatives: [{ deviceClassName: 'gpu' }] };
+const CLASSES = [
+  { name: 'sriov-a', resourceNames: [NIC] },
+  { name: 'sriov-b', resourceNames: ['example.com/sriov_b'] },
+  { name: 'ext-a', extendedResourceName: NIC },
+  { name: 'generic-nic' },
+  { name: 'gpu' },
+];
+
+t.test('checkNetworkClaims: can the pod claim hold a device with the network resourceName?', async (t) => {
+  type Case = {
+    name: string;
+    requests?: Array<{ name: string; alternatives: Array<{ deviceClassName: string; resourceNames?: string[] }> }>;
+    entry?: Obj;
+    otherClaims?: Obj[];
+    containerRequests?: Obj;
+    view?: 'none' | 'not-held' | 'held';
+    workload?: boolean;
+    error?: RegExp;
+    warning?: RegExp;
+  };
+  const cannot = /pod claim "gpu-nic" \(ResourceClaimTemplate gpu-and-nic\) cannot hold a device with resourceName example\.com\/sriov_a: its requests' DeviceClasses \(sriov-b\) select other devices, so Multus would find no device for default\/net/;
+  const cases: Case[] = [
+    { name: 'a class whose selectors require the resourceName (the docs example)', requests: [gpuRequest, nicRequest('sriov-a')] },
+    { name: 'a class whose extendedResourceName is it', requests: [nicRequest('ext-a')] },
+    { name: "the request's own selectors require it", requests: [nicRequest('generic-nic', NIC)] },
+    { name: 'one firstAvailable alternative serving is enough', requests: [{ name: 'nic', alternatives: [{ deviceClassName: 'sriov-b' }, { deviceClassName: 'sriov-a' }] }] },
+    { name: 'every request requires another resourceName: denied', requests: [nicRequest('sriov-b')], error: cannot },
+    { name: 'the request narrows a serving class to another resourceName: denied', requests: [{ name: 'nic', alternatives: [{ deviceClassName: 'sriov-a', resourceNames: ['example.com/other'] }] }], error: /cannot hold a device/ },
+    { name: 'the same in a workload template: a warning', requests: [nicRequest('sriov-b')], workload: true, warning: cannot },
+    { name: 'another claim of the pod might serve it: a warning', requests: [nicRequest('sriov-b')], otherClaims: [{ name: 'more', resourceClaimName: 'shared-nic' }], warning: /cannot hold a device .*unless another claim of the pod serves it/ },
+    { name: 'the pod requests the resource itself: a warning', requests: [nicRequest('sriov-b')], containerRequests: { [NIC]: '1' }, warning: /unless another claim/ },
+    { name: 'a request netattach cannot judge (a GPU class) and one ruled out: a warning', requests: [gpuRequest, nicRequest('sriov-b')], warning: /pod claim gpu-nic for default\/net \(example\.com\/sriov_a\) unchecked: no request of ResourceClaimTemplate gpu-and-nic names a DeviceClass known to select it/ },
+    { name: 'a class netattach does not hold: a warning', requests: [nicRequest('unknown-class')], warning: /unchecked: no request/ },
+    { name: 'a ResourceClaim by name: a warning', entry: { name: 'gpu-nic', resourceClaimName: 'shared' }, warning: /unchecked: netattach does not read ResourceClaims/ },
+    { name: 'no DRA view: a warning', view: 'none', warning: /unchecked: netattach does not read templates here/ },
+    { name: 'a template netattach does not hold: a warning', view: 'not-held', warning: /unchecked: no ResourceClaimTemplate gpu-and-nic in namespace default/ },
+  ];
+  for (const c of cases) {
+    const view = new StaticDraView(CLASSES, c.view === 'not-held' ? [] : [{ namespace: 'default', name: 'gpu-and-nic', devices: { requests: c.requests ?? [] } }]);
+    const p = podWith({ [NETWORK_CLAIMS_ANNOTATION]: 'net=gpu-nic' }, [c.entry ?? { name: 'gpu-nic', resourceClaimTemplateName: 'gpu-and-nic' }, ...(c.otherClaims ?? [])]);
+    if (c.containerRequests) p.spec.containers[0].resources = { requests: c.containerRequests };
+    const plan = planDevices(p, POD_LOCATION, [attachment('net', { resourceNames: [NIC] })], 'default');
+    const got = checkNetworkClaims(plan, 'default', c.view === 'none' ? undefined : view, c.workload === true);
+    if (c.error) {
+      t.equal(got.errors.length, 1, c.name);
+      t.equal(got.errors[0]?.path, ANN_PATH, `${c.name}: the annotation's path`);
+      t.equal(got.errors[0]?.value, 'default/net=gpu-nic', `${c.name}: the pair as value`);
+      t.match(got.errors[0]?.reason, c.error, c.name);
+    } else t.strictSame(got.errors, [], c.name);
+    if (c.warning) t.match(got.warnings.map((w) => w.text).join('\n'), c.warning, c.name);
+    else t.strictSame(got.warnings, [], c.name);
+  }
+});
+
+t.test('networkClaims through the admission core: a claim that cannot hold the device denies the pod (422), a serving one admits it', async (t) => {
+  const nads = nadLookup(nadObject('net', { resourceName: NIC }));
+  const view = new StaticDraView(CLASSES, [
+    { namespace: 'default', name: 'wrong-nic', devices: { requests: [nicRequest('sriov-b')] } },
+    { namespace: 'default', name: 'gpu-and-nic', devices: { requests: [gpuRequest, nicRequest('sriov-a')] } },
+  ]);
+  const podUsing = (template: string): Obj => {
+    const p = pod({ networks: 'net', annotations: { [NETWORK_CLAIMS_ANNOTATION]: 'net=mine' } }) as Obj;
+    p.spec.resourceClaims = [{ name: 'mine', resourceClaimTemplateName: template }];
+    p.spec.containers[0].resources = { claims: [{ name: 'mine' }] };
+    return p;
+  };
+  const denied = review(request(podUsing('wrong-nic')), { ...context(nads), dra: view });
+  t.equal(denied.allowed, false, 'denied: the pod would fail at CNI ADD');
+  t.equal(denied.code, 422);
+  t.match(denied.errors.map(renderError).join('\n'), /^metadata\.annotations\[netattach\.io\/networkClaims\]: Invalid value: "default\/net=mine": pod claim "mine" \(ResourceClaimTemplate wrong-nic\) cannot hold a device with resourceName example\.com\/sriov_a/);
+  const admitted = review(request(podUsing('gpu-and-nic')), { ...context(nads), dra: view });
+  t.equal(admitted.allowed, true, admitted.errors.map(renderError).join('; '));
+  t.strictSame(admitted.warnings, [], 'no warning: the NIC request is served by a class selecting the resourceName');
 });

@@ -43,3 +43,15 @@ spec:
   rules:
     allowedNetworks: {networks: ["*/sriov-net"], action: Enforce}
 `;
+
+/**
+ * Issue 24's hostile annotation (findings 2 and 3): a 200 KB key under `cni-args` holding 100
+ * numbers Go cannot read, so the key is in the path of 100 field errors (before messages were
+ * cut, 20 MB of findings per pod; five such pods made a 100 MB PolicyReport).
+ */
+export const hostileNetworks = (keyLength = 200_000, errors = 100): string =>
+  `[{"name":"net","cni-args":{"${'k'.repeat(keyLength)}":[${Array.from({ length: errors }, () => '1e400').join(',')}]}}]`;
+
+/** The longest legal pod name (253) and a long namespace (63): the largest real results. */
+export const longName = (i: number): string => `${'p'.repeat(240)}-${String(i).padStart(12, '0')}`;
+export const LONG_NAMESPACE = 'n'.repeat(63);

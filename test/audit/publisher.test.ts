@@ -5,6 +5,8 @@ import { BackgroundAudit, firstSeenOf, Lease, MAX_RESULTS, microTime, policyRepo
 import { DEFAULT_ADMISSION_CONFIG } from '../../src/admission/index.js';
 import { KubeRequestError, type KubeTransport } from '../../src/kube/index.js';
 import { AddressIndex, EMPTY_POLICY_SET, PolicyEngine } from '../../src/policy/index.js';
+import { Registry } from 'prom-client';
+import { registerAuditMetrics } from '../../src/audit/index.js';
 import { live } from './helpers.js';
 
 const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
@@ -59,9 +61,13 @@ t.test('microTime has six fractional digits', async (t) => {
 function fakeApi(opts: { crd?: boolean } = {}) {
   const objects = new Map<string, { rv: number; body: Record<string, unknown> }>();
   const writes: string[] = [];
+  /** Every PATCH path, refused ones included. */
+  const requests: string[] = [];
   let rv = 1;
   let crd = opts.crd ?? true;
   let failApply: number | undefined;
+  /** Namespaces whose report writes are refused, with the status (413: too large). */
+  const refused = new Map<string, number>();
   const bare = (path: string) => path.split('?')[0]!;
   const transport: KubeTransport = {
     async getJson(path, query) {
@@ -81,7 +87,10 @@ function fakeApi(opts: { crd?: boolean } = {}) {
     async patchJson(path, body, contentType) {
       t.equal(contentType, 'application/apply-patch+yaml');
       t.match(path, /\?fieldManager=netattach&force=true$/);
+      requests.push(bare(path));
       if (failApply && path.includes('/policyreports/')) throw new KubeRequestError(failApply, 'refused');
+      const ns = /\/namespaces\/([^/]+)\/policyreports\//.exec(path)?.[1];
+      if (ns !== undefined && refused.has(ns)) throw new KubeRequestError(refused.get(ns)!, 'the server has rejected the request: request entity too large');
       const key = bare(path);
       const b = body as { metadata: { resourceVersion?: string } };
       const cur = objects.get(key);
@@ -96,8 +105,10 @@ function fakeApi(opts: { crd?: boolean } = {}) {
     transport,
     objects,
     writes,
+    requests,
     setCrd: (v: boolean) => void (crd = v),
     failApplyWith: (code: number | undefined) => void (failApply = code),
+    refuse: (ns: string, code: number | undefined) => void (code === undefined ? refused.delete(ns) : refused.set(ns, code)),
     report: (ns: string) => objects.get(`/apis/wgpolicyk8s.io/v1alpha2/namespaces/${ns}/policyreports/netattach`)?.body as { summary: Record<string, number>; results: Array<{ resources: Array<{ name: string }>; timestamp: { seconds: number } }> } | undefined,
     lease: () => objects.get('/apis/coordination.k8s.io/v1/namespaces/netattach-system/leases/netattach-audit')?.body as { spec: Record<string, unknown> } | undefined,
   };
@@ -218,6 +229,31 @@ t.test('a new leader diffs against the reports written before: no rewrite, first
   t.same(api.writes.filter((w) => w.includes('policyreports')), []);
 });
 
+t.test('a new leader reads the reports written before in pages', async (t) => {
+  const api = fakeApi();
+  const pods = Array.from({ length: 45 }, (_, i) => ({ ns: `ns${String(i).padStart(2, '0')}`, name: 'p', networks: 'missing' }));
+  const first = new ReportPublisher(api.transport, auditWith(pods), { leaseNamespace: 'netattach-system', identity: 'one', now: () => 1_000_000 });
+  await first.round();
+  await first.stop();
+  const queries: Array<Record<string, string | undefined>> = [];
+  const paged: KubeTransport = {
+    ...api.transport,
+    async getJson(path, query) {
+      if (path !== '/apis/wgpolicyk8s.io/v1alpha2/policyreports') return api.transport.getJson(path, query);
+      queries.push(query);
+      const all = ((await api.transport.getJson(path, { labelSelector: query['labelSelector'] })) as { items: unknown[] }).items;
+      const start = Number(query['continue'] ?? 0);
+      const end = start + Number(query['limit']);
+      return { items: all.slice(start, end), metadata: end < all.length ? { continue: String(end) } : {} };
+    },
+  };
+  const second = new ReportPublisher(paged, auditWith(pods), { leaseNamespace: 'netattach-system', identity: 'two', now: () => 1_001_000 });
+  api.writes.length = 0;
+  await second.round();
+  t.same(queries.map((q) => q['continue'] ?? ''), ['', '20', '40'], 'three pages of at most 20');
+  t.same(api.writes.filter((w) => w.includes('policyreports')), [], 'all 45 reports were read: nothing to rewrite');
+});
+
 t.test('never a write storm: at most maxWritesPerRound reports a round, the rest next round', async (t) => {
   const api = fakeApi();
   const pods = Array.from({ length: 7 }, (_, i) => ({ ns: `ns${i}`, name: 'p', networks: 'missing' }));
@@ -233,21 +269,67 @@ t.test('never a write storm: at most maxWritesPerRound reports a round, the rest
   t.equal(reports(), 7);
 });
 
-t.test('a failed write is retried next round; the failure never throws out of a round', async (t) => {
+t.test('a failed write is retried after a growing delay; the failure never throws out of a round', async (t) => {
   const api = fakeApi();
+  let now = 1_000_000;
   const audit = auditWith([{ ns: 'a', name: 'p', networks: 'missing' }]);
-  const lease = new Lease(api.transport, { namespace: 'netattach-system', name: 'netattach-audit', identity: 'me', durationSeconds: 30 });
+  const lease = new Lease(api.transport, { namespace: 'netattach-system', name: 'netattach-audit', identity: 'me', durationSeconds: 30, now: () => now });
   await lease.acquire();
-  const pub = new ReportPublisher(api.transport, audit, { leaseNamespace: 'netattach-system', identity: 'me' });
+  const pub = new ReportPublisher(api.transport, audit, { leaseNamespace: 'netattach-system', identity: 'me', now: () => now });
+  const attempts = () => api.requests.filter((r) => r.includes('/policyreports/')).length;
   api.failApplyWith(500);
   await pub.round();
   t.ok(pub.isLeader(), 'the Lease was taken');
   t.notOk(api.report('a'));
+  t.equal(attempts(), 1);
+  t.same(pub.failingNamespaces(), ['a']);
   await pub.round();
-  t.notOk(api.report('a'), 'still failing');
+  t.equal(attempts(), 1, 'not again within the delay');
+  now += 5_000;
+  await pub.round();
+  t.equal(attempts(), 2, 'retried after one interval');
+  now += 5_000;
+  await pub.round();
+  t.equal(attempts(), 2, 'the second delay is twice the first');
   api.failApplyWith(undefined);
+  now += 5_000;
   await pub.round();
   t.ok(api.report('a'));
+  t.same(pub.failingNamespaces(), []);
+});
+
+t.test('a namespace whose report is refused holds up no other namespace: logged and counted, retried later', async (t) => {
+  const api = fakeApi();
+  let now = 1_000_000;
+  const logs: string[] = [];
+  const logger = { info: (_o: object, m: string) => logs.push(m), warn: (o: object, m: string) => logs.push(`${m} ${JSON.stringify(o)}`) };
+  const registry = new Registry();
+  const metrics = registerAuditMetrics(registry);
+  const failing = async () => (await registry.getSingleMetric('netattach_audit_report_namespaces_failing')?.get())?.values[0]?.value;
+  const audit = auditWith(['a', 'b', 'c'].map((ns) => ({ ns, name: 'p', networks: 'missing' })));
+  api.refuse('a', 413);
+  const pub = new ReportPublisher(api.transport, audit, { leaseNamespace: 'netattach-system', identity: 'me', now: () => now, logger, metrics });
+  await pub.round();
+  t.notOk(api.report('a'));
+  t.ok(api.report('b'), 'a namespace after the refused one is written');
+  t.ok(api.report('c'));
+  t.equal(await failing(), 1);
+  t.match(logs.filter((l) => /failed/.test(l)), [/PolicyReport of a namespace failed.*"namespace":"a".*413/]);
+  // Later rounds: the others' changes go out while a still fails.
+  audit.upsert({ metadata: { namespace: 'b', name: 'p', uid: 'u-p', annotations: {} } });
+  audit.drain();
+  for (let i = 0; i < 5; i++) {
+    now += 5_000;
+    await pub.round();
+  }
+  t.same(api.report('b')!.results, []);
+  t.notOk(api.report('a'));
+  t.equal(logs.filter((l) => /failed/.test(l)).length, 1, 'the same refusal is logged once');
+  api.refuse('a', undefined);
+  now += 5 * 60_000;
+  await pub.round();
+  t.ok(api.report('a'), 'written once the apiserver accepts it');
+  t.equal(await failing(), 0);
 });
 
 t.test('a namespace whose only finding is a NAD gets a report; the NAD deleted empties it', async (t) => {

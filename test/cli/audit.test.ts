@@ -13,6 +13,7 @@ import { nadFromObject, nadKey } from '../../src/nads/index.js';
 import { AddressIndex, NadUsage, PolicyEngine, loadPolicyDocuments, podNetworkFacts, policySet } from '../../src/policy/index.js';
 import { parse as parseYaml } from 'yaml';
 import { FakeApiServer } from '../kube/fake-apiserver.js';
+import { hostileNetworks } from '../audit/helpers.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLUSTER = join(ROOT, 'test/fixtures/audit/cluster.yaml');
@@ -150,6 +151,36 @@ t.test('--cluster without the policy CRD: built-in checks, with a warning', asyn
   t.equal(r.code, 1);
   t.match(r.err, /warning: no NetworkAttachmentPolicy CRD in the cluster: built-in checks only/);
   t.match(r.out, /a\s+pod\/p\s+builtin\s+networkExists\s+fail\s+Enforce/);
+});
+
+/** A `kubectl get pods -o json` List of pods with networks. */
+const podList = (pods: Array<{ namespace: string; name: string; networks: string }>): string =>
+  JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'List',
+    items: pods.map((p) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: p.namespace, name: p.name, uid: `u-${p.name}`, annotations: { 'k8s.v1.cni.cncf.io/networks': p.networks } }, spec: { containers: [{ name: 'c' }] } })),
+  });
+
+t.test('issue 24 finding 3: five hostile pods give a bounded JSON output; the summary, the omitted count and the exit code count every finding', async (t) => {
+  const r = await audit(['-o', 'json', '-'], podList(Array.from({ length: 5 }, (_, i) => ({ namespace: 'evil', name: `h-${i}`, networks: hostileNetworks() }))));
+  t.equal(r.code, 1);
+  t.ok(Buffer.byteLength(r.out) <= 1024 * 1024, `output ${Buffer.byteLength(r.out)} bytes (was 100 MB)`);
+  const doc = JSON.parse(r.out) as { summary: Record<string, number>; findings: Array<{ message: string }>; omitted?: Array<{ namespace: string; findings: number }> };
+  t.ok(doc.summary.fail! >= 500, `every error counted (${doc.summary.fail})`);
+  t.ok(Math.max(...doc.findings.map((f) => Buffer.byteLength(f.message))) <= 1024, 'messages cut to 1 KiB');
+  t.equal(doc.findings.length + (doc.omitted?.[0]?.findings ?? 0), doc.summary.fail, 'printed and omitted add up to the summary');
+  t.same(doc.omitted?.map((o) => o.namespace), ['evil']);
+});
+
+t.test('many findings in a namespace: the table prints the worst within the bound, then "N more"; the exit code counts them all', async (t) => {
+  const pods = Array.from({ length: 1500 }, (_, i) => ({ namespace: 'big', name: `p-${String(i).padStart(4, '0')}`, networks: 'missing' }));
+  const r = await audit(['-'], podList([...pods, { namespace: 'small', name: 'one', networks: 'missing' }]));
+  t.equal(r.code, 1);
+  const lines = r.out.trimEnd().split('\n');
+  t.equal(lines.filter((l) => /^big\s/.test(l)).length, 1000, 'at most 1,000 findings printed per namespace');
+  t.equal(lines.filter((l) => /^small\s/.test(l)).length, 1, 'another namespace is printed in full');
+  t.equal(lines.at(-2), '... and 500 more findings in namespace big (not shown; counted below)');
+  t.match(lines.at(-1), /^1501 pods with networks and 0 NADs audited: 0 clean, 1501 fail/);
 });
 
 t.test('usage errors are exit 2', async (t) => {

@@ -1,5 +1,6 @@
 // The DRA watches against a fake API server: DeviceClasses (whole objects, the scheduler's order)
-// and ResourceClaimTemplates (metadata only, a GET on a miss).
+// and ResourceClaimTemplates (whole objects of which a summary of the requests is kept; a
+// metadata-only GET on a miss).
 import t from 'tap';
 import { ClusterClaimTemplates, ClusterDeviceClasses, ClusterDra } from '../../src/dra/index.js';
 import { FakeApiServer, until } from '../kube/fake-apiserver.js';
@@ -42,7 +43,7 @@ t.test('DeviceClasses: classes by extendedResourceName, created-last first; watc
   t.same(classes.classesFor('example.com/nic').map((c) => c.name), ['old', 'plain'], 'same time: the name sorted first');
 });
 
-t.test('ResourceClaimTemplates: metadata-only watch, then a GET on a miss', async (t) => {
+t.test('ResourceClaimTemplates: list/watch, then a GET on a miss', async (t) => {
   const api = new FakeApiServer();
   const kc = await api.start();
   t.teardown(() => api.stop());
@@ -52,7 +53,7 @@ t.test('ResourceClaimTemplates: metadata-only watch, then a GET on a miss', asyn
   t.equal(templates.template('a', 'net').status, 'unavailable', 'not read yet: unavailable, not missing');
   t.equal(templates.templateNamespaces('net'), undefined);
   await templates.start();
-  t.match(api.requests[0]!.headers.accept, 'PartialObjectMetadataList');
+  t.equal(api.requests[0]!.headers.accept, 'application/json', 'whole objects: the requests are in the spec');
   t.same(templates.template('a', 'net'), { status: 'found' });
   t.same(templates.template('c', 'net'), { status: 'not-found' });
   t.same(templates.templateNamespaces('net'), ['a', 'b']);
@@ -82,4 +83,27 @@ t.test('a cluster without resource.k8s.io/v1: never synced, templates unavailabl
   await until(() => dra.templates.lastFailure() !== undefined, 'a failure');
   t.equal(dra.template('a', 'net').status, 'unavailable');
   t.same(dra.classesFor('x'), []);
+});
+
+t.test('ResourceClaimTemplates: the device requests of each template are kept (networkClaims check), and follow the watch', async (t) => {
+  const api = new FakeApiServer();
+  const kc = await api.start();
+  t.teardown(() => api.stop());
+  const full = (namespace: string, name: string, cls: string, rv = '1') => ({
+    apiVersion: 'resource.k8s.io/v1',
+    kind: 'ResourceClaimTemplate',
+    metadata: { namespace, name, resourceVersion: rv },
+    spec: { spec: { devices: { requests: [{ name: 'nic', exactly: { deviceClassName: cls } }] } } },
+  });
+  api.setList(TEMPLATES, [full('a', 'net', 'sriov-a')], '5');
+  const dra = new ClusterClaimTemplates(kc, { backoffMs: 10 });
+  t.teardown(() => dra.stop());
+  await dra.start();
+  t.same(dra.templateDevices('a', 'net'), { requests: [{ name: 'nic', alternatives: [{ deviceClassName: 'sriov-a' }] }] });
+  t.equal(dra.templateDevices('b', 'net'), undefined);
+  await until(() => api.watching(TEMPLATES) === 1, 'the watch');
+  api.emit(TEMPLATES, { type: 'MODIFIED', object: full('a', 'net', 'sriov-b', '6') });
+  await until(() => dra.templateDevices('a', 'net')?.requests[0]?.alternatives[0]?.deviceClassName === 'sriov-b', 'update');
+  api.emit(TEMPLATES, { type: 'DELETED', object: full('a', 'net', 'sriov-b', '7') });
+  await until(() => dra.templateDevices('a', 'net') === undefined, 'delete');
 });

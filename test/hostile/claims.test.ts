@@ -199,11 +199,10 @@ t.before(async () => {
   const server = await cluster.start();
   // A pod that runs before the attack: team web, uid U1, MAC 0xb0.
   cluster.addPod('hostile', 'web', 'U1', [mac(0xb0)]);
-  const kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster: {server: "${server}", insecure-skip-tls-verify: true}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: c\n  context: {cluster: fake, user: u}\ncurrent-context: c\n`);
+  const kubeconfig = (`apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster: {server: "${server}", insecure-skip-tls-verify: true}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: c\n  context: {cluster: fake, user: u}\ncurrent-context: c\n`);
   const policy = join(dir, 'policy.yaml');
   writeFileSync(policy, 'apiVersion: netattach.io/v1alpha1\nkind: NetworkAttachmentPolicy\nmetadata: {name: unique-macs}\nspec:\n  rules:\n    uniqueAddresses: {mac: Network, action: Enforce}\n');
-  s = await startServe({ kubeconfig, args: ['--policy', policy, '--namespace', CLAIMS_NS, '--claim-pending', `${WINDOW_MS / 1000}s`, '--no-audit', '--no-dra'], readyWithinMs: 30_000 });
+  s = await startServe({ kubeconfig, extraArgs: ['--policy', policy, '--namespace', CLAIMS_NS, '--claim-pending', `${WINDOW_MS / 1000}s`, '--no-audit', '--no-dra'], readyWithinMs: 30_000 });
   const ready = await getText(`${s.healthUrl}/readyz`);
   if (ready.status !== 200) throw new Error(`serve not ready: ${ready.text}\n${s.lines.slice(-20).join('\n')}`);
 });

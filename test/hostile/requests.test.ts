@@ -54,18 +54,30 @@ t.test('finding 2: eight flat 4 MB bodies of empty arrays at once are refused wi
 t.test('finding 4: the quadratic annotation is answered quickly, and valid reviews alongside are not held up', async (t) => {
   // Warm the JSON form's code paths (the schema is compiled on first use), as any running replica has.
   await post(s, '/mutate', podReview('[{"name":"sriov-a"}]'));
-  for (const n of ['1e400', '1.0']) {
+  // Server CPU, not wall time (on a shared machine wall time is mostly waiting for a core), and as a
+  // ratio to a reference measured here: the same 999 elements and 41,000 numbers written `1`, which
+  // Go reads, so no notes. /proc counts CPU in 10 ms ticks: three pairs each, to rise above them.
+  const cpuOfPairs = async (n: string) => {
     const cpu = serverCpuMs(s);
-    const [a, valid] = await Promise.all([post(s, '/mutate', podReview(quadraticAnnotation(n))), validReviewAnswered(s)]);
-    const used = serverCpuMs(s) - cpu;
-    t.equal(a.status, 200);
-    t.equal(a.json?.response?.allowed, false, 'denied: Multus could not read it');
-    // Server CPU, not wall time: on this shared machine wall time is mostly waiting for a core.
-    // Main used 2,160 CPU-ms for the 1e400 pair at load average 31, this code 120-190; the bar is
-    // 100 ms, here with 5x slack for CPU time inflated by a loaded machine.
-    t.ok(used < 500, `${n}: ${used} ms of server CPU for both reviews (bar 100 ms); ${a.ms.toFixed(0)} ms wall`);
-    t.ok(a.ms < 10_000, 'answered');
-    t.ok(valid.ok, `valid review alongside: ${valid.detail} in ${valid.ms.toFixed(0)} ms`);
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await Promise.all([post(s, '/mutate', podReview(quadraticAnnotation(n))), validReviewAnswered(s)]));
+    return { used: serverCpuMs(s) - cpu, answers };
+  };
+  const reference = await cpuOfPairs('1');
+  for (const [, valid] of reference.answers) t.ok(valid.ok, `valid review alongside the reference: ${valid.detail}`);
+  for (const n of ['1e400', '1.0']) {
+    const { used, answers } = await cpuOfPairs(n);
+    for (const [a, valid] of answers) {
+      t.equal(a.status, 200);
+      t.equal(a.json?.response?.allowed, false, 'denied: Multus could not read it');
+      t.ok(a.ms < 10_000, 'answered');
+      t.ok(valid.ok, `valid review alongside: ${valid.detail} in ${valid.ms.toFixed(0)} ms`);
+    }
+    // Each note becomes a counted error, so a note costs more than a plain number: measured 4-5x
+    // the reference on a loaded machine. The quadratic parser cost 11-18x this code (2,160 CPU-ms
+    // for one pair against 120-190), so 20x the reference fails it and leaves room for noise.
+    const ratio = used / Math.max(reference.used, 10);
+    t.ok(ratio < 20, `${n}: ${used} ms of server CPU for three pairs, ${ratio.toFixed(1)}x the reference (${reference.used} ms); bar 20x`);
   }
 });
 

@@ -32,6 +32,11 @@ export class FakeApiServer {
   /** Served by GET only (`namespace/name`): created "a moment ago", not yet seen by the watch. */
   readonly getOnly = new Map<string, Obj>();
   readonly getBehaviour = new Map<string, GetBehaviour>();
+  /** The behaviour of single-object GETs without their own entry in getBehaviour. */
+  defaultGetBehaviour: GetBehaviour = {};
+  /** Single-object GETs being answered now, and the most there ever were at once. */
+  getsInFlight = 0;
+  maxGetsInFlight = 0;
   patchReply: (path: string, body: unknown) => unknown = (_p, body) => body;
   /** The next N list (or watch) requests answer 500. */
   listFailures = 0;
@@ -206,8 +211,15 @@ export class FakeApiServer {
     this.gets++;
     const [, prefix, namespace, plural, name] = m as unknown as [string, string, string, string, string];
     const key = `${namespace}/${name}`;
-    const behaviour = this.getBehaviour.get(key) ?? {};
+    const behaviour = this.getBehaviour.get(key) ?? this.defaultGetBehaviour;
+    this.maxGetsInFlight = Math.max(this.maxGetsInFlight, ++this.getsInFlight);
+    let done = false;
+    const finished = (): void => {
+      if (!done) (done = true), this.getsInFlight--;
+    };
+    res.on('close', finished);
     const answer = (): void => {
+      finished();
       if (res.destroyed) return;
       const obj = this.collections.get(`${prefix}/${plural}`)?.items.find((o) => sameName(o, { namespace, name })) ?? this.getOnly.get(key);
       if (behaviour.status) json(behaviour.status, behaviour.body ?? { kind: 'Status', code: behaviour.status });

@@ -33,6 +33,8 @@ t.test('kustomizations reference files that exist', async (t) => {
   t.same(dirs.map((d) => relative(ROOT, d)).sort(), [
     'manifests',
     'manifests/base',
+    'manifests/components/client-auth',
+    'manifests/components/networkpolicy',
     'manifests/components/policyreport-crd',
     'manifests/monitoring',
     'manifests/overlays/cert-manager',

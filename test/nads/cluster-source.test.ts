@@ -171,3 +171,64 @@ t.test('an observer sees the raw objects of the list and the watch, after the ca
   await eventually(() => seen.length === 5, 'the delete observed');
   t.equal(seen[4], 'remove default/a cached=false');
 });
+
+// Issue 24, finding 6: lookups of missing NADs are bounded.
+
+t.test('a NAD found absent is remembered briefly (no second GET); the watch bringing it forgets that at once', async (t) => {
+  const { api, src, events } = await setup(t, () => {}, { missingNadMemoryMs: 400 });
+  await src.start();
+  await eventually(() => api.openWatches() === 1, 'watch open');
+
+  const gets = api.gets;
+  t.same(await src.lookup('default', 'late'), { status: 'not-found' }, 'asked the API server');
+  t.same(await src.lookup('default', 'late'), { status: 'not-found', remembered: true }, 'remembered');
+  t.same(await src.lookup('default', 'late'), { status: 'not-found', remembered: true });
+  t.equal(api.gets, gets + 1, 'one GET for three lookups of an absent NAD');
+  t.ok(events.some((e) => e.type === 'lookup' && e.outcome === 'not-found-remembered'), 'reported for metrics');
+
+  // Created a moment later: the watch brings it, and it is found without waiting for the memory to lapse.
+  api.add(nadObject('default', 'late', { resourceName: 'intel.com/x' }));
+  await eventually(() => src.get('default', 'late') !== undefined, 'the watch brought it');
+  const found = await src.lookup('default', 'late');
+  t.equal(found.status, 'found', 'a NAD created a moment after a lookup found it absent is found');
+
+  // A NAD the watch has not brought yet (only a GET sees it) is hidden at most for the memory's length.
+  t.same(await src.lookup('default', 'get-only'), { status: 'not-found' });
+  api.getOnly.set('default/get-only', nadObject('default', 'get-only'));
+  t.same(await src.lookup('default', 'get-only'), { status: 'not-found', remembered: true }, 'within the memory');
+  await new Promise((r) => setTimeout(r, 450));
+  t.equal((await src.lookup('default', 'get-only')).status, 'found', 'after it, asked again and found');
+});
+
+t.test('while the watch fails, nothing absent is remembered', async (t) => {
+  const { api, src } = await setup(t, () => {}, { missingNadMemoryMs: 60_000 });
+  await src.start();
+  await eventually(() => api.openWatches() === 1, 'watch open');
+  t.same(await src.lookup('default', 'a'), { status: 'not-found' });
+  t.same(await src.lookup('default', 'a'), { status: 'not-found', remembered: true });
+  api.watchFailures = 1_000;
+  api.endWatches('/apis/k8s.cni.cncf.io/v1/network-attachment-definitions');
+  await eventually(() => src.staleSince() !== undefined, 'the watch is failing');
+  const gets = api.gets;
+  t.same(await src.lookup('default', 'a'), { status: 'not-found' }, 'asked again: the watch may have missed its creation');
+  t.same(await src.lookup('default', 'a'), { status: 'not-found' });
+  t.equal(api.gets, gets + 2);
+});
+
+t.test('GETs across lookups are bounded: 16 in flight, 256 waiting at most the deadline, the rest unavailable at once', async (t) => {
+  const { api, src } = await setup(t, () => {}, { lookupTimeoutMs: 1000 });
+  await src.start();
+  api.defaultGetBehaviour = { delayMs: 300 };
+  const n = 16 + 256 + 28;
+  const results = await Promise.all(Array.from({ length: n }, (_, i) => src.lookup('ns', `missing-${i}`)));
+  t.ok(api.maxGetsInFlight <= 16, `at most 16 GETs at once (saw ${api.maxGetsInFlight})`);
+  t.ok(api.gets < n, `fewer GETs than lookups (${api.gets} for ${n})`);
+  const reasons = results.map((r) => (r.status === 'unavailable' ? r.reason : r.status));
+  t.equal(reasons.filter((r) => r === 'too many NAD lookups in progress (16 running, 256 waiting)').length, 28, 'past the queue: answered at once');
+  t.ok(reasons.filter((r) => r === 'not-found').length >= 16, 'the first ones answered');
+  t.ok(reasons.every((r) => r === 'not-found' || /too many NAD lookups|no NAD lookup slot free within 1000 ms|did not answer within/.test(r)), reasons.find((r) => r !== 'not-found' && !/too many|no NAD lookup slot|did not answer/.test(r)) ?? 'all answered');
+  // The slots are all given back: a later lookup runs at once.
+  api.defaultGetBehaviour = {};
+  await eventually(() => api.getsInFlight === 0, 'the delayed GETs are over');
+  t.same(await src.lookup('ns', 'after'), { status: 'not-found' });
+});

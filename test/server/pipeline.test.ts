@@ -1208,3 +1208,93 @@ t.test('arbitrate: a lost claim with reservations that cannot release', async (t
   t.equal(review.response!.allowed, false);
   t.equal(review.response!.status!.code, 403, 'denied by the claim, not an internal error');
 });
+
+// Issue 24, finding 6: one review naming 1,000 missing NADs started 1,000 parallel lookups (GETs)
+// and logged a line per failed one.
+t.test('lookups: at most 32 missing NADs looked up per review, 4 at a time; the rest unavailable, one log line', async (t) => {
+  class CountingNads extends ScriptedNads {
+    running = 0;
+    maxRunning = 0;
+    override lookup(namespace: string, name: string): Promise<NadLookup> {
+      this.lookups.push(key(namespace, name));
+      this.maxRunning = Math.max(this.maxRunning, ++this.running);
+      const cached = this.cache.get(key(namespace, name));
+      return new Promise((resolve) =>
+        setTimeout(() => {
+          this.running--;
+          resolve(cached ? { status: 'found', nad: cached } : key(namespace, name) === 'ns/m-5' ? { status: 'unavailable', reason: 'apiserver down' } : { status: 'not-found' });
+        }, 2),
+      );
+    }
+  }
+  const nads = new CountingNads([nadOf('ns', 'real')]);
+  const refs = [{ namespace: 'ns', name: 'real' }, ...Array.from({ length: 1000 }, (_, i) => ({ namespace: 'ns', name: `m-${i}` }))];
+  const r = rig({ nads, refs });
+  const body = reviewOf();
+  await answer(handleReview(body, 'validate', 10_000, r.deps));
+
+  t.equal(nads.lookups.length, 1 + 32, 'the cached NAD and 32 missing ones looked up, not 1,000');
+  t.ok(nads.maxRunning <= 1 + 4, `missing ones 4 at a time (at most ${nads.maxRunning} lookups at once)`);
+  const ctx = r.contexts[0]!;
+  t.strictSame(ctx.nads('ns', 'real'), { status: 'found', nad: nadOf('ns', 'real') });
+  t.strictSame(ctx.nads('ns', 'm-0'), { status: 'not-found' });
+  t.strictSame(ctx.nads('ns', 'm-31'), { status: 'not-found' });
+  const capped = { status: 'unavailable', reason: 'not looked up: the review names 1000 NADs missing from the cache, and netattach looks up at most 32 per review' };
+  t.strictSame(ctx.nads('ns', 'm-32'), capped, 'past the cap: unavailable, naming the cap');
+  t.strictSame(ctx.nads('ns', 'm-999'), capped);
+  t.strictSame(
+    r.calls.filter(([m]) => m === 'nadLookups'),
+    [
+      ['nadLookups', { outcome: 'hit' }, 1],
+      ...Array.from({ length: 32 }, (_, i): MetricCall => ['nadLookups', { outcome: i === 5 ? 'unavailable' : 'not-found' }, 1]),
+      ['nadLookups', { outcome: 'capped' }, 968],
+    ],
+    'counted: one call per lookup made, one for the capped ones',
+  );
+  t.strictSame(
+    r.lines,
+    [
+      {
+        level: 40,
+        ...whoOf(body, 'validate'),
+        unavailable: ['ns/m-5: apiserver down'],
+        unavailableCount: 1,
+        notFound: Array.from({ length: 21 }, (_, i) => `ns/m-${i}`).filter((n) => n !== 'ns/m-5'),
+        notFoundCount: 31,
+        notLookedUp: 968,
+        msg: 'NAD lookups capped at 32 per review; the rest answered unavailable',
+      },
+    ],
+    'one log line for the review, naming 20 of each kind',
+  );
+});
+
+t.test('lookups: a real pod with a few missing NADs: each looked up, none capped, no lookup log line', async (t) => {
+  const nads = new ScriptedNads([nadOf('ns', 'a')]);
+  const refs = ['a', 'b', 'c', 'd', 'e', 'f'].map((name) => ({ namespace: 'ns', name }));
+  nads.origin.set('ns/b', async () => ({ status: 'found', nad: nadOf('ns', 'b') }));
+  const r = rig({ nads, refs });
+  await answer(handleReview(reviewOf(), 'validate', 1000, r.deps));
+  t.strictSame(nads.lookups, refs.map((x) => `ns/${x.name}`), 'each looked up');
+  t.strictSame(r.contexts[0]!.nads('ns', 'b'), { status: 'found', nad: nadOf('ns', 'b') });
+  t.strictSame(r.contexts[0]!.nads('ns', 'f'), { status: 'not-found' });
+  t.notOk(r.calls.some(([m, l]) => m === 'nadLookups' && l?.['outcome'] === 'capped'));
+  t.strictSame(r.lines, [], 'the denial line (from the decision) names them; no lookup line');
+});
+
+t.test('lookups: a NAD remembered absent is counted as such', async (t) => {
+  const nads = new ScriptedNads();
+  nads.origin.set('ns/gone', async () => ({ status: 'not-found', remembered: true }));
+  const r = rig({ nads, refs: [{ namespace: 'ns', name: 'gone' }] });
+  await answer(handleReview(reviewOf(), 'validate', 1000, r.deps));
+  t.strictSame(r.calls[0], ['nadLookups', { outcome: 'not-found-remembered' }, 1]);
+});
+
+t.test('lookups: missing NADs not started before the deadline are not started at all', async (t) => {
+  const nads = new ScriptedNads();
+  for (let i = 0; i < 12; i++) nads.origin.set(`ns/slow-${i}`, () => new Promise<NadLookup>((resolve) => setTimeout(() => resolve({ status: 'not-found' }), 60)));
+  const r = rig({ nads, refs: Array.from({ length: 12 }, (_, i) => ({ namespace: 'ns', name: `slow-${i}` })) });
+  await answer(handleReview(reviewOf(), 'validate', 20, r.deps));
+  t.equal(nads.lookups.length, 4, 'the first round only: the budget was spent before the next');
+  t.strictSame(r.contexts[0]!.nads('ns', 'slow-11'), { status: 'unavailable', reason: 'NAD lookup did not finish within 20 ms' });
+});

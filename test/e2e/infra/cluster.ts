@@ -38,6 +38,12 @@ export interface ClusterOptions {
   /** Extra kube-apiserver flags, e.g. ['--v=4']. */
   apiserverFlags?: string[];
   /**
+   * `--admission-control-config-file`: an AdmissionConfiguration the caller wrote (with the files
+   * it names), e.g. a webhook kubeconfig that gives the apiserver a client certificate for a webhook.
+   * Read when the apiserver starts, and again by restartApiserver().
+   */
+  admissionControlConfigFile?: string;
+  /**
    * Also run kube-scheduler and kube-controller-manager (only its resourceclaim controller), as
    * admin, for the DRA suite: pods get scheduled to a Node the test creates, templates become claims.
    */
@@ -555,6 +561,7 @@ async function startOnce(binDir: string, opts: ClusterOptions): Promise<Cluster>
     '--profiling=false',
     '--v=1',
     ...(opts.featureGates ? [`--feature-gates=${opts.featureGates}`] : []),
+    ...(opts.admissionControlConfigFile ? [`--admission-control-config-file=${opts.admissionControlConfigFile}`] : []),
     ...(opts.apiserverFlags ?? []),
   ];
   let api = startProcess('kube-apiserver', path.join(binDir, 'kube-apiserver'), apiArgs, path.join(logsDir, 'kube-apiserver.log'));

@@ -164,7 +164,7 @@ async function serviceAccountKubeconfig(cluster: Cluster, ns: string, name: stri
 export async function startE2e(
   log: (m: string) => void,
   clusterOptions: Omit<ClusterOptions, 'log'> = {},
-  netattachOptions: Pick<NetattachOptions, 'nodeOptions' | 'nodeArgs' | 'extraArgs' | 'env'> = {},
+  netattachOptions: Pick<NetattachOptions, 'nodeOptions' | 'nodeArgs' | 'extraArgs' | 'env'> & Partial<Pick<NetattachOptions, 'port' | 'healthPort'>> = {},
 ): Promise<E2e> {
   const cluster = await startCluster({ log, ...clusterOptions });
   let netattach: Netattach | undefined;
@@ -209,7 +209,8 @@ export async function startE2e(
     const caPem = await readFile(path.join(tlsDir, 'ca.crt'), 'utf8');
 
     // 5. netattach itself.
-    const [port, healthPort] = [await freePort(), await freePort()];
+    //    Ports may be chosen beforehand (an apiserver configured with the webhook's host:port).
+    const [port, healthPort] = [netattachOptions.port ?? (await freePort()), netattachOptions.healthPort ?? (await freePort())];
     //    In-cluster credentials, as the kubelet mounts them: a token of its ServiceAccount and the
     //    apiserver's CA in a directory, the service address in KUBERNETES_SERVICE_HOST/PORT.
     const serviceAccountDir = path.join(work, 'serviceaccount');

@@ -1,0 +1,49 @@
+// src/dra/selectors.ts: what a CEL selector certainly requires of the resourceName attribute, and
+// the device requests of a ResourceClaimTemplate (issue 24, finding 7: the networkClaims check).
+import t from 'tap';
+import { requiredResourceNames, templateDevices } from '../../src/dra/index.js';
+
+const ATTR = 'device.attributes["k8s.cni.cncf.io"].resourceName';
+
+t.test('requiredResourceNames: only a conjunction with an equality is certain', async (t) => {
+  const cases: Array<[string, string[], string[] | undefined]> = [
+    ['the docs example', [`device.driver == "sriov.dra.example.com" && ${ATTR} == "example.com/sriov_a"`], ['example.com/sriov_a']],
+    ['the e2e suite\'s class (`in` before the read)', [`device.driver == "d" && "resourceName" in device.attributes["k8s.cni.cncf.io"] && ${ATTR} == "example.com/c"`], ['example.com/c']],
+    ['literal first, index form, single quotes', [`'example.com/a' == device.attributes['k8s.cni.cncf.io']['resourceName']`], ['example.com/a']],
+    ['two selectors (ANDed)', ['device.driver == "x"', `${ATTR} == "example.com/b"`], ['example.com/b']],
+    ['a disjunction says nothing', [`${ATTR} == "example.com/a" || ${ATTR} == "example.com/b"`], undefined],
+    ['a negation says nothing', [`!(${ATTR} == "example.com/a")`], undefined],
+    ['a conditional says nothing', [`device.driver == "x" ? ${ATTR} == "example.com/a" : true`], undefined],
+    ['!= is not a negation of the whole', [`device.driver != "x" && ${ATTR} == "example.com/a"`], ['example.com/a']],
+    ['operators inside literals do not count', [`device.driver == "a||b" && ${ATTR} == "example.com/a"`], ['example.com/a']],
+    ['another attribute', ['device.attributes["gpu.example.com"].model == "x"'], undefined],
+    ['no selectors', [], undefined],
+    ['a huge expression is not read', [`${ATTR} == "example.com/a" && ${'true && '.repeat(2000)}true`], undefined],
+  ];
+  for (const [name, expressions, want] of cases) t.same(requiredResourceNames(expressions), want, name);
+});
+
+t.test('templateDevices: exactly and firstAvailable requests, with their own selectors', async (t) => {
+  const template = {
+    spec: {
+      spec: {
+        devices: {
+          requests: [
+            { name: 'gpu', exactly: { deviceClassName: 'gpu' } },
+            { name: 'nic', exactly: { deviceClassName: 'nics', selectors: [{ cel: { expression: `${ATTR} == "example.com/a"` } }] } },
+            { name: 'any', firstAvailable: [{ name: 'fast', deviceClassName: 'fast-nic' }, { name: 'slow', deviceClassName: '' }, 'junk'] },
+            'junk',
+          ],
+        },
+      },
+    },
+  };
+  t.same(templateDevices(template), {
+    requests: [
+      { name: 'gpu', alternatives: [{ deviceClassName: 'gpu' }] },
+      { name: 'nic', alternatives: [{ deviceClassName: 'nics', resourceNames: ['example.com/a'] }] },
+      { name: 'any', alternatives: [{ deviceClassName: 'fast-nic' }] },
+    ],
+  });
+  for (const bad of [undefined, null, {}, { spec: { spec: { devices: { requests: 'x' } } } }]) t.same(templateDevices(bad), { requests: [] });
+});
