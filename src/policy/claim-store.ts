@@ -4,6 +4,7 @@
 // releaseHolder) and sweeps stale ones. Every write is bounded: per request (the first
 // MAX_ARBITRATED_ADDRESSES_PER_POD addresses), in flight (LeaseWriteGate), and in claims not
 // confirmed yet (globally and per namespace); the request path waits at most `timeoutMs`.
+import { setMaxListeners } from 'node:events';
 import { ListWatch, describeKubeError, transportFor, WatchedCache, type KubeCredentials, type KubeTransport, type LeaseApi } from '../kube/index.js';
 import type { AddressClaim, AddressKind } from './types.js';
 import type { PolicyLogger } from './log.js';
@@ -165,6 +166,9 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
     const wanted = all.length > this.limits.perPod ? all.slice(0, this.limits.perPod) : all;
     const beyond = all.length - wanted.length;
     const deadline = AbortSignal.timeout(this.timeoutMs);
+    // Up to 64 attempts share the deadline, each listening while it waits for a slot and while its
+    // call runs: many listeners by design, not a leak (no MaxListenersExceededWarning).
+    setMaxListeners(4 * wanted.length + 10, deadline);
     return Promise.all(
       wanted.map((w) =>
         this.attempt(w, deadline, options.dryRun).catch((err: unknown): ClaimOutcome => ({
