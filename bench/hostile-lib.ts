@@ -27,6 +27,8 @@ export interface Serve {
   /** Every stdout line so far (JSON log lines). */
   lines: string[];
   exited: () => boolean;
+  /** What the process wrote to stderr so far (a crash's reason). */
+  stderr: () => string;
   rssMb: () => { rss: number; peak: number };
   stop: () => Promise<void>;
 }
@@ -64,6 +66,8 @@ export interface ServeOptions {
   policy?: string;
   /** More NAD files for the NAD directory: file name -> content. */
   nads?: Record<string, string>;
+  /** How long to wait for /readyz (default 20 s; cluster mode syncs several watches first). */
+  readyWithinMs?: number;
 }
 
 /**
@@ -118,13 +122,15 @@ export async function startServe(options: ServeOptions = {}): Promise<Serve> {
   });
   const urls = await listening;
   // Ready once the NAD directory has been read.
-  for (let i = 0; i < 200 && (await getText(`${urls.healthUrl}/readyz`).catch(() => ({ status: 0 }))).status !== 200; i++) await sleep(100);
+  const readyBy = performance.now() + (options.readyWithinMs ?? 20_000);
+  while (performance.now() < readyBy && (await getText(`${urls.healthUrl}/readyz`).catch(() => ({ status: 0 }))).status !== 200) await sleep(100);
   return {
     child,
     ...urls,
     ca,
     lines,
     exited: () => exited,
+    stderr: () => stderr,
     rssMb: () => procStatus(child.pid!),
     stop: async () => {
       if (!exited) {

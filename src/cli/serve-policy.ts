@@ -51,7 +51,7 @@ export interface PolicyWiringOptions {
    * replicas. Unset: no claims (each replica judges uniqueness alone). Needs the pod watch.
    */
   claimsNamespace?: string;
-  /** How long a claim waits for its pod before it may be swept (default 60 s). */
+  /** How long a claim whose pod was never seen blocks others before it yields and is swept (default 35 s). */
   claimPendingMs?: number;
   /** Budget of a claim on the request path (default 1.5 s). */
   claimTimeoutMs?: number;
@@ -189,6 +189,12 @@ export async function wirePolicy(options: PolicyWiringOptions): Promise<PolicyWi
       ...(options.sharingOwners ? { sharingOwners: options.sharingOwners } : {}),
       ...(audit ? { observer: audit } : {}),
       onRemove: (pod) => void claims?.releaseHolder({ kind: 'Pod', ...pod }),
+      // A claim is confirmed when its holder is seen using the address: the pod, or its VMI.
+      onIndexed: (pod) => {
+        if (!claims) return;
+        claims.confirm({ kind: 'Pod', namespace: pod.namespace, name: pod.name, ...(pod.uid ? { uid: pod.uid } : {}) });
+        if (pod.owner) claims.confirm({ kind: pod.owner.kind, namespace: pod.owner.namespace, name: pod.owner.name, uid: pod.owner.key });
+      },
     });
     podsUsingNad = (ns, name) => usage.podsUsing(ns, name);
     background.push({ name: 'pod watch', start: () => pods.start(), stop: () => pods.stop() });
@@ -254,15 +260,15 @@ function wireClaims(
 ): ClaimStore {
   const events = new Counter({
     name: 'netattach_address_claims_total',
-    help: 'Address claims in the API server by outcome (won, lost, unavailable on the request path; taken-over, released, swept, release-failed)',
+    help: 'Address claims in the API server by outcome (won, lost, unavailable, not-claimed on the request path; taken-over, released, swept, release-failed)',
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
   const claims = new ClaimStore({
     api: leaseApi(kubeTransport(kc), namespace),
     kubeConfig: kc,
-    // A claim held for a VMI lives as long as one of its pods does.
-    live: (h) => (h.kind === 'Pod' ? index.hasPod(h.namespace, h.name) : h.uid !== undefined && index.ownerHasPods(h.uid)),
+    // Live: a pod of the holder (that uid of the name; for a VMI, a pod of it) uses the address.
+    live: (h, address) => index.heldBy(address.kind, address.value, h),
     livenessCurrent: () => pods.synced() && pods.staleSince() === undefined,
     ...(options.claimPendingMs !== undefined ? { pendingMs: options.claimPendingMs } : {}),
     ...(options.claimTimeoutMs !== undefined ? { timeoutMs: options.claimTimeoutMs } : {}),
@@ -276,6 +282,14 @@ function wireClaims(
     registers: [registry],
     collect() {
       this.set(claims.size());
+    },
+  });
+  new Gauge({
+    name: 'netattach_address_claims_unconfirmed',
+    help: 'Address claims whose pod this replica has not seen using the address (being created, or never to be); bounded',
+    registers: [registry],
+    collect() {
+      this.set(claims.stats().unconfirmed);
     },
   });
   into.background.push({ name: 'address claim watch', start: () => claims.start(), stop: () => claims.stop() });

@@ -14,6 +14,7 @@ import { createNadSource, parsePluginReads, tryLoadKubeConfig, type NadSource } 
 import { getObject, kubeconfigCredentials, kubeTransport, serviceAccountNamespace, type KubeCredentials } from '../kube/index.js';
 import { DEFAULT_ADMISSION_CONFIG } from '../admission/types.js';
 import { parseSharingOwners } from '../policy/owner.js';
+import { DEFAULT_CLAIM_PENDING_MS } from '../policy/claim-store.js';
 import { ENFORCEMENT_MODES, type Enforcement } from '../admission/observe.js';
 import { wirePolicy, type PolicyWiring } from './serve-policy.js';
 import { ClusterDra } from '../dra/index.js';
@@ -76,10 +77,15 @@ Options:
                                  (Leases), so uniqueness holds across replicas
                                                                    NETATTACH_NAMESPACE (the service
                                  account's namespace in a pod; else no claims)
+  --claims-namespace NS          claim in NS instead: a namespace holding nothing but the claims,
+                                 so that netattach's right to delete Leases reaches no other
+                                 Lease (the manifests: netattach-claims)
+                                                                   NETATTACH_CLAIMS_NAMESPACE (--namespace)
   --no-address-claims            judge uniqueness in this replica only (no Leases)
                                                                    NETATTACH_NO_ADDRESS_CLAIMS (false)
-  --claim-pending DURATION       how long a claim waits for its pod to appear before it may be
-                                 swept; swept every half of it     NETATTACH_CLAIM_PENDING (60s)
+  --claim-pending DURATION       how long a claim whose pod has not appeared blocks other pods;
+                                 then it yields to the next and is swept (swept every half of it)
+                                                                   NETATTACH_CLAIM_PENDING (35s)
   --enforcement MODE             enforce, or observe: deny nothing, admit would-be denials
                                  with warnings, log and count them (roll-out)
                                                                    NETATTACH_ENFORCEMENT (enforce)
@@ -105,7 +111,7 @@ export interface ServeConfig {
   dev: boolean;
   /** Watch pods (cluster mode) for the uniqueness index and NAD usage. */
   podWatch: boolean;
-  /** Where address claims are made (--namespace), unless --no-address-claims. */
+  /** Where address claims are made (--claims-namespace, else --namespace), unless --no-address-claims. */
   claimsNamespace?: string;
   /** --claim-pending, ms. */
   claimPendingMs: number;
@@ -117,7 +123,7 @@ export interface ServeConfig {
 
 const STRING_OPTIONS = [
   'port', 'health-port', 'host', 'tls-dir', 'tls-cert', 'tls-key', 'client-ca', 'nads', 'kubeconfig', 'log-level',
-  'default-network-namespace', 'body-limit', 'shutdown-grace', 'policy', 'namespace', 'claim-pending', 'enforcement', 'audit-rate',
+  'default-network-namespace', 'body-limit', 'shutdown-grace', 'policy', 'namespace', 'claims-namespace', 'claim-pending', 'enforcement', 'audit-rate',
 ] as const;
 
 const envName = (flag: string): string => `NETATTACH_${flag.toUpperCase().replace(/-/g, '_')}`;
@@ -200,12 +206,13 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
   const kubeconfig = get('kubeconfig');
   const policy = get('policy');
   const noClaims = values['no-address-claims'] ?? flagBool('no-address-claims', env.NETATTACH_NO_ADDRESS_CLAIMS);
-  const claimsNamespace = noClaims ? undefined : (get('namespace') ?? serviceAccountNamespace(env));
+  const claimsFlag = get('claims-namespace') !== undefined ? 'claims-namespace' : 'namespace';
+  const claimsNamespace = noClaims ? undefined : (get('claims-namespace') ?? get('namespace') ?? serviceAccountNamespace(env));
   const pendingText = get('claim-pending');
-  const claimPendingMs = pendingText === undefined ? 60_000 : parseGoDuration(pendingText);
-  if (claimPendingMs === undefined || claimPendingMs < 1000) throw new RangeError(`--claim-pending: invalid value ${JSON.stringify(pendingText)}: a duration of at least 1s, e.g. 60s`);
+  const claimPendingMs = pendingText === undefined ? DEFAULT_CLAIM_PENDING_MS : parseGoDuration(pendingText);
+  if (claimPendingMs === undefined || claimPendingMs < 1000) throw new RangeError(`--claim-pending: invalid value ${JSON.stringify(pendingText)}: a duration of at least 1s, e.g. 35s`);
   if (claimsNamespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(claimsNamespace)) {
-    throw new RangeError(`--namespace: invalid value ${JSON.stringify(claimsNamespace)}: must be a namespace name (RFC 1123 label)`);
+    throw new RangeError(`--${claimsFlag}: invalid value ${JSON.stringify(claimsNamespace)}: must be a namespace name (RFC 1123 label)`);
   }
   const enforcement = get('enforcement') ?? 'enforce';
   if (!ENFORCEMENT_MODES.includes(enforcement as Enforcement)) throw new RangeError(`--enforcement: invalid value ${JSON.stringify(enforcement)}: enforce or observe`);

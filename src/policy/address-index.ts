@@ -91,6 +91,8 @@ interface PodRecord {
   /** Resync generation that last saw the pod. */
   gen: number;
   owner?: SharingOwner;
+  /** Its uid, for address claims held by one incarnation of a name (`heldBy`). */
+  uid?: string;
 }
 
 interface LiveHolder {
@@ -172,6 +174,7 @@ export class AddressIndex implements AddressReservations {
     if (addresses.length === 0) return;
     const ns = this.intern(ref.namespace);
     const rec: PodRecord = { ns, name: ref.name, held: addresses.length === 1 ? addresses[0]!.value : addresses.map((a) => a.value), gen: this.gen };
+    if (ref.uid) rec.uid = ref.uid;
     if (ref.owner) {
       rec.owner = ref.owner;
       this.ownerPods.set(ref.owner.key, (this.ownerPods.get(ref.owner.key) ?? 0) + 1);
@@ -309,6 +312,26 @@ export class AddressIndex implements AddressReservations {
   /** Is this pod live (seen by the pod watch, holding addresses)? */
   hasPod(namespace: string, name: string): boolean {
     return this.pods.get(namespace)?.has(name) ?? false;
+  }
+
+  /**
+   * Does a live pod hold `value` for `holder`: the pod `namespace/name` (kind `Pod`; with a `uid`,
+   * that incarnation of the name only), or a pod of the sharing owner of that kind and name (with
+   * a `uid`, the owner's key)? What confirms an address claim: its holder exists *and* uses the
+   * address, so a claim made under a running pod's name, for another address or another uid, is
+   * not kept alive by that pod.
+   */
+  heldBy(kind: AddressKind, value: string, holder: { kind: string; namespace: string; name: string; uid?: string }): boolean {
+    const cur = (kind === 'mac' ? this.mac : this.guid).get(value);
+    for (const { pod: p } of cur === undefined ? [] : Array.isArray(cur) ? cur : [cur]) {
+      if (p.ns !== holder.namespace) continue;
+      const match =
+        holder.kind === 'Pod'
+          ? p.name === holder.name && (holder.uid === undefined || p.uid === holder.uid)
+          : p.owner?.kind === holder.kind && p.owner.name === holder.name && (holder.uid === undefined || p.owner.key === holder.uid);
+      if (match) return true;
+    }
+    return false;
   }
 
   /** Whether a live pod of the sharing owner `key` holds addresses. */

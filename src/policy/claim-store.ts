@@ -1,23 +1,38 @@
 // The shell of the address claims: creates them when a pod is admitted (the arbiter), keeps
-// what exists from a list/watch of the claim Leases, releases the claims of pods that ended (the
-// pod watch calls releaseHolder) and sweeps stale ones. Every write is bounded; the request path
-// waits at most `timeoutMs`.
+// what exists from a list/watch of the claim Leases, confirms a claim when the pod watch shows its
+// holder using the address, releases the claims of pods that ended (the pod watch calls
+// releaseHolder) and sweeps stale ones. Every write is bounded: per request (the first
+// MAX_ARBITRATED_ADDRESSES_PER_POD addresses), in flight (LeaseWriteGate), and in claims not
+// confirmed yet (globally and per namespace); the request path waits at most `timeoutMs`.
+import { setMaxListeners } from 'node:events';
 import { ListWatch, describeKubeError, transportFor, WatchedCache, type KubeCredentials, type KubeTransport, type LeaseApi } from '../kube/index.js';
-import type { AddressClaim } from './types.js';
+import type { AddressClaim, AddressKind } from './types.js';
 import type { PolicyLogger } from './log.js';
+import { MAX_ARBITRATED_ADDRESSES_PER_POD } from './limits.js';
+import { GateRefused, LeaseWriteGate, type GatePriority } from './lease-write-gate.js';
 import {
   CLAIM_LABEL,
+  CLAIM_LIMITS,
   claimIsStale,
   claimObject,
   holderKey,
   parseClaim,
   sameHolder,
   wantedClaims,
+  yieldsIn,
   type ClaimHolder,
   type ClaimOutcome,
+  type HolderState,
   type StoredClaim,
   type WantedClaim,
 } from './claims.js';
+
+/**
+ * The confirmation window's default: a real pod is in the pod watch at most this long after its
+ * validating call (the apiserver waits for the slowest other validating webhook, 30 s at most,
+ * then writes it; 5 s for the write and the watch).
+ */
+export const DEFAULT_CLAIM_PENDING_MS = 35_000;
 
 /** What the server asks of the claims: claim these addresses for an admitted pod. */
 export interface AddressArbiter {
@@ -25,23 +40,38 @@ export interface AddressArbiter {
   claim(claims: readonly AddressClaim[], options: { dryRun: boolean }): Promise<ClaimOutcome[]> | undefined;
 }
 
-export type ClaimEvent = 'won' | 'lost' | 'unavailable' | 'taken-over' | 'released' | 'swept' | 'release-failed';
+export type ClaimEvent = 'won' | 'lost' | 'unavailable' | 'not-claimed' | 'taken-over' | 'released' | 'swept' | 'release-failed';
+
+export interface ClaimLimits {
+  /** Addresses claimed per request (MAX_ARBITRATED_ADDRESSES_PER_POD). */
+  perPod: number;
+  inFlight: number;
+  background: number;
+  waiting: number;
+  unconfirmed: number;
+  unconfirmedPerNamespace: number;
+}
 
 export interface ClaimStoreOptions {
   api: LeaseApi;
   /** Reads for the list/watch (the credentials' transport when omitted). */
   kubeConfig?: KubeCredentials;
   transport?: KubeTransport;
-  /** Does the holder exist now (the pod watch's index)? */
-  live: (holder: ClaimHolder) => boolean;
+  /** Does a live pod of the holder use this address now (the pod watch's index; by uid when the holder has one)? */
+  live: (holder: ClaimHolder, address: { kind: AddressKind; value: string }) => boolean;
   /** Is `live` current: the pod watch has synced and is not failing? Nothing is taken over or swept otherwise. */
   livenessCurrent: () => boolean;
-  /** How long a claim may wait for its holder to appear before it may be taken over or swept (default 60 s). */
+  /**
+   * The confirmation window: how long a claim whose holder was never seen blocks other pods; after
+   * it, the claim yields to the next pod that wants the address, and the sweep deletes it (default 35 s).
+   */
   pendingMs?: number;
   /** Budget of one claim on the request path (default 1.5 s; the validating webhook waits 5 s). */
   timeoutMs?: number;
   /** Budget of one release or sweep delete (default 10 s). */
   writeTimeoutMs?: number;
+  /** The bounds (CLAIM_LIMITS and MAX_ARBITRATED_ADDRESSES_PER_POD unless given: tests lower them). */
+  limits?: Partial<ClaimLimits>;
   backoffMs?: number;
   logger?: PolicyLogger;
   onEvent?: (event: ClaimEvent, n?: number) => void;
@@ -53,15 +83,26 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
   private cache = new Map<string, StoredClaim>();
   private relisted: Map<string, StoredClaim> | undefined;
   private readonly byHolder = new Map<string, Set<string>>();
+  /** Claims (object uids) whose holder this replica has seen using the address: confirmed. */
+  private seen = new Set<string>();
+  /** Claims not confirmed by the holder's namespace, creates in flight included. */
+  private readonly unconfirmed = new Map<string, number>();
+  private unconfirmedTotal = 0;
+  private readonly limits: ClaimLimits;
+  private readonly gate: LeaseWriteGate;
   private readonly pendingMs: number;
   private readonly timeoutMs: number;
   private readonly writeTimeoutMs: number;
   private readonly now: () => number;
   private sweeping = false;
+  /** Deletes of the current sweep that found no slot in time (logged once per sweep). */
+  private busy = 0;
 
   constructor(private readonly o: ClaimStoreOptions) {
     super();
-    this.pendingMs = o.pendingMs ?? 60_000;
+    this.limits = { perPod: MAX_ARBITRATED_ADDRESSES_PER_POD, ...CLAIM_LIMITS, ...o.limits };
+    this.gate = new LeaseWriteGate(this.limits);
+    this.pendingMs = o.pendingMs ?? DEFAULT_CLAIM_PENDING_MS;
     this.timeoutMs = o.timeoutMs ?? 1_500;
     this.writeTimeoutMs = o.writeTimeoutMs ?? 10_000;
     this.now = o.now ?? Date.now;
@@ -88,10 +129,15 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
         },
         resynced: () => {
           const next = this.relisted ?? new Map<string, StoredClaim>();
+          const seen = new Set(this.seen);
           this.relisted = undefined;
-          this.cache = new Map();
-          this.byHolder.clear();
-          for (const c of next.values()) this.remember(c);
+          // Rebuilt from the list; creates in flight stay counted.
+          for (const c of [...this.cache.values()]) this.forget(c);
+          this.seen = new Set();
+          for (const c of next.values()) {
+            if (seen.has(c.uid)) this.seen.add(c.uid);
+            this.remember(c);
+          }
         },
       },
     });
@@ -106,60 +152,85 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
     return this.cache.size;
   }
 
+  /** What the bounds see: claims known, those not confirmed, calls in flight and waiting, the most in flight so far. */
+  stats(): { claims: number; unconfirmed: number; inFlight: number; waiting: number; peakInFlight: number } {
+    const g = this.gate.stats();
+    return { claims: this.cache.size, unconfirmed: this.unconfirmedTotal, inFlight: g.inFlight, waiting: g.waiting, peakInFlight: g.peak };
+  }
+
   claim(claims: readonly AddressClaim[], options: { dryRun: boolean }): Promise<ClaimOutcome[]> | undefined {
-    const wanted = wantedClaims(claims);
-    if (wanted.length === 0) return undefined;
+    const all = wantedClaims(claims);
+    if (all.length === 0) return undefined;
+    // One request writes for its first addresses only: the rest were judged against live pods (no
+    // Lease, no state), with one warning saying how many.
+    const wanted = all.length > this.limits.perPod ? all.slice(0, this.limits.perPod) : all;
+    const beyond = all.length - wanted.length;
     const deadline = AbortSignal.timeout(this.timeoutMs);
+    // Up to 64 attempts share the deadline, each listening while it waits for a slot and while its
+    // call runs: many listeners by design, not a leak (no MaxListenersExceededWarning).
+    setMaxListeners(4 * wanted.length + 10, deadline);
     return Promise.all(
       wanted.map((w) =>
         this.attempt(w, deadline, options.dryRun).catch((err: unknown): ClaimOutcome => ({
           wanted: w,
           result: 'unavailable',
-          reason: deadline.aborted ? `the API server did not answer within ${this.timeoutMs} ms` : describeKubeError(err),
+          reason: err instanceof GateRefused ? err.message : deadline.aborted ? `the API server did not answer within ${this.timeoutMs} ms` : describeKubeError(err),
         })),
       ),
     ).then((outcomes) => {
+      if (beyond > 0) outcomes.push({ wanted: all[wanted.length]!, result: 'not-claimed', count: beyond, limit: this.limits.perPod });
       for (const out of outcomes) this.o.onEvent?.(out.result);
       return outcomes;
     });
   }
 
-  /** Deletes the claims `holder` holds (its pod ended). Idempotent: any replica may do it, a second finds nothing. */
-  async releaseHolder(holder: ClaimHolder): Promise<number> {
-    const names = [...(this.byHolder.get(holderKey(holder)) ?? [])];
-    let released = 0;
+  /**
+   * The pod watch saw a pod of `holder` (created or changed): the holder's claims for addresses it
+   * uses are confirmed. One map lookup when the holder has no claim: called for every pod event.
+   */
+  confirm(holder: ClaimHolder): void {
+    const names = this.byHolder.get(holderKey(holder));
+    if (!names) return;
     for (const name of names) {
       const c = this.cache.get(name);
-      // A claim of another incarnation (same name, other uid) is not this pod's.
-      if (!c || !sameHolder(c.holder, holder) || (c.holder.uid && holder.uid && c.holder.uid !== holder.uid)) continue;
-      if (await this.remove(c, 'released')) released++;
+      if (c && !this.seen.has(c.uid) && this.isLive(c)) this.markSeen(c);
     }
-    return released;
+  }
+
+  /** Deletes the claims `holder` holds (its pod ended). Idempotent: any replica may do it, a second finds nothing. */
+  async releaseHolder(holder: ClaimHolder): Promise<number> {
+    const mine: StoredClaim[] = [];
+    for (const name of this.byHolder.get(holderKey(holder)) ?? []) {
+      const c = this.cache.get(name);
+      // A claim of another incarnation (same name, other uid) is not this pod's: the sweep judges it.
+      if (c && sameHolder(c.holder, holder) && !(c.holder.uid && holder.uid && c.holder.uid !== holder.uid)) mine.push(c);
+    }
+    const done = await Promise.all(mine.map((c) => this.remove(c, 'released')));
+    return done.filter(Boolean).length;
   }
 
   /**
-   * Deletes claims whose holder does not exist and that are older than the pending bound: pods
-   * that were admitted but never created, pods whose end every replica missed. Does nothing
-   * while the pod watch is not current (a stale index cannot tell a live pod from a gone one).
+   * Deletes the claims whose holder is gone (seen using the address, then not), and those whose
+   * holder was never seen and that are older than the confirmation window: pods admitted but never
+   * created, forged reviews, claims made under a running pod's name for another uid or address,
+   * pods whose end every replica missed. Does nothing while the pod watch is not current (a stale
+   * index cannot tell a live pod from a gone one). Deletes run in parallel, as background calls.
    */
   async sweep(): Promise<number> {
     if (this.sweeping || !this.o.livenessCurrent() || !this.synced()) return 0;
     this.sweeping = true;
     try {
+      // Confirmations no pod event brought (a claim learnt after its pod): caught up here.
+      for (const c of this.cache.values()) if (!this.seen.has(c.uid) && this.isLive(c)) this.markSeen(c);
       const now = this.now();
-      let swept = 0;
-      for (const c of [...this.cache.values()]) {
-        if (!claimIsStale(c, this.o.live(c.holder), now, this.pendingMs)) continue;
-        if (await this.remove(c, 'swept')) swept++;
-      }
-      return swept;
+      const stale = [...this.cache.values()].filter((c) => claimIsStale(c, this.holderState(c), now, this.pendingMs));
+      this.busy = 0;
+      const done = await Promise.all(stale.map((c) => this.remove(c, 'swept')));
+      if (this.busy > 0) this.o.logger?.warn({ claims: this.busy }, 'address claim deletes found no free call slot in time; the next sweep retries');
+      return done.filter(Boolean).length;
     } finally {
       this.sweeping = false;
     }
-  }
-
-  private stale(c: StoredClaim): boolean {
-    return this.o.livenessCurrent() && claimIsStale(c, this.o.live(c.holder), this.now(), this.pendingMs);
   }
 
   private async attempt(w: WantedClaim, signal: AbortSignal, dryRun: boolean): Promise<ClaimOutcome> {
@@ -170,20 +241,37 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
       if (verdict === 'won') return { wanted: w, result: 'won' };
       if (verdict === 'lost') return this.lost(w, cached);
       if (dryRun) return { wanted: w, result: 'won' };
-    } else if (dryRun) {
-      return { wanted: w, result: 'won' };
+      return this.createOrTakeOver(w, signal);
     }
-    // Create; on a conflict read the holder; take over a stale claim. Three rounds at most: each
-    // round that does not decide means another replica changed the claim meanwhile.
+    if (dryRun) return { wanted: w, result: 'won' };
+    // A new claim (not a take-over): within the bounds on claims not confirmed yet, counted from
+    // now so that a burst of creates in flight cannot overshoot them.
+    const full = this.full(w.holder.namespace);
+    if (full) return { wanted: w, result: 'unavailable', reason: full };
+    this.count(w.holder.namespace, 1);
+    try {
+      return await this.createOrTakeOver(w, signal);
+    } finally {
+      this.count(w.holder.namespace, -1);
+    }
+  }
+
+  /**
+   * Create; on a conflict read the holder; take over a stale claim. Three rounds at most: each
+   * round that does not decide means another replica changed the claim meanwhile.
+   */
+  private async createOrTakeOver(w: WantedClaim, signal: AbortSignal): Promise<ClaimOutcome> {
+    const api = this.o.api;
     for (let round = 0; round < 3; round++) {
-      const created = await this.o.api.create(claimObject(w, this.o.api.namespace, Math.ceil(this.pendingMs / 1000), new Date(this.now())), signal);
+      const lease = claimObject(w, api.namespace, Math.ceil(this.pendingMs / 1000), new Date(this.now()));
+      const created = await this.call('request', signal, () => api.create(lease, signal));
       if (created.status === 'created') {
         const c = parseClaim(created.object);
         if (c) this.remember(c);
         return { wanted: w, result: 'won' };
       }
       if (created.status === 'failed') return { wanted: w, result: 'unavailable', reason: created.reason };
-      const got = await this.o.api.get(w.name, signal);
+      const got = await this.call('request', signal, () => api.get(w.name, signal));
       if (got.status === 'absent') continue; // deleted meanwhile: create again
       if (got.status === 'failed') return { wanted: w, result: 'unavailable', reason: got.reason };
       const existing = parseClaim(got.object);
@@ -191,7 +279,7 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
       const verdict = this.judge(existing, w);
       if (verdict === 'won') return { wanted: w, result: 'won' };
       if (verdict === 'lost') return this.lost(w, existing);
-      const deleted = await this.o.api.delete(existing.name, { uid: existing.uid, resourceVersion: existing.resourceVersion }, signal);
+      const deleted = await this.call('request', signal, () => api.delete(existing.name, { uid: existing.uid, resourceVersion: existing.resourceVersion }, signal));
       if (deleted.status === 'failed') return { wanted: w, result: 'unavailable', reason: deleted.reason };
       if (deleted.status === 'deleted') {
         this.forget(existing);
@@ -204,24 +292,67 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
 
   /**
    * `won`: the claim is this holder's (the same pod: its name, and its uid when both are known;
-   * or the same name while that pod is still live, whose create will fail as AlreadyExists);
-   * `take-over`: stale, or an earlier incarnation of the name that is gone; else `lost`.
+   * or the same name while that pod runs with the address, whose create will fail as
+   * AlreadyExists: nothing is written); `take-over`: stale (its holder gone, or never seen and
+   * older than the confirmation window), an earlier incarnation of the name included; else `lost`.
    */
   private judge(c: StoredClaim, w: WantedClaim): 'won' | 'lost' | 'take-over' {
+    const state = this.holderState(c);
     if (sameHolder(c.holder, w.holder)) {
       if (!c.holder.uid || !w.holder.uid || c.holder.uid === w.holder.uid) return 'won';
-      return this.o.livenessCurrent() && !this.o.live(c.holder) ? 'take-over' : 'won';
+      if (state === 'live') return 'won';
     }
-    return this.stale(c) ? 'take-over' : 'lost';
+    return this.o.livenessCurrent() && claimIsStale(c, state, this.now(), this.pendingMs) ? 'take-over' : 'lost';
   }
 
   private lost(w: WantedClaim, c: StoredClaim): ClaimOutcome {
-    return { wanted: w, result: 'lost', holder: c.holder, live: this.o.live(c.holder) };
+    const state = this.holderState(c);
+    if (state === 'live') return { wanted: w, result: 'lost', holder: c.holder, live: true };
+    return { wanted: w, result: 'lost', holder: c.holder, live: false, yieldsInMs: state === 'gone' ? 0 : yieldsIn(c, this.now(), this.pendingMs) };
+  }
+
+  private isLive(c: StoredClaim): boolean {
+    return this.o.live(c.holder, { kind: c.kind, value: c.address });
+  }
+
+  private holderState(c: StoredClaim): HolderState {
+    if (this.isLive(c)) return 'live';
+    return this.seen.has(c.uid) ? 'gone' : 'unconfirmed';
+  }
+
+  /** A call to the API server through the gate. */
+  private call<T>(priority: GatePriority, signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
+    return this.gate.run(priority, signal, fn);
+  }
+
+  /** Why a new claim for a holder in `namespace` cannot be made now (the bounds on unconfirmed claims), or undefined. */
+  private full(namespace: string): string | undefined {
+    if (this.unconfirmedTotal >= this.limits.unconfirmed) {
+      return `${this.unconfirmedTotal} address claims are waiting for their pods to appear (at most ${this.limits.unconfirmed})`;
+    }
+    const inNamespace = this.unconfirmed.get(namespace) ?? 0;
+    if (inNamespace >= this.limits.unconfirmedPerNamespace) {
+      return `${inNamespace} address claims in namespace ${namespace} are waiting for their pods to appear (at most ${this.limits.unconfirmedPerNamespace})`;
+    }
+    return undefined;
+  }
+
+  private count(namespace: string, by: number): void {
+    const n = (this.unconfirmed.get(namespace) ?? 0) + by;
+    if (n > 0) this.unconfirmed.set(namespace, n);
+    else this.unconfirmed.delete(namespace);
+    this.unconfirmedTotal += by;
+  }
+
+  private markSeen(c: StoredClaim): void {
+    this.seen.add(c.uid);
+    this.count(c.holder.namespace, -1);
   }
 
   private async remove(c: StoredClaim, event: 'released' | 'swept'): Promise<boolean> {
     try {
-      const r = await this.o.api.delete(c.name, { uid: c.uid, resourceVersion: c.resourceVersion }, AbortSignal.timeout(this.writeTimeoutMs));
+      const signal = AbortSignal.timeout(this.writeTimeoutMs);
+      const r = await this.call('background', signal, () => this.o.api.delete(c.name, { uid: c.uid, resourceVersion: c.resourceVersion }, signal));
       if (r.status === 'failed') throw new Error(r.reason);
       if (r.status !== 'changed') this.forget(c);
       if (r.status === 'deleted') {
@@ -231,7 +362,8 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
       }
     } catch (err) {
       this.o.onEvent?.('release-failed');
-      this.o.logger?.warn({ claim: c.name, err: describeKubeError(err) }, 'could not delete an address claim; the sweep retries');
+      if (err instanceof GateRefused) this.busy++;
+      else this.o.logger?.warn({ claim: c.name, err: describeKubeError(err) }, 'could not delete an address claim; the sweep retries');
     }
     return false;
   }
@@ -244,6 +376,9 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
     let names = this.byHolder.get(k);
     if (!names) this.byHolder.set(k, (names = new Set()));
     names.add(c.name);
+    if (this.seen.has(c.uid)) return;
+    if (this.isLive(c)) this.seen.add(c.uid);
+    else this.count(c.holder.namespace, 1);
   }
 
   private forget(c: StoredClaim): void {
@@ -253,5 +388,6 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
     const names = this.byHolder.get(k);
     names?.delete(c.name);
     if (names?.size === 0) this.byHolder.delete(k);
+    if (!this.seen.delete(c.uid)) this.count(c.holder.namespace, -1);
   }
 }

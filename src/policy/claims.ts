@@ -10,6 +10,37 @@ import { internal } from '../field/index.js';
 import type { AddressClaim, AddressKind, Finding } from './types.js';
 import { describeHolder } from './rules.js';
 
+/**
+ * Bounds on the claims a request can add (docs/security.md, "Address claims"). Addresses per pod:
+ * MAX_ARBITRATED_ADDRESSES_PER_POD (limits.ts).
+ */
+export const CLAIM_LIMITS = {
+  /**
+   * Calls to the API server in flight for claims, per replica. A burst of real creates (the
+   * ReplicaSet controller creates about 20 pods a second; a DPDK pod or a KubeVirt VM claims 1-8
+   * addresses, each a create of ~10 ms) keeps 2-4 in flight; 32 leaves ample room, and a forged
+   * flood cannot open more connections than that.
+   */
+  inFlight: 32,
+  /** Of those, releases and sweeps at most, so requests always find a slot. */
+  background: 8,
+  /** Requests' calls waiting for a slot (each waits at most its 1.5 s budget); beyond: unavailable at once. */
+  waiting: 512,
+  /**
+   * Claims whose holder was never seen using the address (pods being created, or never to be),
+   * known to this replica. Real pods are seen within seconds of their validating call: 20 creates a
+   * second with 8 addresses each for the 35 s window is 5,600 at the most absurd; 4,096 (about
+   * 3.5 MB of heap, ~3 MB in etcd) is far above a real burst of that length.
+   */
+  unconfirmed: 4096,
+  /**
+   * The same per namespace of the holder: one tenant (a pod creator through the apiserver, whose
+   * creates fail after admission) cannot take every slot. 512: 64 VMs of 8 NICs being created in one
+   * namespace at the same moment.
+   */
+  unconfirmedPerNamespace: 512,
+} as const;
+
 /** Label on every claim (the watch's selector). */
 export const CLAIM_LABEL = 'netattach.io/address-claim';
 export const ANNOTATION = {
@@ -31,6 +62,14 @@ export interface ClaimHolder {
   name: string;
   uid?: string;
 }
+
+/**
+ * What this replica knows of a claim's holder: `live`, a live pod of the holder uses the address
+ * (from the pod watch); `gone`, it did and no longer does (the pod ended); `unconfirmed`, never
+ * seen using it: a pod being created (its validating call came moments ago), or one that never
+ * will be (a create that failed later, a forged review).
+ */
+export type HolderState = 'live' | 'gone' | 'unconfirmed';
 
 /** A claim as stored: what the watch keeps of each Lease. */
 export interface StoredClaim {
@@ -56,26 +95,33 @@ export interface WantedClaim {
 
 export type ClaimOutcome =
   | { wanted: WantedClaim; result: 'won' }
-  /** Another holder has it; `live`: the holder exists (a running pod), else it is being created. */
-  | { wanted: WantedClaim; result: 'lost'; holder: ClaimHolder; live: boolean }
-  | { wanted: WantedClaim; result: 'unavailable'; reason: string };
+  /**
+   * Another holder has it; `live`: the holder exists (a running pod), else it is being created and
+   * its claim yields to another pod in `yieldsInMs` unless that pod appears.
+   */
+  | { wanted: WantedClaim; result: 'lost'; holder: ClaimHolder; live: boolean; yieldsInMs?: number }
+  | { wanted: WantedClaim; result: 'unavailable'; reason: string }
+  /** `count` addresses past the per-pod bound (`wanted` the first of them): judged against live pods only, not claimed. */
+  | { wanted: WantedClaim; result: 'not-claimed'; count: number; limit: number };
 
 /**
  * The holder of a pod's claims: the owner that moves it (a KubeVirt VMI: its migration target
- * holds the same addresses), else the pod itself, by namespace/name (and uid when known).
- * Undefined before it has a name.
+ * holds the same addresses; its key, the owner's uid, as the holder's uid), else the pod itself,
+ * by namespace, name and uid. Undefined before the pod has a name and a uid: the apiserver sets
+ * both before validating admission, where claims are made, so a review without them did not come
+ * from the apiserver's validating call and claims nothing (it is still judged against live pods).
  */
 export function holderOf(pod: AddressClaim['pod']): ClaimHolder | undefined {
   if (pod.owner) return { kind: pod.owner.kind, namespace: pod.owner.namespace, name: pod.owner.name, uid: pod.owner.key };
-  if (!pod.name) return undefined;
-  return { kind: 'Pod', namespace: pod.namespace, name: pod.name, ...(pod.uid ? { uid: pod.uid } : {}) };
+  if (!pod.name || !pod.uid) return undefined;
+  return { kind: 'Pod', namespace: pod.namespace, name: pod.name, uid: pod.uid };
 }
 
 export const holderKey = (h: ClaimHolder): string => `${h.kind} ${h.namespace}/${h.name}`;
 
 /**
- * The same holder: same kind, namespace and name. The uid is not compared: a name is unique among
- * live objects, and the mutating call of a pod (no uid yet) and its validating call (uid) are one holder.
+ * The same holder name: same kind, namespace and name (a Pod and a VMI of one name are two
+ * holders). The uid is compared by the callers, which know whether both are set.
  */
 export const sameHolder = (a: ClaimHolder, b: ClaimHolder): boolean => a.kind === b.kind && a.namespace === b.namespace && a.name === b.name;
 
@@ -161,11 +207,16 @@ export function parseClaim(obj: unknown): StoredClaim | undefined {
 }
 
 /**
- * May a claim be taken over? Only when its holder is known not to exist (`live` false, from a
- * synced, current pod watch) and it is older than the pending bound: a pod being created right
- * now through another replica is not in this replica's index yet, but its claim is young.
+ * May a claim be taken over (or swept)? When its holder is gone (the pod was seen with the
+ * address and ended), or was never seen and the claim is older than the confirmation window: a
+ * pod being created right now through another replica is not in the pod watch yet, but its claim
+ * is young. The caller makes sure the pod watch is current.
  */
-export const claimIsStale = (c: StoredClaim, live: boolean, now: number, pendingMs: number): boolean => !live && now - c.created > pendingMs;
+export const claimIsStale = (c: StoredClaim, holder: HolderState, now: number, windowMs: number): boolean =>
+  holder === 'gone' || (holder === 'unconfirmed' && now - c.created > windowMs);
+
+/** Milliseconds until an unconfirmed claim yields (0 when it already may). */
+export const yieldsIn = (c: StoredClaim, now: number, windowMs: number): number => Math.max(0, c.created + windowMs - now);
 
 /** What an outcome adds to the request's decision: a finding with the rule's action, or nothing for a win. */
 export function outcomeFinding(o: ClaimOutcome, requestNamespace: string): { finding: Finding; unavailable: boolean } | undefined {
@@ -176,8 +227,23 @@ export function outcomeFinding(o: ClaimOutcome, requestNamespace: string): { fin
     const network = o.wanted.scope.startsWith('network:') ? o.wanted.scope.slice(8) : '*';
     const owner = o.holder.kind === 'Pod' ? undefined : { key: o.holder.uid ?? '', label: `${o.holder.kind === 'VirtualMachineInstance' ? 'VM' : o.holder.kind} ${o.holder.namespace}/${o.holder.name}`, namespace: o.holder.namespace, kind: o.holder.kind, name: o.holder.name };
     const who = describeHolder({ pod: `${o.holder.namespace}/${o.holder.name}`, network, ...(o.live ? {} : { expires: 0 }), ...(owner ? { owner } : {}) }, requestNamespace);
+    // A holder not seen yet may never come (a create that failed later, a forged review): say when
+    // its claim yields, so a pod denied by it knows a retry will pass.
+    const yields = !o.live && o.yieldsInMs !== undefined ? `; unless that pod appears, its claim yields in ${Math.max(1, Math.ceil(o.yieldsInMs / 1000))} s` : '';
     return {
-      finding: { policy: u.policy, rule: 'uniqueAddresses', action: u.action, error: { path: u.path, type: 'Forbidden', reason: `${prefix}${u.label} is already used by ${who} (scope ${u.scope})` } },
+      finding: { policy: u.policy, rule: 'uniqueAddresses', action: u.action, error: { path: u.path, type: 'Forbidden', reason: `${prefix}${u.label} is already used by ${who} (scope ${u.scope})${yields}` } },
+      unavailable: false,
+    };
+  }
+  if (o.result === 'not-claimed') {
+    // Never a denial: the pod was judged against live pods; only the arbitration across replicas is missing.
+    return {
+      finding: {
+        policy: u.policy,
+        rule: 'uniqueAddresses',
+        action: 'Warn',
+        error: { path: u.path, type: 'Too many', reason: `${prefix}${o.count} addresses from here on were judged against running pods only, not claimed across replicas (at most ${o.limit} per pod are)` },
+      },
       unavailable: false,
     };
   }

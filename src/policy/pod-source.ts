@@ -43,22 +43,32 @@ export function podNetworkFacts(
   return out;
 }
 
+/** A pod as the index keeps it: what its address claims are confirmed and released by. */
+export interface IndexedPod {
+  namespace: string;
+  name: string;
+  uid?: string;
+  owner?: SharingOwner;
+}
+
+/** Indexes a pod's addresses; the pod as indexed (undefined without a namespace and name). */
 export function indexPod(
   index: AddressIndex,
   obj: KubeObject,
   usage?: NadUsage,
   defaultNetworkNamespace?: string,
   sharingOwners: readonly string[] = DEFAULT_SHARING_OWNERS,
-): void {
+): IndexedPod | undefined {
   const md = obj.metadata;
-  if (!md?.namespace || !md.name) return;
+  if (!md?.namespace || !md.name) return undefined;
   const facts = podNetworkFacts(md.namespace, md.annotations?.[NETWORKS_ANNOTATION], md.annotations?.[DEFAULT_NETWORK_ANNOTATION], defaultNetworkNamespace);
-  const ref: { namespace: string; name: string; uid?: string; owner?: SharingOwner } = { namespace: md.namespace, name: md.name };
+  const ref: IndexedPod = { namespace: md.namespace, name: md.name };
   if (md.uid) ref.uid = md.uid;
   const owner = facts.addresses.length ? sharingOwnerOf(md, sharingOwners, md.namespace) : undefined;
   if (owner) ref.owner = owner;
   index.setPod(ref, facts.addresses);
   usage?.setPod(md.namespace, md.name, facts.nads);
+  return ref;
 }
 
 function unindexPod(index: AddressIndex, obj: KubeObject, usage?: NadUsage): void {
@@ -88,6 +98,8 @@ export class PodAddressSource extends WatchedCache {
       sharingOwners?: readonly string[];
       /** A pod ended (its DELETED event): e.g. release its address claims. */
       onRemove?: (pod: { namespace: string; name: string; uid?: string }) => void;
+      /** A pod was indexed (added or changed, after the index): e.g. confirm its address claims. */
+      onIndexed?: (pod: IndexedPod) => void;
       /** Also told of every event, after the indexes (the background audit: one watch serves both). */
       observer?: ListWatchHandler;
     } = {},
@@ -104,7 +116,11 @@ export class PodAddressSource extends WatchedCache {
       onError: (err) => options.logger?.warn({ err: String(err) }, 'pod watch failed; retrying'),
       handler: {
         resync: () => (index.beginResync(), options.usage?.beginResync(), options.observer?.resync()),
-        upsert: (o) => (indexPod(index, o, options.usage, options.defaultNetworkNamespace, options.sharingOwners), options.observer?.upsert(o)),
+        upsert: (o) => {
+          const pod = indexPod(index, o, options.usage, options.defaultNetworkNamespace, options.sharingOwners);
+          if (pod) options.onIndexed?.(pod);
+          options.observer?.upsert(o);
+        },
         remove: (o) => {
           unindexPod(index, o, options.usage);
           const md = o.metadata;

@@ -157,7 +157,11 @@ t.test('address claims: --namespace, the service account namespace file, --no-ad
   t.equal(parse(['--namespace', 'ops', '--no-address-claims']).claimsNamespace, undefined);
   t.equal(parse([], { NETATTACH_NAMESPACE: 'ops', NETATTACH_NO_ADDRESS_CLAIMS: 'true' }).claimsNamespace, undefined);
   t.throws(() => parse(['--namespace', 'Not_A_Namespace']), /--namespace: invalid value "Not_A_Namespace"/);
-  t.equal(parse([]).claimPendingMs, 60_000);
+  t.equal(parse(['--namespace', 'ops', '--claims-namespace', 'ops-claims']).claimsNamespace, 'ops-claims', 'a namespace of their own');
+  t.equal(parse([], { NETATTACH_SERVICEACCOUNT_DIR: `${dir}/sa`, NETATTACH_CLAIMS_NAMESPACE: 'netattach-claims' }).claimsNamespace, 'netattach-claims');
+  t.equal(parse(['--claims-namespace', 'x', '--no-address-claims']).claimsNamespace, undefined);
+  t.throws(() => parse(['--claims-namespace', 'Bad_NS']), /--claims-namespace: invalid value "Bad_NS"/);
+  t.equal(parse([]).claimPendingMs, 35_000);
   t.equal(parse(['--claim-pending', '5s']).claimPendingMs, 5_000);
   t.throws(() => parse(['--claim-pending', '10ms']), /--claim-pending: invalid value "10ms"/);
 });

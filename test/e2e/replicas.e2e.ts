@@ -1,7 +1,7 @@
 /**
  * End-to-end: uniqueness across two replicas. Two netattach processes behind the real
  * kube-apiserver, its webhook calls spread over both by a round-robin TCP proxy (infra/proxy.ts),
- * address claims as Leases in netattach-system under the manifests' RBAC.
+ * address claims as Leases in netattach-claims under the manifests' RBAC.
  *
  *   npm run test:e2e            (this file runs after netattach.e2e.ts; see docs/e2e.md)
  */
@@ -16,7 +16,7 @@ import { RoundRobinProxy } from './infra/proxy.js';
 
 type Obj = Record<string, unknown>;
 const NS = 'e2e-rep';
-const CLAIMS = 'netattach-system';
+const CLAIMS = 'netattach-claims';
 const PENDING = '5s';
 const LATENCY_CREATES = Number(process.env.NETATTACH_E2E_CLAIM_LATENCY_CREATES ?? 100);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

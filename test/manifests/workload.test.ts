@@ -128,12 +128,14 @@ t.test('the image tag is the package version, in the Deployment and the kustomiz
   t.equal(certs?.image, `ghcr.io/netattach/netattach:${version}`);
 });
 
-t.test('every namespaced object lives in netattach-system', async (t) => {
+t.test('every namespaced object lives in netattach-system, but the claims\' Role in theirs', async (t) => {
   const clusterScoped = new Set(['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'PriorityClass', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']);
   for (const { file, object } of [...selfSigned, ...certManager]) {
+    const claims = (object.kind === 'Role' || object.kind === 'RoleBinding') && object.metadata.name === 'netattach-claims';
     if (clusterScoped.has(object.kind)) t.notOk(object.metadata.namespace, `${file}: ${object.kind} is cluster-scoped`);
-    else t.equal(object.metadata.namespace, 'netattach-system', `${file}: ${object.kind} ${object.metadata.name}`);
+    else t.equal(object.metadata.namespace, claims ? 'netattach-claims' : 'netattach-system', `${file}: ${object.kind} ${object.metadata.name}`);
   }
+  t.same(base.filter(({ object }) => object.kind === 'Namespace').map(({ object }) => object.metadata.name), ['netattach-system', 'netattach-claims']);
 });
 
 // --- RBAC -------------------------------------------------------------------------------------
@@ -178,9 +180,13 @@ t.test('netattach reads what it reads and writes only policy status, its PolicyR
   t.same(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'netattach' });
 });
 
-t.test('address claims: Leases in netattach-system only, bound to the netattach service account', async (t) => {
+t.test('address claims: Leases in netattach-claims only, bound to the netattach service account', async (t) => {
   const role = find(base, 'Role', 'netattach-claims');
-  t.equal(role.metadata.namespace, 'netattach-system');
+  // Finding 7 of issue 24: in netattach-system this Role could delete every Lease there, the
+  // audit's netattach-audit included. In a namespace of their own it reaches the claims only.
+  t.equal(role.metadata.namespace, 'netattach-claims');
+  const audit = find(base, 'Role', 'netattach-audit-lease');
+  t.not(role.metadata.namespace, audit.metadata.namespace, 'no Role that may delete Leases shares a namespace with the audit Lease');
   t.same(grants(role.rules as Obj[]), [
     'coordination.k8s.io/leases:create',
     'coordination.k8s.io/leases:delete',
@@ -189,11 +195,20 @@ t.test('address claims: Leases in netattach-system only, bound to the netattach 
     'coordination.k8s.io/leases:watch',
   ]);
   const binding = find(base, 'RoleBinding', 'netattach-claims');
-  t.equal(binding.metadata.namespace, 'netattach-system');
+  t.equal(binding.metadata.namespace, 'netattach-claims');
   t.same(binding.subjects, [{ kind: 'ServiceAccount', name: 'netattach', namespace: 'netattach-system' }]);
   t.same(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'netattach-claims' });
-  const env = (find(base, 'Deployment', 'netattach').spec.template.spec.containers[0].env as Obj[]).find((e) => e.name === 'NETATTACH_NAMESPACE');
-  t.same(env?.valueFrom, { fieldRef: { fieldPath: 'metadata.namespace' } }, 'claims are made in the pod\'s own namespace');
+  const env = find(base, 'Deployment', 'netattach').spec.template.spec.containers[0].env as Obj[];
+  t.same(env.find((e) => e.name === 'NETATTACH_NAMESPACE')?.valueFrom, { fieldRef: { fieldPath: 'metadata.namespace' } }, 'its own namespace: the audit Lease');
+  t.same(env.find((e) => e.name === 'NETATTACH_CLAIMS_NAMESPACE')?.value, 'netattach-claims', 'the claims in theirs');
+  // serve reads the variable as the manifests set it.
+  const { parseServeArgs } = await import('../../src/cli/serve.js');
+  t.equal((parseServeArgs(['--tls-dir', '/tmp'], { NETATTACH_NAMESPACE: 'netattach-system', NETATTACH_CLAIMS_NAMESPACE: 'netattach-claims' }, '/', '/') as { claimsNamespace?: string }).claimsNamespace, 'netattach-claims');
+  // Whatever Role may delete Leases: none in the audit Lease's namespace.
+  for (const { file, object } of base) {
+    if (object.kind !== 'Role' || object.metadata.namespace !== audit.metadata.namespace) continue;
+    t.notOk((object.rules as Obj[]).some((r) => (r.resources as string[]).includes('leases') && (r.verbs as string[]).includes('delete')), `${file}: ${object.metadata.name} cannot delete Leases next to the audit Lease`);
+  }
 });
 
 t.test('no RBAC rule anywhere uses wildcards or escalating verbs; the base never touches secrets', async (t) => {

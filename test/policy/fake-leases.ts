@@ -13,6 +13,11 @@ export class FakeLeases {
   down = false;
   /** Calls never answer (until their signal aborts). */
   frozen = false;
+  /** Each call takes this long (ms) before it is served: concurrent callers overlap. */
+  delayMs = 0;
+  /** Calls being served now, and the most at once. */
+  inFlight = 0;
+  peakInFlight = 0;
   private rv = 1;
   private uids = 0;
   private readonly watchers = new Set<(e: unknown) => void>();
@@ -20,7 +25,18 @@ export class FakeLeases {
   constructor(readonly namespace = 'netattach-system') {}
 
   private async gate(signal: AbortSignal): Promise<void> {
+    this.inFlight++;
+    this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
+    try {
+      await this.serve(signal);
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  private async serve(signal: AbortSignal): Promise<void> {
     await new Promise((r) => setImmediate(r));
+    if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
     if (this.down) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), { code: 'ECONNREFUSED' });
     if (this.frozen) {
       await new Promise<void>((_, reject) => {

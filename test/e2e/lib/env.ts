@@ -85,6 +85,13 @@ export async function kustomize(cluster: Cluster, dir: string): Promise<Obj[]> {
   return parseManifests(await cluster.kubectlOk(['kustomize', path.join(REPO, dir)]));
 }
 
+/** A literal `value` of the netattach Deployment's container environment in the rendered manifests. */
+export function deploymentEnv(objects: Obj[], name: string): string | undefined {
+  const deployment = objects.find((o) => o.kind === 'Deployment' && (o.metadata as Obj | undefined)?.name === 'netattach') as any;
+  const env = (deployment?.spec?.template?.spec?.containers?.[0]?.env ?? []) as Array<{ name: string; value?: string }>;
+  return env.find((e) => e.name === name)?.value;
+}
+
 export const isWebhookConfig = (o: Obj): boolean =>
   o.kind === 'MutatingWebhookConfiguration' || o.kind === 'ValidatingWebhookConfiguration';
 
@@ -214,7 +221,17 @@ export async function startE2e(
     await writeFile(path.join(serviceAccountDir, 'namespace'), 'netattach-system');
     const api = new URL(cluster.server);
     const inCluster = { host: api.hostname, port: api.port, serviceAccountDir };
-    netattach = new Netattach({ inCluster, tlsDir, port, healthPort, logPath: path.join(cluster.logsDir, 'netattach.log'), ...netattachOptions });
+    //    The address claims' namespace as the Deployment sets it (the claims' Role is granted there only).
+    const claimsNamespace = deploymentEnv(base, 'NETATTACH_CLAIMS_NAMESPACE');
+    netattach = new Netattach({
+      inCluster,
+      tlsDir,
+      port,
+      healthPort,
+      logPath: path.join(cluster.logsDir, 'netattach.log'),
+      ...netattachOptions,
+      env: { ...(claimsNamespace ? { NETATTACH_CLAIMS_NAMESPACE: claimsNamespace } : {}), ...netattachOptions.env },
+    });
     netattach.start();
     await netattach.waitReady();
     log(`netattach ready at ${netattach.url} (health ${netattach.healthUrl})`);
