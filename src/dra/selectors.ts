@@ -1,37 +1,69 @@
 // What a DRA selector says about the `resourceName` attribute network DRA drivers publish
 // (`k8s.cni.cncf.io/resourceName`, docs/dra.md), read from its CEL text (pure). Only the certain
-// case is recognised: an expression made of `&&` conjuncts, one of which is an equality of that
-// attribute with a string literal. Anything else (`||`, `!`, `?:`, no such equality) says nothing,
-// so netattach never concludes from a selector it does not fully understand.
+// case is recognised: a whole `&&` conjunct that is an equality of that attribute with a plain
+// string literal. Anything else (`||`, `!`, `?:`, comments, escapes, a conjunct holding more) says
+// nothing, so netattach never concludes from a selector it does not fully understand. Linear in
+// the text, which is bounded: templates come from any namespace editor.
 import type { DeviceRequestAlternative, TemplateDevices } from './types.js';
 
-/** The attribute, its quotes matched by back-references to groups `first` and `first + 1`. */
-const attribute = (first: number): string =>
-  String.raw`device\.attributes\[\s*(["'])k8s\.cni\.cncf\.io` + `\\${first}` + String.raw`\s*\]\s*(?:\.\s*resourceName|\[\s*(["'])resourceName` + `\\${first + 1}` + String.raw`\s*\])`;
-const LITERAL = String.raw`(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')`;
-const ATTRIBUTE_FIRST = new RegExp(`${attribute(1)}\\s*==\\s*${LITERAL}`, 'g');
-const LITERAL_FIRST = new RegExp(`${LITERAL}\\s*==\\s*${attribute(3)}`, 'g');
-/** An operator that could make an equality optional: `||`, a negation (not `!=`), a conditional. */
-const NOT_A_CONJUNCTION = /\|\||!(?!=)|\?/;
-/** Longest expression read: CEL selectors are short; a longer text is not worth the regex time. */
-const MAX_EXPRESSION_LENGTH = 10_000;
+/** The attribute, written either way (`.resourceName` or `["resourceName"]`), quotes matched. */
+const ATTRIBUTE = String.raw`device\.attributes\[\s*(?:"k8s\.cni\.cncf\.io"|'k8s\.cni\.cncf\.io')\s*\]\s*(?:\.\s*resourceName|\[\s*(?:"resourceName"|'resourceName')\s*\])`;
+/** A literal without escapes (expressions holding a backslash are not read at all). */
+const LITERAL = String.raw`(?:"([^"]*)"|'([^']*)')`;
+/** One whole conjunct: the attribute equal to a literal, or the literal equal to the attribute. */
+const ATTRIBUTE_FIRST = new RegExp(String.raw`^\s*${ATTRIBUTE}\s*==\s*${LITERAL}\s*$`);
+const LITERAL_FIRST = new RegExp(String.raw`^\s*${LITERAL}\s*==\s*${ATTRIBUTE}\s*$`);
+/**
+ * What makes an expression unread: an operator that could make an equality optional (`||`, a
+ * negation but not `!=`, a conditional), a comment, an escape or a raw or triple-quoted string
+ * (their literal is not the text between two quotes).
+ */
+const UNREAD = /\|\||!(?!=)|\?|\/\/|\\|"""|'''|\b[rRbB]["']/;
+/** Longest expression read: CEL selectors are short, and the patterns stay linear below it. */
+const MAX_EXPRESSION_LENGTH = 1024;
+/** Expressions read per selector list: a class or a request has a few. */
+const MAX_EXPRESSIONS = 32;
 
 /**
  * The resourceName values the expressions (ANDed, as a class's and a request's selectors are)
- * require of a device, or undefined when they require none that netattach can be sure of.
+ * require of a device, or undefined when they require none that netattach can be sure of. A
+ * requirement is a whole `&&` conjunct of the form `attribute == "literal"` (or reversed): a
+ * conjunct that holds more (`rn == "a" == false`, `[rn == "a"].all(...)`, parentheses) says nothing.
  */
 export function requiredResourceNames(expressions: readonly string[]): readonly string[] | undefined {
   let out: Set<string> | undefined;
-  for (const e of expressions) {
-    if (e.length > MAX_EXPRESSION_LENGTH || NOT_A_CONJUNCTION.test(stringsBlanked(e))) continue;
-    for (const m of e.matchAll(ATTRIBUTE_FIRST)) (out ??= new Set()).add(m[3] ?? m[4] ?? '');
-    for (const m of e.matchAll(LITERAL_FIRST)) (out ??= new Set()).add(m[1] ?? m[2] ?? '');
+  for (const e of expressions.slice(0, MAX_EXPRESSIONS)) {
+    if (e.length > MAX_EXPRESSION_LENGTH || UNREAD.test(stringsBlanked(e)) || /\\|"""|'''/.test(e)) continue;
+    for (const conjunct of conjuncts(e)) {
+      const m = ATTRIBUTE_FIRST.exec(conjunct) ?? LITERAL_FIRST.exec(conjunct);
+      if (m) (out ??= new Set()).add(m[1] ?? m[2] ?? '');
+    }
   }
   return out ? [...out] : undefined;
 }
 
+/** The expression split at each `&&` outside string literals (no escapes: checked before). */
+function conjuncts(e: string): string[] {
+  const out: string[] = [];
+  let quote = '';
+  let from = 0;
+  for (let i = 0; i < e.length; i++) {
+    const c = e[i]!;
+    if (quote) {
+      if (c === quote) quote = '';
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '&' && e[i + 1] === '&') {
+      out.push(e.slice(from, i));
+      from = i + 2;
+      i++;
+    }
+  }
+  out.push(e.slice(from));
+  return out;
+}
+
 /** The expression with its string literals emptied: an operator inside a literal is not one. */
-const stringsBlanked = (e: string): string => e.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""');
+const stringsBlanked = (e: string): string => e.replace(/"[^"]*"|'[^']*'/g, '""');
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
