@@ -294,13 +294,15 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
    * `won`: the claim is this holder's (the same pod: its name, and its uid when both are known;
    * or the same name while that pod runs with the address, whose create will fail as
    * AlreadyExists: nothing is written); `take-over`: stale (its holder gone, or never seen and
-   * older than the confirmation window), an earlier incarnation of the name included; else `lost`.
+   * older than the confirmation window), or an earlier incarnation of the name that does not run
+   * (a create refused after netattach's call, by another webhook or quota, then retried: the name
+   * is unique among live objects, so the old uid cannot be created beside the new one); else `lost`.
    */
   private judge(c: StoredClaim, w: WantedClaim): 'won' | 'lost' | 'take-over' {
     const state = this.holderState(c);
     if (sameHolder(c.holder, w.holder)) {
       if (!c.holder.uid || !w.holder.uid || c.holder.uid === w.holder.uid) return 'won';
-      if (state === 'live') return 'won';
+      return state === 'live' ? 'won' : 'take-over';
     }
     return this.o.livenessCurrent() && claimIsStale(c, state, this.now(), this.pendingMs) ? 'take-over' : 'lost';
   }

@@ -394,6 +394,23 @@ t.test('finding 5: a pod seen with the address and then gone frees it at once (a
   t.equal((await a.claim(manyMacs('ghost', 1, { from: 7 }).map((c) => ({ ...c, pod: { namespace: 'team', name: 'ghost' } })), { dryRun: false }))?.length ?? 0, 0, 'a review without a uid (not from the apiserver\'s validating call) claims nothing');
 });
 
+t.test('a create refused after netattach\'s call and retried under the same name (new uid) takes its unconfirmed claim over at once', async (t) => {
+  const fake = new FakeLeases();
+  const live = new Set<string>();
+  const index = new AddressIndex();
+  const a = replica(t, fake, live, { index, pendingMs: 35_000 });
+  await a.start();
+  // web-0 (uid first) is admitted and claims MAC 0; another webhook or quota then refuses the
+  // create, so no pod appears. The StatefulSet retries at once: web-0 again, uid second.
+  t.equal((await a.claim(manyMacs('web-0', 1, { uid: 'first' }), { dryRun: false })!)[0]!.result, 'won');
+  const [retry] = await a.claim(manyMacs('web-0', 1, { uid: 'second' }), { dryRun: false })!;
+  t.equal(retry!.result, 'won', 'not denied for the confirmation window by its own earlier attempt');
+  t.equal(fake.objects.size, 1);
+  t.match([...fake.objects.values()][0]!.metadata.annotations, { 'netattach.io/holder-uid': 'second' });
+  // Another pod is still kept off the address by the retried pod's young claim.
+  t.match((await a.claim(manyMacs('other', 1), { dryRun: false })!)[0], { result: 'lost' });
+});
+
 t.test('the call gate: requests first, a guaranteed share for releases and sweeps, refusals as data', async (t) => {
   const { LeaseWriteGate, GateRefused } = await import('../../src/policy/lease-write-gate.js');
   const gate = new LeaseWriteGate({ inFlight: 3, background: 2, backgroundGuaranteed: 1, waiting: 2 });
