@@ -177,10 +177,16 @@ export class ReportPublisher {
         this.audit.namespaceNadAudits(ns),
       );
       // A namespace without findings gets no report; one that had a report gets it emptied.
-      if (report.results.length === 0 && !before) continue;
+      // Either way nothing is left to write, so a namespace that was failing no longer is (its
+      // entry would otherwise outlive it).
+      if (report.results.length === 0 && !before) {
+        this.setFailing(ns, undefined);
+        continue;
+      }
       const digest = reportDigest(report);
       if (before?.digest === digest) {
         this.o.metrics?.reportWrite('unchanged');
+        this.setFailing(ns, undefined);
         continue;
       }
       writes++;

@@ -332,6 +332,23 @@ t.test('a namespace whose report is refused holds up no other namespace: logged 
   t.equal(await failing(), 0);
 });
 
+t.test('a failing namespace whose findings are gone leaves no failing entry behind', async (t) => {
+  const api = fakeApi();
+  let now = 1_000_000;
+  const audit = auditWith([{ ns: 'a', name: 'p', networks: 'missing' }]);
+  api.refuse('a', 413);
+  const pub = new ReportPublisher(api.transport, audit, { leaseNamespace: 'netattach-system', identity: 'me', now: () => now });
+  await pub.round();
+  t.same(pub.failingNamespaces(), ['a']);
+  // The pod goes (or the namespace is deleted): nothing left to write for a.
+  audit.upsert({ metadata: { namespace: 'a', name: 'p', uid: 'u-p', annotations: {} } });
+  audit.drain();
+  now += 5 * 60_000;
+  await pub.round();
+  t.notOk(api.report('a'), 'nothing written');
+  t.same(pub.failingNamespaces(), [], 'and no longer counted as failing');
+});
+
 t.test('a namespace whose only finding is a NAD gets a report; the NAD deleted empties it', async (t) => {
   const api = fakeApi();
   const audit = auditWith([]);
