@@ -231,8 +231,10 @@ export class ClusterNadSource implements NadSource {
       if (got.status === 'ok') result = { status: 'found', nad: nadFromObject(got.object, { resourceNameKeys: this.#resourceNameKeys }) };
       else if (got.status === 'not-found') {
         result = { status: 'not-found' };
-        // Unless the watch brought it while the GET ran (a stale read must not hide it).
-        if (!this.#nads.has(nadKey(namespace, name))) this.#missing.set(nadKey(namespace, name), true);
+        // Unless the watch brought it while the GET ran, into the cache or into a relist under
+        // way (a stale read must not hide it).
+        const k = nadKey(namespace, name);
+        if (!this.#nads.has(k) && !this.#relisted?.has(k)) this.#missing.set(k, true);
       } else {
         // Debug only: the review that asked logs one line naming every NAD it could not read.
         this.#log.debug({ nad: nadKey(namespace, name), err: got.reason }, 'NAD lookup failed');
