@@ -446,6 +446,8 @@ export interface FloodResult {
   /** A valid review on the idle server before the flood (ms each), and during it. */
   validIdleMs: number[];
   validDuringMs: number[];
+  /** Each forged review's own answer time (ms): what a review waits behind during the flood. */
+  forgedMs: number[];
   validWrong: string[];
   peakRssMb: number;
   /** From /metrics after the flood. */
@@ -478,6 +480,7 @@ export async function reservationFlood(s: Serve, opts: { reviews: number; macs: 
   const started = performance.now();
   let flooding = true;
   const validDuringMs: number[] = [];
+  const forgedMs: number[] = [];
   const prober = (async () => {
     while (flooding) {
       await sleep(200);
@@ -491,6 +494,7 @@ export async function reservationFlood(s: Serve, opts: { reviews: number; macs: 
       while (next < opts.reviews && !s.exited()) {
         const n = next++;
         const a = await post(s, '/mutate', manyMacPod(opts.namespace(n), `forged-${n}`, n * opts.macs, opts.macs), agent);
+        forgedMs.push(a.ms);
         const key = `${a.status}${a.status === 200 ? ` ${a.json?.response?.allowed}` : ''}`;
         answers[key] = (answers[key] ?? 0) + 1;
       }
@@ -513,6 +517,7 @@ export async function reservationFlood(s: Serve, opts: { reviews: number; macs: 
     seconds,
     validIdleMs,
     validDuringMs,
+    forgedMs,
     validWrong,
     peakRssMb: peak,
     reservations: metrics.get('netattach_address_index_entries{entry="reservations"}') ?? Number.NaN,
