@@ -1,15 +1,14 @@
 // Issue 15's findings replayed on a real `netattach serve` with the production heap cap
 // (bench/hostile-lib.ts). Each asserts: the process is alive, memory bounded, time bounded and a
-// valid review sent alongside answered correctly. Time bounds here have 10x slack over the
-// "Done when" figures, for a loaded shared machine; `node dist/bench/main.js hostile` measures
-// the real figures (README).
+// valid review sent alongside answered correctly. Time is bounded as a ratio to a reference the
+// same server answers in the same run (a shared machine's load moves both); `node
+// dist/bench/main.js hostile` measures the real figures (README).
 import t, { type Test } from 'tap';
 import {
   STRONG_TLS12_SUITES, WEAK_TLS12_SUITES, bigBodies, flatBody, handshake, longestLine, manyPlugins, nadReview, nestedBody, post, podReview,
   quadraticAnnotation, serverCpuMs, startServe, validReviewAnswered, type Serve,
 } from '../../bench/hostile-lib.js';
 
-const SLACK = 10;
 // A real process and megabytes of traffic on a shared machine: more than tap's default 120 s.
 t.setTimeout(300_000);
 let s: Serve;
@@ -33,12 +32,20 @@ t.test('finding 7: TLS 1.2 refuses the weak suites Node offered by default, keep
 });
 
 t.test('finding 2: three 4 MB nested bodies at once are refused quickly, without a crash', async (t) => {
+  // The reference, measured here: three valid reviews of the same size (a 4 MB label value) at
+  // once, each read, parsed and answered. A refusal before parsing costs less than that (measured
+  // 0.4-0.6x); V8's parse of the nested body took 0.6-1.3 s each, and the process then died.
+  const padded = JSON.parse(podReview('sriov-a')) as { request: { object: { metadata: { labels?: Record<string, string> } } } };
+  padded.request.object.metadata.labels = { pad: 'x'.repeat(4_000_000) };
+  const reference = await bigBodies(s, 3, JSON.stringify(padded));
+  const referenceMs = Math.max(...reference.answers.map((a) => a.ms));
+  for (const a of reference.answers) t.equal(a.status, 200, 'the reference reviews are answered');
   const body = nestedBody();
   const r = await bigBodies(s, 3, body);
   for (const a of r.answers) {
     t.equal(a.status, 400, a.error ?? JSON.stringify(a.json)?.slice(0, 200));
     t.match(a.json, { code: 'NETATTACH_BODY_SHAPE' });
-    t.ok(a.ms < 300 * SLACK, `refused in ${a.ms.toFixed(0)} ms (bar 300 ms, slack ${SLACK}x)`);
+    t.ok(a.ms < 2 * referenceMs, `refused in ${a.ms.toFixed(0)} ms; valid bodies of that size answered in ${referenceMs.toFixed(0)} ms (bar 2x)`);
   }
   t.ok(r.valid.ok, `valid review alongside: ${r.valid.detail} in ${r.valid.ms.toFixed(0)} ms`);
   await alive(t, 'after the nested bodies');
