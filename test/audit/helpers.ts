@@ -2,7 +2,9 @@
 import { nadFromObject, type Nad } from '../../src/nads/index.js';
 import { loadPolicyDocuments, policySet, type PolicySet } from '../../src/policy/index.js';
 import { nad as nadObject, cni } from '../check/helpers.js';
-import type { LivePod } from '../../src/audit/index.js';
+import { BackgroundAudit, type LivePod } from '../../src/audit/index.js';
+import { DEFAULT_ADMISSION_CONFIG } from '../../src/admission/index.js';
+import { AddressIndex, EMPTY_POLICY_SET, PolicyEngine } from '../../src/policy/index.js';
 
 export { cni };
 
@@ -55,3 +57,18 @@ export const hostileNetworks = (keyLength = 200_000, errors = 100): string =>
 /** The longest legal pod name (253) and a long namespace (63): the largest real results. */
 export const longName = (i: number): string => `${'p'.repeat(240)}-${String(i).padStart(12, '0')}`;
 export const LONG_NAMESPACE = 'n'.repeat(63);
+
+/** A background audit (no NADs, no policies) that has judged these pods. */
+export function auditWith(pods: Array<{ ns: string; name: string; networks: string }>): BackgroundAudit {
+  const audit = new BackgroundAudit({
+    nads: { get: () => undefined, list: () => [], synced: () => true },
+    namespaceLabels: () => ({}),
+    engine: new PolicyEngine({ index: new AddressIndex(), policies: EMPTY_POLICY_SET }),
+    config: DEFAULT_ADMISSION_CONFIG,
+    podsUsingNad: () => [],
+    ready: () => true,
+  });
+  for (const p of pods) audit.upsert({ metadata: { namespace: p.ns, name: p.name, uid: `u-${p.name}`, annotations: { ['k8s.v1.cni.cncf.io/networks']: p.networks } } });
+  audit.drain();
+  return audit;
+}

@@ -1,15 +1,12 @@
 // PolicyReports: their shape, and the writer: only with the CRD, only while holding the Lease,
 // only what changed (diff before write), at most N writes a round, first-seen times kept.
 import t from 'tap';
-import { BackgroundAudit, firstSeenOf, Lease, MAX_RESULTS, microTime, policyReport, reportDigest, ReportPublisher, TRUNCATED_ANNOTATION, type NadAudit, type PodAudit } from '../../src/audit/index.js';
-import { DEFAULT_ADMISSION_CONFIG } from '../../src/admission/index.js';
+import { firstSeenOf, Lease, MAX_RESULTS, microTime, policyReport, reportDigest, ReportPublisher, TRUNCATED_ANNOTATION, type NadAudit, type PodAudit } from '../../src/audit/index.js';
 import { KubeRequestError, type KubeTransport } from '../../src/kube/index.js';
-import { AddressIndex, EMPTY_POLICY_SET, PolicyEngine } from '../../src/policy/index.js';
 import { Registry } from 'prom-client';
 import { registerAuditMetrics } from '../../src/audit/index.js';
-import { live } from './helpers.js';
+import { auditWith, live } from './helpers.js';
 
-const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
 const finding = (rule: string, result: 'fail' | 'warn' = 'fail') => ({ policy: 'p', rule, action: 'Enforce' as const, result, severity: 'high' as const, message: `m-${rule}` });
 
 t.test('policyReport: one result per finding, worst first, summary over all, clean pods counted as pass', async (t) => {
@@ -114,19 +111,6 @@ function fakeApi(opts: { crd?: boolean } = {}) {
   };
 }
 
-function auditWith(pods: Array<{ ns: string; name: string; networks: string }>) {
-  const audit = new BackgroundAudit({
-    nads: { get: () => undefined, list: () => [], synced: () => true },
-    namespaceLabels: () => ({}),
-    engine: new PolicyEngine({ index: new AddressIndex(), policies: EMPTY_POLICY_SET }),
-    config: DEFAULT_ADMISSION_CONFIG,
-    podsUsingNad: () => [],
-    ready: () => true,
-  });
-  for (const p of pods) audit.upsert({ metadata: { namespace: p.ns, name: p.name, uid: `u-${p.name}`, annotations: { [NETWORKS]: p.networks } } });
-  audit.drain();
-  return audit;
-}
 
 t.test('without the CRD nothing is written and no Lease is taken', async (t) => {
   const api = fakeApi({ crd: false });

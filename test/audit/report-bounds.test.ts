@@ -3,32 +3,16 @@
 // with the longest names made 1.27 MB. Messages are cut, results capped by count and bytes, the
 // summary counts every finding and an annotation counts the results left out.
 import t from 'tap';
-import { BackgroundAudit, policyReport, TRUNCATED_ANNOTATION, type PodAudit } from '../../src/audit/index.js';
-import { DEFAULT_ADMISSION_CONFIG } from '../../src/admission/index.js';
-import { AddressIndex, EMPTY_POLICY_SET, PolicyEngine } from '../../src/policy/index.js';
-import { hostileNetworks, live, longName, LONG_NAMESPACE } from './helpers.js';
+import { policyReport, TRUNCATED_ANNOTATION, type PodAudit } from '../../src/audit/index.js';
+import { auditWith, hostileNetworks, live, longName, LONG_NAMESPACE } from './helpers.js';
 
-const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
 /** etcd's default object limit (--max-request-bytes 1.5 MiB): a report must stay well under it. */
 const ETCD_LIMIT = 1.5 * 1024 * 1024;
 const bytes = (v: unknown): number => Buffer.byteLength(JSON.stringify(v), 'utf8');
 
-function auditOf(pods: Array<{ ns: string; name: string; networks: string }>): BackgroundAudit {
-  const audit = new BackgroundAudit({
-    nads: { get: () => undefined, list: () => [], synced: () => true },
-    namespaceLabels: () => ({}),
-    engine: new PolicyEngine({ index: new AddressIndex(), policies: EMPTY_POLICY_SET }),
-    config: DEFAULT_ADMISSION_CONFIG,
-    podsUsingNad: () => [],
-    ready: () => true,
-  });
-  for (const p of pods) audit.upsert({ metadata: { namespace: p.ns, name: p.name, uid: `u-${p.name}`, annotations: { [NETWORKS]: p.networks } } });
-  audit.drain();
-  return audit;
-}
 
 t.test('five hostile pods: findings kept and the report written are bounded; the summary counts every finding', async (t) => {
-  const audit = auditOf(Array.from({ length: 5 }, (_, i) => ({ ns: 'evil', name: `h-${i}`, networks: hostileNetworks() })));
+  const audit = auditWith(Array.from({ length: 5 }, (_, i) => ({ ns: 'evil', name: `h-${i}`, networks: hostileNetworks() })));
   const audits = audit.namespaceAudits('evil');
   const findings = audits.flatMap((a) => a.findings);
   t.ok(findings.length >= 500, `every error is a finding (${findings.length})`);
@@ -51,7 +35,7 @@ t.test('huge messages from anywhere are cut in the report itself', async (t) => 
 });
 
 t.test('10,000 failing pods with the longest names: a bounded report, the summary true, the rest counted', async (t) => {
-  const audit = auditOf(Array.from({ length: 10_000 }, (_, i) => ({ ns: LONG_NAMESPACE, name: longName(i), networks: `a-network-that-does-not-exist-${i}` })));
+  const audit = auditWith(Array.from({ length: 10_000 }, (_, i) => ({ ns: LONG_NAMESPACE, name: longName(i), networks: `a-network-that-does-not-exist-${i}` })));
   const report = policyReport(LONG_NAMESPACE, audit.namespaceAudits(LONG_NAMESPACE), { now: 1 });
   t.ok(bytes(report) <= ETCD_LIMIT / 2, `report ${bytes(report)} bytes`);
   t.equal(report.summary.fail, 10_000);
