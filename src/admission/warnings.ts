@@ -1,6 +1,6 @@
 // Warnings within the apiserver's limits: each becomes a `Warning: 299` header that kubectl
 // prints on one line; the apiserver keeps 4096 characters of them per request.
-import { renderError, renderValue, type FieldError } from '../field/index.js';
+import { headOf, renderError, renderValue, type FieldError } from '../field/index.js';
 
 export const MAX_WARNING_LENGTH = 120;
 export const MAX_WARNINGS_TOTAL = 4096;
@@ -14,8 +14,10 @@ export const MAX_WARNINGS = 64;
 const ELLIPSIS = '...';
 const VALUELESS = new Set(['Required value', 'Forbidden', 'Internal error', 'Too many']);
 
+// headOf: a cut never leaves half a surrogate pair (an emoji in a value), which JSON would carry
+// as a lone escape the apiserver turns into U+FFFD.
 const cut = (text: string, max: number): string =>
-  text.length <= max ? text : `${text.slice(0, Math.max(0, max - ELLIPSIS.length))}${ELLIPSIS}`;
+  text.length <= max ? text : `${headOf(text, Math.max(0, max - ELLIPSIS.length))}${ELLIPSIS}`;
 
 /**
  * A field error as a warning of at most `max` characters. The path is what the reader needs to

@@ -89,6 +89,18 @@ t.test('a smaller limit', async (t) => {
   t.equal(shortWarning({ field: invalid('a', x(500), 'r') }, 40), `a: Invalid value: "${x(15)}...: r`);
 });
 
+t.test('a cut never splits a surrogate pair (an emoji at the cut keeps whole or goes)', async (t) => {
+  const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+  for (let n = 0; n < 8; n++) {
+    const text = `${x(n)}${'\u{1F600}'.repeat(20)}`;
+    for (const max of [8, 9, 10, 11]) {
+      const note = renderNote({ path: 'a', text }, max);
+      t.notOk(lone.test(note), `note of ${n} x and emoji cut at ${max}: ${JSON.stringify(note)}`);
+      t.ok(note.length <= max, 'within the limit');
+    }
+  }
+});
+
 t.test('a note is `path: text`, the text cut', async (t) => {
   const cases: Array<[string, { path: string; text: string }, string]> = [
     ['with a path', { path: 'spec.x', text: 'hello' }, 'spec.x: hello'],
