@@ -31,7 +31,7 @@ const isContinuation = (byte: number | undefined): boolean => byte !== undefined
  * `...(N bytes cut)...`. The start of a message names the field, its end the type, value and
  * reason, so both are worth more than a long key in between. Never splits a character.
  */
-export function cutBytes(text: string, maxBytes: number): string {
+export function cutMiddleBytes(text: string, maxBytes: number): string {
   // A UTF-16 unit is at most 3 UTF-8 bytes: short texts need no counting.
   if (text.length * 3 <= maxBytes) return text;
   const total = Buffer.byteLength(text, 'utf8');

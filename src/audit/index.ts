@@ -23,7 +23,7 @@ export {
   type ReportResultObject,
   type ReportSummary,
 } from './report.js';
-export { cutBytes, keepWithin, MAX_MESSAGE_BYTES } from './bounds.js';
+export { cutMiddleBytes, keepWithin, MAX_MESSAGE_BYTES } from './bounds.js';
 export { BackgroundAudit, type BackgroundAuditOptions, type AuditLogger } from './background.js';
 export { ReportPublisher, type PublisherOptions } from './publisher.js';
 export { Lease, microTime, type LeaseOptions } from './lease.js';

@@ -15,7 +15,7 @@ import { DEFAULT_NETWORK_ANNOTATION, NETWORKS_ANNOTATION } from '../annotation/i
 import { renderError, type FieldError } from '../field/index.js';
 import type { NadLookup } from '../nads/index.js';
 import type { Action, Finding, PolicyEvaluator, PolicySet } from '../policy/index.js';
-import { cutBytes, MAX_MESSAGE_BYTES } from './bounds.js';
+import { cutMiddleBytes, MAX_MESSAGE_BYTES } from './bounds.js';
 import type { AuditFinding, LivePod, ReportResult, ReportSeverity } from './types.js';
 
 export interface AuditContext {
@@ -42,7 +42,7 @@ const RESULT: Record<Action, ReportResult> = { Enforce: 'fail', Warn: 'warn', Au
  * the path (a 200 KB key gave 20 MB of findings per pod), and findings are kept for every live
  * pod, written to reports and printed.
  */
-export const messageOf = (e: FieldError, room = MAX_MESSAGE_BYTES): string => cutBytes(renderError(e), room);
+export const messageOf = (e: FieldError, room = MAX_MESSAGE_BYTES): string => cutMiddleBytes(renderError(e), room);
 
 /** Does the pod carry a networks annotation (the webhooks see only such pods)? */
 export const hasNetworks = (pod: LivePod): boolean => pod.networks !== undefined || pod.defaultNetwork !== undefined;

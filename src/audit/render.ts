@@ -4,7 +4,7 @@
 // them (the worst kept), each message cut to MAX_MESSAGE_BYTES; the rest are counted ("N more"),
 // and the summary and the exit code count everything.
 import { NAD_KIND } from '../nads/index.js';
-import { cutBytes, jsonBytes, keepWithin, MAX_MESSAGE_BYTES } from './bounds.js';
+import { cutMiddleBytes, jsonBytes, keepWithin, MAX_MESSAGE_BYTES } from './bounds.js';
 import { RESULT_ORDER } from './report.js';
 import type { AuditFinding, NadAudit, PodAudit, ReportResult } from './types.js';
 
@@ -56,7 +56,7 @@ export interface OmittedRows {
 
 /** The rows printed, in rowsOf's order, and what each namespace left out. */
 export function boundedRowsOf(audits: readonly PodAudit[], nads: readonly NadAudit[] = []): { rows: AuditRow[]; omitted: OmittedRows[] } {
-  const rows = rowsOf(audits, nads).map((r) => ({ ...r, message: cutBytes(r.message, MAX_MESSAGE_BYTES) }));
+  const rows = rowsOf(audits, nads).map((r) => ({ ...r, message: cutMiddleBytes(r.message, MAX_MESSAGE_BYTES) }));
   const byNamespace = new Map<string, number[]>();
   rows.forEach((r, i) => {
     const list = byNamespace.get(r.namespace);

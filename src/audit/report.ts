@@ -3,7 +3,7 @@
 // writer (publisher.ts) decides when to write, and compares `reportDigest`s so that an unchanged
 // report is never written again.
 import { NAD_API_VERSION, NAD_KIND } from '../nads/index.js';
-import { cutBytes, jsonBytes, keepWithin, MAX_MESSAGE_BYTES, MAX_RESULTS, MAX_RESULTS_BYTES } from './bounds.js';
+import { cutMiddleBytes, jsonBytes, keepWithin, MAX_MESSAGE_BYTES, MAX_RESULTS, MAX_RESULTS_BYTES } from './bounds.js';
 import type { AuditFinding, NadAudit, PodAudit, ReportResult } from './types.js';
 
 export { MAX_RESULTS, MAX_RESULTS_BYTES };
@@ -110,7 +110,7 @@ export function policyReport(namespace: string, audits: readonly PodAudit[], opt
   );
   const resultOf = ({ subject, finding }: (typeof rows)[number]): ReportResultObject => {
     // Cut here too: the report must stay bounded whoever built the findings.
-    const message = cutBytes(finding.message, MAX_MESSAGE_BYTES);
+    const message = cutMiddleBytes(finding.message, MAX_MESSAGE_BYTES);
     const seen = options.firstSeen?.(resultKey(subjectOf(subject.kind, subject.name), { ...finding, message })) ?? options.now;
     return {
       source: REPORT_SOURCE,

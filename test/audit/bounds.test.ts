@@ -2,15 +2,15 @@
 // a character split), and the prefix of results that fits a count and a byte budget.
 import t from 'tap';
 import fc from 'fast-check';
-import { cutBytes, keepWithin, MAX_MESSAGE_BYTES, MAX_RESULTS, MAX_RESULTS_BYTES } from '../../src/audit/index.js';
+import { cutMiddleBytes, keepWithin, MAX_MESSAGE_BYTES, MAX_RESULTS, MAX_RESULTS_BYTES } from '../../src/audit/index.js';
 
 const bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
 const MARKER = /\.\.\.\((\d+) bytes cut\)\.\.\./;
 
-t.test('cutBytes: within the bound, unchanged when it fits, the count of what was cut exact, no character split', async (t) => {
+t.test('cutMiddleBytes: within the bound, unchanged when it fits, the count of what was cut exact, no character split', async (t) => {
   fc.assert(
     fc.property(fc.string({ unit: fc.oneof(fc.constantFrom('k', 'é', '€', '😀'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 4000 }), fc.integer({ min: 40, max: 3000 }), (text, max) => {
-      const cut = cutBytes(text, max);
+      const cut = cutMiddleBytes(text, max);
       if (bytes(text) <= max) return cut === text;
       const m = MARKER.exec(cut);
       return bytes(cut) <= max && m !== null && bytes(cut) - m[0].length + Number(m[1]) === bytes(text) && !cut.includes('\ufffd');
@@ -19,12 +19,12 @@ t.test('cutBytes: within the bound, unchanged when it fits, the count of what wa
   );
 });
 
-t.test('cutBytes: a message keeps the field it starts with and the type, value and reason it ends with', async (t) => {
+t.test('cutMiddleBytes: a message keeps the field it starts with and the type, value and reason it ends with', async (t) => {
   const message = `metadata.annotations[k8s.v1.cni.cncf.io/networks][0].cni-args.${'k'.repeat(200_000)}[99]: Invalid value: "1e400": number out of range: Go (Multus) cannot read it`;
-  const cut = cutBytes(message, MAX_MESSAGE_BYTES);
+  const cut = cutMiddleBytes(message, MAX_MESSAGE_BYTES);
   t.ok(bytes(cut) <= MAX_MESSAGE_BYTES);
   t.match(cut, /^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/networks\]\[0\]\.cni-args\.k+\.\.\.\(\d+ bytes cut\)\.\.\.k+\[99\]: Invalid value: "1e400": number out of range: Go \(Multus\) cannot read it$/);
-  t.equal(cutBytes('short', MAX_MESSAGE_BYTES), 'short');
+  t.equal(cutMiddleBytes('short', MAX_MESSAGE_BYTES), 'short');
 });
 
 t.test('keepWithin: a prefix within both the count and the bytes, the rest counted', async (t) => {
