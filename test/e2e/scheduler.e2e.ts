@@ -36,6 +36,8 @@ const DEFAULT_NETWORK = 'v1.multus-cni.io/default-network';
  */
 const DEVICE_TAINT = 'example.com/sriov-nics=true:PreferNoSchedule';
 const SCHEDULED_MS = 120_000;
+/** On every pod of this file (NRI's too): one call deletes them all. */
+const SUITE_LABEL = 'e2e.netattach.io/scheduler';
 const table = loadDifferences();
 
 let e: E2e;
@@ -71,7 +73,7 @@ function podOf(ns: string, name: string, o: PodOptions): Obj {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, namespace: ns, annotations },
+    metadata: { name, namespace: ns, labels: { [SUITE_LABEL]: 'true' }, annotations },
     spec: {
       ...(o.nodeName ? { nodeSelector: { 'kubernetes.io/hostname': o.nodeName } } : {}),
       containers: [{ name: 'app', image: IMAGE, ...(resources ? { resources } : {}) }],
@@ -130,6 +132,12 @@ async function placement(ns: string, name: string): Promise<Placement> {
   }, SCHEDULED_MS);
 }
 
+/** The scheduler's first decision for a new pod is a bind to `node`. */
+async function placedOn(t: Test, ns: string, name: string, node: string): Promise<void> {
+  t.same(await placement(ns, name), { node }, `${ns}/${name} is bound to ${node}`);
+}
+
+/** A waiting pod is bound to `node` once the scheduler retries it (after a device was freed). */
 async function boundTo(t: Test, ns: string, name: string, node: string): Promise<void> {
   const p = await eventually(`${ns}/${name} bound`, async () => {
     const got = await placement(ns, name);
@@ -145,9 +153,9 @@ function deviceRequests(pod: Obj): Array<Record<string, string>> {
   );
 }
 
-/** Deleted at once, as the kubelet finishes a pod (there is none to do it). */
-async function remove(ns: string, names: string[] | 'all'): Promise<void> {
-  await e.cluster.kubectlOk(['delete', 'pod', '-n', ns, ...(names === 'all' ? ['--all'] : names), '--grace-period=0', '--force', '--wait=true']);
+/** Deleted at once, as the kubelet finishes a pod (there is none to do it). `which`: kubectl's pod selection. */
+async function deletePods(which: string[]): Promise<void> {
+  await e.cluster.kubectlOk(['delete', 'pod', ...which, '--grace-period=0', '--force', '--wait=true']);
 }
 
 async function failedSchedulingEvents(ns: string, name: string): Promise<string[]> {
@@ -156,6 +164,9 @@ async function failedSchedulingEvents(ns: string, name: string): Promise<string[
 }
 
 // ---------------------------------------------------------------------------- the cases
+
+// Every case (the NRI scenarios too) starts on empty nodes, whether the one before passed or not.
+t.afterEach(() => deletePods(['-A', '-l', SUITE_LABEL]));
 
 t.test('two nodes, one with the devices; NADs', async (t) => {
   // The device node: two VFs of the network's pool, one of a second pool (the comma-separated
@@ -178,17 +189,17 @@ t.test('two nodes, one with the devices; NADs', async (t) => {
   // netattach's NAD cache follows its watch (the canary's NAD and these seven).
   await eventually('netattach has the NADs', async () => ((await e.netattach.metric('netattach_nad_cache_size')) >= 8 ? true : undefined));
   const nodes = await e.getJson<{ items: Obj[] }>(['nodes']);
-  t.same(nodes.items.map((n) => [n.metadata.name, n.status.allocatable[NETDEVICE] ?? '0', n.spec.taints ?? []]).sort(), [
-    [PLAIN_NODE, '0', []],
-    [DEVICE_NODE, '2', [{ key: 'example.com/sriov-nics', value: 'true', effect: 'PreferNoSchedule' }]],
-  ].sort());
+  t.same(nodes.items.map((n) => [n.metadata.name, n.status.allocatable[NETDEVICE] ?? '0', n.status.allocatable[SRIOV_B] ?? '0', n.spec.taints ?? []]).sort(), [
+    [PLAIN_NODE, '0', '1', []],
+    [DEVICE_NODE, '2', '1', [{ key: 'example.com/sriov-nics', value: 'true', effect: 'PreferNoSchedule' }]],
+  ].sort(), 'the device node alone has VFs; neither is tainted not-ready');
 });
 
 t.test('injected devices: two pods on the device node, the third waits, placed once one is freed', async (t) => {
   for (const name of ['vf-1', 'vf-2']) {
     const stored = await createOk(podOf(NS, name, { networks: 'sriov' }));
     t.same(deviceRequests(stored), [{ [NETDEVICE]: '1' }], `${name}: netattach injected one device`);
-    await boundTo(t, NS, name, DEVICE_NODE);
+    await placedOn(t, NS, name, DEVICE_NODE);
   }
   await createOk(podOf(NS, 'vf-3', { networks: 'sriov' }));
   const waiting = await placement(NS, 'vf-3');
@@ -202,42 +213,38 @@ t.test('injected devices: two pods on the device node, the third waits, placed o
   // The same selection in an excluded namespace: nothing injected, no device used.
   const off = await createOk(podOf(OFF_NS, 'no-vf', { networks: `${NS}/sriov` }));
   t.same(deviceRequests(off), [{}], 'excluded namespace: nothing injected');
-  await boundTo(t, OFF_NS, 'no-vf', PLAIN_NODE);
+  await placedOn(t, OFF_NS, 'no-vf', PLAIN_NODE);
   await createOk(podOf(OFF_NS, 'no-vf-pinned', { networks: `${NS}/sriov`, nodeName: DEVICE_NODE }));
-  await boundTo(t, OFF_NS, 'no-vf-pinned', DEVICE_NODE);
+  await placedOn(t, OFF_NS, 'no-vf-pinned', DEVICE_NODE);
   t.match(await placement(NS, 'vf-3'), { pending: String }, 'vf-3 still waits: the excluded pods took no device');
 
-  await remove(NS, ['vf-1']);
+  await deletePods(['-n', NS, 'vf-1']);
   await boundTo(t, NS, 'vf-3', DEVICE_NODE);
-  await remove(NS, 'all');
-  await remove(OFF_NS, 'all');
 });
 
 t.test('comma-separated resourceName: one of each resource, placed where both are', async (t) => {
   const stored = await createOk(podOf(NS, 'rdma-1', { networks: 'sriov-rdma' }));
   t.same(deviceRequests(stored), [{ [NETDEVICE]: '1', [SRIOV_B]: '1' }], 'netattach injected one of each resource of the list');
-  await boundTo(t, NS, 'rdma-1', DEVICE_NODE);
+  await placedOn(t, NS, 'rdma-1', DEVICE_NODE);
   await createOk(podOf(NS, 'rdma-2', { networks: 'sriov-rdma' }));
   const waiting = await placement(NS, 'rdma-2');
   t.same(waiting, { pending: `0/2 nodes are available: 1 Insufficient ${SRIOV_B}, 1 Insufficient ${NETDEVICE}.` }, 'rdma-2 waits: each node lacks one of the two');
   // Each resource is counted on its own: the device node's second VF is still free.
   await createOk(podOf(NS, 'vf-only', { networks: 'sriov' }));
-  await boundTo(t, NS, 'vf-only', DEVICE_NODE);
-  await remove(NS, ['rdma-1']);
+  await placedOn(t, NS, 'vf-only', DEVICE_NODE);
+  await deletePods(['-n', NS, 'rdma-1']);
   await boundTo(t, NS, 'rdma-2', DEVICE_NODE);
-  await remove(NS, 'all');
 });
 
 t.test('default network: its NAD\'s devices count with the secondary networks\'', async (t) => {
   const first = await createOk(podOf(NS, 'default-1', { defaultNetwork: 'kube-system/default-sriov' }));
   t.same(deviceRequests(first), [{ [NETDEVICE]: '1' }], 'the default network\'s device injected');
-  await boundTo(t, NS, 'default-1', DEVICE_NODE);
+  await placedOn(t, NS, 'default-1', DEVICE_NODE);
   const second = await createOk(podOf(NS, 'default-2', { defaultNetwork: 'kube-system/default-sriov', networks: 'sriov' }));
   t.same(deviceRequests(second), [{ [NETDEVICE]: '2' }], 'default network and one selection: two devices');
   t.match(await placement(NS, 'default-2'), { pending: new RegExp(`Insufficient ${NETDEVICE}`) }, 'default-2 waits: one device is left, it needs two');
-  await remove(NS, ['default-1']);
+  await deletePods(['-n', NS, 'default-1']);
   await boundTo(t, NS, 'default-2', DEVICE_NODE);
-  await remove(NS, 'all');
 });
 
 // ---------------------------------------------------------------------------- NRI as the oracle
@@ -328,10 +335,10 @@ t.test('network-resources-injector: the same selections, the same placements', a
       const names = s.pods.map((_, i) => `p${i + 1}`);
       const fromNetattach: Outcome[] = [];
       for (const [i, o] of s.pods.entries()) fromNetattach.push(await throughNetattach(names[i]!, o));
-      await remove(NS, 'all');
+      await deletePods(['-n', NS, '--all']);
       const fromNri: Outcome[] = [];
       for (const [i, o] of s.pods.entries()) fromNri.push(await throughNri(names[i]!, o));
-      await remove(NRI_NS, 'all');
+      await deletePods(['-n', NRI_NS, '--all']);
 
       t.same(fromNetattach.map(shortPlacement), s.netattach, `netattach: ${JSON.stringify(fromNetattach.map((o) => o.placement ?? o.outcome))}`);
       // Placements must agree while every pod so far was mutated alike; after a listed difference
