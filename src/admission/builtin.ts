@@ -13,7 +13,7 @@ import type { Finding } from '../policy/types.js';
 import type { Note } from './warnings.js';
 
 /** Selection keys that reach the plugins as runtimeConfig (and, for mac and ips, CNI_ARGS). */
-const REQUEST_KEYS: ReadonlyArray<readonly ['ips' | 'mac' | 'infiniband-guid' | 'portMappings' | 'bandwidth', Requested]> = [
+export const REQUEST_KEYS: ReadonlyArray<readonly ['ips' | 'mac' | 'infiniband-guid' | 'portMappings' | 'bandwidth', Requested]> = [
   ['ips', 'ips'],
   ['mac', 'mac'],
   ['infiniband-guid', 'infinibandGUID'],
