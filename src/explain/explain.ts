@@ -14,7 +14,7 @@ import type { ObjectResult } from '../check/types.js';
 import { devicePathOf, StaticDraView } from '../dra/index.js';
 import { child, renderError } from '../field/index.js';
 import { argsReachOf, nadKey, reachOf, type CniSummary, type Nad, type Reach } from '../nads/index.js';
-import { EMPTY_POLICY_SET, EXEMPT_LABEL, NAME_LABEL, type Action, type Finding, type PolicySet } from '../policy/index.js';
+import { EMPTY_POLICY_SET, EXEMPT_LABEL, NAME_LABEL, type Action, type Finding, type PolicySet, type SharingOwner } from '../policy/index.js';
 import {
   EXPLAIN_FORMAT_VERSION,
   type Admission,
@@ -41,7 +41,7 @@ export interface ExplainInput {
   /** Who would create the pod, as policies see it (requestedFields.allowedSubjects). */
   userInfo?: UserInfo;
   /** The cluster's running pods (metadata), for the audit and the uniqueness index; undefined when not read. */
-  livePods?: readonly LivePod[];
+  livePods?: ReadonlyArray<LivePod & { owner?: SharingOwner }>;
 }
 
 type Json = Record<string, unknown>;
