@@ -4,11 +4,11 @@
 // cluster's NADs, policies, namespaces and running pods) and `audit` (netattach audit --cluster,
 // one namespace or all). Only wiring here: the judging is the webhook's own core.
 import { stringify } from 'yaml';
-import { DEFAULT_ADMISSION_CONFIG } from '../admission/index.js';
+import { DEFAULT_ADMISSION_CONFIG, type UserInfo } from '../admission/index.js';
 import { auditNadObjects, auditSnapshot, loadAuditCluster, renderAuditJson, renderAuditTable, violatesEnforce, type AuditClusterSnapshot } from '../audit/index.js';
 import { buildReport, checkManifests, exitCodeOf, loadManifests, renderJson, renderReadError, renderText, type CheckOptions } from '../check/index.js';
 import { explainExitCode, explainPod, renderExplanation, EXPLAIN_FORMAT_VERSION, type Explanation } from '../explain/index.js';
-import { getObject, kubeTransport } from '../kube/index.js';
+import { getObject, kubeTransport, type KubeCredentials } from '../kube/index.js';
 import { EMPTY_POLICY_SET } from '../policy/index.js';
 import { EXIT_USAGE, readAll, type CliIO } from './io.js';
 import { loadKubectlContext } from './kubeconfig.js';
@@ -52,8 +52,9 @@ const fail = (io: CliIO, message: string): number => (io.stderr(`error: ${messag
 const yamlOf = (json: string): string => stringify(JSON.parse(json), { lineWidth: 0 });
 
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  const args = parsePluginArgs(argv);
-  if ('error' in args) return fail(io, `${args.error}\nSee 'kubectl netattach --help' for usage.`);
+  const parsed = parsePluginArgs(argv);
+  if ('error' in parsed) return fail(io, `${parsed.error}\nSee 'kubectl netattach --help' for usage.`);
+  let args: PluginArgs = parsed;
   if (args.command === 'help') {
     io.stdout(USAGE);
     return 0;
@@ -66,8 +67,13 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const podRead = args.pod !== undefined
     ? getObject(kubeTransport(ctx.credentials), `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(args.pod)}`, { timeoutMs: args.timeoutMs })
     : undefined;
+  const asker = args.userInfo ? Promise.resolve(args.userInfo) : args.command === 'audit' ? Promise.resolve(undefined) : whoAmI(ctx.credentials, args.timeoutMs);
   const loaded = await loadAuditCluster(ctx.credentials, { timeoutMs: args.timeoutMs, resourceNameKeys: config.resourceNameKeys, readPolicies: true });
   if (!loaded.ok) return fail(io, loaded.error);
+  // Policies judge who creates the pod: by default the kubeconfig's user, as `kubectl auth whoami` finds it.
+  const userInfo = await asker;
+  if (userInfo) args = { ...args, userInfo };
+  else if (args.command !== 'audit') io.stderr('Warning: who you are could not be read (SelfSubjectReview); policies that name users judge an unknown user (give --as)\n');
   const s = loaded.snapshot;
   for (const problem of [s.namespaceProblem, s.policyProblem, s.draProblem]) if (problem) io.stderr(`Warning: ${problem}\n`);
 
@@ -105,6 +111,24 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   );
   io.stdout(renderExplanations(explanations, args.output));
   return Math.max(...explanations.map(explainExitCode));
+}
+
+/** The user the credentials authenticate as (SelfSubjectReview, what `kubectl auth whoami` asks); undefined when it cannot be read. */
+async function whoAmI(credentials: KubeCredentials, timeoutMs: number): Promise<UserInfo | undefined> {
+  const transport = kubeTransport(credentials);
+  const review = { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' };
+  try {
+    const r = await transport.send?.('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', review, AbortSignal.timeout(timeoutMs));
+    const user = (r?.body as { status?: { userInfo?: { username?: unknown; groups?: unknown; uid?: unknown } } } | undefined)?.status?.userInfo;
+    if (!r || r.status !== 201 || typeof user?.username !== 'string') return undefined;
+    return {
+      username: user.username,
+      ...(typeof user.uid === 'string' && user.uid ? { uid: user.uid } : {}),
+      ...(Array.isArray(user.groups) ? { groups: user.groups.filter((g): g is string => typeof g === 'string') } : {}),
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 const isPod = (o: unknown): boolean => typeof o === 'object' && o !== null && (o as Record<string, unknown>)['apiVersion'] === 'v1' && (o as Record<string, unknown>)['kind'] === 'Pod';
