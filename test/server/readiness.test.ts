@@ -156,7 +156,7 @@ t.test('after the first sync a failing watch degrades readiness instead of faili
 });
 
 /** POST a review on `agent`'s connection (kept alive); the answer's status, Connection header and socket. */
-function postKeptAlive(url: string, ca: string, agent: https.Agent): Promise<{ status: number; connection: string | undefined; socket: object }> {
+function postKeptAlive(url: string, ca: string, agent: https.Agent): Promise<{ status: number; connection: string | undefined; socket: unknown }> {
   const body = Buffer.from(JSON.stringify(podReview()));
   return new Promise((resolve, reject) => {
     const req = https.request(`${url}/validate`, { method: 'POST', ca, agent, headers: { 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
