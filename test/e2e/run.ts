@@ -63,7 +63,17 @@ async function main(): Promise<number> {
 
   const main = await tap(
     binDir,
-    ['test/e2e/infra/webhook.unit.ts', 'test/e2e/infra/ports.unit.ts', 'test/e2e/netattach.e2e.ts', 'test/e2e/replicas.e2e.ts', 'test/e2e/upgrade.e2e.ts', 'test/e2e/nri-oracle.e2e.ts', 'test/e2e/audit.e2e.ts', 'test/e2e/client-auth.e2e.ts'],
+    [
+      'test/e2e/infra/webhook.unit.ts',
+      'test/e2e/infra/ports.unit.ts',
+      'test/e2e/netattach.e2e.ts',
+      'test/e2e/replicas.e2e.ts',
+      'test/e2e/upgrade.e2e.ts',
+      'test/e2e/nri-oracle.e2e.ts',
+      'test/e2e/audit.e2e.ts',
+      'test/e2e/client-auth.e2e.ts',
+      'test/e2e/warnings.e2e.ts',
+    ],
     { NETATTACH_E2E_NRI_BIN: nriBin },
   );
 
