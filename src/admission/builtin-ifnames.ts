@@ -11,6 +11,13 @@ import { child, invalid, type FieldError } from '../field/index.js';
 import { interfaceCreatorOf } from '../nads/mac-setters.js';
 import type { CniSummary } from '../nads/index.js';
 
+/** `--multus-default-networks`: a whole number (absent: 0, Multus's default); throws a RangeError naming the value. */
+export function parseMultusDefaultNetworks(text: string | undefined): number {
+  if (text === undefined) return 0;
+  if (!/^\d{1,3}$/.test(text)) throw new RangeError(`--multus-default-networks: invalid value ${JSON.stringify(text)}: a whole number, the length of defaultNetworks in Multus's config`);
+  return Number(text);
+}
+
 /** `net<N>` with N a positive decimal without leading zeros: N, else undefined. */
 function autoNumber(name: string): number | undefined {
   if (!name.startsWith('net') || name.length < 4 || name.length > 10) return undefined;

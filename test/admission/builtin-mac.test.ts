@@ -29,7 +29,7 @@ const IPOIB = '00:00:00:48:fe:80:00:00:00:00:00:00:02:11:22:33:44:55:66:77';
 interface Case {
   name: string;
   networks: string;
-  errors?: string[];
+  errors?: Array<string | RegExp>;
   findings?: RegExp[];
   warnings?: RegExp[];
   dropped?: string[];
