@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import YAML from 'yaml';
 import { applyPatch, chartDifferences, mergeKeys, renderChart, renderError, renderObject, type ChartError } from '../../scripts/chart.js';
 import { BASE, ROOT, find, kustomization, kustomizeObjects, type Obj } from './load.js';
