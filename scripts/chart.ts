@@ -105,8 +105,9 @@ const decode = (token: string): string => token.replace(/~1/g, '/').replace(/~0/
 const tokens = (pointer: string): string[] => pointer.split('/').slice(1).map(decode);
 const valuesExpr = (value: string): string => `.Values.${value}`;
 
+// kustomize reads YAML 1.1 (sigs.k8s.io/yaml over go-yaml): 0440 is octal there, decimal 440 in 1.2.
 function readYaml(path: string): unknown[] {
-  return YAML.parseAllDocuments(readFileSync(path, 'utf8')).map((d) => d.toJS({ maxAliasCount: 100 }) as unknown).filter((v) => v != null);
+  return YAML.parseAllDocuments(readFileSync(path, 'utf8'), { version: '1.1' }).map((d) => d.toJS({ maxAliasCount: 100 }) as unknown).filter((v) => v != null);
 }
 
 /** The parent of the pointer's last token, or an error naming what is missing. */

@@ -153,7 +153,8 @@ t.test("the values an admin changes equal the kustomize overlay an admin would w
     replicas: 3,
     image: { repository: 'registry.example/netattach', tag: '0.2.0', pullPolicy: 'Always' },
     certificates: { kubectlImage: { repository: 'registry.k8s.io/kubectl', tag: 'v1.34.0' } },
-    resources,
+    // Helm merges a map value into the default: a default key goes only when set to null.
+    resources: { ...resources, limits: { ...resources.limits, cpu: null } },
     failurePolicy: 'Ignore',
     extraArgs: ['--podnetinfo', '--log-level=debug'],
   };

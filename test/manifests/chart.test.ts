@@ -38,6 +38,11 @@ t.test("values.yaml holds the manifests' own settings", async (t) => {
   t.same(values.networkPolicy.apiserverFrom, [], 'no apiserver address is guessed');
 });
 
+t.test('manifests are read as kustomize reads them, YAML 1.1: defaultMode 0440 is octal', async (t) => {
+  const deployment = readFileSync(join(CHART, 'templates/base/deployment.yaml'), 'utf8');
+  t.match(deployment, /\n {12}defaultMode: 288\n/, '0440 = 288 (YAML 1.2 would read 440, mode 0670)');
+});
+
 t.test('values.yaml passes its schema; bad values are refused naming the field', async (t) => {
   t.ok(validate(values), JSON.stringify(validate.errors));
   const cases: Array<[string, Obj, string]> = [
