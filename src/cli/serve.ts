@@ -101,6 +101,13 @@ Options:
   -h, --help                     show this help
 `;
 
+/**
+ * On SIGTERM, answers end their connections until no review has come for this long; only then are
+ * idle connections closed (server.ts, close()): a second is far beyond the API server's gap between
+ * reviews on a busy connection, and keeps a roll's drain short.
+ */
+const DRAIN_QUIET_MS = 1000;
+
 export interface ServeConfig {
   server: ServerOptions;
   /** Generate a pair into this directory when absent (--tls-dir or --dev). */
@@ -242,6 +249,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
       },
       bodyLimit,
       shutdownGraceMs: grace,
+      drainQuietMs: DRAIN_QUIET_MS,
       policyFile: policy !== undefined ? abs(policy) : undefined,
       enforcement: enforcement as Enforcement,
       admission: {
