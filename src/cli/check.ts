@@ -5,6 +5,7 @@ import {
   checkManifests,
   exitCodeOf,
   loadFromCluster,
+  nothingJudged,
   loadManifests,
   renderJson,
   renderReadError,
@@ -18,6 +19,7 @@ import { isNadObject, parsePluginReads, tryLoadKubeConfig, type Nad } from '../n
 import { loadNadFiles, loadPolicyFiles } from './rule-inputs.js';
 import { DEFAULT_ADMISSION_CONFIG, type UserInfo } from '../admission/index.js';
 import { parseMultusDefaultNetworks } from '../admission/builtin-ifnames.js';
+import { parseSharingOwners } from '../policy/index.js';
 import { EXIT_USAGE, parseCommandLine, readAll, type CliIO } from './io.js';
 
 export const USAGE = `Usage: netattach check [options] PATH...
@@ -42,12 +44,15 @@ webhook would give when the manifests are applied.
       --plugin-reads TYPE=KEYS  a CNI plugin type that reads mac, ips or guid beyond
                          the built-in table (repeatable; as serve's flag)
       --multus-default-networks N  defaultNetworks in Multus's config (default 0; as serve's flag)
+      --address-sharing-owner GROUP/KIND  controller owners whose pods share addresses
+                         (repeatable; as serve's flag; default kubevirt.io/VirtualMachineInstance)
   -o, --output FORMAT    text (default) or json (a stable format, see docs/check.md)
   -v, --verbose          also list clean and skipped objects and audit findings
   -h, --help             show this help
 
 Exit status: 0 nothing would be denied (warnings allowed), 1 something would be denied,
-2 usage error or an input (file, policy, NADs, cluster) that could not be read.
+2 usage error, an input (file, policy, NADs, cluster) that could not be read, or inputs
+with nothing the webhooks judge (empty, or only other kinds or excluded namespaces).
 `;
 
 const fail = (io: CliIO, message: string): number => {
@@ -71,6 +76,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       mutate: { type: 'boolean' },
       'plugin-reads': { type: 'string', multiple: true },
       'multus-default-networks': { type: 'string' },
+      'address-sharing-owner': { type: 'string', multiple: true },
       output: { type: 'string', short: 'o', default: 'text' },
       verbose: { type: 'boolean', short: 'v' },
       help: { type: 'boolean', short: 'h' },
@@ -91,12 +97,11 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) return fail(io, `--timeout must be a positive number of seconds, not ${JSON.stringify(values.timeout)}`);
 
   let config = DEFAULT_ADMISSION_CONFIG;
-  if (values['plugin-reads']) {
-    try {
-      config = { ...config, pluginReads: parsePluginReads(values['plugin-reads']) };
-    } catch (err) {
-      return fail(io, (err as Error).message);
-    }
+  try {
+    if (values['plugin-reads']) config = { ...config, pluginReads: parsePluginReads(values['plugin-reads']) };
+    if (values['address-sharing-owner']) config = { ...config, addressSharingOwners: parseSharingOwners(values['address-sharing-owner']) };
+  } catch (err) {
+    return fail(io, (err as Error).message);
   }
   try {
     const multusDefaultNetworks = parseMultusDefaultNetworks(values['multus-default-networks']);
@@ -150,6 +155,9 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const report = buildReport(checkManifests(manifests.objects, options), manifests.errors, networks);
   reportReadErrors(io, manifests.errors);
   io.stdout(output === 'json' ? renderJson(report) : renderText(report, { verbose: values.verbose === true }));
+  // An empty stream (`kustomize build` that failed upstream) must not pass CI as "nothing denied".
+  const nothing = manifests.errors.length === 0 ? nothingJudged(report.results) : undefined;
+  if (nothing) io.stderr(`netattach check: ${nothing}\n`);
   return exitCodeOf(report);
 }
 
