@@ -152,7 +152,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   io.stdout(output === 'json' ? renderAuditJson(audits, nadAudits) : renderAuditTable(audits, nadAudits));
   // An empty `kubectl get ... |` (a failed pipeline) must not pass CI as "no findings".
   if (judgedPods === 0 && nadObjects.size === 0) {
-    io.stderr(`netattach audit: nothing to judge: ${describeSkipped(skipped)}; ${AUDIT_JUDGES}\n`);
+    const what = values.cluster ? 'the cluster lists no live pods and no NADs' : describeSkipped(skipped);
+    io.stderr(`netattach audit: nothing to judge: ${what}; ${AUDIT_JUDGES}\n`);
     return EXIT_USAGE;
   }
   return violatesEnforce(audits, nadAudits) ? EXIT_FINDINGS : EXIT_OK;
