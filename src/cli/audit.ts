@@ -3,12 +3,11 @@
 // yaml`). Same engine, same messages.
 import { auditNadObjects, auditSnapshot, finished, livePodOf, loadAuditCluster, renderAuditJson, renderAuditTable, violatesEnforce, type LivePod } from '../audit/index.js';
 import { describeSkipped, draViewOf, loadManifests, namespaceLabelsOf, renderReadError } from '../check/index.js';
-import { DEFAULT_ADMISSION_CONFIG, type AdmissionConfig } from '../admission/index.js';
 import type { DraView } from '../dra/index.js';
-import { isNadObject, nadFromObject, nadKey, parsePluginReads, tryLoadKubeConfig, type Nad } from '../nads/index.js';
-import { EMPTY_POLICY_SET, parseSharingOwners, type PolicySet } from '../policy/index.js';
+import { isNadObject, nadFromObject, nadKey, tryLoadKubeConfig, type Nad } from '../nads/index.js';
+import { EMPTY_POLICY_SET, type PolicySet } from '../policy/index.js';
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, parseCommandLine, readAll, type CliIO } from './io.js';
-import { loadNadObjects, loadPolicyFiles } from './rule-inputs.js';
+import { configOfFlags, loadNadObjects, loadPolicyFiles, VERDICT_OPTIONS, VERDICT_USAGE } from './rule-inputs.js';
 
 export const USAGE = `Usage: netattach audit (--cluster | PATH...) [options]
 
@@ -25,11 +24,7 @@ itself); each NAD as the NAD webhook judges one created now.
       --policy FILE      NetworkAttachmentPolicy documents (repeatable); with --cluster they
                          replace the cluster's policies
       --timeout SECONDS  how long --cluster waits for the cluster (default 10)
-      --address-sharing-owner GROUP/KIND  controller owners whose pods share addresses
-                         (repeatable; as serve's flag; default kubevirt.io/VirtualMachineInstance)
-      --plugin-reads TYPE=KEYS  a CNI plugin type that reads mac, ips or guid beyond
-                         the built-in table (repeatable; as serve's flag)
-  -o, --output FORMAT    table (default) or json
+${VERDICT_USAGE}  -o, --output FORMAT    table (default) or json
   -h, --help             show this help
 
 Exit status: 0 no pod or NAD breaks an Enforce rule, 1 some pod or NAD does (one like it
@@ -55,8 +50,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       nads: { type: 'string', multiple: true },
       policy: { type: 'string', multiple: true },
       timeout: { type: 'string' },
-      'address-sharing-owner': { type: 'string', multiple: true },
-      'plugin-reads': { type: 'string', multiple: true },
+      ...VERDICT_OPTIONS,
       output: { type: 'string', short: 'o', default: 'table' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -73,13 +67,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const timeoutSeconds = values.timeout === undefined ? 10 : Number(values.timeout);
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) return fail(io, `--timeout must be a positive number of seconds, not ${JSON.stringify(values.timeout)}`);
   // The flags of serve that change a pod's verdict: the audit must be told them to judge alike.
-  let config: AdmissionConfig = DEFAULT_ADMISSION_CONFIG;
-  try {
-    if (values['address-sharing-owner']) config = { ...config, addressSharingOwners: parseSharingOwners(values['address-sharing-owner']) };
-    if (values['plugin-reads']) config = { ...config, pluginReads: parsePluginReads(values['plugin-reads']) };
-  } catch (err) {
-    return fail(io, (err as Error).message);
-  }
+  const config = configOfFlags(values);
+  if (typeof config === 'string') return fail(io, config);
 
   let policies: PolicySet | undefined;
   if (values.policy) {

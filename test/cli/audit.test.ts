@@ -233,3 +233,12 @@ t.test('a live migration: the two virt-launcher pods of one VMI are not a unique
   t.equal(bad.code, 2);
   t.match(bad.err, /--address-sharing-owner: invalid value "nope"/);
 });
+
+t.test('--default-network-namespace: as serve\'s flag, an unqualified default network resolves there', async (t) => {
+  const input = `apiVersion: v1\nkind: List\nitems:\n- apiVersion: k8s.cni.cncf.io/v1\n  kind: NetworkAttachmentDefinition\n  metadata: {name: cluster-net, namespace: infra}\n  spec: {config: '{"cniVersion":"1.0.0","name":"n","type":"bridge"}'}\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p, namespace: team-a, annotations: {v1.multus-cni.io/default-network: cluster-net}}\n`;
+  const plain = await audit(['-'], input);
+  t.equal(plain.code, 1);
+  t.match(plain.out, /pod\/p\s+builtin\s+networkExists/);
+  const flagged = await audit(['--default-network-namespace', 'infra', '-'], input);
+  t.equal(flagged.code, 0, flagged.out);
+});

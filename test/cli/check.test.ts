@@ -352,3 +352,17 @@ t.test('--address-sharing-owner: as serve\'s flag, it decides whether one owner\
   t.equal(r.code, 1);
   t.match(r.out, /already used by pod vms\/src/);
 });
+
+t.test('--default-network-namespace and --resource-name-key: as serve\'s flags, they change the verdict alike', async (t) => {
+  const input = `apiVersion: k8s.cni.cncf.io/v1\nkind: NetworkAttachmentDefinition\nmetadata: {name: cluster-net, namespace: infra, annotations: {example.com/resource: intel.com/vf}}\nspec: {config: '{"cniVersion":"1.0.0","name":"n","type":"bridge"}'}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: team-a, annotations: {v1.multus-cni.io/default-network: cluster-net}}\nspec: {containers: [{name: c, image: x}]}\n`;
+  const plain = await check(['-'], input);
+  t.equal(plain.code, 1, 'an unqualified default network resolves in kube-system by default');
+  t.match(plain.out, /kube-system\/cluster-net/);
+  t.equal((await check(['--default-network-namespace', 'infra', '-'], input)).code, 0);
+  const keyed = await check(['--default-network-namespace', 'infra', '--resource-name-key', 'example.com/resource', '--mutate', '-'], input);
+  t.equal(keyed.code, 0);
+  t.match(keyed.out, /requests intel\.com\/vf=1/, 'the extra key names the device resource');
+  const bad = await check(['--default-network-namespace', 'Not_A_Namespace', '-'], input);
+  t.equal(bad.code, 2);
+  t.match(bad.err, /--default-network-namespace: invalid value "Not_A_Namespace"/);
+});
