@@ -369,6 +369,8 @@ export async function startServe(argv: string[], io: CliIO): Promise<Serving | '
   const logger = createLogger(config.logLevel, stream);
   await ensureCertificates(config, logger);
   const { nadSource, kubeConfig } = await chooseNadSource(config, root, logger);
+  // Built before the policy wiring: the background audit reads the templates the webhook reads.
+  const dra = kubeConfig && config.draWatch ? wireDra(kubeConfig, logger) : undefined;
   const policy = await wirePolicy({
     ...(config.server.policyFile ? { policyFile: config.server.policyFile } : {}),
     ...(kubeConfig ? { kubeConfig } : {}),
@@ -379,12 +381,11 @@ export async function startServe(argv: string[], io: CliIO): Promise<Serving | '
     defaultNetworkNamespace: config.server.admission.defaultNetworkNamespace,
     sharingOwners: config.server.admission.addressSharingOwners,
     logger,
-    ...(config.audit.enabled ? { audit: { nadSource, config: config.server.admission, podsPerSecond: config.audit.podsPerSecond } } : {}),
+    ...(config.audit.enabled ? { audit: { nadSource, config: config.server.admission, podsPerSecond: config.audit.podsPerSecond, ...(dra ? { dra: dra.source } : {}) } } : {}),
   });
   logger.info(policy.summary, kubeConfig ? 'policies: cluster mode' : 'policies: offline mode');
   let server: WebhookServer;
   try {
-    const dra = kubeConfig && config.draWatch ? wireDra(kubeConfig, logger) : undefined;
     const background = dra ? [...policy.deps.background, dra.task] : policy.deps.background;
     server = await createServer(config.server, { nadSource, logger, ...policy.deps, background, ...(dra ? { dra: dra.source } : {}) });
   } catch (err) {

@@ -326,3 +326,43 @@ t.test('the real binary, as a subprocess: stdin, exit code and output', async (t
   const usage = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'check'], { cwd: ROOT }).catch((e: { code: number; stderr: string }) => e);
   t.equal((usage as { code: number }).code, 2);
 });
+
+t.test('nothing to judge (issue 25): an empty stream, or only kinds no webhook sees, is exit 2 with the kinds counted', async (t) => {
+  const empty = await check(['-']);
+  t.equal(empty.code, 2, 'an empty `kustomize build |` is a failed pipeline, not a clean apply');
+  t.match(empty.out, /^0 objects checked/, 'the report is still printed');
+  t.match(empty.err, /^netattach check: nothing to judge: the input holds no objects; check judges Pods, workloads/);
+  const others = await check(['-o', 'json', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: s}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n');
+  t.equal(others.code, 2);
+  t.match(others.err, /nothing to judge: 3 objects skipped \(2 ConfigMap, 1 Service\)/);
+  t.equal(JSON.parse(others.out).summary.objects, 3, 'JSON still printed for CI scripts');
+  const judged = await check(['-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: x}]}\n');
+  t.equal(judged.code, 0, 'one Pod among them is enough');
+  t.equal(judged.err, '');
+});
+
+t.test('--address-sharing-owner: as serve\'s flag, it decides whether one owner\'s pods share a MAC', async (t) => {
+  const pod = (name: string) =>
+    `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\n  namespace: vms\n  annotations: {${NETS}: '[{"name":"br","mac":"02:00:00:00:aa:01"}]'}\n  ownerReferences: [{apiVersion: kubevirt.io/v1, kind: VirtualMachineInstance, name: vm1, uid: u1, controller: true}]\nspec: {containers: [{name: c, image: x}]}\n---\n`;
+  const nadDoc = `apiVersion: k8s.cni.cncf.io/v1\nkind: NetworkAttachmentDefinition\nmetadata: {name: br, namespace: vms}\nspec: {config: '{"cniVersion":"1.0.0","name":"br","type":"bridge"}'}\n---\n`;
+  const policy = join(t.testdir({ 'p.yaml': 'apiVersion: netattach.io/v1alpha1\nkind: NetworkAttachmentPolicy\nmetadata: {name: unique-macs}\nspec:\n  rules:\n    uniqueAddresses: {mac: Network}\n' }), 'p.yaml');
+  const input = nadDoc + pod('src') + pod('dst');
+  t.equal((await check(['--policy', policy, '-'], input)).code, 0, 'the default: a VMI\'s pods hold the MAC as one');
+  const r = await check(['--policy', policy, '--address-sharing-owner', 'example.com/Mover', '-'], input);
+  t.equal(r.code, 1);
+  t.match(r.out, /already used by pod vms\/src/);
+});
+
+t.test('--default-network-namespace and --resource-name-key: as serve\'s flags, they change the verdict alike', async (t) => {
+  const input = `apiVersion: k8s.cni.cncf.io/v1\nkind: NetworkAttachmentDefinition\nmetadata: {name: cluster-net, namespace: infra, annotations: {example.com/resource: intel.com/vf}}\nspec: {config: '{"cniVersion":"1.0.0","name":"n","type":"bridge"}'}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: team-a, annotations: {v1.multus-cni.io/default-network: cluster-net}}\nspec: {containers: [{name: c, image: x}]}\n`;
+  const plain = await check(['-'], input);
+  t.equal(plain.code, 1, 'an unqualified default network resolves in kube-system by default');
+  t.match(plain.out, /kube-system\/cluster-net/);
+  t.equal((await check(['--default-network-namespace', 'infra', '-'], input)).code, 0);
+  const keyed = await check(['--default-network-namespace', 'infra', '--resource-name-key', 'example.com/resource', '--mutate', '-'], input);
+  t.equal(keyed.code, 0);
+  t.match(keyed.out, /requests intel\.com\/vf=1/, 'the extra key names the device resource');
+  const bad = await check(['--default-network-namespace', 'Not_A_Namespace', '-'], input);
+  t.equal(bad.code, 2);
+  t.match(bad.err, /--default-network-namespace: invalid value "Not_A_Namespace"/);
+});
