@@ -163,7 +163,9 @@ func run(req request, ifName string) (interface{}, error) {
 	}
 
 	if err := validateIfName(req.NetNS, ifName); err != nil {
-		return nil, fmt.Errorf("DelegateAdd: cannot set %q interface name to %q: %v", probe["type"], ifName, err)
+		// delegate.Conf.Type: empty for a conflist.
+		confType, _ := probe["type"].(string)
+		return nil, fmt.Errorf("DelegateAdd: cannot set %q interface name to %q: %v", confType, ifName, err)
 	}
 	if sel.MAC != "" {
 		rt.Args = append(rt.Args, [2]string{"MAC", sel.MAC})
