@@ -79,20 +79,26 @@ export function pendingClassOf(sel: Selection, run: Execution, cmp: Comparison):
   const macs = req.filter((r) => r.key === 'mac' || r.key === 'cni-args.mac').map((r) => r.value);
   const ips = req.filter((r) => r.key === 'ips' || r.key === 'cni-args.ips').map((r) => r.value.split('/')[0]!);
   const err = run.error ?? '';
-  if (macs.some(refusedByKernel) && err.includes('cannot assign requested address')) return 'mac-kernel-refuses';
-  if (macs.some((m) => macBytes(m) === 20)) return 'mac-20-byte';
-  if (macs.length === 2 && macDigits(macs[0]!) !== macDigits(macs[1]!)) return 'cni-args-disagreement';
   const topIps = new Set(req.filter((r) => r.key === 'ips').map((r) => r.value.split('/')[0]));
   const argsIps = req.filter((r) => r.key === 'cni-args.ips').map((r) => r.value.split('/')[0]);
-  if (topIps.size && argsIps.length && (argsIps.length !== topIps.size || argsIps.some((ip) => !topIps.has(ip)))) {
-    return cmp.mismatch === 'silent-drop' || err.includes('failed to allocate all requested IPs') ? 'cni-args-disagreement' : undefined;
-  }
+  // What the plugin said first: a failed ADD belongs to the class of its error.
+  if (macs.some(refusedByKernel) && err.includes('cannot assign requested address')) return 'mac-kernel-refuses';
   if (/is subnet's gateway|failed to allocate all requested IPs/.test(err) && ips.length) {
-    return new Set(ips).size > 1 ? 'host-local-one-per-range' : 'host-local-reserved';
+    if (new Set(ips).size > 1) return topIps.size && argsIps.length ? 'cni-args-disagreement' : 'host-local-one-per-range';
+    return 'host-local-reserved';
   }
   if (err.includes('missing IP config')) return 'static-nothing-to-assign';
   if (err.includes('file exists') && err.includes('failed to add IP addr')) return 'static-address-configured';
   if (err.includes('does not support more than 1 address per family')) return 'static-old-cni-version';
   if (err.includes('network is unreachable')) return 'static-route-unreachable';
+  if (run.added || err.includes('invalid argument')) {
+    if (macs.some((m) => macBytes(m) === 20)) return 'mac-20-byte';
+  }
+  // An ADD that succeeded but dropped one of two values given both ways.
+  if (cmp.mismatch === 'silent-drop') {
+    if (macs.length === 2 && macDigits(macs[0]!) !== macDigits(macs[1]!)) return 'cni-args-disagreement';
+    const ipsDisagree = topIps.size > 0 && argsIps.length > 0 && (argsIps.length !== topIps.size || argsIps.some((ip) => !topIps.has(ip)));
+    if (ipsDisagree) return 'cni-args-disagreement';
+  }
   return undefined;
 }
