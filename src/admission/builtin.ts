@@ -5,12 +5,13 @@
 // and none reads it (finding `capabilities`, Enforce, re-gradable by policy), or when the NAD's
 // IPAM certainly fails the ADD on it (an object error). Unknown plugins give a warning.
 import { ARGS_KEY_FIELD, argsAddresses, type ParsedNetwork } from '../annotation/index.js';
-import { parseHwAddr } from '../annotation/hwaddr.js';
 import { child, forbidden, index, invalid, notFound, type FieldError } from '../field/index.js';
 import { argsReachOf, ipamsOf, PLUGIN_FACTS, reachOf, type CniSummary, type ExtraReaders, type NadLookup, type Reach, type Requested } from '../nads/index.js';
 import { ipamRoadChecks, ipamSelectionChecks, type ArgsIps } from './builtin-ipam.js';
 import type { Finding } from '../policy/types.js';
 import type { Note } from './warnings.js';
+import { checkMacs } from './builtin-mac.js';
+import { interfaceNameCollisions } from './builtin-ifnames.js';
 
 /** Selection keys that reach the plugins as runtimeConfig (and, for mac and ips, CNI_ARGS). */
 const REQUEST_KEYS: ReadonlyArray<readonly ['ips' | 'mac' | 'infiniband-guid' | 'portMappings' | 'bandwidth', Requested]> = [
@@ -41,6 +42,8 @@ export interface BuiltinResult {
   fieldWarnings: FieldError[];
   /** Checks that were skipped or facts worth knowing, and why. */
   warnings: Note[];
+  /** Paths of requested addresses the chain drops for another value (builtin-mac.ts): not judged by policy. */
+  dropped: string[];
 }
 
 const enforce = (rule: Finding['rule'], error: FieldError): Finding => ({ policy: 'builtin', rule, action: 'Enforce', error });
@@ -63,10 +66,6 @@ function checkRequests(net: ParsedNetwork, ref: string, cni: CniSummary, extra: 
       continue;
     }
     if (reach.status === 'unknown') out.warnings.push(unknownNote(path, reach, selKey === 'ips' || selKey === 'mac' ? selKey : ''));
-    // The parser lets an 8-byte MAC through (Multus's ParseMAC reads it): it fails where a plugin sets it.
-    if (selKey === 'mac' && reach.status === 'read' && typeof value === 'string' && parseHwAddr(value)?.bytes.length === 8) {
-      out.errors.push(invalid(path, value, `an 8-byte address: ${reach.by} sets the MAC on an Ethernet interface, and the ADD would fail (use infiniband-guid for an InfiniBand GUID)`));
-    }
     if (selKey === 'ips' && Array.isArray(value) && ipamsOf(cni).length > 0) {
       ipamRoadChecks(ref, cni, value as string[], (j) => index(path, j), path, 'cniArgs', out);
     }
@@ -124,8 +123,9 @@ export function builtinChecks(
   networks: readonly ParsedNetwork[],
   nads: (ns: string, name: string) => NadLookup,
   extra: ExtraReaders,
+  multusDefaultNetworks = 0,
 ): BuiltinResult {
-  const out: BuiltinResult = { findings: [], errors: [], unverified: [], fieldWarnings: [], warnings: [] };
+  const out: BuiltinResult = { findings: [], errors: [], unverified: [], fieldWarnings: [], warnings: [], dropped: [] };
   for (const net of networks) {
     const { namespace, name } = net.selection;
     const ref = `${namespace}/${name}`;
@@ -159,6 +159,15 @@ export function builtinChecks(
       const ips = net.selection.ips;
       ipamSelectionChecks(ref, cni, net.path, Array.isArray(ips) ? (ips as string[]) : undefined, argsIps, out);
     }
+    if (cni) {
+      const macs = checkMacs(net, ref, cni, extra);
+      out.errors.push(...macs.errors);
+      out.warnings.push(...macs.warnings);
+      out.dropped.push(...macs.dropped);
+    }
   }
+  out.errors.push(...interfaceNameCollisions(networks, (n) => chainFound(nads(n.selection.namespace, n.selection.name)), multusDefaultNetworks));
   return out;
 }
+
+const chainFound = (l: NadLookup): CniSummary | undefined => (l.status === 'found' ? l.nad.cni : undefined);

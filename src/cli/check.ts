@@ -17,6 +17,7 @@ import type { NetworkPathResult } from '../check/types.js';
 import { isNadObject, parsePluginReads, tryLoadKubeConfig, type Nad } from '../nads/index.js';
 import { loadNadFiles, loadPolicyFiles } from './rule-inputs.js';
 import { DEFAULT_ADMISSION_CONFIG, type UserInfo } from '../admission/index.js';
+import { parseMultusDefaultNetworks } from '../admission/builtin-ifnames.js';
 import { EXIT_USAGE, parseCommandLine, readAll, type CliIO } from './io.js';
 
 export const USAGE = `Usage: netattach check [options] PATH...
@@ -40,6 +41,7 @@ webhook would give when the manifests are applied.
       --mutate           show what the mutating webhook would change in each Pod
       --plugin-reads TYPE=KEYS  a CNI plugin type that reads mac, ips or guid beyond
                          the built-in table (repeatable; as serve's flag)
+      --multus-default-networks N  defaultNetworks in Multus's config (default 0; as serve's flag)
   -o, --output FORMAT    text (default) or json (a stable format, see docs/check.md)
   -v, --verbose          also list clean and skipped objects and audit findings
   -h, --help             show this help
@@ -68,6 +70,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       group: { type: 'string', multiple: true },
       mutate: { type: 'boolean' },
       'plugin-reads': { type: 'string', multiple: true },
+      'multus-default-networks': { type: 'string' },
       output: { type: 'string', short: 'o', default: 'text' },
       verbose: { type: 'boolean', short: 'v' },
       help: { type: 'boolean', short: 'h' },
@@ -94,6 +97,12 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     } catch (err) {
       return fail(io, (err as Error).message);
     }
+  }
+  try {
+    const multusDefaultNetworks = parseMultusDefaultNetworks(values['multus-default-networks']);
+    if (multusDefaultNetworks) config = { ...config, multusDefaultNetworks };
+  } catch (err) {
+    return fail(io, (err as Error).message);
   }
   const defaultNamespace = values.namespace ?? 'default';
   const options: CheckOptions = { defaultNamespace, config, mutate: values.mutate === true };

@@ -113,7 +113,7 @@ t.test('an 8-byte MAC fails where a plugin sets the MAC', async (t) => {
   // annotation parser's own verdict on 8 bytes is tested in test/annotation.
   const net = { index: 0, path: `${A}[0]`, selection: { name: 'macvlan', namespace: 'default', mac: '02:00:00:00:00:00:00:01' } };
   const r = builtinChecks([net], nads, NO_EXTRA_READERS);
-  t.same(r.errors.map(renderError), [`${A}[0].mac: Invalid value: "02:00:00:00:00:00:00:01": an 8-byte address: macvlan sets the MAC on an Ethernet interface, and the ADD would fail (use infiniband-guid for an InfiniBand GUID)`]);
+  t.same(r.errors.map(renderError), [`${A}[0].mac: Invalid value: "02:00:00:00:00:00:00:01": an 8-byte address: macvlan sets the MAC on an Ethernet interface (default/macvlan spec.config.plugins[0]), and the kernel refuses it ("invalid argument"): the ADD would fail (use infiniband-guid for an InfiniBand GUID)`]);
   const vendor = builtinChecks([{ ...net, selection: { ...net.selection, name: 'vendor' } }], nads, NO_EXTRA_READERS);
   t.same(vendor.errors, [], 'an unknown plugin: only the warning that it may be ignored');
 });

@@ -182,6 +182,7 @@ t.test('usage errors: exit 2 with a reason', async (t) => {
     [['--namespace', '', STREAM], /--namespace must not be empty/],
     [['--cluster', '--timeout', 'soon', STREAM], /--timeout must be a positive number/],
     [['--plugin-reads', 'acme-cni', STREAM], /--plugin-reads: invalid value "acme-cni"/],
+    [['--multus-default-networks', 'two', STREAM], /--multus-default-networks: invalid value "two": a whole number/],
   ];
   for (const [args, message] of cases) {
     const r = await check(args);
@@ -204,6 +205,17 @@ t.test('--plugin-reads: a third-party plugin declared as a MAC reader turns the 
   const told = await check(['-o', 'json', '--plugin-reads', 'acme-cni=mac', '-'], input);
   t.equal(told.code, 0);
   t.notMatch(told.out, /may be ignored/);
+});
+
+t.test('--multus-default-networks: the net<N> names shift, and so does the collision', async (t) => {
+  const nad = { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name: 'mv', namespace: 'default' }, spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: 'mv', type: 'macvlan', master: 'eth1' }) } };
+  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default', annotations: { [NETS]: '[{"name":"mv","interface":"net2"},{"name":"mv"}]' } }, spec: { containers: [{ name: 'c', image: 'x' }] } };
+  const input = [nad, pod].map((o) => JSON.stringify(o)).join('\n---\n');
+  const plain = await check(['-o', 'json', '-'], input);
+  t.equal(plain.code, 1, 'no defaultNetworks: element [1] is net2 too, and macvlan creates net2 first');
+  t.match(plain.out, /Multus names element \[1\] \\"net2\\" too/);
+  const shifted = await check(['-o', 'json', '--multus-default-networks', '1', '-'], input);
+  t.equal(shifted.code, 0, 'one defaultNetwork: element [1] is net3');
 });
 
 t.test('--nads with an unreadable file: exit 2 before checking', async (t) => {

@@ -10,7 +10,6 @@
  *   npm run test:e2e     (builds kube-apiserver and NRI once, cached; see test/e2e/infra)
  */
 import t, { type Test } from 'tap';
-import { spawn } from 'node:child_process';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fastJsonPatch from 'fast-json-patch';
@@ -18,7 +17,7 @@ import { startCluster, type Cluster } from './infra/cluster.js';
 import { parseManifests } from './infra/webhook.js';
 import { freePort, run, toDocs } from './lib/env.js';
 import { MAIN, Netattach, REPO } from './lib/netattach.js';
-import { Nri, postJson } from './lib/nri.js';
+import { Nri, createReview, nriBinary, postJson } from './lib/nri.js';
 import { explain, loadDifferences, type Delta } from './lib/nri-differences.js';
 import { IMAGE, NETWORKS, NODE_SELECTOR, RESOURCE_NAME, macvlanConfig, namespace, nad, sriovConfig } from './lib/objects.js';
 
@@ -29,18 +28,6 @@ const DEFAULT_NETWORK = 'v1.multus-cni.io/default-network';
 const SRIOV_A = 'intel.com/sriov_a';
 const SRIOV_B = 'intel.com/sriov_b';
 const table = loadDifferences();
-
-/** The NRI binary: $NETATTACH_E2E_NRI_BIN, else infra/build-nri.sh (instant when cached). */
-async function nriBinary(): Promise<string> {
-  if (process.env.NETATTACH_E2E_NRI_BIN) return process.env.NETATTACH_E2E_NRI_BIN;
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', [path.join(REPO, 'test/e2e/infra/build-nri.sh')], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out.trim().split('\n').pop()!) : reject(new Error(`build-nri.sh exited with ${code}`))));
-  });
-}
 
 // ------------------------------------------------------------------------------------ the corpus
 
@@ -376,25 +363,7 @@ for (const c of CASES) {
     delete object.metadata.uid;
     delete object.metadata.creationTimestamp;
     delete object.metadata.managedFields;
-    const review = {
-      apiVersion: 'admission.k8s.io/v1',
-      kind: 'AdmissionReview',
-      request: {
-        uid: `uid-${object.metadata.name}`,
-        kind: { group: '', version: 'v1', kind: 'Pod' },
-        resource: { group: '', version: 'v1', resource: 'pods' },
-        requestKind: { group: '', version: 'v1', kind: 'Pod' },
-        requestResource: { group: '', version: 'v1', resource: 'pods' },
-        name: object.metadata.name,
-        namespace: object.metadata.namespace,
-        operation: 'CREATE',
-        userInfo: { username: 'admin', groups: ['system:masters', 'system:authenticated'] },
-        object,
-        oldObject: null,
-        dryRun: false,
-        options: { apiVersion: 'meta.k8s.io/v1', kind: 'CreateOptions' },
-      },
-    };
+    const review = createReview(object);
     const [fromNri, fromNetattach] = await Promise.all([resultOf(nri.url, review, object), resultOf(netattach.url, review, object)]);
     t.equal(fromNetattach.outcome, c.netattach, `netattach: ${c.netattach}\n${fromNetattach.raw}`);
     if (fromNetattach.pod && c.check) c.check(t, fromNetattach.pod);

@@ -2,11 +2,13 @@
  * `npm run test:e2e`: builds what the suite needs, then runs it with tap.
  *
  * 1. kube-apiserver, kubectl, etcd (infra/build.sh: built once from the Go module proxy, cached),
- *    and network-resources-injector, the oracle of nri-oracle.e2e.ts (infra/build-nri.sh, likewise)
+ *    and network-resources-injector, the oracle of nri-oracle.e2e.ts (infra/build-nri.sh, likewise),
+ *    and helm for helm.e2e.ts (infra/build-helm.sh, likewise)
  * 2. netattach itself (`npm run build`: the suite runs dist/src/cli/main.js as a real process)
  * 3. tap, one file at a time: the unit checks of the harness, then the suite (one cluster)
- * 4. the DRA suite (dra.e2e.ts) on the newest Kubernetes (NETATTACH_E2E_DRA_VERSION, default
- *    v1.37.2) with kube-scheduler and kube-controller-manager too, built the same way
+ * 4. the DRA suite (dra.e2e.ts) and the scheduler suite (scheduler.e2e.ts) on the newest Kubernetes
+ *    (NETATTACH_E2E_DRA_VERSION, default v1.37.2) with kube-scheduler and kube-controller-manager
+ *    too, built the same way
  *
  * Exits with tap's exit code. Extra arguments go to tap (e.g. `npm run test:e2e -- --bail`).
  */
@@ -53,6 +55,15 @@ async function main(): Promise<number> {
   process.stderr.write(`[e2e] network-resources-injector ready in ${Date.now() - t0} ms: ${nriBin}\n`);
 
   t0 = Date.now();
+  const helm = await step('bash', [path.join(root, 'test/e2e/infra/build-helm.sh')]);
+  if (helm.code !== 0) {
+    process.stderr.write('[e2e] could not build helm (needs Go and the Go module proxy); see above\n');
+    return helm.code;
+  }
+  const helmBin = helm.stdout.trim().split('\n').pop()!;
+  process.stderr.write(`[e2e] helm ready in ${Date.now() - t0} ms: ${helmBin}\n`);
+
+  t0 = Date.now();
   const tsc = await step('npm', ['run', '--silent', 'build']);
   if (tsc.code !== 0) {
     process.stderr.write('[e2e] npm run build failed; see above\n');
@@ -62,8 +73,19 @@ async function main(): Promise<number> {
 
   const main = await tap(
     binDir,
-    ['test/e2e/infra/webhook.unit.ts', 'test/e2e/infra/ports.unit.ts', 'test/e2e/netattach.e2e.ts', 'test/e2e/replicas.e2e.ts', 'test/e2e/nri-oracle.e2e.ts', 'test/e2e/audit.e2e.ts', 'test/e2e/client-auth.e2e.ts'],
-    { NETATTACH_E2E_NRI_BIN: nriBin },
+    [
+      'test/e2e/infra/webhook.unit.ts',
+      'test/e2e/infra/ports.unit.ts',
+      'test/e2e/netattach.e2e.ts',
+      'test/e2e/replicas.e2e.ts',
+      'test/e2e/upgrade.e2e.ts',
+      'test/e2e/nri-oracle.e2e.ts',
+      'test/e2e/audit.e2e.ts',
+      'test/e2e/client-auth.e2e.ts',
+      'test/e2e/warnings.e2e.ts',
+      'test/e2e/helm.e2e.ts',
+    ],
+    { NETATTACH_E2E_NRI_BIN: nriBin, NETATTACH_E2E_HELM_BIN: helmBin },
   );
 
   t0 = Date.now();
@@ -80,7 +102,7 @@ async function main(): Promise<number> {
   }
   const draBin = draBuild.stdout.trim().split('\n').pop()!;
   process.stderr.write(`[e2e] DRA binaries ready in ${Date.now() - t0} ms: ${draBin}\n`);
-  const dra = await tap(draBin, ['test/e2e/dra.e2e.ts']);
+  const dra = await tap(draBin, ['test/e2e/dra.e2e.ts', 'test/e2e/scheduler.e2e.ts'], { NETATTACH_E2E_NRI_BIN: nriBin });
   return main || dra;
 }
 

@@ -9,7 +9,7 @@ import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import https from 'node:https';
 import path from 'node:path';
-import { plainEnv } from './netattach.js';
+import { REPO, plainEnv } from './netattach.js';
 
 export interface NriOptions {
   bin: string;
@@ -26,7 +26,42 @@ export interface NriOptions {
   extraArgs?: string[];
 }
 
+/** The NRI binary: $NETATTACH_E2E_NRI_BIN, else infra/build-nri.sh (instant when cached). */
+export async function nriBinary(): Promise<string> {
+  if (process.env.NETATTACH_E2E_NRI_BIN) return process.env.NETATTACH_E2E_NRI_BIN;
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [path.join(REPO, 'test/e2e/infra/build-nri.sh')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out.trim().split('\n').pop()!) : reject(new Error(`build-nri.sh exited with ${code}`))));
+  });
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** The AdmissionReview the apiserver sends a mutating webhook for a CREATE of `object` (a defaulted pod) by an admin. */
+export function createReview(object: Record<string, any>): Record<string, unknown> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  return {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid: `uid-${object.metadata.name}`,
+      kind: { group: '', version: 'v1', kind: 'Pod' },
+      resource: { group: '', version: 'v1', resource: 'pods' },
+      requestKind: { group: '', version: 'v1', kind: 'Pod' },
+      requestResource: { group: '', version: 'v1', resource: 'pods' },
+      name: object.metadata.name,
+      namespace: object.metadata.namespace,
+      operation: 'CREATE',
+      userInfo: { username: 'admin', groups: ['system:masters', 'system:authenticated'] },
+      object,
+      oldObject: null,
+      dryRun: false,
+      options: { apiVersion: 'meta.k8s.io/v1', kind: 'CreateOptions' },
+    },
+  };
+}
 
 /** POSTs `body` as JSON over HTTPS (any certificate: the test reads answers, it does not judge TLS). */
 export function postJson(url: string, body: unknown, timeoutMs = 10_000): Promise<{ status: number; body: string }> {
