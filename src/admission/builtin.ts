@@ -7,7 +7,7 @@
 import { ARGS_KEY_FIELD, argsAddresses, type ParsedNetwork } from '../annotation/index.js';
 import { child, forbidden, index, invalid, notFound, type FieldError } from '../field/index.js';
 import { argsReachOf, ipamsOf, PLUGIN_FACTS, reachOf, type CniSummary, type ExtraReaders, type NadLookup, type Reach, type Requested } from '../nads/index.js';
-import { inRanges } from '../nads/ranges.js';
+import { ipamRoadChecks, ipamSelectionChecks, type ArgsIps } from './builtin-ipam.js';
 import type { Finding } from '../policy/types.js';
 import type { Note } from './warnings.js';
 import { checkMacs } from './builtin-mac.js';
@@ -55,48 +55,6 @@ function unknownNote(path: string, reach: Extract<Reach, { status: 'unknown' }>,
   return { path, text: `may be ignored: netattach does not know plugin ${types}${hint}` };
 }
 
-/**
- * What the NAD's IPAMs make of requested addresses: the ADD fails on an address without a prefix
- * (static, whereabouts), on several addresses in IP= (host-local) or outside host-local's ranges.
- * `road` says how the addresses arrive: CNI_ARGS (top-level `ips`) or args.cni (`cni-args.ips`).
- * On the hot path for every pod with `ips`: messages and paths are built only for a problem.
- */
-function ipamPredictions(
-  ref: string,
-  cni: CniSummary,
-  ips: readonly string[],
-  pathOf: (j: number) => string,
-  listPath: string,
-  road: 'cniArgs' | 'argsCni',
-  out: BuiltinResult,
-): void {
-  for (const use of ipamsOf(cni)) {
-    const f = use.facts;
-    if (!f) continue;
-    if (road === 'cniArgs' ? f.ipFromCniArgs === 'no' : !f.ipsFromArgsCni) continue;
-    const where = (): string => `${ref}'s IPAM "${use.type}" (${use.plugin.path}.ipam)`;
-    if (f.needsPrefix) {
-      ips.forEach((ip, j) => {
-        if (!ip.includes('/')) out.errors.push(invalid(pathOf(j), ip, `${where()} needs an address with a /prefix: the ADD would fail`));
-      });
-    }
-    if (road === 'cniArgs' && f.ipFromCniArgs === 'one' && ips.length > 1) {
-      out.errors.push(invalid(listPath, ips, `${where()} reads one address from IP= in CNI_ARGS, where Multus passes all ${ips.length}: the ADD would fail`));
-    }
-    const ranges = f.needsInRange ? use.plugin.ipam?.ranges : undefined;
-    if (ranges?.length) {
-      ips.forEach((ip, j) => {
-        if (inRanges(ip, ranges) === false) {
-          out.errors.push(invalid(pathOf(j), ip, `not in any range of ${where()}: ${ranges.map((r) => r.subnet).join(', ')}; the ADD would fail`));
-        }
-      });
-    }
-    if (f.unreserved) {
-      out.warnings.push({ path: listPath, text: `${where()} hands out a requested address without reserving it in its pool: another pod may be given the same address` });
-    }
-  }
-}
-
 function checkRequests(net: ParsedNetwork, ref: string, cni: CniSummary, extra: ExtraReaders, out: BuiltinResult): void {
   for (const [selKey, requested] of REQUEST_KEYS) {
     const value = net.selection[selKey];
@@ -109,7 +67,7 @@ function checkRequests(net: ParsedNetwork, ref: string, cni: CniSummary, extra: 
     }
     if (reach.status === 'unknown') out.warnings.push(unknownNote(path, reach, selKey === 'ips' || selKey === 'mac' ? selKey : ''));
     if (selKey === 'ips' && Array.isArray(value) && ipamsOf(cni).length > 0) {
-      ipamPredictions(ref, cni, value as string[], (j) => index(path, j), path, 'cniArgs', out);
+      ipamRoadChecks(ref, cni, value as string[], (j) => index(path, j), path, 'cniArgs', out);
     }
   }
 }
@@ -129,11 +87,12 @@ function checkArgsTypes(net: ParsedNetwork, ref: string, cni: CniSummary, out: B
   return reported;
 }
 
-function checkArgs(net: ParsedNetwork, ref: string, cni: CniSummary | undefined, extra: ExtraReaders, out: BuiltinResult): void {
-  if (net.selection['cni-args'] === undefined) return;
+/** Checks `cni-args`; returns its string `ips` that some IPAM of the chain reads, for the selection-wide IPAM checks. */
+function checkArgs(net: ParsedNetwork, ref: string, cni: CniSummary | undefined, extra: ExtraReaders, out: BuiltinResult): ArgsIps | undefined {
+  if (net.selection['cni-args'] === undefined) return undefined;
   const reported = cni ? checkArgsTypes(net, ref, cni, out) : undefined;
   const found = argsAddresses(net);
-  if (found.length === 0) return;
+  if (found.length === 0) return undefined;
   const ips: string[] = [];
   const ipPaths: string[] = [];
   let ipsPath = '';
@@ -155,7 +114,9 @@ function checkArgs(net: ParsedNetwork, ref: string, cni: CniSummary | undefined,
       ipsPath = a.path.slice(0, a.path.lastIndexOf('['));
     }
   }
-  if (ips.length && cni) ipamPredictions(ref, cni, ips, (j) => ipPaths[j]!, ipsPath, 'argsCni', out);
+  if (!ips.length || !cni) return undefined;
+  ipamRoadChecks(ref, cni, ips, (j) => ipPaths[j]!, ipsPath, 'argsCni', out);
+  return { values: ips, paths: ipPaths, listPath: ipsPath };
 }
 
 export function builtinChecks(
@@ -193,7 +154,11 @@ export function builtinChecks(
         if (net.selection[selKey] !== undefined) out.warnings.push({ path: child(net.path, selKey), text: `"${selKey}" unchecked: ${ref} has no readable CNI config` });
       }
     }
-    checkArgs(net, ref, cni, extra, out);
+    const argsIps = checkArgs(net, ref, cni, extra, out);
+    if (cni && ipamsOf(cni).length > 0) {
+      const ips = net.selection.ips;
+      ipamSelectionChecks(ref, cni, net.path, Array.isArray(ips) ? (ips as string[]) : undefined, argsIps, out);
+    }
     if (cni) {
       const macs = checkMacs(net, ref, cni, extra);
       out.errors.push(...macs.errors);

@@ -43,6 +43,12 @@ export interface IpamFacts {
   needsInRange: boolean;
   /** Hands a requested address out without reserving it in its pool (duplicate risk). */
   unreserved: boolean;
+  /**
+   * How it combines the roads (executed): `union` appends IP=, args.cni.ips and runtimeConfig
+   * ips and takes one address per range set (host-local); `replace` starts from its configured
+   * addresses plus IP=, which args.cni.ips replace, which runtimeConfig ips replace (static).
+   */
+  combines?: 'union' | 'replace';
 }
 
 const PLUGINS_REPO = 'containernetworking/plugins v1.9.1';
@@ -75,10 +81,19 @@ export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, Pl
 
 /** IPAM type -> facts. */
 export const IPAM_FACTS: ReadonlyMap<string, IpamFacts> = new Map<string, IpamFacts>([
-  ['static', { source: `${EXECUTED_REPO} plugins/ipam/static/main.go${EXECUTED}`, ipFromCniArgs: 'several', ipsFromRuntimeConfig: true, ipsFromArgsCni: true, needsPrefix: true, needsInRange: false, unreserved: false }],
-  ['host-local', { source: `${EXECUTED_REPO} plugins/ipam/host-local/backend/allocator/config.go${EXECUTED}`, ipFromCniArgs: 'one', ipsFromRuntimeConfig: true, ipsFromArgsCni: true, needsPrefix: false, needsInRange: true, unreserved: false }],
+  ['static', { source: `${EXECUTED_REPO} plugins/ipam/static/main.go${EXECUTED}`, ipFromCniArgs: 'several', ipsFromRuntimeConfig: true, ipsFromArgsCni: true, needsPrefix: true, needsInRange: false, unreserved: false, combines: 'replace' }],
+  ['host-local', { source: `${EXECUTED_REPO} plugins/ipam/host-local/backend/allocator/config.go, range.go, allocator.go${EXECUTED}`, ipFromCniArgs: 'one', ipsFromRuntimeConfig: true, ipsFromArgsCni: true, needsPrefix: false, needsInRange: true, unreserved: false, combines: 'union' }],
   ['whereabouts', { source: 'k8snetworkplumbingwg/whereabouts v0.9.4 pkg/config/config.go', ipFromCniArgs: 'several', ipsFromRuntimeConfig: false, ipsFromArgsCni: false, needsPrefix: true, needsInRange: false, unreserved: true }],
   ['dhcp', { source: `${PLUGINS_REPO} plugins/ipam/dhcp/main.go`, ipFromCniArgs: 'no', ipsFromRuntimeConfig: false, ipsFromArgsCni: false, needsPrefix: false, needsInRange: false, unreserved: false }],
+]);
+
+/**
+ * Plugins whose ADD fails when their IPAM returns no address ("IPAM plugin returned missing IP
+ * config"), with where that was found: static IPAM with nothing configured nor requested.
+ */
+export const EMPTY_IPAM_RESULT_FAILS: ReadonlyMap<string, string> = new Map([
+  ['bridge', `${EXECUTED_REPO} plugins/main/bridge/bridge.go cmdAdd (executed)`],
+  ...['macvlan', 'ipvlan', 'ptp', 'host-device', 'vlan', 'tap'].map((t): [string, string] => [t, `${EXECUTED_REPO} plugins/main/${t}/${t}.go cmdAdd`]),
 ]);
 
 /**

@@ -73,7 +73,7 @@ t.test('--dev with a cluster that never answers: example NADs after the 2 s dead
       allowed: boolean;
       status?: { message: string };
     };
-  const example = await send('macvlan-static');
+  const example = await send('macvlan-dhcp'); // macvlan-static assigns nothing to a pod without ips: denied
   t.equal(example.allowed, true, example.status?.message ?? 'an example NAD is found');
   const missing = await send('not-an-example');
   t.equal(missing.allowed, false);
