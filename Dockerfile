@@ -1,16 +1,18 @@
 # syntax=docker/dockerfile:1
 # netattach image: TypeScript compiled in a build stage, production dependencies installed in a
 # second one, and only those plus dist/ and schemas/ in a distroless Node runtime (no shell, no
-# package manager) that runs as user 65532.
+# package manager) that runs as user 65532. Node.js 26 (LTS) in every stage, the line package.json
+# pins for development (devDependencies.node) and CI; the build stages on Debian 13 like the runtime.
 #   docker build -t ghcr.io/netattach/netattach:0.1.0 .
 
-ARG NODE_IMAGE=node:20-bookworm-slim
-ARG RUNTIME_IMAGE=gcr.io/distroless/nodejs20-debian12:nonroot
+ARG NODE_IMAGE=node:26-trixie-slim
+ARG RUNTIME_IMAGE=gcr.io/distroless/nodejs26-debian13:nonroot
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
-# --ignore-scripts: `prepare` would build before the sources are copied.
+# --ignore-scripts: `prepare` would build before the sources are copied; it also skips the dev
+# dependency `node` (the pinned runtime for development machines), so the image's own Node runs tsc.
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src

@@ -5,12 +5,13 @@
 // and none reads it (finding `capabilities`, Enforce, re-gradable by policy), or when the NAD's
 // IPAM certainly fails the ADD on it (an object error). Unknown plugins give a warning.
 import { ARGS_KEY_FIELD, argsAddresses, type ParsedNetwork } from '../annotation/index.js';
-import { parseHwAddr } from '../annotation/hwaddr.js';
 import { child, forbidden, index, invalid, notFound, type FieldError } from '../field/index.js';
 import { argsReachOf, ipamsOf, PLUGIN_FACTS, reachOf, type CniSummary, type ExtraReaders, type NadLookup, type Reach, type Requested } from '../nads/index.js';
-import { inRanges } from '../nads/ranges.js';
+import { ipamRoadChecks, ipamSelectionChecks, type ArgsIps } from './builtin-ipam.js';
 import type { Finding } from '../policy/types.js';
 import type { Note } from './warnings.js';
+import { checkMacs } from './builtin-mac.js';
+import { interfaceNameCollisions } from './builtin-ifnames.js';
 
 /** Selection keys that reach the plugins as runtimeConfig (and, for mac and ips, CNI_ARGS). */
 export const REQUEST_KEYS: ReadonlyArray<readonly ['ips' | 'mac' | 'infiniband-guid' | 'portMappings' | 'bandwidth', Requested]> = [
@@ -41,6 +42,8 @@ export interface BuiltinResult {
   fieldWarnings: FieldError[];
   /** Checks that were skipped or facts worth knowing, and why. */
   warnings: Note[];
+  /** Paths of requested addresses the chain drops for another value (builtin-mac.ts): not judged by policy. */
+  dropped: string[];
 }
 
 const enforce = (rule: Finding['rule'], error: FieldError): Finding => ({ policy: 'builtin', rule, action: 'Enforce', error });
@@ -50,48 +53,6 @@ function unknownNote(path: string, reach: Extract<Reach, { status: 'unknown' }>,
   const types = reach.types.map((t) => `"${t}"`).join(', ');
   const hint = flagKey ? `; if it reads it: --plugin-reads ${reach.types[0]!.split(' ')[0]}=${flagKey}` : '';
   return { path, text: `may be ignored: netattach does not know plugin ${types}${hint}` };
-}
-
-/**
- * What the NAD's IPAMs make of requested addresses: the ADD fails on an address without a prefix
- * (static, whereabouts), on several addresses in IP= (host-local) or outside host-local's ranges.
- * `road` says how the addresses arrive: CNI_ARGS (top-level `ips`) or args.cni (`cni-args.ips`).
- * On the hot path for every pod with `ips`: messages and paths are built only for a problem.
- */
-function ipamPredictions(
-  ref: string,
-  cni: CniSummary,
-  ips: readonly string[],
-  pathOf: (j: number) => string,
-  listPath: string,
-  road: 'cniArgs' | 'argsCni',
-  out: BuiltinResult,
-): void {
-  for (const use of ipamsOf(cni)) {
-    const f = use.facts;
-    if (!f) continue;
-    if (road === 'cniArgs' ? f.ipFromCniArgs === 'no' : !f.ipsFromArgsCni) continue;
-    const where = (): string => `${ref}'s IPAM "${use.type}" (${use.plugin.path}.ipam)`;
-    if (f.needsPrefix) {
-      ips.forEach((ip, j) => {
-        if (!ip.includes('/')) out.errors.push(invalid(pathOf(j), ip, `${where()} needs an address with a /prefix: the ADD would fail`));
-      });
-    }
-    if (road === 'cniArgs' && f.ipFromCniArgs === 'one' && ips.length > 1) {
-      out.errors.push(invalid(listPath, ips, `${where()} reads one address from IP= in CNI_ARGS, where Multus passes all ${ips.length}: the ADD would fail`));
-    }
-    const ranges = f.needsInRange ? use.plugin.ipam?.ranges : undefined;
-    if (ranges?.length) {
-      ips.forEach((ip, j) => {
-        if (inRanges(ip, ranges) === false) {
-          out.errors.push(invalid(pathOf(j), ip, `not in any range of ${where()}: ${ranges.map((r) => r.subnet).join(', ')}; the ADD would fail`));
-        }
-      });
-    }
-    if (f.unreserved) {
-      out.warnings.push({ path: listPath, text: `${where()} hands out a requested address without reserving it in its pool: another pod may be given the same address` });
-    }
-  }
 }
 
 function checkRequests(net: ParsedNetwork, ref: string, cni: CniSummary, extra: ExtraReaders, out: BuiltinResult): void {
@@ -105,12 +66,8 @@ function checkRequests(net: ParsedNetwork, ref: string, cni: CniSummary, extra: 
       continue;
     }
     if (reach.status === 'unknown') out.warnings.push(unknownNote(path, reach, selKey === 'ips' || selKey === 'mac' ? selKey : ''));
-    // The parser lets an 8-byte MAC through (Multus's ParseMAC reads it): it fails where a plugin sets it.
-    if (selKey === 'mac' && reach.status === 'read' && typeof value === 'string' && parseHwAddr(value)?.bytes.length === 8) {
-      out.errors.push(invalid(path, value, `an 8-byte address: ${reach.by} sets the MAC on an Ethernet interface, and the ADD would fail (use infiniband-guid for an InfiniBand GUID)`));
-    }
     if (selKey === 'ips' && Array.isArray(value) && ipamsOf(cni).length > 0) {
-      ipamPredictions(ref, cni, value as string[], (j) => index(path, j), path, 'cniArgs', out);
+      ipamRoadChecks(ref, cni, value as string[], (j) => index(path, j), path, 'cniArgs', out);
     }
   }
 }
@@ -130,11 +87,12 @@ function checkArgsTypes(net: ParsedNetwork, ref: string, cni: CniSummary, out: B
   return reported;
 }
 
-function checkArgs(net: ParsedNetwork, ref: string, cni: CniSummary | undefined, extra: ExtraReaders, out: BuiltinResult): void {
-  if (net.selection['cni-args'] === undefined) return;
+/** Checks `cni-args`; returns its string `ips` that some IPAM of the chain reads, for the selection-wide IPAM checks. */
+function checkArgs(net: ParsedNetwork, ref: string, cni: CniSummary | undefined, extra: ExtraReaders, out: BuiltinResult): ArgsIps | undefined {
+  if (net.selection['cni-args'] === undefined) return undefined;
   const reported = cni ? checkArgsTypes(net, ref, cni, out) : undefined;
   const found = argsAddresses(net);
-  if (found.length === 0) return;
+  if (found.length === 0) return undefined;
   const ips: string[] = [];
   const ipPaths: string[] = [];
   let ipsPath = '';
@@ -156,15 +114,18 @@ function checkArgs(net: ParsedNetwork, ref: string, cni: CniSummary | undefined,
       ipsPath = a.path.slice(0, a.path.lastIndexOf('['));
     }
   }
-  if (ips.length && cni) ipamPredictions(ref, cni, ips, (j) => ipPaths[j]!, ipsPath, 'argsCni', out);
+  if (!ips.length || !cni) return undefined;
+  ipamRoadChecks(ref, cni, ips, (j) => ipPaths[j]!, ipsPath, 'argsCni', out);
+  return { values: ips, paths: ipPaths, listPath: ipsPath };
 }
 
 export function builtinChecks(
   networks: readonly ParsedNetwork[],
   nads: (ns: string, name: string) => NadLookup,
   extra: ExtraReaders,
+  multusDefaultNetworks = 0,
 ): BuiltinResult {
-  const out: BuiltinResult = { findings: [], errors: [], unverified: [], fieldWarnings: [], warnings: [] };
+  const out: BuiltinResult = { findings: [], errors: [], unverified: [], fieldWarnings: [], warnings: [], dropped: [] };
   for (const net of networks) {
     const { namespace, name } = net.selection;
     const ref = `${namespace}/${name}`;
@@ -193,7 +154,20 @@ export function builtinChecks(
         if (net.selection[selKey] !== undefined) out.warnings.push({ path: child(net.path, selKey), text: `"${selKey}" unchecked: ${ref} has no readable CNI config` });
       }
     }
-    checkArgs(net, ref, cni, extra, out);
+    const argsIps = checkArgs(net, ref, cni, extra, out);
+    if (cni && ipamsOf(cni).length > 0) {
+      const ips = net.selection.ips;
+      ipamSelectionChecks(ref, cni, net.path, Array.isArray(ips) ? (ips as string[]) : undefined, argsIps, out);
+    }
+    if (cni) {
+      const macs = checkMacs(net, ref, cni, extra);
+      out.errors.push(...macs.errors);
+      out.warnings.push(...macs.warnings);
+      out.dropped.push(...macs.dropped);
+    }
   }
+  out.errors.push(...interfaceNameCollisions(networks, (n) => chainFound(nads(n.selection.namespace, n.selection.name)), multusDefaultNetworks));
   return out;
 }
+
+const chainFound = (l: NadLookup): CniSummary | undefined => (l.status === 'found' ? l.nad.cni : undefined);

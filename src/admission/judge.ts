@@ -28,10 +28,16 @@ export function judgeNetworks(
   const addErrors = opts.warnOnly ? verdict.warnField.bind(verdict) : verdict.addInvalid.bind(verdict);
   // Parser errors are always fatal: Multus would fail the pod at start-up whatever a policy says.
   addErrors(...nets.errors);
-  verdict.warnField(...nets.warnings);
-  if (nets.networks.length === 0 && nets.raw.size === 0) return;
+  if (nets.networks.length === 0 && nets.raw.size === 0) {
+    verdict.warnField(...nets.warnings);
+    return;
+  }
 
-  const builtin = builtinChecks(resolvable(nets), context.nads, context.config.pluginReads);
+  const builtin = builtinChecks(resolvable(nets), context.nads, context.config.pluginReads, context.config.multusDefaultNetworks);
+  // The annotation alone can only warn ("may collide", "a multicast MAC"); where the NAD's chain
+  // makes it a certain failure, the error replaces that warning.
+  const decided = new Set(builtin.errors.map((e) => e.path));
+  verdict.warnField(...(decided.size ? nets.warnings.filter((w) => !decided.has(w.path)) : nets.warnings));
   // Certain ADD failures are object errors like the parser's; a policy cannot make them work.
   addErrors(...builtin.errors);
   verdict.warnField(...builtin.fieldWarnings);
@@ -75,6 +81,7 @@ export function judgeNetworks(
     networks: resolvable(nets),
     nads: context.nads,
     builtin: builtin.findings,
+    ...(builtin.dropped.length ? { droppedAddresses: new Set(builtin.dropped) } : {}),
     ...(opts.change ? { change: opts.change } : {}),
   };
   const result = context.policy.evaluate(input);

@@ -140,6 +140,11 @@ export interface AdmissionConfig {
   addressSharingOwners: readonly string[];
   /** Refuse any change of a running pod's network annotations (default: validate it, as for hotplug). */
   immutableNetworks: boolean;
+  /**
+   * How many `defaultNetworks` Multus's config adds before the annotation's elements (absent: 0,
+   * Multus's default): they shift the `net<N>` names Multus gives elements without `interface`.
+   */
+  multusDefaultNetworks?: number;
 }
 
 export const DEFAULT_ADMISSION_CONFIG: AdmissionConfig = {

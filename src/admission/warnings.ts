@@ -1,8 +1,19 @@
 // Warnings within the apiserver's limits: each becomes a `Warning: 299` header that kubectl
-// prints on one line; the apiserver keeps 4096 characters of them per request.
+// prints on one line; the apiserver keeps 4096 characters of them per request, and past that cuts
+// each to 256. A warning's reason (what is wrong, what to do) is what a cut must spare.
 import { headOf, renderError, renderValue, type FieldError } from '../field/index.js';
 
+/**
+ * A warning's length where its point fits: one terminal line, and what the AdmissionResponse API
+ * asks for "if possible".
+ */
 export const MAX_WARNING_LENGTH = 120;
+/**
+ * A warning's length where the point does not fit 120. Past 4096 characters of warnings in one
+ * request (theirs and every other webhook's), the apiserver cuts each to 256 runes
+ * (k8s.io/apiserver endpoints/filters/warning.go): a warning within 256 is never cut by it.
+ */
+export const MAX_WARNING_LONG = 256;
 export const MAX_WARNINGS_TOTAL = 4096;
 /**
  * Warnings in one response, the summary line included. The character budget above already keeps
@@ -13,29 +24,46 @@ export const MAX_WARNINGS = 64;
 
 const ELLIPSIS = '...';
 const VALUELESS = new Set(['Required value', 'Forbidden', 'Internal error', 'Too many']);
+/** What a shortened value keeps: enough to recognise it. */
+const MIN_VALUE = 12;
+/** A path longer than this (a CronJob template's, a long key) keeps its start and its end. */
+const MAX_PATH = 96;
 
 // headOf: a cut never leaves half a surrogate pair (an emoji in a value), which JSON would carry
 // as a lone escape the apiserver turns into U+FFFD.
 const cut = (text: string, max: number): string =>
   text.length <= max ? text : `${headOf(text, Math.max(0, max - ELLIPSIS.length))}${ELLIPSIS}`;
 
+/** The start and the end of a long path: the end names the element and the key. */
+function cutMiddle(path: string, max: number): string {
+  if (path.length <= max) return path;
+  const keep = max - ELLIPSIS.length;
+  const head = headOf(path, Math.ceil(keep * 0.4));
+  let tail = path.slice(path.length - (keep - head.length));
+  if (/^[\udc00-\udfff]/.test(tail)) tail = tail.slice(1); // never the low half of a pair
+  return `${head}${ELLIPSIS}${tail}`;
+}
+
 /**
- * A field error as a warning of at most `max` characters. The path is what the reader needs to
- * find the problem, so the value is shortened first, then the reason; the path only if it alone
- * is too long.
+ * A field error as a warning whose reason survives: whole when it fits `line` characters;
+ * otherwise the value is shortened first (to 12 characters if need be) to fit `line`, and where
+ * the reason still does not fit it may use up to `max`; only past `max` does a long path lose its
+ * middle, and last the reason its end. The reason is where netattach says what is wrong and what
+ * to do; a value can be read in the object and a path is recognised by its ends.
  */
-export function renderWarning(e: FieldError, max = MAX_WARNING_LENGTH): string {
+export function renderWarning(e: FieldError, line = MAX_WARNING_LENGTH, max = Math.max(line, MAX_WARNING_LONG)): string {
   const full = renderError(e);
-  if (full.length <= max) return full;
-  const head = `${e.path}: ${e.type}`;
+  if (full.length <= line) return full;
   const reason = e.reason ? `: ${e.reason}` : '';
-  let value = '';
-  if (!VALUELESS.has(e.type)) {
-    // Keep enough of the value to recognise it, but let a long value give way to the reason.
-    const budget = Math.max(12, max - head.length - reason.length - 2);
-    value = `: ${cut(renderValue(e.value), budget)}`;
-  }
-  return cut(`${head}${value}${reason}`, max);
+  const compose = (path: string): string => {
+    const head = `${path}: ${e.type}`;
+    if (VALUELESS.has(e.type)) return `${head}${reason}`;
+    const budget = Math.max(MIN_VALUE, line - head.length - reason.length - 2);
+    return `${head}: ${cut(renderValue(e.value), budget)}${reason}`;
+  };
+  const shortened = compose(e.path);
+  if (shortened.length <= max) return shortened;
+  return cut(compose(cutMiddle(e.path, MAX_PATH)), max);
 }
 
 /** A warning that is not a field error: `path: text` (only `text` when the path is empty). */
@@ -46,8 +74,15 @@ export interface Note {
 
 const noteText = (n: Note): string => (n.path ? `${n.path}: ${n.text}` : n.text);
 
-/** `path: text` within `max` characters, the text shortened rather than the path. */
-export const renderNote = (n: Note, max = MAX_WARNING_LENGTH): string => cut(noteText(n), max);
+/**
+ * `path: text`, whole when it fits `line` characters or, the point being longer, `max`; past
+ * that a long path loses its middle, then the text its end.
+ */
+export function renderNote(n: Note, line = MAX_WARNING_LENGTH, max = Math.max(line, MAX_WARNING_LONG)): string {
+  const whole = noteText(n);
+  if (whole.length <= max) return whole;
+  return cut(noteText({ path: cutMiddle(n.path, MAX_PATH), text: n.text }), max);
+}
 
 /**
  * A warning as data: a field error (a Warn finding, a problem an UPDATE may keep) or a note. It is
@@ -58,14 +93,15 @@ export type Warning = { readonly field: FieldError } | { readonly note: Note };
 /** The whole text of a warning. */
 export const warningText = (w: Warning): string => ('field' in w ? renderError(w.field) : noteText(w.note));
 
-/** A warning within `max` characters, as the response carries it. */
-export const shortWarning = (w: Warning, max = MAX_WARNING_LENGTH): string => ('field' in w ? renderWarning(w.field, max) : renderNote(w.note, max));
+/** A warning as the response carries it: within `line` characters where its point fits, else `max`. */
+export const shortWarning = (w: Warning, line = MAX_WARNING_LENGTH, max = Math.max(line, MAX_WARNING_LONG)): string =>
+  'field' in w ? renderWarning(w.field, line, max) : renderNote(w.note, line, max);
 
 /** The response's warnings: each cut to a line, then deduplicated and fitted to the apiserver's budget. */
 export const responseWarnings = (warnings: readonly Warning[]): string[] => limitWarnings(warnings.map((w) => shortWarning(w)));
 
-/** A plain-text warning cut to the per-warning limit (last resort; the core renders short ones). */
-export const fitWarning = (text: string): string => cut(text.replace(/^warning:\s*/i, ''), MAX_WARNING_LENGTH);
+/** A plain-text warning cut to the limit the apiserver never cuts (last resort; the core renders short ones). */
+export const fitWarning = (text: string): string => cut(text.replace(/^warning:\s*/i, ''), MAX_WARNING_LONG);
 
 /**
  * The warnings to send: deduplicated, each within the per-warning limit, and in all within the

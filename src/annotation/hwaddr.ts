@@ -119,8 +119,11 @@ export function macWarning(text: string): string | undefined {
   const b = addr.bytes;
   if (b.length === 8) return EIGHT_BYTE_MAC;
   if (b.length === 6) {
-    if (b.every((x) => x === 0)) return 'the all-zero MAC cannot be set on a Linux interface: the pod will fail to start';
-    if ((b[0]! & 1) === 1) return 'a multicast MAC (lowest bit of the first octet set) cannot be set on a Linux interface: the pod will fail to start';
+    // Only the NAD's chain tells whether a plugin sets it (the admission's MAC checks deny it there).
+    const refused = 'the kernel refuses it as the address of an Ethernet interface, so only a network whose plugins do not set the MAC can take it';
+    if (b.every((x) => x === 0)) return `the all-zero MAC: ${refused}`;
+    if (b.every((x) => x === 0xff)) return `the broadcast MAC: ${refused}`;
+    if ((b[0]! & 1) === 1) return `a multicast MAC (lowest bit of the first octet set): ${refused}`;
     return undefined;
   }
   // 20-byte IPoIB: bytes 4-11 are the subnet prefix, which the subnet manager sets.

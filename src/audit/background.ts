@@ -21,12 +21,13 @@
 // only, so it is judged when listed and on each add or update, not on the periodic pass; a
 // relist that brings the same resourceVersion judges nothing again.
 import type { AdmissionConfig } from '../admission/index.js';
+import type { DraView } from '../dra/index.js';
 import { nadKey, type Nad, type NadSource } from '../nads/index.js';
 import { podNetworkFacts, type AddressIndex, type PolicyEngine, type PolicySet } from '../policy/index.js';
 import type { KubeObject, ListWatchHandler } from '../kube/index.js';
 import { auditPod, hasNetworks, type AuditContext } from './judge.js';
 import { auditNad, auditedNadOf } from './judge-nad.js';
-import { livePodOf } from './live-pod.js';
+import { livePodOf, sameLivePod } from './live-pod.js';
 import { audited } from './snapshot.js';
 import type { AuditFinding, AuditedNad, LivePod, NadAudit, PodAudit } from './types.js';
 import type { AuditMetrics } from './metrics.js';
@@ -43,6 +44,8 @@ export interface BackgroundAuditOptions {
   engine: PolicyEngine;
   index?: AddressIndex;
   config: AdmissionConfig;
+  /** DeviceClasses and ResourceClaimTemplates as the webhook reads them (cache only; a template change is seen on the periodic pass). */
+  dra?: DraView;
   /** Pods (`ns/name`) using a NAD (the pod watch's NAD usage). */
   podsUsingNad: (namespace: string, name: string) => string[];
   /** True once the pod watch (and what the judgement reads) has synced. */
@@ -113,6 +116,7 @@ export class BackgroundAudit implements ListWatchHandler {
         return o.engine.policies();
       },
       config: o.config,
+      ...(o.dra ? { dra: o.dra } : {}),
     };
     o.metrics?.watch(this);
   }
@@ -147,7 +151,7 @@ export class BackgroundAudit implements ListWatchHandler {
     if (!hasNetworks(pod)) return this.forget(pod.namespace, pod.name);
     const byName = this.pods.get(pod.namespace) ?? new Map<string, LivePod>();
     const old = byName.get(pod.name);
-    if (old && old.uid === pod.uid && old.networks === pod.networks && old.defaultNetwork === pod.defaultNetwork) return;
+    if (old && sameLivePod(old, pod)) return;
     byName.set(pod.name, pod);
     this.pods.set(pod.namespace, byName);
     this.queue.add(key);

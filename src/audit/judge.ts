@@ -10,12 +10,18 @@
 //   running pod's spec was fixed when it was admitted; it is not re-judged here.
 // - Nobody is requesting it: rules that depend on who asks (requestedFields.allowedSubjects)
 //   cannot be judged and are reported as `skip`.
+// - Everything else admission reads of a pod is the pod's own: its network annotations and its
+//   controller ownerReference (a KubeVirt VMI's pods share their MACs: without it the two pods of
+//   a live migration read as two holders of one MAC). The context gives the rest as serve has it:
+//   NADs, namespace labels, policies and the uniqueness index, DeviceClasses and templates.
 import { review, type AdmissionConfig, type AdmissionRequest, type Decision } from '../admission/index.js';
 import { DEFAULT_NETWORK_ANNOTATION, NETWORKS_ANNOTATION } from '../annotation/index.js';
 import { renderError, type FieldError } from '../field/index.js';
 import type { NadLookup } from '../nads/index.js';
 import type { Action, Finding, PolicyEvaluator, PolicySet } from '../policy/index.js';
 import { cutMiddleBytes, MAX_MESSAGE_BYTES } from './bounds.js';
+import type { DraView } from '../dra/index.js';
+import { ownerReferencesOf } from './live-pod.js';
 import type { AuditFinding, LivePod, ReportResult, ReportSeverity } from './types.js';
 
 export interface AuditContext {
@@ -26,6 +32,8 @@ export interface AuditContext {
   /** The policies in force, to tell which requestedFields rules name subjects. */
   policies: PolicySet;
   config: AdmissionConfig;
+  /** DeviceClasses and ResourceClaimTemplates, as serve's webhook reads them (cache only); without them, templates are unchecked. */
+  dra?: DraView;
 }
 
 const POD_GVK = { group: '', version: 'v1', kind: 'Pod' };
@@ -74,9 +82,14 @@ export function requestFor(pod: LivePod): AdmissionRequest {
   return dryRunCreate(POD_GVK, POD_GVR, pod, {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: pod.name, namespace: pod.namespace, ...(pod.uid ? { uid: pod.uid } : {}), annotations },
+    metadata: { name: pod.name, namespace: pod.namespace, ...(pod.uid ? { uid: pod.uid } : {}), annotations, ...optionalOwners(pod) },
     spec: { containers: [{ name: PLACEHOLDER_CONTAINER }] },
   });
+}
+
+function optionalOwners(pod: LivePod): { ownerReferences?: Array<Record<string, unknown>> } {
+  const refs = ownerReferencesOf(pod);
+  return refs ? { ownerReferences: refs } : {};
 }
 
 /** The findings of one live pod, in the core's order; none for a pod without networks. */
@@ -88,6 +101,7 @@ export function auditPod(pod: LivePod, ctx: AuditContext): AuditFinding[] {
     namespaceLabels: ctx.namespaceLabels(pod.namespace),
     policy: ctx.policy,
     config: ctx.config,
+    ...(ctx.dra ? { dra: ctx.dra } : {}),
   });
   return findingsOf(decision, ctx.policies);
 }

@@ -1,6 +1,6 @@
 // A pod object (from the metadata-only watch, a file, or `kubectl get -o yaml`) as a LivePod.
 import { DEFAULT_NETWORK_ANNOTATION, NETWORKS_ANNOTATION } from '../annotation/index.js';
-import type { LivePod } from './types.js';
+import type { ControllerReference, LivePod } from './types.js';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -29,8 +29,38 @@ export function livePodOf(obj: unknown, defaultNamespace?: string): LivePod | un
   if (typeof networks === 'string') pod.networks = networks;
   const defaultNetwork = annotations[DEFAULT_NETWORK_ANNOTATION];
   if (typeof defaultNetwork === 'string') pod.defaultNetwork = defaultNetwork;
+  const controller = controllerOf(md);
+  if (controller) pod.controller = controller;
   return pod;
 }
+
+/**
+ * The first ownerReference marked `controller`, as admission reads it (sharingOwnerOf stops at the
+ * first one too; the apiserver allows only one). Kept only when well formed: a malformed one gives
+ * no owner there either.
+ */
+export function controllerOf(metadata: Json): ControllerReference | undefined {
+  const refs = metadata['ownerReferences'];
+  if (!Array.isArray(refs)) return undefined;
+  const ref = refs.find((r): r is Json => isObject(r) && r['controller'] === true);
+  if (!ref) return undefined;
+  const { apiVersion, kind, name, uid } = ref;
+  if (typeof apiVersion !== 'string' || typeof kind !== 'string' || typeof name !== 'string' || name === '') return undefined;
+  return typeof uid === 'string' && uid !== '' ? { apiVersion, kind, name, uid } : { apiVersion, kind, name };
+}
+
+/** The pod's metadata.ownerReferences as admission would see them (the controller only, the one read). */
+export const ownerReferencesOf = (pod: LivePod): Json[] | undefined => (pod.controller ? [{ ...pod.controller, controller: true }] : undefined);
+
+/** Two readings of a pod judged alike (the background audit judges a pod again only when they differ). */
+export const sameLivePod = (a: LivePod, b: LivePod): boolean =>
+  a.uid === b.uid &&
+  a.networks === b.networks &&
+  a.defaultNetwork === b.defaultNetwork &&
+  a.controller?.apiVersion === b.controller?.apiVersion &&
+  a.controller?.kind === b.controller?.kind &&
+  a.controller?.name === b.controller?.name &&
+  a.controller?.uid === b.controller?.uid;
 
 /** Pods that finished hold no network (and leave the live-pods watch): not audited. */
 export function finished(obj: unknown): boolean {

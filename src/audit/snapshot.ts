@@ -3,9 +3,11 @@
 import type { AdmissionConfig } from '../admission/index.js';
 import { ADMISSION_LABEL, EXCLUDED_NAMESPACES } from '../check/index.js';
 import { nadKey, type Nad, type NadLookup } from '../nads/index.js';
-import { AddressIndex, NAME_LABEL, PolicyEngine, podNetworkFacts, type PolicySet } from '../policy/index.js';
+import type { DraView } from '../dra/index.js';
+import { AddressIndex, NAME_LABEL, PolicyEngine, podNetworkFacts, sharingOwnerOf, type PolicySet } from '../policy/index.js';
 import { auditPod, hasNetworks, type AuditContext } from './judge.js';
 import { auditNad, auditedNadOf } from './judge-nad.js';
+import { ownerReferencesOf } from './live-pod.js';
 import type { LivePod, NadAudit, PodAudit } from './types.js';
 
 export interface AuditSnapshot {
@@ -15,6 +17,8 @@ export interface AuditSnapshot {
   namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
   policies: PolicySet;
   config: AdmissionConfig;
+  /** DeviceClasses and ResourceClaimTemplates known (a cluster's, the inputs'); without them templates are unchecked. */
+  dra?: DraView;
 }
 
 export interface NadObjectsSnapshot {
@@ -36,7 +40,9 @@ export function auditSnapshot(s: AuditSnapshot): PodAudit[] {
   const index = new AddressIndex();
   for (const p of s.pods) {
     const facts = podNetworkFacts(p.namespace, p.networks, p.defaultNetwork, s.config.defaultNetworkNamespace);
-    index.setPod(p.uid ? { namespace: p.namespace, name: p.name, uid: p.uid } : { namespace: p.namespace, name: p.name }, facts.addresses);
+    // Held as serve's pod watch holds it (indexPod): by the pod, or with the owner it shares them with.
+    const owner = facts.addresses.length ? sharingOwnerOf({ ownerReferences: ownerReferencesOf(p) }, s.config.addressSharingOwners, p.namespace) : undefined;
+    index.setPod({ namespace: p.namespace, name: p.name, ...(p.uid ? { uid: p.uid } : {}), ...(owner ? { owner } : {}) }, facts.addresses);
   }
   const byKey = new Map(s.nads.map((n) => [nadKey(n.namespace, n.name), n]));
   const labels = (ns: string): Record<string, string> => ({ ...s.namespaceLabels?.(ns), [NAME_LABEL]: ns });
@@ -49,6 +55,7 @@ export function auditSnapshot(s: AuditSnapshot): PodAudit[] {
     policy: new PolicyEngine({ index, policies: s.policies }),
     policies: s.policies,
     config: s.config,
+    ...(s.dra ? { dra: s.dra } : {}),
   };
   return s.pods.filter((p) => hasNetworks(p) && audited(p.namespace, labels(p.namespace))).map((pod) => ({ pod, findings: auditPod(pod, ctx) }));
 }

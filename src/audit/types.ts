@@ -1,5 +1,6 @@
 // What the audit judges and what it finds. A live pod is what the metadata-only pod watch
-// holds of it: identity and the two network annotations, nothing of its spec.
+// holds of it: identity, the two network annotations and the controller ownerReference (what
+// admission reads of a pod's metadata), nothing of its spec.
 import type { Action } from '../policy/types.js';
 
 export interface LivePod {
@@ -10,6 +11,19 @@ export interface LivePod {
   networks?: string;
   /** `v1.multus-cni.io/default-network`, as on the pod. */
   defaultNetwork?: string;
+  /**
+   * The pod's controller ownerReference, as on the pod: admission reads a sharing owner from it
+   * (a KubeVirt VMI's migration pods hold their MACs as one), so the audit must see it too.
+   */
+  controller?: ControllerReference;
+}
+
+/** The fields of an ownerReference admission reads (src/policy/owner.ts). */
+export interface ControllerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid?: string;
 }
 
 /** PolicyReport result values (wgpolicyk8s.io/v1alpha2). */

@@ -45,8 +45,9 @@ export function checkManifests(objects: readonly ManifestObject[], options: Chec
   const defaultNamespace = options.defaultNamespace ?? 'default';
   const config = options.config ?? DEFAULT_ADMISSION_CONFIG;
   const nads = nadsOf(objects, options, defaultNamespace, config);
-  const labels = namespaceLabelsOf(objects, options);
-  const dra = draOf(objects, options, defaultNamespace);
+  const inputs = objects.map((m) => m.object);
+  const labels = namespaceLabelsOf(inputs, options.namespaceLabels);
+  const dra = draViewOf(inputs, options.dra, defaultNamespace);
   // Reservations never lapse here: the inputs are one apply, not a stream over time. Nor are they
   // evicted at the webhook's namespace and global caps: the files are the admin's, read once, and
   // an evicted reservation would hide a duplicate between two files.
@@ -138,10 +139,11 @@ function nadsOf(objects: readonly ManifestObject[], options: CheckOptions, defau
 /**
  * DeviceClasses and ResourceClaimTemplates: the cluster's (`--cluster`) and the inputs' own. Offline,
  * a template that is not among the inputs is "unchecked", not missing: the cluster may hold it.
+ * `netattach audit` reads its inputs through this too.
  */
-function draOf(objects: readonly ManifestObject[], options: CheckOptions, defaultNamespace: string): DraView {
-  const view = new StaticDraView(options.dra?.classes ?? [], options.dra?.templates ?? []);
-  for (const { object } of objects) {
+export function draViewOf(objects: readonly unknown[], cluster: CheckOptions['dra'], defaultNamespace: string): DraView {
+  const view = new StaticDraView(cluster?.classes ?? [], cluster?.templates ?? []);
+  for (const object of objects) {
     if (!isObject(object) || object['apiVersion'] !== 'resource.k8s.io/v1') continue;
     const meta = metadataOf(object);
     if (object['kind'] === 'DeviceClass') {
@@ -151,7 +153,7 @@ function draOf(objects: readonly ManifestObject[], options: CheckOptions, defaul
       view.addTemplate(str(meta['namespace']) ?? defaultNamespace, str(meta['name'])!);
     }
   }
-  if (options.dra) return view;
+  if (cluster) return view;
   return {
     classesFor: (resource) => view.classesFor(resource),
     template: (namespace, name): TemplateLookup =>
@@ -160,9 +162,13 @@ function draOf(objects: readonly ManifestObject[], options: CheckOptions, defaul
   };
 }
 
-function namespaceLabelsOf(objects: readonly ManifestObject[], options: CheckOptions): (namespace: string) => Record<string, string> {
+/**
+ * Namespace labels as admission sees them: the inputs' Namespace objects (string labels only, as the
+ * apiserver stores them), else the cluster's, and always the name label. `netattach audit` too.
+ */
+export function namespaceLabelsOf(objects: readonly unknown[], cluster?: (namespace: string) => Record<string, string> | undefined): (namespace: string) => Record<string, string> {
   const known = new Map<string, Record<string, string>>();
-  for (const { object } of objects) {
+  for (const object of objects) {
     if (!isObject(object) || object['apiVersion'] !== 'v1' || object['kind'] !== 'Namespace') continue;
     const meta = metadataOf(object);
     const name = str(meta['name']);
@@ -171,7 +177,7 @@ function namespaceLabelsOf(objects: readonly ManifestObject[], options: CheckOpt
     known.set(name, Object.fromEntries(labels));
   }
   // The apiserver sets the name label on every namespace, whatever the manifest says.
-  return (namespace) => ({ ...(known.get(namespace) ?? options.namespaceLabels?.(namespace)), [NAME_LABEL]: namespace });
+  return (namespace) => ({ ...(known.get(namespace) ?? cluster?.(namespace)), [NAME_LABEL]: namespace });
 }
 
 const optional = <K extends string, V>(k: K, v: V | undefined): Partial<Record<K, V>> => (v === undefined ? {} : ({ [k]: v } as Partial<Record<K, V>>));

@@ -5,6 +5,7 @@ import {
   checkManifests,
   exitCodeOf,
   loadFromCluster,
+  nothingJudged,
   loadManifests,
   renderJson,
   renderReadError,
@@ -14,9 +15,9 @@ import {
 } from '../check/index.js';
 import { devicePathOf, StaticDraView } from '../dra/index.js';
 import type { NetworkPathResult } from '../check/types.js';
-import { isNadObject, parsePluginReads, tryLoadKubeConfig, type Nad } from '../nads/index.js';
-import { loadNadFiles, loadPolicyFiles } from './rule-inputs.js';
-import { DEFAULT_ADMISSION_CONFIG, type UserInfo } from '../admission/index.js';
+import { isNadObject, tryLoadKubeConfig, type Nad } from '../nads/index.js';
+import { configOfFlags, loadNadFiles, loadPolicyFiles, VERDICT_OPTIONS, VERDICT_USAGE } from './rule-inputs.js';
+import type { UserInfo } from '../admission/index.js';
 import { EXIT_USAGE, parseCommandLine, readAll, type CliIO } from './io.js';
 
 export const USAGE = `Usage: netattach check [options] PATH...
@@ -38,14 +39,13 @@ webhook would give when the manifests are applied.
       --user NAME        the user applying the manifests, as policies see it
       --group NAME       a group of that user (repeatable)
       --mutate           show what the mutating webhook would change in each Pod
-      --plugin-reads TYPE=KEYS  a CNI plugin type that reads mac, ips or guid beyond
-                         the built-in table (repeatable; as serve's flag)
-  -o, --output FORMAT    text (default) or json (a stable format, see docs/check.md)
+${VERDICT_USAGE}  -o, --output FORMAT    text (default) or json (a stable format, see docs/check.md)
   -v, --verbose          also list clean and skipped objects and audit findings
   -h, --help             show this help
 
 Exit status: 0 nothing would be denied (warnings allowed), 1 something would be denied,
-2 usage error or an input (file, policy, NADs, cluster) that could not be read.
+2 usage error, an input (file, policy, NADs, cluster) that could not be read, or inputs
+with nothing the webhooks judge (empty, or only other kinds or excluded namespaces).
 `;
 
 const fail = (io: CliIO, message: string): number => {
@@ -67,7 +67,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       user: { type: 'string' },
       group: { type: 'string', multiple: true },
       mutate: { type: 'boolean' },
-      'plugin-reads': { type: 'string', multiple: true },
+      ...VERDICT_OPTIONS,
       output: { type: 'string', short: 'o', default: 'text' },
       verbose: { type: 'boolean', short: 'v' },
       help: { type: 'boolean', short: 'h' },
@@ -87,14 +87,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const timeoutSeconds = values.timeout === undefined ? 10 : Number(values.timeout);
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) return fail(io, `--timeout must be a positive number of seconds, not ${JSON.stringify(values.timeout)}`);
 
-  let config = DEFAULT_ADMISSION_CONFIG;
-  if (values['plugin-reads']) {
-    try {
-      config = { ...config, pluginReads: parsePluginReads(values['plugin-reads']) };
-    } catch (err) {
-      return fail(io, (err as Error).message);
-    }
-  }
+  const config = configOfFlags(values);
+  if (typeof config === 'string') return fail(io, config);
   const defaultNamespace = values.namespace ?? 'default';
   const options: CheckOptions = { defaultNamespace, config, mutate: values.mutate === true };
   const userInfo: UserInfo = {};
@@ -141,6 +135,9 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const report = buildReport(checkManifests(manifests.objects, options), manifests.errors, networks);
   reportReadErrors(io, manifests.errors);
   io.stdout(output === 'json' ? renderJson(report) : renderText(report, { verbose: values.verbose === true }));
+  // An empty stream (`kustomize build` that failed upstream) must not pass CI as "nothing denied".
+  const nothing = manifests.errors.length === 0 ? nothingJudged(report.results) : undefined;
+  if (nothing) io.stderr(`netattach check: ${nothing}\n`);
   return exitCodeOf(report);
 }
 

@@ -26,6 +26,7 @@ import { kubeTransport, leaseApi, serviceAccountNamespace, type KubeCredentials 
 import { hostname } from 'node:os';
 import type { AdmissionConfig } from '../admission/types.js';
 import type { NadSource } from '../nads/index.js';
+import type { DraView } from '../dra/index.js';
 import { BackgroundAudit, registerAuditMetrics, ReportPublisher } from '../audit/index.js';
 
 export interface PolicyWiringOptions {
@@ -61,6 +62,8 @@ export interface PolicyWiringOptions {
   audit?: {
     nadSource: NadSource;
     config: AdmissionConfig;
+    /** The webhook's DeviceClasses and ResourceClaimTemplates (cache only): templates judged alike. */
+    dra?: DraView;
     podsPerSecond?: number;
     /** Namespace of the Lease (default: the service account's namespace, else netattach-system). */
     leaseNamespace?: string;
@@ -160,6 +163,7 @@ export async function wirePolicy(options: PolicyWiringOptions): Promise<PolicyWi
         engine,
         index,
         config: a.config,
+        ...(a.dra ? { dra: a.dra } : {}),
         podsUsingNad: (ns, name) => usage.podsUsing(ns, name),
         ready,
         ...(a.podsPerSecond !== undefined ? { podsPerSecond: a.podsPerSecond } : {}),

@@ -13,6 +13,7 @@ import { createServer, createLogger, LOG_LEVELS, parseGoDuration, type LogLevel,
 import { createNadSource, parsePluginReads, tryLoadKubeConfig, type NadSource } from '../nads/index.js';
 import { getObject, kubeconfigCredentials, kubeTransport, serviceAccountNamespace, type KubeCredentials } from '../kube/index.js';
 import { DEFAULT_ADMISSION_CONFIG } from '../admission/types.js';
+import { parseMultusDefaultNetworks } from '../admission/builtin-ifnames.js';
 import { parseSharingOwners } from '../policy/owner.js';
 import { DEFAULT_CLAIM_PENDING_MS } from '../policy/claim-store.js';
 import { ENFORCEMENT_MODES, type Enforcement } from '../admission/observe.js';
@@ -61,6 +62,9 @@ Options:
   --address-sharing-owner GROUP/KIND  an owner whose pods share their MACs and GUIDs (pods it
                                  moves, such as a VM's migration target); repeatable, replaces
                                  the default             NETATTACH_ADDRESS_SHARING_OWNERS (kubevirt.io/VirtualMachineInstance)
+  --multus-default-networks N    how many defaultNetworks Multus's config adds before a pod's
+                                 networks (they shift the net<N> interface names)
+                                                                   NETATTACH_MULTUS_DEFAULT_NETWORKS (0)
   --immutable-networks           refuse any change of a running pod's network annotations
                                  (default: validate the change, as for hotplug)
                                                                    NETATTACH_IMMUTABLE_NETWORKS (false)
@@ -101,6 +105,13 @@ Options:
   -h, --help                     show this help
 `;
 
+/**
+ * On SIGTERM, answers end their connections until no review has come for this long; only then are
+ * idle connections closed (server.ts, close()): a second is far beyond the API server's gap between
+ * reviews on a busy connection, and keeps a roll's drain short.
+ */
+const DRAIN_QUIET_MS = 1000;
+
 export interface ServeConfig {
   server: ServerOptions;
   /** Generate a pair into this directory when absent (--tls-dir or --dev). */
@@ -124,6 +135,7 @@ export interface ServeConfig {
 const STRING_OPTIONS = [
   'port', 'health-port', 'host', 'tls-dir', 'tls-cert', 'tls-key', 'client-ca', 'nads', 'kubeconfig', 'log-level',
   'default-network-namespace', 'body-limit', 'shutdown-grace', 'policy', 'namespace', 'claims-namespace', 'claim-pending', 'enforcement', 'audit-rate',
+  'multus-default-networks',
 ] as const;
 
 const envName = (flag: string): string => `NETATTACH_${flag.toUpperCase().replace(/-/g, '_')}`;
@@ -216,6 +228,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
   }
   const enforcement = get('enforcement') ?? 'enforce';
   if (!ENFORCEMENT_MODES.includes(enforcement as Enforcement)) throw new RangeError(`--enforcement: invalid value ${JSON.stringify(enforcement)}: enforce or observe`);
+  const multusDefaultNetworks = parseMultusDefaultNetworks(get('multus-default-networks'));
   const rateText = get('audit-rate') ?? '1000';
   const podsPerSecond = Number(rateText);
   if (!/^\d+$/.test(rateText) || podsPerSecond < 1) throw new RangeError(`--audit-rate: invalid value ${JSON.stringify(rateText)}: a whole number of pods per second, at least 1`);
@@ -242,6 +255,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
       },
       bodyLimit,
       shutdownGraceMs: grace,
+      drainQuietMs: DRAIN_QUIET_MS,
       policyFile: policy !== undefined ? abs(policy) : undefined,
       enforcement: enforcement as Enforcement,
       admission: {
@@ -255,6 +269,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
         pluginReads,
         addressSharingOwners,
         immutableNetworks: values['immutable-networks'] ?? flagBool('immutable-networks', env.NETATTACH_IMMUTABLE_NETWORKS),
+        multusDefaultNetworks,
       },
     },
   };
@@ -354,6 +369,8 @@ export async function startServe(argv: string[], io: CliIO): Promise<Serving | '
   const logger = createLogger(config.logLevel, stream);
   await ensureCertificates(config, logger);
   const { nadSource, kubeConfig } = await chooseNadSource(config, root, logger);
+  // Built before the policy wiring: the background audit reads the templates the webhook reads.
+  const dra = kubeConfig && config.draWatch ? wireDra(kubeConfig, logger) : undefined;
   const policy = await wirePolicy({
     ...(config.server.policyFile ? { policyFile: config.server.policyFile } : {}),
     ...(kubeConfig ? { kubeConfig } : {}),
@@ -364,12 +381,11 @@ export async function startServe(argv: string[], io: CliIO): Promise<Serving | '
     defaultNetworkNamespace: config.server.admission.defaultNetworkNamespace,
     sharingOwners: config.server.admission.addressSharingOwners,
     logger,
-    ...(config.audit.enabled ? { audit: { nadSource, config: config.server.admission, podsPerSecond: config.audit.podsPerSecond } } : {}),
+    ...(config.audit.enabled ? { audit: { nadSource, config: config.server.admission, podsPerSecond: config.audit.podsPerSecond, ...(dra ? { dra: dra.source } : {}) } } : {}),
   });
   logger.info(policy.summary, kubeConfig ? 'policies: cluster mode' : 'policies: offline mode');
   let server: WebhookServer;
   try {
-    const dra = kubeConfig && config.draWatch ? wireDra(kubeConfig, logger) : undefined;
     const background = dra ? [...policy.deps.background, dra.task] : policy.deps.background;
     server = await createServer(config.server, { nadSource, logger, ...policy.deps, background, ...(dra ? { dra: dra.source } : {}) });
   } catch (err) {

@@ -5,7 +5,7 @@
 import { jsonShapeProblem } from '../json/index.js';
 import { child, index, invalid, required, unsupported, type FieldError } from '../field/index.js';
 import { jsonErrorOffset, withoutQuotedText } from './json-position.js';
-import type { Capability, CniSummary, IpamSummary, IpRange, PluginSummary } from './types.js';
+import type { Capability, CniSummary, IpamRoute, IpamSummary, IpRange, PluginSummary } from './types.js';
 
 export const KNOWN_CNI_VERSIONS = ['0.1.0', '0.2.0', '0.3.0', '0.3.1', '0.4.0', '1.0.0', '1.1.0'] as const;
 
@@ -71,7 +71,7 @@ export function analyzeCniConfig(text: string, path = 'spec.config'): CniAnalysi
     if (type === undefined) return;
     pluginTypes.push(type);
     const summary: PluginSummary = { type, capabilities: caps, path: pluginPath };
-    const ipam = ipamSummary(plugin.ipam);
+    const ipam = ipamSummary(plugin.ipam, plugin.args);
     if (ipam) summary.ipam = ipam;
     plugins.push(summary);
   };
@@ -122,34 +122,64 @@ export function summarizeCniConfig(config: string): CniSummary | undefined {
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
-function ipRange(r: unknown): IpRange | undefined {
+function ipRange(r: unknown, set: number): IpRange | undefined {
   if (!isObject(r)) return undefined;
   const subnet = str(r.subnet);
   if (subnet === undefined) return undefined;
-  const range: IpRange = { subnet };
+  const range: IpRange = { subnet, set };
   const start = str(r.rangeStart);
   const end = str(r.rangeEnd);
+  const gateway = str(r.gateway);
   if (start) range.rangeStart = start;
   if (end) range.rangeEnd = end;
+  if (gateway) range.gateway = gateway;
   return range;
 }
 
-/** The IPAM type and, for host-local, its ranges: what admission needs to predict the ADD. */
-function ipamSummary(ipam: unknown): IpamSummary | undefined {
+const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined);
+
+function staticParts(ipam: Json, summary: IpamSummary): void {
+  const addresses = Array.isArray(ipam.addresses) ? ipam.addresses.flatMap((a) => (isObject(a) && typeof a.address === 'string' ? [a.address] : [])) : [];
+  if (addresses.length) summary.addresses = addresses;
+  const routes: IpamRoute[] = [];
+  if (Array.isArray(ipam.routes)) {
+    for (const r of ipam.routes) {
+      // A route into another table or scope is left out: the kernel judges its gateway otherwise.
+      if (!isObject(r) || r.table !== undefined || r.scope !== undefined) continue;
+      const dst = str(r.dst);
+      if (dst === undefined) continue;
+      const gw = str(r.gw);
+      routes.push(gw ? { dst, gw } : { dst });
+    }
+  }
+  if (routes.length) summary.routes = routes;
+}
+
+/**
+ * The IPAM type and what admission needs to predict its ADD: host-local's ranges, static's
+ * addresses and routes, and the plugin's own args.cni.ips (read by both).
+ */
+function ipamSummary(ipam: unknown, args: unknown): IpamSummary | undefined {
   if (!isObject(ipam)) return undefined;
   const type = str(ipam.type);
   if (type === undefined) return undefined;
   const summary: IpamSummary = { type };
   if (type === 'host-local') {
     const ranges: IpRange[] = [];
-    // host-local's config.go: `ranges` (a list of range sets) or the legacy top-level subnet.
-    if (Array.isArray(ipam.ranges)) {
-      for (const set of ipam.ranges) if (Array.isArray(set)) for (const r of set) { const x = ipRange(r); if (x) ranges.push(x); }
-    }
-    const legacy = ipRange(ipam);
+    // host-local's config.go LoadIPAMConfig: the legacy top-level range, if any, becomes range
+    // set 0 and the `ranges` sets follow.
+    const legacy = ipRange(ipam, 0);
     if (legacy) ranges.push(legacy);
+    if (Array.isArray(ipam.ranges)) {
+      const first = legacy ? 1 : 0;
+      ipam.ranges.forEach((rs, i) => {
+        if (Array.isArray(rs)) for (const r of rs) { const x = ipRange(r, first + i); if (x) ranges.push(x); }
+      });
+    }
     summary.ranges = ranges;
-  }
+  } else if (type === 'static') staticParts(ipam, summary);
+  const own = isObject(args) && isObject(args.cni) ? strings(args.cni.ips) : undefined;
+  if (own?.length) summary.ownArgsIps = own;
   return summary;
 }
 

@@ -1,7 +1,7 @@
 // Turning a manifest file (multi-document YAML, or JSON) into the NAD objects it holds.
 // Pure: text in, objects or one error out. `kind: List` (and `*List`) documents are flattened.
 import { parseAllDocuments } from 'yaml';
-import { withoutQuotedText } from './json-position.js';
+import { withoutLineAndColumn, withoutQuotedText } from './json-position.js';
 import { isNadObject, isObject, type JsonObject } from './object.js';
 
 export type ManifestParse = { ok: true; nads: JsonObject[]; skipped: number } | { ok: false; error: string };
@@ -14,7 +14,7 @@ export function nadObjectsFromText(text: string, json: boolean): ManifestParse {
       documents = [JSON.parse(text)];
     } catch (e) {
       // The error must not echo the file, whose quoted text may span several lines.
-      return { ok: false, error: firstLine(withoutQuotedText(e instanceof Error ? e.message : String(e))) };
+      return { ok: false, error: firstLine(withoutLineAndColumn(withoutQuotedText(e instanceof Error ? e.message : String(e)))) };
     }
   } else {
     documents = [];

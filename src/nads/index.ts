@@ -1,6 +1,6 @@
 // Public face of src/nads: the NAD model, CNI config analysis, NAD validation and NAD sources.
-export type { Capability, CniSummary, IpamSummary, IpRange, Nad, NadLookup, NadSource, PluginSummary } from './types.js';
-export { PLUGIN_FACTS, IPAM_FACTS, NO_EXTRA_READERS, parsePluginReads, type ArgsCniKey, type ExtraReaders, type IpamFacts, type PluginFacts, type Requested } from './plugins.js';
+export type { Capability, CniSummary, IpamRoute, IpamSummary, IpRange, Nad, NadLookup, NadSource, PluginSummary } from './types.js';
+export { PLUGIN_FACTS, IPAM_FACTS, EMPTY_IPAM_RESULT_FAILS, NO_EXTRA_READERS, parsePluginReads, type ArgsCniKey, type ExtraReaders, type IpamFacts, type PluginFacts, type Requested } from './plugins.js';
 export { argsReachOf, ipamsOf, reachOf, type IpamUse, type Reach } from './reach.js';
 export { CLAIM_TEMPLATE_ANNOTATION, NODE_SELECTOR_ANNOTATION, RESOURCE_NAME_ANNOTATION, nadKey } from './types.js';
 export { NAD_API_VERSION, NAD_GROUP, NAD_KIND, NAD_PLURAL, NAD_VERSION, isNadObject } from './object.js';

@@ -10,6 +10,13 @@
  */
 export const withoutQuotedText = (message: string): string => message.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '');
 
+/**
+ * A JSON.parse message without the line and column V8 14 (Node.js 26) appends to "at position N"
+ * ("... in JSON at position 19 (line 1 column 20)"), so that a message reads the same on every
+ * Node.js line (Node 20's had none).
+ */
+export const withoutLineAndColumn = (message: string): string => message.replace(/ \(line \d+ column \d+\)$/, '');
+
 const WS = new Set([' ', '\t', '\n', '\r']);
 
 /** Offset of the first syntax error, or undefined when the text is valid JSON. */

@@ -2,7 +2,7 @@
 // Regenerate in place: npx tsx src/nads/plugin-doc.ts docs/cni-runtime.md
 import { pathToFileURL } from 'node:url';
 import { replaceGenerated, writeGenerated } from '../docs/generated.js';
-import { IPAM_FACTS, PLUGIN_FACTS } from './plugins.js';
+import { EMPTY_IPAM_RESULT_FAILS, IPAM_FACTS, PLUGIN_FACTS } from './plugins.js';
 
 export const TABLE_BEGIN = '<!-- BEGIN GENERATED PLUGIN TABLE (src/nads/plugin-doc.ts) -->';
 export const TABLE_END = '<!-- END GENERATED PLUGIN TABLE -->';
@@ -19,11 +19,18 @@ export function renderPluginTable(): string {
     ),
   ];
   const ipams = [
-    '| IPAM | IP= from CNI_ARGS | runtimeConfig `ips` | args.cni `ips` | ADD fails on | not reserved | source |',
-    '|---|---|---|---|---|---|---|',
+    '| IPAM | IP= from CNI_ARGS | runtimeConfig `ips` | args.cni `ips` | several roads at once | ADD fails on | not reserved | source |',
+    '|---|---|---|---|---|---|---|---|',
     ...[...IPAM_FACTS].map(([type, f]) => {
-      const fails = [f.needsPrefix && 'an address without /prefix', f.ipFromCniArgs === 'one' && 'two or more addresses in IP=', f.needsInRange && 'an address outside its ranges'].filter(Boolean).join('; ') || '–';
-      return `| \`${type}\` | ${f.ipFromCniArgs === 'no' ? '–' : f.ipFromCniArgs === 'one' ? 'one address' : 'several, comma-separated'} | ${yes(f.ipsFromRuntimeConfig)} | ${yes(f.ipsFromArgsCni)} | ${fails} | ${yes(f.unreserved)} | ${f.source} |`;
+      const fails = [
+        f.needsPrefix && 'an address without /prefix',
+        f.ipFromCniArgs === 'one' && 'two or more addresses in IP=',
+        f.needsInRange && "an address outside its ranges or rangeStart..rangeEnd (by default the network and IPv4 broadcast addresses), or a range's gateway",
+        f.combines === 'union' && 'two addresses in one range set',
+        f.combines === 'replace' && `nothing to assign (${[...EMPTY_IPAM_RESULT_FAILS.keys()].join(', ')}); an address assigned twice; two of a family below cniVersion 0.3.0; a route whose gateway no assigned address reaches`,
+      ].filter(Boolean).join('; ') || '–';
+      const roads = f.combines === 'union' ? 'all taken together' : f.combines === 'replace' ? 'runtimeConfig replaces args.cni, which replaces IP= and the configured addresses' : '–';
+      return `| \`${type}\` | ${f.ipFromCniArgs === 'no' ? '–' : f.ipFromCniArgs === 'one' ? 'one address' : 'several, comma-separated'} | ${yes(f.ipsFromRuntimeConfig)} | ${yes(f.ipsFromArgsCni)} | ${roads} | ${fails} | ${yes(f.unreserved)} | ${f.source} |`;
     }),
   ];
   return `${TABLE_BEGIN}\n${plugins.join('\n')}\n\n${ipams.join('\n')}\n${TABLE_END}`;

@@ -43,21 +43,30 @@ export interface IpamFacts {
   needsInRange: boolean;
   /** Hands a requested address out without reserving it in its pool (duplicate risk). */
   unreserved: boolean;
+  /**
+   * How it combines the roads (executed): `union` appends IP=, args.cni.ips and runtimeConfig
+   * ips and takes one address per range set (host-local); `replace` starts from its configured
+   * addresses plus IP=, which args.cni.ips replace, which runtimeConfig ips replace (static).
+   */
+  combines?: 'union' | 'replace';
 }
 
 const PLUGINS_REPO = 'containernetworking/plugins v1.9.1';
+/** Rows whose facts the runtime oracle executes (test/e2e/cni-oracle.e2e.ts, docs/cni-runtime.md "Executed facts"). */
+const EXECUTED_REPO = 'containernetworking/plugins v1.10.0';
+const EXECUTED = '; executed (test/e2e/cni-oracle.e2e.ts)';
 const none = { macFromCniArgs: false, runtimeConfig: [], argsCni: [] } as const;
 
 /** Plugin type -> facts. */
 export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, PluginFacts>([
-  ['bridge', { source: `${PLUGINS_REPO} plugins/main/bridge/bridge.go`, macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: ['mac'], delegatesIpam: true }],
-  ['macvlan', { source: `${PLUGINS_REPO} plugins/main/macvlan/macvlan.go`, macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: [], delegatesIpam: true }],
-  ['tuning', { source: `${PLUGINS_REPO} plugins/meta/tuning/tuning.go`, macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: ['mac'], delegatesIpam: false }],
+  ['bridge', { source: `${EXECUTED_REPO} plugins/main/bridge/bridge.go${EXECUTED}`, macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: ['mac'], delegatesIpam: true }],
+  ['macvlan', { source: `${EXECUTED_REPO} plugins/main/macvlan/macvlan.go${EXECUTED}`, macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: [], delegatesIpam: true }],
+  ['tuning', { source: `${EXECUTED_REPO} plugins/meta/tuning/tuning.go${EXECUTED}`, macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: ['mac'], delegatesIpam: false }],
   ['tap', { source: `${PLUGINS_REPO} plugins/main/tap/tap.go`, macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: [], delegatesIpam: true }],
   ['ipvlan', { source: `${PLUGINS_REPO} plugins/main/ipvlan/ipvlan.go`, ...none, delegatesIpam: true }],
   ['vlan', { source: `${PLUGINS_REPO} plugins/main/vlan/vlan.go`, ...none, delegatesIpam: true }],
-  ['ptp', { source: `${PLUGINS_REPO} plugins/main/ptp/ptp.go`, ...none, delegatesIpam: true }],
-  ['host-device', { source: `${PLUGINS_REPO} plugins/main/host-device/host-device.go`, ...none, delegatesIpam: true }],
+  ['ptp', { source: `${EXECUTED_REPO} plugins/main/ptp/ptp.go${EXECUTED}`, ...none, delegatesIpam: true }],
+  ['host-device', { source: `${EXECUTED_REPO} plugins/main/host-device/host-device.go${EXECUTED}`, ...none, delegatesIpam: true }],
   ['portmap', { source: `${PLUGINS_REPO} plugins/meta/portmap/main.go`, macFromCniArgs: false, runtimeConfig: ['portMappings'], argsCni: [], delegatesIpam: false }],
   ['bandwidth', { source: `${PLUGINS_REPO} plugins/meta/bandwidth/main.go`, macFromCniArgs: false, runtimeConfig: ['bandwidth'], argsCni: [], delegatesIpam: false }],
   ['firewall', { source: `${PLUGINS_REPO} plugins/meta/firewall/firewall.go`, ...none, delegatesIpam: false }],
@@ -72,10 +81,19 @@ export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, Pl
 
 /** IPAM type -> facts. */
 export const IPAM_FACTS: ReadonlyMap<string, IpamFacts> = new Map<string, IpamFacts>([
-  ['static', { source: `${PLUGINS_REPO} plugins/ipam/static/main.go`, ipFromCniArgs: 'several', ipsFromRuntimeConfig: true, ipsFromArgsCni: true, needsPrefix: true, needsInRange: false, unreserved: false }],
-  ['host-local', { source: `${PLUGINS_REPO} plugins/ipam/host-local/backend/allocator/config.go`, ipFromCniArgs: 'one', ipsFromRuntimeConfig: true, ipsFromArgsCni: true, needsPrefix: false, needsInRange: true, unreserved: false }],
+  ['static', { source: `${EXECUTED_REPO} plugins/ipam/static/main.go${EXECUTED}`, ipFromCniArgs: 'several', ipsFromRuntimeConfig: true, ipsFromArgsCni: true, needsPrefix: true, needsInRange: false, unreserved: false, combines: 'replace' }],
+  ['host-local', { source: `${EXECUTED_REPO} plugins/ipam/host-local/backend/allocator/config.go, range.go, allocator.go${EXECUTED}`, ipFromCniArgs: 'one', ipsFromRuntimeConfig: true, ipsFromArgsCni: true, needsPrefix: false, needsInRange: true, unreserved: false, combines: 'union' }],
   ['whereabouts', { source: 'k8snetworkplumbingwg/whereabouts v0.9.4 pkg/config/config.go', ipFromCniArgs: 'several', ipsFromRuntimeConfig: false, ipsFromArgsCni: false, needsPrefix: true, needsInRange: false, unreserved: true }],
   ['dhcp', { source: `${PLUGINS_REPO} plugins/ipam/dhcp/main.go`, ipFromCniArgs: 'no', ipsFromRuntimeConfig: false, ipsFromArgsCni: false, needsPrefix: false, needsInRange: false, unreserved: false }],
+]);
+
+/**
+ * Plugins whose ADD fails when their IPAM returns no address ("IPAM plugin returned missing IP
+ * config"), with where that was found: static IPAM with nothing configured nor requested.
+ */
+export const EMPTY_IPAM_RESULT_FAILS: ReadonlyMap<string, string> = new Map([
+  ['bridge', `${EXECUTED_REPO} plugins/main/bridge/bridge.go cmdAdd (executed)`],
+  ...['macvlan', 'ipvlan', 'ptp', 'host-device', 'vlan', 'tap'].map((t): [string, string] => [t, `${EXECUTED_REPO} plugins/main/${t}/${t}.go cmdAdd`]),
 ]);
 
 /**

@@ -18,6 +18,16 @@ export interface IpRange {
   subnet: string;
   rangeStart?: string;
   rangeEnd?: string;
+  /** The address host-local keeps for the gateway, as written (default: the subnet's first address). */
+  gateway?: string;
+  /** Its range set as host-local numbers them (the legacy top-level range first): one requested IP per set. */
+  set?: number;
+}
+
+/** A route of a static IPAM's config. */
+export interface IpamRoute {
+  dst: string;
+  gw?: string;
 }
 
 /** The `ipam` section of a plugin, as far as admission needs it. */
@@ -25,6 +35,12 @@ export interface IpamSummary {
   type: string;
   /** host-local's ranges (`ranges` range sets flattened, or the legacy top-level `subnet`). */
   ranges?: readonly IpRange[];
+  /** static's configured `addresses[].address`, as written. */
+  addresses?: readonly string[];
+  /** static's configured `routes`. */
+  routes?: readonly IpamRoute[];
+  /** The plugin config's own `args.cni.ips`, which a selection's `cni-args.ips` replaces (Multus injectCNIArgs). */
+  ownArgsIps?: readonly string[];
 }
 
 /** One plugin of the chain. */

@@ -62,20 +62,22 @@ const guidFact = (guid: string, network: string, path: string): AddressFact =>
 /**
  * The hardware addresses a request asks for: top-level `mac` and `infiniband-guid`, and the same
  * through `cni-args` (`mac`, `guid`), which plugins read too. An address given both ways on one
- * network is one address (the top-level path names it).
+ * network is one address (the top-level path names it). `dropped`: paths of values the NAD's
+ * chain replaces by the other door's (the admission's MAC checks tell); without it, both count.
  */
-export function addressFacts(networks: readonly ParsedNetwork[]): AddressFact[] {
+export function addressFacts(networks: readonly ParsedNetwork[], dropped?: ReadonlySet<string>): AddressFact[] {
   const out: AddressFact[] = [];
   for (const n of networks) {
     const network = `${n.selection.namespace}/${n.selection.name}`;
     const first = out.length;
-    const mac = typeof n.selection.mac === 'string' ? canonicalMac(n.selection.mac) : undefined;
-    if (mac) out.push(macFact(mac, network, child(n.path, 'mac')));
+    const macPath = child(n.path, 'mac');
+    const mac = typeof n.selection.mac === 'string' && !dropped?.has(macPath) ? canonicalMac(n.selection.mac) : undefined;
+    if (mac) out.push(macFact(mac, network, macPath));
     const g = n.selection['infiniband-guid'];
     const guid = typeof g === 'string' ? canonicalGuid(g) : undefined;
     if (guid) out.push(guidFact(guid, network, child(n.path, 'infiniband-guid')));
     for (const a of argsAddresses(n)) {
-      if (a.canonical === undefined) continue;
+      if (a.canonical === undefined || dropped?.has(a.path)) continue;
       const kind = a.key === 'mac' ? 'mac' : 'infiniband-guid';
       if (out.some((f, i) => i >= first && f.kind === kind && f.value === a.canonical)) continue;
       out.push(kind === 'mac' ? macFact(a.canonical, network, a.path) : guidFact(a.canonical, network, a.path));

@@ -79,7 +79,7 @@ export function evaluatePolicies(set: PolicySet, input: PolicyInput, index?: Add
 
   const builtin = input.builtin.map((f) => regrade(f, applying));
   let facts: AddressFact[] | undefined;
-  const addresses = (): AddressFact[] => (facts ??= addressFacts(input.networks));
+  const addresses = (): AddressFact[] => (facts ??= addressFacts(input.networks, input.droppedAddresses));
   const lookups = new Map<string, readonly Holder[]>();
   const self = { namespace: input.namespace, ...input.pod };
   // Addresses past the per-pod bound are not reserved or claimed, so they are not judged against

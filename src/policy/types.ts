@@ -68,6 +68,12 @@ export interface PolicyInput {
   /** Findings of the built-in rules, action Enforce, for the policy to re-grade. */
   builtin: Finding[];
   /**
+   * Field paths of requested addresses the NAD's chain drops for another value of the same
+   * selection (a top-level `mac` beside a `cni-args.mac` that wins): policy and the uniqueness
+   * index judge the value that takes effect. Absent: every requested address is judged.
+   */
+  droppedAddresses?: ReadonlySet<string>;
+  /**
    * UPDATE of a running pod whose network annotations change (hotplug): the addresses
    * (`kind value network`) it held before, which uniqueness does not judge again.
    */

@@ -60,6 +60,18 @@ export interface AdmissionAppOptions {
   onTlsError?: (err: Error & { code?: string }, socket: TLSSocket) => void;
   logger: Logger;
   pipeline: PipelineDeps;
+  /** Kept with the server's close(): when requests last came, and whether answers end their connection. */
+  drain?: Drain;
+}
+
+/**
+ * A drain in progress: every answer asks the client to close its connection (`Connection: close`),
+ * so that the API server closes the kept-alive connections it uses instead of the server closing
+ * one under a request it is sending (server.ts, close()).
+ */
+export interface Drain {
+  draining: boolean;
+  lastRequestAt: number;
 }
 
 export type AdmissionApp = FastifyInstance<https.Server>;
@@ -122,6 +134,11 @@ export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
           if (socket[FIRST_REQUEST] !== undefined) {
             clearTimeout(socket[FIRST_REQUEST]);
             socket[FIRST_REQUEST] = undefined;
+          }
+          const drain = options.drain;
+          if (drain) {
+            drain.lastRequestAt = Date.now();
+            if (drain.draining) res.setHeader('connection', 'close');
           }
           holdUntilRead(res);
           if (!fastPath(req, res)) handler(req, res);

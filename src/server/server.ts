@@ -3,7 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import { NO_POLICY, type AddressReservations } from '../policy/types.js';
 import { createMetrics, type ServerMetrics } from './metrics.js';
-import { createAdmissionApp } from './admission-app.js';
+import { createAdmissionApp, type Drain } from './admission-app.js';
 import { createHealthApp, readiness, watchCheck, type Readiness } from './health-app.js';
 import { loadTlsMaterial, secureContextOptions, TlsReloader } from './tls.js';
 import type { AdmissionCore, ReadinessCheck, ServerDeps, ServerOptions } from './types.js';
@@ -73,7 +73,9 @@ export async function createServer(options: ServerOptions, deps: ServerDeps): Pr
     enforcement: options.enforcement ?? 'enforce',
   };
   const tlsFailures = rateLimitedLog(TLS_ERROR_LOG_INTERVAL_MS);
+  const drain: Drain = { draining: false, lastRequestAt: 0 };
   const app = createAdmissionApp({
+    drain,
     tls: loaded.material,
     requireClientCert: options.tls.clientCaFile !== undefined,
     bodyLimit: options.bodyLimit,
@@ -153,11 +155,23 @@ export async function createServer(options: ServerOptions, deps: ServerDeps): Pr
     async close() {
       closing = true;
       let drained = true;
+      const started = Date.now();
       const grace = setTimeout(() => {
         drained = false;
         logger.warn({ graceMs: options.shutdownGraceMs }, 'grace period over; closing the remaining connections');
         app.server.closeAllConnections();
       }, options.shutdownGraceMs);
+      // Closing an idle kept-alive connection races with the API server sending its next review on
+      // it: that POST then ends in EOF, is not retried, and failurePolicy Fail fails the pod create
+      // (seen in test/e2e/upgrade.e2e.ts). So first every answer ends its connection, and the
+      // server closes idle ones (app.close()) only once no request has come for drainQuietMs:
+      // those the API server no longer picks from its pool.
+      drain.draining = true;
+      const quietMs = options.drainQuietMs ?? 0;
+      const quietBound = started + options.shutdownGraceMs / 2;
+      for (let wait = drain.lastRequestAt + quietMs - Date.now(); wait > 0 && Date.now() < quietBound; wait = drain.lastRequestAt + quietMs - Date.now()) {
+        await new Promise((r) => setTimeout(r, Math.min(wait, quietBound - Date.now())));
+      }
       try {
         await app.close();
       } finally {

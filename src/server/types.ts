@@ -71,6 +71,11 @@ export interface ServerOptions {
   admission: AdmissionConfig;
   /** How long SIGTERM waits for in-flight requests before cutting connections. */
   shutdownGraceMs: number;
+  /**
+   * On close, how long no request must have come before idle connections are closed and the port
+   * stops listening (meanwhile every answer ends its connection); at most half the grace. 0: at once.
+   */
+  drainQuietMs?: number;
   /** Quiet time after a certificate file event before reloading. */
   tlsReloadDebounceMs?: number;
   /** Re-read the certificate files this often even without events (missed inotify events). */

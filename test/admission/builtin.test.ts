@@ -44,7 +44,7 @@ const cases: Case[] = [
   {
     name: 'host-local: an address outside rangeStart..rangeEnd fails',
     networks: '[{"name":"hl","ips":["10.1.0.50"]}]',
-    errors: [`${A}[0].ips[0]: Invalid value: "10.1.0.50": not in any range of default/hl's IPAM "host-local" (spec.config.plugins[0].ipam): 10.1.0.0/24; the ADD would fail`],
+    errors: [`${A}[0].ips[0]: Invalid value: "10.1.0.50": outside rangeStart..rangeEnd of 10.1.0.0/24: default/hl's IPAM "host-local" (spec.config.plugins[0].ipam) hands out 10.1.0.100-10.1.0.200 there, and the ADD would fail`],
   },
   {
     name: 'whereabouts: honoured but not reserved: a warning',
@@ -113,7 +113,7 @@ t.test('an 8-byte MAC fails where a plugin sets the MAC', async (t) => {
   // annotation parser's own verdict on 8 bytes is tested in test/annotation.
   const net = { index: 0, path: `${A}[0]`, selection: { name: 'macvlan', namespace: 'default', mac: '02:00:00:00:00:00:00:01' } };
   const r = builtinChecks([net], nads, NO_EXTRA_READERS);
-  t.same(r.errors.map(renderError), [`${A}[0].mac: Invalid value: "02:00:00:00:00:00:00:01": an 8-byte address: macvlan sets the MAC on an Ethernet interface, and the ADD would fail (use infiniband-guid for an InfiniBand GUID)`]);
+  t.same(r.errors.map(renderError), [`${A}[0].mac: Invalid value: "02:00:00:00:00:00:00:01": an 8-byte address: macvlan sets the MAC on an Ethernet interface (default/macvlan spec.config.plugins[0]), and the kernel refuses it ("invalid argument"): the ADD would fail (use infiniband-guid for an InfiniBand GUID)`]);
   const vendor = builtinChecks([{ ...net, selection: { ...net.selection, name: 'vendor' } }], nads, NO_EXTRA_READERS);
   t.same(vendor.errors, [], 'an unknown plugin: only the warning that it may be ignored');
 });
@@ -142,8 +142,8 @@ const more = nadLookup(
   nadObject('static-wb', { config: chain({ type: 'macvlan', ipam: { type: 'static' } }, { type: 'ipvlan', ipam: { type: 'whereabouts', range: '10.2.0.0/24' } }) }),
   nadObject('hl', { config: chain({ type: 'macvlan', ipam: { type: 'host-local', ranges: [[{ subnet: '10.1.0.0/24' }]] } }) }),
   nadObject('hl2', { config: chain({ type: 'macvlan', ipam: { type: 'host-local', ranges: [[{ subnet: '10.1.0.0/24' }], [{ subnet: '10.3.0.0/24' }]] } }) }),
-  nadObject('static-tuned', { config: chain({ type: 'macvlan', ipam: { type: 'static' } }, { type: 'tuning' }) }),
-  nadObject('static-portmap', { config: chain({ type: 'macvlan', ipam: { type: 'static' } }, { type: 'portmap', capabilities: { portMappings: true } }) }),
+  nadObject('static-tuned', { config: chain({ type: 'macvlan', ipam: { type: 'static', addresses: [{ address: '192.0.2.1/24' }] } }, { type: 'tuning' }) }),
+  nadObject('static-portmap', { config: chain({ type: 'macvlan', ipam: { type: 'static', addresses: [{ address: '192.0.2.1/24' }] } }, { type: 'portmap', capabilities: { portMappings: true } }) }),
 );
 
 interface ExactCase {
@@ -209,8 +209,13 @@ const exact: ExactCase[] = [
     networks: '[{"name":"static-wb","cni-args":{"ips":["10.0.0.7/24"]}}]',
   },
   {
-    name: 'cni-args ips: host-local takes several from args.cni (only IP= holds one)',
+    name: 'cni-args ips: host-local takes several from args.cni (only IP= holds one), one per range set',
+    networks: '[{"name":"hl2","cni-args":{"ips":["10.1.0.150","10.3.0.151"]}}]',
+  },
+  {
+    name: 'cni-args ips: two in one range set fail (executed: "failed to allocate all requested IPs")',
     networks: '[{"name":"hl","cni-args":{"ips":["10.1.0.150","10.1.0.151"]}}]',
+    errors: [`${A}[0].cni-args.ips[1]: Invalid value: "10.1.0.151": default/hl's IPAM "host-local" (spec.config.plugins[0].ipam) takes one requested address per range set, and range set 0 (10.1.0.0/24) also gets 10.1.0.150 (cni-args.ips[0]): the ADD would fail`],
   },
   {
     name: 'host-local with two ranges: both listed when an address is outside them',

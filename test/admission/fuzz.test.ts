@@ -2,7 +2,7 @@
 // produces is a well-formed decision whose patch applies.
 import t from 'tap';
 import fc from 'fast-check';
-import { decodeReview, plan, review, toResponse, MAX_WARNING_LENGTH, MAX_WARNINGS_TOTAL, type Decision } from '../../src/admission/index.js';
+import { decodeReview, plan, review, toResponse, MAX_WARNING_LONG, MAX_WARNINGS_TOTAL, type Decision } from '../../src/admission/index.js';
 import { applied, context, DEFAULT_NETWORK, nadLookup, nadObject, NETWORKS, request } from './fixtures.js';
 
 const nads = nadLookup(
@@ -67,7 +67,7 @@ function wellFormed(d: Decision): void {
   if (!d.allowed && d.patch.length > 0) throw new Error('a denial carries a patch');
   const resp = toResponse('admission.k8s.io/v1', 'u', d, 'mutate').response!;
   const warnings = resp.warnings ?? [];
-  if (warnings.some((w) => w.length > MAX_WARNING_LENGTH)) throw new Error('warning too long');
+  if (warnings.some((w) => w.length > MAX_WARNING_LONG)) throw new Error('warning too long');
   if (warnings.reduce((n, w) => n + w.length, 0) > MAX_WARNINGS_TOTAL) throw new Error('warnings too long in all');
 }
 

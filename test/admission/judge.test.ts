@@ -13,7 +13,7 @@ import { chain, context, nadLookup, nadObject, NETWORKS, pod, request } from './
 const A = `metadata.annotations[${NETWORKS}]`;
 const found = nadLookup(
   nadObject('a'),
-  nadObject('static', { config: chain({ type: 'macvlan', master: 'eth1', ipam: { type: 'static' } }) }),
+  nadObject('static', { config: chain({ type: 'macvlan', master: 'eth1', ipam: { type: 'static', addresses: [{ address: '192.0.2.1/24' }] } }) }),
   nadObject('vendor', { config: chain({ type: 'vendor-cni' }) }),
 );
 /** `down` cannot be read now (the API server did not answer); the rest as `found`. */

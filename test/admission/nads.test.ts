@@ -34,7 +34,7 @@ t.test('NAD UPDATE keeps problems the object already had as warnings', async (t)
   const d = review(nadRequest(updated, 'UPDATE', old), context(none));
   t.ok(d.allowed);
   t.ok(warningLines(d).some((w) => w.includes('resourceName')), JSON.stringify(d.warnings));
-  t.ok(warningLines(d).every((w) => w.length <= 120));
+  t.ok(warningLines(d).every((w) => w.length <= 256));
 });
 
 t.test('NAD DELETE is allowed; a NAD in use warns with some pods and the count', async (t) => {

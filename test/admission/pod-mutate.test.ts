@@ -219,7 +219,7 @@ t.test('podnetinfo never clobbers the user', async (t) => {
   t.same(m.out['spec'].containers[0].volumeMounts, [{ name: 'cfg', mountPath: '/etc/podnetinfo' }]);
   t.same(m.out['spec'].containers[1].volumeMounts, [{ name: 'podnetinfo', mountPath: '/etc/podnetinfo', readOnly: true }]);
   t.match(warningLines(m.d), [/^spec\.containers\[0\]\.volumeMounts\[0\]: clashes with the pod network info mount/]);
-  t.ok(warningLines(m.d).every((w) => w.length <= 120));
+  t.ok(warningLines(m.d).every((w) => w.length <= 256));
   assertIdempotent(t, clashMount, PODNETINFO);
 });
 

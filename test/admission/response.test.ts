@@ -7,6 +7,7 @@ import {
   MAX_DENIAL_BYTES,
   MAX_LISTED_ERRORS,
   MAX_WARNING_LENGTH,
+  MAX_WARNING_LONG,
   MAX_WARNINGS,
   MAX_WARNINGS_TOTAL,
   OBSERVE_NOTE,
@@ -194,11 +195,12 @@ t.test('namespaceOf: the request\'s, else the object\'s, else default', async (t
   t.equal(namespaceOf(req('', 'pods')), 'default');
 });
 
-t.test('each warning fits 120 characters by shortening the value, not the path', async (t) => {
+t.test('a warning keeps its path and reason, shortening the value', async (t) => {
   const path = 'spec.jobTemplate.spec.template.metadata.annotations[k8s.v1.cni.cncf.io/networks][12].mac';
-  const w = renderWarning(invalid(path, 'x'.repeat(500), 'a reason that is also fairly long to push past the limit'));
-  t.ok(w.length <= MAX_WARNING_LENGTH, `length ${w.length}`);
-  t.ok(w.startsWith(`${path}: Invalid value: "xxx`), w);
+  const reason = 'a reason that is also fairly long to push past the limit';
+  const w = renderWarning(invalid(path, 'x'.repeat(500), reason));
+  t.ok(w.length > MAX_WARNING_LENGTH && w.length <= MAX_WARNING_LONG, `length ${w.length}`);
+  t.equal(w, `${path}: Invalid value: "xxxxxxxx...: ${reason}`);
   const short = renderWarning(invalid('a.b', 'v', 'r'));
   t.equal(short, 'a.b: Invalid value: "v": r');
 });
@@ -208,13 +210,14 @@ t.test('the response keeps warnings within the apiserver limits', async (t) => {
   const out = toResponse('admission.k8s.io/v1', 'u', decision({ warnings: many }), 'mutate').response!.warnings!;
   const total = out.reduce((n, w) => n + w.length, 0);
   t.ok(total <= MAX_WARNINGS_TOTAL, `total ${total}`);
-  for (const w of out) t.ok(w.length <= MAX_WARNING_LENGTH, `length ${w.length}`);
+  for (const w of out) t.ok(w.length <= MAX_WARNING_LONG, `length ${w.length}`);
+  t.ok(out.slice(0, -1).every((w, i) => w.endsWith('y'.repeat(100)) && w.includes(`warning number ${i} `)), 'each whole: its point fits 256');
   t.match(out.at(-1), /^and \d+ more warnings/);
   const shown = out.length - 1;
   t.match(out.at(-1), new RegExp(`^and ${100 - shown} more`));
 
   t.same(limitWarnings(['Warning: a', 'a', 'b']), ['a', 'b'], 'deduplicated, no "Warning:" prefix');
-  t.same(limitWarnings(['a'.repeat(500)]).map((w) => w.length), [MAX_WARNING_LENGTH]);
+  t.same(limitWarnings(['a'.repeat(500)]).map((w) => w.length), [MAX_WARNING_LONG]);
   t.equal(toResponse('admission.k8s.io/v1', 'u', decision(), 'mutate').response?.warnings, undefined, 'none: field omitted');
 });
 

@@ -1,6 +1,7 @@
-// Warnings within the apiserver's limits (docs/admission.md, "Warnings and their limits"): each at
-// most 120 characters, the value shortened first, then the reason, the path only if it alone is too
-// long; duplicates dropped; past 4096 characters in all, the rest summarized as
+// Warnings within the apiserver's limits (docs/admission.md, "Warnings and their limits"): whole
+// within 120 characters; else the value shortened first, and a reason that still does not fit 120
+// kept whole up to 256 (what the apiserver never cuts); past 256 a long path loses its middle, and
+// last the reason its end. Duplicates dropped; past 4096 characters in all, the rest summarized as
 // `and N more warnings (not shown: too many)`.
 import t from 'tap';
 import { forbidden, internal, invalid, notFound, required, tooMany, type FieldError } from '../../src/field/index.js';
@@ -8,6 +9,7 @@ import {
   fitWarning,
   limitWarnings,
   MAX_WARNING_LENGTH,
+  MAX_WARNING_LONG,
   MAX_WARNINGS_TOTAL,
   renderNote,
   renderWarning,
@@ -23,6 +25,7 @@ const CRON = 'spec.jobTemplate.spec.template.metadata.annotations[k8s.v1.cni.cnc
 
 t.test('the limits are the ones the docs name', async (t) => {
   t.equal(MAX_WARNING_LENGTH, 120);
+  t.equal(MAX_WARNING_LONG, 256);
   t.equal(MAX_WARNINGS_TOTAL, 4096);
   t.equal(CRON.length, 84);
 });
@@ -43,7 +46,7 @@ t.test('a field error that fits is rendered whole', async (t) => {
   t.equal(renderWarning(invalid('a.b', x(90), 'reason')).length, 120);
 });
 
-t.test('a long value is shortened first: the reason is kept whole', async (t) => {
+t.test('a long value is shortened first, to fit 120 where the reason allows', async (t) => {
   // `spec.x: Invalid value` is 21 characters and `: must be short` 15, so the value gets
   // 120 - 21 - 15 - 2 (its ": ") = 82 characters: the quote, 78 x and "...".
   const cases: Array<[string, FieldError, string]> = [
@@ -51,42 +54,65 @@ t.test('a long value is shortened first: the reason is kept whole', async (t) =>
     // No reason: the value takes all the room after the head.
     ['long value, no reason', invalid('spec.x', x(500), ''), `spec.x: Invalid value: "${x(93)}...`],
     ['not found, no reason', notFound('spec.template.x', x(500)), `spec.template.x: Not found: "${x(88)}...`],
-    // A value that fits its 12 characters stays whole; the long reason is cut instead.
-    ['long reason', invalid('a', 'short', x(200)), `a: Invalid value: "short": ${x(90)}...`],
-    // A long value and a long reason: the value keeps 12 characters, the reason is cut.
-    ['both long', invalid('a', x(500), x(200)), `a: Invalid value: "${x(8)}...: ${x(85)}...`],
-    // The path is cut only when it alone is too long.
-    ['long path', invalid(x(200), 'v', 'r'), `${x(117)}...`],
   ];
   for (const [name, e, want] of cases) {
     const got = renderWarning(e);
     t.equal(got, want, name);
     t.equal(got.length, 120, `${name}: length`);
   }
+});
+
+t.test('a reason that does not fit 120 is kept whole up to 256, the value shortened to 12', async (t) => {
+  const cases: Array<[string, FieldError, string]> = [
+    // A short value stays whole: `a: Invalid value: "short": ` is 27, the reason 200.
+    ['long reason', invalid('a', 'short', x(200)), `a: Invalid value: "short": ${x(200)}`],
+    // A long value keeps 12 characters (the quote, 8 x and "..."), the reason whole.
+    ['both long', invalid('a', x(500), x(200)), `a: Invalid value: "${x(8)}...: ${x(200)}`],
+    // The issue-27 case: a Warn policy on a template's path of 84 characters.
+    ['policy on a CronJob template', forbidden(`${CRON}.mac`, `policy "no-macs" (requestedFields): user "admin" may not set mac: ask for an address from the pool instead`),
+      `${CRON}.mac: Forbidden: policy "no-macs" (requestedFields): user "admin" may not set mac: ask for an address from the pool instead`],
+    ['exactly 256', invalid('a', 'v', x(256 - 'a: Invalid value: "v": '.length)), `a: Invalid value: "v": ${x(233)}`],
+  ];
+  for (const [name, e, want] of cases) {
+    const got = renderWarning(e);
+    t.equal(got, want, name);
+    t.ok(got.length > 120 && got.length <= 256, `${name}: length ${got.length}`);
+  }
+});
+
+t.test('past 256: a long path keeps its ends, then the reason loses its end', async (t) => {
+  const longPath = `${CRON}.cni-args.${'k'.repeat(100)}`;
+  const got = renderWarning(forbidden(longPath, `policy "p": ${x(100)}`));
+  t.equal(got.length, `${longPath.slice(0, 38)}...${longPath.slice(-55)}: Forbidden: policy "p": ${x(100)}`.length, 'the path cut to 96');
+  t.ok(got.startsWith(longPath.slice(0, 38)) && got.includes(`...${'k'.repeat(55)}: Forbidden: policy "p": ${x(100)}`), got);
+  // Reason alone longer than 256: its start is kept, cut at 256.
+  const huge = renderWarning(invalid('a', 'v', `the point first; ${x(400)}`));
+  t.equal(huge, `a: Invalid value: "v": the point first; ${x(213)}...`);
+  t.equal(huge.length, 256);
+  // A path alone longer than 256 (a forged key: paths are cut at 512) still leaves the reason.
+  const forged = renderWarning(invalid(`x.${'k'.repeat(500)}`, 'v', 'must be short'));
+  t.ok(forged.endsWith(': Invalid value: "v": must be short') && forged.length <= 256, forged);
 });
 
 t.test('the types Kubernetes renders without a value get none when shortened either', async (t) => {
-  const reason = `because ${x(100)}`;
+  const reason = `because ${x(150)}`;
   const cases: Array<[string, FieldError, string]> = [
-    ['required', required('a.b', reason), `a.b: Required value: because ${x(88)}...`],
-    ['required, long path, no reason', required(`${CRON}.${x(30)}`), `${CRON}.${x(30)}: ...`],
-    ['forbidden', forbidden('a.b', reason), `a.b: Forbidden: because ${x(93)}...`],
-    ['internal error', internal('a.b', reason), `a.b: Internal error: because ${x(88)}...`],
+    ['required', required('a.b', reason), `a.b: Required value: because ${x(150)}`],
+    ['forbidden', forbidden('a.b', reason), `a.b: Forbidden: because ${x(150)}`],
+    ['internal error', internal('a.b', reason), `a.b: Internal error: because ${x(150)}`],
     // A Too many error carries the count as its value, but it is not shown.
-    ['too many', tooMany(`${CRON}.ips`, 300, 8), `${CRON}.ips: Too many: must have at most...`],
+    ['too many', tooMany(`${CRON}.ips`, 300, 8), `${CRON}.ips: Too many: must have at most 8 items`],
   ];
-  for (const [name, e, want] of cases) {
-    const got = renderWarning(e);
-    t.equal(got, want, name);
-    t.equal(got.length, 120, `${name}: length`);
-  }
+  for (const [name, e, want] of cases) t.equal(renderWarning(e), want, name);
 });
 
-t.test('a smaller limit', async (t) => {
-  t.equal(renderWarning(invalid('a', x(500), 'r'), 40), `a: Invalid value: "${x(15)}...: r`);
-  t.equal(renderNote({ path: 'a', text: x(100) }, 10), `a: ${x(4)}...`);
-  t.equal(shortWarning({ note: { path: 'a', text: x(100) } }, 10), `a: ${x(4)}...`);
-  t.equal(shortWarning({ field: invalid('a', x(500), 'r') }, 40), `a: Invalid value: "${x(15)}...: r`);
+t.test('smaller limits', async (t) => {
+  t.equal(renderWarning(invalid('a', x(500), 'r'), 40, 40), `a: Invalid value: "${x(15)}...: r`);
+  t.equal(renderNote({ path: 'a', text: x(100) }, 10, 10), `a: ${x(4)}...`);
+  t.equal(shortWarning({ note: { path: 'a', text: x(100) } }, 10, 10), `a: ${x(4)}...`);
+  t.equal(shortWarning({ field: invalid('a', x(500), 'r') }, 40, 40), `a: Invalid value: "${x(15)}...: r`);
+  // A line of 40 with the default long limit: the reason may use 256.
+  t.equal(renderWarning(invalid('a', x(500), x(60)), 40), `a: Invalid value: "${x(8)}...: ${x(60)}`);
 });
 
 t.test('a cut never splits a surrogate pair (an emoji at the cut keeps whole or goes)', async (t) => {
@@ -94,20 +120,23 @@ t.test('a cut never splits a surrogate pair (an emoji at the cut keeps whole or 
   for (let n = 0; n < 8; n++) {
     const text = `${x(n)}${'\u{1F600}'.repeat(20)}`;
     for (const max of [8, 9, 10, 11]) {
-      const note = renderNote({ path: 'a', text }, max);
+      const note = renderNote({ path: 'a', text }, max, max);
       t.notOk(lone.test(note), `note of ${n} x and emoji cut at ${max}: ${JSON.stringify(note)}`);
       t.ok(note.length <= max, 'within the limit');
     }
   }
 });
 
-t.test('a note is `path: text`, the text cut', async (t) => {
+t.test('a note is `path: text`, whole up to 256, then the path middle and the text end cut', async (t) => {
   const cases: Array<[string, { path: string; text: string }, string]> = [
     ['with a path', { path: 'spec.x', text: 'hello' }, 'spec.x: hello'],
     ['no path', { path: '', text: 'hello' }, 'hello'],
     ['exactly 120', { path: 'a', text: x(117) }, `a: ${x(117)}`],
-    ['121', { path: 'a', text: x(118) }, `a: ${x(114)}...`],
-    ['no path, 121', { path: '', text: x(121) }, `${x(117)}...`],
+    ['121: the text is the point, whole', { path: 'a', text: x(118) }, `a: ${x(118)}`],
+    ['exactly 256', { path: 'a', text: x(253) }, `a: ${x(253)}`],
+    ['257', { path: 'a', text: x(254) }, `a: ${x(250)}...`],
+    ['no path, 257', { path: '', text: x(257) }, `${x(253)}...`],
+    ['a long path', { path: `${CRON}.${x(100)}`, text: `the point ${'y'.repeat(160)}` }, `${CRON.slice(0, 38)}...${x(55)}: the point ${'y'.repeat(145)}...`],
   ];
   for (const [name, note, want] of cases) {
     t.equal(renderNote(note), want, name);
@@ -125,7 +154,7 @@ t.test('warningText is the whole text, shortWarning what the response carries', 
   t.equal(warningText({ note: { path: '', text: 'hello' } }), 'hello');
 });
 
-t.test('fitWarning drops a leading "Warning:" and cuts to 120', async (t) => {
+t.test('fitWarning drops a leading "Warning:" and cuts to 256', async (t) => {
   const cases: Array<[string, string]> = [
     ['Warning: a', 'a'],
     ['warning:a', 'a'],
@@ -133,9 +162,9 @@ t.test('fitWarning drops a leading "Warning:" and cuts to 120', async (t) => {
     ['x: warning: y', 'x: warning: y'],
     ['Warning: ', ''],
     ['a', 'a'],
-    [x(120), x(120)],
-    [x(121), `${x(117)}...`],
-    [`Warning: ${x(120)}`, x(120)],
+    [x(256), x(256)],
+    [x(257), `${x(253)}...`],
+    [`Warning: ${x(256)}`, x(256)],
   ];
   for (const [text, want] of cases) t.equal(fitWarning(text), want, JSON.stringify(text));
 });

@@ -4,7 +4,7 @@ import { plan, review, type AdmissionRequest } from '../../src/admission/index.j
 import type { PolicyEvaluator, PolicyInput } from '../../src/policy/types.js';
 import { chain, context, nadLookup, nadObject, NETWORKS, request, warningLines } from './fixtures.js';
 
-const nads = nadLookup(nadObject('sriov-a', { namespace: 'apps', resourceName: 'intel.com/sriov_a', config: chain({ type: 'ipvlan', ipam: { type: 'static' } }) }));
+const nads = nadLookup(nadObject('sriov-a', { namespace: 'apps', resourceName: 'intel.com/sriov_a', config: chain({ type: 'ipvlan', ipam: { type: 'static', addresses: [{ address: '192.0.2.1/24' }] } }) }));
 
 const template = (networks: string) => ({ metadata: { annotations: { [NETWORKS]: networks } }, spec: { containers: [{ name: 'c' }] } });
 

@@ -90,8 +90,10 @@ t.test('macWarning: what Linux cannot set, or the subnet manager sets; nothing f
     ['02:23:45:67:89:01', undefined],
     ['nope', undefined],
     ['c2:11:22:33:44:55:66:77', EIGHT_BYTE_MAC],
-    ['00:00:00:00:00:00', 'the all-zero MAC cannot be set on a Linux interface: the pod will fail to start'],
-    ['03:23:45:67:89:01', 'a multicast MAC (lowest bit of the first octet set) cannot be set on a Linux interface: the pod will fail to start'],
+    // Only the NAD's chain tells whether a plugin sets it: a warning that never says the pod fails.
+    ['00:00:00:00:00:00', 'the all-zero MAC: the kernel refuses it as the address of an Ethernet interface, so only a network whose plugins do not set the MAC can take it'],
+    ['ff:ff:ff:ff:ff:ff', 'the broadcast MAC: the kernel refuses it as the address of an Ethernet interface, so only a network whose plugins do not set the MAC can take it'],
+    ['03:23:45:67:89:01', 'a multicast MAC (lowest bit of the first octet set): the kernel refuses it as the address of an Ethernet interface, so only a network whose plugins do not set the MAC can take it'],
     ['00:00:00:00:fe:80:00:00:00:00:00:00:02:00:5e:10:00:00:00:01', undefined],
     [
       '00:00:00:00:fe:80:00:00:00:00:00:01:02:00:5e:10:00:00:00:01',

@@ -120,7 +120,7 @@ const cases: Record<string, Case> = {
     warnings: [['[0].mac', 'Invalid value', 'only the last 8 bytes']],
   },
   'multicast mac: warning (Linux cannot set it)': { value: el('"mac":"03:00:00:00:00:01"'), warnings: [['[0].mac', 'Invalid value', 'multicast']] },
-  'broadcast mac: warning': { value: el('"mac":"ff:ff:ff:ff:ff:ff"'), warnings: [['[0].mac', 'Invalid value', 'multicast']] },
+  'broadcast mac: warning': { value: el('"mac":"ff:ff:ff:ff:ff:ff"'), warnings: [['[0].mac', 'Invalid value', 'broadcast']] },
   'all-zero mac: warning': { value: el('"mac":"00:00:00:00:00:00"'), warnings: [['[0].mac', 'Invalid value', 'all-zero']] },
   'mac not a string': { value: el('"mac":2'), errors: [['[0].mac', 'Invalid value', 'must be a string']] },
   // infiniband-guid

@@ -17,10 +17,11 @@ export const live = (namespace: string, name: string, networks?: string, uid = `
 
 /**
  * A NAD whose chain reads what `caps` names: sriov (which reads a MAC from CNI_ARGS) when `mac` is
- * among them, else ipvlan (which reads none); IPs through the static IPAM either way.
+ * among them, else ipvlan (which reads none); IPs through the static IPAM either way (with an address of
+ * its own: ipvlan fails the ADD on a static IPAM with nothing to assign).
  */
 export const nad = (namespace: string, name: string, caps: string[] = ['mac', 'ips'], resourceName?: string): Nad => {
-  const config = JSON.stringify({ cniVersion: '1.0.0', name: 'net', type: caps.includes('mac') ? 'sriov' : 'ipvlan', capabilities: Object.fromEntries(caps.map((c) => [c, true])), ipam: { type: 'static' } });
+  const config = JSON.stringify({ cniVersion: '1.0.0', name: 'net', type: caps.includes('mac') ? 'sriov' : 'ipvlan', capabilities: Object.fromEntries(caps.map((c) => [c, true])), ipam: { type: 'static', addresses: [{ address: '192.0.2.1/24' }] } });
   return nadFromObject(nadObject(name, { namespace, config, ...(resourceName ? { resourceName } : {}) }));
 };
 

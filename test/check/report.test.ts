@@ -1,5 +1,5 @@
 import t from 'tap';
-import { buildReport, checkManifests, exitCodeOf, renderJson, renderText, renderReadError, type ReadError } from '../../src/check/index.js';
+import { buildReport, checkManifests, exitCodeOf, nothingJudged, renderJson, renderText, renderReadError, type ReadError } from '../../src/check/index.js';
 import { inputs, nad, pod } from './helpers.js';
 
 const NETS = 'metadata.annotations[k8s.v1.cni.cncf.io/networks]';
@@ -89,5 +89,25 @@ t.test('exit codes: 0 clean or warnings only, 1 denied, 2 unreadable input (wins
   t.equal(exitCodeOf(denied), 1);
   t.equal(exitCodeOf(buildReport(denied.results, [broken])), 2);
   t.equal(exitCodeOf(buildReport([], [broken])), 2);
-  t.equal(exitCodeOf(buildReport([], [])), 0);
+  t.equal(exitCodeOf(buildReport([], [])), 2, 'empty inputs: nothing judged (issue 25)');
+});
+
+t.test('nothing to judge: empty inputs, only kinds no webhook sees, or only excluded namespaces are exit 2, the kinds counted', async (t) => {
+  const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
+  const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' } };
+  const cases: Array<[string, unknown[], string | undefined, number]> = [
+    ['empty', [], 'nothing to judge: the input holds no objects; check judges Pods', 2],
+    ['other kinds', [cm('a'), svc, cm('b')], 'nothing to judge: 3 objects skipped (2 ConfigMap, 1 Service); check judges Pods', 2],
+    ['not objects', ['text', { kind: 'Thing' }], 'nothing to judge: 2 objects skipped (2 not a Kubernetes object);', 2],
+    ['excluded namespace', [pod('sys', 'vf', 'kube-system'), cm('a')], 'nothing to judge: 2 objects skipped (1 ConfigMap, 1 Pod in an excluded namespace);', 2],
+    ['one pod judged among others', [cm('a'), pod('p', undefined)], undefined, 0],
+    ['a NAD alone is judged', [nad('vf')], undefined, 0],
+  ];
+  for (const [name, objects, message, code] of cases) {
+    const report = buildReport(checkManifests(inputs(...objects)), []);
+    const got = nothingJudged(report.results);
+    if (message === undefined) t.equal(got, undefined, name);
+    else t.ok(got?.startsWith(message), `${name}: ${got}`);
+    t.equal(exitCodeOf(report), code, `${name}: exit ${code}`);
+  }
 });

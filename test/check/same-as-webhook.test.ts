@@ -54,13 +54,16 @@ function expectSame(t: Test, label: string, checked: ObjectResult, answers: core
   t.equal(checked.allowed, first!.allowed, `${label}: allowed`);
   if (!first!.allowed) t.equal(core.denialMessage(checked.errors), first!.status?.message, `${label}: message`);
   for (const a of answers) t.equal(a.allowed, first!.allowed, `${label}: both endpoints agree`);
-  // `check` shows each warning whole; the webhook cuts a long one to a line, keeping its path.
+  // `check` shows each warning whole; the webhook shortens a long one's value, keeping its path and
+  // its reason (the text after the last cut is the end of the whole warning).
   const lines = first!.warnings ?? [];
   t.equal(lines.length, checked.warnings.length, `${label}: warning count`);
   checked.warnings.forEach((whole, i) => {
     const line = lines[i] ?? '';
     if (line === whole) return;
-    t.ok(whole.length > core.MAX_WARNING_LENGTH && line.endsWith('...') && whole.startsWith(line.split(': ')[0]!), `${label}: warning ${i} is the whole text cut to a line: ${line}`);
+    const afterCut = line.slice(line.lastIndexOf('...') + 3);
+    t.ok(whole.length > core.MAX_WARNING_LENGTH && line.length <= core.MAX_WARNING_LONG && whole.startsWith(line.split(': ')[0]!) && whole.endsWith(afterCut) && afterCut.length > 0,
+      `${label}: warning ${i} keeps its path and its reason: ${line}`);
   });
 }
 

@@ -197,3 +197,48 @@ t.test('usage errors are exit 2', async (t) => {
   t.equal(await main(['audit', '--help'], help.cli), 0);
   t.match(help.out(), /Usage: netattach audit/);
 });
+
+t.test('nothing to judge (issue 25): an empty stream or only other kinds is exit 2, saying what was skipped', async (t) => {
+  const empty = await audit(['-']);
+  t.equal(empty.code, 2, 'an empty `kubectl get ... |` is a failed pipeline, not a clean cluster');
+  t.equal(empty.err, "netattach audit: nothing to judge: the input holds no objects; audit judges Pods and NetworkAttachmentDefinitions (e.g. 'kubectl get pods,namespaces,net-attach-def -A -o yaml')\n");
+  const emptyList = await audit(['-'], 'apiVersion: v1\nkind: List\nitems: []\n');
+  t.equal(emptyList.code, 2, 'an empty List too');
+  const others = await audit(['-o', 'json', '-'], 'apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n- {apiVersion: v1, kind: Service, metadata: {name: s}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: b}}\n- {apiVersion: v1, kind: Namespace, metadata: {name: team-a}}\n');
+  t.equal(others.code, 2);
+  t.match(others.err, /^netattach audit: nothing to judge: 4 objects skipped \(2 ConfigMap, 1 Namespace, 1 Service\); audit judges Pods and NetworkAttachmentDefinitions/);
+  t.same(JSON.parse(others.out).summary, { pods: 0, nads: 0, pass: 0, fail: 0, warn: 0, error: 0, skip: 0 }, 'the output is still printed');
+  const finished = await audit(['-'], 'apiVersion: v1\nkind: Pod\nmetadata: {name: done, namespace: team-a}\nstatus: {phase: Succeeded}\n');
+  t.equal(finished.code, 0, 'a Pod is something judged, even one that finished (it holds no network)');
+  const nadsOnly = await audit(['--nads', CLUSTER, '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n');
+  t.not(nadsOnly.code, 2, 'NADs from --nads are judged');
+});
+
+t.test('a live migration: the two virt-launcher pods of one VMI are not a uniqueness violation (issue 25)', async (t) => {
+  const launcher = (name: string, vmi: string) =>
+    `- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: ${name}\n    namespace: team-a\n    uid: uid-${name}\n    annotations: {k8s.v1.cni.cncf.io/networks: '[{"name":"sriov-net","mac":"02:00:00:00:aa:01"}]'}\n    ownerReferences: [{apiVersion: kubevirt.io/v1, kind: VirtualMachineInstance, name: ${vmi}, uid: uid-${vmi}, controller: true}]\n`;
+  const nadYaml = `- apiVersion: k8s.cni.cncf.io/v1\n  kind: NetworkAttachmentDefinition\n  metadata: {name: sriov-net, namespace: team-a, annotations: {k8s.v1.cni.cncf.io/resourceName: intel.com/vf}}\n  spec: {config: '{"cniVersion":"1.0.0","name":"sriov-net","type":"sriov"}'}\n`;
+  const policy = join(t.testdir({ 'p.yaml': 'apiVersion: netattach.io/v1alpha1\nkind: NetworkAttachmentPolicy\nmetadata: {name: unique-macs}\nspec:\n  rules:\n    uniqueAddresses: {mac: Network}\n' }), 'p.yaml');
+  const migration = `apiVersion: v1\nkind: List\nitems:\n${nadYaml}${launcher('virt-launcher-vm1-src', 'vm1')}${launcher('virt-launcher-vm1-dst', 'vm1')}`;
+  const r = await audit(['--policy', policy, '-'], migration);
+  t.equal(r.code, 0, r.out);
+  t.equal(r.out, '2 pods with networks and 1 NAD audited: 3 clean, 0 fail, 0 warn, 0 skip, 0 error\n');
+  const notShared = await audit(['--policy', policy, '--address-sharing-owner', 'example.com/Mover', '-'], migration);
+  t.equal(notShared.code, 1, '--address-sharing-owner replaces the owners, as serve\'s flag does');
+  t.match(notShared.out, /pod\/virt-launcher-vm1-src\s+unique-macs\s+uniqueAddresses\s+fail/);
+  const twoVms = await audit(['--policy', policy, '-'], `apiVersion: v1\nkind: List\nitems:\n${nadYaml}${launcher('virt-launcher-vm1-src', 'vm1')}${launcher('virt-launcher-vm2-src', 'vm2')}`);
+  t.equal(twoVms.code, 1, 'two VMs with one MAC still conflict');
+  t.match(twoVms.out, /already used by VM team-a\/vm2/);
+  const bad = await audit(['--address-sharing-owner', 'nope', '-'], migration);
+  t.equal(bad.code, 2);
+  t.match(bad.err, /--address-sharing-owner: invalid value "nope"/);
+});
+
+t.test('--default-network-namespace: as serve\'s flag, an unqualified default network resolves there', async (t) => {
+  const input = `apiVersion: v1\nkind: List\nitems:\n- apiVersion: k8s.cni.cncf.io/v1\n  kind: NetworkAttachmentDefinition\n  metadata: {name: cluster-net, namespace: infra}\n  spec: {config: '{"cniVersion":"1.0.0","name":"n","type":"bridge"}'}\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p, namespace: team-a, annotations: {v1.multus-cni.io/default-network: cluster-net}}\n`;
+  const plain = await audit(['-'], input);
+  t.equal(plain.code, 1);
+  t.match(plain.out, /pod\/p\s+builtin\s+networkExists/);
+  const flagged = await audit(['--default-network-namespace', 'infra', '-'], input);
+  t.equal(flagged.code, 0, flagged.out);
+});

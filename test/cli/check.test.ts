@@ -182,6 +182,7 @@ t.test('usage errors: exit 2 with a reason', async (t) => {
     [['--namespace', '', STREAM], /--namespace must not be empty/],
     [['--cluster', '--timeout', 'soon', STREAM], /--timeout must be a positive number/],
     [['--plugin-reads', 'acme-cni', STREAM], /--plugin-reads: invalid value "acme-cni"/],
+    [['--multus-default-networks', 'two', STREAM], /--multus-default-networks: invalid value "two": a whole number/],
   ];
   for (const [args, message] of cases) {
     const r = await check(args);
@@ -204,6 +205,17 @@ t.test('--plugin-reads: a third-party plugin declared as a MAC reader turns the 
   const told = await check(['-o', 'json', '--plugin-reads', 'acme-cni=mac', '-'], input);
   t.equal(told.code, 0);
   t.notMatch(told.out, /may be ignored/);
+});
+
+t.test('--multus-default-networks: the net<N> names shift, and so does the collision', async (t) => {
+  const nad = { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name: 'mv', namespace: 'default' }, spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: 'mv', type: 'macvlan', master: 'eth1' }) } };
+  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default', annotations: { [NETS]: '[{"name":"mv","interface":"net2"},{"name":"mv"}]' } }, spec: { containers: [{ name: 'c', image: 'x' }] } };
+  const input = [nad, pod].map((o) => JSON.stringify(o)).join('\n---\n');
+  const plain = await check(['-o', 'json', '-'], input);
+  t.equal(plain.code, 1, 'no defaultNetworks: element [1] is net2 too, and macvlan creates net2 first');
+  t.match(plain.out, /Multus names element \[1\] \\"net2\\" too/);
+  const shifted = await check(['-o', 'json', '--multus-default-networks', '1', '-'], input);
+  t.equal(shifted.code, 0, 'one defaultNetwork: element [1] is net3');
 });
 
 t.test('--nads with an unreadable file: exit 2 before checking', async (t) => {
@@ -313,4 +325,44 @@ t.test('the real binary, as a subprocess: stdin, exit code and output', async (t
   t.match(out, /8 objects checked, 2 denied, 2 errors, 0 warnings\n$/);
   const usage = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'check'], { cwd: ROOT }).catch((e: { code: number; stderr: string }) => e);
   t.equal((usage as { code: number }).code, 2);
+});
+
+t.test('nothing to judge (issue 25): an empty stream, or only kinds no webhook sees, is exit 2 with the kinds counted', async (t) => {
+  const empty = await check(['-']);
+  t.equal(empty.code, 2, 'an empty `kustomize build |` is a failed pipeline, not a clean apply');
+  t.match(empty.out, /^0 objects checked/, 'the report is still printed');
+  t.match(empty.err, /^netattach check: nothing to judge: the input holds no objects; check judges Pods, workloads/);
+  const others = await check(['-o', 'json', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: s}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n');
+  t.equal(others.code, 2);
+  t.match(others.err, /nothing to judge: 3 objects skipped \(2 ConfigMap, 1 Service\)/);
+  t.equal(JSON.parse(others.out).summary.objects, 3, 'JSON still printed for CI scripts');
+  const judged = await check(['-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: x}]}\n');
+  t.equal(judged.code, 0, 'one Pod among them is enough');
+  t.equal(judged.err, '');
+});
+
+t.test('--address-sharing-owner: as serve\'s flag, it decides whether one owner\'s pods share a MAC', async (t) => {
+  const pod = (name: string) =>
+    `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\n  namespace: vms\n  annotations: {${NETS}: '[{"name":"br","mac":"02:00:00:00:aa:01"}]'}\n  ownerReferences: [{apiVersion: kubevirt.io/v1, kind: VirtualMachineInstance, name: vm1, uid: u1, controller: true}]\nspec: {containers: [{name: c, image: x}]}\n---\n`;
+  const nadDoc = `apiVersion: k8s.cni.cncf.io/v1\nkind: NetworkAttachmentDefinition\nmetadata: {name: br, namespace: vms}\nspec: {config: '{"cniVersion":"1.0.0","name":"br","type":"bridge"}'}\n---\n`;
+  const policy = join(t.testdir({ 'p.yaml': 'apiVersion: netattach.io/v1alpha1\nkind: NetworkAttachmentPolicy\nmetadata: {name: unique-macs}\nspec:\n  rules:\n    uniqueAddresses: {mac: Network}\n' }), 'p.yaml');
+  const input = nadDoc + pod('src') + pod('dst');
+  t.equal((await check(['--policy', policy, '-'], input)).code, 0, 'the default: a VMI\'s pods hold the MAC as one');
+  const r = await check(['--policy', policy, '--address-sharing-owner', 'example.com/Mover', '-'], input);
+  t.equal(r.code, 1);
+  t.match(r.out, /already used by pod vms\/src/);
+});
+
+t.test('--default-network-namespace and --resource-name-key: as serve\'s flags, they change the verdict alike', async (t) => {
+  const input = `apiVersion: k8s.cni.cncf.io/v1\nkind: NetworkAttachmentDefinition\nmetadata: {name: cluster-net, namespace: infra, annotations: {example.com/resource: intel.com/vf}}\nspec: {config: '{"cniVersion":"1.0.0","name":"n","type":"bridge"}'}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: team-a, annotations: {v1.multus-cni.io/default-network: cluster-net}}\nspec: {containers: [{name: c, image: x}]}\n`;
+  const plain = await check(['-'], input);
+  t.equal(plain.code, 1, 'an unqualified default network resolves in kube-system by default');
+  t.match(plain.out, /kube-system\/cluster-net/);
+  t.equal((await check(['--default-network-namespace', 'infra', '-'], input)).code, 0);
+  const keyed = await check(['--default-network-namespace', 'infra', '--resource-name-key', 'example.com/resource', '--mutate', '-'], input);
+  t.equal(keyed.code, 0);
+  t.match(keyed.out, /requests intel\.com\/vf=1/, 'the extra key names the device resource');
+  const bad = await check(['--default-network-namespace', 'Not_A_Namespace', '-'], input);
+  t.equal(bad.code, 2);
+  t.match(bad.err, /--default-network-namespace: invalid value "Not_A_Namespace"/);
 });

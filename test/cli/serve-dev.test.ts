@@ -62,8 +62,10 @@ t.test('--dev with a cluster that never answers: example NADs after the 2 s dead
   // the bound is 1 s: a deadline cut to 200 ms fails it, the real one never does.
   const waited = Date.parse(String(chosen?.time)) - (connectedAt ?? Infinity);
   t.ok(waited >= 1000, `waited for the cluster's 2 s deadline (${waited} ms after connecting)`);
-  // Room for a loaded machine: the deadline plus start-up, far below "hangs".
-  t.ok(elapsed < 30_000, `then gave up (${Math.round(elapsed)} ms)`);
+  // Then gave up: the decision follows the connection by the deadline, not by the machine's load
+  // (start-up before the probe, which the old absolute 30 s bound counted, is not the probe's
+  // doing). Five deadlines still tell a wait from a hang; a hang never returns (tap's timeout).
+  t.ok(waited < 5 * 2000, `then gave up (${waited} ms after connecting; start-up and all: ${Math.round(elapsed)} ms)`);
 
   // The example NADs are served: one of them is admitted, a name not among them is not.
   await eventually(async () => serving.server.readiness().ready, Boolean, 'readiness');
@@ -73,7 +75,7 @@ t.test('--dev with a cluster that never answers: example NADs after the 2 s dead
       allowed: boolean;
       status?: { message: string };
     };
-  const example = await send('macvlan-static');
+  const example = await send('macvlan-dhcp'); // macvlan-static assigns nothing to a pod without ips: denied
   t.equal(example.allowed, true, example.status?.message ?? 'an example NAD is found');
   const missing = await send('not-an-example');
   t.equal(missing.allowed, false);

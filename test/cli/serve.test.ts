@@ -29,6 +29,7 @@ t.test('defaults, environment and flags (the flag wins)', async (t) => {
     pluginReads: new Map(),
     addressSharingOwners: ['kubevirt.io/VirtualMachineInstance'],
     immutableNetworks: false,
+    multusDefaultNetworks: 0,
   });
   t.equal(c.logLevel, 'info');
   t.equal(c.dev, false);
@@ -62,6 +63,12 @@ t.test('defaults, environment and flags (the flag wins)', async (t) => {
   if (off === 'help') throw new Error('help');
   t.same(off.server.admission.addressSharingOwners, [], 'an empty environment variable turns sharing off');
   t.equal(off.server.admission.immutableNetworks, true);
+  const shifted = parseServeArgs(['--tls-dir', 'tls'], { NETATTACH_MULTUS_DEFAULT_NETWORKS: '2' }, '/w', '/pkg');
+  if (shifted === 'help') throw new Error('help');
+  t.equal(shifted.server.admission.multusDefaultNetworks, 2, 'NETATTACH_MULTUS_DEFAULT_NETWORKS');
+  const flagged = parseServeArgs(['--tls-dir', 'tls', '--multus-default-networks', '1'], { NETATTACH_MULTUS_DEFAULT_NETWORKS: '2' }, '/w', '/pkg');
+  if (flagged === 'help') throw new Error('help');
+  t.equal(flagged.server.admission.multusDefaultNetworks, 1, 'the flag wins');
   t.equal(f.server.port, 1);
   t.same(f.server.admission.resourceNameKeys, ['k8s.v1.cni.cncf.io/resourceName', 'x/y']);
   t.equal(f.logLevel, 'warn');
@@ -113,6 +120,7 @@ t.test('bad options are refused with the option and the value named', async (t) 
     [['--dev', '--enforcement', 'dryrun'], {}, /--enforcement: invalid value "dryrun": enforce or observe/],
     [['--dev', '--audit-rate', '0'], {}, /--audit-rate: invalid value "0"/],
     [['--dev', '--audit-rate', 'fast'], {}, /--audit-rate: invalid value "fast"/],
+    [['--dev', '--multus-default-networks', '1.5'], {}, /--multus-default-networks: invalid value "1.5": a whole number/],
   ];
   for (const [argv, env, want] of cases) t.throws(() => parseServeArgs(argv, env, '/w', '/pkg'), want, argv.join(' '));
   const cli = io('/tmp');

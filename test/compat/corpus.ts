@@ -163,8 +163,8 @@ export const CORPUS: CorpusCase[] = [
   },
   {
     name: 'host-local with an IP outside its range',
-    why: 'host-local fails the ADD: "requested IP address is not available"; the pod would hang in ContainerCreating',
-    steps: [{ pod: plainPod('quick2', '[{"name":"macvlan-conf","ips":["192.168.1.50"]}]'), allowed: false, errors: [/\[0\]\.ips\[0\]: Invalid value: "192\.168\.1\.50": not in any range of vms\/macvlan-conf's IPAM "host-local"/] }],
+    why: 'host-local fails the ADD: "failed to allocate all requested IPs" (executed, plugins v1.10.0); the pod would hang in ContainerCreating',
+    steps: [{ pod: plainPod('quick2', '[{"name":"macvlan-conf","ips":["192.168.1.50"]}]'), allowed: false, errors: [/\[0\]\.ips\[0\]: Invalid value: "192\.168\.1\.50": outside rangeStart\.\.rangeEnd of 192\.168\.1\.0\/24: vms\/macvlan-conf's IPAM "host-local" .* hands out 192\.168\.1\.200-192\.168\.1\.216 there/] }],
   },
   {
     name: 'static IPAM with a bare IP',

@@ -2,7 +2,9 @@
  * `npm run test:e2e`: builds what the suite needs, then runs it with tap.
  *
  * 1. kube-apiserver, kubectl, etcd (infra/build.sh: built once from the Go module proxy, cached),
- *    and network-resources-injector, the oracle of nri-oracle.e2e.ts (infra/build-nri.sh, likewise)
+ *    network-resources-injector, the oracle of nri-oracle.e2e.ts (infra/build-nri.sh, likewise),
+ *    helm for helm.e2e.ts (infra/build-helm.sh, likewise), and the reference CNI plugins with
+ *    cni-invoke, the oracle of cni-oracle.e2e.ts (infra/build-cni.sh)
  * 2. netattach itself (`npm run build`: the suite runs dist/src/cli/main.js as a real process)
  * 3. tap, one file at a time: the unit checks of the harness, then the suite (one cluster)
  * 4. the DRA suite (dra.e2e.ts) and the scheduler suite (scheduler.e2e.ts) on the newest Kubernetes
@@ -54,6 +56,24 @@ async function main(): Promise<number> {
   process.stderr.write(`[e2e] network-resources-injector ready in ${Date.now() - t0} ms: ${nriBin}\n`);
 
   t0 = Date.now();
+  const helm = await step('bash', [path.join(root, 'test/e2e/infra/build-helm.sh')]);
+  if (helm.code !== 0) {
+    process.stderr.write('[e2e] could not build helm (needs Go and the Go module proxy); see above\n');
+    return helm.code;
+  }
+  const helmBin = helm.stdout.trim().split('\n').pop()!;
+  process.stderr.write(`[e2e] helm ready in ${Date.now() - t0} ms: ${helmBin}\n`);
+
+  t0 = Date.now();
+  const cni = await step('bash', [path.join(root, 'test/e2e/infra/build-cni.sh')]);
+  if (cni.code !== 0) {
+    process.stderr.write('[e2e] could not build the reference CNI plugins (needs Go and the Go module proxy); see above\n');
+    return cni.code;
+  }
+  const cniBin = cni.stdout.trim().split('\n').pop()!;
+  process.stderr.write(`[e2e] CNI plugins and cni-invoke ready in ${Date.now() - t0} ms: ${cniBin}\n`);
+
+  t0 = Date.now();
   const tsc = await step('npm', ['run', '--silent', 'build']);
   if (tsc.code !== 0) {
     process.stderr.write('[e2e] npm run build failed; see above\n');
@@ -63,8 +83,22 @@ async function main(): Promise<number> {
 
   const main = await tap(
     binDir,
-    ['test/e2e/infra/webhook.unit.ts', 'test/e2e/infra/ports.unit.ts', 'test/e2e/netattach.e2e.ts', 'test/e2e/replicas.e2e.ts', 'test/e2e/nri-oracle.e2e.ts', 'test/e2e/audit.e2e.ts', 'test/e2e/client-auth.e2e.ts', 'test/e2e/kubectl-plugin.e2e.ts'],
-    { NETATTACH_E2E_NRI_BIN: nriBin },
+    [
+      'test/e2e/infra/webhook.unit.ts',
+      'test/e2e/infra/ports.unit.ts',
+      'test/e2e/netattach.e2e.ts',
+      'test/e2e/replicas.e2e.ts',
+      'test/e2e/upgrade.e2e.ts',
+      'test/e2e/nri-oracle.e2e.ts',
+      'test/e2e/audit.e2e.ts',
+      'test/e2e/client-auth.e2e.ts',
+      'test/e2e/warnings.e2e.ts',
+      'test/e2e/helm.e2e.ts',
+      'test/e2e/cni/model.unit.ts',
+      'test/e2e/cni-oracle.e2e.ts',
+      'test/e2e/kubectl-plugin.e2e.ts',
+    ],
+    { NETATTACH_E2E_NRI_BIN: nriBin, NETATTACH_E2E_HELM_BIN: helmBin, NETATTACH_E2E_CNI_BIN: cniBin },
   );
 
   t0 = Date.now();

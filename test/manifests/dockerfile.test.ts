@@ -29,7 +29,9 @@ const stages = instructions.filter((i) => i.op === 'FROM').map((i) => {
   return { image: resolve(m?.[1] ?? ''), name: m?.[2] ?? '' };
 });
 const final = instructions.slice(instructions.findLastIndex((i) => i.op === 'FROM'));
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string>; devDependencies: Record<string, string> };
+/** The Node.js line package.json pins for development and CI (node-line.test.ts): the image's too. */
+const nodeMajor = (pkg.devDependencies.node ?? '').split('.')[0];
 
 t.test('multi-stage: build, production dependencies, runtime', async (t) => {
   t.same(stages.map((s) => s.name), ['build', 'prod-deps', 'runtime']);
@@ -47,7 +49,8 @@ t.test('every base image is pinned to a version, never latest', async (t) => {
     t.match(ref, /^[^$]+(:[\w.-]+|@sha256:[0-9a-f]{64})$/, `${ref} has a tag`);
     t.notMatch(ref, /:latest$/, `${ref} is not latest`);
   }
-  t.match(stages.at(-1)?.image, /^gcr\.io\/distroless\/nodejs20-debian12:nonroot$/, 'distroless Node 20 runtime');
+  t.equal(stages.at(-1)?.image, `gcr.io/distroless/nodejs${nodeMajor}-debian13:nonroot`, `distroless Node.js ${nodeMajor} runtime`);
+  t.equal(stages[0]?.image, `node:${nodeMajor}-trixie-slim`, `Node.js ${nodeMajor} build stages on Debian 13, like the runtime`);
 });
 
 t.test('the runtime runs as a non-root user and starts the CLI the package declares', async (t) => {

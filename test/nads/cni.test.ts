@@ -158,10 +158,13 @@ t.test('summary of each plugin: type, capabilities, path and the IPAM admission 
         type: 'macvlan',
         capabilities: [],
         path: P,
-        ipam: { type: 'host-local', ranges: [{ subnet: '10.1.0.0/24', rangeStart: '10.1.0.10', rangeEnd: '10.1.0.20' }, { subnet: 'fd00::/64' }, { subnet: '10.9.0.0/16' }] },
+        ipam: {
+          type: 'host-local',
+          ranges: [{ subnet: '10.9.0.0/16', set: 0 }, { subnet: '10.1.0.0/24', set: 1, rangeStart: '10.1.0.10', rangeEnd: '10.1.0.20' }, { subnet: 'fd00::/64', set: 3 }],
+        },
       },
     ],
-    'ranges in order, then the legacy subnet; unreadable ones skipped',
+    'the legacy subnet first (host-local makes it range set 0), then ranges in order, numbered by set; unreadable ones skipped',
   );
   t.same(one({ type: 'macvlan', ipam: { type: 'host-local' } }), [{ type: 'macvlan', capabilities: [], path: P, ipam: { type: 'host-local', ranges: [] } }]);
   t.same(one({ type: 'macvlan', ipam: { type: 'static', subnet: '10.0.0.0/8' } }), [{ type: 'macvlan', capabilities: [], path: P, ipam: { type: 'static' } }], 'ranges only for host-local');
@@ -273,7 +276,7 @@ t.test('jsonSyntaxReason without a position: nesting too deep for the scanner', 
 t.test('host-local ranges: unreadable sets and ranges are skipped, absent bounds leave no key', async (t) => {
   const ranges = (ipam: object) => analyzeCniConfig(j({ cniVersion: '1.0.0', name: 'n', type: 'macvlan', ipam: { type: 'host-local', ...ipam } })).summary?.plugins[0]?.ipam?.ranges;
   // A flat list of ranges (a common slip: host-local wants a list of range sets) and null items.
-  t.same(ranges({ ranges: [{ subnet: '10.3.0.0/24' }, 7, null, [null, 7, { subnet: '10.2.0.0/24' }]] }), [{ subnet: '10.2.0.0/24' }]);
+  t.same(ranges({ ranges: [{ subnet: '10.3.0.0/24' }, 7, null, [null, 7, { subnet: '10.2.0.0/24' }]] }), [{ subnet: '10.2.0.0/24', set: 3 }]);
   const got = ranges({ ranges: [[{ subnet: '10.1.0.0/24', rangeStart: '10.1.0.10', rangeEnd: '10.1.0.20' }, { subnet: 'fd00::/64', rangeStart: '', rangeEnd: '' }, { subnet: 'fd01::/64' }]] });
-  t.same(got?.map((r) => Object.keys(r)), [['subnet', 'rangeStart', 'rangeEnd'], ['subnet'], ['subnet']], 'an empty or missing bound is no key');
+  t.same(got?.map((r) => Object.keys(r)), [['subnet', 'set', 'rangeStart', 'rangeEnd'], ['subnet', 'set'], ['subnet', 'set']], 'an empty or missing bound is no key');
 });

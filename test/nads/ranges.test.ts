@@ -1,7 +1,7 @@
 // host-local's range check: an address is in a range when it is in the subnet and between
 // rangeStart and rangeEnd, both inclusive (host-local's allocator/range.go Contains).
 import t from 'tap';
-import { inRanges } from '../../src/nads/ranges.js';
+import { inRanges, placeInRanges } from '../../src/nads/ranges.js';
 
 const wide = { subnet: '10.1.0.0/16', rangeStart: '10.1.0.200', rangeEnd: '10.1.2.10' };
 
@@ -36,4 +36,26 @@ t.test('inRanges: undefined when it cannot be told, false as soon as one range i
   t.equal(inRanges('10.1.0.5', [{ subnet: 'not-a-cidr' }]), undefined, 'no readable range');
   t.equal(inRanges('10.9.0.5', [{ subnet: 'not-a-cidr' }, wide]), false, 'one readable range, not in it');
   t.equal(inRanges('10.1.1.5', [{ subnet: 'not-a-cidr' }, wide]), true);
+});
+
+// host-local's Canonicalize (v1.10.0, executed): default bounds leave out the network address and
+// the IPv4 broadcast address, the default gateway is the first address, and a /31 or /32 (/127,
+// /128) subnet is refused as a whole (no verdict on an address in it).
+t.test('placeInRanges: default bounds, the gateway, ranges host-local refuses', async (t) => {
+  const r24 = { subnet: '10.1.0.0/24', set: 0 };
+  t.equal(inRanges('10.1.0.0', [r24]), false, 'the network address is before the default rangeStart');
+  t.equal(inRanges('10.1.0.255', [r24]), false, 'the broadcast address is after the default rangeEnd');
+  t.equal(inRanges('10.1.0.254', [r24]), true);
+  t.equal(inRanges('fd00::ffff:ffff:ffff:ffff', [{ subnet: 'fd00::/64' }]), true, 'IPv6 has no broadcast address');
+  t.equal(inRanges('fd00::', [{ subnet: 'fd00::/64' }]), false);
+  t.equal(inRanges('10.1.0.0', [{ subnet: '10.1.0.0/24', rangeStart: '10.1.0.0' }]), true, 'an explicit rangeStart includes it');
+  t.match(placeInRanges('10.1.0.1', [r24]), { status: 'in', gateway: true }, 'the default gateway');
+  t.match(placeInRanges('10.1.0.1', [{ ...r24, gateway: '10.1.0.254' }]), { status: 'in', gateway: false });
+  t.match(placeInRanges('10.1.0.255', [r24]), { status: 'outside-bounds', special: 'broadcast address', first: '10.1.0.1', last: '10.1.0.254' });
+  t.same(placeInRanges('10.9.0.1', [r24]), { status: 'no-subnet' });
+  for (const subnet of ['10.1.0.0/31', '10.1.0.0/32', 'fd00::/127', '10.1.0.1/24']) {
+    t.same(placeInRanges(subnet.startsWith('fd') ? 'fd00::1' : '10.1.0.1', [{ subnet }]), { status: 'unknown' }, `${subnet}: refused by host-local, no verdict`);
+  }
+  t.same(placeInRanges('10.1.0.5', [{ subnet: '10.1.0.0/24', rangeStart: '10.1.0.9', rangeEnd: '10.1.0.3' }]), { status: 'unknown' }, 'rangeStart after rangeEnd');
+  t.match(placeInRanges('10.1.0.5', [r24]), { key: placeInRanges('10.1.0.5/16', [r24]).status === 'in' ? (placeInRanges('10.1.0.5/16', [r24]) as { key: string }).key : 'x' }, 'one key whatever the prefix');
 });

@@ -84,11 +84,11 @@ t.test('the summary keeps each plugin with its capabilities, IPAM type and host-
     { type: 'tuning', capabilities: { mac: true } },
   );
   t.same(s.plugins, [
-    { type: 'macvlan', capabilities: ['ips'], path: 'spec.config.plugins[0]', ipam: { type: 'host-local', ranges: [{ subnet: '10.1.0.0/24', rangeStart: '10.1.0.10', rangeEnd: '10.1.0.20' }, { subnet: 'fd00::/64' }] } },
+    { type: 'macvlan', capabilities: ['ips'], path: 'spec.config.plugins[0]', ipam: { type: 'host-local', ranges: [{ subnet: '10.1.0.0/24', set: 0, rangeStart: '10.1.0.10', rangeEnd: '10.1.0.20' }, { subnet: 'fd00::/64', set: 1 }] } },
     { type: 'tuning', capabilities: ['mac'], path: 'spec.config.plugins[1]' },
   ]);
   const legacy = chain({ type: 'bridge', ipam: { type: 'host-local', subnet: '192.168.1.0/24' } });
-  t.same(legacy.plugins[0]!.ipam, { type: 'host-local', ranges: [{ subnet: '192.168.1.0/24' }] });
+  t.same(legacy.plugins[0]!.ipam, { type: 'host-local', ranges: [{ subnet: '192.168.1.0/24', set: 0 }] });
 });
 
 const thrown = (f: () => unknown): unknown => {

@@ -154,3 +154,36 @@ t.test('after the first sync a failing watch degrades readiness instead of faili
   watch.failure = undefined;
   t.same((await getHttp(`${healthUrl}/readyz`)).json.degraded, [], 'recovered');
 });
+
+/** POST a review on `agent`'s connection (kept alive); the answer's status, Connection header and socket. */
+function postKeptAlive(url: string, ca: string, agent: https.Agent): Promise<{ status: number; connection: string | undefined; socket: unknown }> {
+  const body = Buffer.from(JSON.stringify(podReview()));
+  return new Promise((resolve, reject) => {
+    const req = https.request(`${url}/validate`, { method: 'POST', ca, agent, headers: { 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, socket: req.socket }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+t.test('while draining, a review on a kept-alive connection is answered with Connection: close; idle connections wait for the quiet time (issue 26)', async (t) => {
+  // The API server reuses kept-alive connections for its POSTs and does not retry one that ends
+  // before its answer (EOF fails the pod create). A drain that closed idle connections at once
+  // raced with it (test/e2e/upgrade.e2e.ts); answers that end their connections do not.
+  const { url, ca, server } = await startServer(t, { options: { drainQuietMs: 300 } });
+  const agent = new https.Agent({ keepAlive: true, maxSockets: 1 });
+  t.teardown(() => agent.destroy());
+  const first = await postKeptAlive(url, ca, agent);
+  t.equal(first.status, 200);
+  t.not(first.connection, 'close', 'kept alive before the drain');
+  const started = Date.now();
+  const closing = server.close();
+  const during = await postKeptAlive(url, ca, agent);
+  t.equal(during.status, 200, 'answered on the kept-alive connection while draining');
+  t.equal(during.socket, first.socket, 'the same connection: it was not closed under the client');
+  t.equal(during.connection, 'close', 'the answer ends the connection');
+  t.same(await closing, { drained: true });
+  t.ok(Date.now() - started >= 300, `the drain waited for no review to come for the quiet time (${Date.now() - started} ms)`);
+});

@@ -63,3 +63,85 @@ export class RoundRobinProxy {
     await new Promise((r) => this.server.close(r));
   }
 }
+
+/**
+ * A Service as kube-proxy makes one, for the rolling-upgrade e2e: new connections go round-robin
+ * to the current endpoint set (the ready, not terminating replicas, set by the caller with
+ * whatever lag it models); an established connection stays with its backend after that backend
+ * leaves the set (conntrack). Unlike RoundRobinProxy it never tries another backend: a backend
+ * that refuses is a refused connection for the client (iptables DNAT has no second choice), and an
+ * empty set refuses every connection (kube-proxy's REJECT rule). Both are counted.
+ */
+export class ServiceProxy {
+  /** Every change of the endpoint set, in order. */
+  readonly history: Array<{ at: number; endpoints: number[] }> = [];
+  /** Connections sent to a backend that refused them. */
+  readonly refused: Array<{ port: number; at: number }> = [];
+  /** Connections that found the endpoint set empty. */
+  readonly rejected: number[] = [];
+  /** Connections made, by backend port. */
+  readonly connections = new Map<number, number>();
+  /** Arrival times of the chunks each backend sent back (its answers), by backend port. */
+  readonly answered = new Map<number, number[]>();
+  private endpoints: number[] = [];
+  private next = 0;
+  private readonly sockets = new Set<net.Socket>();
+  private readonly server = net.createServer((client) => this.accept(client));
+
+  constructor(endpoints: number[]) {
+    this.setEndpoints(endpoints);
+  }
+
+  async start(): Promise<number> {
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    return (this.server.address() as net.AddressInfo).port;
+  }
+
+  get current(): number[] {
+    return [...this.endpoints];
+  }
+
+  setEndpoints(ports: number[]): void {
+    this.endpoints = [...ports];
+    this.history.push({ at: Date.now(), endpoints: [...ports] });
+  }
+
+  private accept(client: net.Socket): void {
+    this.sockets.add(client);
+    client.on('close', () => this.sockets.delete(client));
+    client.on('error', () => client.destroy());
+    if (this.endpoints.length === 0) {
+      this.rejected.push(Date.now());
+      return void client.destroy();
+    }
+    client.pause();
+    const port = this.endpoints[this.next++ % this.endpoints.length]!;
+    const upstream = net.connect(port, '127.0.0.1');
+    let connected = false;
+    upstream.once('connect', () => {
+      connected = true;
+      this.connections.set(port, (this.connections.get(port) ?? 0) + 1);
+      this.sockets.add(upstream);
+      const answers = this.answered.get(port) ?? [];
+      this.answered.set(port, answers);
+      upstream.on('data', () => answers.push(Date.now()));
+      upstream.on('close', () => {
+        this.sockets.delete(upstream);
+        client.destroy();
+      });
+      client.pipe(upstream).on('error', () => client.destroy());
+      upstream.pipe(client);
+      client.resume();
+      client.on('close', () => upstream.destroy());
+    });
+    upstream.on('error', () => {
+      if (!connected) this.refused.push({ port, at: Date.now() });
+      client.destroy();
+    });
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise((r) => this.server.close(r));
+  }
+}

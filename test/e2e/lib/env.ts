@@ -114,7 +114,7 @@ export const CERT_SANS = ['--san', '127.0.0.1', '--san', 'localhost'];
  * A directory updated the way the kubelet updates a Secret volume: files are links into
  * `..data`, a link to a generation directory, replaced atomically by a rename.
  */
-class SecretVolume {
+export class SecretVolume {
   #generation = 0;
   constructor(readonly dir: string) {}
 

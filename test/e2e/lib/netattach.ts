@@ -45,6 +45,8 @@ export interface NetattachOptions {
   nodeArgs?: string[];
   /** More environment variables (e.g. the Deployment's MALLOC_ARENA_MAX). */
   env?: Record<string, string>;
+  /** The CLI to run instead of MAIN (e.g. another build, for a rolling upgrade). */
+  main?: string;
 }
 
 export function httpGet(url: string, timeoutMs = 3000): Promise<{ status: number; body: string }> {
@@ -127,7 +129,7 @@ export class Netattach {
     const o = this.options;
     const args = [
       ...(o.nodeArgs ?? []),
-      MAIN, 'serve',
+      o.main ?? MAIN, 'serve',
       ...(o.kubeconfig ? [`--kubeconfig=${o.kubeconfig}`] : []),
       `--tls-dir=${o.tlsDir}`,
       '--host=127.0.0.1',

@@ -1,0 +1,254 @@
+// What the NAD's IPAMs make of a selection's addresses, as executed against the reference plugins
+// (containernetworking/plugins v1.10.0, called the way Multus v4.3.0 calls a delegate; facts in
+// docs/cni-runtime.md). Two passes:
+// - per road (`ipamRoadChecks`): the addresses of one road (top-level `ips` as IP= in CNI_ARGS,
+//   or `cni-args.ips` as args.cni) each on their own: a bare address, several in IP=, an address
+//   host-local does not hand out (outside its ranges or bounds, or the gateway);
+// - per selection (`ipamSelectionChecks`): what the IPAM assigns once every road is read.
+//   host-local appends IP=, args.cni.ips and runtimeConfig ips into one request list and takes
+//   one address per range set; static starts from its configured addresses plus IP=, which
+//   args.cni.ips replace, which runtimeConfig ips replace in turn.
+// On the hot path for every selection of a NAD with an IPAM: messages are built only for a problem.
+import { child, index, invalid, required, type FieldError } from '../field/index.js';
+import { EMPTY_IPAM_RESULT_FAILS, ipamsOf, type CniSummary, type IpamUse } from '../nads/index.js';
+import { inSubnetOf, isLinkLocal6, parseCidr, placeInRanges, type Cidr } from '../nads/ranges.js';
+import type { Note } from './warnings.js';
+
+export interface IpamOut {
+  errors: FieldError[];
+  warnings: Note[];
+}
+
+/** A selection's `cni-args.ips` that are strings, with their paths. */
+export interface ArgsIps {
+  values: string[];
+  paths: string[];
+  listPath: string;
+}
+
+const where = (ref: string, use: IpamUse): string => `${ref}'s IPAM "${use.type}" (${use.plugin.path}.ipam)`;
+const json = (v: unknown): string => JSON.stringify(v);
+
+/** Why host-local refuses `ip`, or undefined when it takes it (or that cannot be told). */
+function hostLocalRefusal(ip: string, use: IpamUse, ref: string): string | undefined {
+  const ranges = use.plugin.ipam?.ranges;
+  if (!ranges?.length) return undefined;
+  const p = placeInRanges(ip, ranges);
+  switch (p.status) {
+    case 'no-subnet':
+      return `not in any range of ${where(ref, use)}: ${ranges.map((r) => r.subnet).join(', ')}; the ADD would fail`;
+    case 'outside-bounds': {
+      const what = p.special ? `the ${p.special} of ${p.range.subnet}` : `outside rangeStart..rangeEnd of ${p.range.subnet}`;
+      return `${what}: ${where(ref, use)} hands out ${p.first}-${p.last} there, and the ADD would fail`;
+    }
+    case 'in':
+      if (!p.gateway) return undefined;
+      return `the gateway of ${p.range.subnet}${p.range.gateway ? '' : " (host-local's default: the subnet's first address)"}, which ${where(ref, use)} never hands out: the ADD would fail`;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * One road's addresses: `cniArgs` for the top-level `ips` (IP= in CNI_ARGS, and runtimeConfig
+ * where declared), `argsCni` for `cni-args.ips`.
+ */
+export function ipamRoadChecks(
+  ref: string,
+  cni: CniSummary,
+  ips: readonly string[],
+  pathOf: (j: number) => string,
+  listPath: string,
+  road: 'cniArgs' | 'argsCni',
+  out: IpamOut,
+): void {
+  for (const use of ipamsOf(cni)) {
+    const f = use.facts;
+    if (!f) continue;
+    if (road === 'cniArgs' ? f.ipFromCniArgs === 'no' : !f.ipsFromArgsCni) continue;
+    if (f.needsPrefix) {
+      ips.forEach((ip, j) => {
+        if (!ip.includes('/')) out.errors.push(invalid(pathOf(j), ip, `${where(ref, use)} needs an address with a /prefix: the ADD would fail`));
+      });
+    }
+    if (road === 'cniArgs' && f.ipFromCniArgs === 'one' && ips.length > 1) {
+      out.errors.push(invalid(listPath, ips, `${where(ref, use)} reads one address from IP= in CNI_ARGS, where Multus passes all ${ips.length}: the ADD would fail`));
+    }
+    if (f.needsInRange) {
+      ips.forEach((ip, j) => {
+        const why = hostLocalRefusal(ip, use, ref);
+        if (why) out.errors.push(invalid(pathOf(j), ip, why));
+      });
+    }
+    if (f.unreserved) {
+      out.warnings.push({ path: listPath, text: `${where(ref, use)} hands out a requested address without reserving it in its pool: another pod may be given the same address` });
+    }
+  }
+}
+
+/** An address with where it came from, for messages. */
+interface Sourced {
+  text: string;
+  /** Field path in the annotation; undefined for what the NAD itself configures. */
+  path: string | undefined;
+  label: string;
+}
+
+const fromList = (values: readonly string[], pathOf: (j: number) => string | undefined, label: (j: number) => string): Sourced[] =>
+  values.map((text, j) => ({ text, path: pathOf(j), label: label(j) }));
+
+interface Roads {
+  top: readonly string[] | undefined;
+  topPath: string;
+  args: ArgsIps | undefined;
+}
+
+/** host-local: one requested address per range set, over IP=, args.cni.ips and runtimeConfig ips together. */
+function hostLocalUnion(ref: string, use: IpamUse, roads: Roads, out: IpamOut): void {
+  const ranges = use.plugin.ipam?.ranges;
+  if (!ranges?.length) return;
+  const { top, topPath, args } = roads;
+  // Several addresses in IP= fail already (the road check says so): nothing more to predict.
+  if (top && top.length > 1) return;
+  const requested: Sourced[] = [];
+  if (top) requested.push(...fromList(top, (j) => index(topPath, j), (j) => `ips[${j}]`));
+  if (args) requested.push(...fromList(args.values, (j) => args.paths[j], (j) => `cni-args.ips[${j}]`));
+  else if (use.plugin.ipam?.ownArgsIps) requested.push(...fromList(use.plugin.ipam.ownArgsIps, () => undefined, () => `its own args.cni.ips`));
+  if (requested.length < 2) return;
+  const bySet = new Map<number, { key: string; first: Sourced }>();
+  for (const r of requested) {
+    const p = placeInRanges(r.text, ranges);
+    if (p.status !== 'in') continue;
+    const set = p.range.set ?? -1;
+    const held = bySet.get(set);
+    if (!held) bySet.set(set, { key: p.key, first: r });
+    else if (held.key !== p.key && r.path !== undefined) {
+      const subnets = ranges.filter((x) => (x.set ?? -1) === set).map((x) => x.subnet).join(', ');
+      out.errors.push(
+        invalid(r.path, r.text, `${where(ref, use)} takes one requested address per range set, and range set ${set} (${subnets}) also gets ${held.first.text} (${held.first.label}): the ADD would fail`),
+      );
+    }
+  }
+}
+
+/** The version libcni hands the plugins; static refuses two addresses of a family below 0.3.0 (an explicit old version only). */
+const OLD_CNI_VERSIONS: ReadonlySet<string> = new Set(['0.1.0', '0.2.0']);
+
+/** static: what it assigns (configured + IP=, replaced by args.cni.ips, replaced by runtimeConfig ips), then what the ADD does with it. */
+function staticAssigns(ref: string, cni: CniSummary, use: IpamUse, roads: Roads, out: IpamOut): void {
+  const ipam = use.plugin.ipam!;
+  const { top, topPath, args } = roads;
+  const runtime = top && use.plugin.capabilities.includes('ips') ? top : undefined;
+  const argsIps = args?.values ?? ipam.ownArgsIps;
+  let assigned: Sourced[];
+  let replacedBy: { label: string; path: string; values: readonly string[] } | undefined;
+  if (runtime) {
+    assigned = fromList(runtime, (j) => index(topPath, j), (j) => `ips[${j}] (runtimeConfig)`);
+    replacedBy = { label: 'runtimeConfig "ips" (the top-level ips)', path: topPath, values: runtime };
+  } else if (argsIps?.length) {
+    assigned = args ? fromList(args.values, (j) => args.paths[j], (j) => `cni-args.ips[${j}]`) : fromList(argsIps, () => undefined, () => 'its own args.cni.ips');
+    if (args) replacedBy = { label: 'cni-args.ips (args.cni)', path: args.listPath, values: args.values };
+  } else {
+    assigned = [
+      ...fromList(ipam.addresses ?? [], () => undefined, (j) => `addresses[${j}]`),
+      ...(top ? fromList(top, (j) => index(topPath, j), (j) => `ips[${j}]`) : []),
+    ];
+  }
+  disagreement(ref, use, roads, runtime !== undefined, out);
+
+  if (assigned.length === 0) {
+    const failing = EMPTY_IPAM_RESULT_FAILS.get(use.plugin.type);
+    if (failing) {
+      out.errors.push(required(topPath, `${where(ref, use)} has no address to assign: none configured and none requested (ips or cni-args.ips); ${use.plugin.type} fails the ADD when its IPAM returns none ("IPAM plugin returned missing IP config")`));
+    }
+    return;
+  }
+  const cidrs: Array<Cidr & { from: Sourced }> = [];
+  for (const a of assigned) {
+    const c = parseCidr(a.text);
+    // Not a CIDR: static refuses it, and the road check has said so (or the NAD's own is broken).
+    if (!c) return;
+    cidrs.push({ ...c, from: a });
+  }
+  duplicates(ref, use, cidrs, out);
+  oneAddressPerFamily(ref, cni, use, cidrs, out);
+  if (replacedBy) unreachableGateways(ref, use, cidrs, replacedBy, out);
+}
+
+/** The kernel refuses an address the interface has: an IPv4 one with the same prefix, an IPv6 one with any. */
+function duplicates(ref: string, use: IpamUse, cidrs: ReadonlyArray<Cidr & { from: Sourced }>, out: IpamOut): void {
+  for (let i = 1; i < cidrs.length; i++) {
+    const c = cidrs[i]!;
+    if (c.from.path === undefined) continue;
+    const first = cidrs.slice(0, i).find((d) => d.kind === c.kind && d.value === c.value && (c.kind === 'ipv6' || d.prefix === c.prefix));
+    if (!first) continue;
+    out.errors.push(invalid(c.from.path, c.from.text, `${where(ref, use)} would assign this address twice (also ${first.from.label}: ${first.from.text}); adding it again fails with "file exists", and the ADD would fail`));
+  }
+}
+
+function oneAddressPerFamily(ref: string, cni: CniSummary, use: IpamUse, cidrs: ReadonlyArray<Cidr & { from: Sourced }>, out: IpamOut): void {
+  const version = cni.cniVersion;
+  if (version === undefined || !OLD_CNI_VERSIONS.has(version)) return;
+  for (const kind of ['ipv4', 'ipv6'] as const) {
+    const family = cidrs.filter((c) => c.kind === kind);
+    const second = family.slice(1).find((c) => c.from.path !== undefined);
+    if (!second) continue;
+    out.errors.push(
+      invalid(second.from.path!, second.from.text, `${where(ref, use)} would assign ${family.length} ${kind === 'ipv4' ? 'IPv4' : 'IPv6'} addresses (${family.map((c) => c.from.text).join(', ')}), and cniVersion ${version} allows one per family: the ADD would fail`),
+    );
+  }
+}
+
+/** A route's gateway must lie in the subnet of an assigned address (or be IPv6 link-local) for the kernel to add it. */
+function unreachableGateways(ref: string, use: IpamUse, cidrs: ReadonlyArray<Cidr & { from: Sourced }>, replacedBy: { label: string; path: string; values: readonly string[] }, out: IpamOut): void {
+  for (const route of use.plugin.ipam?.routes ?? []) {
+    if (route.gw === undefined) continue;
+    const gw = parseCidr(route.gw);
+    if (!gw || isLinkLocal6(gw)) continue;
+    if (cidrs.some((c) => inSubnetOf(c, gw))) continue;
+    out.errors.push(
+      invalid(replacedBy.path, replacedBy.values, `${replacedBy.label} replace the configured addresses of ${where(ref, use)}, and none of them is in the subnet of its route ${route.dst} via ${route.gw}: adding the route fails ("${gw.kind === 'ipv4' ? 'network is unreachable' : 'no route to host'}"), and the ADD would fail`),
+    );
+  }
+}
+
+const sameAddresses = (a: readonly string[], b: readonly string[]): boolean => {
+  const key = (s: string): string => {
+    const c = parseCidr(s);
+    return c ? `${c.kind}/${c.value}/${c.prefix}` : s;
+  };
+  const x = new Set(a.map(key));
+  const y = new Set(b.map(key));
+  return x.size === y.size && [...x].every((k) => y.has(k));
+};
+
+/** Top-level ips and cni-args.ips that differ: static keeps one of them, silently. */
+function disagreement(ref: string, use: IpamUse, roads: Roads, runtime: boolean, out: IpamOut): void {
+  const { top, topPath, args } = roads;
+  if (!top || !args || sameAddresses(top, args.values)) return;
+  if (runtime) {
+    out.warnings.push({ path: args.listPath, text: `dropped by ${where(ref, use)}: ${use.plugin.type} declares the ips capability, so runtimeConfig "ips" replaces args.cni.ips and ${json(top)} (the top-level ips) take effect` });
+  } else {
+    out.warnings.push({ path: topPath, text: `dropped by ${where(ref, use)}: it reads args.cni.ips after IP= and they replace IP= and its configured addresses, so ${json(args.values)} (cni-args.ips) take effect` });
+  }
+}
+
+/**
+ * What each IPAM assigns once every road is read. `top` is the selection's `ips` at `topPath`,
+ * `args` its string `cni-args.ips`.
+ */
+export function ipamSelectionChecks(
+  ref: string,
+  cni: CniSummary,
+  netPath: string,
+  top: readonly string[] | undefined,
+  args: ArgsIps | undefined,
+  out: IpamOut,
+): void {
+  const roads: Roads = { top, topPath: child(netPath, 'ips'), args };
+  for (const use of ipamsOf(cni)) {
+    const combines = use.facts?.combines;
+    if (combines === 'union') hostLocalUnion(ref, use, roads, out);
+    else if (combines === 'replace') staticAssigns(ref, cni, use, roads, out);
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * netattach's verdict on a pod, from the same pure engine `serve` runs (src/admission `review`,
+ * the validating endpoint) with the NADs in a static source, as `netattach check` reads them.
+ */
+import { DEFAULT_ADMISSION_CONFIG, review, warningText, type AdmissionRequest } from '../../../src/admission/index.js';
+import { renderError } from '../../../src/field/index.js';
+import { StaticNadSource } from '../../../src/nads/index.js';
+import { NO_POLICY } from '../../../src/policy/types.js';
+import type { Selection, Verdict } from './model.js';
+
+export const NAMESPACE = 'default';
+
+export function nadObject(name: string, config: object): Record<string, unknown> {
+  return {
+    apiVersion: 'k8s.cni.cncf.io/v1',
+    kind: 'NetworkAttachmentDefinition',
+    metadata: { name, namespace: NAMESPACE },
+    spec: { config: JSON.stringify(config) },
+  };
+}
+
+/** A verdict function over a fixed set of NADs (name -> CNI config). */
+export function verdictOver(configs: ReadonlyMap<string, object>): (selections: readonly Selection[]) => Verdict {
+  const source = new StaticNadSource([...configs].map(([name, config]) => nadObject(name, config)));
+  const nads = (ns: string, name: string) => {
+    const nad = source.get(ns, name);
+    return nad ? ({ status: 'found', nad } as const) : ({ status: 'not-found' } as const);
+  };
+  return (selections) => {
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'oracle', namespace: NAMESPACE, annotations: { 'k8s.v1.cni.cncf.io/networks': JSON.stringify(selections) } },
+      spec: { containers: [{ name: 'app', image: 'busybox' }] },
+    };
+    const request: AdmissionRequest = {
+      uid: 'oracle',
+      kind: { group: '', version: 'v1', kind: 'Pod' },
+      resource: { group: '', version: 'v1', resource: 'pods' },
+      namespace: NAMESPACE,
+      operation: 'CREATE',
+      userInfo: { username: 'oracle' },
+      object: pod,
+      oldObject: null,
+    };
+    const d = review(request, { endpoint: 'validate', nads, policy: NO_POLICY, config: DEFAULT_ADMISSION_CONFIG });
+    return { allowed: d.allowed, errors: d.errors.map(renderError), warnings: d.warnings.map(warningText) };
+  };
+}
