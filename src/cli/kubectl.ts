@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { DEFAULT_ADMISSION_CONFIG, type UserInfo } from '../admission/index.js';
 import { auditNadObjects, auditSnapshot, loadAuditCluster, renderAuditJson, renderAuditTable, violatesEnforce, type AuditClusterSnapshot } from '../audit/index.js';
 import { buildReport, checkManifests, exitCodeOf, loadManifests, renderJson, renderReadError, renderText, type CheckOptions } from '../check/index.js';
-import { explainExitCode, explainPod, renderExplanation, EXPLAIN_FORMAT_VERSION, type Explanation } from '../explain/index.js';
+import { explainExitCode, explainPod, heldAsServeHolds, renderExplanation, EXPLAIN_FORMAT_VERSION, type Explanation } from '../explain/index.js';
 import { getObject, kubeTransport, type KubeCredentials } from '../kube/index.js';
 import { EMPTY_POLICY_SET } from '../policy/index.js';
 import { EXIT_USAGE, readAll, type CliIO } from './io.js';
@@ -150,7 +150,7 @@ function check(args: PluginArgs, namespace: string, s: AuditClusterSnapshot, io:
       nads: s.nads,
       policies: s.policies ?? EMPTY_POLICY_SET,
       config: DEFAULT_ADMISSION_CONFIG,
-      livePods: s.pods,
+      livePods: heldAsServeHolds(s.pods, DEFAULT_ADMISSION_CONFIG),
       ...(s.namespaceLabels ? { namespaceLabels: s.namespaceLabels } : {}),
       ...(s.dra ? { dra: s.dra } : {}),
       ...(args.userInfo ? { userInfo: args.userInfo } : {}),

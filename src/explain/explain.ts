@@ -9,12 +9,13 @@ import { DEFAULT_ADMISSION_CONFIG, type AdmissionConfig, type UserInfo } from '.
 import { REQUEST_KEYS } from '../admission/builtin.js';
 import { argsAddresses, DEFAULT_NETWORK_ANNOTATION, NETWORKS_ANNOTATION, parseDefaultNetwork, parseNetworks, type ParsedNetwork } from '../annotation/index.js';
 import { auditSnapshot, finished, hasNetworks, livePodOf, type LivePod } from '../audit/index.js';
+import { ownerReferencesOf } from '../audit/live-pod.js';
 import { checkManifests, type CheckOptions } from '../check/index.js';
 import type { ObjectResult } from '../check/types.js';
 import { devicePathOf, StaticDraView } from '../dra/index.js';
 import { child, renderError } from '../field/index.js';
 import { argsReachOf, nadKey, reachOf, type CniSummary, type Nad, type Reach } from '../nads/index.js';
-import { EMPTY_POLICY_SET, EXEMPT_LABEL, NAME_LABEL, type Action, type Finding, type PolicySet, type SharingOwner } from '../policy/index.js';
+import { EMPTY_POLICY_SET, EXEMPT_LABEL, NAME_LABEL, sharingOwnerOf, type Action, type Finding, type PolicySet } from '../policy/index.js';
 import {
   EXPLAIN_FORMAT_VERSION,
   type Admission,
@@ -41,7 +42,7 @@ export interface ExplainInput {
   /** Who would create the pod, as policies see it (requestedFields.allowedSubjects). */
   userInfo?: UserInfo;
   /** The cluster's running pods (metadata), for the audit and the uniqueness index; undefined when not read. */
-  livePods?: ReadonlyArray<LivePod & { owner?: SharingOwner }>;
+  livePods?: readonly LivePod[];
 }
 
 type Json = Record<string, unknown>;
@@ -52,6 +53,14 @@ const VERDICT: Record<Action, RuleVerdict> = { Enforce: 'deny', Warn: 'warn', Au
 const STRENGTH: Record<RuleVerdict, number> = { pass: 0, audit: 1, warn: 2, deny: 3 };
 /** Rules the core checks without any policy (policy `builtin`). */
 const BUILTIN_RULES = ['networkExists', 'capabilities'] as const;
+
+/** Running pods as serve's pod watch holds their addresses: with the owner they share them with (a VMI's pods). */
+export function heldAsServeHolds(pods: readonly LivePod[], config: AdmissionConfig): NonNullable<CheckOptions['livePods']> {
+  return pods.map((p) => {
+    const owner = sharingOwnerOf({ ownerReferences: ownerReferencesOf(p) }, config.addressSharingOwners, p.namespace);
+    return owner ? { ...p, owner } : p;
+  });
+}
 
 export function explainPod(input: ExplainInput): Explanation {
   const config = input.config ?? DEFAULT_ADMISSION_CONFIG;
@@ -70,7 +79,7 @@ export function explainPod(input: ExplainInput): Explanation {
     mutate: true,
     ...(input.dra ? { dra: input.dra } : {}),
     ...(input.userInfo ? { userInfo: input.userInfo } : {}),
-    ...(input.livePods ? { livePods: input.livePods } : {}),
+    ...(input.livePods ? { livePods: heldAsServeHolds(input.livePods, config) } : {}),
   });
   const result = checked!;
   return {

@@ -10,7 +10,7 @@ import { livePodOf } from '../../src/audit/index.js';
 import { explainPod, readerText, renderExplanation, type Explanation } from '../../src/explain/index.js';
 import { renderError } from '../../src/field/index.js';
 import { nadFromObject, PLUGIN_FACTS, IPAM_FACTS, StaticNadSource, type Nad } from '../../src/nads/index.js';
-import { AddressIndex, DEFAULT_SHARING_OWNERS, loadPolicyDocuments, PolicyEngine, podNetworkFacts, policySet, sharingOwnerOf, type SharingOwner } from '../../src/policy/index.js';
+import { AddressIndex, DEFAULT_SHARING_OWNERS, loadPolicyDocuments, PolicyEngine, podNetworkFacts, policySet, sharingOwnerOf } from '../../src/policy/index.js';
 import { createMetrics, handleReview } from '../../src/server/index.js';
 import { CORPUS, KUBEVIRT_CONTROLLER, NADS, NS, type CorpusCase } from '../compat/corpus.js';
 
@@ -87,7 +87,7 @@ for (const c of CORPUS) {
       metrics: createMetrics(() => nadSource),
     };
     // The pods admitted so far, as serve's pod watch would hold them (with their owner).
-    const running = new Map<string, ReturnType<typeof livePodOf> & { owner?: SharingOwner }>();
+    const running = new Map<string, NonNullable<ReturnType<typeof livePodOf>>>();
     let explained = 0;
     for (const [i, step] of c.steps.entries()) {
       const pod = step.pod as { metadata: { name: string; namespace: string } };
@@ -126,7 +126,7 @@ for (const c of CORPUS) {
       if (validate.allowed) {
         const live = livePodOf(step.pod, NS)!;
         const owner = sharingOwnerOf((step.pod as Obj)['metadata'], DEFAULT_SHARING_OWNERS, pod.metadata.namespace);
-        running.set(`${live.namespace}/${live.name}`, { ...live, ...(owner ? { owner } : {}) });
+        running.set(`${live.namespace}/${live.name}`, live);
         // The pod runs now: serve's pod watch holds it (explain runs after that, against running pods).
         index.setPod({ namespace: live.namespace, name: live.name, ...(owner ? { owner } : {}) }, podNetworkFacts(live.namespace, live.networks, live.defaultNetwork).addresses);
       }

@@ -172,3 +172,16 @@ t.test('-o json and yaml: one versioned document, a List for several', async (t)
   t.same(list.items.map((x: { pod: { name: string } }) => x.pod.name), ['a', 'b']);
   t.match(renderExplanations([a, b], 'describe'), /^Name: +a$[\s\S]*^Name: +b$/m);
 });
+
+t.test('a running pod of the same VMI shares its MAC, as admission holds it (migration)', async (t) => {
+  const set = policies('apiVersion: netattach.io/v1alpha1\nkind: NetworkAttachmentPolicy\nmetadata: {name: unique}\nspec:\n  rules: {uniqueAddresses: {mac: Network}}\n');
+  const mac = '02:00:00:00:00:77';
+  const vmi = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name: 'vm', uid: 'vmi-uid-1' };
+  const networks = [{ name: 'sriov', mac }];
+  const source = { namespace: NS, name: 'virt-launcher-vm-a', networks: JSON.stringify(networks), controller: vmi };
+  const target = pod('virt-launcher-vm-b', networks);
+  (target.metadata as Record<string, unknown>)['ownerReferences'] = [{ ...vmi, controller: true }];
+  t.equal(explainPod(base(target, { policies: set, livePods: [source] })).admission.verdict, 'allowed', 'same VMI: one holder');
+  const { controller: _, ...stranger } = source;
+  t.equal(explainPod(base(target, { policies: set, livePods: [stranger] })).admission.verdict, 'denied', 'a pod of no VMI: a duplicate');
+});
