@@ -14,7 +14,7 @@ import { checkMacs } from './builtin-mac.js';
 import { interfaceNameCollisions } from './builtin-ifnames.js';
 
 /** Selection keys that reach the plugins as runtimeConfig (and, for mac and ips, CNI_ARGS). */
-const REQUEST_KEYS: ReadonlyArray<readonly ['ips' | 'mac' | 'infiniband-guid' | 'portMappings' | 'bandwidth', Requested]> = [
+export const REQUEST_KEYS: ReadonlyArray<readonly ['ips' | 'mac' | 'infiniband-guid' | 'portMappings' | 'bandwidth', Requested]> = [
   ['ips', 'ips'],
   ['mac', 'mac'],
   ['infiniband-guid', 'infinibandGUID'],

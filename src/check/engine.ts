@@ -6,7 +6,7 @@
 import { DEFAULT_ADMISSION_CONFIG, review, warningText, type AdmissionConfig, type AdmissionRequest, type Decision, type UserInfo } from '../admission/index.js';
 import type { FieldError } from '../field/index.js';
 import { isNadObject, nadFromObject, nadKey, type Nad, type NadLookup } from '../nads/index.js';
-import { AddressIndex, EMPTY_POLICY_SET, NAME_LABEL, PolicyEngine, type Finding, type PolicySet } from '../policy/index.js';
+import { AddressIndex, EMPTY_POLICY_SET, NAME_LABEL, PolicyEngine, podNetworkFacts, type Finding, type PolicySet, type SharingOwner } from '../policy/index.js';
 import { StaticDraView, deviceClassInfo, type DeviceClassInfo, type DraView, type TemplateLookup } from '../dra/index.js';
 import { describeMutation } from './mutation.js';
 import { resourceOf } from './resource.js';
@@ -32,6 +32,8 @@ export interface CheckOptions {
   mutate?: boolean;
   /** DeviceClasses and ResourceClaimTemplates of the cluster (`--cluster`); without them a template not among the inputs is unchecked. */
   dra?: { classes: readonly DeviceClassInfo[]; templates: ReadonlyArray<{ namespace: string; name: string }> };
+  /** Running pods whose addresses the uniqueness index holds, as serve's pod watch does (`kubectl netattach explain`). */
+  livePods?: ReadonlyArray<{ namespace: string; name: string; uid?: string; owner?: SharingOwner; networks?: string; defaultNetwork?: string }>;
 }
 
 type Json = Record<string, unknown>;
@@ -51,6 +53,10 @@ export function checkManifests(objects: readonly ManifestObject[], options: Chec
   // an evicted reservation would hide a duplicate between two files.
   const unbounded = Number.MAX_SAFE_INTEGER;
   const index = new AddressIndex({ reservationTtlMs: unbounded, now: () => 0, limits: { perNamespace: unbounded, total: unbounded } });
+  for (const p of options.livePods ?? []) {
+    const ref = { namespace: p.namespace, name: p.name, ...optional('uid', p.uid), ...(p.owner ? { owner: p.owner } : {}) };
+    index.setPod(ref, podNetworkFacts(p.namespace, p.networks, p.defaultNetwork, config.defaultNetworkNamespace).addresses);
+  }
   const policy = new PolicyEngine({ policies: options.policies ?? EMPTY_POLICY_SET, index });
   const lookup = (namespace: string, name: string): NadLookup => {
     const nad = nads.get(nadKey(namespace, name));
@@ -105,7 +111,7 @@ export function checkManifests(objects: readonly ManifestObject[], options: Chec
   });
 }
 
-function verdictOf(decision: Decision): Pick<ObjectResult, 'allowed' | 'errors' | 'warnings' | 'audits'> {
+function verdictOf(decision: Decision): Pick<ObjectResult, 'allowed' | 'errors' | 'warnings' | 'audits' | 'findings'> {
   // The core denies with the finding's own error object: identity maps it back to its rule.
   const byError = new Map<FieldError, Finding>(decision.findings.map((f) => [f.error, f]));
   const report = (e: FieldError, f = byError.get(e)): ReportedError => (f ? { ...e, rule: f.rule, policy: f.policy } : { ...e });
@@ -115,6 +121,7 @@ function verdictOf(decision: Decision): Pick<ObjectResult, 'allowed' | 'errors' 
     // Whole: the webhook cuts each to what kubectl shows on a line, offline there is room.
     warnings: decision.warnings.map(warningText),
     audits: decision.audits.map((f) => report(f.error, f)),
+    findings: decision.findings,
   };
 }
 

@@ -2,6 +2,7 @@
 // reading files, stdin and the cluster is the shell's job (files.ts, cluster.ts, src/cli/check.ts).
 import type { FieldError } from '../field/index.js';
 import type { JsonPatchOperation } from '../admission/types.js';
+import type { Finding } from '../policy/types.js';
 
 /** One object found in an input: a YAML document, a JSON file, or an item of a `List`. */
 export interface ManifestObject {
@@ -63,6 +64,8 @@ export interface ObjectResult {
   /** Why the webhook would not see this object at all (namespace excluded, not a Kubernetes object). */
   skipped?: string;
   mutation?: Mutation;
+  /** Every finding with its policy, rule and action, as the core gave them (not rendered; `kubectl netattach explain` reads them). */
+  findings?: Finding[];
 }
 
 export interface CheckSummary {

@@ -9,12 +9,16 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
   certs: { summary: 'generate a CA and a serving certificate for the webhook', load: () => import('./certs.js') },
   check: { summary: 'lint manifests offline with the webhook rules', load: () => import('./check.js') },
   audit: { summary: 'judge running pods (cluster or files) with the webhook rules', load: () => import('./audit.js') },
+  kubectl: { summary: "the kubectl plugin: 'netattach kubectl explain ...' is 'kubectl netattach explain ...'", load: () => import('./kubectl.js') },
 };
+
+/** Installed as `kubectl-netattach` (npm's bin link, krew, a symlink on PATH), the CLI is the kubectl plugin. */
+export const PLUGIN_NAME = /(?:^|[\\/])kubectl-netattach(?:\.(?:js|cmd|exe))?$/;
 
 export function usage(): string {
   const lines = ['Usage: netattach <command> [options]', '', 'Commands:'];
   for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(8)} ${c.summary}`);
-  lines.push('', "Run 'netattach <command> --help' for a command's options.");
+  lines.push('', "Run 'netattach <command> --help' for a command's options.", "As a kubectl plugin (installed as kubectl-netattach): 'kubectl netattach --help'.");
   return lines.join('\n') + '\n';
 }
 
@@ -33,10 +37,18 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   return run(rest, io);
 }
 
-// Run when executed directly (not when imported by tests).
-const invokedAs = process.argv[1] ?? '';
-if (/(?:^|[\\/])(?:main\.(?:js|ts)|netattach)$/.test(invokedAs)) {
-  main(process.argv.slice(2), processIO()).then(
+/**
+ * The command line `main` gets when the script runs as `invokedAs`: the plugin's when named for it,
+ * the CLI's as `netattach` (or main.js); undefined when imported (tests).
+ */
+export function entryArgs(invokedAs: string, args: readonly string[]): string[] | undefined {
+  if (PLUGIN_NAME.test(invokedAs)) return ['kubectl', ...args];
+  return /(?:^|[\\/])(?:main\.(?:js|ts)|netattach)$/.test(invokedAs) ? [...args] : undefined;
+}
+
+const entry = entryArgs(process.argv[1] ?? '', process.argv.slice(2));
+if (entry) {
+  main(entry, processIO()).then(
     (code) => {
       // serve keeps running: it returns only when it has shut down.
       process.exitCode = code;

@@ -1,0 +1,63 @@
+// The cluster, user and namespace a kubectl plugin works with, found as kubectl finds them:
+// `--kubeconfig`, else $KUBECONFIG (files merged, the first one's current context), else
+// ~/.kube/config; `--context` picks another context; the namespace is the context's, else
+// `default`. kubectl passes none of its own flags to a plugin, so the plugin reads them itself.
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { credentialsFromKubeConfig, inClusterCredentials, serviceAccountNamespace, type KubeCredentials } from '../kube/index.js';
+
+export interface KubectlContext {
+  credentials: KubeCredentials;
+  /** The context's namespace, else `default` (in a pod: the service account's). */
+  namespace: string;
+  /** The kubeconfig context used (none in-cluster). */
+  context?: string;
+}
+
+export interface KubectlConfigOptions {
+  kubeconfig?: string;
+  context?: string;
+  env: NodeJS.ProcessEnv;
+  home?: string;
+  exists?: (path: string) => boolean;
+}
+
+/** The kubeconfig files kubectl would read, in order; empty when there are none (in-cluster, or nothing). */
+export function kubeconfigFiles(o: KubectlConfigOptions): string[] | { error: string } {
+  const exists = o.exists ?? existsSync;
+  if (o.kubeconfig !== undefined) return exists(o.kubeconfig) ? [o.kubeconfig] : { error: `--kubeconfig: no such file ${JSON.stringify(o.kubeconfig)}` };
+  const listed = (o.env['KUBECONFIG'] ?? '').split(process.platform === 'win32' ? ';' : ':').filter(Boolean);
+  if (listed.length > 0) return listed.filter((f) => exists(f));
+  const home = join(o.home ?? homedir(), '.kube', 'config');
+  return exists(home) ? [home] : [];
+}
+
+export async function loadKubectlContext(o: KubectlConfigOptions): Promise<KubectlContext | { error: string }> {
+  const files = kubeconfigFiles(o);
+  if ('error' in files) return files;
+  if (files.length === 0) {
+    const inCluster = o.context === undefined ? inClusterCredentials({ env: o.env }) : undefined;
+    if (inCluster) return { credentials: inCluster, namespace: serviceAccountNamespace(o.env) ?? 'default' };
+    return { error: o.context === undefined ? 'no kubeconfig found ($KUBECONFIG, ~/.kube/config, or in-cluster)' : `--context ${o.context}: no kubeconfig found` };
+  }
+  try {
+    const { KubeConfig } = await import('@kubernetes/client-node');
+    const kc = new KubeConfig();
+    kc.loadFromFile(files[0]!);
+    for (const extra of files.slice(1)) {
+      const other = new KubeConfig();
+      other.loadFromFile(extra);
+      kc.mergeConfig(other);
+    }
+    if (o.context !== undefined) {
+      if (!kc.getContextObject(o.context)) return { error: `--context: context ${JSON.stringify(o.context)} not found in ${files.join(', ')}` };
+      kc.setCurrentContext(o.context);
+    }
+    const context = kc.getCurrentContext();
+    const namespace = kc.getContextObject(context)?.namespace || 'default';
+    return { credentials: await credentialsFromKubeConfig(kc), namespace, ...(context ? { context } : {}) };
+  } catch (e) {
+    return { error: `kubeconfig ${files.join(', ')}: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}

@@ -1,0 +1,88 @@
+// What `kubectl netattach explain` says about one pod: a versioned document (docs/kubectl-plugin.md)
+// that the text renderer and `-o json|yaml` both print. Pure data, built by explain.ts.
+import type { AuditFinding } from '../audit/types.js';
+import type { ReportedError } from '../check/types.js';
+
+export const EXPLAIN_FORMAT_VERSION = 1;
+
+/** How one requested value reaches the chain: the same answer the capability check gives (src/nads/reach.ts). */
+export interface RequestedValue {
+  /** The selection key as written: `mac`, `ips`, `infiniband-guid`, `portMappings`, `bandwidth`, or `cni-args.<key>`. */
+  field: string;
+  path: string;
+  /** `read`: plugin `by` reads it; `ignored`: no plugin of the chain does; `unknown`: `types` are not in the table; `unchecked`: no readable config. */
+  status: 'read' | 'ignored' | 'unknown' | 'unchecked';
+  by?: string;
+  types?: string[];
+}
+
+export interface ChainPlugin {
+  type: string;
+  /** Where it sits in the NAD, e.g. `spec.config.plugins[1]`. */
+  path: string;
+  capabilities: string[];
+  ipam?: string;
+}
+
+export interface SelectionExplanation {
+  /** `namespace/name` (`@interface` when one is requested). */
+  selection: string;
+  path: string;
+  /** Which annotation: `networks` or `default-network`. */
+  annotation: 'networks' | 'default-network';
+  nad: { status: 'found' | 'not-found'; chain?: ChainPlugin[]; cniVersion?: string; problems?: string[] };
+  /** How the NAD's device is served, and what it adds to the pod (resources or a claim). */
+  device?: { path: string; summary: string; resourceNames: string[]; claimTemplate?: string; problems: string[] };
+  requested: RequestedValue[];
+}
+
+export type RuleVerdict = 'pass' | 'deny' | 'warn' | 'audit';
+
+export interface RuleExplanation {
+  rule: string;
+  /** The action the policy sets for the rule. */
+  action: string;
+  verdict: RuleVerdict;
+  /** The findings of this rule for this pod, rendered as field errors. */
+  messages: string[];
+}
+
+export interface PolicyExplanation {
+  name: string;
+  /** `applies`, `not-selected` (namespaceSelector does not match) or `exempt`. */
+  status: 'applies' | 'not-selected' | 'exempt';
+  rules: RuleExplanation[];
+}
+
+export interface Admission {
+  /** `allowed`, `denied`, or `skipped` (the webhooks do not see the pod's namespace). */
+  verdict: 'allowed' | 'denied' | 'skipped';
+  skipped?: string;
+  errors: ReportedError[];
+  warnings: string[];
+  audits: ReportedError[];
+  /** What the mutating webhook would change now: resources per container, claims, nodeSelector. */
+  mutation: {
+    resources: Record<string, { requests?: Record<string, string>; limits?: Record<string, string> }>;
+    resourceClaims: string[];
+    nodeSelector?: Record<string, string>;
+    operations: number;
+  };
+}
+
+export interface AuditExplanation {
+  /** `judged`: the audit's findings now; `not-audited`: why not (namespace excluded, no networks); `unavailable`: no live pods read. */
+  status: 'judged' | 'not-audited' | 'unavailable';
+  reason?: string;
+  findings: AuditFinding[];
+}
+
+export interface Explanation {
+  formatVersion: typeof EXPLAIN_FORMAT_VERSION;
+  kind: 'PodExplanation';
+  pod: { namespace: string; name: string; source: 'cluster' | 'file' };
+  networks: SelectionExplanation[];
+  policies: PolicyExplanation[];
+  audit: AuditExplanation;
+  admission: Admission;
+}
