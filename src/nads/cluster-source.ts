@@ -238,7 +238,11 @@ export class ClusterNadSource implements NadSource {
       } else {
         // Debug only: the review that asked logs one line naming every NAD it could not read.
         this.#log.debug({ nad: nadKey(namespace, name), err: got.reason }, 'NAD lookup failed');
-        result = { status: 'unavailable', reason: got.timedOut ? got.reason : `cannot read NAD ${namespace}/${name} from the API server: ${got.reason}` };
+        // A timeout names the lookup's whole deadline, not what the wait for a slot left of it.
+        result = {
+          status: 'unavailable',
+          reason: got.timedOut ? `the API server did not answer within ${this.#lookupTimeoutMs} ms` : `cannot read NAD ${namespace}/${name} from the API server: ${got.reason}`,
+        };
       }
     } finally {
       this.#releaseSlot();
