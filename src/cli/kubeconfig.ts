@@ -3,9 +3,7 @@
 // ~/.kube/config; `--context` picks another context; the namespace is the context's, else
 // `default`. kubectl passes none of its own flags to a plugin, so the plugin reads them itself.
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { credentialsFromKubeConfig, inClusterCredentials, serviceAccountNamespace, type KubeCredentials } from '../kube/index.js';
+import { credentialsFromKubeConfig, defaultKubeconfigFiles, inClusterCredentials, loadKubeConfig, serviceAccountNamespace, type KubeCredentials } from '../kube/index.js';
 
 export interface KubectlContext {
   credentials: KubeCredentials;
@@ -27,10 +25,7 @@ export interface KubectlConfigOptions {
 export function kubeconfigFiles(o: KubectlConfigOptions): string[] | { error: string } {
   const exists = o.exists ?? existsSync;
   if (o.kubeconfig !== undefined) return exists(o.kubeconfig) ? [o.kubeconfig] : { error: `--kubeconfig: no such file ${JSON.stringify(o.kubeconfig)}` };
-  const listed = (o.env['KUBECONFIG'] ?? '').split(process.platform === 'win32' ? ';' : ':').filter(Boolean);
-  if (listed.length > 0) return listed.filter((f) => exists(f));
-  const home = join(o.home ?? homedir(), '.kube', 'config');
-  return exists(home) ? [home] : [];
+  return defaultKubeconfigFiles({ env: o.env, exists, ...(o.home ? { home: o.home } : {}) });
 }
 
 export async function loadKubectlContext(o: KubectlConfigOptions): Promise<KubectlContext | { error: string }> {
@@ -42,14 +37,7 @@ export async function loadKubectlContext(o: KubectlConfigOptions): Promise<Kubec
     return { error: o.context === undefined ? 'no kubeconfig found ($KUBECONFIG, ~/.kube/config, or in-cluster)' : `--context ${o.context}: no kubeconfig found` };
   }
   try {
-    const { KubeConfig } = await import('@kubernetes/client-node');
-    const kc = new KubeConfig();
-    kc.loadFromFile(files[0]!);
-    for (const extra of files.slice(1)) {
-      const other = new KubeConfig();
-      other.loadFromFile(extra);
-      kc.mergeConfig(other);
-    }
+    const kc = await loadKubeConfig(files);
     if (o.context !== undefined) {
       if (!kc.getContextObject(o.context)) return { error: `--context: context ${JSON.stringify(o.context)} not found in ${files.join(', ')}` };
       kc.setCurrentContext(o.context);

@@ -114,8 +114,8 @@ export async function credentialsFromKubeConfig(kc: KubeConfig): Promise<KubeCre
   };
 }
 
-/** Kubeconfig files (the first existing one, merged with the rest), loading client-node only now. */
-export async function kubeconfigCredentials(files: readonly string[]): Promise<KubeCredentials> {
+/** Kubeconfig files merged as kubectl merges them (the first one's current context), loading client-node only now. */
+export async function loadKubeConfig(files: readonly string[]): Promise<KubeConfig> {
   const { KubeConfig } = await import('@kubernetes/client-node');
   const kc = new KubeConfig();
   kc.loadFromFile(files[0]!);
@@ -124,7 +124,24 @@ export async function kubeconfigCredentials(files: readonly string[]): Promise<K
     other.loadFromFile(extra);
     kc.mergeConfig(other);
   }
-  return credentialsFromKubeConfig(kc);
+  return kc;
+}
+
+/** Kubeconfig files (the first existing one, merged with the rest), loading client-node only now. */
+export async function kubeconfigCredentials(files: readonly string[]): Promise<KubeCredentials> {
+  return credentialsFromKubeConfig(await loadKubeConfig(files));
+}
+
+/**
+ * The kubeconfig files kubectl reads when none is named: those of $KUBECONFIG that exist, else
+ * ~/.kube/config if it exists. Empty when there are none (then: in-cluster, or nothing).
+ */
+export function defaultKubeconfigFiles(where: { env: NodeJS.ProcessEnv; home?: string; exists?: (path: string) => boolean }): string[] {
+  const exists = where.exists ?? existsSync;
+  const listed = (where.env.KUBECONFIG ?? '').split(process.platform === 'win32' ? ';' : ':').filter(Boolean);
+  if (listed.length > 0) return listed.filter((f) => exists(f));
+  const home = join(where.home ?? homedir(), '.kube', 'config');
+  return exists(home) ? [home] : [];
 }
 
 export interface FindCredentialsOptions {
@@ -142,12 +159,9 @@ export interface FindCredentialsOptions {
  */
 export async function findCredentials(where: FindCredentialsOptions = {}): Promise<KubeCredentials | undefined> {
   const env = where.env ?? process.env;
-  const exists = where.exists ?? existsSync;
   try {
-    const files = (env.KUBECONFIG ?? '').split(process.platform === 'win32' ? ';' : ':').filter(Boolean);
-    const home = where.home ?? homedir();
-    if (files.some(exists)) return await kubeconfigCredentials(files.filter(exists));
-    if (files.length === 0 && exists(join(home, '.kube', 'config'))) return await kubeconfigCredentials([join(home, '.kube', 'config')]);
+    const files = defaultKubeconfigFiles({ env, ...(where.home ? { home: where.home } : {}), ...(where.exists ? { exists: where.exists } : {}) });
+    if (files.length > 0) return await kubeconfigCredentials(files);
     return inClusterCredentials({ env, ...(where.serviceAccountDir ? { dir: where.serviceAccountDir } : {}) });
   } catch {
     return undefined;

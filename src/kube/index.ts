@@ -10,6 +10,8 @@ export { leaseApi, type LeaseApi, type CreateResult, type GetResult, type Delete
 export {
   inClusterCredentials,
   kubeconfigCredentials,
+  loadKubeConfig,
+  defaultKubeconfigFiles,
   credentialsFromKubeConfig,
   findCredentials,
   SERVICE_ACCOUNT_DIR,
