@@ -2,51 +2,18 @@
 // review, reservation, response) and through `netattach check`: each verdict must be the one a
 // real cluster gives (see corpus.ts for why), and both must agree.
 import t from 'tap';
-import pino from 'pino';
 import fastJsonPatch from 'fast-json-patch';
 import * as core from '../../src/admission/index.js';
 import { checkManifests, type ManifestObject } from '../../src/check/index.js';
-import { StaticNadSource } from '../../src/nads/index.js';
-import { AddressIndex, loadPolicyDocuments, PolicyEngine, policySet } from '../../src/policy/index.js';
-import { createMetrics, handleReview } from '../../src/server/index.js';
+import { handleReview } from '../../src/server/index.js';
 import { CORPUS, KUBEVIRT_CONTROLLER, NADS, type CorpusCase } from './corpus.js';
-
-const ALICE = { username: 'alice', groups: ['system:authenticated'] };
-
-function setPolicies(c: CorpusCase) {
-  if (!c.policy) return policySet([]);
-  const loaded = loadPolicyDocuments(c.policy, 'corpus');
-  if (loaded.errors.length) throw new Error(loaded.errors.map((e) => e.message).join('; '));
-  return policySet(loaded.policies);
-}
+import { ALICE, corpusDeps, corpusPolicies, stepReview } from './pipeline.js';
 
 async function serve(c: CorpusCase) {
-  const index = new AddressIndex();
-  const nadSource = new StaticNadSource(NADS);
-  const deps = {
-    core,
-    nadSource,
-    policy: new PolicyEngine({ policies: setPolicies(c), index }),
-    reservations: index,
-    config: core.DEFAULT_ADMISSION_CONFIG,
-    logger: pino({ level: 'silent' }),
-    metrics: createMetrics(() => nadSource),
-  };
+  const deps = corpusDeps(corpusPolicies(c));
   const answers = [];
   for (const [i, step] of c.steps.entries()) {
-    const pod = step.pod as { metadata: { name: string; namespace: string } };
-    const request: core.AdmissionRequest = {
-      uid: `corpus-${i}`,
-      kind: { group: '', version: 'v1', kind: 'Pod' },
-      resource: { group: '', version: 'v1', resource: 'pods' },
-      name: pod.metadata.name,
-      namespace: pod.metadata.namespace,
-      operation: step.before ? 'UPDATE' : 'CREATE',
-      userInfo: step.before ? KUBEVIRT_CONTROLLER : ALICE,
-      object: step.pod,
-      ...(step.before ? { oldObject: step.before } : {}),
-    };
-    const body = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request };
+    const body = stepReview(step, `corpus-${i}`, step.before ? KUBEVIRT_CONTROLLER : ALICE);
     // The mutating webhook sees CREATEs only (manifests/); the validating one both.
     const responses: Record<string, core.AdmissionResponse> = {};
     for (const endpoint of step.before ? (['validate'] as const) : (['mutate', 'validate'] as const)) {
@@ -65,7 +32,7 @@ for (const c of CORPUS) {
     const answers = await serve(c);
     const creates = c.steps.filter((s) => !s.before);
     const checked = creates.length
-      ? checkManifests([...NADS, ...creates.map((s) => s.pod)].map((object, index): ManifestObject => ({ file: 'corpus', index, object })), { policies: setPolicies(c), userInfo: ALICE })
+      ? checkManifests([...NADS, ...creates.map((s) => s.pod)].map((object, index): ManifestObject => ({ file: 'corpus', index, object })), { policies: corpusPolicies(c), userInfo: ALICE })
       : [];
     let created = 0;
     for (const [i, step] of c.steps.entries()) {

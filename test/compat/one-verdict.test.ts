@@ -18,7 +18,6 @@
 //   "may be ignored") are not findings, for pods as for NADs;
 // - UPDATE steps (NIC hotplug) are admission only: check and audit judge a pod as its CREATE.
 import t from 'tap';
-import pino from 'pino';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -28,12 +27,11 @@ import { run as runCheck } from '../../src/cli/check.js';
 import { run as runAudit } from '../../src/cli/audit.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { renderError, type FieldError } from '../../src/field/index.js';
-import { StaticNadSource } from '../../src/nads/index.js';
-import { AddressIndex, loadPolicyDocuments, NAME_LABEL, PolicyEngine, policySet } from '../../src/policy/index.js';
-import { createMetrics, handleReview } from '../../src/server/index.js';
+import { NAME_LABEL } from '../../src/policy/index.js';
+import { handleReview } from '../../src/server/index.js';
 import { CORPUS, launcher, NADS, NS, plainPod, type CorpusCase } from './corpus.js';
+import { ALICE, corpusDeps, corpusPolicies, stepReview } from './pipeline.js';
 
-const ALICE = { username: 'alice', groups: ['system:authenticated'] };
 const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
 const DEFAULT_NETWORK = 'v1.multus-cni.io/default-network';
 
@@ -107,13 +105,6 @@ interface Verdict {
   audits: string[];
 }
 
-function policiesOf(c: CorpusCase) {
-  if (!c.policy) return policySet([]);
-  const loaded = loadPolicyDocuments(c.policy, 'corpus');
-  if (loaded.errors.length) throw new Error(loaded.errors.map((e) => e.message).join('; '));
-  return policySet(loaded.policies);
-}
-
 /** The field errors of a denial message (denialMessage: one error, or `N errors:` and a line each). */
 function errorsOfMessage(message: string | undefined): string[] {
   if (message === undefined) return [];
@@ -134,34 +125,11 @@ const asAuditSays = (message: string): string => message.replace(/user "[^"]*" m
 const fromPolicy = (warning: string): boolean => / policy "[^"]+" \(/.test(warning);
 
 async function serve(c: Case): Promise<Array<Verdict | undefined>> {
-  const index = new AddressIndex();
-  const nadSource = new StaticNadSource(NADS);
-  const deps = {
-    core,
-    nadSource,
-    policy: new PolicyEngine({ policies: policiesOf(c), index }),
-    reservations: index,
-    config: core.DEFAULT_ADMISSION_CONFIG,
-    logger: pino({ level: 'silent' }),
-    metrics: createMetrics(() => nadSource),
-    // As ClusterNamespaceLabels gives them: the namespace's labels and the name label.
-    namespaceLabels: (ns: string) => ({ ...(ns === NS ? c.namespaceLabels : {}), [NAME_LABEL]: ns }),
-  };
+  // As ClusterNamespaceLabels gives them: the namespace's labels and the name label.
+  const deps = corpusDeps(corpusPolicies(c), { namespaceLabels: (ns: string) => ({ ...(ns === NS ? c.namespaceLabels : {}), [NAME_LABEL]: ns }) });
   const out: Array<Verdict | undefined> = [];
   for (const [i, step] of c.steps.entries()) {
-    const pod = step.pod as { metadata: { name: string; namespace: string } };
-    const request: core.AdmissionRequest = {
-      uid: `one-verdict-${i}`,
-      kind: { group: '', version: 'v1', kind: 'Pod' },
-      resource: { group: '', version: 'v1', resource: 'pods' },
-      name: pod.metadata.name,
-      namespace: pod.metadata.namespace,
-      operation: step.before ? 'UPDATE' : 'CREATE',
-      userInfo: ALICE,
-      object: step.pod,
-      ...(step.before ? { oldObject: step.before } : {}),
-    };
-    const body = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request };
+    const body = stepReview(step, `one-verdict-${i}`, ALICE);
     const responses: core.AdmissionResponse[] = [];
     for (const endpoint of step.before ? (['validate'] as const) : (['mutate', 'validate'] as const)) {
       const r = await handleReview(body, endpoint, 1000, deps);

@@ -3,27 +3,19 @@
 // not a second evaluator), and what it says of each network is derived from the plugin table and
 // the inputs, not copied from a run.
 import t, { type Test } from 'tap';
-import pino from 'pino';
 import * as core from '../../src/admission/index.js';
 import { REQUEST_KEYS } from '../../src/admission/builtin.js';
 import { livePodOf } from '../../src/audit/index.js';
 import { explainPod, readerText, renderExplanation, type Explanation } from '../../src/explain/index.js';
 import { renderError } from '../../src/field/index.js';
-import { nadFromObject, PLUGIN_FACTS, IPAM_FACTS, StaticNadSource, type Nad } from '../../src/nads/index.js';
-import { AddressIndex, DEFAULT_SHARING_OWNERS, loadPolicyDocuments, PolicyEngine, podNetworkFacts, policySet, sharingOwnerOf } from '../../src/policy/index.js';
-import { createMetrics, handleReview } from '../../src/server/index.js';
-import { CORPUS, KUBEVIRT_CONTROLLER, NADS, NS, type CorpusCase } from '../compat/corpus.js';
+import { nadFromObject, PLUGIN_FACTS, IPAM_FACTS, type Nad } from '../../src/nads/index.js';
+import { DEFAULT_SHARING_OWNERS, podNetworkFacts, sharingOwnerOf } from '../../src/policy/index.js';
+import { handleReview } from '../../src/server/index.js';
+import { CORPUS, KUBEVIRT_CONTROLLER, NADS, NS } from '../compat/corpus.js';
+import { ALICE, corpusDeps, corpusPolicies, stepReview } from '../compat/pipeline.js';
 
-const ALICE = { username: 'alice', groups: ['system:authenticated'] };
 const PARSED: Nad[] = NADS.map((o) => nadFromObject(o, { defaultNamespace: NS }));
 type Obj = Record<string, unknown>;
-
-function policiesOf(c: CorpusCase) {
-  if (!c.policy) return policySet([]);
-  const loaded = loadPolicyDocuments(c.policy, 'corpus');
-  if (loaded.errors.length) throw new Error(loaded.errors.map((e) => e.message).join('; '));
-  return policySet(loaded.policies);
-}
 
 /** Could the plugin table let `type` read the selection key `key` at all (by any road)? Read from the table's fields. */
 function tableAllows(type: string, ipam: string | undefined, key: string): boolean {
@@ -74,35 +66,13 @@ function assertNetworks(t: Test, e: Explanation, pod: Obj, validate: core.Admiss
 
 for (const c of CORPUS) {
   t.test(`${c.name}: explain says what admission does`, async (t) => {
-    const policies = policiesOf(c);
-    const index = new AddressIndex();
-    const nadSource = new StaticNadSource(NADS);
-    const deps = {
-      core,
-      nadSource,
-      policy: new PolicyEngine({ policies, index }),
-      reservations: index,
-      config: core.DEFAULT_ADMISSION_CONFIG,
-      logger: pino({ level: 'silent' }),
-      metrics: createMetrics(() => nadSource),
-    };
+    const policies = corpusPolicies(c);
+    const deps = corpusDeps(policies);
     // The pods admitted so far, as serve's pod watch would hold them (with their owner).
     const running = new Map<string, NonNullable<ReturnType<typeof livePodOf>>>();
     let explained = 0;
     for (const [i, step] of c.steps.entries()) {
-      const pod = step.pod as { metadata: { name: string; namespace: string } };
-      const request: core.AdmissionRequest = {
-        uid: `explain-${i}`,
-        kind: { group: '', version: 'v1', kind: 'Pod' },
-        resource: { group: '', version: 'v1', resource: 'pods' },
-        name: pod.metadata.name,
-        namespace: pod.metadata.namespace,
-        operation: step.before ? 'UPDATE' : 'CREATE',
-        userInfo: step.before ? KUBEVIRT_CONTROLLER : ALICE,
-        object: step.pod,
-        ...(step.before ? { oldObject: step.before } : {}),
-      };
-      const r = await handleReview({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request }, 'validate', 1000, deps);
+      const r = await handleReview(stepReview(step, `explain-${i}`, step.before ? KUBEVIRT_CONTROLLER : ALICE), 'validate', 1000, deps);
       if (r.status !== 200) throw new Error(r.error);
       const validate = r.review.response!;
       if (!step.before) {
@@ -125,10 +95,10 @@ for (const c of CORPUS) {
       }
       if (validate.allowed) {
         const live = livePodOf(step.pod, NS)!;
-        const owner = sharingOwnerOf((step.pod as Obj)['metadata'], DEFAULT_SHARING_OWNERS, pod.metadata.namespace);
+        const owner = sharingOwnerOf((step.pod as Obj)['metadata'], DEFAULT_SHARING_OWNERS, (step.pod as { metadata: { namespace: string } }).metadata.namespace);
         running.set(`${live.namespace}/${live.name}`, live);
         // The pod runs now: serve's pod watch holds it (explain runs after that, against running pods).
-        index.setPod({ namespace: live.namespace, name: live.name, ...(owner ? { owner } : {}) }, podNetworkFacts(live.namespace, live.networks, live.defaultNetwork).addresses);
+        deps.reservations.setPod({ namespace: live.namespace, name: live.name, ...(owner ? { owner } : {}) }, podNetworkFacts(live.namespace, live.networks, live.defaultNetwork).addresses);
       }
     }
     t.ok(explained > 0 || c.steps.every((s) => s.before), 'every CREATE explained');
