@@ -6,7 +6,7 @@
 // Delegates run in order, so the pod fails for certain when the earlier of the two elements
 // creates its interface; when that chain is unknown (a KubeVirt binding element creates none) the
 // annotation's own warning (src/annotation/cross.ts) stays.
-import type { ParsedNetwork } from '../annotation/index.js';
+import { multusAutoNumber, type ParsedNetwork } from '../annotation/index.js';
 import { child, invalid, type FieldError } from '../field/index.js';
 import { interfaceCreatorOf } from '../nads/mac-setters.js';
 import type { CniSummary } from '../nads/index.js';
@@ -16,14 +16,6 @@ export function parseMultusDefaultNetworks(text: string | undefined): number {
   if (text === undefined) return 0;
   if (!/^\d{1,3}$/.test(text)) throw new RangeError(`--multus-default-networks: invalid value ${JSON.stringify(text)}: a whole number, the length of defaultNetworks in Multus's config`);
   return Number(text);
-}
-
-/** `net<N>` with N a positive decimal without leading zeros: N, else undefined. */
-function autoNumber(name: string): number | undefined {
-  if (!name.startsWith('net') || name.length < 4 || name.length > 10) return undefined;
-  const digits = name.slice(3);
-  if (digits[0] === '0' || [...digits].some((c) => c < '0' || c > '9')) return undefined;
-  return Number(digits);
 }
 
 /** The elements of one annotation, by the annotation's field path (the default network's element stands alone). */
@@ -50,12 +42,14 @@ export function interfaceNameCollisions(
   defaultNetworks: number,
 ): FieldError[] {
   const out: FieldError[] = [];
+  // Most pods name no interface: no grouping on their review.
+  if (!networks.some((n) => n.selection.interface !== undefined)) return out;
   for (const group of byAnnotation(networks)) {
     if (group.length < 2) continue;
     const atIndex = new Map(group.map((n) => [n.index, n]));
     for (const named of group) {
       const name = named.selection.interface;
-      const number = typeof name === 'string' ? autoNumber(name) : undefined;
+      const number = typeof name === 'string' ? multusAutoNumber(name) : undefined;
       if (number === undefined) continue;
       const other = atIndex.get(number - 1 - defaultNetworks);
       if (!other || other === named || other.selection.interface !== undefined) continue;

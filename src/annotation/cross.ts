@@ -123,12 +123,17 @@ export function gatewayConflicts(networks: readonly ParsedNetwork[], defaultNetw
 }
 
 /** The element index whose automatic name is `name` (`net3` -> 2), if within the list. */
-function autoNamedIndex(name: string, count: number): number | undefined {
+/** N of `net<N>`, the name Multus gives an attachment without `interface` (N positive, no leading zero), else undefined. */
+export function multusAutoNumber(name: string): number | undefined {
   if (!name.startsWith('net') || name.length < 4 || name.length > 10) return undefined;
   const digits = name.slice(3);
   if (digits[0] === '0' || [...digits].some((c) => c < '0' || c > '9')) return undefined;
-  const i = Number(digits) - 1;
-  return i < count ? i : undefined;
+  return Number(digits);
+}
+
+function autoNamedIndex(name: string, count: number): number | undefined {
+  const n = multusAutoNumber(name);
+  return n !== undefined && n - 1 < count ? n - 1 : undefined;
 }
 
 function warnRepeat(seen: Map<string, number>, value: string | undefined, n: ParsedNetwork, key: string, out: Collector): void {
