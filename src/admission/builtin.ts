@@ -123,7 +123,7 @@ export function builtinChecks(
   networks: readonly ParsedNetwork[],
   nads: (ns: string, name: string) => NadLookup,
   extra: ExtraReaders,
-  multusDefaultNetworks = 0,
+  multusDefaultNetworks?: number,
 ): BuiltinResult {
   const out: BuiltinResult = { findings: [], errors: [], unverified: [], fieldWarnings: [], warnings: [], dropped: [] };
   for (const net of networks) {
@@ -166,7 +166,9 @@ export function builtinChecks(
       out.dropped.push(...macs.dropped);
     }
   }
-  out.errors.push(...interfaceNameCollisions(networks, (n) => chainFound(nads(n.selection.namespace, n.selection.name)), multusDefaultNetworks));
+  const collisions = interfaceNameCollisions(networks, (n) => chainFound(nads(n.selection.namespace, n.selection.name)), multusDefaultNetworks);
+  out.errors.push(...collisions.errors);
+  out.warnings.push(...collisions.warnings);
   return out;
 }
 

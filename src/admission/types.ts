@@ -141,8 +141,9 @@ export interface AdmissionConfig {
   /** Refuse any change of a running pod's network annotations (default: validate it, as for hotplug). */
   immutableNetworks: boolean;
   /**
-   * How many `defaultNetworks` Multus's config adds before the annotation's elements (absent: 0,
-   * Multus's default): they shift the `net<N>` names Multus gives elements without `interface`.
+   * How many `defaultNetworks` Multus's config adds before the annotation's elements: they shift
+   * the `net<N>` names Multus gives elements without `interface`. Absent: not stated, read as
+   * Multus's default (none), and a collision it finds is a warning, not a denial.
    */
   multusDefaultNetworks?: number;
 }

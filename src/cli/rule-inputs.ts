@@ -70,7 +70,7 @@ export const VERDICT_USAGE = `      --plugin-reads TYPE=KEYS  a CNI plugin type 
                          (default kube-system)
       --resource-name-key KEY  another NAD annotation naming the device resource
                          (repeatable)
-      --multus-default-networks N  defaultNetworks in Multus's config (default 0)
+      --multus-default-networks N  defaultNetworks in Multus's config (unset: net<N> collisions warn)
                          (these five as serve's flags: give the ones serve runs with)
 `;
 
@@ -89,7 +89,7 @@ export function configOfFlags(values: VerdictFlags): AdmissionConfig | string {
     if (values['plugin-reads']) config = { ...config, pluginReads: parsePluginReads(values['plugin-reads']) };
     if (values['address-sharing-owner']) config = { ...config, addressSharingOwners: parseSharingOwners(values['address-sharing-owner']) };
     const multusDefaultNetworks = parseMultusDefaultNetworks(values['multus-default-networks']);
-    if (multusDefaultNetworks) config = { ...config, multusDefaultNetworks };
+    if (multusDefaultNetworks !== undefined) config = { ...config, multusDefaultNetworks };
   } catch (err) {
     return (err as Error).message;
   }

@@ -63,8 +63,10 @@ Options:
                                  moves, such as a VM's migration target); repeatable, replaces
                                  the default             NETATTACH_ADDRESS_SHARING_OWNERS (kubevirt.io/VirtualMachineInstance)
   --multus-default-networks N    how many defaultNetworks Multus's config adds before a pod's
-                                 networks (they shift the net<N> interface names)
-                                                                   NETATTACH_MULTUS_DEFAULT_NETWORKS (0)
+                                 networks (they shift the net<N> interface names); unset, an
+                                 interface named as Multus names another element is warned,
+                                 not denied (the manifests state 0, Multus's default)
+                                                                   NETATTACH_MULTUS_DEFAULT_NETWORKS (unset)
   --immutable-networks           refuse any change of a running pod's network annotations
                                  (default: validate the change, as for hotplug)
                                                                    NETATTACH_IMMUTABLE_NETWORKS (false)
@@ -269,7 +271,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
         pluginReads,
         addressSharingOwners,
         immutableNetworks: values['immutable-networks'] ?? flagBool('immutable-networks', env.NETATTACH_IMMUTABLE_NETWORKS),
-        multusDefaultNetworks,
+        ...(multusDefaultNetworks !== undefined && { multusDefaultNetworks }),
       },
     },
   };

@@ -34,7 +34,8 @@ interface Case {
   findings?: RegExp[];
   warnings?: RegExp[];
   dropped?: string[];
-  multusDefaultNetworks?: number;
+  /** Absent: stated as 0 (the manifests' value); present as undefined: not stated. */
+  multusDefaultNetworks?: number | undefined;
   extra?: string[];
 }
 
@@ -174,6 +175,12 @@ const cases: Case[] = [
     multusDefaultNetworks: 1,
     errors: [/\[0\]\.interface: Invalid value: "net3": Multus names element \[1\] "net3" too/],
   },
+  {
+    name: 'the count not stated: the collision is read with no defaultNetworks, and only warned (with one, element [1] is net3 and the pod works)',
+    networks: '[{"name":"mv","interface":"net2"},{"name":"ptp"}]',
+    multusDefaultNetworks: undefined,
+    warnings: [/\[0\]\.interface: "net2": Multus names element \[1\] "net2" too .*macvlan in default\/mv creates "net2" when Multus's config has no defaultNetworks .*--multus-default-networks/],
+  },
   { name: 'every interface named: no automatic name to collide with', networks: '[{"name":"mv","interface":"net2"},{"name":"ptp","interface":"net1"}]' },
 ];
 
@@ -182,7 +189,7 @@ t.test('MAC and interface-name verdicts by chain', async (t) => {
     const parsed = parseNetworks(c.networks, { namespace: 'default' });
     t.same(parsed.errors, [], `${c.name}: the annotation itself is valid`);
     const extra = c.extra ? parsePluginReads(c.extra) : NO_EXTRA_READERS;
-    const r = builtinChecks(parsed.networks, nads, extra, c.multusDefaultNetworks ?? 0);
+    const r = builtinChecks(parsed.networks, nads, extra, 'multusDefaultNetworks' in c ? c.multusDefaultNetworks : 0);
     const errors = r.errors.map(renderError);
     t.equal(errors.length, c.errors?.length ?? 0, `${c.name}: errors ${JSON.stringify(errors)}`);
     c.errors?.forEach((e, i) => (typeof e === 'string' ? t.equal(errors[i], e, `${c.name}: error ${i}`) : t.match(errors[i], e, `${c.name}: error ${i}`)));

@@ -211,9 +211,12 @@ t.test('--multus-default-networks: the net<N> names shift, and so does the colli
   const nad = { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name: 'mv', namespace: 'default' }, spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: 'mv', type: 'macvlan', master: 'eth1' }) } };
   const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default', annotations: { [NETS]: '[{"name":"mv","interface":"net2"},{"name":"mv"}]' } }, spec: { containers: [{ name: 'c', image: 'x' }] } };
   const input = [nad, pod].map((o) => JSON.stringify(o)).join('\n---\n');
-  const plain = await check(['-o', 'json', '-'], input);
-  t.equal(plain.code, 1, 'no defaultNetworks: element [1] is net2 too, and macvlan creates net2 first');
-  t.match(plain.out, /Multus names element \[1\] \\"net2\\" too/);
+  const stated = await check(['-o', 'json', '--multus-default-networks', '0', '-'], input);
+  t.equal(stated.code, 1, 'no defaultNetworks, stated: element [1] is net2 too, and macvlan creates net2 first');
+  t.match(stated.out, /Multus names element \[1\] \\"net2\\" too/);
+  const unstated = await check(['-o', 'json', '-'], input);
+  t.equal(unstated.code, 0, 'the count not stated: the same pod works on a cluster whose Multus has one defaultNetwork, so it is not denied');
+  t.match(unstated.out, /Multus names element \[1\] \\"net2\\" too .*when Multus's config has no defaultNetworks/);
   const shifted = await check(['-o', 'json', '--multus-default-networks', '1', '-'], input);
   t.equal(shifted.code, 0, 'one defaultNetwork: element [1] is net3');
 });

@@ -29,8 +29,8 @@ t.test('defaults, environment and flags (the flag wins)', async (t) => {
     pluginReads: new Map(),
     addressSharingOwners: ['kubevirt.io/VirtualMachineInstance'],
     immutableNetworks: false,
-    multusDefaultNetworks: 0,
   });
+  t.notOk('multusDefaultNetworks' in c.server.admission, 'not stated unless given: collisions are warnings then');
   t.equal(c.logLevel, 'info');
   t.equal(c.dev, false);
 

@@ -8,6 +8,11 @@ import { StaticNadSource } from '../../../src/nads/index.js';
 import { NO_POLICY } from '../../../src/policy/types.js';
 import type { Selection, Verdict } from './model.js';
 
+// As the manifests run serve: cni-invoke runs Multus's delegate calls with no defaultNetworks,
+// and the manifests state that count (--multus-default-networks=0), which makes a net<N>
+// collision an error rather than a warning.
+const ORACLE_CONFIG = { ...DEFAULT_ADMISSION_CONFIG, multusDefaultNetworks: 0 };
+
 export const NAMESPACE = 'default';
 
 export function nadObject(name: string, config: object): Record<string, unknown> {
@@ -43,7 +48,7 @@ export function verdictOver(configs: ReadonlyMap<string, object>): (selections: 
       object: pod,
       oldObject: null,
     };
-    const d = review(request, { endpoint: 'validate', nads, policy: NO_POLICY, config: DEFAULT_ADMISSION_CONFIG });
+    const d = review(request, { endpoint: 'validate', nads, policy: NO_POLICY, config: ORACLE_CONFIG });
     return { allowed: d.allowed, errors: d.errors.map(renderError), warnings: d.warnings.map(warningText) };
   };
 }
