@@ -49,7 +49,8 @@ export function podMetadata(n: number): Record<string, unknown> {
     networks = JSON.stringify([{ name: net, namespace: nadNs, 'cni-args': { guid } }]);
     status = [{ name: `${nadNs}/${net}`, interface: 'net1', dns: {} }];
   } else {
-    networks = n % 3 === 0 ? `${nadNs}/${net},${nadNs}/net-${(n + 1) % NADS}` : `${nadNs}/${net}`;
+    // Every third uses a second NAD of its namespace (net-K and net-K+2000 live in the same one).
+    networks = n % 3 === 0 ? `${nadNs}/${net},${nadNs}/net-${(n + NAMESPACES) % NADS}` : `${nadNs}/${net}`;
     status = [{ name: `${nadNs}/${net}`, interface: 'net1', ips: [`10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`], dns: {} }];
   }
   const name = `${rs}-${n.toString(36).padStart(5, 'x')}`;
@@ -127,6 +128,8 @@ interface ChildReport {
   rssAuditedMB: number;
   heapLimitMB: number;
   byPart: Record<string, number>;
+  /** Pods with findings after the first pass (0: the synthetic cluster is clean). */
+  withFindings: number;
 }
 
 async function child(pods: number, parts: boolean): Promise<void> {
@@ -187,6 +190,7 @@ async function child(pods: number, parts: boolean): Promise<void> {
     rssAuditedMB: rss / 2 ** 20,
     heapLimitMB: getHeapStatistics().heap_size_limit / 2 ** 20,
     byPart,
+    withFindings: audit.allFindings().length,
   };
   process.stdout.write(JSON.stringify(report) + '\n');
 }
