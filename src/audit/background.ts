@@ -135,7 +135,8 @@ export class BackgroundAudit implements ListWatchHandler {
   // --- the pod watch (called after the address index has been updated) ---
 
   resync(): void {
-    this.seen = new Set();
+    // The first list (no pods held yet) has nothing to forget: no set of every pod for it, the start's peak.
+    this.seen = this.pods.size > 0 ? new Set() : undefined;
   }
 
   resynced(): void {

@@ -80,7 +80,8 @@ export class NadUsage {
 
   /** A relist starts: pods not set again before `endResync` are removed. */
   beginResync(): void {
-    this.seen = new Map();
+    // The first list (nothing held yet) has nothing to drop: no set of every pod for it, the start's peak.
+    this.seen = this.podCount > 0 ? new Map() : undefined;
   }
 
   endResync(): void {
