@@ -128,6 +128,8 @@ interface ChildReport {
   rssAuditedMB: number;
   heapLimitMB: number;
   byPart: Record<string, number>;
+  /** Heap bytes per NAD cache entry (10,000 NADs of two plugins, built as the NAD watch builds them). */
+  nadBytes: number;
   /** Pods with findings after the first pass (0: the synthetic cluster is clean). */
   withFindings: number;
 }
@@ -135,8 +137,10 @@ interface ChildReport {
 async function child(pods: number, parts: boolean): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc!;
   const heap = (): number => (gc(), process.memoryUsage().heapUsed);
+  const empty = heap();
   const nads = new StaticNadSource(nadObjects());
   const base = heap();
+  const nadBytes = (base - empty) / NADS;
   let peak = 0;
   let pages = 0;
   const index = new AddressIndex();
@@ -190,6 +194,7 @@ async function child(pods: number, parts: boolean): Promise<void> {
     rssAuditedMB: rss / 2 ** 20,
     heapLimitMB: getHeapStatistics().heap_size_limit / 2 ** 20,
     byPart,
+    nadBytes: Math.round(nadBytes),
     withFindings: audit.allFindings().length,
   };
   process.stdout.write(JSON.stringify(report) + '\n');
