@@ -1,7 +1,7 @@
 // The near-cap signal: how full V8's heap is against its cap (--max-old-space-size, the
 // Deployment's NODE_OPTIONS). Past HEAP_DEGRADED_RATIO the replica says so in its readiness detail
 // and in netattach_heap_used_ratio, and the NetattachHeapNearCap alert fires: the sizing (the
-// chart's clusterSize, docs/performance.md "Sizing") is too small for the cluster. Readiness does
+// chart's nodeOptions and resources, docs/performance.md "Sizing") is too small for the cluster. Readiness does
 // not fail on it: every replica watches the same pods and nears its cap at about the same time, so
 // failing readiness would remove all endpoints at once, and behind failurePolicy Fail that is an
 // outage of every pod create, before the heap itself fails anything.
@@ -36,7 +36,7 @@ export function heapCheck(use: () => HeapUse = heapUse, threshold = HEAP_DEGRADE
     const ratio = heapRatio(h);
     if (ratio < threshold) return true;
     return {
-      degraded: `heap at ${Math.round(ratio * 100)} % of its cap (${mib(h.used)} of ${mib(h.limit)} MiB; degraded from ${Math.round(threshold * 100)} %): raise the memory sizing (clusterSize) before the replica runs out`,
+      degraded: `heap at ${Math.round(ratio * 100)} % of its cap (${mib(h.used)} of ${mib(h.limit)} MiB; degraded from ${Math.round(threshold * 100)} %): raise the memory sizing (--max-old-space-size with the memory limit, docs/performance.md "Sizing") before the replica runs out`,
     };
   };
 }
