@@ -54,12 +54,16 @@ export interface ValueHole {
   name: string;
   pointer: string;
   value: string;
+  /** The list entry the pointer goes into must have this `name` (an env variable found by index). */
+  named?: string;
 }
 
 export const VALUE_HOLES: ValueHole[] = [
   { kind: 'Deployment', name: 'netattach', pointer: '/spec/replicas', value: 'replicas' },
   { kind: 'Deployment', name: 'netattach', pointer: '/spec/template/spec/containers/0/imagePullPolicy', value: 'image.pullPolicy' },
   { kind: 'Deployment', name: 'netattach', pointer: '/spec/template/spec/containers/0/resources', value: 'resources' },
+  // The heap cap goes with the memory limit (docs/performance.md, "Sizing").
+  { kind: 'Deployment', name: 'netattach', pointer: '/spec/template/spec/containers/0/env/2/value', value: 'nodeOptions', named: 'NODE_OPTIONS' },
   { kind: 'MutatingWebhookConfiguration', name: 'netattach', pointer: '/webhooks/0/failurePolicy', value: 'failurePolicy' },
   { kind: 'ValidatingWebhookConfiguration', name: 'netattach', pointer: '/webhooks/0/failurePolicy', value: 'failurePolicy' },
   { kind: 'ValidatingWebhookConfiguration', name: 'netattach', pointer: '/webhooks/2/failurePolicy', value: 'failurePolicy' },
@@ -249,6 +253,13 @@ export function cutHoles(items: Item[], errors: ChartError[]): Map<string, unkno
     if (found === undefined) {
       errors.push({ path: where, value: hole.value, reason: 'no such field in the manifests' });
       continue;
+    }
+    if (hole.named !== undefined) {
+      const entry = get(item!.object, hole.pointer.slice(0, hole.pointer.lastIndexOf('/'))) as Obj | undefined;
+      if (entry?.name !== hole.named) {
+        errors.push({ path: where, value: entry?.name, reason: `the entry there is not ${hole.named} (the manifests' list changed: fix the pointer of value ${hole.value})` });
+        continue;
+      }
     }
     record(hole.value, found, where);
     set(item!.object, hole.pointer, new Hole(`${valuesExpr(hole.value)} | toJson`));

@@ -73,7 +73,8 @@ export class BackgroundAudit implements ListWatchHandler {
   private readonly pods = new Map<string, Map<string, LivePod>>();
   /** Non-empty findings by pod key. */
   private readonly findings = new Map<string, AuditFinding[]>();
-  private readonly queue = new Set<string>();
+  /** Pods to judge: the LivePod objects themselves (no key string per pod); a replaced one leaves with its replacement queued. */
+  private readonly queue = new Set<LivePod>();
   /** NADs by namespace then name (their identity; the objects are not kept). */
   private readonly nadsKnown = new Map<string, Map<string, KnownNad>>();
   /** NAD objects waiting to be judged, by `ns/name` (FIFO; a newer version replaces a waiting one). */
@@ -84,7 +85,8 @@ export class BackgroundAudit implements ListWatchHandler {
   private readonly nadVisible = new Map<string, boolean>();
   private nadsRelisted: Set<string> | undefined;
   private readonly changed = new Set<string>();
-  private seen: Set<string> | undefined;
+  /** During a relist: the pods (as kept) seen again. */
+  private seen: Set<LivePod> | undefined;
   private nadsSeen = new Map<string, Nad>();
   private readonly labelsSeen = new Map<string, string>();
   private policiesSeen: PolicySet | undefined;
@@ -133,28 +135,32 @@ export class BackgroundAudit implements ListWatchHandler {
   // --- the pod watch (called after the address index has been updated) ---
 
   resync(): void {
-    this.seen = new Set();
+    // The first list (no pods held yet) has nothing to forget: no set of every pod for it, the start's peak.
+    this.seen = this.pods.size > 0 ? new Set() : undefined;
   }
 
   resynced(): void {
     const seen = this.seen;
     this.seen = undefined;
     if (!seen) return;
-    for (const [ns, byName] of this.pods) for (const name of [...byName.keys()]) if (!seen.has(`${ns}/${name}`)) this.forget(ns, name);
+    for (const [ns, byName] of this.pods) for (const [name, pod] of [...byName]) if (!seen.has(pod)) this.forget(ns, name);
   }
 
   upsert(obj: KubeObject): void {
     const pod = livePodOf(obj);
     if (!pod) return;
-    const key = podKeyOf(pod);
-    this.seen?.add(key);
     if (!hasNetworks(pod)) return this.forget(pod.namespace, pod.name);
     const byName = this.pods.get(pod.namespace) ?? new Map<string, LivePod>();
     const old = byName.get(pod.name);
-    if (old && sameLivePod(old, pod)) return;
+    if (old && sameLivePod(old, pod)) {
+      this.seen?.add(old);
+      return;
+    }
+    this.seen?.add(pod);
     byName.set(pod.name, pod);
     this.pods.set(pod.namespace, byName);
-    this.queue.add(key);
+    if (old) this.queue.delete(old);
+    this.queue.add(pod);
     if (old) this.queueSharers(old);
     this.queueSharers(pod);
   }
@@ -170,9 +176,8 @@ export class BackgroundAudit implements ListWatchHandler {
     if (!old) return;
     byName!.delete(name);
     if (byName!.size === 0) this.pods.delete(namespace);
-    const key = podKeyOf(old);
-    this.queue.delete(key);
-    this.setFindings(key, namespace, []);
+    this.queue.delete(old);
+    this.setFindings(podKeyOf(old), namespace, []);
     this.queueSharers(old);
     // A namespace whose last pod left still has a report to clear.
     this.changed.add(namespace);
@@ -190,7 +195,8 @@ export class BackgroundAudit implements ListWatchHandler {
 
   private queueKey(key: string): void {
     const slash = key.indexOf('/');
-    if (this.pods.get(key.slice(0, slash))?.has(key.slice(slash + 1))) this.queue.add(key);
+    const pod = this.pods.get(key.slice(0, slash))?.get(key.slice(slash + 1));
+    if (pod) this.queue.add(pod);
   }
 
   // --- the work ---
@@ -208,10 +214,10 @@ export class BackgroundAudit implements ListWatchHandler {
       this.judgeNad(key, obj);
       done++;
     }
-    for (const key of this.queue) {
+    for (const pod of this.queue) {
       if (spent()) break;
-      this.queue.delete(key);
-      this.judge(key);
+      this.queue.delete(pod);
+      this.judge(pod);
       done++;
     }
     if (done > 0) this.o.metrics?.judged(done, (performance.now() - started) / 1000);
@@ -231,20 +237,18 @@ export class BackgroundAudit implements ListWatchHandler {
       this.nadQueue.delete(key);
       this.judgeNad(key, obj);
     }
-    for (const key of this.queue) {
-      this.queue.delete(key);
-      this.judge(key);
+    for (const pod of this.queue) {
+      this.queue.delete(pod);
+      this.judge(pod);
     }
     this.firstPassDone = true;
   }
 
-  private judge(key: string): void {
-    const slash = key.indexOf('/');
-    const namespace = key.slice(0, slash);
-    const pod = this.pods.get(namespace)?.get(key.slice(slash + 1));
-    if (!pod) return;
+  private judge(pod: LivePod): void {
+    const { namespace } = pod;
+    if (this.pods.get(namespace)?.get(pod.name) !== pod) return; // gone or replaced (the replacement is queued)
     const findings = audited(namespace, this.o.namespaceLabels(namespace)) ? auditPod(pod, this.ctx) : [];
-    this.setFindings(key, namespace, findings);
+    this.setFindings(podKeyOf(pod), namespace, findings);
   }
 
   private setFindings(key: string, namespace: string, findings: AuditFinding[]): void {
@@ -257,7 +261,7 @@ export class BackgroundAudit implements ListWatchHandler {
   }
 
   private queueAll(): void {
-    for (const [ns, byName] of this.pods) for (const name of byName.keys()) this.queue.add(`${ns}/${name}`);
+    for (const byName of this.pods.values()) for (const pod of byName.values()) this.queue.add(pod);
   }
 
   private noticeChanges(force = false): void {
@@ -289,7 +293,7 @@ export class BackgroundAudit implements ListWatchHandler {
       if (this.labelsSeen.get(ns) === labels) continue;
       const known = this.labelsSeen.has(ns);
       this.labelsSeen.set(ns, labels);
-      if (known) for (const name of byName.keys()) this.queue.add(`${ns}/${name}`);
+      if (known) for (const pod of byName.values()) this.queue.add(pod);
     }
     for (const ns of this.labelsSeen.keys()) if (!this.pods.has(ns)) this.labelsSeen.delete(ns);
     // NADs: the same labels decide whether the NAD webhook sees them; their findings stay known.

@@ -1,5 +1,7 @@
 // A pod object (from the metadata-only watch, a file, or `kubectl get -o yaml`) as a LivePod.
+import { LRUCache } from 'lru-cache';
 import { DEFAULT_NETWORK_ANNOTATION, NETWORKS_ANNOTATION } from '../annotation/index.js';
+import { internString } from '../nads/intern.js';
 import type { ControllerReference, LivePod } from './types.js';
 
 type Json = Record<string, unknown>;
@@ -17,20 +19,49 @@ export function identityOf(obj: unknown, defaultNamespace?: string): { namespace
   return uid ? { namespace, name, uid, metadata } : { namespace, name, metadata };
 }
 
+/**
+ * One copy of what many live pods carry alike: the replicas of one workload share their
+ * controller reference and, unless they carry addresses, their networks annotation. The background
+ * audit holds one LivePod per live pod, so this is most of its memory at 150,000 pods. Bounded
+ * (least recently used goes), so churning ReplicaSets cannot grow it.
+ */
+const SHARED_MAX = 20_000;
+const sharedControllers = new LRUCache<string, ControllerReference>({ max: SHARED_MAX });
+const sharedAnnotations = new LRUCache<string, string>({ max: SHARED_MAX });
+/** Annotations longer than this are kept as they are (a pod's own MACs make it unique anyway). */
+const SHARED_ANNOTATION_MAX = 256;
+
+function shared(c: ControllerReference): ControllerReference {
+  const key = `${c.apiVersion}\0${c.kind}\0${c.name}\0${c.uid ?? ''}`;
+  const hit = sharedControllers.get(key);
+  if (hit) return hit;
+  const frozen = Object.freeze(c);
+  sharedControllers.set(key, frozen);
+  return frozen;
+}
+
+function sharedAnnotation(value: string): string {
+  if (value.length > SHARED_ANNOTATION_MAX) return value;
+  const hit = sharedAnnotations.get(value);
+  if (hit !== undefined) return hit;
+  sharedAnnotations.set(value, value);
+  return value;
+}
+
 /** Undefined when the object has no namespace or name (nothing to report against). */
 export function livePodOf(obj: unknown, defaultNamespace?: string): LivePod | undefined {
   const id = identityOf(obj, defaultNamespace);
   if (!id) return undefined;
   const md = id.metadata;
   const annotations = isObject(md['annotations']) ? md['annotations'] : {};
-  const pod: LivePod = { namespace: id.namespace, name: id.name };
+  const pod: LivePod = { namespace: internString(id.namespace), name: id.name };
   if (id.uid) pod.uid = id.uid;
   const networks = annotations[NETWORKS_ANNOTATION];
-  if (typeof networks === 'string') pod.networks = networks;
+  if (typeof networks === 'string') pod.networks = sharedAnnotation(networks);
   const defaultNetwork = annotations[DEFAULT_NETWORK_ANNOTATION];
-  if (typeof defaultNetwork === 'string') pod.defaultNetwork = defaultNetwork;
+  if (typeof defaultNetwork === 'string') pod.defaultNetwork = sharedAnnotation(defaultNetwork);
   const controller = controllerOf(md);
-  if (controller) pod.controller = controller;
+  if (controller) pod.controller = shared(controller);
   return pod;
 }
 

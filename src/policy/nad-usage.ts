@@ -1,75 +1,99 @@
 // Which live pods use which NAD, from the pod watch (the networks annotation): the warning on a
-// NAD DELETE names them. Compact like the address index: one interned key per NAD, one
-// `ns/name` string per pod shared by both directions, no pod objects.
+// NAD DELETE names them. Compact like the address index: no `ns/name` string per pod (a pod is its
+// interned namespace and the name string the watch's object already holds), one interned key
+// per NAD, no pod objects. At 150,000 pods this is a map entry per pod in each direction.
+import { internString } from '../nads/intern.js';
+
 export interface NadUsageStats {
   pods: number;
   nads: number;
 }
 
-interface NadEntry {
-  /** The interned `ns/name` of the NAD. */
+/** The NAD key(s) (`ns/name`, interned) a pod uses: a string when one, the usual case. */
+type Used = string | string[];
+
+interface NadUsers {
+  /** The key every pod using the NAD shares (not one concatenated string per pod). */
   key: string;
-  pods: Set<string>;
+  pods: Map<string, Set<string>>;
 }
 
 export class NadUsage {
-  /** Pod `ns/name` -> the NAD key(s) it uses (a string when one, the usual case). */
-  private readonly byPod = new Map<string, string | string[]>();
-  private readonly byNad = new Map<string, NadEntry>();
-  private seen: Set<string> | undefined;
+  /** Pod namespace -> pod name -> the NAD key(s) it uses. */
+  private readonly byPod = new Map<string, Map<string, Used>>();
+  /** NAD key -> its one copy of the key, and pod namespace -> names of the pods using it. */
+  private readonly byNad = new Map<string, NadUsers>();
+  private podCount = 0;
+  /** During a relist: the pods set again (namespace -> names). */
+  private seen: Map<string, Set<string>> | undefined;
 
   /** Sets the NADs (`ns/name`, duplicates allowed) a live pod uses, replacing what it used. */
   setPod(namespace: string, name: string, nads: readonly string[]): void {
-    const pod = `${namespace}/${name}`;
-    this.seen?.add(pod);
-    this.removeKey(pod);
+    const ns = internString(namespace);
+    if (this.seen) {
+      const names = this.seen.get(ns);
+      if (names) names.add(name);
+      else this.seen.set(ns, new Set([name]));
+    }
+    this.removePod(ns, name);
     const unique = [...new Set(nads)];
     if (unique.length === 0) return;
     const keys = unique.map((nad) => {
-      let entry = this.byNad.get(nad);
-      if (!entry) this.byNad.set(nad, (entry = { key: nad, pods: new Set() }));
-      entry.pods.add(pod);
-      return entry.key;
+      let users = this.byNad.get(nad);
+      if (!users) this.byNad.set(nad, (users = { key: nad, pods: new Map() }));
+      const names = users.pods.get(ns);
+      if (names) names.add(name);
+      else users.pods.set(ns, new Set([name]));
+      return users.key;
     });
-    this.byPod.set(pod, keys.length === 1 ? keys[0]! : keys);
+    let byName = this.byPod.get(ns);
+    if (!byName) this.byPod.set(ns, (byName = new Map()));
+    byName.set(name, keys.length === 1 ? keys[0]! : keys);
+    this.podCount++;
   }
 
   removePod(namespace: string, name: string): void {
-    this.removeKey(`${namespace}/${name}`);
+    const byName = this.byPod.get(namespace);
+    const held = byName?.get(name);
+    if (held === undefined) return;
+    byName!.delete(name);
+    if (byName!.size === 0) this.byPod.delete(namespace);
+    this.podCount--;
+    for (const nad of Array.isArray(held) ? held : [held]) {
+      const users = this.byNad.get(nad);
+      const names = users?.pods.get(namespace);
+      if (!names) continue;
+      names.delete(name);
+      if (names.size === 0) users!.pods.delete(namespace);
+      if (users!.pods.size === 0) this.byNad.delete(nad);
+    }
   }
 
   /** Pods (`ns/name`, sorted) using the NAD. */
   podsUsing(namespace: string, name: string): string[] {
-    const entry = this.byNad.get(`${namespace}/${name}`);
-    return entry ? [...entry.pods].sort() : [];
+    const users = this.byNad.get(`${namespace}/${name}`);
+    if (!users) return [];
+    const out: string[] = [];
+    for (const [ns, names] of users.pods) for (const pod of names) out.push(`${ns}/${pod}`);
+    return out.sort();
   }
 
   /** A relist starts: pods not set again before `endResync` are removed. */
   beginResync(): void {
-    this.seen = new Set();
+    // The first list (nothing held yet) has nothing to drop: no set of every pod for it, the start's peak.
+    this.seen = this.podCount > 0 ? new Map() : undefined;
   }
 
   endResync(): void {
     const seen = this.seen;
     this.seen = undefined;
     if (!seen) return;
-    const stale = [...this.byPod.keys()].filter((pod) => !seen.has(pod));
-    for (const pod of stale) this.removeKey(pod);
+    const stale: Array<[string, string]> = [];
+    for (const [ns, byName] of this.byPod) for (const name of byName.keys()) if (!seen.get(ns)?.has(name)) stale.push([ns, name]);
+    for (const [ns, name] of stale) this.removePod(ns, name);
   }
 
   stats(): NadUsageStats {
-    return { pods: this.byPod.size, nads: this.byNad.size };
-  }
-
-  private removeKey(pod: string): void {
-    const held = this.byPod.get(pod);
-    if (held === undefined) return;
-    this.byPod.delete(pod);
-    for (const nad of Array.isArray(held) ? held : [held]) {
-      const entry = this.byNad.get(nad);
-      if (!entry) continue;
-      entry.pods.delete(pod);
-      if (entry.pods.size === 0) this.byNad.delete(nad);
-    }
+    return { pods: this.podCount, nads: this.byNad.size };
   }
 }

@@ -6,3 +6,4 @@ export { createMetrics, type ServerMetrics } from './metrics.js';
 export { parseGoDuration, lookupBudgetMs } from './deadline.js';
 export { loadTlsMaterial } from './tls.js';
 export { watchCheck, verboseText, type Readiness } from './health-app.js';
+export { HEAP_DEGRADED_RATIO, heapCheck, heapRatio, heapUse, type HeapUse } from './heap.js';

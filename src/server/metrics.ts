@@ -1,5 +1,6 @@
 // Prometheus metrics of one server instance (its own registry, so tests can run several).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { HEAP_DEGRADED_RATIO, heapRatio, heapUse } from './heap.js';
 import type { NadSource } from '../nads/types.js';
 import type { WatchHealth } from './types.js';
 
@@ -46,6 +47,14 @@ export function createMetrics(nadSource: () => NadSource | undefined, registry =
         const since = w.synced() ? w.staleSince?.() : undefined;
         this.set({ cache }, since === undefined ? 0 : Math.max(0, (now - since) / 1000));
       }
+    },
+  });
+  new Gauge({
+    name: 'netattach_heap_used_ratio',
+    help: `V8 heap in use over its cap (heap_size_limit, from --max-old-space-size); from ${HEAP_DEGRADED_RATIO} readiness says degraded and NetattachHeapNearCap fires`,
+    registers,
+    collect() {
+      this.set(heapRatio(heapUse()));
     },
   });
   new Gauge({

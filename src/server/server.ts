@@ -3,6 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import { NO_POLICY, type AddressReservations } from '../policy/types.js';
 import { createMetrics, type ServerMetrics } from './metrics.js';
+import { heapCheck } from './heap.js';
 import { createAdmissionApp, type Drain } from './admission-app.js';
 import { createHealthApp, readiness, watchCheck, type Readiness } from './health-app.js';
 import { loadTlsMaterial, secureContextOptions, TlsReloader } from './tls.js';
@@ -105,6 +106,7 @@ export async function createServer(options: ServerOptions, deps: ServerDeps): Pr
   let closing = false;
   let nadError: string | undefined;
   const nadsCheck = watchCheck(`NAD source (${nadSource.kind})`, nadSource);
+  const heapReadiness = heapCheck();
   const checks = (): Record<string, ReadinessCheck> => ({
     listening: () => listening || 'the HTTPS port is not listening yet',
     shutdown: () => !closing || 'shutting down',
@@ -113,6 +115,7 @@ export async function createServer(options: ServerOptions, deps: ServerDeps): Pr
       return Date.now() < notAfter.getTime() || `the serving certificate expired at ${notAfter.toISOString()}`;
     },
     nads: () => (nadSource.synced() || !nadError ? nadsCheck() : `NAD source (${nadSource.kind}) failed: ${nadError}`),
+    heap: heapReadiness,
     ...deps.readiness,
   });
   const health = createHealthApp({ logger, registry: metrics.registry, checks });

@@ -47,3 +47,20 @@ t.test('the default-network annotation counts too, resolved as the admission cor
     t.same(facts.addresses, addresses, `${name}: addresses`);
   }
 });
+
+t.test('the first list keeps no set of every pod; a later relist drops the pods it does not list', async (t) => {
+  const u = new NadUsage();
+  u.beginResync();
+  u.setPod('ns', 'a', ['ns/n']);
+  u.setPod('ns', 'b', ['ns/n']);
+  u.endResync();
+  t.same(u.podsUsing('ns', 'n'), ['ns/a', 'ns/b'], 'the first list adds');
+  u.beginResync();
+  u.setPod('ns', 'b', ['ns/n']);
+  u.setPod('other', 'c', ['ns/n', 'ns/m']);
+  u.endResync();
+  t.same(u.podsUsing('ns', 'n'), ['ns/b', 'other/c'], 'a relist drops the pod not listed again');
+  t.same(u.stats(), { pods: 2, nads: 2 });
+  u.removePod('other', 'c');
+  t.same(u.stats(), { pods: 1, nads: 1 }, 'a NAD no pod uses is dropped');
+});
