@@ -3,8 +3,10 @@
 // long, and the documented numbers (docs/policy.md, docs/security.md "Reservations"). Nothing
 // here reads the index's internal layout, so these stay valid when that layout changes.
 import t from 'tap';
-import { AddressIndex, type AddressClaim } from '../../src/policy/index.js';
-import { podKey, RESERVATION_LIMITS } from '../../src/policy/address-index.js';
+// The module itself, not src/policy/index.js: loading the whole policy tree costs seconds per
+// run, and the mutation part runs this file once per mutant.
+import { AddressIndex, podKey, RESERVATION_LIMITS } from '../../src/policy/address-index.js';
+import type { AddressClaim } from '../../src/policy/types.js';
 import type { SharingOwner } from '../../src/policy/owner.js';
 
 const M1 = '02:00:00:00:00:01';
