@@ -96,6 +96,7 @@ t.test('pod source: running, changed, terminating, finished and deleted pods; ca
   const removed: unknown[] = [];
   const source = new PodAddressSource(kc, index, {
     backoffMs: 10,
+    pageSize: 1,
     usage,
     onIndexed: (p) => {
       indexed.push(p);
@@ -117,8 +118,20 @@ t.test('pod source: running, changed, terminating, finished and deleted pods; ca
   t.same(events, ['observer resync', 'indexed run live=true used=true', 'observer upsert run live=true', 'observer upsert - live=false', 'observer resynced'], 'the first list: each pod indexed, then told; a pod without a name only to the observer');
   t.same(indexed, [{ namespace: 'ns', name: 'run', uid: 'uid-run' }]);
   t.same(holders(index, '02:00:00:00:00:01'), ['ns/run'], 'a running pod holds its address');
+  const lists = api.requests.filter((r) => r.query.get('watch') !== 'true');
+  t.same(lists.map((r) => [r.path, r.query.get('limit'), r.query.get('continue'), r.query.get('fieldSelector')]), [
+    ['/api/v1/pods', '1', null, LIVE_PODS_FIELD_SELECTOR],
+    ['/api/v1/pods', '1', '1', LIVE_PODS_FIELD_SELECTOR],
+  ], 'pods of every namespace, live ones only, in pages of pageSize');
+  t.equal(lists[0]!.headers.accept, 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json', 'metadata only');
 
+  // Pods named so that a delete missing its namespace or name would find them if read as "undefined".
+  indexPod(index, obj({ namespace: 'undefined', name: 'no-namespace', annotations: { [NETWORKS]: '[{"name":"n","mac":"02:00:00:00:00:0e"}]' } }));
+  indexPod(index, obj({ namespace: 'ns', name: 'undefined', annotations: { [NETWORKS]: '[{"name":"u","mac":"02:00:00:00:00:0f"}]' } }), usage);
   await until(() => api.watching('/api/v1/pods') === 1, 'the watch');
+  const watch = api.requests.find((r) => r.query.get('watch') === 'true')!;
+  t.equal(watch.query.get('fieldSelector'), LIVE_PODS_FIELD_SELECTOR);
+  t.equal(watch.headers.accept, 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json');
   events.length = 0;
   // Terminating (deletionTimestamp set, containers still running): it still holds the address.
   api.emit('/api/v1/pods', { type: 'MODIFIED', object: pod('run', '11', '[{"name":"n","mac":"02:00:00:00:00:01"}]', { deletionTimestamp: '2026-12-02T10:00:00Z' }) });
@@ -144,6 +157,8 @@ t.test('pod source: running, changed, terminating, finished and deleted pods; ca
   api.emit('/api/v1/pods', { type: 'DELETED', object: obj({ namespace: 'ns', resourceVersion: '16' }) });
   await until(() => events.filter((e) => e === 'observer remove - live=false').length === 1 && events.includes('observer remove no-namespace live=false'), 'the nameless deletes');
   t.equal(removed.length, 2, 'a delete without namespace or name calls no onRemove');
+  t.same([holders(index, '02:00:00:00:00:0e'), holders(index, '02:00:00:00:00:0f', 'ns/u')], [['undefined/no-namespace'], ['ns/undefined']], 'and releases nobody');
+  t.same(usage.podsUsing('ns', 'u'), ['ns/undefined']);
 });
 
 t.test('pod source: a relist drops what is gone from both indexes, and tells the observer', async (t) => {
