@@ -506,3 +506,23 @@ t.test('the sweep drops only what has lapsed, in any order', async (t) => {
   i.sweep();
   t.equal(i.stats().reservations, 1, 'a second sweep at the same moment changes nothing');
 });
+
+t.test('self without a name, uid or owner matches nothing: not a pod named "undefined", not every uid-less reservation', async (t) => {
+  const i = new AddressIndex();
+  i.setPod({ namespace: 'ns', name: 'undefined' }, [mac(M1)]);
+  i.setPod({ namespace: 'ns', name: 'plain' }, [mac(M1)]);
+  i.reserve([claim(M1, { namespace: 'ns', name: 'undefined' })]);
+  i.reserve([claim(M1, { namespace: 'ns', name: 'no-uid' })]);
+  const everyone = ['ns/undefined', 'ns/plain', 'ns/undefined', 'ns/no-uid'];
+  t.same(pods(i, M1, 'ns/a', { namespace: 'ns', generateName: 'g-' }), everyone, 'an unnamed pod without uid');
+  t.same(pods(i, M1, 'ns/a', { namespace: 'ns', generateName: 'g-', uid: 'u-g' }), everyone, 'an unnamed pod with a uid');
+  t.same(pods(i, M1, 'ns/a', { namespace: 'ns', name: 'q', owner: vmOwner('vm1') }), everyone, 'a VM pod: holders without an owner are not the VM\'s');
+});
+
+t.test('per address: of pods reserved at the same moment, the one reserved first gives way', async (t) => {
+  const now = 1_000;
+  const i = new AddressIndex({ now: () => now, limits: { perAddress: 2 } });
+  for (const name of ['first', 'second', 'third']) i.reserve([claim(M1, { namespace: 'ns', name, uid: `u-${name}` })]);
+  t.same(pods(i, M1, 'ns/a'), ['ns/second', 'ns/third']);
+  t.equal(i.reservationsCapped().address, 1);
+});
