@@ -526,3 +526,25 @@ t.test('per address: of pods reserved at the same moment, the one reserved first
   t.same(pods(i, M1, 'ns/a'), ['ns/second', 'ns/third']);
   t.equal(i.reservationsCapped().address, 1);
 });
+
+t.test('per address: pods are told apart by uid, else by name; unnamed pods without uid are each new', async (t) => {
+  let now = 0;
+  // Pods of one generateName with their own uids are separate pods.
+  const i = new AddressIndex({ now: () => now, limits: { perAddress: 3 } });
+  for (const [generateName, uid] of [['g-', 'u1'], ['g-', 'u2'], ['h-', 'u3'], ['k-', 'u4']] as const) {
+    now++;
+    i.reserve([claim(M1, { namespace: 'ns', generateName, uid })]);
+  }
+  t.equal(i.reservationsCapped().address, 1, 'four pods, cap three: one gave way');
+  t.same(i.conflicts('mac', M1, 'ns/a', 'Network', stranger).map((h) => h.uid), ['u2', 'u3', 'u4'], 'the first g- pod');
+  // An unnamed pod without uid may be any pod: it is a new holder.
+  const j = new AddressIndex({ now: () => now, limits: { perAddress: 2 } });
+  now++;
+  j.reserve([claim(M1, { namespace: 'ns', name: 'a', uid: 'u-a' })]);
+  now++;
+  j.reserve([claim(M1, { namespace: 'ns', generateName: 'g-' })]);
+  now++;
+  j.reserve([claim(M1, { namespace: 'ns', generateName: 'g-' })]);
+  t.equal(j.reservationsCapped().address, 1, 'the second unnamed one is a new pod: the oldest gave way');
+  t.same(pods(j, M1, 'ns/a'), ['ns/g-*', 'ns/g-*']);
+});
