@@ -548,3 +548,24 @@ t.test('per address: pods are told apart by uid, else by name; unnamed pods with
   t.equal(j.reservationsCapped().address, 1, 'the second unnamed one is a new pod: the oldest gave way');
   t.same(pods(j, M1, 'ns/a'), ['ns/g-*', 'ns/g-*']);
 });
+
+t.test('per address, with a clock stepped back: the pod whose reservation lapses first gives way, wherever it sits', async (t) => {
+  let now = 100;
+  const i = new AddressIndex({ now: () => now, reservationTtlMs: 1_000, limits: { perAddress: 2 } });
+  i.reserve([claim(M1, { namespace: 'ns', name: 'a', uid: 'u-a' }, 'network:ns/one')]); // lapses at 1,100
+  now = 75;
+  i.reserve([claim(M1, { namespace: 'ns', name: 'b', uid: 'u-b' })]); // 1,075
+  now = 50;
+  i.reserve([claim(M1, { namespace: 'ns', name: 'a', uid: 'u-a' }, 'network:ns/two')]); // 1,050: a's first to lapse
+  now = 60;
+  i.reserve([claim(M1, { namespace: 'ns', name: 'c', uid: 'u-c' })]);
+  t.same(pods(i, M1, '*'), ['ns/b', 'ns/c'], 'a went: its reservation on ns/two lapses first, though added last');
+  const j = new AddressIndex({ now: () => now, reservationTtlMs: 1_000, limits: { perAddress: 2 } });
+  now = 100;
+  j.reserve([claim(M1, { namespace: 'ns', name: 'a', uid: 'u-a' })]); // 1,100
+  now = 50;
+  j.reserve([claim(M1, { namespace: 'ns', name: 'b', uid: 'u-b' })]); // 1,050
+  now = 60;
+  j.reserve([claim(M1, { namespace: 'ns', name: 'c', uid: 'u-c' })]);
+  t.same(pods(j, M1, '*'), ['ns/a', 'ns/c'], 'b went, not a, the first reserved');
+});
