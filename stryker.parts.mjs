@@ -83,6 +83,18 @@ export const SCOPES = {
     mutate: ['src/server/pipeline.ts'],
     tests: ['test/server/{pipeline,contract,real-core,claims,dra,observe}.test.ts'],
   },
+  // The state that lives across requests (issue 30): the uniqueness index (live pods and
+  // reservations), and what feeds it from the pod watch (with the NAD usage index).
+  'policy-address-index': {
+    mutate: ['src/policy/address-index.ts'],
+    // The behaviour file first: it loads only the module (about 1 s of CPU), and the first failing
+    // file kills the mutant; address-index.test.ts (engine and CPU-ratio tests) runs for the rest.
+    tests: ['test/policy/address-index-behaviour.test.ts', 'test/policy/address-index.test.ts'],
+  },
+  'policy-pod-source': {
+    mutate: ['src/policy/{pod-source,nad-usage}.ts'],
+    tests: ['test/policy/{nad-usage,pod-source}.test.ts'],
+  },
 };
 
 /** A group name stands for its parts. */

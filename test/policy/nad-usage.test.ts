@@ -64,3 +64,46 @@ t.test('the first list keeps no set of every pod; a later relist drops the pods 
   u.removePod('other', 'c');
   t.same(u.stats(), { pods: 1, nads: 1 }, 'a NAD no pod uses is dropped');
 });
+
+t.test('NAD usage: what leaves with a pod, and what a relist keeps (issue 30)', async (t) => {
+  const u = new NadUsage();
+  u.setPod('ns', 'p', ['ns/a', 'ns/b', 'ns/a']);
+  u.setPod('ns', 'q', ['ns/b']);
+  t.same(u.stats(), { pods: 2, nads: 2 });
+  u.removePod('ns', 'absent');
+  u.removePod('other', 'p');
+  t.same(u.stats(), { pods: 2, nads: 2 }, 'removing a pod that is not there changes nothing');
+  u.removePod('ns', 'p');
+  t.same([u.podsUsing('ns', 'a'), u.podsUsing('ns', 'b')], [[], ['ns/q']], 'both NADs of p released, q kept');
+  t.same(u.stats(), { pods: 1, nads: 1 }, 'a NAD nobody uses is forgotten');
+  u.removePod('ns', 'p');
+  t.same(u.stats(), { pods: 1, nads: 1 }, 'twice is once');
+  t.same(u.podsUsing('ns', 'b'), ['ns/q']);
+  // Sorted by pod, not by arrival.
+  u.setPod('z', 'last', ['ns/b']);
+  u.setPod('a', 'first', ['ns/b']);
+  t.same(u.podsUsing('ns', 'b'), ['a/first', 'ns/q', 'z/last']);
+  // A NAD's name is namespace and name: the same name in another namespace is another NAD.
+  t.same(u.podsUsing('other', 'b'), []);
+
+  // An endResync with no relist started removes nothing.
+  u.endResync();
+  t.same(u.stats(), { pods: 3, nads: 1 });
+  // A pod listed with no networks is seen (and holds nothing); one deleted during the relist stays gone.
+  u.beginResync();
+  u.setPod('ns', 'q', []);
+  u.setPod('a', 'first', ['ns/c']);
+  u.removePod('z', 'last');
+  u.endResync();
+  t.same(u.podsUsing('ns', 'b'), [], 'q dropped its networks, last was deleted');
+  t.same(u.podsUsing('ns', 'c'), ['a/first']);
+  t.same(u.stats(), { pods: 1, nads: 1 });
+  // After a relist, watch events are not part of one: a second endResync removes nothing.
+  u.setPod('ns', 'late', ['ns/c']);
+  u.endResync();
+  t.same(u.podsUsing('ns', 'c'), ['a/first', 'ns/late']);
+  // A relist that lists nobody empties the index.
+  u.beginResync();
+  u.endResync();
+  t.same(u.stats(), { pods: 0, nads: 0 });
+});
