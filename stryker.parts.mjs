@@ -83,6 +83,18 @@ export const SCOPES = {
     mutate: ['src/server/pipeline.ts'],
     tests: ['test/server/{pipeline,contract,real-core,claims,dra,observe}.test.ts'],
   },
+  // src/audit's pure modules (issue #30), in two parts: judging live pods and NADs with the
+  // admission core (judge, judge-nad, live-pod, snapshot), and what the audit writes and prints
+  // with its bounds (report, render, bounds). The adapters' tests (background, publisher) are left
+  // out: each drives timers and fakes for seconds per run.
+  'audit-judge': {
+    mutate: ['src/audit/{judge,judge-nad,live-pod,snapshot}.ts'],
+    tests: ['test/audit/{judge,judge-nad,owners,dra-inputs,live-pod,snapshot}.test.ts'],
+  },
+  'audit-report': {
+    mutate: ['src/audit/{report,render,bounds}.ts'],
+    tests: ['test/audit/{bounds,report-bounds,report,render}.test.ts'],
+  },
 };
 
 /** A group name stands for its parts. */
