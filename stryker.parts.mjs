@@ -83,13 +83,17 @@ export const SCOPES = {
     mutate: ['src/server/pipeline.ts'],
     tests: ['test/server/{pipeline,contract,real-core,claims,dra,observe}.test.ts'],
   },
-  // src/audit's pure modules (issue #30), in three parts: what the audit writes and prints with
-  // its bounds (report, render, bounds), reading a pod object (live-pod), and judging live pods and
-  // NADs with the admission core (judge, judge-nad, snapshot). Left out, for time per mutant: the
+  // src/audit's pure modules (issue #30), in four parts: the size and result caps (bounds), what
+  // the audit writes and prints (report, render), reading a pod object (live-pod), and judging live
+  // pods and NADs with the admission core (judge, judge-nad, snapshot). Left out, for time per mutant: the
   // adapters' tests (background, publisher: timers and fakes) and report-bounds (it judges 10,000
   // pods, and report and render pin the same caps at their exact boundaries).
+  'audit-bounds': {
+    mutate: ['src/audit/bounds.ts'],
+    tests: ['test/audit/{bounds,report,render}.test.ts'],
+  },
   'audit-report': {
-    mutate: ['src/audit/{report,render,bounds}.ts'],
+    mutate: ['src/audit/{report,render}.ts'],
     tests: ['test/audit/{bounds,report,render}.test.ts'],
   },
   'audit-live-pod': {
