@@ -47,6 +47,8 @@ t.test('cutMiddleBytes: the exact cut: half the room to the start, the rest to t
   t.equal(cutMiddleBytes('€'.repeat(14), 42), '€'.repeat(14), '42 bytes in 14 units: within 42');
   t.not(cutMiddleBytes('€'.repeat(14), 41), '€'.repeat(14), '42 bytes: over 41');
   t.equal(cutMiddleBytes('k'.repeat(13), 40), 'k'.repeat(13), 'short: as it is');
+  // A 3-byte character across the middle: the start ends before it (never after), the end gets the rest of the room.
+  t.equal(cutMiddleBytes('€'.repeat(40), 41), `${'€'.repeat(3)}...(102 bytes cut)...${'€'.repeat(3)}`);
   // A room smaller than the marker: nothing of the text is kept.
   t.equal(cutMiddleBytes('x'.repeat(100), 10), '...(100 bytes cut)...');
 });
