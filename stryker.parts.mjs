@@ -95,6 +95,27 @@ export const SCOPES = {
     mutate: ['src/policy/{pod-source,nad-usage}.ts'],
     tests: ['test/policy/{nad-usage,pod-source}.test.ts'],
   },
+  // src/audit's pure modules (issue #30), in four parts: the size and result caps (bounds), what
+  // the audit writes and prints (report, render), reading a pod object (live-pod), and judging live
+  // pods and NADs with the admission core (judge, judge-nad, snapshot). Left out, for time per mutant: the
+  // adapters' tests (background, publisher: timers and fakes) and report-bounds (it judges 10,000
+  // pods, and report and render pin the same caps at their exact boundaries).
+  'audit-bounds': {
+    mutate: ['src/audit/bounds.ts'],
+    tests: ['test/audit/{bounds,report,render}.test.ts'],
+  },
+  'audit-report': {
+    mutate: ['src/audit/{report,render}.ts'],
+    tests: ['test/audit/{bounds,report,render}.test.ts'],
+  },
+  'audit-live-pod': {
+    mutate: ['src/audit/live-pod.ts'],
+    tests: ['test/audit/live-pod.test.ts'],
+  },
+  'audit-judge': {
+    mutate: ['src/audit/{judge,judge-nad,snapshot}.ts'],
+    tests: ['test/audit/{judge,judge-nad,owners,dra-inputs,snapshot}.test.ts'],
+  },
 };
 
 /** A group name stands for its parts. */

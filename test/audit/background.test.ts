@@ -281,3 +281,106 @@ t.test('bounded work: NADs share the ticks\' budget with pods, NADs first', asyn
   t.equal(nadsFound(w).length, 15);
   t.equal(w.found().length, 10);
 });
+
+// --- The documented pace (docs/operating.md): --audit-rate 1,000 a second, in slices of at most
+// 2 ms every 20 ms; changes noticed within a second; every pod again every 10 minutes. Each
+// default is pinned through a fake clock (the audit's `now`, and the wall clock of a slice). ---
+
+/** The audit as serve builds it, with only the defaults of the pace, a fake clock and 25 pods naming a missing NAD. */
+function paced(opts: { sliceMs?: number; onLabels?: () => void } = {}) {
+  let now = 1_000_000;
+  const nads = new Map<string, Nad>();
+  const audit = new BackgroundAudit({
+    nads: { get: (ns, name) => nads.get(nadKey(ns, name)), list: () => [...nads.values()], synced: () => true },
+    namespaceLabels: () => {
+      opts.onLabels?.();
+      return {};
+    },
+    engine: new PolicyEngine({ index: new AddressIndex(), policies: EMPTY_POLICY_SET }),
+    config,
+    podsUsingNad: (ns, name) => (ns === 'a' && name === 'net' ? Array.from({ length: 25 }, (_, i) => `a/p${i}`) : []),
+    ready: () => true,
+    now: () => now,
+    // 60 s: the count per tick is what these tests pin, not the machine's speed (but for the slice test).
+    sliceMs: opts.sliceMs ?? 60_000,
+  });
+  for (let i = 0; i < 25; i++) audit.upsert({ metadata: { namespace: 'a', name: `p${i}`, uid: `u${i}`, annotations: { [NETWORKS]: 'net' } } });
+  return {
+    audit,
+    nads,
+    advance: (ms: number) => void (now += ms),
+  };
+}
+
+t.test('the default rate: 1,000 pods a second in ticks of 20 ms, so 20 pods a tick', async (t) => {
+  const w = paced();
+  t.equal(w.audit.pending(), 25);
+  w.audit.tick();
+  t.equal(w.audit.pending(), 5, '20 judged');
+  w.audit.tick();
+  t.equal(w.audit.pending(), 0);
+  t.equal(w.audit.allFindings().length, 25);
+});
+
+t.test('the default slice: a tick stops once more than 2 ms of wall time are spent', async (t) => {
+  // The wall clock of a slice is performance.now(): a fake one, moved 0.5 ms each time a pod's
+  // namespace labels are read (twice per pod judged: whether it is audited, and its judgement).
+  const real = performance.now;
+  let wall = 0;
+  performance.now = () => wall;
+  t.teardown(() => void (performance.now = real));
+  let judging = false;
+  const w = paced({ onLabels: () => void (judging && (wall += 0.5)) });
+  // The default slice, not the tests' 60 s.
+  const audit = new BackgroundAudit({ ...(w.audit as unknown as { o: ConstructorParameters<typeof BackgroundAudit>[0] }).o, sliceMs: undefined as never });
+  for (let i = 0; i < 25; i++) audit.upsert({ metadata: { namespace: 'a', name: `p${i}`, uid: `u${i}`, annotations: { [NETWORKS]: 'net' } } });
+  judging = true;
+  audit.tick();
+  t.equal(25 - audit.pending(), 3, 'judged: the first (1 ms), the second (2 ms: not more than 2), the third (3 ms); then stopped');
+});
+
+t.test('changes are noticed once a second: a NAD created at 999 ms is not seen, at 1,000 ms it is', async (t) => {
+  const w = paced();
+  w.audit.drain();
+  t.equal(w.audit.allFindings().length, 25, 'the NAD is missing');
+  w.nads.set(nadKey('a', 'net'), nad('a', 'net'));
+  w.advance(999);
+  w.audit.tick();
+  t.equal(w.audit.pending(), 0);
+  t.equal(w.audit.allFindings().length, 25, 'not noticed within the second');
+  w.advance(1);
+  w.audit.tick();
+  t.equal(w.audit.pending(), 5, 'noticed: the 25 pods that use it queued, 20 judged');
+  w.audit.tick();
+  t.equal(w.audit.allFindings().length, 0);
+});
+
+t.test('every pod is judged again every 10 minutes, not before', async (t) => {
+  // Changes are looked for once a second, so each case is one look after the first pass.
+  const after = (ms: number): number => {
+    const w = paced();
+    w.audit.tick();
+    w.audit.tick();
+    t.equal(w.audit.pending(), 0, 'the first pass');
+    w.advance(ms);
+    w.audit.tick();
+    return w.audit.pending();
+  };
+  t.equal(after(1000), 0);
+  t.equal(after(600_000 - 1), 0, 'nothing queued 1 ms before 10 minutes');
+  t.equal(after(600_000), 5, 'at 10 minutes: all 25 queued, 20 judged');
+  // And the next pass 10 minutes after that one.
+  const w = paced();
+  w.audit.tick();
+  w.audit.tick();
+  w.advance(600_000);
+  w.audit.tick();
+  w.audit.tick();
+  t.equal(w.audit.pending(), 0);
+  w.advance(600_000 - 1);
+  w.audit.tick();
+  t.equal(w.audit.pending(), 0, 'not before 10 minutes after the last pass');
+  w.advance(1000);
+  w.audit.tick();
+  t.equal(w.audit.pending(), 5, 'then again');
+});

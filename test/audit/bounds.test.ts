@@ -9,13 +9,16 @@ const MARKER = /\.\.\.\((\d+) bytes cut\)\.\.\./;
 
 t.test('cutMiddleBytes: within the bound, unchanged when it fits, the count of what was cut exact, no character split', async (t) => {
   fc.assert(
-    fc.property(fc.string({ unit: fc.oneof(fc.constantFrom('k', 'é', '€', '😀'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 4000 }), fc.integer({ min: 40, max: 3000 }), (text, max) => {
+    // size 'max': fast-check's default size gives strings of about 10 characters, which never
+    // reach the cut (a text of at most max / 3 units is returned as it is).
+    fc.property(fc.string({ unit: fc.oneof(fc.constantFrom('k', 'é', '€', '😀'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 4000, size: 'max' }), fc.integer({ min: 40, max: 3000 }), (text, max) => {
       const cut = cutMiddleBytes(text, max);
       if (bytes(text) <= max) return cut === text;
       const m = MARKER.exec(cut);
       return bytes(cut) <= max && m !== null && bytes(cut) - m[0].length + Number(m[1]) === bytes(text) && !cut.includes('\ufffd');
     }),
-    { numRuns: 500 },
+    // endOnFailure: shrinking a 4,000-character counterexample takes minutes (a mutant would time out).
+    { numRuns: 500, endOnFailure: true },
   );
 });
 
@@ -33,4 +36,53 @@ t.test('keepWithin: a prefix within both the count and the bytes, the rest count
   t.same(keepWithin(items, () => 9, 100, 35), { kept: [0, 1, 2], omitted: 7 }, 'three items and their commas are 30 bytes, four 40');
   t.same(keepWithin(items, (i) => (i === 2 ? 1000 : 1), 100, 100), { kept: [0, 1], omitted: 8 }, 'an item that does not fit ends the list');
   t.ok(MAX_RESULTS_BYTES * 3 <= 1.5 * 1024 * 1024 && MAX_RESULTS === 1000, 'a third of etcd\'s limit');
+});
+
+t.test('cutMiddleBytes: the exact cut: half the room to the start, the rest to the end, the marker counting what went', async (t) => {
+  // total 100: the marker '...(100 bytes cut)...' is 21 bytes, so 19 are kept: 9 of the start, 10 of the end.
+  t.equal(cutMiddleBytes('a'.repeat(50) + 'b'.repeat(50), 40), `${'a'.repeat(9)}...(81 bytes cut)...${'b'.repeat(10)}`);
+  t.equal(cutMiddleBytes('a'.repeat(50) + 'b'.repeat(50), 41), `${'a'.repeat(10)}...(80 bytes cut)...${'b'.repeat(10)}`);
+  // A text of max bytes is kept, one byte more is cut (also past the quick length test: 14 units of 3 bytes).
+  t.equal(cutMiddleBytes('k'.repeat(40), 40), 'k'.repeat(40));
+  t.equal(cutMiddleBytes('€'.repeat(14), 42), '€'.repeat(14), '42 bytes in 14 units: within 42');
+  t.not(cutMiddleBytes('€'.repeat(14), 41), '€'.repeat(14), '42 bytes: over 41');
+  t.equal(cutMiddleBytes('k'.repeat(13), 40), 'k'.repeat(13), 'short: as it is');
+  // A 3-byte character across the middle: the start ends before it (never after), the end gets the rest of the room.
+  t.equal(cutMiddleBytes('€'.repeat(40), 41), `${'€'.repeat(3)}...(102 bytes cut)...${'€'.repeat(3)}`);
+  // A room smaller than the marker: nothing of the text is kept.
+  t.equal(cutMiddleBytes('x'.repeat(100), 10), '...(100 bytes cut)...');
+});
+
+t.test('cutMiddleBytes: never splits a character, wherever the cut falls', async (t) => {
+  for (const ch of ['é', '€', '😀']) {
+    for (let max = 30; max <= 60; max++) {
+      for (const text of [ch.repeat(40), `k${ch.repeat(40)}`, `kk${ch.repeat(40)}kk`, `${ch.repeat(20)}kkk${ch.repeat(20)}`]) {
+        const cut = cutMiddleBytes(text, max);
+        const m = MARKER.exec(cut);
+        if (!m) {
+          t.fail(`no marker: ${cut}`);
+          continue;
+        }
+        const [head, tail] = cut.split(m[0]) as [string, string];
+        const ok = !cut.includes('\ufffd') && bytes(cut) <= max && text.startsWith(head) && text.endsWith(tail) && bytes(head) + Number(m[1]) + bytes(tail) === bytes(text);
+        if (!ok) t.fail(`${JSON.stringify(text)} at ${max}: ${JSON.stringify(cut)}`);
+        // As much as fits: one more character at either end would pass the room.
+        const room = max - `...(${bytes(text)} bytes cut)...`.length;
+        if (bytes(head) + bytes(tail) + 4 <= room - 4) t.fail(`${JSON.stringify(text)} at ${max}: kept too little (${JSON.stringify(cut)})`);
+      }
+    }
+  }
+  t.pass('checked');
+});
+
+t.test('keepWithin: the documented caps are its defaults (1,000 items, 512 KiB)', async (t) => {
+  t.equal(MAX_MESSAGE_BYTES, 1024);
+  t.equal(MAX_RESULTS, 1000);
+  t.equal(MAX_RESULTS_BYTES, 512 * 1024);
+  const items = Array.from({ length: 1001 }, (_, i) => i);
+  t.same(keepWithin(items, () => 1).omitted, 1, '1,000 kept');
+  t.same(keepWithin(items.slice(0, 600), () => 1023).kept.length, 512, '512 items of 1,023 bytes and their commas: 512 KiB');
+  t.same(keepWithin(items.slice(0, 600), () => 1024).kept.length, 511);
+  t.same(keepWithin([5, 1, 1], (i) => i, 10, 4), { kept: [], omitted: 3 }, 'the first does not fit: nothing is kept after it either');
+  t.same(keepWithin([1, 1, 1], (i) => i, 10, 4), { kept: [1, 1], omitted: 1 }, 'exactly the budget: 2 + 2 bytes');
 });

@@ -2,6 +2,7 @@
 // only what changed (diff before write), at most N writes a round, first-seen times kept.
 import t from 'tap';
 import { firstSeenOf, Lease, MAX_RESULTS, microTime, policyReport, reportDigest, ReportPublisher, TRUNCATED_ANNOTATION, type NadAudit, type PodAudit } from '../../src/audit/index.js';
+import { REPORT_RETRY_MAX_MS } from '../../src/audit/publisher.js';
 import { KubeRequestError, type KubeTransport } from '../../src/kube/index.js';
 import { Registry } from 'prom-client';
 import { registerAuditMetrics } from '../../src/audit/index.js';
@@ -348,4 +349,66 @@ t.test('a namespace whose only finding is a NAD gets a report; the NAD deleted e
   audit.nadWatch.remove(bad);
   await pub.round();
   t.same(api.report('n')!.results, []);
+});
+
+// --- The documented numbers of the writer (docs/operating.md): the Lease netattach-audit of
+// 30 s, rounds every 5 s, at most 50 writes a round, a refused namespace retried after one round
+// and then twice as long each time up to 5 min. ---
+
+t.test('the defaults: the Lease netattach-audit of 30 s, renewed every 5 s round', async (t) => {
+  const api = fakeApi();
+  const intervals: number[] = [];
+  const realSetInterval = globalThis.setInterval;
+  globalThis.setInterval = ((fn: () => void, ms: number) => {
+    intervals.push(ms);
+    return realSetInterval(fn, 3_600_000);
+  }) as typeof setInterval;
+  const pub = new ReportPublisher(api.transport, auditWith([{ ns: 'a', name: 'p', networks: 'missing' }]), { leaseNamespace: 'netattach-system', identity: 'me', now: () => 1_000_000 });
+  try {
+    pub.start();
+  } finally {
+    globalThis.setInterval = realSetInterval;
+  }
+  t.strictSame(intervals, [5_000], 'a round every 5 s');
+  await pub.round();
+  await pub.stop();
+  t.match(api.lease()?.spec, { leaseDurationSeconds: 30 }, 'the Lease netattach-system/netattach-audit, of 30 s');
+  t.ok(api.writes.includes('/apis/coordination.k8s.io/v1/namespaces/netattach-system/leases/netattach-audit'));
+});
+
+t.test('the default: at most 50 report writes a round', async (t) => {
+  const api = fakeApi();
+  const pods = Array.from({ length: 53 }, (_, i) => ({ ns: `ns${String(i).padStart(2, '0')}`, name: 'p', networks: 'missing' }));
+  const pub = new ReportPublisher(api.transport, auditWith(pods), { leaseNamespace: 'netattach-system', identity: 'me' });
+  const reports = () => api.writes.filter((w) => w.includes('policyreports')).length;
+  await pub.round();
+  t.equal(reports(), 50);
+  await pub.round();
+  t.equal(reports(), 53);
+});
+
+t.test('refused writes: retried after 5 s, then twice as long each time, up to 5 min', async (t) => {
+  t.equal(REPORT_RETRY_MAX_MS, 300_000);
+  const api = fakeApi();
+  let now = 1_000_000;
+  const pub = new ReportPublisher(api.transport, auditWith([{ ns: 'a', name: 'p', networks: 'missing' }]), { leaseNamespace: 'netattach-system', identity: 'me', now: () => now });
+  const attempts = () => api.requests.filter((r) => r.includes('/policyreports/')).length;
+  api.refuse('a', 413);
+  await pub.round();
+  t.equal(attempts(), 1);
+  const delays = [5, 10, 20, 40, 80, 160, 300, 300].map((s) => s * 1000);
+  for (const [i, delay] of delays.entries()) {
+    now += delay - 1;
+    await pub.round();
+    t.equal(attempts(), i + 1, `not 1 ms before ${delay / 1000} s`);
+    now += 1;
+    await pub.round();
+    t.equal(attempts(), i + 2, `after ${delay / 1000} s`);
+  }
+  // The Lease of 30 s was renewed on every round meanwhile; written once accepted.
+  api.refuse('a', undefined);
+  now += 300_000;
+  await pub.round();
+  t.ok(api.report('a'));
+  t.same(pub.failingNamespaces(), []);
 });
