@@ -560,6 +560,7 @@ export async function startNode(cluster: Cluster, parts: NodeParts, log: (m: str
       '--record', record,
       '--kubelet-socket', kubeletSock,
       '--plugin-dir', `${w}/kubelet/device-plugins`,
+      '--device-dir', `${w}/devices`,
     ], path.join(logs, 'fake-device-plugin.log')));
 
     // Ready, then the not-ready taint lifted (no node-lifecycle controller runs), then the devices
