@@ -218,7 +218,7 @@ t.test('a comma-separated resourceName: one device of each', async (t) => {
 });
 
 t.test('the default network\'s resourceName', async (t) => {
-  await proveDevices(t, probePod(NS, 'default-net', { [DEFAULT_NETWORK]: 'rdma-net' }), 'app', { [RDMA]: 1 });
+  await proveDevices(t, probePod(NS, 'default-net', { [DEFAULT_NETWORK]: `${NS}/rdma-net` }), 'app', { [RDMA]: 1 });
   await deletePods(NS, 'default-net');
 });
 
