@@ -17,6 +17,7 @@
  *    plugin) and the processes of the kubelet's cgroups (`kubepods` in every cgroup v1 hierarchy and
  *    in the unified one), then those cgroups;
  *  - mounts under NODE_WORK (pod volumes, container root filesystems, sandbox /dev/shm);
+ *  - the device manager's socket and checkpoint and the plugin's sockets in DEVICE_PLUGIN_DIR;
  *  - network namespaces holding an address of POD_SUBNET, the bridge BRIDGE and its veths, libcni's
  *    cached results for CNI_NETWORK;
  *  - NODE_WORK itself, and the hugepages count is set back to what it was.
@@ -40,6 +41,11 @@ export const NETPROBE_IMAGE = 'netattach.local/netprobe:e2e';
 /** What the apiserver needs to reach the kubelet (logs) at the node IP. */
 export const NODE_APISERVER_FLAGS = ['--kubelet-preferred-address-types=InternalIP'];
 const OWNER_FILE = 'owner.pid';
+/**
+ * The kubelet's device manager ignores --root-dir: its socket and checkpoint are always here
+ * (pluginapi.KubeletSocket, devicemanager.NewManagerImpl), hence one kubelet per host.
+ */
+export const DEVICE_PLUGIN_DIR = '/var/lib/kubelet/device-plugins';
 const HUGEPAGES_SYSCTL = '/proc/sys/vm/nr_hugepages';
 
 export interface NodeParts {
@@ -250,6 +256,21 @@ export function cleanNode(workDir = NODE_WORK): string[] {
   if (sh('ip', ['link', 'show', BRIDGE]).code === 0) {
     const r = sh('ip', ['link', 'delete', BRIDGE]);
     if (r.code !== 0) left.push(`link ${BRIDGE}: ${r.out.trim()}`);
+  }
+  // the device manager's files (fixed path): its socket, checkpoint and the plugin's sockets
+  try {
+    for (const f of readdirSync(DEVICE_PLUGIN_DIR)) {
+      if (f === 'kubelet.sock' || f === 'kubelet_internal_checkpoint' || /^fake-.*\.sock$/.test(f)) rmSync(path.join(DEVICE_PLUGIN_DIR, f), { force: true });
+    }
+  } catch {
+    /* never made */
+  }
+  for (const d of [DEVICE_PLUGIN_DIR, path.dirname(DEVICE_PLUGIN_DIR)]) {
+    try {
+      rmdirSync(d); // only when empty: another kubelet's files are not ours
+    } catch {
+      /* not empty, or gone */
+    }
   }
   try {
     for (const f of readdirSync('/var/lib/cni/results')) if (f.startsWith(`${CNI_NETWORK}-`)) rmSync(path.join('/var/lib/cni/results', f), { force: true });
@@ -478,7 +499,7 @@ export async function startNode(cluster: Cluster, parts: NodeParts, log: (m: str
   if (stale) log(`removed an earlier run's node from ${w}`);
   installHooks();
   liveNodes.add(w);
-  for (const d of ['logs', 'containerd', 'cni/net.d', 'cni/ipam', 'kubelet/device-plugins', 'pod-logs']) mkdirSync(path.join(w, d), { recursive: true });
+  for (const d of ['logs', 'containerd', 'cni/net.d', 'cni/ipam', 'kubelet', 'pod-logs', DEVICE_PLUGIN_DIR]) mkdirSync(path.resolve(w, d), { recursive: true });
   writeFileSync(path.join(w, OWNER_FILE), `${process.pid}\n`);
   const logs = path.join(w, 'logs');
   const procs: Proc[] = [];
@@ -549,7 +570,7 @@ export async function startNode(cluster: Cluster, parts: NodeParts, log: (m: str
       `--node-ip=${NODE_IP}`,
       '--v=2',
     ], path.join(logs, 'kubelet.log')));
-    const kubeletSock = `${w}/kubelet/device-plugins/kubelet.sock`;
+    const kubeletSock = path.join(DEVICE_PLUGIN_DIR, 'kubelet.sock');
     await until('the kubelet\'s device-plugin socket', () => (existsSync(kubeletSock) ? true : undefined), 120_000, dead);
 
     // the fake device plugin
@@ -559,7 +580,7 @@ export async function startNode(cluster: Cluster, parts: NodeParts, log: (m: str
       ...Object.entries(opts.resources).flatMap(([r, n]) => ['--resource', `${r}=${n}`]),
       '--record', record,
       '--kubelet-socket', kubeletSock,
-      '--plugin-dir', `${w}/kubelet/device-plugins`,
+      '--plugin-dir', DEVICE_PLUGIN_DIR,
       '--device-dir', `${w}/devices`,
     ], path.join(logs, 'fake-device-plugin.log')));
 
@@ -592,7 +613,7 @@ export async function startNode(cluster: Cluster, parts: NodeParts, log: (m: str
       allocations: () =>
         readFileSync(record, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Allocation),
       checkpoint: () => {
-        const f = path.join(w, 'kubelet/device-plugins/kubelet_internal_checkpoint');
+        const f = path.join(DEVICE_PLUGIN_DIR, 'kubelet_internal_checkpoint');
         if (!existsSync(f)) return [];
         const cp = JSON.parse(readFileSync(f, 'utf8')) as CheckpointFile;
         return (cp.Data?.PodDeviceEntries ?? []).map((e) => ({
