@@ -17,6 +17,7 @@
  *    plugin) and the processes of the kubelet's cgroups (`kubepods` in every cgroup v1 hierarchy and
  *    in the unified one), then those cgroups;
  *  - mounts under NODE_WORK (pod volumes, container root filesystems, sandbox /dev/shm);
+ *  - links in /var/log/containers to the pods' logs;
  *  - the device manager's socket and checkpoint and the plugin's sockets in DEVICE_PLUGIN_DIR;
  *  - network namespaces holding an address of POD_SUBNET, the bridge BRIDGE and its veths, libcni's
  *    cached results for CNI_NETWORK;
@@ -24,7 +25,7 @@
  * Must run as root (mounts, namespaces, cgroups).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Cluster } from '../infra/cluster.js';
@@ -46,6 +47,8 @@ const OWNER_FILE = 'owner.pid';
  * (pluginapi.KubeletSocket, devicemanager.NewManagerImpl), hence one kubelet per host.
  */
 export const DEVICE_PLUGIN_DIR = '/var/lib/kubelet/device-plugins';
+/** The kubelet links each container's log here whatever podLogsDir says (kuberuntime legacyContainerLogsDir). */
+const CONTAINER_LOG_LINKS = '/var/log/containers';
 const HUGEPAGES_SYSCTL = '/proc/sys/vm/nr_hugepages';
 
 export interface NodeParts {
@@ -261,6 +264,19 @@ export function cleanNode(workDir = NODE_WORK): string[] {
   try {
     for (const f of readdirSync(DEVICE_PLUGIN_DIR)) {
       if (f === 'kubelet.sock' || f === 'kubelet_internal_checkpoint' || /^fake-.*\.sock$/.test(f)) rmSync(path.join(DEVICE_PLUGIN_DIR, f), { force: true });
+    }
+  } catch {
+    /* never made */
+  }
+  // the kubelet's links to container logs (a fixed /var/log/containers) that point into the work dir
+  try {
+    for (const f of readdirSync(CONTAINER_LOG_LINKS)) {
+      const link = path.join(CONTAINER_LOG_LINKS, f);
+      try {
+        if (readlinkSync(link).startsWith(workDir + '/')) rmSync(link, { force: true });
+      } catch {
+        /* not a link */
+      }
     }
   } catch {
     /* never made */
