@@ -10,6 +10,8 @@
  * 4. the DRA suite (dra.e2e.ts) and the scheduler suite (scheduler.e2e.ts) on the newest Kubernetes
  *    (NETATTACH_E2E_DRA_VERSION, default v1.37.2) with kube-scheduler and kube-controller-manager
  *    too, built the same way
+ * 5. the node suite (node.e2e.ts) on the same version with the kubelet, containerd, runc, the
+ *    reference CNI plugins, the fake device plugin and the local images (infra/build-node.sh)
  *
  * Exits with tap's exit code. Extra arguments go to tap (e.g. `npm run test:e2e -- --bail`).
  */
@@ -116,7 +118,18 @@ async function main(): Promise<number> {
   const draBin = draBuild.stdout.trim().split('\n').pop()!;
   process.stderr.write(`[e2e] DRA binaries ready in ${Date.now() - t0} ms: ${draBin}\n`);
   const dra = await tap(draBin, ['test/e2e/dra.e2e.ts', 'test/e2e/scheduler.e2e.ts'], { NETATTACH_E2E_NRI_BIN: nriBin });
-  return main || dra;
+
+  t0 = Date.now();
+  process.stderr.write(`[e2e] node suite: kubelet ${draVersion}, containerd, the fake device plugin (bash test/e2e/infra/build-node.sh)\n`);
+  const nodeBuild = await step('bash', [path.join(root, 'test/e2e/infra/build-node.sh')], { ...process.env, NETATTACH_K8S_VERSION: draVersion });
+  const dirs = Object.fromEntries(nodeBuild.stdout.trim().split('\n').map((l) => l.split('=', 2) as [string, string]));
+  if (nodeBuild.code !== 0 || !dirs.bin || !dirs.parts || !dirs.cni) {
+    process.stderr.write('[e2e] could not build or install the node (kubelet, containerd, device plugin); see above\n');
+    return main || dra || nodeBuild.code || 1;
+  }
+  process.stderr.write(`[e2e] node parts ready in ${Date.now() - t0} ms: ${dirs.bin}, ${dirs.parts}, ${dirs.cni}\n`);
+  const node = await tap(dirs.bin, ['test/e2e/node-cleanup.e2e.ts', 'test/e2e/node.e2e.ts'], { NETATTACH_E2E_NODE_PARTS: dirs.parts, NETATTACH_E2E_NODE_CNI: dirs.cni });
+  return main || dra || node;
 }
 
 /** The newest Kubernetes the Go module proxy serves (docs/e2e.md): DRA with extended resources. */

@@ -21,6 +21,8 @@
 #   NETATTACH_E2E_NO_APT=1  never fall back to apt for etcd
 #   NETATTACH_E2E_SCHEDULING=1  also build kube-scheduler and kube-controller-manager
 #                           (the DRA suite schedules pods and turns templates into claims)
+#   NETATTACH_E2E_NODE=1    also build the kubelet (the node suite runs pods; build-node.sh sets it,
+#                           with NETATTACH_E2E_SCHEDULING=1, on the DRA suite's version)
 set -euo pipefail
 # The whole script is one block, parsed before it runs: editing this file
 # while a build is going does not break that build.
@@ -46,6 +48,7 @@ works() { [ -x "$1" ] && "$1" "${@:2}" >/dev/null 2>&1; }
 # kube-apiserver and kubectl always; the scheduling components only when asked for.
 SERVERS="kube-apiserver"
 [ "${NETATTACH_E2E_SCHEDULING:-}" = 1 ] && SERVERS="$SERVERS kube-scheduler kube-controller-manager"
+[ "${NETATTACH_E2E_NODE:-}" = 1 ] && SERVERS="$SERVERS kubelet"
 servers_work() { local b; for b in $SERVERS; do works "$BIN/$b" --version || return 1; done; }
 
 if servers_work && works "$BIN/kubectl" version --client && works "$BIN/etcd" --version; then
