@@ -24,7 +24,8 @@ function has(cmd: string): boolean {
 // Build (or find cached) and run the plugin's Go test: the fake kubelet checks registration of
 // each resource, ListAndWatch, Allocate's env, mounts and record, re-registration after a
 // kubelet restart, and SIGTERM's cleanup (fake-device-plugin/main_test.go).
-const built = run('bash', [path.join(here, 'build-parts.sh'), '--test'], { timeout: 3_000_000 });
+// Under run.ts's tap timeout (1500 s), so a slow cold build fails here with its log, not as a kill.
+const built = run('bash', [path.join(here, 'build-parts.sh'), '--test'], { timeout: 1_400_000 });
 const dir = built.stdout.trim().split('\n').pop() ?? '';
 
 t.test('build-parts.sh --test: built, and the plugin passes its fake-kubelet test', async (t) => {
