@@ -1,6 +1,7 @@
 // pause is the sandbox ("pause") image's only binary for the node e2e suite, built static by
 // build-parts.sh into netattach.local/pause:e2e: it holds the pod's namespaces, reaps the
-// children it inherits as PID 1, and exits 0 on SIGTERM or SIGINT, as Kubernetes' pause does.
+// children it inherits as PID 1, says "pause: waiting" on stderr once its signal handlers are
+// in place, and exits 0 on SIGTERM or SIGINT, as Kubernetes' pause does.
 package main
 
 import (
@@ -17,6 +18,7 @@ func main() {
 	}
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGCHLD)
+	fmt.Fprintln(os.Stderr, "pause: waiting") // the signal handlers are in place from here
 	for s := range sigs {
 		if s != syscall.SIGCHLD {
 			fmt.Fprintf(os.Stderr, "pause: %v, exiting\n", s)
