@@ -83,6 +83,12 @@ export const SCOPES = {
     mutate: ['src/server/pipeline.ts'],
     tests: ['test/server/{pipeline,contract,real-core,claims,dra,observe}.test.ts'],
   },
+  // src/dra (issue 30): what a CEL selector certainly requires (the 1,024-character and
+  // 32-expression caps), and the pure views over DeviceClasses and templates.
+  'dra-selectors': {
+    mutate: ['src/dra/selectors.ts'],
+    tests: ['test/dra/selectors.test.ts'],
+  },
 };
 
 /** A group name stands for its parts. */
