@@ -89,6 +89,12 @@ export const SCOPES = {
     mutate: ['src/dra/selectors.ts'],
     tests: ['test/dra/selectors.test.ts'],
   },
+  // The watches (device-classes, claim-templates) are adapters: cluster.test.ts drives them
+  // through the fake API server, where they decide what is kept and when it goes.
+  'dra-view': {
+    mutate: ['src/dra/{static-view,paths,types,device-classes,claim-templates}.ts'],
+    tests: ['test/dra/{static-view,device-classes,paths,cluster}.test.ts'],
+  },
 };
 
 /** A group name stands for its parts. */
