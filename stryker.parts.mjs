@@ -116,6 +116,18 @@ export const SCOPES = {
     mutate: ['src/audit/{judge,judge-nad,snapshot}.ts'],
     tests: ['test/audit/{judge,judge-nad,owners,dra-inputs,snapshot}.test.ts'],
   },
+  // src/dra (issue 30): what a CEL selector certainly requires (the 1,024-character and
+  // 32-expression caps), and the pure views over DeviceClasses and templates.
+  'dra-selectors': {
+    mutate: ['src/dra/selectors.ts'],
+    tests: ['test/dra/selectors.test.ts'],
+  },
+  // The watches (device-classes, claim-templates) are adapters: cluster.test.ts drives them
+  // through the fake API server, where they decide what is kept and when it goes.
+  'dra-view': {
+    mutate: ['src/dra/{static-view,paths,types,device-classes,claim-templates}.ts'],
+    tests: ['test/dra/{static-view,device-classes,paths,cluster}.test.ts'],
+  },
 };
 
 /** A group name stands for its parts. */

@@ -51,3 +51,50 @@ t.test('the NAD annotation: parsed into the model, invalid values named', async 
   t.equal(bad.claimTemplate, undefined);
   t.match(bad.problems.join('\n'), /netattach\.io\/resourceClaimTemplate\]: Invalid value: "Net_A": not a valid ResourceClaimTemplate name/);
 });
+
+// Issue 30 (mutation part `dra-view`): the whole answer, word for word, and the scheduler's
+// comparison at each of its branches.
+t.test('devicePathOf: exact summaries and problems', async (t) => {
+  const view = new StaticDraView(
+    [
+      { name: 'a', extendedResourceName: 'example.com/dra' },
+      { name: 'b', extendedResourceName: 'example.com/shared', creationTimestamp: '2026-01-01T00:00:00Z' },
+      { name: 'c', extendedResourceName: 'example.com/shared', creationTimestamp: '2026-03-01T00:00:00Z' },
+    ],
+    [{ namespace: 'y', name: 'tpl' }, { namespace: 'x', name: 'tpl' }],
+  );
+  const cases: Array<[string, Record<string, string>, string, string, string[]]> = [
+    ['none', {}, 'none', 'no device (no resourceName)', []],
+    ['device plugin', { [RN]: 'intel.com/a' }, 'device-plugin', 'extended resources: intel.com/a via a device plugin', []],
+    ['two DRA', { [RN]: 'example.com/dra, example.com/shared' }, 'dra-extended-resource', 'extended resources: example.com/dra via DeviceClass a (DRA), example.com/shared via DeviceClass c (DRA)',
+      ['DeviceClasses c, b share extendedResourceName example.com/shared; the scheduler picks c']],
+    ['mixed', { [RN]: 'intel.com/a, example.com/dra' }, 'mixed', 'extended resources: intel.com/a via a device plugin, example.com/dra via DeviceClass a (DRA)', []],
+    ['claims, present', { [TPL]: 'tpl', [RN]: 'intel.com/a' }, 'claim-template', "explicit DRA claims from ResourceClaimTemplate tpl in the pod's namespace (present in x, y)", []],
+    ['claims, nowhere', { [TPL]: 'gone', [RN]: 'intel.com/a' }, 'claim-template', "explicit DRA claims from ResourceClaimTemplate gone in the pod's namespace",
+      ['no namespace has ResourceClaimTemplate gone yet: pods using this network will be denied']],
+    ['claims, no resourceName', { [TPL]: 'tpl' }, 'claim-template', "explicit DRA claims from ResourceClaimTemplate tpl in the pod's namespace (present in x, y)",
+      ['no resourceName: Multus finds the claimed device by k8s.v1.cni.cncf.io/resourceName']],
+  ];
+  for (const [name, annotations, path, summary, problems] of cases) {
+    const got = devicePathOf(nad(annotations), view);
+    t.equal(got.path, path, name);
+    t.equal(got.summary, summary, name);
+    t.strictSame(got.problems, problems, name);
+  }
+  const got = devicePathOf(nad({ [RN]: 'example.com/shared, intel.com/a' }), view);
+  t.strictSame(got.resources.map((r) => [r.name, r.classes.map((c) => c.name)]), [['example.com/shared', ['c', 'b']], ['intel.com/a', []]]);
+  const noNamespaces = devicePathOf(nad({ [TPL]: 'tpl', [RN]: 'x.io/y' }), { classesFor: () => [] });
+  t.equal(noNamespaces.summary, "explicit DRA claims from ResourceClaimTemplate tpl in the pod's namespace", 'a view without templateNamespaces');
+  t.strictSame(noNamespaces.problems, []);
+});
+
+t.test('byScheduler at each branch', async (t) => {
+  const c = (name: string, creationTimestamp?: string) => ({ name, ...(creationTimestamp ? { creationTimestamp } : {}) });
+  t.equal(byScheduler(c('a', '2026-01-01T00:00:00Z'), c('b', '2026-02-01T00:00:00Z')), 1, 'created earlier: after');
+  t.equal(byScheduler(c('b', '2026-02-01T00:00:00Z'), c('a', '2026-01-01T00:00:00Z')), -1, 'created later: first');
+  t.equal(byScheduler(c('a'), c('b', '2026-01-01T00:00:00Z')), 1, 'no creation time: after any');
+  t.equal(byScheduler(c('b', '2026-01-01T00:00:00Z'), c('a')), -1);
+  t.equal(byScheduler(c('a', '2026-01-01T00:00:00Z'), c('b', '2026-01-01T00:00:00Z')), -1, 'same time: name first');
+  t.equal(byScheduler(c('b', '2026-01-01T00:00:00Z'), c('a', '2026-01-01T00:00:00Z')), 1);
+  t.equal(byScheduler(c('a'), c('a')), 0, 'the same class');
+});

@@ -2,6 +2,7 @@
 // the device requests of a ResourceClaimTemplate (issue 24, finding 7: the networkClaims check).
 import t from 'tap';
 import { requiredResourceNames, templateDevices } from '../../src/dra/index.js';
+import { celExpressions } from '../../src/dra/selectors.js';
 
 const ATTR = 'device.attributes["k8s.cni.cncf.io"].resourceName';
 
@@ -57,29 +58,96 @@ t.test('templateDevices: exactly and firstAvailable requests, with their own sel
   for (const bad of [undefined, null, {}, { spec: { spec: { devices: { requests: 'x' } } } }]) t.same(templateDevices(bad), { requests: [] });
 });
 
-t.test('reading selectors costs time linear in their text: quotes in a long expression', async (t) => {
-  // The regexes that restarted at every quote were quadratic: 36-52 ms for one 10,000-character
-  // expression of escaped quotes. An expression over 1,024 characters is no longer read at all, so
-  // the test reads the longest that is: quote-filled against plain text of the same length (a
-  // restart at each of its 335 quotes would cost hundreds of times the plain scan). Warmed up,
-  // then alternated, each the best of five, so a busy moment of the machine hits both.
-  const quotes = `device.driver == '${'"\\"'.repeat(335)}`;
-  const plain = `device.driver == 'x' && ${'a'.repeat(999)}`;
-  t.equal(quotes.length, plain.length);
-  t.ok(quotes.length <= 1024, `${quotes.length} characters: under the cap, so read`);
-  const cost = (expression: string): number => {
-    const list = Array.from({ length: 32 }, () => expression);
-    const started = process.hrtime.bigint();
-    for (let i = 0; i < 300; i++) requiredResourceNames(list);
-    return Number(process.hrtime.bigint() - started) / 1e6;
-  };
-  cost(quotes);
-  cost(plain);
-  let [withQuotes, without] = [Infinity, Infinity];
-  for (let i = 0; i < 5; i++) {
-    withQuotes = Math.min(withQuotes, cost(quotes));
-    without = Math.min(without, cost(plain));
-  }
-  const ratio = withQuotes / without;
-  t.ok(ratio < 5, `${withQuotes.toFixed(1)} ms for 32 x 300 quote-filled expressions, ${ratio.toFixed(1)}x the plain ones (${without.toFixed(1)} ms); bar 5x`);
+// Issue 30: the documented caps and each decision of the reader, pinned one by one (mutation part
+// `dra-selectors`).
+t.test('the caps: an expression of 1,024 characters is read, 1,025 not; 32 expressions read, the 33rd not', async (t) => {
+  const base = `${ATTR} == "example.com/a"`;
+  const pad = (n: number): string => `${' '.repeat(n - base.length)}${base}`;
+  t.equal(pad(1024).length, 1024);
+  t.same(requiredResourceNames([pad(1024)]), ['example.com/a'], '1,024 characters: read');
+  t.same(requiredResourceNames([pad(1025)]), undefined, '1,025 characters: not read');
+  const filler = Array.from({ length: 31 }, () => 'device.driver == "x"');
+  t.same(requiredResourceNames([...filler, base]), ['example.com/a'], 'the 32nd expression is read');
+  t.same(requiredResourceNames([...filler, 'device.driver == "y"', base]), undefined, 'the 33rd is not');
+});
+
+t.test('requiredResourceNames: each form, and each way out', async (t) => {
+  const cases: Array<[string, string[], string[] | undefined]> = [
+    ['spaces around every token', [`device.attributes[ "k8s.cni.cncf.io" ] . resourceName  ==  "example.com/a" `], ['example.com/a']],
+    ['index form, double quotes, spaces', [`device.attributes[ 'k8s.cni.cncf.io' ][ "resourceName" ] == 'example.com/a'`], ['example.com/a']],
+    ['literal first, dot form, spaces', [` "example.com/a"  ==  ${ATTR} `], ['example.com/a']],
+    ['an empty literal is a requirement of ""', [`${ATTR} == ""`], ['']],
+    ['two requirements in one expression, in order', [`${ATTR} == "example.com/b" && ${ATTR} == "example.com/a"`], ['example.com/b', 'example.com/a']],
+    ['the same requirement twice: once', [`${ATTR} == "example.com/a"`, `"example.com/a" == ${ATTR}`], ['example.com/a']],
+    ['&& inside a literal does not split', [`device.driver == "a&&b" && ${ATTR} == "example.com/a"`], ['example.com/a']],
+    ['a quote of the other kind inside a literal', [`device.driver == "it's" && ${ATTR} == "example.com/a"`], ['example.com/a']],
+    ['&& inside a single-quoted literal', [`device.driver == 'a && ${ATTR} == "example.com/a"'`], undefined],
+    ['a single & does not split', [`true & ${ATTR} == "example.com/a"`], undefined],
+    ['&&& leaves an & in the next conjunct', [`device.driver == "x" &&& ${ATTR} == "example.com/a"`], undefined],
+    ['more before the attribute', [`foo ${ATTR} == "example.com/a"`], undefined],
+    ['literal first, compared again', [`"example.com/a" == ${ATTR} == false`], undefined],
+    ['literal first, more before it', [`x == "example.com/a" == ${ATTR}`], undefined],
+    ['quotes not matched', [`${ATTR} == "example.com/a'`], undefined],
+    ['another domain', [`device.attributes["k8sXcni.cncf.io"].resourceName == "example.com/a"`], undefined],
+    ['another attribute name', [`device.attributes["k8s.cni.cncf.io"].resourceNames == "example.com/a"`], undefined],
+    ['another object', [`device.capacity["k8s.cni.cncf.io"].resourceName == "example.com/a"`], undefined],
+    ['not an equality', [`${ATTR} != "example.com/a"`], undefined],
+    ['a conditional in another conjunct', [`${ATTR} == "example.com/a" && (device.driver == "x" ? true : false)`], undefined],
+    ['a negation elsewhere', [`${ATTR} == "example.com/a" && !device.attributes["x"].y`], undefined],
+    ['a comment after it', [`${ATTR} == "example.com/a" // note`], undefined],
+    ["a triple single-quoted literal", [`${ATTR} == '''example.com/a'''`], undefined],
+    ['triple single quotes inside a double-quoted literal', [`${ATTR} == "a'''b"`], undefined],
+    ['triple double quotes inside a single-quoted literal', [`${ATTR} == 'a"""b'`], undefined],
+    ['a raw string, upper case', [`${ATTR} == R"example.com/a"`], undefined],
+    ['a bytes literal', [`${ATTR} == b'example.com/a'`], undefined],
+    ['a bytes literal, upper case', [`${ATTR} == B"example.com/a"`], undefined],
+    ['r ending a word is no raw prefix', [`device.driver == "a" && ${ATTR} == "example.com/a"`], ['example.com/a']],
+    ['an unread expression does not hide the others', [`${ATTR} == "example.com/a" || true`, `${ATTR} == "example.com/b"`], ['example.com/b']],
+  ];
+  for (const [name, expressions, want] of cases) t.same(requiredResourceNames(expressions), want, name);
+});
+
+t.test('celExpressions: the expressions of a selectors list, nothing else', async (t) => {
+  t.same(celExpressions(undefined), []);
+  t.same(celExpressions({ cel: { expression: 'a' } }), [], 'not a list');
+  t.same(
+    celExpressions([{ cel: { expression: 'a' } }, null, 'b', [], { cel: null }, { cel: 'c' }, { cel: ['d'] }, { cel: { expression: 4 } }, { other: { expression: 'e' } }, { cel: { expression: '' } }, { cel: { expression: 'f' } }]),
+    ['a', '', 'f'],
+  );
+  t.same(celExpressions([Object.assign([], { cel: { expression: 'a' } }), { cel: Object.assign([], { expression: 'b' }) }]), [], 'arrays holding the keys are no objects');
+});
+
+t.test('templateDevices: every level must be an object; names, alternatives and their order', async (t) => {
+  const sel = (rn: string) => [{ cel: { expression: `${ATTR} == "${rn}"` } }];
+  const template = (requests: unknown) => ({ spec: { spec: { devices: { requests } } } });
+  t.same(
+    templateDevices(template([
+      { name: 'both', exactly: { deviceClassName: 'one', selectors: sel('example.com/a') }, firstAvailable: [{ deviceClassName: 'two', selectors: sel('example.com/b') }, { deviceClassName: 'three' }] },
+      { name: 7, exactly: { deviceClassName: 'x' } },
+      { name: 'arrays', exactly: Object.assign([], { deviceClassName: 'x' }), firstAvailable: [Object.assign([], { deviceClassName: 'y' })] },
+      { name: 'not a list', firstAvailable: { deviceClassName: 'z' } },
+      { name: 'class not a string', exactly: { deviceClassName: 5 } },
+      null,
+      [],
+    ])),
+    {
+      requests: [
+        { name: 'both', alternatives: [{ deviceClassName: 'one', resourceNames: ['example.com/a'] }, { deviceClassName: 'two', resourceNames: ['example.com/b'] }, { deviceClassName: 'three' }] },
+        { name: '', alternatives: [{ deviceClassName: 'x' }] },
+        { name: 'arrays', alternatives: [] },
+        { name: 'not a list', alternatives: [] },
+        { name: 'class not a string', alternatives: [] },
+      ],
+    },
+  );
+  const inner = { devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'c' } }] } };
+  t.same(templateDevices({ spec: { spec: inner } }).requests.length, 1, 'the well-formed one is read');
+  for (const bad of [
+    Object.assign([], { spec: { spec: inner } }),
+    { spec: Object.assign([], { spec: inner }) },
+    { spec: { spec: Object.assign([], inner) } },
+    { spec: { spec: { devices: Object.assign([], inner.devices) } } },
+    { spec: { spec: { devices: { requests: { 0: inner.devices.requests[0] } } } } },
+    { spec: inner },
+  ]) t.same(templateDevices(bad), { requests: [] });
 });
