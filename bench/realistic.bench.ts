@@ -96,7 +96,7 @@ spec:
 const mac = (n: number): string => `02:${[24, 16, 8, 0].map((s) => ((n >>> s) & 0xff).toString(16).padStart(2, '0')).join(':')}:01`;
 const guid = (n: number): string => `00:11:22:33:${[24, 16, 8, 0].map((s) => ((n >>> s) & 0xff).toString(16).padStart(2, '0')).join(':')}`;
 
-/** The networks of pod `n` in its namespace: two of its own, an address on 30 % (a live pod's on every tenth). */
+/** The networks of pod `n` in its namespace: two of its own, a MAC or GUID on 30 % (a live pod's on every tenth). */
 function networksOf(n: number, live = false): { namespace: string; annotation: string } {
   const ns = n % NAMESPACES;
   const namespace = `ns-${ns}`;
@@ -107,7 +107,8 @@ function networksOf(n: number, live = false): { namespace: string; annotation: s
   const ib = a % 4 === 3;
   const first: Record<string, unknown> = { name: ib ? 'net-2' : 'net-0', interface: 'net1' };
   if (withAddress) first[ib ? 'infiniband-guid' : 'mac'] = ib ? guid(a) : mac(a);
-  const nets = [first, { name: 'net-1', interface: 'net2', ips: [`10.${ns}.${(n >> 8) & 0xff}.${n & 0xff}/16`] }];
+  // Replicas of one template share its text (the namespace's); a pod with an address has its own.
+  const nets = [first, { name: 'net-1', interface: 'net2' }];
   return { namespace, annotation: JSON.stringify(nets) };
 }
 
@@ -206,11 +207,31 @@ interface Mix {
   deps: PipelineDeps;
   /** One pod: /mutate, then /validate; its watch events; the oldest bench pod ends. Resolves to [mutate allowed, validate allowed]. */
   pod(n: number): Promise<[boolean, boolean]>;
+  /** Builds the bodies of pods `from`.. ahead (outside the measured time: the apiserver writes them). */
+  prepare(from: number, count: number): void;
   stop(): void;
   sink: Sink;
 }
 
 const parseBody = (text: string): unknown => JSON.parse(text);
+
+/** The two review bodies of each pod, built ahead of the measured batch. */
+class Bodies {
+  private readonly ready = new Map<number, [string, string]>();
+  constructor(private readonly podOf: (n: number) => { namespace: string; podName: string; annotation: string }) {}
+  prepare(from: number, count: number): void {
+    for (let n = from; n < from + count; n++) {
+      const { namespace, podName, annotation } = this.podOf(n);
+      this.ready.set(n, [podBody(namespace, podName, annotation, 'mutate'), podBody(namespace, podName, annotation, 'validate')]);
+    }
+  }
+  take(n: number): [string, string] {
+    if (!this.ready.has(n)) this.prepare(n, 1);
+    const out = this.ready.get(n)!;
+    this.ready.delete(n);
+    return out;
+  }
+}
 
 async function review(deps: PipelineDeps, body: string, endpoint: 'mutate' | 'validate'): Promise<boolean> {
   const r = await handleReview(parseBody(body), endpoint, 10_000, deps);
@@ -219,7 +240,7 @@ async function review(deps: PipelineDeps, body: string, endpoint: 'mutate' | 'va
   return r.review.response!.allowed;
 }
 
-function bareMix(): Mix {
+export function bareMix(): Mix {
   const sink = new Sink();
   const nadSource = new StaticNadSource([nadObject('default', 'sriov-a', 'sriov'), nadObject('default', 'sriov-b', 'sriov'), nadObject('default', 'rdma-c', 'sriov')]);
   const deps: PipelineDeps = {
@@ -236,18 +257,20 @@ function bareMix(): Mix {
     { name: 'sriov-b', interface: 'net2', ips: ['fd00:10::5/64'] },
     { name: 'rdma-c', interface: 'net3', ips: ['192.168.1.10/24'] },
   ]);
+  const bodies = new Bodies((n) => ({ namespace: 'default', podName: `bare-${n}`, annotation }));
   return {
     deps,
     sink,
     stop: () => {},
+    prepare: (from, count) => bodies.prepare(from, count),
     pod: async (n) => {
-      const podName = `bare-${n}`;
-      return [await review(deps, podBody('default', podName, annotation, 'mutate'), 'mutate'), await review(deps, podBody('default', podName, annotation, 'validate'), 'validate')];
+      const [mutate, validate] = bodies.take(n);
+      return [await review(deps, mutate, 'mutate'), await review(deps, validate, 'validate')];
     },
   };
 }
 
-async function realisticMix(log: (line: string) => void): Promise<Mix> {
+export async function realisticMix(log: (line: string) => void): Promise<Mix> {
   const sink = new Sink();
   const logger = createLogger('info', sink);
   const registry = new Registry();
@@ -315,15 +338,18 @@ async function realisticMix(log: (line: string) => void): Promise<Mix> {
     metrics: createMetrics(() => nadSource, registry),
   };
   const running: Array<ReturnType<typeof watched>> = [];
+  const bodies = new Bodies((n) => ({ ...networksOf(n), podName: `pod-${n}` }));
   return {
     deps,
     sink,
     stop: () => claims.stop(),
+    prepare: (from, count) => bodies.prepare(from, count),
     pod: async (n) => {
       const { namespace, annotation } = networksOf(n);
       const podName = `pod-${n}`;
-      const mutated = await review(deps, podBody(namespace, podName, annotation, 'mutate'), 'mutate');
-      const validated = mutated && (await review(deps, podBody(namespace, podName, annotation, 'validate'), 'validate'));
+      const [mutate, validate] = bodies.take(n);
+      const mutated = await review(deps, mutate, 'mutate');
+      const validated = mutated && (await review(deps, validate, 'validate'));
       if (validated) {
         const obj = watched(podName, namespace, annotation);
         upsert(obj);
@@ -362,6 +388,7 @@ export async function run(log: (line: string) => void = () => {}): Promise<Bench
     let denied = 0;
     for (let round = 0; round < ROUNDS; round++) {
       for (const [mix, out] of round % 2 === 0 ? ([[bare, bareUs], [real, realUs]] as const) : ([[real, realUs], [bare, bareUs]] as const)) {
+        mix.prepare(next, PODS_PER_ROUND);
         const c0 = cpuUs();
         for (let i = 0; i < PODS_PER_ROUND; i++) {
           const [m, v] = await mix.pod(next++);
