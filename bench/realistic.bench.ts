@@ -13,7 +13,7 @@
 // Every pod is one /mutate and one /validate review. Bare and realistic batches alternate; the
 // figure is CPU time (process.cpuUsage) per review, median over the rounds, and their ratio.
 // Run alone: npm run build && node dist/bench/main.js realistic   (or: npx tsx bench/main.ts realistic)
-import { Writable } from 'node:stream';
+import { pino, type DestinationStream } from 'pino';
 import { Registry } from 'prom-client';
 import * as core from '../src/admission/index.js';
 import { DEFAULT_ADMISSION_CONFIG } from '../src/admission/types.js';
@@ -194,13 +194,13 @@ class LeaseServer implements KubeTransport {
   }
 }
 
-/** Lines written and thrown away (the Deployment's stdout, without the pipe). */
-class Sink extends Writable {
-  lines = 0;
-  override _write(chunk: Buffer, _enc: string, done: () => void): void {
-    this.lines++;
-    done();
-  }
+/** Log lines written to /dev/null through pino's own destination (sonic-boom, as on stdout), counted. */
+function sink(): { stream: DestinationStream; lines: () => number } {
+  const stream = pino.destination({ dest: '/dev/null', sync: true });
+  const write = stream.write.bind(stream);
+  let lines = 0;
+  stream.write = (chunk: string) => (lines++, write(chunk));
+  return { stream, lines: () => lines };
 }
 
 interface Mix {
@@ -210,7 +210,7 @@ interface Mix {
   /** Builds the bodies of pods `from`.. ahead (outside the measured time: the apiserver writes them). */
   prepare(from: number, count: number): void;
   stop(): void;
-  sink: Sink;
+  sink: ReturnType<typeof sink>;
 }
 
 const parseBody = (text: string): unknown => JSON.parse(text);
@@ -241,7 +241,7 @@ async function review(deps: PipelineDeps, body: string, endpoint: 'mutate' | 'va
 }
 
 export function bareMix(): Mix {
-  const sink = new Sink();
+  const logs = sink();
   const nadSource = new StaticNadSource([nadObject('default', 'sriov-a', 'sriov'), nadObject('default', 'sriov-b', 'sriov'), nadObject('default', 'rdma-c', 'sriov')]);
   const deps: PipelineDeps = {
     core,
@@ -249,7 +249,7 @@ export function bareMix(): Mix {
     policy: NO_POLICY,
     reservations: { reserve: () => {} },
     config: DEFAULT_ADMISSION_CONFIG,
-    logger: createLogger('info', sink),
+    logger: createLogger('info', logs.stream),
     metrics: createMetrics(() => nadSource, new Registry()),
   };
   const annotation = JSON.stringify([
@@ -260,7 +260,7 @@ export function bareMix(): Mix {
   const bodies = new Bodies((n) => ({ namespace: 'default', podName: `bare-${n}`, annotation }));
   return {
     deps,
-    sink,
+    sink: logs,
     stop: () => {},
     prepare: (from, count) => bodies.prepare(from, count),
     pod: async (n) => {
@@ -271,8 +271,8 @@ export function bareMix(): Mix {
 }
 
 export async function realisticMix(log: (line: string) => void): Promise<Mix> {
-  const sink = new Sink();
-  const logger = createLogger('info', sink);
+  const logs = sink();
+  const logger = createLogger('info', logs.stream);
   const registry = new Registry();
   registerPolicyMetrics(registry);
   const nadSource = realisticNads();
@@ -341,7 +341,7 @@ export async function realisticMix(log: (line: string) => void): Promise<Mix> {
   const bodies = new Bodies((n) => ({ ...networksOf(n), podName: `pod-${n}` }));
   return {
     deps,
-    sink,
+    sink: logs,
     stop: () => claims.stop(),
     prepare: (from, count) => bodies.prepare(from, count),
     pod: async (n) => {
@@ -403,7 +403,7 @@ export async function run(log: (line: string) => void = () => {}): Promise<Bench
     const r = percentile(realUs, 50);
     const ratio = r / b;
     log(
-      `CPU per review, median of ${ROUNDS} rounds of ${PODS_PER_ROUND} pods (/mutate + /validate each): bare ${b.toFixed(0)} µs (${bareUs[0]!.toFixed(0)}–${bareUs.at(-1)!.toFixed(0)}), realistic ${r.toFixed(0)} µs (${realUs[0]!.toFixed(0)}–${realUs.at(-1)!.toFixed(0)}), ratio ${ratio.toFixed(2)}; ${denied} pods denied of ${ROUNDS * PODS_PER_ROUND}; ${real.sink.lines} log lines`,
+      `CPU per review, median of ${ROUNDS} rounds of ${PODS_PER_ROUND} pods (/mutate + /validate each): bare ${b.toFixed(0)} µs (${bareUs[0]!.toFixed(0)}–${bareUs.at(-1)!.toFixed(0)}), realistic ${r.toFixed(0)} µs (${realUs[0]!.toFixed(0)}–${realUs.at(-1)!.toFixed(0)}), ratio ${ratio.toFixed(2)}; ${denied} pods denied of ${ROUNDS * PODS_PER_ROUND}; ${real.sink.lines()} log lines`,
     );
     return [
       { name: 'CPU per review: bare (3 NADs, no policy)', notes: `${b.toFixed(0)} µs/review (median of ${ROUNDS} rounds)` },
