@@ -12,6 +12,14 @@ interface NadEntry {
   pods: Set<string>;
 }
 
+/** Does a pod's entry (`byPod`) hold exactly these NAD keys, in this order? */
+const sameKeys = (held: string | string[] | undefined, keys: readonly string[]): boolean =>
+  held === undefined
+    ? false
+    : typeof held === 'string'
+      ? keys.length === 1 && keys[0] === held
+      : held.length === keys.length && held.every((k, i) => k === keys[i]);
+
 export class NadUsage {
   /** Pod `ns/name` -> the NAD key(s) it uses (a string when one, the usual case). */
   private readonly byPod = new Map<string, string | string[]>();
@@ -22,8 +30,10 @@ export class NadUsage {
   setPod(namespace: string, name: string, nads: readonly string[]): void {
     const pod = `${namespace}/${name}`;
     this.seen?.add(pod);
-    this.removeKey(pod);
     const unique = [...new Set(nads)];
+    // A pod's MODIFIED events (status changes) mostly repeat its NADs: nothing to do.
+    if (sameKeys(this.byPod.get(pod), unique)) return;
+    this.removeKey(pod);
     if (unique.length === 0) return;
     const keys = unique.map((nad) => {
       let entry = this.byNad.get(nad);
