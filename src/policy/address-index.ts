@@ -169,6 +169,15 @@ export class AddressIndex implements AddressReservations {
 
   /** Sets what a live pod holds (replacing what it held) and confirms its reservations. */
   setPod(ref: { namespace: string; name: string; uid?: string; owner?: SharingOwner }, addresses: readonly PodAddress[]): void {
+    const kept = this.pods.get(ref.namespace)?.get(ref.name);
+    if (kept && this.holdsExactly(kept, ref, addresses)) {
+      // The same pod with the same addresses (its MODIFIED events): it keeps its place among the
+      // holders of each address, as it has held them since it was first set.
+      kept.gen = this.gen;
+      if (ref.owner) kept.owner = ref.owner;
+      this.confirm(`${ref.namespace}/${ref.name}`, ref.uid);
+      return;
+    }
     this.removePod(ref.namespace, ref.name);
     this.confirm(`${ref.namespace}/${ref.name}`, ref.uid);
     if (addresses.length === 0) return;
@@ -191,6 +200,22 @@ export class AddressIndex implements AddressReservations {
     if (!byName) this.pods.set(ns, (byName = new Map()));
     byName.set(ref.name, rec);
     this.podCount++;
+  }
+
+  /** Whether `rec` is `ref` (same uid and owner) holding exactly `addresses`, in order, each once. */
+  private holdsExactly(rec: PodRecord, ref: { uid?: string; owner?: SharingOwner }, addresses: readonly PodAddress[]): boolean {
+    if (rec.uid !== ref.uid || rec.owner?.key !== ref.owner?.key) return false;
+    const held = Array.isArray(rec.held) ? rec.held : [rec.held];
+    if (held.length !== addresses.length) return false;
+    for (let i = 0; i < addresses.length; i++) {
+      const a = addresses[i]!;
+      if (held[i] !== a.value) return false;
+      for (let j = 0; j < i; j++) if (held[j] === a.value) return false;
+      const cur = (a.kind === 'mac' ? this.mac : this.guid).get(a.value);
+      const mine = cur === undefined ? undefined : Array.isArray(cur) ? cur.find((h) => h.pod === rec) : cur.pod === rec ? cur : undefined;
+      if (mine?.network !== a.network) return false;
+    }
+    return true;
   }
 
   removePod(namespace: string, name: string): void {

@@ -18,6 +18,14 @@ interface NadUsers {
   pods: Map<string, Set<string>>;
 }
 
+/** Does a pod's entry (`byPod`) hold exactly these NAD keys, in this order? */
+const sameKeys = (held: string | string[] | undefined, keys: readonly string[]): boolean =>
+  held === undefined
+    ? false
+    : typeof held === 'string'
+      ? keys.length === 1 && keys[0] === held
+      : held.length === keys.length && held.every((k, i) => k === keys[i]);
+
 export class NadUsage {
   /** Pod namespace -> pod name -> the NAD key(s) it uses. */
   private readonly byPod = new Map<string, Map<string, Used>>();
@@ -35,8 +43,10 @@ export class NadUsage {
       if (names) names.add(name);
       else this.seen.set(ns, new Set([name]));
     }
-    this.removePod(ns, name);
     const unique = [...new Set(nads)];
+    // A pod's MODIFIED events (status changes) mostly repeat its NADs: nothing to do.
+    if (sameKeys(this.byPod.get(ns)?.get(name), unique)) return;
+    this.removePod(ns, name);
     if (unique.length === 0) return;
     const keys = unique.map((nad) => {
       let users = this.byNad.get(nad);

@@ -3,6 +3,7 @@
 // are read, and only the addresses and NAD keys are kept. Pods that finished (Succeeded, Failed) leave the watch
 // through its field selector, which the apiserver reports as DELETED, so their addresses are
 // released although metadata carries no phase.
+import { LRUCache } from 'lru-cache';
 import { DEFAULT_MULTUS_NAMESPACE, parseDefaultNetwork, parseNetworks } from '../annotation/index.js';
 import { addressFacts } from './addresses.js';
 import { DEFAULT_SHARING_OWNERS, sharingOwnerOf } from './owner.js';
@@ -17,9 +18,28 @@ export const LIVE_PODS_FIELD_SELECTOR = 'status.phase!=Succeeded,status.phase!=F
 
 /** What the index keeps of a pod's network annotations: its addresses and the NADs (`ns/name`) it uses. */
 export interface PodNetworkFacts {
-  addresses: PodAddress[];
-  nads: string[];
+  readonly addresses: readonly PodAddress[];
+  readonly nads: readonly string[];
 }
+
+/**
+ * Answers of podNetworkFacts by their inputs. A starting pod comes as an ADDED event and then
+ * several MODIFIED ones (scheduled, containers started, ready: the metadata watch sends every
+ * change) between other pods' events, each read by the index and by the background audit; the
+ * annotation is the same text every time. Bounded by entries and by the estimated bytes held
+ * (`factsSize`); entries are shared: read-only.
+ */
+export const POD_FACTS_CACHE_BYTES = 2 * 1024 * 1024;
+const factsSize = (facts: PodNetworkFacts, key: string): number => 2 * key.length + 256 + 128 * (facts.addresses.length + facts.nads.length);
+const factsCache = new LRUCache<string, PodNetworkFacts>({ max: 4096, maxSize: POD_FACTS_CACHE_BYTES, sizeCalculation: factsSize });
+/** Texts longer than this are read every time (a real annotation is a few hundred bytes). */
+const MAX_CACHED_TEXT = 4096;
+/** A key no two different inputs share: every part length-prefixed. */
+const factsKey = (parts: ReadonlyArray<string | undefined>): string => {
+  let out = '';
+  for (const p of parts) out += p === undefined ? '-|' : `${p.length}:${p}|`;
+  return out;
+};
 
 /**
  * Reads a pod's network annotations once for both indexes: the networks annotation and the
@@ -32,15 +52,22 @@ export function podNetworkFacts(
   defaultNetwork?: string,
   defaultNetworkNamespace = DEFAULT_MULTUS_NAMESPACE,
 ): PodNetworkFacts {
-  const out: PodNetworkFacts = { addresses: [], nads: [] };
+  const cacheable = (annotation?.length ?? 0) + (defaultNetwork?.length ?? 0) <= MAX_CACHED_TEXT;
+  const key = cacheable ? factsKey([namespace, annotation, defaultNetwork, defaultNetworkNamespace]) : '';
+  const cached = cacheable ? factsCache.get(key) : undefined;
+  if (cached) return cached;
+  const addresses: PodAddress[] = [];
+  const nads: string[] = [];
   const selected: ParsedNetwork[] = [];
   if (annotation) selected.push(...parseNetworks(annotation, { namespace }).networks);
   if (defaultNetwork) selected.push(...parseDefaultNetwork(defaultNetwork, { defaultNamespace: defaultNetworkNamespace }).networks);
-  for (const n of selected) out.nads.push(`${n.selection.namespace}/${n.selection.name}`);
+  for (const n of selected) nads.push(`${n.selection.namespace}/${n.selection.name}`);
   // The same reading as admission's (top level and cni-args), so a reservation and the pod it
   // becomes hold the same addresses.
-  for (const a of addressFacts(selected)) out.addresses.push({ kind: a.kind, value: a.value, network: a.network });
-  return out;
+  for (const a of addressFacts(selected)) addresses.push({ kind: a.kind, value: a.value, network: a.network });
+  const facts: PodNetworkFacts = { addresses, nads };
+  if (cacheable) factsCache.set(key, facts);
+  return facts;
 }
 
 /** A pod as the index keeps it: what its address claims are confirmed and released by. */

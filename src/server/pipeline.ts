@@ -464,7 +464,10 @@ function logDecision(deps: PipelineDeps, request: AdmissionRequest, endpoint: En
   } else if (decision.warnings.length > 0) {
     deps.logger.info({ ...who(request, endpoint), warnings: decision.warnings.map(warningText) }, 'admitted with warnings');
   }
-  if (decision.audits.length > 0) {
+  // Once per pod: by its last call. That is the validating one, which sees the pod as created
+  // (after every mutating webhook) and adds the claims' Audit findings, unless the mutating call
+  // denied it; an admitting mutating call's audits are counted (findings), not logged.
+  if ((endpoint === 'validate' || result === 'denied') && decision.audits.length > 0) {
     deps.logger.info({ ...who(request, endpoint), audits: decision.audits.map((f) => `${f.policy}/${f.rule}: ${renderError(f.error)}`) }, 'audit findings');
   }
 }

@@ -26,6 +26,42 @@ t.test('live pods: set, replace, remove, scopes', async (t) => {
   t.same(i.stats(), { pods: 1, addresses: 1, reservations: 0 });
 });
 
+t.test('a pod set again (its MODIFIED events) keeps its place among the holders; any change replaces it', async (t) => {
+  const i = new AddressIndex();
+  const a = '02:00:00:00:00:0a';
+  const holders = () => i.conflicts('mac', a, 'ns/a', 'Cluster', other).map((h) => `${h.pod} ${h.network}`);
+  i.setPod({ namespace: 'ns', name: 'p', uid: 'u1' }, [mac(a)]);
+  i.setPod({ namespace: 'ns', name: 'q', uid: 'u2' }, [mac(a)]);
+  i.setPod({ namespace: 'ns', name: 'p', uid: 'u1' }, [mac(a)]);
+  t.same(holders(), ['ns/p ns/a', 'ns/q ns/a'], 'unchanged: first holder still first');
+  i.setPod({ namespace: 'ns', name: 'p', uid: 'u1' }, [mac(a, 'ns/b')]);
+  t.same(holders(), ['ns/q ns/a', 'ns/p ns/b'], 'another network: replaced (and last)');
+  i.setPod({ namespace: 'ns', name: 'q', uid: 'u3' }, [mac(a)]);
+  t.same(holders(), ['ns/p ns/b', 'ns/q ns/a'], 'another uid (a new pod of that name): replaced');
+  t.ok(i.heldBy('mac', a, { kind: 'Pod', namespace: 'ns', name: 'q', uid: 'u3' }), 'the new uid holds it');
+  t.notOk(i.heldBy('mac', a, { kind: 'Pod', namespace: 'ns', name: 'q', uid: 'u2' }), 'the old uid does not');
+  i.setPod({ namespace: 'ns', name: 'p', uid: 'u1' }, [mac(a, 'ns/b'), mac(a, 'ns/c')]);
+  i.setPod({ namespace: 'ns', name: 'p', uid: 'u1' }, [mac(a, 'ns/b'), mac(a, 'ns/b')]);
+  t.same(holders(), ['ns/q ns/a', 'ns/p ns/b', 'ns/p ns/b'], 'one address twice: replaced, never matched by its first network alone');
+  i.setPod({ namespace: 'ns', name: 'p', uid: 'u1' }, [mac(a, 'ns/b'), mac('02:00:00:00:00:0b')]);
+  i.setPod({ namespace: 'ns', name: 'p', uid: 'u1' }, [mac(a, 'ns/b')]);
+  t.same(i.stats(), { pods: 2, addresses: 1, reservations: 0 }, 'an address dropped: released');
+  i.beginResync();
+  i.setPod({ namespace: 'ns', name: 'p', uid: 'u1' }, [mac(a, 'ns/b')]);
+  i.endResync();
+  t.same(holders(), ['ns/p ns/b'], 'an unchanged pod listed again survives the resync; the unlisted one is gone');
+});
+
+t.test('a pod set again confirms its reservations, as a changed one does', async (t) => {
+  const i = new AddressIndex();
+  const a = '02:00:00:00:00:0c';
+  i.setPod({ namespace: 'ns', name: 'p', uid: 'u1' }, [mac(a)]);
+  i.reserve([claim(a, { namespace: 'ns', name: 'p', uid: 'u1' })]);
+  t.equal(i.stats().reservations, 1);
+  i.setPod({ namespace: 'ns', name: 'p', uid: 'u1' }, [mac(a)]);
+  t.equal(i.stats().reservations, 0);
+});
+
 t.test('resync removes pods not listed again', async (t) => {
   const i = new AddressIndex();
   i.setPod({ namespace: 'ns', name: 'gone', uid: 'u1' }, [mac('02:00:00:00:00:01')]);

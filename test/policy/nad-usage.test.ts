@@ -25,6 +25,20 @@ t.test('which pods use a NAD: set, replace, remove, resync', async (t) => {
   t.same(u.podsUsing('ns', 'c'), [], 'pods not listed again are gone');
 });
 
+t.test('a pod set again with the same NADs (its MODIFIED events) changes nothing; other NADs or another order replace them', async (t) => {
+  const u = new NadUsage();
+  u.setPod('ns', 'p', ['ns/a', 'ns/b']);
+  u.setPod('ns', 'p', ['ns/a', 'ns/b', 'ns/a']);
+  t.same([u.podsUsing('ns', 'a'), u.podsUsing('ns', 'b'), u.stats()], [['ns/p'], ['ns/p'], { pods: 1, nads: 2 }]);
+  u.setPod('ns', 'p', ['ns/b', 'ns/a']);
+  t.same([u.podsUsing('ns', 'a'), u.podsUsing('ns', 'b'), u.stats()], [['ns/p'], ['ns/p'], { pods: 1, nads: 2 }]);
+  u.setPod('ns', 'p', ['ns/b']);
+  t.same([u.podsUsing('ns', 'a'), u.podsUsing('ns', 'b'), u.stats()], [[], ['ns/p'], { pods: 1, nads: 1 }]);
+  u.setPod('ns', 'p', ['ns/b']);
+  u.setPod('ns', 'p', ['ns/c']);
+  t.same([u.podsUsing('ns', 'b'), u.podsUsing('ns', 'c'), u.stats()], [[], ['ns/p'], { pods: 1, nads: 1 }]);
+});
+
 t.test('the networks annotation read once: NADs (qualified) and canonical addresses', async (t) => {
   const facts = podNetworkFacts('ns', '[{"name":"a","mac":"02-00-00-00-00-01"},{"name":"b","namespace":"x"}]');
   t.same(facts.nads, ['ns/a', 'x/b']);

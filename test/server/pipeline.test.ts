@@ -934,6 +934,29 @@ t.test('decisions: metrics and log lines of denials, errors, warnings and audits
       ],
     },
     {
+      what: 'patched with audits: counted by endpoint, logged by the validating call only',
+      endpoint: 'mutate',
+      decision: decisionOf({ audits: [audit], findings: [audit], patch: [{ op: 'add', path: '/x', value: 1 }] }),
+      result: 'patched',
+      metrics: [['findings', { endpoint: 'mutate', policy: 'pa', rule: 'auditRule', action: 'Audit' }, 1]],
+      lines: () => [],
+    },
+    {
+      what: 'denied by the mutating call, with audits: its last call, so it logs them',
+      endpoint: 'mutate',
+      decision: decisionOf({ allowed: false, code: 403, errors: [e1], findings: [finding('p1', 'a', 'Enforce'), audit], audits: [audit] }),
+      result: 'denied',
+      metrics: [
+        ['findings', { endpoint: 'mutate', policy: 'p1', rule: 'a', action: 'Enforce' }, 1],
+        ['findings', { endpoint: 'mutate', policy: 'pa', rule: 'auditRule', action: 'Audit' }, 1],
+        ['denials', { reason: 'a' }, 1],
+      ],
+      lines: (who) => [
+        { level: 30, ...who, rules: ['a'], reasons: ['spec.a: Invalid value: "v": first'], msg: 'denied' },
+        { level: 30, ...who, audits: ['pa/auditRule: spec.auditRule: Invalid value: "v": auditRule says no'], msg: 'audit findings' },
+      ],
+    },
+    {
       what: 'patched with a warning',
       endpoint: 'mutate',
       decision: decisionOf({ warnings: [{ note: { path: '', text: 'heads up' } }], patch: [{ op: 'add', path: '/x', value: 1 }] }),
