@@ -133,7 +133,10 @@ const samePod = (r: Reservation, key: string, named: boolean, uid: string | unde
   (named && r.pod === key) || (!!uid && r.uid === uid);
 /** Reservations of one pod (by uid, else by name) share this. */
 const holderId = (r: Reservation): string => r.uid ?? r.pod;
-const sameHolder = (a: Reservation, b: Reservation): boolean => (!!a.uid && a.uid === b.uid) || (!a.pod.endsWith('*') && a.pod === b.pod);
+// Two uids are two pods, whatever their names (a name is reused by the pod's next incarnation);
+// without a uid on both sides, the name tells (a pod's mutating call comes before its uid).
+const sameHolder = (a: Reservation, b: Reservation): boolean =>
+  a.uid && b.uid ? a.uid === b.uid : !a.pod.endsWith('*') && a.pod === b.pod;
 const reservationKey = (kind: AddressKind, value: string): string => `${kind === 'mac' ? 'm' : 'g'}${value}`;
 
 export class AddressIndex implements AddressReservations {

@@ -569,3 +569,25 @@ t.test('per address, with a clock stepped back: the pod whose reservation lapses
   j.reserve([claim(M1, { namespace: 'ns', name: 'c', uid: 'u-c' })]);
   t.same(pods(j, M1, '*'), ['ns/a', 'ns/c'], 'b went, not a, the first reserved');
 });
+
+t.test('per address: incarnations of one pod name (their own uids) on their own networks count as pods, and the cap holds', async (t) => {
+  // A name reused by pods with new uids, each reserving the address on another network: each is
+  // another pod of the address, so past `perAddress` the oldest gives way. (Before, a reservation
+  // with the name of one already there skipped the per-address count, and one address could pile
+  // up reservations up to the namespace cap, each scanned by every conflicts() of that address.)
+  let now = 0;
+  const i = new AddressIndex({ now: () => now, limits: { perAddress: 3 } });
+  for (let n = 0; n < 20; n++) {
+    now++;
+    i.reserve([claim(M1, { namespace: 'ns', name: 'p', uid: `u${n}` }, `network:ns/net${n}`)]);
+  }
+  const holders = i.conflicts('mac', M1, '*', 'Cluster', stranger);
+  t.ok(holders.length <= 3, `at most perAddress reservations of the address (got ${holders.length})`);
+  t.same(holders.map((h) => h.uid), ['u17', 'u18', 'u19'], 'the newest three incarnations');
+  t.equal(i.reservationsCapped().address, 17);
+  // One pod (one uid) on many networks still counts once.
+  const j = new AddressIndex({ now: () => now, limits: { perAddress: 2 } });
+  for (let n = 0; n < 5; n++) j.reserve([claim(M1, { namespace: 'ns', name: 'q', uid: 'uq' }, `network:ns/net${n}`)]);
+  t.equal(j.conflicts('mac', M1, '*', 'Cluster', stranger).length, 5, 'one pod, five networks: no cap reached');
+  t.equal(j.reservationsCapped().address, 0);
+});
