@@ -120,13 +120,14 @@ t.test("serve's pipeline admits the generated cluster and denies exactly the col
     const r = reviewPlan(small, k);
     const review = admissionReview(podObject(r.pod), `u-${k}`);
     const m = await handleReview(review, 'mutate', 1000, deps as never);
-    t.equal(m.status, 200) || t.bailout(m.error);
+    if (m.status !== 200) throw new Error(m.error);
     const mr = m.review.response!;
     if (!mr.allowed) {
       tally(tl, r, true, mr.status?.message);
       continue;
     }
     const v = await handleReview(review, 'validate', 1000, deps as never);
+    if (v.status !== 200) throw new Error(v.error);
     const vr = v.review.response!;
     tally(tl, r, !vr.allowed, vr.status?.message);
     if (!vr.allowed) t.match(vr.status?.message ?? '', /scale-unique/, 'denied by the uniqueness policy');

@@ -18,7 +18,8 @@
  * Environment:
  *   SCALE_NAMESPACES=200 SCALE_NADS=1000 SCALE_PODS=5000   the cluster (SCALE_DUP_PAIRS=10 twins, SCALE_SEED=1)
  *   SCALE_RATE=200            reviews per second (calls to /mutate plus /validate)
- *   SCALE_REVIEW_SECONDS=20   length of one window; SCALE_ROUNDS=2 (realistic, bare) pairs
+ *   SCALE_REVIEW_SECONDS=20   length of one window; SCALE_ROUNDS=2 (realistic, bare) pairs,
+ *                             after SCALE_WARMUP_SECONDS=5 of reviews to each (not counted)
  *   SCALE_COLLIDE=0.1         share of review pods colliding with a live pod's address
  *   SCALE_CONNECTIONS=8       keep-alive HTTPS connections of the review driver
  *   SCALE_LOAD_CONCURRENCY=192 SCALE_LOAD_SESSIONS=4   in-flight creates over HTTP/2 sessions
@@ -29,17 +30,15 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http2 from 'node:http2';
-import https from 'node:https';
 import path from 'node:path';
-import fastJsonPatch from 'fast-json-patch';
 import { startCluster, type Cluster } from '../infra/cluster.js';
 import { freePort } from '../infra/ports.js';
 import { parseManifests } from '../infra/webhook.js';
 import { MAIN, Netattach, REPO, httpGet, metricSum, plainEnv } from '../lib/netattach.js';
+import { cpuSeconds, drive, merge, rssMb, type DriveResult } from './scale-driver.js';
 import {
-  admissionReview, cpuPerCallUs, dupTarget, emptyTally, expectedIpsFindings, fmt, kibPerPod, namespaceObject, nadObject, nadsIn, peaks,
-  percentile, podObject, podPlan, policies, reviewPlan, sampleAt, sizesFromEnv, table, tally, verdictsRight,
-  type ReviewPlan, type Sample, type ScaleSizes, type VerdictTally,
+  cpuPerCallUs, dupTarget, expectedIpsFindings, fmt, kibPerPod, namespaceObject, nadObject, peaks, percentile, podObject, podPlan,
+  policies, reviewPlan, sampleAt, sizesFromEnv, table, verdictsRight, type Sample, type ScaleSizes,
 } from './scale-model.js';
 
 type Obj = Record<string, unknown>;
@@ -56,30 +55,11 @@ const SIZES = sizesFromEnv(process.env);
 const RATE = envInt('SCALE_RATE', 200);
 const WINDOW_S = envInt('SCALE_REVIEW_SECONDS', 20);
 const ROUNDS = envInt('SCALE_ROUNDS', 2);
+const WARMUP_S = envInt('SCALE_WARMUP_SECONDS', 5);
 const CONNECTIONS = envInt('SCALE_CONNECTIONS', 8);
 const LOAD_CONCURRENCY = envInt('SCALE_LOAD_CONCURRENCY', 192);
 const LOAD_SESSIONS = envInt('SCALE_LOAD_SESSIONS', 4);
 const AUDIT_RATE = process.env.SCALE_AUDIT_RATE ? envInt('SCALE_AUDIT_RATE', 1000) : undefined;
-
-// ------------------------------------------------------------------ /proc
-
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
-
-function rssMb(pid: number | undefined): number {
-  try {
-    const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Number(/^VmRSS:\s+(\d+)/m.exec(s)?.[1] ?? NaN) / 1024;
-  } catch {
-    return NaN;
-  }
-}
 
 // ------------------------------------------------------------------ loading over HTTP/2
 
@@ -160,121 +140,6 @@ class H2Loader {
   }
 }
 
-// ------------------------------------------------------------------ the review driver
-
-interface DriveResult {
-  pods: number;
-  calls: number;
-  seconds: number;
-  cpuSeconds: number;
-  /** ms per call, by endpoint */
-  mutate: number[];
-  validate: number[];
-  tally: VerdictTally;
-  /** pods not started on time because `maxInFlight` were in flight */
-  late: number;
-}
-
-function reviewCaller(url: string, ca: string, connections: number) {
-  const agent = new https.Agent({ keepAlive: true, maxSockets: connections, ca, servername: 'localhost' });
-  const call = (endpoint: 'mutate' | 'validate', review: Obj): Promise<{ ms: number; response: { allowed: boolean; patch?: string; status?: { message?: string } } }> =>
-    new Promise((resolve, reject) => {
-      const t = performance.now();
-      const body = JSON.stringify(review);
-      const req = https.request(`${url}/${endpoint}`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let b = '';
-        res.setEncoding('utf8').on('data', (d: string) => (b += d));
-        res.on('end', () => {
-          const ms = performance.now() - t;
-          if (res.statusCode !== 200) return reject(new Error(`/${endpoint}: HTTP ${res.statusCode} ${b.slice(0, 300)}`));
-          try {
-            resolve({ ms, response: (JSON.parse(b) as { response: { allowed: boolean } }).response });
-          } catch (e) {
-            reject(e as Error);
-          }
-        });
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
-  return { call, close: () => agent.destroy() };
-}
-
-/**
- * Pods at rate/2 per second (two calls each), open loop: pod n starts at n·interval whatever the
- * answers, at most `maxInFlight` at once (the rest are started late and counted).
- */
-async function drive(url: string, ca: string, pid: number | undefined, plan: (k: number) => ReviewPlan, kFrom: number, seconds: number): Promise<DriveResult> {
-  const caller = reviewCaller(url, ca, CONNECTIONS);
-  const podRate = RATE / 2;
-  const total = Math.round(podRate * seconds);
-  const intervalMs = 1000 / podRate;
-  const maxInFlight = CONNECTIONS * 8;
-  const out: DriveResult = { pods: total, calls: 0, seconds: 0, cpuSeconds: 0, mutate: [], validate: [], tally: emptyTally(), late: 0 };
-  let inFlight = 0;
-  const one = async (k: number): Promise<void> => {
-    const r = plan(k);
-    const pod = podObject(r.pod);
-    try {
-      const m = await caller.call('mutate', admissionReview(pod, `m-${k}`));
-      out.calls++;
-      out.mutate.push(m.ms);
-      if (!m.response.allowed) return tally(out.tally, r, true, m.response.status?.message);
-      const patched = m.response.patch
-        ? (fastJsonPatch.applyPatch(structuredClone(pod), JSON.parse(Buffer.from(m.response.patch, 'base64').toString('utf8')) as fastJsonPatch.Operation[]).newDocument as Obj)
-        : pod;
-      const v = await caller.call('validate', admissionReview(patched, `v-${k}`));
-      out.calls++;
-      out.validate.push(v.ms);
-      tally(out.tally, r, !v.response.allowed, v.response.status?.message);
-    } catch (e) {
-      out.tally.errors++;
-      if (out.tally.wrong.length < 5) out.tally.wrong.push(`${r.pod.namespace}/${r.pod.name}: ${(e as Error).message}`);
-    }
-  };
-  const c0 = cpuSeconds(pid);
-  const t0 = performance.now();
-  const pending: Array<Promise<void>> = [];
-  for (let n = 0; n < total; n++) {
-    const due = t0 + n * intervalMs;
-    const wait = due - performance.now();
-    if (wait > 1) await sleep(wait);
-    while (inFlight >= maxInFlight) await sleep(1);
-    if (performance.now() - due > intervalMs) out.late++;
-    inFlight++;
-    pending.push(one(kFrom + n).finally(() => inFlight--));
-    if (pending.length > 1000) await Promise.all(pending.splice(0, pending.length - 100));
-  }
-  await Promise.all(pending);
-  out.seconds = (performance.now() - t0) / 1000;
-  out.cpuSeconds = cpuSeconds(pid) - c0;
-  caller.close();
-  return out;
-}
-
-function merge(a: DriveResult | undefined, b: DriveResult): DriveResult {
-  if (!a) return b;
-  const t = a.tally;
-  const u = b.tally;
-  return {
-    pods: a.pods + b.pods,
-    calls: a.calls + b.calls,
-    seconds: a.seconds + b.seconds,
-    cpuSeconds: a.cpuSeconds + b.cpuSeconds,
-    mutate: [...a.mutate, ...b.mutate],
-    validate: [...a.validate, ...b.validate],
-    late: a.late + b.late,
-    tally: {
-      collisions: t.collisions + u.collisions,
-      collisionsDenied: t.collisionsDenied + u.collisionsDenied,
-      fresh: t.fresh + u.fresh,
-      freshDenied: t.freshDenied + u.freshDenied,
-      errors: t.errors + u.errors,
-      wrong: [...t.wrong, ...u.wrong].slice(0, 5),
-    },
-  };
-}
-
 // ------------------------------------------------------------------ setup
 
 function deploymentEnv(): Record<string, string> {
@@ -341,7 +206,16 @@ async function main(): Promise<void> {
     ];
     await applyOk(cluster, [...crds, ...base.filter((o) => !isWebhookConfig(o))]);
     await cluster.kubectlOk(['wait', '--for=condition=Established', '--timeout=120s', 'crd/network-attachment-definitions.k8s.cni.cncf.io', 'crd/networkattachmentpolicies.netattach.io', 'crd/policyreports.wgpolicyk8s.io']);
-    await applyOk(cluster, policies());
+    // a CRD just established may not be in kubectl's discovery yet
+    for (let i = 0; ; i++) {
+      try {
+        await applyOk(cluster, policies());
+        break;
+      } catch (e) {
+        if (i >= 30) throw e;
+        await sleep(1000);
+      }
+    }
 
     // The load.
     const loads: Loaded[] = [];
@@ -485,15 +359,19 @@ async function main(): Promise<void> {
     heapFromMetrics = false;
     let real: DriveResult | undefined;
     let ref: DriveResult | undefined;
+    log(`warm-up: ${WARMUP_S} s of reviews to each`);
+    const WARM_K = 10_000_000; // review pods of their own (names and addresses)
+    await drive({ url: na.url, ca, pid, plan: (n) => reviewPlan(s, n, 'w'), kFrom: WARM_K, seconds: WARMUP_S, rate: RATE, connections: CONNECTIONS });
+    await drive({ url: `https://127.0.0.1:${barePort}`, ca, pid: bare.pid, plan: (n) => reviewPlan(bareSizes, n, 'w'), kFrom: WARM_K, seconds: WARMUP_S, rate: RATE, connections: CONNECTIONS });
     let k = 0;
     for (let round = 0; round < ROUNDS; round++) {
       log(`round ${round + 1}/${ROUNDS}: ${WINDOW_S} s of reviews at ${RATE}/s to the realistic netattach, then to the bare one`);
       const from = k;
-      const r = await drive(na.url, ca, pid, (n) => reviewPlan(s, n), from, WINDOW_S);
+      const r = await drive({ url: na.url, ca, pid, plan: (n) => reviewPlan(s, n), kFrom: from, seconds: WINDOW_S, rate: RATE, connections: CONNECTIONS });
       k += r.pods;
       real = merge(real, r);
       await sleep(1000);
-      ref = merge(ref, await drive(`https://127.0.0.1:${barePort}`, ca, bare.pid, (n) => reviewPlan(bareSizes, n, 'b'), from, WINDOW_S));
+      ref = merge(ref, await drive({ url: `https://127.0.0.1:${barePort}`, ca, pid: bare.pid, plan: (n) => reviewPlan(bareSizes, n, 'b'), kFrom: from, seconds: WINDOW_S, rate: RATE, connections: CONNECTIONS }));
       await sleep(1000);
     }
     heapFromMetrics = true;
