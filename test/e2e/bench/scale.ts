@@ -389,6 +389,7 @@ async function main(): Promise<void> {
     const all = peaks(samples);
     const realUs = cpuPerCallUs(real!.cpuSeconds, real!.calls);
     const refUs = cpuPerCallUs(ref!.cpuSeconds, ref!.calls);
+    const runnerPeakMb = process.resourceUsage().maxRSS / 1024; // KiB, over the runner's life
     const loadavg = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
     const verdictOk = verdictsRight(real!.tally) && verdictsRight(ref!.tally) && (findings.uniqueAddresses ?? 0) === expectedDup && (findings.requestedFields ?? 0) === expectedIps;
     const out: string[] = [];
@@ -419,11 +420,11 @@ async function main(): Promise<void> {
     out.push(`verdicts: ${t.collisionsDenied}/${t.collisions} colliding pods denied, ${t.freshDenied} of ${t.fresh} other pods denied, ${t.errors} errors; bare: ${ref!.tally.freshDenied} of ${ref!.tally.fresh} denied, ${ref!.tally.errors} errors`);
     out.push(`audit findings: uniqueAddresses ${findings.uniqueAddresses ?? 0} (planted ${expectedDup}), requestedFields (Audit, ips) ${findings.requestedFields ?? 0} (expected ${expectedIps}); all by rule: ${JSON.stringify(findings)}`);
     for (const w of [...t.wrong, ...ref!.tally.wrong]) out.push(`  wrong: ${w}`);
-    out.push(`every verdict right: ${verdictOk ? 'yes' : 'NO'}; total ${((Date.now() - tStart) / 1000).toFixed(0)} s`);
+    out.push(`every verdict right: ${verdictOk ? 'yes' : 'NO'}; the runner's own peak RSS ${fmt(runnerPeakMb)} MB; total ${((Date.now() - tStart) / 1000).toFixed(0)} s`);
     process.stdout.write(`${out.join('\n')}\n`);
     if (process.env.BENCH_JSON) {
       const strip = (d: DriveResult) => ({ ...d, mutate: lat(d, 'mutate'), validate: lat(d, 'validate') });
-      writeFileSync(process.env.BENCH_JSON, JSON.stringify({ sizes: s, rate: RATE, windowSeconds: WINDOW_S, rounds: ROUNDS, loadavg, loads, nodeOptions, readyMs, auditMs, audited, idlePct, atReady, atAudit, beforeReady, peak: all, endRss, bareRss, real: strip(real!), bare: strip(ref!), ratio: realUs / refUs, findings, expectedDup, expectedIps, verdictOk, samples }, null, 1));
+      writeFileSync(process.env.BENCH_JSON, JSON.stringify({ sizes: s, rate: RATE, windowSeconds: WINDOW_S, rounds: ROUNDS, loadavg, loads, nodeOptions, readyMs, auditMs, audited, idlePct, atReady, atAudit, beforeReady, peak: all, endRss, bareRss, real: strip(real!), bare: strip(ref!), ratio: realUs / refUs, findings, expectedDup, expectedIps, verdictOk, runnerPeakMb, samples }, null, 1));
     }
     if (!verdictOk) process.exitCode = 1;
   } finally {
