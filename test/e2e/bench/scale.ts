@@ -28,10 +28,12 @@
  *   SCALE_NO_BUILD=1          use dist/ as it is;  BENCH_JSON=FILE  the figures as JSON
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http2 from 'node:http2';
+import os from 'node:os';
 import path from 'node:path';
-import { startCluster, type Cluster } from '../infra/cluster.js';
+import { parse } from 'yaml';
+import { DEFAULT_K8S_VERSION, startCluster, type Cluster } from '../infra/cluster.js';
 import { freePort } from '../infra/ports.js';
 import { parseManifests } from '../infra/webhook.js';
 import { MAIN, Netattach, REPO, httpGet, metricSum, plainEnv } from '../lib/netattach.js';
@@ -148,10 +150,33 @@ function deploymentEnv(): Record<string, string> {
   return Object.fromEntries((containers[0]?.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));
 }
 
-const isWebhookConfig = (o: Obj): boolean => o.kind === 'MutatingWebhookConfiguration' || o.kind === 'ValidatingWebhookConfiguration';
+/** Where to POST the objects of the install a netattach process needs (the rest: undefined). */
+function createPath(o: Obj): string | undefined {
+  const ns = (o.metadata as { namespace?: string }).namespace ?? 'netattach-system';
+  switch (o.kind) {
+    case 'Namespace':
+      return '/api/v1/namespaces';
+    case 'CustomResourceDefinition':
+      return '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+    case 'ServiceAccount':
+      return `/api/v1/namespaces/${ns}/serviceaccounts`;
+    case 'ClusterRole':
+      return '/apis/rbac.authorization.k8s.io/v1/clusterroles';
+    case 'ClusterRoleBinding':
+      return '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings';
+    case 'Role':
+      return `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`;
+    case 'RoleBinding':
+      return `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`;
+    default:
+      return undefined; // Deployment, Service, PDB, PriorityClass, webhook configurations
+  }
+}
 
-async function applyOk(cluster: Cluster, objs: Obj[]): Promise<void> {
-  await cluster.kubectlOk(['apply', '--server-side', '--field-manager=netattach-scale', '-f', '-'], { input: objs.map((o) => JSON.stringify(o)).join('\n---\n'), timeoutMs: 120_000 });
+/** The cached v1.34.4 servers even while kubectl is still being built (the bench uses no kubectl). */
+function binDir(): string | undefined {
+  const dir = process.env.NETATTACH_E2E_BIN_DIR || path.join(process.env.NETATTACH_E2E_CACHE || path.join(os.homedir(), '.cache', 'netattach-e2e'), DEFAULT_K8S_VERSION, 'bin');
+  return existsSync(path.join(dir, 'kube-apiserver')) && existsSync(path.join(dir, 'etcd')) ? dir : undefined;
 }
 
 /** Metrics of a netattach, or undefined while it does not answer. */
@@ -190,6 +215,7 @@ async function main(): Promise<void> {
   log(`cluster: ${s.namespaces} namespaces, ${s.nads} NADs, ${s.pods} pods (+${s.dupPairs} twins), seed ${s.seed}`);
   const cluster = await startCluster({
     log,
+    binDir: binDir(),
     startTimeoutMs: 300_000,
     // room for the load: the admin is exempt from priority and fairness, netattach is not
     apiserverFlags: ['--max-requests-inflight=2000', '--max-mutating-requests-inflight=1000'],
@@ -198,23 +224,31 @@ async function main(): Promise<void> {
   let bare: ChildProcess | undefined;
   const loader = new H2Loader(cluster, LOAD_SESSIONS);
   try {
-    // CRDs: NADs (as Multus installs them), netattach's base minus the webhooks, PolicyReport.
-    const base = parseManifests(await cluster.kubectlOk(['kustomize', path.join(REPO, 'manifests/base')]));
+    // CRDs: NADs (as Multus installs them), netattach's base (what a process needs of it: its
+    // namespaces, CRD, ServiceAccount and RBAC), PolicyReport; then the policies. Through the REST
+    // API, so that the bench needs no kubectl.
+    const base = (parse(readFileSync(path.join(REPO, 'manifests/base/kustomization.yaml'), 'utf8')) as { resources: string[] }).resources.flatMap((f) =>
+      parseManifests(readFileSync(path.join(REPO, 'manifests/base', f), 'utf8')),
+    );
     const crds = [
       ...parseManifests(readFileSync(path.join(REPO, 'test/e2e/fixtures/nad-crd.yaml'), 'utf8')),
       ...parseManifests(readFileSync(path.join(REPO, 'manifests/components/policyreport-crd/crd-policyreport.yaml'), 'utf8')),
     ];
-    await applyOk(cluster, [...crds, ...base.filter((o) => !isWebhookConfig(o))]);
-    await cluster.kubectlOk(['wait', '--for=condition=Established', '--timeout=120s', 'crd/network-attachment-definitions.k8s.cni.cncf.io', 'crd/networkattachmentpolicies.netattach.io', 'crd/policyreports.wgpolicyk8s.io']);
-    // a CRD just established may not be in kubectl's discovery yet
-    for (let i = 0; ; i++) {
-      try {
-        await applyOk(cluster, policies());
-        break;
-      } catch (e) {
-        if (i >= 30) throw e;
-        await sleep(1000);
+    for (const o of [...crds, ...base]) {
+      const p = createPath(o);
+      if (!p) continue;
+      const r = await loader.post(p, o);
+      if (r.status !== 201) throw new Error(`creating ${o.kind as string} ${(o.metadata as Obj).name as string}: ${r.status} ${r.body.slice(0, 400)}`);
+    }
+    for (const p of ['/apis/k8s.cni.cncf.io/v1/network-attachment-definitions', '/apis/netattach.io/v1alpha1/networkattachmentpolicies', '/apis/wgpolicyk8s.io/v1alpha2/policyreports']) {
+      for (let i = 0; (await cluster.request('GET', p)).status !== 200; i++) {
+        if (i > 240) throw new Error(`${p} not served after 60 s`);
+        await sleep(250);
       }
+    }
+    for (const o of policies()) {
+      const r = await loader.post('/apis/netattach.io/v1alpha1/networkattachmentpolicies', o);
+      if (r.status !== 201) throw new Error(`creating policy ${(o.metadata as Obj).name as string}: ${r.status} ${r.body.slice(0, 400)}`);
     }
 
     // The load.
@@ -245,7 +279,9 @@ async function main(): Promise<void> {
     const certs = spawnSync(process.execPath, [path.join(REPO, 'dist/src/cli/main.js'), 'certs', '--out', tlsDir, '--san', '127.0.0.1', '--san', 'localhost'], { encoding: 'utf8' });
     if (certs.status !== 0) throw new Error(`netattach certs failed: ${certs.stderr}`);
     const ca = readFileSync(path.join(tlsDir, 'ca.crt'), 'utf8');
-    writeFileSync(path.join(saDir, 'token'), (await cluster.kubectlOk(['create', 'token', 'netattach', '-n', 'netattach-system', '--duration=12h'])).trim(), { mode: 0o600 });
+    const tr = await cluster.request('POST', '/api/v1/namespaces/netattach-system/serviceaccounts/netattach/token', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 43200 } });
+    if (tr.status !== 201) throw new Error(`a token for netattach's ServiceAccount: ${tr.status} ${tr.body.slice(0, 400)}`);
+    writeFileSync(path.join(saDir, 'token'), (JSON.parse(tr.body) as { status: { token: string } }).status.token, { mode: 0o600 });
     writeFileSync(path.join(saDir, 'ca.crt'), cluster.caPem);
     writeFileSync(path.join(saDir, 'namespace'), 'netattach-system');
     const api = new URL(cluster.server);
