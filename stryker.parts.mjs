@@ -83,6 +83,17 @@ export const SCOPES = {
     mutate: ['src/server/pipeline.ts'],
     tests: ['test/server/{pipeline,contract,real-core,claims,dra,observe}.test.ts'],
   },
+  // The address claims (issue 30), in two parts: the pure claims and sharing owners, and the store
+  // with its call gate (tested through the fake Lease API of test/policy/fake-leases.ts). The pure
+  // tests come first: they load no I/O and kill most mutants in a few seconds.
+  'policy-claims': {
+    mutate: ['src/policy/{claims,owner}.ts'],
+    tests: ['test/policy/{claims-pure,owner,claims}.test.ts'],
+  },
+  'policy-claim-store': {
+    mutate: ['src/policy/{claim-store,lease-write-gate}.ts'],
+    tests: ['test/policy/{lease-write-gate,claim-store,claims}.test.ts'],
+  },
 };
 
 /** A group name stands for its parts. */
@@ -90,6 +101,7 @@ export const GROUPS = {
   annotation: ['annotation-readers', 'annotation-element', 'annotation-parse'],
   nads: ['nads-validate', 'nads-reach'],
   admission: ['admission-networks', 'admission-builtin', 'admission-claims', 'admission-mutate', 'admission-inject', 'admission-review', 'admission-response'],
+  claims: ['policy-claims', 'policy-claim-store'],
 };
 
 /** The parts named by a comma-separated list of part and group names (all parts if empty). */
