@@ -1,5 +1,6 @@
 // The call gate of the address claims (src/policy/lease-write-gate.ts): how many calls run at once,
 // who goes first when a slot frees, how many requests may wait, and what a refusal is.
+import { getEventListeners } from 'node:events';
 import t from 'tap';
 import { GateRefused, LeaseWriteGate, type GatePriority } from '../../src/policy/lease-write-gate.js';
 
@@ -147,6 +148,7 @@ t.test('a call that waits past its deadline is refused and leaves the queue; one
   t.ok(refused instanceof GateRefused);
   t.equal((refused as Error).message, 'no free slot among the 1 claim calls in flight before the deadline');
   t.ok((await bgWaiting) instanceof GateRefused, 'a background call too');
+  t.equal(getEventListeners(late.signal, 'abort').length, 0, 'the refused call no longer listens to its signal');
   t.strictSame(h.gate.stats(), { inFlight: 1, waiting: 1, peak: 1 }, 'both left the queue');
   await h.finish('r1');
   t.strictSame(h.started, ['r1', 'r2'], 'the aborted calls never ran');
@@ -160,7 +162,9 @@ t.test('a call that waits past its deadline is refused and leaves the queue; one
   // A woken waiter no longer listens to its signal: a later abort changes nothing.
   const c = new AbortController();
   const woken = h.run('request', 'woken', c.signal);
+  t.equal(getEventListeners(c.signal, 'abort').length, 1, 'a waiting call listens to its signal');
   await h.finish('r2');
+  t.equal(getEventListeners(c.signal, 'abort').length, 0, 'woken, it no longer does');
   c.abort();
   await h.finish('woken');
   t.equal(await woken, 'woken');
