@@ -200,6 +200,18 @@ t.test('the sweep runs only when it can judge: synced, the pod watch current, no
   t.equal(await s.store.sweep(), 1, 'and the next runs again');
 });
 
+t.test('before the first list the sweep deletes nothing, even a stale claim this replica made', async (t) => {
+  let skew = 0;
+  const s = setup(t, { pendingMs: 1_000, now: () => Date.now() + skew });
+  t.equal((await one(s, macs('ghost', 1))).result, 'won');
+  t.equal(s.store.size(), 1, 'known from its own create');
+  skew = 5_000;
+  t.equal(await s.store.sweep(), 0, 'not synced: whether its holder was seen is not known yet');
+  t.equal(s.fake.objects.size, 1);
+  await s.store.start();
+  t.equal(await s.store.sweep(), 1, 'synced: swept');
+});
+
 t.test('the sweep judges by holder: a gone holder at once, a live one never, an unconfirmed one past the window', async (t) => {
   let skew = 0;
   const s = setup(t, { now: () => Date.now() + skew });
