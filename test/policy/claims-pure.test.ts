@@ -241,6 +241,7 @@ t.test('sharingOwnerOf: the controller reference, if its group/Kind shares addre
     ['the first controller decides', { ownerReferences: [{ ...vmi, apiVersion: 'apps/v1', kind: 'ReplicaSet' }, vmi] }, kinds, undefined],
     ['a controller with a bad apiVersion decides', { ownerReferences: [{ ...vmi, apiVersion: 1 }, vmi] }, kinds, undefined],
     ['a controller with a bad kind decides', { ownerReferences: [{ ...vmi, kind: 1 }, vmi] }, kinds, undefined],
+    ['a controller whose kind is a list decides', { ownerReferences: [{ ...vmi, kind: ['VirtualMachineInstance'] }, vmi] }, kinds, undefined],
     ['a controller with no name decides', { ownerReferences: [{ ...vmi, name: undefined }, vmi] }, kinds, undefined],
     ['a controller with an empty name decides', { ownerReferences: [{ ...vmi, name: '' }, vmi] }, kinds, undefined],
     ['the group is compared', { ownerReferences: [{ ...vmi, apiVersion: 'example.io/v1' }] }, kinds, undefined],
