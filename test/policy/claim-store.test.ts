@@ -1,0 +1,446 @@
+// The claim store (src/policy/claim-store.ts) through the fake Lease API (fake-leases.ts): the
+// documented numbers at their defaults (the 35 s window, 64 addresses a pod, 32 calls in flight and
+// 512 waiting, 8 background deletes, 4,096 unconfirmed claims and 512 a namespace, 1.5 s a claim,
+// 10 s a delete), and each decision an I/O answer leads to: when a claim is released, swept or
+// taken over, and what is reported and logged. The scenarios across replicas are in claims.test.ts.
+import t, { type Test } from 'tap';
+import { ClaimStore, DEFAULT_CLAIM_PENDING_MS, type ClaimEvent, type ClaimStoreOptions } from '../../src/policy/claim-store.js';
+import { claimName, claimObject, wantedClaims, type ClaimHolder, type ClaimOutcome } from '../../src/policy/claims.js';
+import type { AddressClaim } from '../../src/policy/types.js';
+import type { LeaseApi } from '../../src/kube/index.js';
+import { FakeLeases } from './fake-leases.js';
+
+const mac = (i: number): string => `02:00:00:${((i >> 16) & 0xff).toString(16).padStart(2, '0')}:${((i >> 8) & 0xff).toString(16).padStart(2, '0')}:${(i & 0xff).toString(16).padStart(2, '0')}`;
+
+/** `n` MACs from `from` for one pod. */
+function macs(pod: string, n: number, opts: { namespace?: string; uid?: string | null; from?: number } = {}): AddressClaim[] {
+  const namespace = opts.namespace ?? 'team';
+  const p = { namespace, name: pod, ...(opts.uid === null ? {} : { uid: opts.uid ?? `uid-${pod}` }) };
+  return Array.from({ length: n }, (_, i) => ({
+    kind: 'mac' as const,
+    value: mac((opts.from ?? 0) + i),
+    scope: 'network:team/a',
+    pod: p,
+    unique: { policy: 'u', action: 'Enforce' as const, scope: 'Network' as const, path: `metadata.annotations[k8s.v1.cni.cncf.io/networks][${i}].mac`, label: `MAC ${mac((opts.from ?? 0) + i)}` },
+  }));
+}
+
+/** A Pod holder; `null`: without a uid. */
+const pod = (name: string, uid: string | null = `uid-${name}`, namespace = 'team'): ClaimHolder => ({ kind: 'Pod', namespace, name, ...(uid === null ? {} : { uid }) });
+const nameOf = (i: number): string => claimName('mac', 'network:team/a', mac(i));
+
+interface Setup {
+  fake: FakeLeases;
+  store: ClaimStore;
+  /** Holders whose pod the pod watch shows (`ns/name`), with every address. */
+  live: Set<string>;
+  events: ClaimEvent[];
+  logs: Array<[string, Record<string, unknown>, string]>;
+  current: { value: boolean };
+}
+
+function setup(t: Test, over: Omit<Partial<ClaimStoreOptions>, 'api'> & { api?: (base: LeaseApi) => LeaseApi } = {}): Setup {
+  const fake = new FakeLeases();
+  const live = new Set<string>();
+  const events: ClaimEvent[] = [];
+  const logs: Setup['logs'] = [];
+  const current = { value: true };
+  const log = (level: string) => (obj: object, msg: string) => void logs.push([level, obj as Record<string, unknown>, msg]);
+  const { api, ...rest } = over;
+  const store = new ClaimStore({
+    api: api ? api(fake.api()) : fake.api(),
+    transport: fake.transport(),
+    live: (h) => live.has(`${h.namespace}/${h.name}`),
+    livenessCurrent: () => current.value,
+    backoffMs: 5,
+    logger: { info: log('info'), warn: log('warn'), error: log('error') },
+    onEvent: (e) => void events.push(e),
+    ...rest,
+  });
+  t.teardown(() => store.stop());
+  return { fake, store, live, events, logs, current };
+}
+
+const one = async (s: Setup, claims: AddressClaim[], dryRun = false): Promise<ClaimOutcome> => (await s.store.claim(claims, { dryRun })!)[0]!;
+const count = <T>(xs: T[], x: T): number => xs.filter((y) => y === x).length;
+
+/** Records the delay of every AbortSignal.timeout made while `fn` runs. */
+async function timeouts(fn: () => Promise<unknown>): Promise<number[]> {
+  const original = AbortSignal.timeout;
+  const seen: number[] = [];
+  AbortSignal.timeout = (ms: number) => (seen.push(ms), original.call(AbortSignal, ms));
+  try {
+    await fn();
+  } finally {
+    AbortSignal.timeout = original;
+  }
+  return seen;
+}
+
+t.test('the defaults: a 35 s window, written as the Lease\'s duration; 1.5 s a claim, 10 s a delete', async (t) => {
+  t.equal(DEFAULT_CLAIM_PENDING_MS, 35_000);
+  const s = setup(t);
+  const onClaim = await timeouts(() => one(s, macs('web', 1)));
+  t.strictSame(onClaim, [1_500], 'one deadline for the request, 1.5 s');
+  t.equal((s.fake.objects.get(nameOf(0))!.spec as Record<string, unknown>).leaseDurationSeconds, 35);
+  const onRelease = await timeouts(() => s.store.releaseHolder(pod('web')));
+  t.strictSame(onRelease, [10_000], 'one deadline for the delete, 10 s');
+  // The window in whole seconds, rounded up; the request's budget as given.
+  for (const [pendingMs, seconds] of [[1_000, 1], [1_001, 2], [1_500, 2], [35_000, 35]] as const) {
+    const r = setup(t, { pendingMs, timeoutMs: 250, writeTimeoutMs: 300 });
+    t.strictSame(await timeouts(() => one(r, macs('web', 1))), [250]);
+    t.equal((r.fake.objects.get(nameOf(0))!.spec as Record<string, unknown>).leaseDurationSeconds, seconds, `${pendingMs} ms: ${seconds} s`);
+    t.strictSame(await timeouts(() => r.store.releaseHolder(pod('web'))), [300]);
+  }
+});
+
+t.test('the window decides at the default: unconfirmed claims block others 35 s, then yield', async (t) => {
+  let skew = 0;
+  const s = setup(t, { now: () => Date.now() + skew });
+  await s.store.start();
+  t.equal((await one(s, macs('ghost', 1))).result, 'won');
+  const young = await one(s, macs('real', 1));
+  t.match(young, { result: 'lost', live: false });
+  t.ok(young.result === 'lost' && young.yieldsInMs! > 34_000 && young.yieldsInMs! <= 35_000, `yields in ${young.result === 'lost' ? young.yieldsInMs : '?'} ms`);
+  skew = 34_000;
+  t.equal(await s.store.sweep(), 0, '34 s old: kept');
+  t.match(await one(s, macs('real', 1)), { result: 'lost' });
+  skew = 36_000;
+  t.equal((await one(s, macs('real', 1))).result, 'won', '36 s old: taken over');
+  t.equal(count(s.events, 'taken-over'), 1);
+  t.match(s.logs.find(([, , m]) => m === 'took over a stale address claim'), ['info', { claim: nameOf(0), from: 'Pod team/ghost', to: 'Pod team/real' }]);
+});
+
+t.test('per request: the first 64 addresses are claimed, the rest reported once', async (t) => {
+  const s = setup(t, { timeoutMs: 10_000 });
+  const exact = await s.store.claim(macs('p64', 64), { dryRun: false })!;
+  t.equal(exact.length, 64);
+  t.equal(exact.filter((o) => o.result === 'won').length, 64, '64: all claimed, no warning');
+  const over = await s.store.claim(macs('p65', 65, { from: 100 }), { dryRun: false })!;
+  t.equal(over.length, 65);
+  t.equal(over.filter((o) => o.result === 'won').length, 64);
+  t.match(over[64], { result: 'not-claimed', count: 1, limit: 64, wanted: { claim: { value: mac(164) } } });
+  t.equal(s.fake.calls.create, 128);
+  t.equal(count(s.events, 'won'), 128, 'an event per outcome');
+  t.equal(count(s.events, 'not-claimed'), 1);
+  const few = setup(t, { limits: { perPod: 2 } });
+  const out = await few.store.claim(macs('p', 5), { dryRun: false })!;
+  t.strictSame(out.map((o) => o.result), ['won', 'won', 'not-claimed']);
+  t.match(out[2], { count: 3, limit: 2, wanted: { claim: { value: mac(2) } } }, 'named by the first address not claimed');
+});
+
+t.test('unconfirmed claims: 512 a namespace and 4,096 in all by default; a confirmation frees room', async (t) => {
+  const s = setup(t, { timeoutMs: 30_000 });
+  const claimPods = async (namespace: string, pods: number, base: number) => {
+    for (let p = 0; p < pods; p++) {
+      const out = await s.store.claim(macs(`p${p}`, 64, { namespace, from: base + p * 64 }), { dryRun: false })!;
+      if (out.some((o) => o.result !== 'won')) throw new Error(`${namespace}/p${p}: ${JSON.stringify(out.find((o) => o.result !== 'won'))}`);
+    }
+  };
+  await claimPods('ns0', 8, 0);
+  t.equal(s.store.stats().unconfirmed, 512);
+  t.match(await one(s, macs('more', 1, { namespace: 'ns0', from: 100_000 })), { result: 'unavailable', reason: '512 address claims in namespace ns0 are waiting for their pods to appear (at most 512)' });
+  for (let n = 1; n < 8; n++) await claimPods(`ns${n}`, 8, n * 1_000);
+  t.strictSame(s.store.stats(), { claims: 4096, unconfirmed: 4096, inFlight: 0, waiting: 0, peakInFlight: 32 }, '32 calls in flight at most');
+  t.match(await one(s, macs('more', 1, { namespace: 'ns8', from: 100_001 })), { result: 'unavailable', reason: '4096 address claims are waiting for their pods to appear (at most 4096)' });
+  t.equal(s.fake.objects.size, 4096, 'no Lease written beyond the bounds');
+  // ns0/p0's pod appears: its 64 claims are confirmed.
+  s.live.add('ns0/p0');
+  s.store.confirm(pod('p0', 'uid-p0', 'ns0'));
+  t.equal(s.store.stats().unconfirmed, 4096 - 64);
+  t.equal((await one(s, macs('more', 1, { namespace: 'ns8', from: 100_001 }))).result, 'won');
+  t.equal((await one(s, macs('more', 1, { namespace: 'ns0', from: 100_002 }))).result, 'won');
+});
+
+t.test('calls: 32 in flight, 512 more waiting; beyond them, unavailable at once', async (t) => {
+  const s = setup(t, { timeoutMs: 400 });
+  s.fake.frozen = true;
+  const alive = setInterval(() => {}, 1_000);
+  t.teardown(() => clearInterval(alive));
+  const all = Array.from({ length: 9 }, (_, n) => s.store.claim(macs(`p${n}`, 64, { namespace: `ns${n}`, from: n * 100 }), { dryRun: false })!);
+  t.strictSame(s.store.stats(), { claims: 0, unconfirmed: 576, inFlight: 32, waiting: 512, peakInFlight: 32 });
+  const reasons = (await Promise.all(all)).flat().map((o) => (o.result === 'unavailable' ? o.reason : o.result));
+  t.equal(reasons.length, 576);
+  t.equal(count(reasons, '32 claim calls in flight and 512 waiting (the bounds)'), 32, 'the calls past 544 are refused at once');
+  t.equal(count(reasons, 'won') + count(reasons, 'lost'), 0);
+  t.equal(s.fake.peakInFlight, 32);
+  t.strictSame(s.store.stats(), { claims: 0, unconfirmed: 0, inFlight: 0, waiting: 0, peakInFlight: 32 }, 'every count given back');
+});
+
+t.test('the sweep: at most 8 deletes at once, each swept claim counted, logged and forgotten', async (t) => {
+  const s = setup(t, { pendingMs: 1_000 });
+  for (let i = 0; i < 20; i++) s.fake.put(claimObject(wantedClaims(macs(`ghost-${i}`, 1, { from: i }))[0]!, s.fake.namespace, 1, new Date()), 5_000);
+  await s.store.start();
+  t.equal(s.store.size(), 20);
+  s.fake.delayMs = 10;
+  t.equal(await s.store.sweep(), 20);
+  t.equal(s.fake.peakInFlight, 8);
+  t.equal(s.fake.objects.size, 0);
+  t.equal(s.store.size(), 0);
+  t.equal(count(s.events, 'swept'), 20);
+  t.match(s.logs.filter(([, , m]) => m === 'swept a stale address claim').length, 20);
+  t.match(s.logs.find(([, , m]) => m === 'swept a stale address claim'), ['info', { claim: /^mac-/, holder: /^Pod team\/ghost-/, address: /^02:00/, scope: 'network:team/a' }]);
+  t.strictSame(s.store.stats(), { claims: 0, unconfirmed: 0, inFlight: 0, waiting: 0, peakInFlight: 8 });
+});
+
+t.test('the sweep runs only when it can judge: synced, the pod watch current, not already running', async (t) => {
+  const s = setup(t, { pendingMs: 1_000 });
+  s.fake.put(claimObject(wantedClaims(macs('ghost', 1))[0]!, s.fake.namespace, 1, new Date()), 5_000);
+  t.equal(await s.store.sweep(), 0, 'before the first list');
+  await s.store.start();
+  s.current.value = false;
+  t.equal(await s.store.sweep(), 0, 'the pod watch is not current');
+  t.equal(s.fake.objects.size, 1);
+  s.current.value = true;
+  s.fake.delayMs = 20;
+  const [first, second] = await Promise.all([s.store.sweep(), s.store.sweep()]);
+  t.strictSame([first, second], [1, 0], 'a sweep while one runs does nothing');
+  t.equal(s.fake.calls.delete, 1);
+  s.fake.put(claimObject(wantedClaims(macs('ghost2', 1, { from: 1 }))[0]!, s.fake.namespace, 1, new Date()), 5_000);
+  t.equal(await s.store.sweep(), 1, 'and the next runs again');
+});
+
+t.test('before the first list the sweep deletes nothing, even a stale claim this replica made', async (t) => {
+  let skew = 0;
+  const s = setup(t, { pendingMs: 1_000, now: () => Date.now() + skew });
+  t.equal((await one(s, macs('ghost', 1))).result, 'won');
+  t.equal(s.store.size(), 1, 'known from its own create');
+  skew = 5_000;
+  t.equal(await s.store.sweep(), 0, 'not synced: whether its holder was seen is not known yet');
+  t.equal(s.fake.objects.size, 1);
+  await s.store.start();
+  t.equal(await s.store.sweep(), 1, 'synced: swept');
+});
+
+t.test('the sweep judges by holder: a gone holder at once, a live one never, an unconfirmed one past the window', async (t) => {
+  let skew = 0;
+  const s = setup(t, { now: () => Date.now() + skew });
+  await s.store.start();
+  for (const name of ['live', 'gone', 'late', 'never']) await one(s, macs(name, 1, { from: ['live', 'gone', 'late', 'never'].indexOf(name) }));
+  s.live.add('team/live').add('team/gone');
+  s.store.confirm(pod('live'));
+  s.store.confirm(pod('gone'));
+  t.equal(s.store.stats().unconfirmed, 2);
+  // `late`'s pod appears without an event for it (a claim learnt after its pod): the sweep confirms it.
+  s.live.add('team/late');
+  t.equal(await s.store.sweep(), 0, 'all young or live');
+  t.equal(s.store.stats().unconfirmed, 1, 'the sweep caught up the confirmation');
+  s.live.delete('team/gone');
+  s.live.delete('team/late');
+  t.equal(await s.store.sweep(), 2, 'gone holders at once, young as their claims are');
+  t.strictSame(s.store.claims().map((c) => c.holder.name).sort(), ['live', 'never']);
+  skew = 36_000;
+  t.equal(await s.store.sweep(), 1, 'the never-seen one past the window');
+  t.strictSame(s.store.claims().map((c) => c.holder.name), ['live'], 'a live holder is never swept');
+});
+
+t.test('deletes that fail: counted and logged, kept for the next sweep; those that find no slot are logged once', async (t) => {
+  let failing = true;
+  const s = setup(t, {
+    pendingMs: 1_000,
+    api: (base) => ({ ...base, delete: (name, pre, signal) => (failing ? Promise.resolve({ status: 'failed' as const, reason: 'HTTP 500: boom' }) : base.delete(name, pre, signal)) }),
+  });
+  s.fake.put(claimObject(wantedClaims(macs('ghost', 1))[0]!, s.fake.namespace, 1, new Date()), 5_000);
+  await s.store.start();
+  t.equal(await s.store.sweep(), 0);
+  t.strictSame(s.events, ['release-failed']);
+  t.match(s.logs, [['warn', { claim: nameOf(0), err: 'HTTP 500: boom' }, 'could not delete an address claim; the sweep retries']]);
+  t.equal(s.store.size(), 1, 'kept');
+  failing = false;
+  t.equal(await s.store.sweep(), 1);
+  t.strictSame(s.events, ['release-failed', 'swept']);
+
+  // The one slot is held by a request's create (frozen): the 3 deletes find no slot within 100 ms.
+  const b = setup(t, { pendingMs: 1_000, timeoutMs: 1_000, writeTimeoutMs: 100, limits: { inFlight: 1, background: 1 } });
+  for (let i = 0; i < 3; i++) b.fake.put(claimObject(wantedClaims(macs(`g${i}`, 1, { from: i }))[0]!, b.fake.namespace, 1, new Date()), 5_000);
+  await b.store.start();
+  b.fake.frozen = true;
+  const alive = setInterval(() => {}, 1_000);
+  t.teardown(() => clearInterval(alive));
+  const held = b.store.claim(macs('web', 1, { from: 9 }), { dryRun: false })!;
+  t.equal(await b.store.sweep(), 0);
+  t.strictSame(b.events, ['release-failed', 'release-failed', 'release-failed']);
+  t.strictSame(b.logs, [['warn', { claims: 3 }, 'address claim deletes found no free call slot in time; the next sweep retries']], 'one line for the sweep, none per claim');
+  t.match(await held, [{ result: 'unavailable' }]);
+  b.fake.frozen = false;
+  t.equal(await b.store.sweep(), 3, 'the next sweep deletes them');
+  t.equal(b.logs.filter(([, , m]) => m.startsWith('address claim deletes found no free')).length, 1, 'a sweep with no refusal logs none');
+});
+
+t.test('release: the holder\'s claims, by uid when both have one; another replica\'s delete is not counted', async (t) => {
+  const s = setup(t);
+  await s.store.start();
+  await one(s, macs('web', 1));
+  t.equal(await s.store.releaseHolder(pod('web', 'other')), 0, 'another incarnation');
+  t.equal(await s.store.releaseHolder({ ...pod('web'), kind: 'VirtualMachineInstance' }), 0, 'another kind');
+  t.equal(await s.store.releaseHolder(pod('web', null, 'other')), 0, 'another namespace');
+  t.equal(await s.store.releaseHolder(pod('web', null)), 1, 'a holder without a uid releases the name\'s claims');
+  t.strictSame(s.events, ['won', 'released']);
+  t.match(s.logs.find(([, , m]) => m === 'released an address claim'), ['info', { claim: nameOf(0), holder: 'Pod team/web', address: mac(0), scope: 'network:team/a' }]);
+  // A claim without a holder uid (written by an older replica) is released by the pod of the name.
+  const lease = claimObject({ ...wantedClaims(macs('old', 1, { from: 1 }))[0]!, holder: pod('old', null) }, s.fake.namespace, 35, new Date());
+  s.fake.put(lease);
+  await new Promise((r) => setImmediate(r));
+  t.equal(s.store.claims().find((c) => c.holder.name === 'old')?.holder.uid, undefined);
+  t.equal(await s.store.releaseHolder(pod('old', 'any')), 1);
+  // Deleted meanwhile by another replica (the watch event not here yet): forgotten, not counted.
+  await one(s, macs('twice', 1, { from: 2 }));
+  s.fake.objects.delete(nameOf(2));
+  const before = s.events.length;
+  t.equal(await s.store.releaseHolder(pod('twice')), 0);
+  t.equal(s.store.size(), 0, 'forgotten');
+  t.strictSame(s.events.slice(before), [], 'no event');
+  t.equal(s.store.stats().unconfirmed, 0);
+});
+
+t.test('release of a claim replaced meanwhile (another uid): kept, not counted', async (t) => {
+  const s = setup(t, { api: (base) => ({ ...base, delete: async () => ({ status: 'changed' as const }) }) });
+  await s.store.start();
+  await one(s, macs('web', 1));
+  t.equal(await s.store.releaseHolder(pod('web')), 0);
+  t.equal(s.store.size(), 1, 'the watch brings the newer object');
+  t.strictSame(s.events, ['won']);
+  t.equal(s.store.stats().unconfirmed, 1);
+});
+
+t.test('create, read, take over: each answer of the API server', async (t) => {
+  type Step = Partial<Record<'create' | 'get' | 'delete', unknown>>;
+  /** An API whose answers come from a script, then from the fake. */
+  const scripted = (script: Step[]) => (base: LeaseApi): LeaseApi => ({
+    ...base,
+    create: (l, sig) => (script[0]?.create ? Promise.resolve(script[0].create as never) : base.create(l, sig)).finally(() => script[0] && delete script[0].create),
+    get: (n, sig) => (script[0]?.get ? Promise.resolve(script[0].get as never) : base.get(n, sig)).finally(() => script[0] && delete script[0].get),
+    delete: (n, p, sig) => (script[0]?.delete ? Promise.resolve(script[0].delete as never) : base.delete(n, p, sig)).finally(() => script.shift()),
+  });
+  const stale = () => claimObject(wantedClaims(macs('ghost', 1))[0]!, 'netattach-system', 1, new Date());
+
+  const failed = setup(t, { api: scripted([{ create: { status: 'failed', reason: 'HTTP 403: no' } }]) });
+  t.match(await one(failed, macs('web', 1)), { result: 'unavailable', reason: 'HTTP 403: no' });
+  t.equal(failed.store.stats().unconfirmed, 0, 'the count of a create that failed is given back');
+
+  const absent = setup(t, { api: scripted([{ create: { status: 'exists' }, get: { status: 'absent' }, delete: undefined }]) });
+  t.equal((await one(absent, macs('web', 1))).result, 'won', 'deleted between create and read: created again');
+  t.equal(absent.fake.calls.create, 1);
+  t.equal(absent.store.size(), 1, 'remembered at once');
+
+  const getFailed = setup(t, { api: scripted([{ create: { status: 'exists' }, get: { status: 'failed', reason: 'HTTP 503' } }]) });
+  t.match(await one(getFailed, macs('web', 1)), { result: 'unavailable', reason: 'HTTP 503' });
+
+  const garbage = setup(t, { api: scripted([{ create: { status: 'exists' }, get: { status: 'found', object: { metadata: { name: 'x' } } } }]) });
+  t.match(await one(garbage, macs('web', 1)), { result: 'unavailable', reason: `claim ${nameOf(0)} is not a well-formed claim` });
+
+  const delFailed = setup(t, { pendingMs: 1_000, api: scripted([{ delete: { status: 'failed', reason: 'HTTP 500' } }]) });
+  delFailed.fake.put(stale(), 5_000);
+  t.match(await one(delFailed, macs('web', 1)), { result: 'unavailable', reason: 'HTTP 500' });
+  t.equal(delFailed.fake.objects.size, 1);
+
+  const changing = setup(t, { pendingMs: 1_000, api: scripted([{ delete: { status: 'changed' } }, { delete: { status: 'changed' } }, { delete: { status: 'changed' } }, { delete: { status: 'changed' } }]) });
+  changing.fake.put(stale(), 5_000);
+  t.match(await one(changing, macs('web', 1)), { result: 'unavailable', reason: `claim ${nameOf(0)} kept changing` });
+  t.equal(changing.fake.calls.create, 3, 'three rounds');
+  t.strictSame(changing.events, ['unavailable'], 'nothing taken over');
+
+  const once = setup(t, { pendingMs: 1_000, api: scripted([{ delete: { status: 'changed' } }]) });
+  once.fake.put(stale(), 5_000);
+  t.equal((await one(once, macs('web', 1))).result, 'won', 'changed once: the second round deletes, the third creates');
+  t.strictSame(once.events, ['taken-over', 'won']);
+  t.match(once.fake.objects.get(nameOf(0))!.metadata.annotations, { 'netattach.io/holder': 'team/web' });
+
+  // Changed twice: the third round deletes the stale claim but has no round left to create.
+  const twice = setup(t, { pendingMs: 1_000, api: scripted([{ delete: { status: 'changed' } }, { delete: { status: 'changed' } }]) });
+  twice.fake.put(stale(), 5_000);
+  t.match(await one(twice, macs('web', 1)), { result: 'unavailable', reason: `claim ${nameOf(0)} kept changing` });
+  t.strictSame(twice.events, ['taken-over', 'unavailable']);
+  t.equal(twice.fake.objects.size, 0, 'a retry creates it');
+
+  const gone = setup(t, { pendingMs: 1_000, api: scripted([{ delete: { status: 'absent' } }]) });
+  gone.fake.put(stale(), 5_000);
+  gone.fake.objects.clear();
+  t.equal((await one(gone, macs('web', 1))).result, 'won', 'deleted by someone else meanwhile: created again');
+  t.strictSame(gone.events, ['won'], 'not a take-over of ours');
+});
+
+t.test('who loses, and what the loser is told', async (t) => {
+  let skew = 0;
+  const s = setup(t, { now: () => Date.now() + skew });
+  await s.store.start();
+  await one(s, macs('a', 1));
+  await one(s, macs('b', 1, { from: 1 }));
+  await one(s, macs('c', 1, { from: 2 }));
+  s.live.add('team/a').add('team/b');
+  s.store.confirm(pod('a'));
+  s.store.confirm(pod('b'));
+  s.live.delete('team/b');
+  const live = await one(s, macs('x', 1));
+  t.strictSame({ ...live, wanted: undefined }, { wanted: undefined, result: 'lost', holder: pod('a'), live: true }, 'a live holder: no time to yield');
+  // b is gone but the pod watch is not current: nothing is taken over.
+  s.current.value = false;
+  t.match(await one(s, macs('x', 1, { from: 1 })), { result: 'lost', holder: pod('b'), live: false, yieldsInMs: 0 });
+  t.equal(s.fake.calls.delete, 0);
+  skew = 10_000;
+  const young = await one(s, macs('x', 1, { from: 2 }));
+  t.ok(young.result === 'lost' && young.yieldsInMs! > 24_000 && young.yieldsInMs! <= 25_000, 'unconfirmed: the rest of the window');
+  skew = 40_000;
+  t.match(await one(s, macs('x', 1, { from: 2 })), { result: 'lost', yieldsInMs: 0 }, 'past the window but the pod watch is not current: lost');
+  s.current.value = true;
+  t.equal((await one(s, macs('x', 1, { from: 1 }))).result, 'won', 'current again: the gone holder\'s claim is taken over');
+  t.equal((await one(s, macs('x', 1, { from: 2 }))).result, 'won');
+  // Dry run: a claim that would be taken over is won without a write.
+  await one(s, macs('y', 1, { from: 3 }));
+  skew = 80_000;
+  const creates = s.fake.calls.create;
+  t.equal((await one(s, macs('z', 1, { from: 3 }), true)).result, 'won');
+  t.equal((await one(s, macs('z', 1, { from: 4 }), true)).result, 'won', 'and an address nobody claimed');
+  t.equal(s.fake.calls.create, creates, 'nothing written');
+  t.equal(s.fake.calls.delete, 2);
+});
+
+t.test('the same holder: won without a write, unless an earlier incarnation that does not run', async (t) => {
+  const s = setup(t);
+  await s.store.start();
+  await one(s, macs('web', 1));
+  t.equal((await one(s, macs('web', 1))).result, 'won');
+  t.equal(s.store.claim(macs('web', 1, { uid: null }), { dryRun: false }), undefined, 'a request without a uid claims nothing');
+  t.equal(s.fake.calls.create, 1);
+  s.live.add('team/web');
+  t.equal((await one(s, macs('web', 1, { uid: 'second' }))).result, 'won', 'running: the second create fails AlreadyExists');
+  t.equal(s.fake.calls.create, 1);
+  s.live.delete('team/web');
+  t.equal((await one(s, macs('web', 1, { uid: 'second' }))).result, 'won', 'not running: taken over');
+  t.equal(s.fake.calls.delete, 1);
+  t.match(s.fake.objects.get(nameOf(0))!.metadata.annotations, { 'netattach.io/holder-uid': 'second' });
+  t.strictSame(s.events.filter((e) => e === 'taken-over'), ['taken-over']);
+  // A lease without a holder uid is the holder's whatever its uid.
+  const b = setup(t);
+  b.fake.put(claimObject({ ...wantedClaims(macs('web', 1))[0]!, holder: pod('web', null) }, b.fake.namespace, 35, new Date()));
+  await b.store.start();
+  t.equal((await one(b, macs('web', 1, { uid: 'u9' }))).result, 'won');
+  t.equal(b.fake.calls.create + b.fake.calls.delete, 0);
+});
+
+t.test('the claim watch: a delete of another object of the name is ignored; a newer object replaces the old', async (t) => {
+  const s = setup(t);
+  await s.store.start();
+  await one(s, macs('web', 1));
+  const obj = s.fake.objects.get(nameOf(0))!;
+  const emit = (e: unknown) => (s.fake as unknown as { emit(e: unknown): void }).emit(e);
+  emit({ type: 'DELETED', object: { ...obj, metadata: { ...obj.metadata, uid: 'someone-else' } } });
+  await new Promise((r) => setImmediate(r));
+  t.equal(s.store.size(), 1, 'not this object');
+  emit({ type: 'DELETED', object: { metadata: { uid: obj.metadata.uid } } });
+  await new Promise((r) => setImmediate(r));
+  t.equal(s.store.size(), 1, 'no name');
+  emit({ type: 'ADDED', object: { metadata: { name: 'x', uid: 'y' } } });
+  await new Promise((r) => setImmediate(r));
+  t.equal(s.store.size(), 1, 'not a claim: ignored');
+  // Another replica replaced it (a take-over): the newer object, of another holder, counts once.
+  emit({ type: 'MODIFIED', object: { ...obj, metadata: { ...obj.metadata, uid: 'newer', annotations: { ...(obj.metadata.annotations as object), 'netattach.io/holder': 'team/other', 'netattach.io/holder-uid': 'uid-other' } } } });
+  await new Promise((r) => setImmediate(r));
+  t.strictSame(s.store.claims().map((c) => [c.uid, c.holder.name]), [['newer', 'other']]);
+  t.equal(s.store.stats().unconfirmed, 1);
+  t.equal(await s.store.releaseHolder(pod('web')), 0, 'the old holder holds nothing');
+  emit({ type: 'DELETED', object: { ...obj, metadata: { ...obj.metadata, uid: 'newer' } } });
+  await new Promise((r) => setImmediate(r));
+  t.equal(s.store.size(), 0);
+  t.equal(s.store.stats().unconfirmed, 0, 'forgotten with its count');
+});
