@@ -11,7 +11,9 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import {
   AddressIndex,
   ClaimStore,
+  claimSweepMs,
   ClusterNamespaceLabels,
+  DEFAULT_CLAIM_PENDING_MS,
   ClusterPolicySource,
   FilePolicySource,
   NadUsage,
@@ -56,7 +58,7 @@ export interface PolicyWiringOptions {
   claimPendingMs?: number;
   /** Budget of a claim on the request path (default 1.5 s). */
   claimTimeoutMs?: number;
-  /** How often stale claims are swept (default 30 s). */
+  /** How often stale claims are swept (default: claimSweepMs of the window, 17.5 s). */
   claimSweepMs?: number;
   /** The background audit of live pods (cluster mode with the pod watch only). */
   audit?: {
@@ -300,7 +302,7 @@ function wireClaims(
   let sweeper: NodeJS.Timeout | undefined;
   into.background.push({
     name: 'address claim sweeper',
-    start: () => void (sweeper = setInterval(() => void claims.sweep(), options.claimSweepMs ?? 30_000).unref()),
+    start: () => void (sweeper = setInterval(() => void claims.sweep(), options.claimSweepMs ?? claimSweepMs(options.claimPendingMs ?? DEFAULT_CLAIM_PENDING_MS)).unref()),
     stop: () => clearInterval(sweeper),
   });
   into.readiness.claims = watchCheck('address claim watch', claims);

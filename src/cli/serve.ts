@@ -15,7 +15,7 @@ import { getObject, kubeconfigCredentials, kubeTransport, serviceAccountNamespac
 import { DEFAULT_ADMISSION_CONFIG } from '../admission/types.js';
 import { parseMultusDefaultNetworks } from '../admission/builtin-ifnames.js';
 import { parseSharingOwners } from '../policy/owner.js';
-import { DEFAULT_CLAIM_PENDING_MS } from '../policy/claim-store.js';
+import { claimSweepMs, DEFAULT_CLAIM_PENDING_MS } from '../policy/claim-store.js';
 import { ENFORCEMENT_MODES, type Enforcement } from '../admission/observe.js';
 import { wirePolicy, type PolicyWiring } from './serve-policy.js';
 import { ClusterDra } from '../dra/index.js';
@@ -379,7 +379,7 @@ export async function startServe(argv: string[], io: CliIO): Promise<Serving | '
     podWatch: config.podWatch,
     ...(config.claimsNamespace ? { claimsNamespace: config.claimsNamespace } : {}),
     claimPendingMs: config.claimPendingMs,
-    claimSweepMs: Math.max(500, config.claimPendingMs / 2),
+    claimSweepMs: claimSweepMs(config.claimPendingMs),
     defaultNetworkNamespace: config.server.admission.defaultNetworkNamespace,
     sharingOwners: config.server.admission.addressSharingOwners,
     logger,

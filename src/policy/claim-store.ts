@@ -34,6 +34,12 @@ import {
  */
 export const DEFAULT_CLAIM_PENDING_MS = 35_000;
 
+/**
+ * How often each replica sweeps stale claims: half the window (so a claim whose pod never came is
+ * deleted within 1.5 windows: 53 s by default), never more often than every 500 ms.
+ */
+export const claimSweepMs = (pendingMs: number): number => Math.max(500, pendingMs / 2);
+
 /** What the server asks of the claims: claim these addresses for an admitted pod. */
 export interface AddressArbiter {
   /** Outcomes for the addresses that need the arbiter (none: nothing to wait for). `dryRun`: read, never write. */

@@ -4,7 +4,7 @@
 // 10 s a delete), and each decision an I/O answer leads to: when a claim is released, swept or
 // taken over, and what is reported and logged. The scenarios across replicas are in claims.test.ts.
 import t, { type Test } from 'tap';
-import { ClaimStore, DEFAULT_CLAIM_PENDING_MS, type ClaimEvent, type ClaimStoreOptions } from '../../src/policy/claim-store.js';
+import { ClaimStore, claimSweepMs, DEFAULT_CLAIM_PENDING_MS, type ClaimEvent, type ClaimStoreOptions } from '../../src/policy/claim-store.js';
 import { claimName, claimObject, wantedClaims, type ClaimHolder, type ClaimOutcome } from '../../src/policy/claims.js';
 import type { AddressClaim } from '../../src/policy/types.js';
 import type { LeaseApi } from '../../src/kube/index.js';
@@ -76,6 +76,12 @@ async function timeouts(fn: () => Promise<unknown>): Promise<number[]> {
   }
   return seen;
 }
+
+t.test('the sweep period: half the window (17.5 s by default, so a never-created pod\'s claim goes within 1.5 windows, 52.5 s), at least 500 ms', async (t) => {
+  t.equal(claimSweepMs(DEFAULT_CLAIM_PENDING_MS), 17_500);
+  t.equal(claimSweepMs(DEFAULT_CLAIM_PENDING_MS) + DEFAULT_CLAIM_PENDING_MS, 52_500, 'docs/policy.md: deleted within 53 s');
+  for (const [pending, sweep] of [[1_000, 500], [1_001, 500.5], [999, 500], [60_000, 30_000]] as const) t.equal(claimSweepMs(pending), sweep, `window ${pending} ms`);
+});
 
 t.test('the defaults: a 35 s window, written as the Lease\'s duration; 1.5 s a claim, 10 s a delete', async (t) => {
   t.equal(DEFAULT_CLAIM_PENDING_MS, 35_000);
