@@ -44,6 +44,8 @@ export interface BuiltinResult {
   warnings: Note[];
   /** Paths of requested addresses the chain drops for another value (builtin-mac.ts): not judged by policy. */
   dropped: string[];
+  /** Paths whose annotation-only warning a warning here says better (the chain is known). */
+  supersedes: string[];
 }
 
 const enforce = (rule: Finding['rule'], error: FieldError): Finding => ({ policy: 'builtin', rule, action: 'Enforce', error });
@@ -125,7 +127,7 @@ export function builtinChecks(
   extra: ExtraReaders,
   multusDefaultNetworks?: number,
 ): BuiltinResult {
-  const out: BuiltinResult = { findings: [], errors: [], unverified: [], fieldWarnings: [], warnings: [], dropped: [] };
+  const out: BuiltinResult = { findings: [], errors: [], unverified: [], fieldWarnings: [], warnings: [], dropped: [], supersedes: [] };
   for (const net of networks) {
     const { namespace, name } = net.selection;
     const ref = `${namespace}/${name}`;
@@ -169,6 +171,7 @@ export function builtinChecks(
   const collisions = interfaceNameCollisions(networks, (n) => chainFound(nads(n.selection.namespace, n.selection.name)), multusDefaultNetworks);
   out.errors.push(...collisions.errors);
   out.warnings.push(...collisions.warnings);
+  out.supersedes.push(...collisions.warnings.map((w) => w.path));
   return out;
 }
 

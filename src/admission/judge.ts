@@ -35,8 +35,8 @@ export function judgeNetworks(
 
   const builtin = builtinChecks(resolvable(nets), context.nads, context.config.pluginReads, context.config.multusDefaultNetworks);
   // The annotation alone can only warn ("may collide", "a multicast MAC"); where the NAD's chain
-  // makes it a certain failure, the error replaces that warning.
-  const decided = new Set(builtin.errors.map((e) => e.path));
+  // makes it a certain failure, the error replaces that warning, as a warning that knows the chain does.
+  const decided = new Set([...builtin.errors.map((e) => e.path), ...builtin.supersedes]);
   verdict.warnField(...(decided.size ? nets.warnings.filter((w) => !decided.has(w.path)) : nets.warnings));
   // Certain ADD failures are object errors like the parser's; a policy cannot make them work.
   addErrors(...builtin.errors);

@@ -74,10 +74,13 @@ t.test('the annotation\'s warning gives way to the built-in error that decides i
   const unread = review(request(pod({ networks: '[{"name":"ptp","mac":"03:00:00:00:00:01"}]' })), context(nads));
   t.match(warningLines(unread).join('\n'), /\[0\]\.mac: Invalid value: "03:00:00.*: a multicast MAC/, 'no plugin sets it: the annotation\'s warning stays');
   for (const w of warningLines(unread)) t.notMatch(w, /will fail|would fail/, 'and it never says the pod fails');
-  const collide = review(request(pod({ networks: '[{"name":"mv","interface":"net2"},{"name":"ptp"}]' })), context(nads));
-  t.equal(collide.allowed, false);
+  const collide = review(request(pod({ networks: '[{"name":"mv","interface":"net2"},{"name":"ptp"}]' })), context(nads, { config: { multusDefaultNetworks: 0 } }));
+  t.equal(collide.allowed, false, "Multus's defaultNetworks count stated (0, as the manifests do): denied");
   t.match(rendered(collide), [/\[0\]\.interface: Invalid value: "net2": Multus names element \[1\] "net2" too/]);
   t.same(warningLines(collide).filter((w) => w.includes('may collide')), [], 'no "may collide" beside the certain failure');
+  const unstated = review(request(pod({ networks: '[{"name":"mv","interface":"net2"},{"name":"ptp"}]' })), context(nads));
+  t.equal(unstated.allowed, true, 'the count not stated: with one defaultNetwork the pod works, so it is not denied');
+  t.match(warningLines(unstated), [/\[0\]\.interface: "net2": Multus names element \[1\] "net2" too .*when Multus's config has no defaultNetworks/], 'one warning, which names the chain');
   const unknown = review(request(pod({ networks: '[{"name":"unknown-nad-is-missing","interface":"net2"},{"name":"ptp"}]' })), context(nads));
   t.match(warningLines(unknown).join('\n'), /may collide with net2/, 'no chain known: the annotation-only warning stays');
 });
