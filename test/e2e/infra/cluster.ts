@@ -270,7 +270,8 @@ function withPdeathsig(cmd: string, args: string[]): [string, string[]] {
   return setprivOk ? ['setpriv', ['--pdeathsig', 'KILL', '--', cmd, ...args]] : [cmd, args];
 }
 
-interface Proc {
+/** A child process of the suite, with its log (also lib/node.ts's). */
+export interface Proc {
   name: string;
   child: ChildProcess;
   logPath: string;
@@ -302,7 +303,8 @@ function startProcess(name: string, cmd: string, args: string[], logPath: string
   return { name, child, logPath, exited, exitCode: () => code };
 }
 
-async function stopProcess(p: Proc, graceMs = 10_000): Promise<void> {
+/** SIGTERM, then SIGKILL after the grace; resolves once the process has exited. */
+export async function stopProcess(p: Proc, graceMs = 10_000): Promise<void> {
   if (p.exitCode() !== undefined) return;
   p.child.kill('SIGTERM');
   const timer = setTimeout(() => p.child.kill('SIGKILL'), graceMs);
@@ -310,7 +312,8 @@ async function stopProcess(p: Proc, graceMs = 10_000): Promise<void> {
   clearTimeout(timer);
 }
 
-function tail(file: string, lines: number): string {
+/** The last lines of a log file, or why it cannot be read. */
+export function tail(file: string, lines: number): string {
   try {
     const all = readFileSync(file, 'utf8').split('\n');
     return all.slice(-lines - 1).join('\n');

@@ -24,11 +24,11 @@
  *  - NODE_WORK itself, and the hugepages count is set back to what it was.
  * Must run as root (mounts, namespaces, cgroups).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Cluster } from '../infra/cluster.js';
+import { stopProcess, tail, type Cluster, type Proc } from '../infra/cluster.js';
 import { freePort } from '../infra/ports.js';
 
 export const NODE_NAME = 'netattach-node';
@@ -333,14 +333,6 @@ function installHooks(): void {
   }
 }
 
-interface Proc {
-  name: string;
-  child: ChildProcess;
-  logPath: string;
-  exited: Promise<number | null>;
-  code: () => number | null | undefined;
-}
-
 function startProc(name: string, cmd: string, args: string[], logPath: string, env?: NodeJS.ProcessEnv): Proc {
   const fd = openSync(logPath, 'a');
   // setpriv --pdeathsig: dies with the test process even on SIGKILL (shims do not: cleanNode)
@@ -351,23 +343,7 @@ function startProc(name: string, cmd: string, args: string[], logPath: string, e
     child.on('exit', (c, sig) => resolve((code = c ?? (sig ? 128 : null))));
     child.on('error', () => resolve((code = 127)));
   });
-  return { name, child, logPath, exited, code: () => code };
-}
-
-async function stopProc(p: Proc, graceMs = 10_000): Promise<void> {
-  if (p.code() !== undefined) return;
-  p.child.kill('SIGTERM');
-  const timer = setTimeout(() => p.child.kill('SIGKILL'), graceMs);
-  await p.exited;
-  clearTimeout(timer);
-}
-
-function tail(file: string, lines: number): string {
-  try {
-    return readFileSync(file, 'utf8').split('\n').slice(-lines - 1).join('\n');
-  } catch (e) {
-    return `(cannot read ${file}: ${(e as Error).message})`;
-  }
+  return { name, child, logPath, exited, exitCode: () => code };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -522,8 +498,8 @@ export async function startNode(cluster: Cluster, parts: NodeParts, log: (m: str
   const tails = (lines = 40): string =>
     [...procs].reverse().map((p) => `--- ${p.name}: ${p.logPath} (last ${lines} lines)\n${tail(p.logPath, lines)}`).join('\n');
   const dead = (): string | undefined => {
-    const p = procs.find((q) => q.code() !== undefined);
-    return p ? `${p.name} exited with ${p.code()}` : undefined;
+    const p = procs.find((q) => q.exitCode() !== undefined);
+    return p ? `${p.name} exited with ${p.exitCode()}` : undefined;
   };
   let stopped = false;
   const stop = async (): Promise<void> => {
@@ -535,7 +511,7 @@ export async function startNode(cluster: Cluster, parts: NodeParts, log: (m: str
       const r = await run('ctr', ['-a', `${w}/containerd/containerd.sock`, '-n', 'k8s.io', 'tasks', 'ls', '-q']);
       return r.code !== 0 || r.out.trim() === '' ? true : undefined;
     }, 30_000, () => undefined).catch(() => log('pods still running at stop: killed'));
-    for (const p of [...procs].reverse()) await stopProc(p);
+    for (const p of [...procs].reverse()) await stopProcess(p);
     const left = cleanNode(w);
     liveNodes.delete(w);
     if (left.length) throw new Error(`node cleanup left:\n${left.join('\n')}`);
