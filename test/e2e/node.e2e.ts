@@ -18,7 +18,12 @@
  *   npm run test:e2e     (runs this last, on the v1.37.2 binaries with the kubelet; build-node.sh)
  */
 import t, { type Test } from 'tap';
-import { eventually, startE2e, type E2e } from './lib/env.js';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import fastJsonPatch from 'fast-json-patch';
+import { eventually, freePort, startE2e, type E2e } from './lib/env.js';
+import { createReview, nriBinary, postJson } from './lib/nri.js';
+import { attributeRecords, parseNetprobeLog, runNriCorpus, type AllocateRecord, type CorpusPod, type CreateResult, type Webhook } from './node/nri-corpus.js';
 import { NODE_APISERVER_FLAGS, nodeParts, startNode, type Allocation, type RealNode } from './lib/node.js';
 import { NETWORKS, RESOURCE_NAME, namespace, nad, sriovConfig } from './lib/objects.js';
 
@@ -286,4 +291,86 @@ t.test('the podnetinfo volume and the hugepages Downward API files, as the kubel
     t.match(log, /^env: CONTAINER_NAME=app$/m, 'CONTAINER_NAME');
   }
   await deletePods(NS, 'podnetinfo');
+});
+
+// ------------------------------------------------------- network-resources-injector on the node
+
+/**
+ * One corpus pod created through one webhook, run on the node, its Allocate records attributed to
+ * containers from their netprobe logs, then deleted (every pod starts with all devices free).
+ * netattach: created in NS, where it is the webhook. NRI: the pod sent to NRI's /mutate as in NS
+ * (where the NADs are), its patch applied, the result created in OFF_NS, which netattach skips.
+ */
+async function viaWebhook(w: Webhook, given: Obj): Promise<CreateResult> {
+  let pod = structuredClone(given);
+  const name = `${w.name}-${pod.metadata.name as string}`;
+  pod.metadata = { ...pod.metadata, name, namespace: NS };
+  if (w.name === 'nri') {
+    // NRI patches the pod as the apiserver hands it over, defaulted (`resources: {}` and the
+    // like): the apiserver's dry run in OFF_NS, where netattach is not called, gives that pod.
+    const dry = await e.cluster.kubectl(['create', '--dry-run=server', '-o', 'json', '-f', '-'], { input: JSON.stringify({ ...pod, metadata: { ...pod.metadata, namespace: OFF_NS } }) });
+    if (dry.code !== 0) throw new Error(`${name}: the corpus pod is invalid: ${dry.stderr}`);
+    pod = JSON.parse(dry.stdout) as Obj;
+    for (const k of ['uid', 'creationTimestamp', 'managedFields', 'resourceVersion']) delete pod.metadata[k];
+    pod.metadata.namespace = NS;
+    const r = await postJson(`${w.url}/mutate`, createReview(pod));
+    if (r.status !== 200) return { outcome: 'refused', allocations: [], message: `NRI answered HTTP ${r.status}` };
+    const response = (JSON.parse(r.body) as Obj).response as Obj;
+    if (!response.allowed) return { outcome: 'refused', allocations: [], message: String(response.status?.message) };
+    const patch = (response.patch ? JSON.parse(Buffer.from(response.patch as string, 'base64').toString('utf8')) : []) as fastJsonPatch.Operation[];
+    pod = fastJsonPatch.applyPatch(pod, patch, true, false).newDocument as Obj;
+    pod.metadata.namespace = OFF_NS;
+  }
+  const ns = pod.metadata.namespace as string;
+  const before = node!.allocations().length;
+  const created = await e.cluster.kubectl(['create', '-f', '-'], { input: JSON.stringify(pod) });
+  if (created.code !== 0) return { outcome: 'refused', allocations: [], message: created.stderr.trim() };
+  const running_ = await running(ns, name);
+  const envs: Record<string, Record<string, string>> = {};
+  for (const c of running_.spec.containers as Array<{ name: string }>) envs[c.name] = parseNetprobeLog(await probeLog(ns, name, c.name)).env;
+  const records = node!.allocations().slice(before).map((a) => ({ ...a, time: String(a.time) }) as AllocateRecord);
+  const { allocations, errors } = attributeRecords(records, envs);
+  await deletePods(ns, name);
+  if (errors.length) throw new Error(`${ns}/${name}: Allocate records no single container shows: ${errors.join('; ')}`);
+  return { outcome: 'running', allocations };
+}
+
+t.test('network-resources-injector on the same node: the same devices, but for the documented differences', async (t) => {
+  const twice = JSON.stringify([{ name: 'sriov-net' }, { name: 'sriov-net', interface: 'net2' }]);
+  const low = { requests: { [SRIOV]: '1' }, limits: { [SRIOV]: '1' } };
+  const corpus: CorpusPod[] = [
+    { name: 'simple', pod: probePod(NS, 'simple', { [NETWORKS]: 'sriov-net' }) },
+    { name: 'twice', pod: probePod(NS, 'twice', { [NETWORKS]: twice }) },
+    { name: 'rdma-default', pod: probePod(NS, 'rdma-default', { [DEFAULT_NETWORK]: `${NS}/rdma-net` }) },
+    { name: 'comma', pod: probePod(NS, 'comma', { [NETWORKS]: 'both-net' }), differences: ['comma-resource-name'] },
+    { name: 'default-container', pod: probePod(NS, 'dc', { [NETWORKS]: 'sriov-net', [DEFAULT_CONTAINER]: 'app' }, [{ name: 'sidecar' }, { name: 'app' }]), differences: ['default-container'] },
+    { name: 'too-low', pod: probePod(NS, 'low', { [NETWORKS]: twice }, [{ resources: low }]), differences: ['raise-user-value'] },
+  ];
+  const work = path.join(e.cluster.workDir, 'nri');
+  await mkdir(work, { recursive: true });
+  const api = new URL(e.cluster.server);
+  const results = await runNriCorpus({
+    nriBin: await nriBinary(),
+    nri: {
+      workDir: work,
+      apiserver: { host: api.hostname, port: api.port, token: e.cluster.token, caPem: e.cluster.caPem },
+      certFile: path.join(e.tlsDir, 'tls.crt'),
+      keyFile: path.join(e.tlsDir, 'tls.key'),
+      port: await freePort(),
+      healthPort: await freePort(),
+      logPath: path.join(e.cluster.logsDir, 'nri.log'),
+    },
+    netattachUrl: 'the apiserver (NS)',
+    pods: corpus,
+    create: viaWebhook,
+  });
+  t.equal(results.length, corpus.length);
+  for (const r of results) {
+    t.same(r.unexplained, [], `${r.name}: the devices differ only as docs/nri-differences.json lists (NRI ${r.nri.outcome}${r.nri.message ? `: ${r.nri.message.slice(0, 160)}` : ''}; netattach ${r.netattach.outcome})`);
+    t.same(r.unused, [], `${r.name}: each listed difference shows`);
+    t.equal(r.netattach.outcome, 'running', `${r.name}: netattach's pod runs`);
+  }
+  const same = results.filter((r) => r.deltas.length === 0).map((r) => r.name);
+  t.same(same, ['simple', 'twice', 'rdma-default'], 'the pods without a listed difference got the same devices through both');
+  for (const r of results.filter((x) => same.includes(x.name))) t.ok(r.nri.allocations.length > 0, `${r.name}: devices were allocated through NRI too`);
 });
