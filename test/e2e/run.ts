@@ -128,7 +128,11 @@ async function main(): Promise<number> {
     return main || dra || nodeBuild.code || 1;
   }
   process.stderr.write(`[e2e] node parts ready in ${Date.now() - t0} ms: ${dirs.bin}, ${dirs.parts}, ${dirs.cni}\n`);
-  const node = await tap(dirs.bin, ['test/e2e/node-cleanup.e2e.ts', 'test/e2e/node.e2e.ts'], { NETATTACH_E2E_NODE_PARTS: dirs.parts, NETATTACH_E2E_NODE_CNI: dirs.cni });
+  const node = await tap(
+    dirs.bin,
+    ['test/e2e/infra/node/parts.unit.ts', 'test/e2e/node/nri-corpus.unit.ts', 'test/e2e/node-cleanup.e2e.ts', 'test/e2e/node.e2e.ts'],
+    { NETATTACH_E2E_NODE_PARTS: dirs.parts, NETATTACH_E2E_NODE_CNI: dirs.cni, NETATTACH_E2E_NRI_BIN: nriBin },
+  );
   return main || dra || node;
 }
 
