@@ -146,7 +146,13 @@ t.test('a NAD stored while the webhook did not see its namespace is reported its
   t.match(result, { severity: 'high', properties: { action: 'Enforce' } });
   t.match(result.message, /^spec\.config\.type: Required value/);
   t.ok(denied.stderr.includes(result.message), 'the message is the one the webhook denies such a NAD with');
-  t.equal(await e.netattach.metric('netattach_audit_findings', { policy: 'builtin', rule: 'nadValid', action: 'Enforce' }), 1, 'metric: the NAD finding');
+  // The metric follows the namespace's labels at the audit's next change check (once a second),
+  // which may come after the report was written from the labels as they are now.
+  const nadFindings = await eventually('the NAD finding in the metric', async () => {
+    const n = await e.netattach.metric('netattach_audit_findings', { policy: 'builtin', rule: 'nadValid', action: 'Enforce' });
+    return n === 1 ? n : undefined;
+  }, 10_000).catch(() => e.netattach.metric('netattach_audit_findings', { policy: 'builtin', rule: 'nadValid', action: 'Enforce' }));
+  t.equal(nadFindings, 1, 'metric: the NAD finding');
 
   // An update of a NAD that was already invalid is admitted (with a warning): fixed in place.
   await e.applyOk(nad({ namespace: ns, name: 'legacy', config: macvlanConfig('legacy') }));
