@@ -69,7 +69,8 @@ t.test('the Deployment is highly available', async (t) => {
 t.test('ports, probes and arguments agree with design.md', async (t) => {
   const ports = Object.fromEntries((container.ports as Obj[]).map((p) => [p.name, p.containerPort]));
   t.same(ports, { https: 8443, health: 8080 });
-  t.same(container.args, ['serve', '--tls-dir=/etc/netattach/tls', '--port=8443', '--health-port=8080']);
+  // --multus-default-networks=0: Multus's default count of defaultNetworks, stated, so a net<N> collision is denied (docs/annotation.md).
+  t.same(container.args, ['serve', '--tls-dir=/etc/netattach/tls', '--port=8443', '--health-port=8080', '--multus-default-networks=0']);
   t.same([container.livenessProbe.httpGet.path, container.readinessProbe.httpGet.path, container.startupProbe.httpGet.path], ['/healthz', '/readyz', '/healthz']);
   for (const probe of [container.livenessProbe, container.readinessProbe, container.startupProbe]) {
     t.equal(probe.httpGet.port, 'health');
