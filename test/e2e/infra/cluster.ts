@@ -245,19 +245,24 @@ function killAllSync(): void {
   disposableDirs.clear();
 }
 
-function installExitHooks(): void {
-  if (exitHooksInstalled) return;
-  exitHooksInstalled = true;
-  process.on('exit', killAllSync);
+/** Runs `fn` (synchronous) when the process exits and on SIGINT, SIGTERM or SIGHUP, then lets the signal act as it would have. */
+export function onExitOrSignal(fn: () => void): void {
+  process.on('exit', fn);
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const handler = (): void => {
-      killAllSync();
+      fn();
       process.removeListener(sig, handler);
       // keep the default behaviour when nobody else handles the signal
       if (process.listenerCount(sig) === 0) process.kill(process.pid, sig);
     };
     process.on(sig, handler);
   }
+}
+
+function installExitHooks(): void {
+  if (exitHooksInstalled) return;
+  exitHooksInstalled = true;
+  onExitOrSignal(killAllSync);
 }
 
 let setprivOk: boolean | undefined;

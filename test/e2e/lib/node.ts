@@ -28,7 +28,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { stopProcess, tail, type Cluster, type Proc } from '../infra/cluster.js';
+import { onExitOrSignal, stopProcess, tail, type Cluster, type Proc } from '../infra/cluster.js';
 import { freePort } from '../infra/ports.js';
 
 export const NODE_NAME = 'netattach-node';
@@ -318,19 +318,10 @@ const liveNodes = new Set<string>();
 function installHooks(): void {
   if (hooks) return;
   hooks = true;
-  const clean = (): void => {
+  onExitOrSignal(() => {
     for (const w of liveNodes) cleanNode(w);
     liveNodes.clear();
-  };
-  process.on('exit', clean);
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    const handler = (): void => {
-      clean();
-      process.removeListener(sig, handler);
-      if (process.listenerCount(sig) === 0) process.kill(process.pid, sig);
-    };
-    process.on(sig, handler);
-  }
+  });
 }
 
 function startProc(name: string, cmd: string, args: string[], logPath: string, env?: NodeJS.ProcessEnv): Proc {
