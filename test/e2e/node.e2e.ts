@@ -18,11 +18,9 @@
  *   npm run test:e2e     (runs this last, on the v1.37.2 binaries with the kubelet; build-node.sh)
  */
 import t, { type Test } from 'tap';
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import fastJsonPatch from 'fast-json-patch';
-import { eventually, freePort, startE2e, type E2e } from './lib/env.js';
-import { createReview, nriBinary, postJson } from './lib/nri.js';
+import { eventually, startE2e, type E2e } from './lib/env.js';
+import { createReview, nriBinary, nriOptionsFor, postJson } from './lib/nri.js';
 import { attributeRecords, parseNetprobeLog, runNriCorpus, type AllocateRecord, type CorpusPod, type CreateResult, type Webhook } from './node/nri-corpus.js';
 import { NODE_APISERVER_FLAGS, nodeParts, startNode, type Allocation, type RealNode } from './lib/node.js';
 import { NETWORKS, RESOURCE_NAME, namespace, nad, sriovConfig } from './lib/objects.js';
@@ -346,20 +344,9 @@ t.test('network-resources-injector on the same node: the same devices, but for t
     { name: 'default-container', pod: probePod(NS, 'dc', { [NETWORKS]: 'sriov-net', [DEFAULT_CONTAINER]: 'app' }, [{ name: 'sidecar' }, { name: 'app' }]), differences: ['default-container'] },
     { name: 'too-low', pod: probePod(NS, 'low', { [NETWORKS]: twice }, [{ resources: low }]), differences: ['raise-user-value'] },
   ];
-  const work = path.join(e.cluster.workDir, 'nri');
-  await mkdir(work, { recursive: true });
-  const api = new URL(e.cluster.server);
   const results = await runNriCorpus({
     nriBin: await nriBinary(),
-    nri: {
-      workDir: work,
-      apiserver: { host: api.hostname, port: api.port, token: e.cluster.token, caPem: e.cluster.caPem },
-      certFile: path.join(e.tlsDir, 'tls.crt'),
-      keyFile: path.join(e.tlsDir, 'tls.key'),
-      port: await freePort(),
-      healthPort: await freePort(),
-      logPath: path.join(e.cluster.logsDir, 'nri.log'),
-    },
+    nri: await nriOptionsFor(e),
     netattachUrl: 'the apiserver (NS)',
     pods: corpus,
     create: viaWebhook,

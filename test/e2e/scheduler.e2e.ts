@@ -11,11 +11,9 @@
  *   npm run test:e2e     (runs this after the DRA suite, on the same v1.37.2 binaries)
  */
 import t, { type Test } from 'tap';
-import path from 'node:path';
-import { mkdir } from 'node:fs/promises';
 import fastJsonPatch from 'fast-json-patch';
-import { eventually, freePort, startE2e, type E2e } from './lib/env.js';
-import { Nri, createReview, nriBinary, postJson } from './lib/nri.js';
+import { eventually, startE2e, type E2e } from './lib/env.js';
+import { Nri, createReview, nriBinary, nriOptionsFor, postJson } from './lib/nri.js';
 import { explain, loadDifferences, type Delta } from './lib/nri-differences.js';
 import { IMAGE, NETWORKS, RESOURCE_NAME, macvlanConfig, namespace, nad, sriovConfig } from './lib/objects.js';
 
@@ -313,19 +311,7 @@ const shortPlacement = (o: Outcome): string =>
   o.outcome === 'denied' ? 'denied' : !o.placement ? 'refused' : 'pending' in o.placement ? 'pending' : o.placement.node === DEVICE_NODE ? 'device' : 'plain';
 
 t.test('network-resources-injector: the same selections, the same placements', async (t) => {
-  const work = path.join(e.cluster.workDir, 'nri');
-  await mkdir(work, { recursive: true });
-  const api = new URL(e.cluster.server);
-  nri = new Nri({
-    bin: await nriBinary(),
-    workDir: work,
-    apiserver: { host: api.hostname, port: api.port, token: e.cluster.token, caPem: e.cluster.caPem },
-    certFile: path.join(e.tlsDir, 'tls.crt'),
-    keyFile: path.join(e.tlsDir, 'tls.key'),
-    port: await freePort(),
-    healthPort: await freePort(),
-    logPath: path.join(e.cluster.logsDir, 'nri.log'),
-  });
+  nri = new Nri({ bin: await nriBinary(), ...(await nriOptionsFor(e)) });
   await nri.start();
   await nri.waitReady();
 

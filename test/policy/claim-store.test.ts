@@ -8,22 +8,8 @@ import { ClaimStore, claimSweepMs, DEFAULT_CLAIM_PENDING_MS, type ClaimEvent, ty
 import { claimName, claimObject, wantedClaims, type ClaimHolder, type ClaimOutcome } from '../../src/policy/claims.js';
 import type { AddressClaim } from '../../src/policy/types.js';
 import type { LeaseApi } from '../../src/kube/index.js';
-import { FakeLeases } from './fake-leases.js';
+import { FakeLeases, macClaims as macs, nthMac as mac } from './fake-leases.js';
 
-const mac = (i: number): string => `02:00:00:${((i >> 16) & 0xff).toString(16).padStart(2, '0')}:${((i >> 8) & 0xff).toString(16).padStart(2, '0')}:${(i & 0xff).toString(16).padStart(2, '0')}`;
-
-/** `n` MACs from `from` for one pod. */
-function macs(pod: string, n: number, opts: { namespace?: string; uid?: string | null; from?: number } = {}): AddressClaim[] {
-  const namespace = opts.namespace ?? 'team';
-  const p = { namespace, name: pod, ...(opts.uid === null ? {} : { uid: opts.uid ?? `uid-${pod}` }) };
-  return Array.from({ length: n }, (_, i) => ({
-    kind: 'mac' as const,
-    value: mac((opts.from ?? 0) + i),
-    scope: 'network:team/a',
-    pod: p,
-    unique: { policy: 'u', action: 'Enforce' as const, scope: 'Network' as const, path: `metadata.annotations[k8s.v1.cni.cncf.io/networks][${i}].mac`, label: `MAC ${mac((opts.from ?? 0) + i)}` },
-  }));
-}
 
 /** A Pod holder; `null`: without a uid. */
 const pod = (name: string, uid: string | null = `uid-${name}`, namespace = 'team'): ClaimHolder => ({ kind: 'Pod', namespace, name, ...(uid === null ? {} : { uid }) });

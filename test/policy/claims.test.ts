@@ -5,7 +5,7 @@ import { AddressIndex, ClaimStore, claimName, parseClaim, wantedClaims, outcomeF
 import * as claims from '../../src/policy/claims.js';
 import type { ClaimLimits } from '../../src/policy/claim-store.js';
 import type { AddressClaim, AddressKind, Action } from '../../src/policy/types.js';
-import { FakeLeases } from './fake-leases.js';
+import { FakeLeases, macClaims as manyMacs, nthMac as mac } from './fake-leases.js';
 
 const GUID = '00:11:22:33:44:55:66:77';
 
@@ -227,19 +227,6 @@ t.test('1,000 pods created and deleted through two replicas: the claim count equ
 
 // ---- Issue 24: bounded state, claims confirmed by their holder, keyed by uid ----------------
 
-const mac = (i: number): string => `02:00:00:${((i >> 16) & 0xff).toString(16).padStart(2, '0')}:${((i >> 8) & 0xff).toString(16).padStart(2, '0')}:${(i & 0xff).toString(16).padStart(2, '0')}`;
-
-/** One pod's claims of `n` MACs (a forged review names as many as it likes). */
-function manyMacs(pod: string, n: number, opts: { namespace?: string; uid?: string; from?: number } = {}): AddressClaim[] {
-  const p = { namespace: opts.namespace ?? 'team', name: pod, uid: opts.uid ?? `uid-${pod}` };
-  return Array.from({ length: n }, (_, i) => ({
-    kind: 'mac' as const,
-    value: mac((opts.from ?? 0) + i),
-    scope: 'network:team/a',
-    pod: p,
-    unique: { policy: 'u', action: 'Enforce' as const, scope: 'Network' as const, path: `metadata.annotations[k8s.v1.cni.cncf.io/networks][${i}].mac`, label: `MAC ${mac((opts.from ?? 0) + i)}` },
-  }));
-}
 
 t.test('claimIsStale: a gone holder at once, an unseen one only past the window, a live one never', async (t) => {
   // Recipe (issue 30): `now - c.created >= pendingMs * 2` instead of `> pendingMs` must fail here.

@@ -3,6 +3,7 @@
 // list/watch feed. Each call yields first (setImmediate), so concurrent callers interleave as
 // they would over the network; `down` makes every call fail as an unreachable server does.
 import type { KubeTransport, LeaseApi } from '../../src/kube/index.js';
+import type { AddressClaim } from '../../src/policy/types.js';
 
 type Obj = { metadata: Record<string, unknown> & { name: string; uid: string; resourceVersion: string } } & Record<string, unknown>;
 
@@ -108,4 +109,24 @@ export class FakeLeases {
       patchJson: () => Promise.reject(new Error('not used')),
     };
   }
+}
+
+/** The i-th of a run of distinct locally administered MACs (02:00:00:xx:xx:xx). */
+export const nthMac = (i: number): string =>
+  `02:00:00:${((i >> 16) & 0xff).toString(16).padStart(2, '0')}:${((i >> 8) & 0xff).toString(16).padStart(2, '0')}:${(i & 0xff).toString(16).padStart(2, '0')}`;
+
+/**
+ * One pod's claims of `n` MACs from the `from`-th, scope network team/a, a uid `uid-<pod>` unless
+ * given (`null`: none), as the pipeline builds them for a uniqueAddresses policy (a forged review
+ * names as many as it likes).
+ */
+export function macClaims(pod: string, n: number, opts: { namespace?: string; uid?: string | null; from?: number } = {}): AddressClaim[] {
+  const p = { namespace: opts.namespace ?? 'team', name: pod, ...(opts.uid === null ? {} : { uid: opts.uid ?? `uid-${pod}` }) };
+  return Array.from({ length: n }, (_, i) => ({
+    kind: 'mac' as const,
+    value: nthMac((opts.from ?? 0) + i),
+    scope: 'network:team/a',
+    pod: p,
+    unique: { policy: 'u', action: 'Enforce' as const, scope: 'Network' as const, path: `metadata.annotations[k8s.v1.cni.cncf.io/networks][${i}].mac`, label: `MAC ${nthMac((opts.from ?? 0) + i)}` },
+  }));
 }

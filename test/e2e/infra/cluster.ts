@@ -386,7 +386,8 @@ function etcdSupports(etcdBin: string, flag: string): boolean {
 const WORKDIR_PREFIX = 'netattach-e2e-';
 const OWNER_FILE = 'owner.pid';
 
-function pidAlive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it does, owned by another user). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

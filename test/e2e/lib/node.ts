@@ -28,7 +28,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { onExitOrSignal, stopProcess, tail, type Cluster, type Proc } from '../infra/cluster.js';
+import { onExitOrSignal, pidAlive, stopProcess, tail, type Cluster, type Proc } from '../infra/cluster.js';
 import { freePort } from '../infra/ports.js';
 
 export const NODE_NAME = 'netattach-node';
@@ -116,15 +116,6 @@ export interface RealNode {
 function sh(cmd: string, args: string[]): { code: number; out: string } {
   const r = spawnSync(cmd, args, { encoding: 'utf8' });
   return { code: r.status ?? 1, out: `${r.stdout ?? ''}${r.stderr ?? ''}` };
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Pids whose command line names `needle` (not this process). */

@@ -10,6 +10,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import https from 'node:https';
 import path from 'node:path';
 import { REPO, plainEnv } from './netattach.js';
+import { freePort } from '../infra/ports.js';
+import type { E2e } from './env.js';
 
 export interface NriOptions {
   bin: string;
@@ -24,6 +26,26 @@ export interface NriOptions {
   /** Namespace of its nri-control-switches ConfigMap. */
   namespace?: string;
   extraArgs?: string[];
+}
+
+/**
+ * How an e2e suite runs NRI beside its netattach: a working directory under the cluster's, the
+ * cluster's apiserver and admin token, netattach's serving certificate, fresh ports, the log with
+ * the cluster's logs (all but `bin`).
+ */
+export async function nriOptionsFor(e: E2e): Promise<Omit<NriOptions, 'bin'>> {
+  const workDir = path.join(e.cluster.workDir, 'nri');
+  await mkdir(workDir, { recursive: true });
+  const api = new URL(e.cluster.server);
+  return {
+    workDir,
+    apiserver: { host: api.hostname, port: api.port, token: e.cluster.token, caPem: e.cluster.caPem },
+    certFile: path.join(e.tlsDir, 'tls.crt'),
+    keyFile: path.join(e.tlsDir, 'tls.key'),
+    port: await freePort(),
+    healthPort: await freePort(),
+    logPath: path.join(e.cluster.logsDir, 'nri.log'),
+  };
 }
 
 /** The NRI binary: $NETATTACH_E2E_NRI_BIN, else infra/build-nri.sh (instant when cached). */
