@@ -65,7 +65,13 @@ t.test('a continue token that expired (410) restarts the list from the start, as
   const { seen, handler } = recorder();
   const errors: unknown[] = [];
   const lw = new ListWatch({ transport, path: '/api/v1/pods', listAccept: 'a', watchAccept: 'w', pageSize: 2, backoffMs: 1, handler, onError: (err) => errors.push(err) });
-  t.teardown(() => lw.stop());
+  // The retry waits on an unref'd timer (a retry loop alone keeps no process alive): with nothing
+  // else pending, this test's process could exit before the list restarts. Hold it open.
+  const alive = setInterval(() => {}, 1_000);
+  t.teardown(() => {
+    clearInterval(alive);
+    lw.stop();
+  });
   await lw.start();
   t.same(
     asked.map((a) => a.continue ?? '-'),
