@@ -219,6 +219,9 @@ async function main(): Promise<void> {
     startTimeoutMs: 300_000,
     // room for the load: the admin is exempt from priority and fairness, netattach is not
     apiserverFlags: ['--max-requests-inflight=2000', '--max-mutating-requests-inflight=1000'],
+    // etcd keeps every revision until the apiserver compacts (every 5 min): 1 GiB is ~60,000 of
+    // these pods with their create history; give it 16 KiB per object, at least the e2e's 1 GiB
+    etcdQuotaBytes: Math.max(1 << 30, (s.pods + s.dupPairs + s.nads) * 16 * 1024),
   });
   let netattach: Netattach | undefined;
   let bare: ChildProcess | undefined;

@@ -52,6 +52,8 @@ export interface ClusterOptions {
   featureGates?: string;
   /** Progress messages (default: to stderr when $NETATTACH_E2E_VERBOSE is set). */
   log?: (msg: string) => void;
+  /** etcd's `--quota-backend-bytes` (default 1 GiB; the scale bench's 150,000 pods need more). */
+  etcdQuotaBytes?: number;
 }
 
 export interface KubectlResult {
@@ -529,7 +531,7 @@ async function startOnce(binDir: string, opts: ClusterOptions): Promise<Cluster>
     `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
     `--initial-cluster=default=http://127.0.0.1:${peerPort}`,
     '--initial-cluster-state=new',
-    '--quota-backend-bytes=1073741824',
+    `--quota-backend-bytes=${opts.etcdQuotaBytes ?? 1073741824}`,
   ];
   if (etcdSupports(etcdBin, '--unsafe-no-fsync')) etcdArgs.push('--unsafe-no-fsync');
   const etcd = startProcess('etcd', etcdBin, etcdArgs, path.join(logsDir, 'etcd.log'));
