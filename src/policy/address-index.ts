@@ -59,7 +59,9 @@ export interface ReservationLimits {
  * - perPod: a KubeVirt VM or DPDK pod has a few NICs (limits.ts).
  * - perAddress: one pending holder is enough to judge a conflict; more pile up only where the
  *   conflict is admitted anyway (a Warn or Audit rule, e.g. a Deployment scaled up with a fixed
- *   MAC). The newest 16 outlive the older ones, so the conflict keeps being seen.
+ *   MAC). The newest 16 outlive the older ones, so the conflict keeps being seen. Each of them
+ *   holds the address on at most `perPod` networks (more than one review reserves), so one
+ *   address is at most 16 x 64 reservations, the most a `conflicts()` call scans.
  * - perNamespace: a burst of 2,000 pods with 4 addresses each, all unconfirmed (offline, or the
  *   watch lagging), is 8,000; a namespace flooding through the apiserver evicts only its own.
  * - total: 50,000 reservations (~430 B each, ~22 MB of the 192 MB heap) is 1,100 per second held
@@ -440,7 +442,15 @@ export class AddressIndex implements AddressReservations {
   private makeRoom(r: Reservation): void {
     const now = this.now();
     const list = this.reservations.get(r.address);
-    if (list && !list.some((x) => sameHolder(x, r))) {
+    const own = list?.filter((x) => sameHolder(x, r));
+    if (own && own.length >= this.limits.perPod) {
+      // The same pod on yet another network: one review holds an address on at most `perPod`
+      // networks, so more can only come from repeated reviews of one name (each on new networks);
+      // its oldest network gives way, and one address holds at most perAddress x perPod.
+      let oldest = own[0]!;
+      for (const x of own) if (x.expires < oldest.expires) oldest = x;
+      this.evict(oldest, now, 'address');
+    } else if (list && own!.length === 0) {
       // A new pod for this address: past `perAddress` pods, the one reserved longest ago gives way
       // (all its networks). One pod may hold the address on many networks: it counts once.
       const oldestOf = new Map<string, Reservation>();

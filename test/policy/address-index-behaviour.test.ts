@@ -591,3 +591,34 @@ t.test('per address: incarnations of one pod name (their own uids) on their own 
   t.equal(j.conflicts('mac', M1, '*', 'Cluster', stranger).length, 5, 'one pod, five networks: no cap reached');
   t.equal(j.reservationsCapped().address, 0);
 });
+
+t.test('per address: one pod name reviewed again and again, each time on new networks, holds the address on at most perPod networks', async (t) => {
+  // Without a uid, reviews under one pod name are one holder: the per-address count of pods does
+  // not grow, so before this bound each review's new network added a reservation of the address,
+  // up to the namespace cap (10,000), and every conflicts() of the address walked them all.
+  let now = 0;
+  const i = new AddressIndex({ now: () => now, limits: { perPod: 4 } });
+  for (let n = 0; n < 50; n++) {
+    now++;
+    i.reserve([claim(M1, { namespace: 'ns', name: 'p' }, `network:ns/net${n}`)]);
+  }
+  const held = i.conflicts('mac', M1, '*', 'Cluster', stranger);
+  t.equal(held.length, 4, 'perPod reservations of the address');
+  t.same(held.map((h) => h.network).sort(), ['ns/net46', 'ns/net47', 'ns/net48', 'ns/net49'], 'the newest networks kept');
+  t.equal(i.reservationsCapped().address, 46, 'each network given way counted at the address cap');
+  // A reservation refreshed (same network again) is not a new one: nothing gives way.
+  now++;
+  i.reserve([claim(M1, { namespace: 'ns', name: 'p' }, 'network:ns/net46')]);
+  t.equal(i.conflicts('mac', M1, '*', 'Cluster', stranger).length, 4);
+  t.equal(i.reservationsCapped().address, 46);
+  // Another pod of the address is not touched by the first one's bound.
+  i.reserve([claim(M1, { namespace: 'ns', name: 'other' }, 'network:ns/net0')]);
+  t.same(
+    i.conflicts('mac', M1, '*', 'Cluster', stranger).map((h) => h.pod).filter((p) => p === 'ns/other'),
+    ['ns/other'],
+  );
+  // At the production bounds an address holds at most perAddress x perPod reservations.
+  const j = new AddressIndex({ now: () => now });
+  for (let n = 0; n < 200; n++) j.reserve([claim(M1, { namespace: 'ns', name: 'q' }, `network:ns/n${n}`)]);
+  t.equal(j.conflicts('mac', M1, '*', 'Cluster', stranger).length, RESERVATION_LIMITS.perPod);
+});
