@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { Counter, Gauge, Registry } from 'prom-client';
 import {
   AddressIndex,
+  apiHolderLookup,
   ClaimStore,
   claimSweepMs,
   ClusterNamespaceLabels,
@@ -266,7 +267,7 @@ function wireClaims(
 ): ClaimStore {
   const events = new Counter({
     name: 'netattach_address_claims_total',
-    help: 'Address claims in the API server by outcome (won, lost, unavailable, not-claimed on the request path; taken-over, released, swept, release-failed)',
+    help: 'Address claims in the API server by outcome (won, lost, unavailable, not-claimed on the request path; taken-over, released, swept, release-failed; kept-running: a claim that looked stale kept, its pod running unseen by a lagging watch)',
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
@@ -276,6 +277,8 @@ function wireClaims(
     // Live: a pod of the holder (that uid of the name; for a VMI, a pod of it) uses the address.
     live: (h, address) => index.heldBy(address.kind, address.value, h),
     livenessCurrent: () => pods.synced() && pods.staleSince() === undefined,
+    // Before a claim never confirmed is taken over or swept: is its pod running after all (a lagging watch)?
+    holderRuns: apiHolderLookup(kubeTransport(kc), options.defaultNetworkNamespace ? { defaultNetworkNamespace: options.defaultNetworkNamespace } : {}),
     ...(options.claimPendingMs !== undefined ? { pendingMs: options.claimPendingMs } : {}),
     ...(options.claimTimeoutMs !== undefined ? { timeoutMs: options.claimTimeoutMs } : {}),
     ...(options.backoffMs !== undefined ? { backoffMs: options.backoffMs } : {}),

@@ -10,6 +10,7 @@ import type { AddressClaim, AddressKind } from './types.js';
 import type { PolicyLogger } from './log.js';
 import { MAX_ARBITRATED_ADDRESSES_PER_POD } from './limits.js';
 import { GateRefused, LeaseWriteGate, type GatePriority } from './lease-write-gate.js';
+import type { HolderLookup } from './pod-lookup.js';
 import {
   CLAIM_LABEL,
   CLAIM_LIMITS,
@@ -46,7 +47,7 @@ export interface AddressArbiter {
   claim(claims: readonly AddressClaim[], options: { dryRun: boolean }): Promise<ClaimOutcome[]> | undefined;
 }
 
-export type ClaimEvent = 'won' | 'lost' | 'unavailable' | 'not-claimed' | 'taken-over' | 'released' | 'swept' | 'release-failed';
+export type ClaimEvent = 'won' | 'lost' | 'unavailable' | 'not-claimed' | 'taken-over' | 'released' | 'swept' | 'release-failed' | 'kept-running';
 
 export interface ClaimLimits {
   /** Addresses claimed per request (MAX_ARBITRATED_ADDRESSES_PER_POD). */
@@ -67,6 +68,12 @@ export interface ClaimStoreOptions {
   live: (holder: ClaimHolder, address: { kind: AddressKind; value: string }) => boolean;
   /** Is `live` current: the pod watch has synced and is not failing? Nothing is taken over or swept otherwise. */
   livenessCurrent: () => boolean;
+  /**
+   * Asks the API server whether a claim's holder pod runs with the address (pod-lookup.ts), before
+   * a claim the watch never confirmed is taken over or swept: `true` keeps it (the watch lags);
+   * `false` or `undefined` (could not tell) leave it to the window, as without this.
+   */
+  holderRuns?: HolderLookup;
   /**
    * The confirmation window: how long a claim whose holder was never seen blocks other pods; after
    * it, the claim yields to the next pod that wants the address, and the sweep deletes it (default 35 s).
@@ -231,7 +238,7 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
       const now = this.now();
       const stale = [...this.cache.values()].filter((c) => claimIsStale(c, this.holderState(c), now, this.pendingMs));
       this.busy = 0;
-      const done = await Promise.all(stale.map((c) => this.remove(c, 'swept')));
+      const done = await Promise.all(stale.map(async (c) => !(await this.runsUnseen(c, 'background', AbortSignal.timeout(this.writeTimeoutMs))) && this.remove(c, 'swept')));
       if (this.busy > 0) this.o.logger?.warn({ claims: this.busy }, 'address claim deletes found no free call slot in time; the next sweep retries');
       return done.filter(Boolean).length;
     } finally {
@@ -285,6 +292,10 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
       const verdict = this.judge(existing, w);
       if (verdict === 'won') return { wanted: w, result: 'won' };
       if (verdict === 'lost') return this.lost(w, existing);
+      // Another pod's claim that looks stale: unless the API server shows its pod running with the address.
+      if (!sameHolder(existing.holder, w.holder) && (await this.runsUnseen(existing, 'request', signal))) {
+        return { wanted: w, result: 'lost', holder: existing.holder, live: true };
+      }
       const deleted = await this.call('request', signal, () => api.delete(existing.name, { uid: existing.uid, resourceVersion: existing.resourceVersion }, signal));
       if (deleted.status === 'failed') return { wanted: w, result: 'unavailable', reason: deleted.reason };
       if (deleted.status === 'deleted') {
@@ -311,6 +322,24 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
       return state === 'live' ? 'won' : 'take-over';
     }
     return this.o.livenessCurrent() && claimIsStale(c, state, this.now(), this.pendingMs) ? 'take-over' : 'lost';
+  }
+
+  /**
+   * A claim the pod watch never confirmed, whose holder pod the API server shows running with the
+   * address: the watch lags more than the window. Asked only of such claims (one GET each, through
+   * the gate); an error or a refused slot answers false, and the window decides as before.
+   */
+  private async runsUnseen(c: StoredClaim, priority: GatePriority, signal: AbortSignal): Promise<boolean> {
+    const lookup = this.o.holderRuns;
+    if (!lookup || c.holder.kind !== 'Pod' || this.holderState(c) !== 'unconfirmed') return false;
+    const runs = await this.call(priority, signal, () => lookup(c.holder, { kind: c.kind, value: c.address }, signal)).catch(() => undefined);
+    if (runs !== true) return false;
+    this.o.onEvent?.('kept-running');
+    this.o.logger?.warn(
+      { claim: c.name, holder: holderKey(c.holder), address: c.address, scope: c.scope },
+      'an address claim looked stale, but the API server shows its pod running with the address: kept (the pod watch lags)',
+    );
+    return true;
   }
 
   private lost(w: WantedClaim, c: StoredClaim): ClaimOutcome {

@@ -17,6 +17,7 @@ export { NadUsage, type NadUsageStats } from './nad-usage.js';
 export { policyCrd, renderPolicyCrd } from './crd.js';
 export type { PolicyLogger } from './log.js';
 export { DEFAULT_SHARING_OWNERS, parseSharingOwners, sharingOwnerOf, type SharingOwner } from './owner.js';
+export { apiHolderLookup, podRunsWith, type HolderLookup } from './pod-lookup.js';
 export { ClaimStore, claimSweepMs, DEFAULT_CLAIM_PENDING_MS, type AddressArbiter, type ClaimStoreOptions, type ClaimEvent } from './claim-store.js';
 export {
   CLAIM_LABEL,

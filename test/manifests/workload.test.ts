@@ -155,6 +155,8 @@ t.test('netattach reads what it reads and writes only policy status, its PolicyR
   t.same(grants(rs), [
     '/namespaces:list',
     '/namespaces:watch',
+    // get: one pod, before a claim its watch never confirmed is taken over (docs/policy.md).
+    '/pods:get',
     '/pods:list',
     '/pods:watch',
     'k8s.cni.cncf.io/network-attachment-definitions:get',

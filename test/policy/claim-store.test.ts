@@ -436,3 +436,94 @@ t.test('the claim watch: a delete of another object of the name is ignored; a ne
   t.equal(s.store.size(), 0);
   t.equal(s.store.stats().unconfirmed, 0, 'forgotten with its count');
 });
+
+t.test('a claim that looks stale, whose pod the API server shows running (a lagging pod watch): kept, not taken over or swept', async (t) => {
+  let skew = 0;
+  /** What the API server answers of each holder pod (`name`): true runs with the address, false not, undefined cannot tell, 'throw'. */
+  const api = new Map<string, boolean | undefined | 'throw'>();
+  const asked: string[] = [];
+  const s = setup(t, {
+    now: () => Date.now() + skew,
+    holderRuns: async (h, address) => {
+      asked.push(`${h.kind} ${h.namespace}/${h.name} ${h.uid} ${address.kind} ${address.value}`);
+      const a = api.get(h.name);
+      if (a === 'throw') throw new Error('socket hang up');
+      return a;
+    },
+  });
+  await s.store.start();
+  t.equal((await one(s, macs('running', 1))).result, 'won');
+  skew = 36_000;
+  api.set('running', true);
+  // The window passed and the watch never showed `running`: the GET says it runs with the address.
+  t.match(await one(s, macs('late', 1)), { result: 'lost', live: true, holder: pod('running') }, 'denied as against a running pod');
+  t.strictSame(asked, [`Pod team/running uid-running mac ${mac(0)}`], 'asked once, with the claim\'s holder and address');
+  t.equal(count(s.events, 'kept-running'), 1);
+  t.equal(count(s.events, 'taken-over'), 0);
+  t.match(s.logs.find(([, , m]) => m.startsWith('an address claim looked stale')), ['warn', { claim: nameOf(0), holder: 'Pod team/running' }]);
+  t.equal(await s.store.sweep(), 0, 'the sweep keeps it too');
+  t.equal(count(s.events, 'kept-running'), 2);
+  t.match(s.fake.objects.get(nameOf(0))!.metadata.annotations, { 'netattach.io/holder': 'team/running' });
+  // Once the API server says it does not run (ended, another uid, not this address), the window decides.
+  api.set('running', false);
+  t.equal((await one(s, macs('late', 1))).result, 'won', 'taken over');
+  t.equal(count(s.events, 'taken-over'), 1);
+});
+
+t.test('the lookup cannot tell (an error, undefined, no answer in time): the window decides, as without it', async (t) => {
+  for (const answer of ['throw', undefined] as const) {
+    let skew = 0;
+    const s = setup(t, {
+      now: () => Date.now() + skew,
+      holderRuns: async () => {
+        if (answer === 'throw') throw new Error('HTTP 503');
+        return answer;
+      },
+    });
+    await s.store.start();
+    await one(s, macs('ghost', 1));
+    skew = 36_000;
+    t.equal((await one(s, macs('real', 1))).result, 'won', `${answer}: taken over`);
+    await one(s, macs('ghost2', 1, { from: 1 }));
+    skew = 80_000;
+    t.equal(await s.store.sweep(), 2, `${answer}: both never-seen claims swept past the window`);
+    t.equal(s.store.size(), 0);
+    t.equal(count(s.events, 'kept-running'), 0);
+  }
+});
+
+t.test('the lookup is asked only of claims never confirmed, held by a pod, of another holder', async (t) => {
+  let skew = 0;
+  const asked: string[] = [];
+  const s = setup(t, {
+    now: () => Date.now() + skew,
+    holderRuns: async (h) => (asked.push(h.name), true),
+  });
+  await s.store.start();
+  // A claim whose pod the watch saw, then no longer: gone, swept at once without asking.
+  await one(s, macs('gone', 1));
+  s.live.add('team/gone');
+  s.store.confirm(pod('gone'));
+  s.live.delete('team/gone');
+  t.equal(await s.store.sweep(), 1, 'gone: swept');
+  // A young unconfirmed claim: not stale, nothing to ask.
+  await one(s, macs('young', 1, { from: 1 }));
+  t.equal(await s.store.sweep(), 0);
+  t.match(await one(s, macs('other', 1, { from: 1 })), { result: 'lost', live: false });
+  // The same name, another uid (an earlier incarnation): not asked (its create fails as AlreadyExists if it runs).
+  skew = 36_000;
+  t.equal((await one(s, [{ ...macs('young', 1, { from: 1 })[0]!, pod: { namespace: 'team', name: 'young', uid: 'uid-young-2' } }])).result, 'won');
+  t.strictSame(asked, [], 'no lookup so far');
+  // A VMI's claim (its pods share the address): confirmed through any of its pods, never looked up.
+  const owner = { key: 'uid-vm', label: 'VM team/vm', namespace: 'team', kind: 'VirtualMachineInstance', name: 'vm' };
+  const vmPod = (name: string, uid: string): AddressClaim[] => macs(name, 1, { from: 7, uid }).map((c) => ({ ...c, pod: { ...c.pod, owner } }));
+  t.equal((await one(s, vmPod('launcher-1', 'uid-l1'))).result, 'won');
+  skew = 80_000;
+  t.equal((await one(s, macs('thief', 1, { from: 7 }))).result, 'won', 'taken over past the window');
+  t.strictSame(asked, [], 'a VMI holder is not looked up');
+  // And a pod's claim is: the store asks.
+  await one(s, macs('p', 1, { from: 9 }));
+  skew = 120_000;
+  t.match(await one(s, macs('q', 1, { from: 9 })), { result: 'lost', live: true });
+  t.strictSame(asked, ['p']);
+});
