@@ -365,7 +365,9 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
       if (r.status !== 'changed') this.forget(c);
       if (r.status === 'deleted') {
         this.o.onEvent?.(event);
-        this.o.logger?.info({ claim: c.name, holder: holderKey(c.holder), address: c.address, scope: c.scope }, event === 'released' ? 'released an address claim' : 'swept a stale address claim');
+        // A release is routine (every ending pod with an address; counted by onEvent): debug. A sweep is not: info.
+        if (event === 'released') this.o.logger?.debug?.({ claim: c.name, holder: holderKey(c.holder), address: c.address, scope: c.scope }, 'released an address claim');
+        else this.o.logger?.info({ claim: c.name, holder: holderKey(c.holder), address: c.address, scope: c.scope }, 'swept a stale address claim');
         return true;
       }
     } catch (err) {

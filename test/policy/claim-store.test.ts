@@ -39,7 +39,7 @@ function setup(t: Test, over: Omit<Partial<ClaimStoreOptions>, 'api'> & { api?: 
     live: (h) => live.has(`${h.namespace}/${h.name}`),
     livenessCurrent: () => current.value,
     backoffMs: 5,
-    logger: { info: log('info'), warn: log('warn'), error: log('error') },
+    logger: { info: log('info'), warn: log('warn'), error: log('error'), debug: log('debug') },
     onEvent: (e) => void events.push(e),
     ...rest,
   });
@@ -268,7 +268,8 @@ t.test('release: the holder\'s claims, by uid when both have one; another replic
   t.equal(await s.store.releaseHolder(pod('web', null, 'other')), 0, 'another namespace');
   t.equal(await s.store.releaseHolder(pod('web', null)), 1, 'a holder without a uid releases the name\'s claims');
   t.strictSame(s.events, ['won', 'released']);
-  t.match(s.logs.find(([, , m]) => m === 'released an address claim'), ['info', { claim: nameOf(0), holder: 'Pod team/web', address: mac(0), scope: 'network:team/a' }]);
+  t.match(s.logs.find(([, , m]) => m === 'released an address claim'), ['debug', { claim: nameOf(0), holder: 'Pod team/web', address: mac(0), scope: 'network:team/a' }]);
+  t.notOk(s.logs.some(([level, , m]) => level !== 'debug' && m === 'released an address claim'), 'a release is routine: debug, not info');
   // A claim without a holder uid (written by an older replica) is released by the pod of the name.
   const lease = claimObject({ ...wantedClaims(macs('old', 1, { from: 1 }))[0]!, holder: pod('old', null) }, s.fake.namespace, 35, new Date());
   s.fake.put(lease);
