@@ -76,14 +76,34 @@ t.test('the defaults: a 35 s window, written as the Lease\'s duration; 1.5 s a c
   t.strictSame(onClaim, [1_500], 'one deadline for the request, 1.5 s');
   t.equal((s.fake.objects.get(nameOf(0))!.spec as Record<string, unknown>).leaseDurationSeconds, 35);
   const onRelease = await timeouts(() => s.store.releaseHolder(pod('web')));
-  t.strictSame(onRelease, [10_000], 'one deadline for the delete, 10 s');
+  t.strictSame(onRelease, [11_000], 'one deadline for the delete: 10 s, and the tenth during which later deletes share it');
   // The window in whole seconds, rounded up; the request's budget as given.
   for (const [pendingMs, seconds] of [[1_000, 1], [1_001, 2], [1_500, 2], [35_000, 35]] as const) {
     const r = setup(t, { pendingMs, timeoutMs: 250, writeTimeoutMs: 300 });
     t.strictSame(await timeouts(() => one(r, macs('web', 1))), [250]);
     t.equal((r.fake.objects.get(nameOf(0))!.spec as Record<string, unknown>).leaseDurationSeconds, seconds, `${pendingMs} ms: ${seconds} s`);
-    t.strictSame(await timeouts(() => r.store.releaseHolder(pod('web'))), [300]);
+    t.strictSame(await timeouts(() => r.store.releaseHolder(pod('web'))), [330]);
   }
+});
+
+t.test('background deletes started within a tenth of their budget share one deadline; later ones get their own', async (t) => {
+  const s = setup(t, { writeTimeoutMs: 60_000 });
+  await s.store.start();
+  for (let i = 0; i < 5; i++) t.equal((await one(s, macs(`web-${i}`, 1, { from: i }))).result, 'won');
+  const made = await timeouts(async () => {
+    for (let i = 0; i < 5; i++) t.equal(await s.store.releaseHolder(pod(`web-${i}`)), 1, `web-${i} released`);
+  });
+  t.strictSame(made, [66_000], 'five releases, one timer');
+  t.strictSame(count(s.events, 'released'), 5);
+  // A budget shorter than the time since: the next delete gets a deadline of its own.
+  const short = setup(t, { writeTimeoutMs: 20 });
+  await short.store.start();
+  t.equal((await one(short, macs('a', 1))).result, 'won');
+  t.equal((await one(short, macs('b', 1, { from: 1 }))).result, 'won');
+  const first = await timeouts(() => short.store.releaseHolder(pod('a')));
+  await new Promise((r) => setTimeout(r, 10));
+  const second = await timeouts(() => short.store.releaseHolder(pod('b')));
+  t.strictSame([first, second], [[22], [22]], 'two deadlines, each 20 ms and a tenth');
 });
 
 t.test('the window decides at the default: unconfirmed claims block others 35 s, then yield', async (t) => {
