@@ -76,13 +76,15 @@ export class AuditMemo {
     const key = keyOf(pod);
     if (key === undefined) return auditPod(pod, ctx);
     const labelsObject = ctx.namespaceLabels(pod.namespace);
-    const labels = JSON.stringify(labelsObject);
+    // Serialized only to compare or keep: a pod with an address (judged every time) needs neither.
+    let labels: string | undefined;
+    const labelsText = (): string => (labels ??= JSON.stringify(labelsObject));
     const policies = ctx.policies;
     const now = this.now();
     const hit = this.entries.get(key);
     if (hit) {
       this.entries.delete(key);
-      if (this.valid(hit, ctx, policies, labels, now)) {
+      if (this.valid(hit, ctx, policies, labelsText(), now)) {
         hit.at = now;
         this.entries.set(key, hit); // most recently used: last out
         this.hits++;
@@ -116,7 +118,7 @@ export class AuditMemo {
     };
     const findings = auditPod(pod, recording);
     if (!addresses && !dra && findings.length <= MEMO_FINDINGS) {
-      this.entries.set(key, { findings, policies, labels, nads, at: now });
+      this.entries.set(key, { findings, policies, labels: labelsText(), nads, at: now });
       for (const old of this.entries.keys()) {
         if (this.entries.size <= this.cap) break;
         this.entries.delete(old);
