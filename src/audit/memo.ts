@@ -47,6 +47,13 @@ export interface AuditMemoStats {
   misses: number;
 }
 
+/**
+ * The keys that carry a hardware address, as pods write them: such a pod is judged at once, without
+ * the memo's bookkeeping (a cluster of pods with MACs gains nothing from it). Only a shortcut: a
+ * key written otherwise (escaped) goes through the memo, whose judgement sees the address.
+ */
+const MAY_HOLD_ADDRESS = /"(?:mac|infiniband-guid|cni-args)"/;
+
 const nadOf = (l: NadLookup): Nad | undefined => (l.status === 'found' ? l.nad : undefined);
 
 /** The key: namespace and both annotation texts (absent and empty told apart); undefined when too long to keep. */
@@ -74,7 +81,10 @@ export class AuditMemo {
   /** `auditPod(pod, ctx)`, from an entry when one judged the same inputs. */
   judge(pod: LivePod, ctx: AuditContext): AuditFinding[] {
     const key = keyOf(pod);
-    if (key === undefined) return auditPod(pod, ctx);
+    if (key === undefined || (pod.networks !== undefined && MAY_HOLD_ADDRESS.test(pod.networks))) {
+      this.misses++;
+      return auditPod(pod, ctx);
+    }
     const labelsObject = ctx.namespaceLabels(pod.namespace);
     // Serialized only to compare or keep: a pod with an address (judged every time) needs neither.
     let labels: string | undefined;

@@ -114,6 +114,19 @@ t.test('a pod with an address is judged every time against the live pods, never 
   t.match(memo.judge(a, w.ctx), [{ rule: 'uniqueAddresses', message: /already used by pod team-a\/b/ }]);
   t.strictSame(memo.judge(b, w.ctx), auditPod(b, w.ctx), 'the other holder, named by its own judgement');
   t.equal(memo.stats().entries, 0);
+  // The key written escaped: not the shortcut, and still never kept (the judgement saw the address).
+  const escaped = '[{"name":"sriov-net","\\u006dac":"02:00:00:00:00:01"}]';
+  t.equal(JSON.parse(escaped)[0].mac, '02:00:00:00:00:01');
+  const c = live('team-a', 'c', escaped);
+  t.match(memo.judge(c, w.ctx), [{ rule: 'uniqueAddresses' }], 'judged against the live pods');
+  t.strictSame(memo.judge(c, w.ctx), auditPod(c, w.ctx));
+  t.equal(memo.stats().entries, 0, 'never kept');
+  // cni-args and GUIDs take the shortcut too; a network named like a key does not hide anything.
+  for (const text of ['[{"name":"sriov-net","cni-args":{"mac":"02:00:00:00:00:09"}}]', '[{"name":"sriov-net","infiniband-guid":"00:11:22:33:44:55:66:77"}]']) {
+    const p = live('team-a', 'g', text);
+    t.strictSame(memo.judge(p, w.ctx), auditPod(p, w.ctx), text);
+  }
+  t.equal(memo.stats().entries, 0);
 });
 
 t.test('a pod whose judgement reads the DRA view is judged every time, never kept; one that does not is kept', async (t) => {
