@@ -215,6 +215,8 @@ interface Mix {
   prepare(from: number, count: number): void;
   stop(): void;
   sink: ReturnType<typeof sink>;
+  /** What the mix's parts did (the realistic one: the audit memo's hits), for the log line. */
+  notes?: () => string;
 }
 
 const parseBody = (text: string): unknown => JSON.parse(text);
@@ -350,6 +352,10 @@ export async function realisticMix(log: (line: string) => void): Promise<Mix> {
   return {
     deps,
     sink: logs,
+    notes: () => {
+      const m = audit.memoStats();
+      return `audit: ${m.hits} pods' verdicts from the memo, ${m.misses} judged, ${m.entries} entries`;
+    },
     stop: () => claims.stop(),
     prepare: (from, count) => bodies.prepare(from, count),
     pod: async (n) => {
@@ -421,7 +427,7 @@ export async function run(log: (line: string) => void = () => {}): Promise<Bench
     const r = percentile(realUs, 50);
     const ratio = percentile(ratios, 50);
     log(
-      `CPU per review, median of ${ROUNDS} rounds of ${PODS_PER_ROUND} pods (/mutate + /validate each): bare ${b.toFixed(0)} µs (${bareUs[0]!.toFixed(0)}–${bareUs.at(-1)!.toFixed(0)}), realistic ${r.toFixed(0)} µs (${realUs[0]!.toFixed(0)}–${realUs.at(-1)!.toFixed(0)}), ratio ${ratio.toFixed(2)} (median of the rounds' ratios; quartiles ${percentile(ratios, 25).toFixed(2)}–${percentile(ratios, 75).toFixed(2)}); ${denied} pods denied of ${ROUNDS * PODS_PER_ROUND}; ${real.sink.lines()} log lines`,
+      `CPU per review, median of ${ROUNDS} rounds of ${PODS_PER_ROUND} pods (/mutate + /validate each): bare ${b.toFixed(0)} µs (${bareUs[0]!.toFixed(0)}–${bareUs.at(-1)!.toFixed(0)}), realistic ${r.toFixed(0)} µs (${realUs[0]!.toFixed(0)}–${realUs.at(-1)!.toFixed(0)}), ratio ${ratio.toFixed(2)} (median of the rounds' ratios; quartiles ${percentile(ratios, 25).toFixed(2)}–${percentile(ratios, 75).toFixed(2)}); ${denied} pods denied of ${ROUNDS * PODS_PER_ROUND}; ${real.sink.lines()} log lines; ${real.notes?.() ?? ''}`,
     );
     return [
       { name: 'CPU per review: bare (3 NADs, no policy)', notes: `${b.toFixed(0)} µs/review (median of ${ROUNDS} rounds)` },

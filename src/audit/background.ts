@@ -25,10 +25,11 @@ import type { DraView } from '../dra/index.js';
 import { nadKey, type Nad, type NadSource } from '../nads/index.js';
 import { podNetworkFacts, type AddressIndex, type PolicyEngine, type PolicySet } from '../policy/index.js';
 import type { KubeObject, ListWatchHandler } from '../kube/index.js';
-import { auditPod, hasNetworks, type AuditContext } from './judge.js';
+import { hasNetworks, type AuditContext } from './judge.js';
 import { auditNad, auditedNadOf } from './judge-nad.js';
 import { livePodOf, sameLivePod } from './live-pod.js';
 import { audited } from './snapshot.js';
+import { AuditMemo, type AuditMemoStats } from './memo.js';
 import type { AuditFinding, AuditedNad, LivePod, NadAudit, PodAudit } from './types.js';
 import type { AuditMetrics } from './metrics.js';
 
@@ -100,6 +101,8 @@ export class BackgroundAudit implements ListWatchHandler {
   private readonly resyncMs: number;
   private readonly now: () => number;
   private readonly ctx: AuditContext;
+  /** Verdicts of address-free pods by what decides them: replicas of one template are judged once. */
+  private readonly memo: AuditMemo;
 
   constructor(private readonly o: BackgroundAuditOptions) {
     this.tickMs = o.tickMs ?? 20;
@@ -120,6 +123,7 @@ export class BackgroundAudit implements ListWatchHandler {
       config: o.config,
       ...(o.dra ? { dra: o.dra } : {}),
     };
+    this.memo = new AuditMemo({ now: this.now });
     o.metrics?.watch(this);
   }
 
@@ -130,6 +134,12 @@ export class BackgroundAudit implements ListWatchHandler {
   stop(): void {
     clearInterval(this.timer);
     this.timer = undefined;
+    this.memo.clear();
+  }
+
+  /** The verdict memo's size and use (tests, benchmarks). */
+  memoStats(): AuditMemoStats {
+    return this.memo.stats();
   }
 
   // --- the pod watch (called after the address index has been updated) ---
@@ -247,7 +257,7 @@ export class BackgroundAudit implements ListWatchHandler {
   private judge(pod: LivePod): void {
     const { namespace } = pod;
     if (this.pods.get(namespace)?.get(pod.name) !== pod) return; // gone or replaced (the replacement is queued)
-    const findings = audited(namespace, this.o.namespaceLabels(namespace)) ? auditPod(pod, this.ctx) : [];
+    const findings = audited(namespace, this.o.namespaceLabels(namespace)) ? this.memo.judge(pod, this.ctx) : [];
     this.setFindings(podKeyOf(pod), namespace, findings);
   }
 

@@ -81,7 +81,7 @@ export interface ClaimStoreOptions {
   pendingMs?: number;
   /** Budget of one claim on the request path (default 1.5 s; the validating webhook waits 5 s). */
   timeoutMs?: number;
-  /** Budget of one release or sweep delete (default 10 s). */
+  /** Budget of one release or sweep delete (default 10 s; up to a tenth more: see backgroundDeadline). */
   writeTimeoutMs?: number;
   /** The bounds (CLAIM_LIMITS and MAX_ARBITRATED_ADDRESSES_PER_POD unless given: tests lower them). */
   limits?: Partial<ClaimLimits>;
@@ -108,6 +108,8 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
   private readonly writeTimeoutMs: number;
   private readonly now: () => number;
   private sweeping = false;
+  /** The deadline the background writes started lately share (see backgroundDeadline). */
+  private background: { signal: AbortSignal; until: number } | undefined;
   /** Deletes of the current sweep that found no slot in time (logged once per sweep). */
   private busy = 0;
 
@@ -388,13 +390,15 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
 
   private async remove(c: StoredClaim, event: 'released' | 'swept'): Promise<boolean> {
     try {
-      const signal = AbortSignal.timeout(this.writeTimeoutMs);
+      const signal = this.backgroundDeadline();
       const r = await this.call('background', signal, () => this.o.api.delete(c.name, { uid: c.uid, resourceVersion: c.resourceVersion }, signal));
       if (r.status === 'failed') throw new Error(r.reason);
       if (r.status !== 'changed') this.forget(c);
       if (r.status === 'deleted') {
         this.o.onEvent?.(event);
-        this.o.logger?.info({ claim: c.name, holder: holderKey(c.holder), address: c.address, scope: c.scope }, event === 'released' ? 'released an address claim' : 'swept a stale address claim');
+        // A release is routine (every ending pod with an address; counted by onEvent): debug. A sweep is not: info.
+        if (event === 'released') this.o.logger?.debug?.({ claim: c.name, holder: holderKey(c.holder), address: c.address, scope: c.scope }, 'released an address claim');
+        else this.o.logger?.info({ claim: c.name, holder: holderKey(c.holder), address: c.address, scope: c.scope }, 'swept a stale address claim');
         return true;
       }
     } catch (err) {
@@ -403,6 +407,24 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
       else this.o.logger?.warn({ claim: c.name, err: describeKubeError(err) }, 'could not delete an address claim; the sweep retries');
     }
     return false;
+  }
+
+  /**
+   * One deadline for the background writes (releases, sweeps) started within a tenth of their
+   * budget: each gets writeTimeoutMs to 1.1 x writeTimeoutMs. A timer per release (every ending
+   * pod with an address) was most of the cost of the deadline (issue 28). Its listeners are those
+   * writes' own, removed as they finish; the signal lasts one budget.
+   */
+  private backgroundDeadline(): AbortSignal {
+    const now = performance.now();
+    const b = this.background;
+    if (b && now < b.until) return b.signal;
+    const share = this.writeTimeoutMs / 10;
+    const signal = AbortSignal.timeout(this.writeTimeoutMs + share);
+    // The writes of a tenth of the budget listen at once: many listeners by design, not a leak.
+    setMaxListeners(0, signal);
+    this.background = { signal, until: now + share };
+    return signal;
   }
 
   private remember(c: StoredClaim): void {

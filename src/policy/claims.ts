@@ -5,7 +5,7 @@
 // One claim is one coordination.k8s.io/v1 Lease in netattach's namespace, named from the scope
 // and the canonical address: two replicas admitting the same address race on one create, and
 // the API server (etcd) lets exactly one win.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { internal } from '../field/index.js';
 import type { AddressClaim, AddressKind, Finding } from './types.js';
 import { describeHolder } from './rules.js';
@@ -130,7 +130,8 @@ export const claimScope = (c: AddressClaim & { unique: NonNullable<AddressClaim[
 
 /** `mac-<hash>` or `guid-<hash>`: 160 bits of SHA-256 of scope and address, a valid object name of fixed length. */
 export function claimName(kind: AddressKind, scope: string, address: string): string {
-  const digest = createHash('sha256').update(`${scope}\n${address}`).digest('hex').slice(0, 40);
+  // The one-shot hash: a Hash object per claim was 1.5 % of the realistic mix's CPU (issue 28).
+  const digest = hash('sha256', `${scope}\n${address}`, 'hex').slice(0, 40);
   return `${kind === 'mac' ? 'mac' : 'guid'}-${digest}`;
 }
 

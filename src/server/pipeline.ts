@@ -457,17 +457,19 @@ function logDecision(deps: PipelineDeps, request: AdmissionRequest, endpoint: En
     deps.metrics.denials.inc({ reason: 'internal' });
     return;
   }
+  // Once per pod: by its last call. That is the validating one, which sees the pod as created
+  // (after every mutating webhook) and adds the claims' Audit findings, unless the mutating call
+  // denied it; an admitting mutating call's audits are counted (findings), not logged. On the
+  // decision's own line when it has one (a line per pod less for every denial: issue 28).
+  const audits =
+    (endpoint === 'validate' || result === 'denied') && decision.audits.length > 0 ? decision.audits.map((f) => `${f.policy}/${f.rule}: ${renderError(f.error)}`) : undefined;
   if (result === 'denied') {
     const rules = [...new Set(decision.findings.filter((f) => f.action === 'Enforce').map((f) => f.rule))];
     for (const reason of rules.length > 0 ? rules : ['validation']) deps.metrics.denials.inc({ reason });
-    deps.logger.info({ ...who(request, endpoint), rules, reasons: decision.errors.map(renderError) }, 'denied');
+    deps.logger.info({ ...who(request, endpoint), rules, reasons: decision.errors.map(renderError), ...(audits ? { audits } : {}) }, 'denied');
   } else if (decision.warnings.length > 0) {
-    deps.logger.info({ ...who(request, endpoint), warnings: decision.warnings.map(warningText) }, 'admitted with warnings');
-  }
-  // Once per pod: by its last call. That is the validating one, which sees the pod as created
-  // (after every mutating webhook) and adds the claims' Audit findings, unless the mutating call
-  // denied it; an admitting mutating call's audits are counted (findings), not logged.
-  if ((endpoint === 'validate' || result === 'denied') && decision.audits.length > 0) {
-    deps.logger.info({ ...who(request, endpoint), audits: decision.audits.map((f) => `${f.policy}/${f.rule}: ${renderError(f.error)}`) }, 'audit findings');
+    deps.logger.info({ ...who(request, endpoint), warnings: decision.warnings.map(warningText), ...(audits ? { audits } : {}) }, 'admitted with warnings');
+  } else if (audits) {
+    deps.logger.info({ ...who(request, endpoint), audits }, 'audit findings');
   }
 }

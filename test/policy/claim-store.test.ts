@@ -39,7 +39,7 @@ function setup(t: Test, over: Omit<Partial<ClaimStoreOptions>, 'api'> & { api?: 
     live: (h) => live.has(`${h.namespace}/${h.name}`),
     livenessCurrent: () => current.value,
     backoffMs: 5,
-    logger: { info: log('info'), warn: log('warn'), error: log('error') },
+    logger: { info: log('info'), warn: log('warn'), error: log('error'), debug: log('debug') },
     onEvent: (e) => void events.push(e),
     ...rest,
   });
@@ -76,14 +76,34 @@ t.test('the defaults: a 35 s window, written as the Lease\'s duration; 1.5 s a c
   t.strictSame(onClaim, [1_500], 'one deadline for the request, 1.5 s');
   t.equal((s.fake.objects.get(nameOf(0))!.spec as Record<string, unknown>).leaseDurationSeconds, 35);
   const onRelease = await timeouts(() => s.store.releaseHolder(pod('web')));
-  t.strictSame(onRelease, [10_000], 'one deadline for the delete, 10 s');
+  t.strictSame(onRelease, [11_000], 'one deadline for the delete: 10 s, and the tenth during which later deletes share it');
   // The window in whole seconds, rounded up; the request's budget as given.
   for (const [pendingMs, seconds] of [[1_000, 1], [1_001, 2], [1_500, 2], [35_000, 35]] as const) {
     const r = setup(t, { pendingMs, timeoutMs: 250, writeTimeoutMs: 300 });
     t.strictSame(await timeouts(() => one(r, macs('web', 1))), [250]);
     t.equal((r.fake.objects.get(nameOf(0))!.spec as Record<string, unknown>).leaseDurationSeconds, seconds, `${pendingMs} ms: ${seconds} s`);
-    t.strictSame(await timeouts(() => r.store.releaseHolder(pod('web'))), [300]);
+    t.strictSame(await timeouts(() => r.store.releaseHolder(pod('web'))), [330]);
   }
+});
+
+t.test('background deletes started within a tenth of their budget share one deadline; later ones get their own', async (t) => {
+  const s = setup(t, { writeTimeoutMs: 60_000 });
+  await s.store.start();
+  for (let i = 0; i < 5; i++) t.equal((await one(s, macs(`web-${i}`, 1, { from: i }))).result, 'won');
+  const made = await timeouts(async () => {
+    for (let i = 0; i < 5; i++) t.equal(await s.store.releaseHolder(pod(`web-${i}`)), 1, `web-${i} released`);
+  });
+  t.strictSame(made, [66_000], 'five releases, one timer');
+  t.strictSame(count(s.events, 'released'), 5);
+  // A budget shorter than the time since: the next delete gets a deadline of its own.
+  const short = setup(t, { writeTimeoutMs: 20 });
+  await short.store.start();
+  t.equal((await one(short, macs('a', 1))).result, 'won');
+  t.equal((await one(short, macs('b', 1, { from: 1 }))).result, 'won');
+  const first = await timeouts(() => short.store.releaseHolder(pod('a')));
+  await new Promise((r) => setTimeout(r, 10));
+  const second = await timeouts(() => short.store.releaseHolder(pod('b')));
+  t.strictSame([first, second], [[22], [22]], 'two deadlines, each 20 ms and a tenth');
 });
 
 t.test('the window decides at the default: unconfirmed claims block others 35 s, then yield', async (t) => {
@@ -268,7 +288,8 @@ t.test('release: the holder\'s claims, by uid when both have one; another replic
   t.equal(await s.store.releaseHolder(pod('web', null, 'other')), 0, 'another namespace');
   t.equal(await s.store.releaseHolder(pod('web', null)), 1, 'a holder without a uid releases the name\'s claims');
   t.strictSame(s.events, ['won', 'released']);
-  t.match(s.logs.find(([, , m]) => m === 'released an address claim'), ['info', { claim: nameOf(0), holder: 'Pod team/web', address: mac(0), scope: 'network:team/a' }]);
+  t.match(s.logs.find(([, , m]) => m === 'released an address claim'), ['debug', { claim: nameOf(0), holder: 'Pod team/web', address: mac(0), scope: 'network:team/a' }]);
+  t.notOk(s.logs.some(([level, , m]) => level !== 'debug' && m === 'released an address claim'), 'a release is routine: debug, not info');
   // A claim without a holder uid (written by an older replica) is released by the pod of the name.
   const lease = claimObject({ ...wantedClaims(macs('old', 1, { from: 1 }))[0]!, holder: pod('old', null) }, s.fake.namespace, 35, new Date());
   s.fake.put(lease);

@@ -902,8 +902,14 @@ t.test('decisions: metrics and log lines of denials, errors, warnings and audits
         ['denials', { reason: 'b' }, 1],
       ],
       lines: (who) => [
-        { level: 30, ...who, rules: ['a', 'b'], reasons: ['spec.a: Invalid value: "v": first', 'spec.b: Invalid value: "v": second'], msg: 'denied' },
-        { level: 30, ...who, audits: ['pa/auditRule: spec.auditRule: Invalid value: "v": auditRule says no'], msg: 'audit findings' },
+        {
+          level: 30,
+          ...who,
+          rules: ['a', 'b'],
+          reasons: ['spec.a: Invalid value: "v": first', 'spec.b: Invalid value: "v": second'],
+          audits: ['pa/auditRule: spec.auditRule: Invalid value: "v": auditRule says no'],
+          msg: 'denied',
+        },
       ],
     },
     {
@@ -923,14 +929,13 @@ t.test('decisions: metrics and log lines of denials, errors, warnings and audits
       lines: (who) => [{ level: 50, ...who, err: 'spec.a: Invalid value: "v": first; spec.b: Invalid value: "v": second', msg: 'review failed; denied with code 500' }],
     },
     {
-      what: 'admitted with warnings and audits',
+      what: 'admitted with warnings and audits: one line',
       endpoint: 'validate',
       decision: decisionOf({ warnings: [{ field: e1 }, { note: { path: 'spec', text: 'a note' } }], audits: [audit], findings: [audit] }),
       result: 'allowed',
       metrics: [['findings', { endpoint: 'validate', policy: 'pa', rule: 'auditRule', action: 'Audit' }, 1]],
       lines: (who) => [
-        { level: 30, ...who, warnings: ['spec.a: Invalid value: "v": first', 'spec: a note'], msg: 'admitted with warnings' },
-        { level: 30, ...who, audits: ['pa/auditRule: spec.auditRule: Invalid value: "v": auditRule says no'], msg: 'audit findings' },
+        { level: 30, ...who, warnings: ['spec.a: Invalid value: "v": first', 'spec: a note'], audits: ['pa/auditRule: spec.auditRule: Invalid value: "v": auditRule says no'], msg: 'admitted with warnings' },
       ],
     },
     {
@@ -942,7 +947,7 @@ t.test('decisions: metrics and log lines of denials, errors, warnings and audits
       lines: () => [],
     },
     {
-      what: 'denied by the mutating call, with audits: its last call, so it logs them',
+      what: 'denied by the mutating call, with audits: its last call, so it logs them, on the denial\'s line',
       endpoint: 'mutate',
       decision: decisionOf({ allowed: false, code: 403, errors: [e1], findings: [finding('p1', 'a', 'Enforce'), audit], audits: [audit] }),
       result: 'denied',
@@ -952,9 +957,24 @@ t.test('decisions: metrics and log lines of denials, errors, warnings and audits
         ['denials', { reason: 'a' }, 1],
       ],
       lines: (who) => [
-        { level: 30, ...who, rules: ['a'], reasons: ['spec.a: Invalid value: "v": first'], msg: 'denied' },
-        { level: 30, ...who, audits: ['pa/auditRule: spec.auditRule: Invalid value: "v": auditRule says no'], msg: 'audit findings' },
+        { level: 30, ...who, rules: ['a'], reasons: ['spec.a: Invalid value: "v": first'], audits: ['pa/auditRule: spec.auditRule: Invalid value: "v": auditRule says no'], msg: 'denied' },
       ],
+    },
+    {
+      what: 'admitted with audits only: their own line',
+      endpoint: 'validate',
+      decision: decisionOf({ audits: [audit], findings: [audit] }),
+      result: 'allowed',
+      metrics: [['findings', { endpoint: 'validate', policy: 'pa', rule: 'auditRule', action: 'Audit' }, 1]],
+      lines: (who) => [{ level: 30, ...who, audits: ['pa/auditRule: spec.auditRule: Invalid value: "v": auditRule says no'], msg: 'audit findings' }],
+    },
+    {
+      what: 'patched with a warning and audits: the warning logged, the audits left to the validating call',
+      endpoint: 'mutate',
+      decision: decisionOf({ warnings: [{ note: { path: '', text: 'heads up' } }], audits: [audit], findings: [audit], patch: [{ op: 'add', path: '/x', value: 1 }] }),
+      result: 'patched',
+      metrics: [['findings', { endpoint: 'mutate', policy: 'pa', rule: 'auditRule', action: 'Audit' }, 1]],
+      lines: (who) => [{ level: 30, ...who, warnings: ['heads up'], msg: 'admitted with warnings' }],
     },
     {
       what: 'patched with a warning',
