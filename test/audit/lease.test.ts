@@ -42,6 +42,9 @@ function scripted(current: unknown, patchError?: Error, getError?: Error) {
 const lease = (transport: KubeTransport, now = T0, identity = 'me', durationSeconds = 30): Lease =>
   new Lease(transport, { namespace: 'netattach-system', name: 'netattach-audit', identity, durationSeconds, now: () => now });
 
+/** What a call rejected with (undefined when it resolved). */
+const rejection = (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (err: unknown) => err);
+
 const stored = (spec: Record<string, unknown>, resourceVersion: string | null = '7') => ({ metadata: resourceVersion ? { resourceVersion } : {}, spec });
 
 t.test('the constants: server-side apply as netattach', async (t) => {
@@ -136,14 +139,14 @@ t.test('another holder without a readable renew time, or no holder: taken at onc
 
 t.test('a lost race (409) is not holding it; other write errors and read errors are thrown', async (t) => {
   t.equal(await lease(scripted(undefined, new KubeRequestError(409, 'conflict')).transport).acquire(), false);
-  await t.rejects(lease(scripted(undefined, new KubeRequestError(422, 'invalid')).transport).acquire(), { statusCode: 422 });
-  await t.rejects(lease(scripted(undefined, new Error('reset')).transport).acquire(), { message: 'reset' });
-  await t.rejects(lease(scripted(undefined, undefined, new KubeRequestError(403, 'forbidden')).transport).acquire(), { statusCode: 403 });
-  await t.rejects(lease(scripted(undefined, undefined, new Error('reset')).transport).acquire(), { message: 'reset' });
+  t.match(await rejection(lease(scripted(undefined, new KubeRequestError(422, 'invalid')).transport).acquire()), { statusCode: 422 });
+  t.match(await rejection(lease(scripted(undefined, new Error('reset')).transport).acquire()), { message: 'reset' });
+  t.match(await rejection(lease(scripted(undefined, undefined, new KubeRequestError(403, 'forbidden')).transport).acquire()), { statusCode: 403 });
+  t.match(await rejection(lease(scripted(undefined, undefined, new Error('reset')).transport).acquire()), { message: 'reset' });
   // 409 on the read is an error too (only a missing Lease is an answer there).
-  await t.rejects(lease(scripted(undefined, undefined, new KubeRequestError(409, 'conflict')).transport).acquire(), { statusCode: 409 });
+  t.match(await rejection(lease(scripted(undefined, undefined, new KubeRequestError(409, 'conflict')).transport).acquire()), { statusCode: 409 });
   // A 404 on the write is an error (the namespace is gone), not a lost race.
-  await t.rejects(lease(scripted(undefined, new KubeRequestError(404, 'no namespace')).transport).acquire(), { statusCode: 404 });
+  t.match(await rejection(lease(scripted(undefined, new KubeRequestError(404, 'no namespace')).transport).acquire()), { statusCode: 404 });
 });
 
 t.test('release: only by the holder, an empty holder written with the resourceVersion read', async (t) => {
@@ -181,4 +184,13 @@ t.test('the clock defaults to Date.now', async (t) => {
   const after = Date.now();
   const renew = Date.parse((calls[1]!.body as { spec: { renewTime: string } }).spec.renewTime);
   t.ok(renew >= before && renew <= after, `${renew} within [${before}, ${after}]`);
+});
+
+t.test('a Lease read without metadata: taken or released without a resourceVersion', async (t) => {
+  const expired = scripted({ spec: { holderIdentity: 'other', leaseDurationSeconds: 30, renewTime: microTime(T0 - 60_000) } });
+  t.equal(await lease(expired.transport).acquire(), true);
+  t.strictSame((expired.calls[1]!.body as { metadata: unknown }).metadata, { name: 'netattach-audit', namespace: 'netattach-system' });
+  const mine = scripted({ spec: { holderIdentity: 'me' } });
+  await lease(mine.transport).release();
+  t.strictSame((mine.calls[1]!.body as { metadata: unknown }).metadata, { name: 'netattach-audit', namespace: 'netattach-system' });
 });
