@@ -116,6 +116,13 @@ export const SCOPES = {
     mutate: ['src/audit/{judge,judge-nad,snapshot}.ts'],
     tests: ['test/audit/{judge,judge-nad,owners,dra-inputs,snapshot}.test.ts'],
   },
+  // The report writer's Lease (one writer at a time), through a scripted transport: what it reads
+  // and writes, when another holder is taken over, a lost race. publisher.test.ts, which drives it
+  // with the writer's timers, stays out of the part (seconds a run).
+  'audit-lease': {
+    mutate: ['src/audit/lease.ts'],
+    tests: ['test/audit/lease.test.ts'],
+  },
   // src/dra (issue 30): what a CEL selector certainly requires (the 1,024-character and
   // 32-expression caps), and the pure views over DeviceClasses and templates.
   'dra-selectors': {

@@ -10,8 +10,10 @@ const MARKER = /\.\.\.\((\d+) bytes cut\)\.\.\./;
 t.test('cutMiddleBytes: within the bound, unchanged when it fits, the count of what was cut exact, no character split', async (t) => {
   fc.assert(
     // size 'max': fast-check's default size gives strings of about 10 characters, which never
-    // reach the cut (a text of at most max / 3 units is returned as it is).
-    fc.property(fc.string({ unit: fc.oneof(fc.constantFrom('k', 'é', '€', '😀'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 4000, size: 'max' }), fc.integer({ min: 40, max: 3000 }), (text, max) => {
+    // reach the cut (a text of at most max / 3 units is returned as it is). U+FFFD itself is left
+    // out: the check below reads one in the cut as a split character (a text holding one failed
+    // about one run in ten).
+    fc.property(fc.string({ unit: fc.oneof(fc.constantFrom('k', 'é', '€', '😀'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }).filter((c) => c !== '\ufffd')), maxLength: 4000, size: 'max' }), fc.integer({ min: 40, max: 3000 }), (text, max) => {
       const cut = cutMiddleBytes(text, max);
       if (bytes(text) <= max) return cut === text;
       const m = MARKER.exec(cut);

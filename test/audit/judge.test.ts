@@ -125,3 +125,115 @@ t.test('an internal error of the core is a result "error", not a violation', asy
   const f = findingsOf({ allowed: false, code: 500, errors: [{ path: 'request', type: 'Internal error', reason: 'boom' }], warnings: [], audits: [], findings: [], patch: [], claims: [] }, policySet([]));
   t.match(f, [{ result: 'error', rule: 'internal' }]);
 });
+
+// The request the audit asks the core about is the one the apiserver would send for the pod
+// created now (src/audit/judge.ts): a dry-run Pod CREATE from nobody, the pod's own annotations
+// and controller, a placeholder container. Written out whole, so that each field is pinned.
+t.test('requestFor: the dry-run Pod CREATE of the live pod, field by field', async (t) => {
+  const controller = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name: 'vm1', uid: 'vmi-1' };
+  const pod = { namespace: 'team-a', name: 'p', uid: 'uid-p', networks: 'sriov-net', controller };
+  const gvk = { group: '', version: 'v1', kind: 'Pod' };
+  const gvr = { group: '', version: 'v1', resource: 'pods' };
+  t.strictSame(requestFor(pod), {
+    uid: 'netattach-audit-uid-p',
+    kind: gvk,
+    resource: gvr,
+    requestKind: gvk,
+    requestResource: gvr,
+    name: 'p',
+    namespace: 'team-a',
+    operation: 'CREATE',
+    userInfo: {},
+    dryRun: true,
+    object: {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'team-a', uid: 'uid-p', annotations: { 'k8s.v1.cni.cncf.io/networks': 'sriov-net' }, ownerReferences: [{ ...controller, controller: true }] },
+      spec: { containers: [{ name: 'netattach-audit' }] },
+    },
+  });
+  // Without a uid or a controller, with the default network only: neither key is written, and the
+  // request's uid names the pod (namespace/name).
+  const bare = requestFor({ namespace: 'team-a', name: 'q', defaultNetwork: 'team-a/macvlan' });
+  t.equal(bare.uid, 'netattach-audit-team-a/q');
+  t.strictSame(bare.object, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'q', namespace: 'team-a', annotations: { 'v1.multus-cni.io/default-network': 'team-a/macvlan' } },
+    spec: { containers: [{ name: 'netattach-audit' }] },
+  });
+  t.strictSame(Object.keys((bare.object as { metadata: { annotations: object } }).metadata.annotations), ['v1.multus-cni.io/default-network'], 'no networks key set to undefined');
+  t.strictSame(Object.keys((requestFor(pod).object as { metadata: { annotations: object } }).metadata.annotations), ['k8s.v1.cni.cncf.io/networks'], 'no default-network key set to undefined');
+});
+
+t.test('auditPod: a pod without networks is not judged (the webhooks never see it): nothing is looked up', async (t) => {
+  const asked: string[] = [];
+  const set = EMPTY_POLICY_SET;
+  const ctx = {
+    nads: (ns: string, name: string) => (asked.push(`nad ${ns}/${name}`), { status: 'not-found' } as const),
+    namespaceLabels: (ns: string) => (asked.push(`labels ${ns}`), {}),
+    policy: new PolicyEngine({ policies: set }),
+    policies: set,
+    config,
+  };
+  t.strictSame(auditPod(live('team-a', 'plain'), ctx), []);
+  t.strictSame(asked, []);
+  // The same context judges a pod with networks (the lookups above are the ones made).
+  t.match(auditPod(live('team-a', 'q', 'missing'), ctx), [{ rule: 'networkExists' }]);
+  t.ok(asked.includes('labels team-a') && asked.includes('nad team-a/missing'), asked.join(', '));
+});
+
+t.test('each finding written out whole: Enforce is fail/high, the internal error builtin/internal error/info', async (t) => {
+  const out = auditSnapshot({ pods: [live('team-a', 'b', 'macvlan')], nads, policies: policiesOf(ONLY_SRIOV), config });
+  t.strictSame(out[0]!.findings.map(({ message: _m, ...rest }) => rest), [{ policy: 'only-sriov', rule: 'allowedNetworks', action: 'Enforce', result: 'fail', severity: 'high' }]);
+  const internal = findingsOf({ allowed: false, code: 500, errors: [{ path: 'request', type: 'Internal error', reason: 'boom' }], warnings: [], audits: [], findings: [], patch: [], claims: [] }, policySet([]));
+  t.strictSame(internal, [{ policy: 'builtin', rule: 'internal', action: 'Enforce', result: 'error', severity: 'info', message: 'request: Internal error: boom' }]);
+});
+
+t.test('requestedFields: allowed groups alone, or service accounts alone, also make the rule depend on the requester', async (t) => {
+  const pods = [live('team-a', 'p', '[{"name":"sriov-net","mac":"02:00:00:00:00:05"}]')];
+  for (const subjects of ['{groups: [netadmins]}', '{serviceAccounts: [team-a/deployer]}']) {
+    const set = policiesOf(`apiVersion: netattach.io/v1alpha1
+kind: NetworkAttachmentPolicy
+metadata: {name: macs}
+spec:
+  rules:
+    requestedFields: {forbidden: [mac], allowedSubjects: ${subjects}, action: Enforce}
+`);
+    t.match(auditSnapshot({ pods, nads, policies: set, config })[0]!.findings, [{ rule: 'requestedFields', result: 'skip', severity: 'info' }], subjects);
+  }
+});
+
+t.test('a malformed annotation, written out whole: builtin/annotation, Enforce, fail, high', async (t) => {
+  const out = auditSnapshot({ pods: [live('team-a', 'bad', '[{"name":"sriov-net","mac":"02:00:00:aa:bb"}]')], nads, policies: EMPTY_POLICY_SET, config });
+  t.strictSame(out[0]!.findings.map(({ message: _m, ...rest }) => rest), [{ policy: 'builtin', rule: 'annotation', action: 'Enforce', result: 'fail', severity: 'high' }]);
+});
+
+t.test('only the requestedFields rule is skipped: another rule of the same policy is judged', async (t) => {
+  const set = policiesOf(`apiVersion: netattach.io/v1alpha1
+kind: NetworkAttachmentPolicy
+metadata: {name: both}
+spec:
+  rules:
+    requestedFields: {forbidden: [mac], allowedSubjects: {users: [admin]}, action: Enforce}
+    allowedNetworks: {networks: ["*/sriov-net"], action: Enforce}
+`);
+  const out = auditSnapshot({ pods: [live('team-a', 'p', '[{"name":"macvlan"}]')], nads, policies: set, config });
+  t.strictSame(out[0]!.findings.map((f) => `${f.policy}/${f.rule}/${f.result}`), ['both/allowedNetworks/fail']);
+});
+
+t.test('a skipped finding\'s message, with its note, stays within the 1,024 bytes of a message', async (t) => {
+  const set = policiesOf(`apiVersion: netattach.io/v1alpha1
+kind: NetworkAttachmentPolicy
+metadata: {name: macs}
+spec:
+  rules:
+    requestedFields: {forbidden: [mac], allowedSubjects: {users: [admin]}, action: Enforce}
+`);
+  const error = { path: '[0].mac', type: 'Forbidden' as const, reason: 'r'.repeat(5000) };
+  const decision = { allowed: false, code: 403 as const, errors: [error], warnings: [], audits: [], findings: [{ policy: 'macs', rule: 'requestedFields', action: 'Enforce' as const, error }], patch: [], claims: [] };
+  const [f] = findingsOf(decision, set);
+  t.equal(f!.result, 'skip');
+  t.ok(f!.message.endsWith(' (not judged: the audit does not know who created the pod, and the rule allows some subjects)'));
+  t.ok(Buffer.byteLength(f!.message) <= 1024 && Buffer.byteLength(f!.message) > 1000, `${Buffer.byteLength(f!.message)} bytes`);
+});

@@ -40,6 +40,7 @@ t.test('violatesEnforce: only an Enforce finding that fails, of a pod or a NAD',
   ];
   for (const [why, pods, nads, want] of cases) t.equal(violatesEnforce(pods, nads), want, why);
   t.equal(violatesEnforce([pod('a', 'p', [finding()])]), true, 'NADs default to none');
+  t.equal(violatesEnforce([pod('a', 'p', [finding({ action: 'Audit' })])]), false, 'NADs default to none: nothing else is looked at');
 });
 
 t.test('the table: columns padded to the widest cell, the message last; the summary line', async (t) => {
@@ -130,4 +131,14 @@ t.test('bounds: 512 KiB of rows a namespace; messages cut to 1 KiB', async (t) =
   const long = boundedRowsOf([pod('a', 'p', [finding({ message: 'z'.repeat(1024) }), finding({ message: 'z'.repeat(1025) })])]).rows;
   t.equal(long[0]!.message, 'z'.repeat(1024), '1,024 bytes: whole');
   t.ok(Buffer.byteLength(long[1]!.message) <= 1024 && /^z+\.\.\.\(\d+ bytes cut\)\.\.\.z+$/.test(long[1]!.message), '1,025 bytes: cut');
+});
+
+t.test('bounds: each namespace over the cap has its own "and N more" line, in order, before the summary', async (t) => {
+  const table = renderAuditTable([...many('a', 1001), ...many('c', 1002)]);
+  t.ok(
+    table.endsWith(
+      '\n... and 1 more finding in namespace a (not shown; counted below)\n... and 2 more findings in namespace c (not shown; counted below)\n2003 pods with networks and 0 NADs audited: 0 clean, 2003 fail, 0 warn, 0 skip, 0 error\n',
+    ),
+    table.slice(-300),
+  );
 });

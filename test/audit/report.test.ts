@@ -187,6 +187,7 @@ t.test('firstSeenOf: results missing a name, policy, rule, message or time are s
   const { resources: _r, ...noResources } = ok;
   for (const [why, r] of [
     ['no resources', noResources],
+    ['an empty list of resources', { ...ok, resources: [] }],
     ['an empty name', { ...ok, resources: [{ ...ok.resources[0]!, name: '' }] }],
     ['no policy', { ...ok, policy: undefined }],
     ['no rule', { ...ok, rule: undefined }],
@@ -268,4 +269,14 @@ t.test('messages are cut to 1 KiB in the report, and results are looked up by th
   t.ok(m && Buffer.byteLength(cut) <= 1024 && Buffer.byteLength(cut) > 1000, `one byte more: cut within 1,024 bytes (${Buffer.byteLength(cut)})`);
   t.equal(m![1]!.length + Number(m![2]) + m![3]!.length, 1025, 'the marker counts what was cut');
   t.equal(asked[1], resultKey('b', { policy: 'p', rule: 'r', message: report.results[1]!.message }));
+});
+
+t.test('NADs of one result are sorted by name, whatever their input order', async (t) => {
+  const nads = [nadAudit('c', [finding()]), nadAudit('b', [finding()]), nadAudit('a', [finding()])];
+  t.strictSame(order(policyReport('ns', [pod('z', [finding()])], { now: 1 }, nads).results), [
+    'fail Pod/z p r m',
+    'fail NetworkAttachmentDefinition/a p r m',
+    'fail NetworkAttachmentDefinition/b p r m',
+    'fail NetworkAttachmentDefinition/c p r m',
+  ]);
 });

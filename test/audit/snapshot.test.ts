@@ -92,3 +92,8 @@ t.test('auditNadObjects: NADs in input order, the default namespace for those wi
   const named = auditNadObjects({ objects: [nadObject('x', { namespace: 'kube-public' })], namespaceLabels: () => ({ 'kubernetes.io/metadata.name': 'kube-system' }), config });
   t.equal(named.length, 1, 'the name label is the namespace itself');
 });
+
+t.test('auditNadObjects without namespace labels: every namespace but the excluded ones', async (t) => {
+  const objects = [nadObject('x', { namespace: 'a' }), nadObject('y', { namespace: 'kube-system' })];
+  t.strictSame(auditNadObjects({ objects, config }).map((a) => `${a.nad.namespace}/${a.nad.name}`), ['a/x']);
+});
