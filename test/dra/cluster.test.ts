@@ -137,6 +137,15 @@ t.test('DeviceClasses: by name; a relist (410 Gone) keeps exactly the listed cla
   api.emit(CLASSES, { type: 'ADDED', object: deviceClass('d', 'example.com/nic', '2026-04-01T00:00:00Z', '22') });
   await until(() => classes.deviceClass('d') !== undefined, 'the add');
   t.strictSame(classes.classesFor('example.com/nic').map((c) => c.name), ['d', 'b'], 'indexed at once, in the scheduler order');
+  // Objects without a name (or without metadata) are skipped, and the watch goes on: no failure, no reconnect.
+  const watches = api.watches;
+  api.emit(CLASSES, { type: 'ADDED', object: { kind: 'DeviceClass', metadata: { resourceVersion: '23' }, spec: { extendedResourceName: 'example.com/nic' } } });
+  api.emit(CLASSES, { type: 'DELETED', object: { kind: 'DeviceClass' } });
+  api.emit(CLASSES, { type: 'ADDED', object: deviceClass('e', 'example.com/nic', '2026-05-01T00:00:00Z', '24') });
+  await until(() => classes.deviceClass('e') !== undefined, 'the next add');
+  t.strictSame(classes.classesFor('example.com/nic').map((c) => c.name), ['e', 'd', 'b']);
+  t.equal(warnings.length, 1, 'no failure');
+  t.equal(api.watches, watches, 'the same watch');
 });
 
 t.test('ResourceClaimTemplates: why they cannot be read, a relist that drops what is gone, the GET on a miss', async (t) => {
@@ -153,6 +162,8 @@ t.test('ResourceClaimTemplates: why they cannot be read, a relist that drops wha
   const templates = new ClusterClaimTemplates(kc, { backoffMs: 10, logger: { warn: (fields, message) => void warnings.push([fields, message]) } });
   t.teardown(() => templates.stop());
   t.strictSame(templates.template('a', 'net'), { status: 'unavailable', reason: 'ResourceClaimTemplates not read yet' });
+  t.throws(() => new ClusterClaimTemplates(undefined), { message: 'ClusterClaimTemplates needs cluster credentials or a transport' });
+  t.throws(() => new ClusterDeviceClasses(undefined), { message: 'ClusterDeviceClasses needs cluster credentials or a transport' });
   // No collection yet (resource.k8s.io/v1 not served): the list fails.
   void templates.start();
   await until(() => templates.lastFailure() !== undefined, 'a failure');
@@ -171,10 +182,21 @@ t.test('ResourceClaimTemplates: why they cannot be read, a relist that drops wha
   api.emit(TEMPLATES, { type: 'ERROR', object: { kind: 'Status', code: 410, message: 'too old resource version' } });
   api.endWatches(TEMPLATES);
   await until(() => templates.template('c', 'gpu').status === 'found', 'the relist');
+  t.equal(api.requests.filter((r) => r.query.get('watch') === 'true').at(-1)!.headers.accept, 'application/json', 'the watch too: whole objects');
   t.strictSame(templates.template('a', 'net'), { status: 'not-found' }, 'not in the new list: gone');
   t.equal(templates.templateDevices('a', 'net'), undefined, 'with its requests');
   t.strictSame(templates.templateDevices('b', 'net'), { requests: [{ name: 'nic', alternatives: [{ deviceClassName: 'y2' }] }] }, 'the newer requests');
   t.strictSame(templates.list(), [{ namespace: 'b', name: 'net' }, { namespace: 'c', name: 'gpu' }]);
+  // A delete of a template not held changes nothing and does not fail the watch; namespaces come sorted.
+  await until(() => api.watching(TEMPLATES) === 1, 'the new watch');
+  const watches = api.watches;
+  const failures = warnings.length;
+  api.emit(TEMPLATES, { type: 'DELETED', object: full('x', 'unknown', 'u', '21') });
+  api.emit(TEMPLATES, { type: 'ADDED', object: full('a', 'gpu', 'g', '22') });
+  await until(() => templates.template('a', 'gpu').status === 'found', 'the add');
+  t.strictSame(templates.templateNamespaces('gpu'), ['a', 'c']);
+  t.equal(warnings.length, failures, 'no failure');
+  t.equal(api.watches, watches, 'the same watch');
   // A template the watch holds is found without a GET; a miss is one metadata-only GET.
   const gets = api.gets;
   t.strictSame(await templates.lookup('b', 'net', 1000), { status: 'found' });
