@@ -452,10 +452,11 @@ t.test('a take-over deletes on the request\'s priority: it does not wait behind 
   const stuck = nameOf(1);
   const s = setup(t, {
     pendingMs: 1_000,
-    timeoutMs: 1_000,
-    writeTimeoutMs: 1_500,
+    timeoutMs: 3_000,
+    writeTimeoutMs: 4_000,
     limits: { inFlight: 4, background: 1 },
-    // The release of `held` hangs until its budget ends: it holds the one background slot.
+    // The release of `held` hangs until its budget ends: it holds the one background slot. Budgets
+    // of seconds: the take-over needs a few calls, and the machine may be loaded.
     api: (base) => ({
       ...base,
       delete: (name, pre, signal) =>
