@@ -107,3 +107,105 @@ t.test('ResourceClaimTemplates: the device requests of each template are kept (n
   api.emit(TEMPLATES, { type: 'DELETED', object: full('a', 'net', 'sriov-b', '7') });
   await until(() => dra.templateDevices('a', 'net') === undefined, 'delete');
 });
+
+// Issue 30 (mutation part `dra-view`): what each watch keeps across a relist, what it says while
+// it cannot read, and what it logs.
+t.test('DeviceClasses: by name; a relist (410 Gone) keeps exactly the listed classes; failures logged', async (t) => {
+  const api = new FakeApiServer();
+  const kc = await api.start();
+  t.teardown(() => api.stop());
+  api.setList(CLASSES, [deviceClass('a', 'example.com/nic', '2026-01-01T00:00:00Z'), deviceClass('b', 'example.com/nic', '2026-02-01T00:00:00Z')], '5');
+  api.listFailures = 1;
+  const warnings: Array<[object, string]> = [];
+  const classes = new ClusterDeviceClasses(kc, { backoffMs: 10, logger: { warn: (fields, message) => void warnings.push([fields, message]) } });
+  t.teardown(() => classes.stop());
+  await classes.start();
+  t.strictSame(warnings, [[{ err: 'Error: GET /apis/resource.k8s.io/v1/deviceclasses: HTTP 500: etcd is sad' }, 'DeviceClass watch failed; retrying']]);
+  t.strictSame(classes.deviceClass('a'), { name: 'a', extendedResourceName: 'example.com/nic', creationTimestamp: '2026-01-01T00:00:00Z' });
+  t.equal(classes.deviceClass('c'), undefined);
+  await until(() => api.watching(CLASSES) === 1, 'the watch');
+  api.setList(CLASSES, [deviceClass('b', 'example.com/nic', '2026-02-01T00:00:00Z', '6'), deviceClass('c', 'example.com/other', '2026-03-01T00:00:00Z', '7')], '20');
+  api.emit(CLASSES, { type: 'ERROR', object: { kind: 'Status', code: 410, message: 'too old resource version' } });
+  api.endWatches(CLASSES);
+  await until(() => classes.deviceClass('c') !== undefined, 'the relist');
+  t.equal(classes.deviceClass('a'), undefined, 'not in the new list: gone');
+  t.strictSame(classes.list().map((c) => c.name).sort(), ['b', 'c']);
+  t.strictSame(classes.classesFor('example.com/nic').map((c) => c.name), ['b']);
+  t.strictSame(classes.classesFor('example.com/other').map((c) => c.name), ['c']);
+  await until(() => api.watching(CLASSES) === 1, 'the new watch');
+  api.emit(CLASSES, { type: 'DELETED', object: deviceClass('unknown', 'example.com/nic', '2026-01-01T00:00:00Z', '21') });
+  api.emit(CLASSES, { type: 'ADDED', object: deviceClass('d', 'example.com/nic', '2026-04-01T00:00:00Z', '22') });
+  await until(() => classes.deviceClass('d') !== undefined, 'the add');
+  t.strictSame(classes.classesFor('example.com/nic').map((c) => c.name), ['d', 'b'], 'indexed at once, in the scheduler order');
+  // Objects without a name (or without metadata) are skipped, and the watch goes on: no failure, no reconnect.
+  const watches = api.watches;
+  api.emit(CLASSES, { type: 'ADDED', object: { kind: 'DeviceClass', metadata: { resourceVersion: '23' }, spec: { extendedResourceName: 'example.com/nic' } } });
+  api.emit(CLASSES, { type: 'DELETED', object: { kind: 'DeviceClass' } });
+  api.emit(CLASSES, { type: 'ADDED', object: deviceClass('e', 'example.com/nic', '2026-05-01T00:00:00Z', '24') });
+  await until(() => classes.deviceClass('e') !== undefined, 'the next add');
+  t.strictSame(classes.classesFor('example.com/nic').map((c) => c.name), ['e', 'd', 'b']);
+  t.equal(warnings.length, 1, 'no failure');
+  t.equal(api.watches, watches, 'the same watch');
+});
+
+t.test('ResourceClaimTemplates: why they cannot be read, a relist that drops what is gone, the GET on a miss', async (t) => {
+  const api = new FakeApiServer();
+  const kc = await api.start();
+  t.teardown(() => api.stop());
+  const full = (namespace: string, name: string, cls: string, rv = '1') => ({
+    apiVersion: 'resource.k8s.io/v1',
+    kind: 'ResourceClaimTemplate',
+    metadata: { namespace, name, resourceVersion: rv },
+    spec: { spec: { devices: { requests: [{ name: 'nic', exactly: { deviceClassName: cls } }] } } },
+  });
+  const warnings: Array<[object, string]> = [];
+  const templates = new ClusterClaimTemplates(kc, { backoffMs: 10, logger: { warn: (fields, message) => void warnings.push([fields, message]) } });
+  t.teardown(() => templates.stop());
+  t.strictSame(templates.template('a', 'net'), { status: 'unavailable', reason: 'ResourceClaimTemplates not read yet' });
+  t.throws(() => new ClusterClaimTemplates(undefined), { message: 'ClusterClaimTemplates needs cluster credentials or a transport' });
+  t.throws(() => new ClusterDeviceClasses(undefined), { message: 'ClusterDeviceClasses needs cluster credentials or a transport' });
+  // No collection yet (resource.k8s.io/v1 not served): the list fails.
+  void templates.start();
+  await until(() => templates.lastFailure() !== undefined, 'a failure');
+  const failure = templates.lastFailure()!.message;
+  t.ok(failure.length > 0);
+  t.strictSame(templates.template('a', 'net'), { status: 'unavailable', reason: `ResourceClaimTemplates cannot be read: ${failure}` });
+  t.equal(templates.templateNamespaces('net'), undefined, 'unknown, not none');
+  t.strictSame(warnings[0], [{ err: 'Error: GET /apis/resource.k8s.io/v1/resourceclaimtemplates: HTTP 404: the server could not find the requested resource' }, 'ResourceClaimTemplate watch failed; retrying']);
+  api.setList(TEMPLATES, [full('a', 'net', 'x'), full('b', 'net', 'y'), { ...full('', 'nameless', 'z') }, { ...full('a', '', 'z') }], '5');
+  await until(() => templates.synced(), 'the list');
+  t.strictSame(templates.list(), [{ namespace: 'a', name: 'net' }, { namespace: 'b', name: 'net' }], 'objects without a namespace or a name are not kept');
+  t.strictSame(templates.templateNamespaces('net'), ['a', 'b']);
+  t.strictSame(templates.templateNamespaces('none'), [], 'read: none');
+  await until(() => api.watching(TEMPLATES) === 1, 'the watch');
+  api.setList(TEMPLATES, [full('b', 'net', 'y2', '6'), full('c', 'gpu', 'g', '7')], '20');
+  api.emit(TEMPLATES, { type: 'ERROR', object: { kind: 'Status', code: 410, message: 'too old resource version' } });
+  api.endWatches(TEMPLATES);
+  await until(() => templates.template('c', 'gpu').status === 'found', 'the relist');
+  t.equal(api.requests.filter((r) => r.query.get('watch') === 'true').at(-1)!.headers.accept, 'application/json', 'the watch too: whole objects');
+  t.strictSame(templates.template('a', 'net'), { status: 'not-found' }, 'not in the new list: gone');
+  t.equal(templates.templateDevices('a', 'net'), undefined, 'with its requests');
+  t.strictSame(templates.templateDevices('b', 'net'), { requests: [{ name: 'nic', alternatives: [{ deviceClassName: 'y2' }] }] }, 'the newer requests');
+  t.strictSame(templates.list(), [{ namespace: 'b', name: 'net' }, { namespace: 'c', name: 'gpu' }]);
+  // A delete of a template not held changes nothing and does not fail the watch; namespaces come sorted.
+  await until(() => api.watching(TEMPLATES) === 1, 'the new watch');
+  const watches = api.watches;
+  const failures = warnings.length;
+  api.emit(TEMPLATES, { type: 'DELETED', object: full('x', 'unknown', 'u', '21') });
+  api.emit(TEMPLATES, { type: 'ADDED', object: full('a', 'gpu', 'g', '22') });
+  await until(() => templates.template('a', 'gpu').status === 'found', 'the add');
+  t.strictSame(templates.templateNamespaces('gpu'), ['a', 'c']);
+  t.equal(warnings.length, failures, 'no failure');
+  t.equal(api.watches, watches, 'the same watch');
+  // A template the watch holds is found without a GET; a miss is one metadata-only GET.
+  const gets = api.gets;
+  t.strictSame(await templates.lookup('b', 'net', 1000), { status: 'found' });
+  t.equal(api.gets, gets, 'from the cache');
+  t.strictSame(await templates.lookup('d', 'net', 1000), { status: 'not-found' });
+  t.equal(api.gets, gets + 1);
+  const get = api.requests.at(-1)!;
+  t.equal(get.path, '/apis/resource.k8s.io/v1/namespaces/d/resourceclaimtemplates/net');
+  t.match(get.headers.accept, /^application\/json;as=PartialObjectMetadataList/);
+  api.getBehaviour.set('d/slow', { delayMs: 500 });
+  t.strictSame(await templates.lookup('d', 'slow', 50), { status: 'unavailable', reason: 'the API server did not answer within 50 ms' });
+});

@@ -151,3 +151,18 @@ t.test('templateDevices: every level must be an object; names, alternatives and 
     { spec: inner },
   ]) t.same(templateDevices(bad), { requests: [] });
 });
+
+// Found by the part's first run (2 December): a literal is one token wherever it stands, so
+// nothing inside it splits the expression or makes it unread, and a raw string anywhere makes
+// the whole expression unread (UNREAD), not only in the equality.
+t.test('requiredResourceNames: literals are tokens, in either quote; a raw string anywhere says nothing', async (t) => {
+  const cases: Array<[string, string[], string[] | undefined]> = [
+    ['a single-quoted literal holding && and a whole equality', [`device.driver == 'a && ${ATTR} == "example.com/a" && b'`], undefined],
+    ['a double-quoted literal holding && and a whole equality', [`device.driver == "a && ${ATTR} == 'example.com/a' && b"`], undefined],
+    ['|| inside a single-quoted literal does not count', [`device.driver == 'a||b' && ${ATTR} == "example.com/a"`], ['example.com/a']],
+    ['? inside a single-quoted literal of one character does not count', [`device.driver == '?' && ${ATTR} == "example.com/a"`], ['example.com/a']],
+    ['a raw string in another conjunct', [`device.driver == r"x" && ${ATTR} == "example.com/a"`], undefined],
+    ['a bytes literal in another conjunct', [`device.attributes["x"].y == b'x' && ${ATTR} == "example.com/a"`], undefined],
+  ];
+  for (const [name, expressions, want] of cases) t.same(requiredResourceNames(expressions), want, name);
+});

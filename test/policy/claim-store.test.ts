@@ -548,3 +548,61 @@ t.test('the lookup is asked only of claims never confirmed, held by a pod, of an
   t.match(await one(s, macs('q', 1, { from: 9 })), { result: 'lost', live: true });
   t.strictSame(asked, ['p']);
 });
+
+// Found by the part's first run (2 December, the decisions: release, sweep, take-over).
+t.test('create, read: the holder\'s own claim, made by the other replica, is won without a delete', async (t) => {
+  const s = setup(t);
+  // Not started: this replica has not seen the claim the other one wrote for the same pod.
+  const theirs = s.fake.put(claimObject(wantedClaims(macs('web', 1))[0]!, s.fake.namespace, 35, new Date()));
+  t.equal((await one(s, macs('web', 1))).result, 'won');
+  t.strictSame(s.fake.calls, { create: 1, get: 1, delete: 0 }, 'read, not taken over');
+  t.equal(s.fake.objects.get(nameOf(0))!.metadata.uid, theirs.metadata.uid, 'the same object');
+  t.strictSame(s.events, ['won']);
+});
+
+t.test('a take-over deletes on the request\'s priority: it does not wait behind releases and sweeps', async (t) => {
+  const stuck = nameOf(1);
+  const s = setup(t, {
+    pendingMs: 1_000,
+    timeoutMs: 3_000,
+    writeTimeoutMs: 4_000,
+    limits: { inFlight: 4, background: 1 },
+    // The release of `held` hangs until its budget ends: it holds the one background slot. Budgets
+    // of seconds: the take-over needs a few calls, and the machine may be loaded.
+    api: (base) => ({
+      ...base,
+      delete: (name, pre, signal) =>
+        name === stuck ? new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })) : base.delete(name, pre, signal),
+    }),
+  });
+  const alive = setInterval(() => {}, 1_000);
+  t.teardown(() => clearInterval(alive));
+  s.fake.put(claimObject(wantedClaims(macs('ghost', 1))[0]!, s.fake.namespace, 1, new Date()), 5_000);
+  s.fake.put(claimObject(wantedClaims(macs('held', 1, { from: 1 }))[0]!, s.fake.namespace, 1, new Date()));
+  await s.store.start();
+  const release = s.store.releaseHolder(pod('held'));
+  await new Promise((r) => setImmediate(r));
+  t.strictSame(s.store.stats().inFlight, 1, 'the release holds the background slot');
+  const won = await one(s, macs('web', 1));
+  t.strictSame({ ...won, wanted: undefined }, { wanted: undefined, result: 'won' });
+  t.strictSame(s.events, ['taken-over', 'won']);
+  t.equal(await release, 0);
+});
+
+t.test('a take-over forgets the stale claim at once, also when its last round has no create left', async (t) => {
+  let skew = 0;
+  let changes = 2;
+  const s = setup(t, {
+    pendingMs: 1_000,
+    now: () => Date.now() + skew,
+    api: (base) => ({ ...base, delete: (name, pre, signal) => (changes-- > 0 ? Promise.resolve({ status: 'changed' as const }) : base.delete(name, pre, signal)) }),
+  });
+  // Not started (no watch to bring the DELETED): only this replica's own create made it known.
+  t.equal((await one(s, macs('ghost', 1))).result, 'won');
+  t.strictSame(s.store.stats().unconfirmed, 1);
+  skew = 5_000;
+  t.match(await one(s, macs('web', 1)), { result: 'unavailable', reason: `claim ${nameOf(0)} kept changing` });
+  t.equal(s.fake.objects.size, 0, 'deleted in the third round');
+  t.equal(s.store.size(), 0, 'and forgotten');
+  t.equal(s.store.stats().unconfirmed, 0, 'with its count');
+});
