@@ -12,6 +12,10 @@
 import type { AddressClaim, AddressKind, AddressReservations } from './types.js';
 import type { SharingOwner } from './owner.js';
 import { MAX_ARBITRATED_ADDRESSES_PER_POD } from './limits.js';
+import { Interner } from '../nads/intern.js';
+
+/** Namespaces and networks interned: a cluster's (2,000 and 10,000 at the issue's size) with room. */
+const INTERNED_MAX = 50_000;
 
 export interface PodRef {
   namespace: string;
@@ -90,9 +94,9 @@ interface PodRecord {
   held: string | string[];
   /** Resync generation that last saw the pod. */
   gen: number;
-  owner?: SharingOwner;
+  owner: SharingOwner | undefined;
   /** Its uid, for address claims held by one incarnation of a name (`heldBy`). */
-  uid?: string;
+  uid: string | undefined;
 }
 
 interface LiveHolder {
@@ -143,7 +147,8 @@ export class AddressIndex implements AddressReservations {
   private readonly mac = new Map<string, LiveHolder | LiveHolder[]>();
   private readonly guid = new Map<string, LiveHolder | LiveHolder[]>();
   private readonly pods = new Map<string, Map<string, PodRecord>>();
-  private readonly interned = new Map<string, string>();
+  /** One copy of each namespace and network name; bounded, since reviews (forged ones too) bring them. */
+  private readonly interned = new Interner<string>(INTERNED_MAX, 'recent');
   /** Reservations by address (of at most `perAddress` pods each, on up to `perPod` networks per pod). */
   private readonly reservations = new Map<string, Reservation[]>();
   /** The same by pod (named ones by `ns/name`, and by uid), for confirm. */
@@ -185,12 +190,11 @@ export class AddressIndex implements AddressReservations {
     this.confirm(`${ref.namespace}/${ref.name}`, ref.uid);
     if (addresses.length === 0) return;
     const ns = this.intern(ref.namespace);
-    const rec: PodRecord = { ns, name: ref.name, held: addresses.length === 1 ? addresses[0]!.value : addresses.map((a) => a.value), gen: this.gen };
-    if (ref.uid) rec.uid = ref.uid;
-    if (ref.owner) {
-      rec.owner = ref.owner;
-      this.ownerPods.set(ref.owner.key, (this.ownerPods.get(ref.owner.key) ?? 0) + 1);
-    }
+    // Every field in the literal, even when undefined: V8 keeps them in the object (fields added
+    // later go to a separate property array, 40 B more per pod).
+    const held = addresses.length === 1 ? addresses[0]!.value : addresses.map((a) => a.value);
+    const rec: PodRecord = { ns, name: ref.name, held, gen: this.gen, owner: ref.owner, uid: ref.uid || undefined };
+    if (ref.owner) this.ownerPods.set(ref.owner.key, (this.ownerPods.get(ref.owner.key) ?? 0) + 1);
     for (const a of addresses) {
       const map = a.kind === 'mac' ? this.mac : this.guid;
       const holder: LiveHolder = { pod: rec, network: this.intern(a.network) };
@@ -389,10 +393,7 @@ export class AddressIndex implements AddressReservations {
   }
 
   private intern(s: string): string {
-    const found = this.interned.get(s);
-    if (found !== undefined) return found;
-    this.interned.set(s, s);
-    return s;
+    return this.interned.get(s, () => s);
   }
 
   /** The pod `key` (or `uid`) is live: the watch holds its addresses now, its reservations go. */
