@@ -14,10 +14,11 @@ export interface NadUsageStats {
 }
 
 /**
- * The names of one namespace's pods using one NAD: one name as the string itself, up to SMALL in
- * an array of exactly their number, more in a set. A set costs ~33 B per name at the sizes a
- * ReplicaSet's replicas have (20 names: a table for 32), an exact array 8 B; an array is searched
- * (a pod event looks its name up in its namespace's few NADs), so only up to SMALL names.
+ * The names of one namespace's pods using one NAD (and the namespaces using one NAD): one name
+ * as the string itself, up to SMALL in an array of exactly their number, more in a set. A set
+ * costs ~33 B per name at the sizes a ReplicaSet's replicas have (20 names: a table for 32), an
+ * exact array 8 B; an array is searched (a pod event looks its name up in its namespace's few
+ * NADs), so only up to SMALL names.
  */
 type Names = string | string[] | Set<string>;
 const SMALL = 64;
@@ -55,8 +56,8 @@ const listOf = (names: Names | undefined): Iterable<string> => (names === undefi
 interface NadUsers {
   /** The key every namespace using the NAD shares (not one string per namespace). */
   key: string;
-  /** Pod namespaces with pods using it. */
-  namespaces: Set<string>;
+  /** Pod namespaces with pods using it (usually one: the NAD's own), held like names. */
+  namespaces: Names;
 }
 
 export class NadUsage {
@@ -89,8 +90,8 @@ export class NadUsage {
     if (!mine) this.byNamespace.set(ns, (mine = new Map()));
     for (const nad of unique) {
       let users = this.byNad.get(nad);
-      if (!users) this.byNad.set(nad, (users = { key: nad, namespaces: new Set() }));
-      users.namespaces.add(ns);
+      if (!users) this.byNad.set(nad, (users = { key: nad, namespaces: ns }));
+      else users.namespaces = withName(users.namespaces, ns);
       const names = mine.get(users.key);
       const next = withName(names, name);
       if (next !== names) mine.set(users.key, next);
@@ -126,8 +127,10 @@ export class NadUsage {
       }
       used.delete(nad);
       const users = this.byNad.get(nad);
-      users?.namespaces.delete(namespace);
-      if (users?.namespaces.size === 0) this.byNad.delete(nad);
+      if (!users) continue;
+      const others = withoutName(users.namespaces, namespace);
+      if (others === undefined) this.byNad.delete(nad);
+      else users.namespaces = others;
     }
     if (used.size === 0) this.byNamespace.delete(namespace);
     return had;
@@ -138,7 +141,7 @@ export class NadUsage {
     const users = this.byNad.get(`${namespace}/${name}`);
     if (!users) return [];
     const out: string[] = [];
-    for (const ns of users.namespaces) for (const pod of listOf(this.byNamespace.get(ns)?.get(users.key))) out.push(`${ns}/${pod}`);
+    for (const ns of listOf(users.namespaces)) for (const pod of listOf(this.byNamespace.get(ns)?.get(users.key))) out.push(`${ns}/${pod}`);
     return out.sort();
   }
 
