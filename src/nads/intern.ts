@@ -5,14 +5,49 @@ import type { CniSummary } from './types.js';
 
 const MAX_ENTRIES = 10_000;
 
-class Interner<T> {
-  readonly #values = new Map<string, T>();
+/**
+ * Which values a full interner keeps: `first`, the first `max` for good (NAD shapes and
+ * namespaces: few and stable, and a lookup costs one map probe); `recent`, those used lately (the
+ * live pods' controllers and annotations, which churn with rollouts): two generations of at most
+ * `max / 2` each, the current one and the one before, and a value found only in the older one
+ * moves up. A value unused for a whole generation is dropped, so churn cannot grow it; one map
+ * entry per value, half what an LRU list costs.
+ */
+export type Eviction = 'first' | 'recent';
+
+export class Interner<T> {
+  #young = new Map<string, T>();
+  #old = new Map<string, T>();
+  readonly #max: number;
+  readonly #eviction: Eviction;
+
+  constructor(max = MAX_ENTRIES, eviction: Eviction = 'first') {
+    if (!Number.isInteger(max) || max < 2) throw new RangeError(`interner size ${max}: an integer of at least 2`);
+    this.#max = max;
+    this.#eviction = eviction;
+  }
+
   get(key: string, make: () => T): T {
-    const hit = this.#values.get(key);
+    const hit = this.#young.get(key);
     if (hit !== undefined) return hit;
-    const value = make();
-    if (this.#values.size < MAX_ENTRIES) this.#values.set(key, value);
+    if (this.#eviction === 'first') {
+      const value = make();
+      if (this.#young.size < this.#max) this.#young.set(key, value);
+      return value;
+    }
+    const older = this.#old.get(key);
+    const value = older !== undefined ? older : make();
+    if (this.#young.size >= this.#max >> 1) {
+      this.#old = this.#young;
+      this.#young = new Map();
+    }
+    this.#young.set(key, value);
     return value;
+  }
+
+  /** Values held (at most `max`). */
+  get size(): number {
+    return this.#young.size + this.#old.size;
   }
 }
 

@@ -12,6 +12,10 @@
 import type { AddressClaim, AddressKind, AddressReservations } from './types.js';
 import type { SharingOwner } from './owner.js';
 import { MAX_ARBITRATED_ADDRESSES_PER_POD } from './limits.js';
+import { Interner } from '../nads/intern.js';
+
+/** Namespaces and networks interned: a cluster's (2,000 and 10,000 at the issue's size) with room. */
+const INTERNED_MAX = 50_000;
 
 export interface PodRef {
   namespace: string;
@@ -90,17 +94,15 @@ interface PodRecord {
   name: string;
   /** Values held; the kind follows from the length (a GUID is 23 characters, a MAC 17 or 59). */
   held: string | string[];
+  /** The network (interned `ns/name`) each value of `held` is held on, in the same order. */
+  nets: string | string[];
   /** Resync generation that last saw the pod. */
   gen: number;
-  owner?: SharingOwner;
+  owner: SharingOwner | undefined;
   /** Its uid, for address claims held by one incarnation of a name (`heldBy`). */
-  uid?: string;
+  uid: string | undefined;
 }
 
-interface LiveHolder {
-  pod: PodRecord;
-  network: string;
-}
 
 interface Reservation {
   /** The address (`reservationKey`). */
@@ -129,6 +131,18 @@ function deleteFrom<K>(map: Map<K, Set<Reservation>>, key: K, r: Reservation): v
 }
 
 const GUID_LENGTH = 23;
+/** Is `rec` among the holders of `value` in `map`? */
+const holds = (map: Map<string, PodRecord | PodRecord[]>, value: string, rec: PodRecord): boolean => {
+  const cur = map.get(value);
+  return cur === rec || (Array.isArray(cur) && cur.includes(rec));
+};
+/** The networks a pod holds `value` on, in the order it lists them. */
+function networksOf(rec: PodRecord, value: string): string[] {
+  if (!Array.isArray(rec.held)) return [rec.nets as string];
+  const out: string[] = [];
+  for (let i = 0; i < rec.held.length; i++) if (rec.held[i] === value) out.push((rec.nets as string[])[i]!);
+  return out;
+}
 export const podKey = (ref: PodRef): string => (ref.name ? `${ref.namespace}/${ref.name}` : `${ref.namespace}/${ref.generateName ?? ''}*`);
 /** A reservation of the pod `key` (named: `ns/name`) or of the pod with `uid`. */
 const samePod = (r: Reservation, key: string, named: boolean, uid: string | undefined): boolean =>
@@ -142,10 +156,12 @@ const sameHolder = (a: Reservation, b: Reservation): boolean =>
 const reservationKey = (kind: AddressKind, value: string): string => `${kind === 'mac' ? 'm' : 'g'}${value}`;
 
 export class AddressIndex implements AddressReservations {
-  private readonly mac = new Map<string, LiveHolder | LiveHolder[]>();
-  private readonly guid = new Map<string, LiveHolder | LiveHolder[]>();
+  /** Live pods holding each value (a pod once, however many networks it holds the value on: `nets`). */
+  private readonly mac = new Map<string, PodRecord | PodRecord[]>();
+  private readonly guid = new Map<string, PodRecord | PodRecord[]>();
   private readonly pods = new Map<string, Map<string, PodRecord>>();
-  private readonly interned = new Map<string, string>();
+  /** One copy of each namespace and network name; bounded, since reviews (forged ones too) bring them. */
+  private readonly interned = new Interner<string>(INTERNED_MAX, 'recent');
   /** Reservations by address (of at most `perAddress` pods each, on up to `perPod` networks per pod). */
   private readonly reservations = new Map<string, Reservation[]>();
   /** The same by pod (named ones by `ns/name`, and by uid), for confirm. */
@@ -187,19 +203,22 @@ export class AddressIndex implements AddressReservations {
     this.confirm(`${ref.namespace}/${ref.name}`, ref.uid);
     if (addresses.length === 0) return;
     const ns = this.intern(ref.namespace);
-    const rec: PodRecord = { ns, name: ref.name, held: addresses.length === 1 ? addresses[0]!.value : addresses.map((a) => a.value), gen: this.gen };
-    if (ref.uid) rec.uid = ref.uid;
-    if (ref.owner) {
-      rec.owner = ref.owner;
-      this.ownerPods.set(ref.owner.key, (this.ownerPods.get(ref.owner.key) ?? 0) + 1);
-    }
-    for (const a of addresses) {
+    // Every field in the literal, even when undefined: V8 keeps them in the object (fields added
+    // later go to a separate property array, 40 B more per pod).
+    // The networks in the record, not one holder object per address (40 B each).
+    const one = addresses.length === 1;
+    const held = one ? addresses[0]!.value : addresses.map((a) => a.value);
+    const nets = one ? this.intern(addresses[0]!.network) : addresses.map((a) => this.intern(a.network));
+    const rec: PodRecord = { ns, name: ref.name, held, nets, gen: this.gen, owner: ref.owner, uid: ref.uid || undefined };
+    if (ref.owner) this.ownerPods.set(ref.owner.key, (this.ownerPods.get(ref.owner.key) ?? 0) + 1);
+    for (let i = 0; i < addresses.length; i++) {
+      const a = addresses[i]!;
+      if (!one && (held as string[]).indexOf(a.value) < i) continue; // held on an earlier network too: listed once
       const map = a.kind === 'mac' ? this.mac : this.guid;
-      const holder: LiveHolder = { pod: rec, network: this.intern(a.network) };
       const cur = map.get(a.value);
-      if (cur === undefined) map.set(a.value, holder);
-      else if (Array.isArray(cur)) cur.push(holder);
-      else map.set(a.value, [cur, holder]);
+      if (cur === undefined) map.set(a.value, rec);
+      else if (Array.isArray(cur)) cur.push(rec);
+      else map.set(a.value, [cur, rec]);
     }
     let byName = this.pods.get(ns);
     if (!byName) this.pods.set(ns, (byName = new Map()));
@@ -211,14 +230,14 @@ export class AddressIndex implements AddressReservations {
   private holdsExactly(rec: PodRecord, ref: { uid?: string; owner?: SharingOwner }, addresses: readonly PodAddress[]): boolean {
     if (rec.uid !== ref.uid || rec.owner?.key !== ref.owner?.key) return false;
     const held = Array.isArray(rec.held) ? rec.held : [rec.held];
+    const nets = Array.isArray(rec.nets) ? rec.nets : [rec.nets];
     if (held.length !== addresses.length) return false;
     for (let i = 0; i < addresses.length; i++) {
       const a = addresses[i]!;
-      if (held[i] !== a.value) return false;
+      if (held[i] !== a.value || nets[i] !== a.network) return false;
       for (let j = 0; j < i; j++) if (held[j] === a.value) return false;
-      const cur = (a.kind === 'mac' ? this.mac : this.guid).get(a.value);
-      const mine = cur === undefined ? undefined : Array.isArray(cur) ? cur.find((h) => h.pod === rec) : cur.pod === rec ? cur : undefined;
-      if (mine?.network !== a.network) return false;
+      // The kind too (the map the value is in): a value's length tells it, but the caller's kind decides.
+      if (!holds(a.kind === 'mac' ? this.mac : this.guid, a.value, rec)) return false;
     }
     return true;
   }
@@ -240,10 +259,10 @@ export class AddressIndex implements AddressReservations {
       const cur = map.get(value);
       if (cur === undefined) continue;
       if (!Array.isArray(cur)) {
-        if (cur.pod === rec) map.delete(value);
+        if (cur === rec) map.delete(value);
         continue;
       }
-      const rest = cur.filter((h) => h.pod !== rec);
+      const rest = cur.filter((h) => h !== rec);
       if (rest.length === 0) map.delete(value);
       else map.set(value, rest.length === 1 ? rest[0]! : rest);
     }
@@ -301,10 +320,13 @@ export class AddressIndex implements AddressReservations {
     const ownerKey = self.owner?.key;
     const inScope = (n: string): boolean => scope === 'Cluster' || n === network || n === '*' || network === '*';
     const cur = (kind === 'mac' ? this.mac : this.guid).get(value);
-    for (const h of cur === undefined ? [] : Array.isArray(cur) ? cur : [cur]) {
-      const pod = `${h.pod.ns}/${h.pod.name}`;
-      if (pod === selfKey || !inScope(h.network) || (ownerKey !== undefined && h.pod.owner?.key === ownerKey)) continue;
-      out.push(h.pod.owner ? { pod, network: h.network, owner: h.pod.owner } : { pod, network: h.network });
+    for (const p of cur === undefined ? [] : Array.isArray(cur) ? cur : [cur]) {
+      const pod = `${p.ns}/${p.name}`;
+      if (pod === selfKey || (ownerKey !== undefined && p.owner?.key === ownerKey)) continue;
+      for (const net of networksOf(p, value)) {
+        if (!inScope(net)) continue;
+        out.push(p.owner ? { pod, network: net, owner: p.owner } : { pod, network: net });
+      }
     }
     const reserved = pending ? this.reservations.get(reservationKey(kind, value)) : undefined;
     if (reserved) {
@@ -353,7 +375,7 @@ export class AddressIndex implements AddressReservations {
    */
   heldBy(kind: AddressKind, value: string, holder: { kind: string; namespace: string; name: string; uid?: string }): boolean {
     const cur = (kind === 'mac' ? this.mac : this.guid).get(value);
-    for (const { pod: p } of cur === undefined ? [] : Array.isArray(cur) ? cur : [cur]) {
+    for (const p of cur === undefined ? [] : Array.isArray(cur) ? cur : [cur]) {
       if (p.ns !== holder.namespace) continue;
       const match =
         holder.kind === 'Pod'
@@ -391,10 +413,7 @@ export class AddressIndex implements AddressReservations {
   }
 
   private intern(s: string): string {
-    const found = this.interned.get(s);
-    if (found !== undefined) return found;
-    this.interned.set(s, s);
-    return s;
+    return this.interned.get(s, () => s);
   }
 
   /** The pod `key` (or `uid`) is live: the watch holds its addresses now, its reservations go. */

@@ -446,3 +446,20 @@ t.test('judging a pod costs what its addresses cost: per address, a pod of 1,000
   // Pairwise twin checks made it 2.9x here (3.2 against 1.1 us).
   t.ok(perLarge <= 2 * perSmall, `per address: ${(perLarge * 1000).toFixed(2)} us in a pod of 1,000, ${(perSmall * 1000).toFixed(2)} us in a pod of 100 (bound 2x)`);
 });
+
+t.test('the names the index interns are bounded: reviews bring namespaces and networks, forged ones too', async (t) => {
+  const i = new AddressIndex({ limits: { total: 100 } });
+  // Two names a review: 60,000 distinct in all, past the 50,000 interned.
+  for (let n = 0; n < 30_000; n++) {
+    i.reserve([{ kind: 'mac', value: '02:00:00:00:00:01', scope: `network:ns-${n}/net-${n}`, pod: { namespace: `ns-${n}`, name: 'p' } }]);
+  }
+  const interned = (i as unknown as { interned: { size: number } }).interned.size;
+  t.ok(interned <= 50_000, `at most 50,000 interned after 60,000 distinct names (${interned})`);
+  t.equal(i.stats().reservations, 16, 'the reservations themselves at their own cap (perAddress)');
+  i.setPod({ namespace: 'ns-1', name: 'live' }, [{ kind: 'mac', value: '02:00:00:00:00:09', network: 'ns-1/net-1' }]);
+  t.same(
+    i.conflicts('mac', '02:00:00:00:00:09', 'ns-1/net-1', 'Network', { namespace: 'x', name: 'y' }).map((h) => [h.pod, h.network]),
+    [['ns-1/live', 'ns-1/net-1']],
+    'and the index still answers by value',
+  );
+});

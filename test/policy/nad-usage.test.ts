@@ -121,3 +121,58 @@ t.test('NAD usage: what leaves with a pod, and what a relist keeps (issue 30)', 
   u.endResync();
   t.same(u.stats(), { pods: 0, nads: 0 });
 });
+
+t.test('NAD usage against a plain model: one name, a few, past SMALL (a set) and back, relists included', async (t) => {
+  const u = new NadUsage();
+  const model = new Map<string, string[]>(); // `ns/name` -> NADs
+  let seed = 7;
+  const rnd = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+  const nadKeys = ['x/a', 'x/b', 'y/c', 'y/d'];
+  const check = (why: string): void => {
+    for (const key of nadKeys) {
+      const [ns, name] = key.split('/') as [string, string];
+      const want = [...model].filter(([, nads]) => nads.includes(key)).map(([pod]) => pod).sort();
+      t.same(u.podsUsing(ns, name), want, `${why}: ${key}`);
+    }
+    t.same(u.stats(), { pods: [...model.values()].filter((n) => n.length > 0).length, nads: nadKeys.filter((k) => [...model.values()].some((n) => n.includes(k))).length }, `${why}: stats`);
+  };
+  // Up to 80 pods in one namespace on one NAD: the names go from a string to an array to a set.
+  for (let i = 0; i < 80; i++) {
+    u.setPod('x', `p${i}`, ['x/a']);
+    model.set(`x/p${i}`, ['x/a']);
+  }
+  check('80 on one NAD');
+  for (let step = 0; step < 1500; step++) {
+    const ns = rnd(2) === 0 ? 'x' : 'y';
+    const pod = `p${rnd(85)}`;
+    const op = rnd(10);
+    if (op < 6) {
+      const nads = nadKeys.filter(() => rnd(3) === 0);
+      if (rnd(4) === 0 && nads.length > 0) nads.push(nads[0]!);
+      u.setPod(ns, pod, nads);
+      model.set(`${ns}/${pod}`, [...new Set(nads)]);
+    } else if (op < 9) {
+      u.removePod(ns, pod);
+      model.delete(`${ns}/${pod}`);
+    } else {
+      // A relist listing about half the pods again, unchanged.
+      u.beginResync();
+      for (const [key, nads] of [...model]) {
+        if (rnd(2) === 0) {
+          model.delete(key);
+          continue;
+        }
+        const [pns, pname] = key.split('/') as [string, string];
+        u.setPod(pns, pname, nads);
+      }
+      u.endResync();
+    }
+    if (step % 50 === 0) check(`step ${step}`);
+  }
+  check('the end');
+  for (const key of [...model.keys()]) {
+    const [ns, name] = key.split('/') as [string, string];
+    u.removePod(ns, name);
+  }
+  t.same(u.stats(), { pods: 0, nads: 0 }, 'every pod removed: nothing kept');
+});
