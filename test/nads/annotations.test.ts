@@ -99,7 +99,8 @@ t.test('hostile annotations (issue 15, finding 5): no stack overflow, errors cap
     parseNodeSelector('-,'.repeat(k * 1.2));
     parseResourceNames(Array.from({ length: k }, (_, i) => `example.com/r${i}`).join(','));
     const bad = Array.from({ length: k }, () => 'not a name').join(',');
-    for (const annotations of [{ 'k8s.v1.cni.cncf.io/nodeSelector': '-,'.repeat(k * 1.2) }, { 'k8s.v1.cni.cncf.io/resourceName': bad }]) {
+    const each: Array<Record<string, string>> = [{ 'k8s.v1.cni.cncf.io/nodeSelector': '-,'.repeat(k * 1.2) }, { 'k8s.v1.cni.cncf.io/resourceName': bad }];
+    for (const annotations of each) {
       validateNadObject(nad(annotations));
       nadFromObject(nad(annotations));
     }

@@ -76,7 +76,10 @@ t.test('apiHolderLookup: one GET of the pod; 404 false; an error or a timeout ca
   };
   t.equal(await apiHolderLookup(transport(unavailable, paths))(holder, mac, signal), undefined, '503: cannot tell');
   const slow: KubeTransport = { ...transport(() => podWith(), paths), getJson: (_p, _q, _a, sig) => new Promise((_, reject) => sig?.addEventListener('abort', () => reject(sig.reason))) };
+  // The deadline's timer is unref'd (it must not keep serve alive): hold the process open meanwhile.
+  const hold = setTimeout(() => undefined, 60_000);
   t.equal(await apiHolderLookup(slow, { timeoutMs: 20 })(holder, mac, signal), undefined, 'no answer in time: cannot tell');
+  clearTimeout(hold);
   const before = paths.length;
   t.equal(await apiHolderLookup(transport(() => podWith(), paths))({ ...holder, kind: 'VirtualMachineInstance' }, mac, signal), undefined, 'a VMI: not asked');
   t.equal(paths.length, before, 'no GET for a VMI');
