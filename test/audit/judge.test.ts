@@ -86,14 +86,17 @@ t.test('namespace labels select policies; an exempt namespace yields no finding 
   t.same(brief(auditSnapshot({ pods, nads: nadsBoth, namespaceLabels: exempt, policies: selected, config })).flatMap((x) => x.findings), []);
 });
 
-t.test('requestedFields with allowedSubjects cannot be judged without the requester: skip', async (t) => {
-  const withSubjects = policiesOf(`apiVersion: netattach.io/v1alpha1
+/** MACs may be requested by the user admin only: the audit cannot tell who created a pod. */
+const MACS_FOR_ADMIN_ONLY = `apiVersion: netattach.io/v1alpha1
 kind: NetworkAttachmentPolicy
 metadata: {name: macs}
 spec:
   rules:
     requestedFields: {forbidden: [mac], allowedSubjects: {users: [admin]}, action: Enforce}
-`);
+`;
+
+t.test('requestedFields with allowedSubjects cannot be judged without the requester: skip', async (t) => {
+  const withSubjects = policiesOf(MACS_FOR_ADMIN_ONLY);
   const pods = [live('team-a', 'p', '[{"name":"sriov-net","mac":"02:00:00:00:00:05"}]')];
   const out = auditSnapshot({ pods, nads, policies: withSubjects, config });
   t.match(out[0]!.findings, [{ rule: 'requestedFields', result: 'skip', severity: 'info', message: /not judged: the audit does not know who created the pod/ }]);
@@ -223,13 +226,7 @@ spec:
 });
 
 t.test('a skipped finding\'s message, with its note, stays within the 1,024 bytes of a message', async (t) => {
-  const set = policiesOf(`apiVersion: netattach.io/v1alpha1
-kind: NetworkAttachmentPolicy
-metadata: {name: macs}
-spec:
-  rules:
-    requestedFields: {forbidden: [mac], allowedSubjects: {users: [admin]}, action: Enforce}
-`);
+  const set = policiesOf(MACS_FOR_ADMIN_ONLY);
   const error = { path: '[0].mac', type: 'Forbidden' as const, reason: 'r'.repeat(5000) };
   const decision = { allowed: false, code: 403 as const, errors: [error], warnings: [], audits: [], findings: [{ policy: 'macs', rule: 'requestedFields', action: 'Enforce' as const, error }], patch: [], claims: [] };
   const [f] = findingsOf(decision, set);

@@ -85,16 +85,18 @@ t.test('a cluster without resource.k8s.io/v1: never synced, templates unavailabl
   t.same(dra.classesFor('x'), []);
 });
 
+/** A ResourceClaimTemplate asking for one device of class `cls`. */
+const full = (namespace: string, name: string, cls: string, rv = '1') => ({
+  apiVersion: 'resource.k8s.io/v1',
+  kind: 'ResourceClaimTemplate',
+  metadata: { namespace, name, resourceVersion: rv },
+  spec: { spec: { devices: { requests: [{ name: 'nic', exactly: { deviceClassName: cls } }] } } },
+});
+
 t.test('ResourceClaimTemplates: the device requests of each template are kept (networkClaims check), and follow the watch', async (t) => {
   const api = new FakeApiServer();
   const kc = await api.start();
   t.teardown(() => api.stop());
-  const full = (namespace: string, name: string, cls: string, rv = '1') => ({
-    apiVersion: 'resource.k8s.io/v1',
-    kind: 'ResourceClaimTemplate',
-    metadata: { namespace, name, resourceVersion: rv },
-    spec: { spec: { devices: { requests: [{ name: 'nic', exactly: { deviceClassName: cls } }] } } },
-  });
   api.setList(TEMPLATES, [full('a', 'net', 'sriov-a')], '5');
   const dra = new ClusterClaimTemplates(kc, { backoffMs: 10 });
   t.teardown(() => dra.stop());
@@ -152,12 +154,6 @@ t.test('ResourceClaimTemplates: why they cannot be read, a relist that drops wha
   const api = new FakeApiServer();
   const kc = await api.start();
   t.teardown(() => api.stop());
-  const full = (namespace: string, name: string, cls: string, rv = '1') => ({
-    apiVersion: 'resource.k8s.io/v1',
-    kind: 'ResourceClaimTemplate',
-    metadata: { namespace, name, resourceVersion: rv },
-    spec: { spec: { devices: { requests: [{ name: 'nic', exactly: { deviceClassName: cls } }] } } },
-  });
   const warnings: Array<[object, string]> = [];
   const templates = new ClusterClaimTemplates(kc, { backoffMs: 10, logger: { warn: (fields, message) => void warnings.push([fields, message]) } });
   t.teardown(() => templates.stop());
