@@ -240,7 +240,7 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
       const now = this.now();
       const stale = [...this.cache.values()].filter((c) => claimIsStale(c, this.holderState(c), now, this.pendingMs));
       this.busy = 0;
-      const done = await Promise.all(stale.map(async (c) => !(await this.runsUnseen(c, 'background', AbortSignal.timeout(this.writeTimeoutMs))) && this.remove(c, 'swept')));
+      const done = await Promise.all(stale.map(async (c) => !(await this.runsUnseen(c, 'background')) && this.remove(c, 'swept')));
       if (this.busy > 0) this.o.logger?.warn({ claims: this.busy }, 'address claim deletes found no free call slot in time; the next sweep retries');
       return done.filter(Boolean).length;
     } finally {
@@ -329,11 +329,13 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
   /**
    * A claim the pod watch never confirmed, whose holder pod the API server shows running with the
    * address: the watch lags more than the window. Asked only of such claims (one GET each, through
-   * the gate); an error or a refused slot answers false, and the window decides as before.
+   * the gate); an error or a refused slot answers false, and the window decides as before. Without
+   * `signal` (the sweep), the budget of a background write, its timer made only when asked.
    */
-  private async runsUnseen(c: StoredClaim, priority: GatePriority, signal: AbortSignal): Promise<boolean> {
+  private async runsUnseen(c: StoredClaim, priority: GatePriority, given?: AbortSignal): Promise<boolean> {
     const lookup = this.o.holderRuns;
     if (!lookup || c.holder.kind !== 'Pod' || this.holderState(c) !== 'unconfirmed') return false;
+    const signal = given ?? AbortSignal.timeout(this.writeTimeoutMs);
     const runs = await this.call(priority, signal, () => lookup(c.holder, { kind: c.kind, value: c.address }, signal)).catch(() => undefined);
     if (runs !== true) return false;
     this.o.onEvent?.('kept-running');
