@@ -461,27 +461,25 @@ export class AddressIndex implements AddressReservations {
   private makeRoom(r: Reservation): void {
     const now = this.now();
     const list = this.reservations.get(r.address);
-    const own = list?.filter((x) => sameHolder(x, r));
-    if (own && own.length >= this.limits.perPod) {
-      // The same pod on yet another network: one review holds an address on at most `perPod`
-      // networks, so more can only come from repeated reviews of one name (each on new networks);
-      // its oldest network gives way, and one address holds at most perAddress x perPod.
-      let oldest = own[0]!;
-      for (const x of own) if (x.expires < oldest.expires) oldest = x;
-      this.evict(oldest, now, 'address');
-    } else if (list && own!.length === 0) {
-      // A new pod for this address: past `perAddress` pods, the one reserved longest ago gives way
-      // (all its networks). One pod may hold the address on many networks: it counts once.
-      const oldestOf = new Map<string, Reservation>();
-      for (const x of list) {
-        const o = oldestOf.get(holderId(x));
-        if (!o || x.expires < o.expires) oldestOf.set(holderId(x), x);
-      }
-      if (oldestOf.size >= this.limits.perAddress) {
-        let oldest: Reservation | undefined;
-        for (const x of oldestOf.values()) if (!oldest || x.expires < oldest.expires) oldest = x;
-        const id = holderId(oldest!);
-        for (const x of list.filter((x) => holderId(x) === id)) this.evict(x, now, 'address');
+    if (list) {
+      const own = list.filter((x) => sameHolder(x, r));
+      if (own.length >= this.limits.perPod) {
+        // The same pod on yet another network: one review holds an address on at most `perPod`
+        // networks, so more can only come from repeated reviews of one name (each on new networks);
+        // its oldest network gives way, and one address holds at most perAddress x perPod.
+        this.evict(earliest(own)!, now, 'address');
+      } else if (own.length === 0) {
+        // A new pod for this address: past `perAddress` pods, the one reserved longest ago gives way
+        // (all its networks). One pod may hold the address on many networks: it counts once.
+        const oldestOf = new Map<string, Reservation>();
+        for (const x of list) {
+          const o = oldestOf.get(holderId(x));
+          if (!o || x.expires < o.expires) oldestOf.set(holderId(x), x);
+        }
+        if (oldestOf.size >= this.limits.perAddress) {
+          const id = holderId(earliest(oldestOf.values())!);
+          for (const x of list.filter((x) => holderId(x) === id)) this.evict(x, now, 'address');
+        }
       }
     }
     const inNamespace = this.reservedByNamespace.get(r.ns);
@@ -496,3 +494,9 @@ export class AddressIndex implements AddressReservations {
 }
 
 const first = (set: Set<Reservation>): Reservation => set.values().next().value as Reservation;
+/** The reservation that lapses first (the first of those lapsing together). */
+function earliest(rs: Iterable<Reservation>): Reservation | undefined {
+  let out: Reservation | undefined;
+  for (const r of rs) if (!out || r.expires < out.expires) out = r;
+  return out;
+}
