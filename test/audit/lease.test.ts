@@ -16,6 +16,19 @@ interface Call {
   contentType?: string;
 }
 
+/** The server-side apply of the Lease with `spec` (and the resourceVersion it was read at, if any), as the transport sees it. */
+const applied = (spec: Record<string, unknown>, resourceVersion?: string): Call => ({
+  method: 'patch',
+  path: `${PATH}?fieldManager=netattach&force=true`,
+  contentType: 'application/apply-patch+yaml',
+  body: {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { name: 'netattach-audit', namespace: 'netattach-system', ...(resourceVersion ? { resourceVersion } : {}) },
+    spec,
+  },
+});
+
 /** A transport that answers `get` from `current` (a 404 when undefined) and records every call. */
 function scripted(current: unknown, patchError?: Error, getError?: Error) {
   const calls: Call[] = [];
@@ -63,17 +76,7 @@ t.test('no Lease yet (404): created, with this replica as holder and no transiti
   t.equal(await lease(transport).acquire(), true);
   t.strictSame(calls, [
     { method: 'get', path: PATH },
-    {
-      method: 'patch',
-      path: `${PATH}?fieldManager=netattach&force=true`,
-      contentType: 'application/apply-patch+yaml',
-      body: {
-        apiVersion: 'coordination.k8s.io/v1',
-        kind: 'Lease',
-        metadata: { name: 'netattach-audit', namespace: 'netattach-system' },
-        spec: { holderIdentity: 'me', leaseDurationSeconds: 30, acquireTime: microTime(T0), renewTime: microTime(T0), leaseTransitions: 0 },
-      },
-    },
+    applied({ holderIdentity: 'me', leaseDurationSeconds: 30, acquireTime: microTime(T0), renewTime: microTime(T0), leaseTransitions: 0 }),
   ]);
 });
 
@@ -154,17 +157,7 @@ t.test('release: only by the holder, an empty holder written with the resourceVe
   await lease(mine.transport, T0 + 5).release();
   t.strictSame(mine.calls, [
     { method: 'get', path: PATH },
-    {
-      method: 'patch',
-      path: `${PATH}?fieldManager=netattach&force=true`,
-      contentType: 'application/apply-patch+yaml',
-      body: {
-        apiVersion: 'coordination.k8s.io/v1',
-        kind: 'Lease',
-        metadata: { name: 'netattach-audit', namespace: 'netattach-system', resourceVersion: '7' },
-        spec: { holderIdentity: '', leaseDurationSeconds: 30, renewTime: microTime(T0 + 5) },
-      },
-    },
+    applied({ holderIdentity: '', leaseDurationSeconds: 30, renewTime: microTime(T0 + 5) }, '7'),
   ]);
   const noVersion = scripted(stored({ holderIdentity: 'me' }, null));
   await lease(noVersion.transport).release();
