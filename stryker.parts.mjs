@@ -95,6 +95,18 @@ export const SCOPES = {
     mutate: ['src/policy/{pod-source,nad-usage}.ts'],
     tests: ['test/policy/{nad-usage,pod-source}.test.ts'],
   },
+  // Asking the API server whether a claim's holder runs (before a claim the watch never confirmed is
+  // taken over or swept): what counts as running with the address, and what the GET's answers mean.
+  'policy-pod-lookup': {
+    mutate: ['src/policy/pod-lookup.ts'],
+    tests: ['test/policy/pod-lookup.test.ts'],
+  },
+  // The bounded interners the NAD cache, the pod watch and the address index share (one copy per
+  // value while held, never more than their size held).
+  'nads-intern': {
+    mutate: ['src/nads/intern.ts'],
+    tests: ['test/nads/intern.test.ts'],
+  },
   // src/audit's pure modules (issue #30), in four parts: the size and result caps (bounds), what
   // the audit writes and prints (report, render), reading a pod object (live-pod), and judging live
   // pods and NADs with the admission core (judge, judge-nad, snapshot). Left out, for time per mutant: the

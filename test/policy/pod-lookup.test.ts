@@ -86,3 +86,20 @@ t.test('apiHolderLookup: one GET of the pod; 404 false; an error or a timeout ca
   await apiHolderLookup(transport(() => podWith(), paths))({ kind: 'Pod', namespace: 'a b', name: 'x/y' }, mac, signal);
   t.equal(paths.at(-1), '/api/v1/namespaces/a%20b/pods/x%2Fy', 'names encoded');
 });
+
+t.test('apiHolderLookup: 2 s to answer by default; the caller’s own abort cannot tell either', async (t) => {
+  const paths: string[] = [];
+  const timeouts: number[] = [];
+  const real = AbortSignal.timeout.bind(AbortSignal);
+  AbortSignal.timeout = (ms: number) => (timeouts.push(ms), real(ms));
+  t.teardown(() => void (AbortSignal.timeout = real));
+  await apiHolderLookup(transport(() => podWith(), paths))(holder, mac, new AbortController().signal);
+  t.strictSame(timeouts, [2_000], 'the documented 2 s');
+  await apiHolderLookup(transport(() => podWith(), paths), { timeoutMs: 750 })(holder, mac, new AbortController().signal);
+  t.equal(timeouts.at(-1), 750, 'or the one given');
+  const caller = new AbortController();
+  const slow: KubeTransport = { ...transport(() => podWith(), paths), getJson: (_p, _q, _a, sig) => new Promise((_, reject) => sig?.addEventListener('abort', () => reject(sig.reason))) };
+  const pending = apiHolderLookup(slow)(holder, mac, caller.signal);
+  caller.abort(new Error('request ended'));
+  t.equal(await pending, undefined, 'aborted by the caller: cannot tell');
+});
