@@ -67,7 +67,7 @@ t.test("'recent' turns a generation at half its size, exactly", async (t) => {
   t.equal(made, 1, 'a, two generations old, is made again');
   i.get('d', () => (made++, 'd'));
   t.equal(made, 1, 'd, one generation old, is found');
-  t.throws(() => new Interner(2.5), RangeError, 'a size must be an integer');
+  t.throws(() => new Interner(2.5), { name: 'RangeError', message: 'interner size 2.5: an integer of at least 2' }, 'a size must be an integer, and the message says which');
   t.doesNotThrow(() => new Interner(2, 'recent'), 'two is enough');
 });
 
@@ -99,6 +99,7 @@ t.test('internSummary: one frozen summary per cniVersion, plugins and set of cap
   t.strictSame([...a.capabilities], ['ips', 'mac'], 'its capabilities, sorted');
   t.strictSame(a.pluginTypes, ['macvlan']);
   t.equal(a.cniVersion, '1.0.0');
+  t.strictSame(a.plugins, [plugin], 'its plugins, as given');
   t.ok(Object.isFrozen(a) && Object.isFrozen(a.pluginTypes) && Object.isFrozen(a.plugins) && Object.isFrozen(a.plugins[0]), 'frozen through');
   t.not(internSummary(make(['mac', 'ips'], '0.4.0')), a, 'another cniVersion');
   t.not(internSummary(make(['mac'], '1.0.0')), a, 'other capabilities');

@@ -27,6 +27,7 @@ t.test('podRunsWith: the holder (namespace, name, uid) running with the address'
     ['the pod with the MAC', podWith(), holder, mac, true],
     ['Pending (being started) still holds it', podWith({ phase: 'Pending' }), holder, mac, true],
     ['no phase yet', { ...(podWith() as object), status: {} }, holder, mac, true],
+    ['no status at all (just created)', { metadata: (podWith() as { metadata: unknown }).metadata }, holder, mac, true],
     ['Succeeded: the watch drops it', podWith({ phase: 'Succeeded' }), holder, mac, false],
     ['Failed', podWith({ phase: 'Failed' }), holder, mac, false],
     ['another uid (another incarnation of the name)', podWith({ uid: 'u2' }), holder, mac, false],
