@@ -31,7 +31,9 @@ export default {
   coverageAnalysis: 'perTest',
   mutate,
   // Anchored: an unanchored 'certs' also dropped src/certs from the sandbox.
-  ignorePatterns: ['/dist', '/reports', '/certs', '/bench', '/test/e2e', '.git'],
+  // '/.stryker-tmp': each part has its own temp dir below it, and Stryker ignores only its own: two
+  // parts run at once would copy each other's sandboxes.
+  ignorePatterns: ['/dist', '/reports', '/certs', '/bench', '/test/e2e', '.git', '/.stryker-tmp'],
   incremental: true,
   incrementalFile: `reports/stryker-incremental/${part}.json`,
   // A shared 2-core machine: two test-runner processes; generous timeouts.
