@@ -56,6 +56,12 @@ t.test('indexPod: what a pod holds, and the pod as indexed', async (t) => {
   t.same(holders(index, '02:00:00:00:00:01'), ['ns/a']);
   t.same(usage.podsUsing('ns', 'n'), ['ns/a']);
   t.same(indexPod(index, obj({ namespace: 'ns', name: 'nouid', annotations: { [NETWORKS]: 'n' } })), { namespace: 'ns', name: 'nouid' }, 'no uid: none reported; no usage index: fine');
+  // Not even as an undefined field: the pod as indexed has only what it has.
+  t.strictSame(Object.keys(indexPod(index, obj({ namespace: 'ns', name: 'nouid', annotations: { [NETWORKS]: 'n' } }))!), ['namespace', 'name']);
+  t.strictSame(Object.keys(indexPod(index, pod('a', '1', mac), usage)!), ['namespace', 'name', 'uid'], 'no sharing owner: none reported');
+  t.strictSame(indexPod(index, obj({ namespace: 'ns', name: 'bare', uid: 'uid-bare' }), usage), { namespace: 'ns', name: 'bare', uid: 'uid-bare' }, 'no annotations at all: indexed, holding nothing');
+  t.same(index.stats(), { pods: 1, addresses: 1, reservations: 0 }, 'only pod a holds an address');
+  t.same(usage.stats(), { pods: 1, nads: 1 }, 'and uses a NAD');
 
   // The sharing owner: only for pods holding addresses, only for listed owner kinds.
   const vm = { key: 'uid-vm1', label: 'VM ns/vm1', namespace: 'ns', kind: 'VirtualMachineInstance', name: 'vm1' };
@@ -152,6 +158,7 @@ t.test('pod source: running, changed, terminating, finished and deleted pods; ca
   api.emit('/api/v1/pods', { type: 'DELETED', object: obj({ namespace: 'ns', name: 'nouid', resourceVersion: '14' }) });
   await until(() => removed.length === 2, 'its delete');
   t.same(removed[1], { namespace: 'ns', name: 'nouid' }, 'no uid: none named');
+  t.strictSame(Object.keys(removed[1] as object), ['namespace', 'name'], 'not even as undefined');
   t.notOk(index.hasPod('ns', 'nouid'), 'the DELETED object needs no annotations to release the pod');
   api.emit('/api/v1/pods', { type: 'DELETED', object: obj({ name: 'no-namespace', resourceVersion: '15' }) });
   api.emit('/api/v1/pods', { type: 'DELETED', object: obj({ namespace: 'ns', resourceVersion: '16' }) });
@@ -180,6 +187,66 @@ t.test('pod source: a relist drops what is gone from both indexes, and tells the
   t.same(seen, ['resync', 'resynced pods=2 users=2', 'resync', 'resynced pods=1 users=1'], 'the indexes have ended their resync before the observer hears of it');
   t.same(holders(index, '02:00:00:00:00:01'), []);
   t.same(usage.podsUsing('ns', 'n'), ['ns/b']);
+});
+
+const watchRequests = (api: FakeApiServer): number => api.requests.filter((r) => r.query.get('watch') === 'true').length;
+
+t.test('pod source: with nothing optional (no usage index, observer, callbacks or logger) it fails over and releases', async (t) => {
+  const api = new FakeApiServer();
+  const kc = await api.start();
+  t.teardown(() => api.stop());
+  api.setList('/api/v1/pods', [pod('a', '1', '[{"name":"n","mac":"02:00:00:00:00:01"}]')], '10');
+  api.listFailures = 1;
+  const index = new AddressIndex();
+  const source = new PodAddressSource(kc, index, { backoffMs: 10 });
+  t.teardown(() => source.stop());
+  void source.start();
+  // The failed list is retried with no logger to tell.
+  await until(() => source.synced(), 'the list after a failure');
+  t.same(holders(index, '02:00:00:00:00:01'), ['ns/a']);
+  await until(() => api.watching('/api/v1/pods') === 1, 'the watch');
+  api.emit('/api/v1/pods', { type: 'DELETED', object: pod('a', '11') });
+  api.emit('/api/v1/pods', { type: 'ADDED', object: pod('b', '12', '[{"name":"n","mac":"02:00:00:00:00:02"}]') });
+  // Or the watch failing (the handler threw): then at once, not at the time limit.
+  await until(() => index.hasPod('ns', 'b') || source.lastFailure() !== undefined || watchRequests(api) > 1, 'the pod after the delete');
+  t.ok(index.hasPod('ns', 'b'));
+  t.same(holders(index, '02:00:00:00:00:01'), [], 'the deleted pod is released');
+  t.equal(watchRequests(api), 1, 'on the same watch: the delete failed nothing');
+  t.equal(source.lastFailure(), undefined);
+});
+
+t.test('pod source: a DELETED object without metadata goes to the observer only, and fails nothing', async (t) => {
+  const api = new FakeApiServer();
+  const kc = await api.start();
+  t.teardown(() => api.stop());
+  api.setList('/api/v1/pods', [pod('a', '1', '[{"name":"n","mac":"02:00:00:00:00:01"}]')], '10');
+  const index = new AddressIndex();
+  const usage = new NadUsage();
+  const removed: unknown[] = [];
+  const observed: unknown[] = [];
+  const warnings: unknown[] = [];
+  const logger = { info() {}, error() {}, warn: (o: object) => warnings.push(o) };
+  const source = new PodAddressSource(kc, index, {
+    backoffMs: 10,
+    usage,
+    logger,
+    onRemove: (p) => removed.push(p),
+    observer: { resync() {}, upsert() {}, remove: (o) => observed.push(o), resynced() {} },
+  });
+  t.teardown(() => source.stop());
+  await source.start();
+  await until(() => api.watching('/api/v1/pods') === 1, 'the watch');
+  const bare = { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' };
+  api.emit('/api/v1/pods', { type: 'DELETED', object: bare });
+  api.emit('/api/v1/pods', { type: 'ADDED', object: pod('b', '12', '[{"name":"n","mac":"02:00:00:00:00:02"}]') });
+  await until(() => index.hasPod('ns', 'b') || warnings.length > 0 || watchRequests(api) > 1, 'the pod after the delete');
+  t.ok(index.hasPod('ns', 'b'));
+  t.same(observed, [bare], 'the observer is told');
+  t.same(removed, [], 'no onRemove: it names no pod');
+  t.same(holders(index, '02:00:00:00:00:01'), ['ns/a'], 'and releases nobody');
+  t.same(usage.podsUsing('ns', 'n').sort(), ['ns/a', 'ns/b']);
+  t.same(warnings, []);
+  t.equal(watchRequests(api), 1, 'on the same watch');
 });
 
 t.test('pod source: failures are logged and retried; it needs credentials or a transport', async (t) => {
