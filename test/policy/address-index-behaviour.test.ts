@@ -637,6 +637,19 @@ t.test('a pod set again unchanged (its MODIFIED events) keeps its place among th
   t.same(i.stats(), { pods: 2, addresses: 3, reservations: 0 });
 });
 
+t.test('a pod holding one address on two networks, set again unchanged, keeps its place too', async (t) => {
+  const i = new AddressIndex();
+  const p = { namespace: 'ns', name: 'p', uid: 'u-p' };
+  i.setPod(p, [mac(M1, 'ns/a'), mac(M1, 'ns/b')]);
+  i.setPod({ namespace: 'ns', name: 'q', uid: 'u-q' }, [mac(M1, 'ns/a')]);
+  i.setPod(p, [mac(M1, 'ns/a'), mac(M1, 'ns/b')]);
+  const holders = () => i.conflicts('mac', M1, '*', 'Cluster', stranger).map((h) => `${h.pod} ${h.network}`);
+  t.same(holders(), ['ns/p ns/a', 'ns/p ns/b', 'ns/q ns/a'], 'the message names p, which has held it longest');
+  // And a change still replaces it.
+  i.setPod(p, [mac(M1, 'ns/a'), mac(M1, 'ns/c')]);
+  t.same(holders(), ['ns/q ns/a', 'ns/p ns/a', 'ns/p ns/c']);
+});
+
 t.test('a pod set again with changed addresses is replaced: values moved between networks, a later value changed', async (t) => {
   const M3 = '02:00:00:00:00:03';
   const i = new AddressIndex();
