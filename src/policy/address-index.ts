@@ -226,7 +226,10 @@ export class AddressIndex implements AddressReservations {
     this.podCount++;
   }
 
-  /** Whether `rec` is `ref` (same uid and owner) holding exactly `addresses`, in order, each once. */
+  /**
+   * Whether `rec` is `ref` (same uid and owner) holding exactly `addresses`, in order. A value listed
+   * twice (one address on two networks) compares like any other: `nets` holds its network at each index.
+   */
   private holdsExactly(rec: PodRecord, ref: { uid?: string; owner?: SharingOwner }, addresses: readonly PodAddress[]): boolean {
     if (rec.uid !== ref.uid || rec.owner?.key !== ref.owner?.key) return false;
     const held = Array.isArray(rec.held) ? rec.held : [rec.held];
@@ -235,7 +238,6 @@ export class AddressIndex implements AddressReservations {
     for (let i = 0; i < addresses.length; i++) {
       const a = addresses[i]!;
       if (held[i] !== a.value || nets[i] !== a.network) return false;
-      for (let j = 0; j < i; j++) if (held[j] === a.value) return false;
       // The kind too (the map the value is in): a value's length tells it, but the caller's kind decides.
       if (!holds(a.kind === 'mac' ? this.mac : this.guid, a.value, rec)) return false;
     }

@@ -622,3 +622,155 @@ t.test('per address: one pod name reviewed again and again, each time on new net
   for (let n = 0; n < 200; n++) j.reserve([claim(M1, { namespace: 'ns', name: 'q' }, `network:ns/n${n}`)]);
   t.equal(j.conflicts('mac', M1, '*', 'Cluster', stranger).length, RESERVATION_LIMITS.perPod);
 });
+
+t.test('a pod set again unchanged (its MODIFIED events) keeps its place among the holders of each address, of either kind', async (t) => {
+  const i = new AddressIndex();
+  const p = { namespace: 'ns', name: 'p', uid: 'u-p' };
+  // M1 and the GUID are shared with q (several holders); M2 is p's alone (one holder).
+  const held = [mac(M1, 'ns/a'), guid(GUID, 'ns/ib'), mac(M2, 'ns/b')];
+  i.setPod(p, held);
+  i.setPod({ namespace: 'ns', name: 'q', uid: 'u-q' }, [mac(M1, 'ns/a'), guid(GUID, 'ns/ib')]);
+  i.setPod(p, held);
+  t.same(pods(i, M1, 'ns/a'), ['ns/p', 'ns/q'], 'a MAC: p, the first holder, still first');
+  t.same(i.conflicts('infiniband-guid', GUID, 'ns/ib', 'Network', stranger).map((h) => h.pod), ['ns/p', 'ns/q'], 'a GUID: the same');
+  t.same(pods(i, M2, 'ns/b'), ['ns/p']);
+  t.same(i.stats(), { pods: 2, addresses: 3, reservations: 0 });
+});
+
+t.test('a pod holding one address on two networks, set again unchanged, keeps its place too', async (t) => {
+  const i = new AddressIndex();
+  const p = { namespace: 'ns', name: 'p', uid: 'u-p' };
+  i.setPod(p, [mac(M1, 'ns/a'), mac(M1, 'ns/b')]);
+  i.setPod({ namespace: 'ns', name: 'q', uid: 'u-q' }, [mac(M1, 'ns/a')]);
+  i.setPod(p, [mac(M1, 'ns/a'), mac(M1, 'ns/b')]);
+  const holders = () => i.conflicts('mac', M1, '*', 'Cluster', stranger).map((h) => `${h.pod} ${h.network}`);
+  t.same(holders(), ['ns/p ns/a', 'ns/p ns/b', 'ns/q ns/a'], 'the message names p, which has held it longest');
+  // And a change still replaces it.
+  i.setPod(p, [mac(M1, 'ns/a'), mac(M1, 'ns/c')]);
+  t.same(holders(), ['ns/q ns/a', 'ns/p ns/a', 'ns/p ns/c']);
+});
+
+t.test('a pod set again with changed addresses is replaced: values moved between networks, a later value changed', async (t) => {
+  const M3 = '02:00:00:00:00:03';
+  const i = new AddressIndex();
+  const p = { namespace: 'ns', name: 'p', uid: 'u-p' };
+  // The first value becomes the second one's: same count, same networks, every new value already p's.
+  i.setPod(p, [mac(M1, 'ns/a'), mac(M2, 'ns/b')]);
+  i.setPod(p, [mac(M2, 'ns/a'), mac(M2, 'ns/b')]);
+  t.same(pods(i, M1, '*', stranger, 'Cluster'), [], 'M1 released');
+  t.same(i.conflicts('mac', M2, '*', 'Cluster', stranger).map((h) => h.network), ['ns/a', 'ns/b']);
+  t.same(i.stats(), { pods: 1, addresses: 1, reservations: 0 });
+  // Two values swapped between the same networks.
+  i.setPod(p, [mac(M1, 'ns/a'), mac(M2, 'ns/b')]);
+  i.setPod(p, [mac(M2, 'ns/a'), mac(M1, 'ns/b')]);
+  t.same(i.conflicts('mac', M1, '*', 'Cluster', stranger).map((h) => h.network), ['ns/b'], 'swapped: M1 on ns/b');
+  t.same(i.conflicts('mac', M2, '*', 'Cluster', stranger).map((h) => h.network), ['ns/a'], 'swapped: M2 on ns/a');
+  // One value on two networks, then a third address changed behind them.
+  i.setPod(p, [mac(M1, 'ns/a'), mac(M1, 'ns/b'), mac(M2, 'ns/c')]);
+  i.setPod(p, [mac(M1, 'ns/a'), mac(M1, 'ns/b'), mac(M3, 'ns/c')]);
+  t.same(pods(i, M2, '*', stranger, 'Cluster'), [], 'M2 released');
+  t.same(pods(i, M3, 'ns/c'), ['ns/p'], 'M3 held');
+  t.same(i.stats(), { pods: 1, addresses: 2, reservations: 0 });
+});
+
+t.test('a pod set again with its owner changed is replaced: owner dropped, or renamed under one key', async (t) => {
+  const vm = vmOwner('vm1');
+  const i = new AddressIndex();
+  const p = { namespace: 'ns', name: 'p', uid: 'u-p' };
+  i.setPod({ ...p, owner: vm }, [mac(M1)]);
+  i.setPod(p, [mac(M1)]);
+  t.notOk(i.ownerHasPods(vm.key), 'the owner dropped: its pod count falls');
+  t.same(i.conflicts('mac', M1, 'ns/a', 'Network', stranger), [{ pod: 'ns/p', network: 'ns/a' }], 'reported without an owner');
+  t.notOk(i.heldBy('mac', M1, { kind: 'VirtualMachineInstance', namespace: 'ns', name: 'vm1' }));
+  // The ownerReference edited (users may): the same uid (the key), another name. The pod's
+  // addresses are held for the owner as it reads now.
+  i.setPod({ ...p, owner: vm }, [mac(M1)]);
+  const renamed = vmOwner('vm1-renamed', vm.key);
+  i.setPod({ ...p, owner: renamed }, [mac(M1)]);
+  t.same(i.conflicts('mac', M1, 'ns/a', 'Network', stranger), [{ pod: 'ns/p', network: 'ns/a', owner: renamed }]);
+  t.ok(i.heldBy('mac', M1, { kind: 'VirtualMachineInstance', namespace: 'ns', name: 'vm1-renamed' }));
+  t.notOk(i.heldBy('mac', M1, { kind: 'VirtualMachineInstance', namespace: 'ns', name: 'vm1' }));
+  t.ok(i.ownerHasPods(vm.key));
+});
+
+t.test('a pod set again unchanged confirms its reservations by name, also those made without a uid', async (t) => {
+  const i = new AddressIndex();
+  const p = { namespace: 'ns', name: 'p', uid: 'u-p' };
+  i.setPod(p, [mac(M1)]);
+  i.reserve([claim(M1, { namespace: 'ns', name: 'p' }), claim(M2, { namespace: 'ns', name: 'p' })]);
+  i.reserve([claim(M1, { namespace: 'ns', name: 'q' })]);
+  t.equal(i.stats().reservations, 3);
+  i.setPod(p, [mac(M1)]);
+  t.same(i.conflicts('mac', M1, 'ns/a', 'Network', stranger).map((h) => h.pod), ['ns/p', 'ns/q'], 'p\'s reservation of M1 gone, q\'s kept');
+  t.same(pods(i, M2, 'ns/a'), [], 'and of M2');
+  t.equal(i.stats().reservations, 1);
+});
+
+t.test('resync: any namespace and name, one-letter ones too', async (t) => {
+  // Pods S/t and x/y: names the index must not confuse with anything it builds itself.
+  const i = new AddressIndex();
+  i.setPod({ namespace: 'S', name: 't' }, [mac(M1)]);
+  i.setPod({ namespace: 'x', name: 'y' }, [mac(M2)]);
+  i.beginResync();
+  i.setPod({ namespace: 'S', name: 't' }, [mac(M1)]);
+  i.endResync();
+  t.ok(i.hasPod('S', 't'), 'listed again: kept');
+  t.notOk(i.hasPod('x', 'y'));
+  t.same(pods(i, M1, 'ns/a'), ['S/t']);
+});
+
+t.test('per address: a pod named in one review, named and with its uid in the next, is one holder', async (t) => {
+  // Its mutating call (no uid yet) and its validating call (uid known) on two networks.
+  const i = new AddressIndex({ limits: { perAddress: 1 } });
+  i.reserve([claim(M1, { namespace: 'ns', name: 'p' }, 'network:ns/a')]);
+  i.reserve([claim(M1, { namespace: 'ns', name: 'p', uid: 'u-p' }, 'network:ns/b')]);
+  t.equal(i.reservationsCapped().address, 0, 'nothing gave way');
+  t.same(i.conflicts('mac', M1, '*', 'Cluster', stranger).map((h) => h.network), ['ns/a', 'ns/b']);
+  // The other way round too.
+  const j = new AddressIndex({ limits: { perAddress: 1 } });
+  j.reserve([claim(M1, { namespace: 'ns', name: 'p', uid: 'u-p' }, 'network:ns/a')]);
+  j.reserve([claim(M1, { namespace: 'ns', name: 'p' }, 'network:ns/b')]);
+  t.equal(j.reservationsCapped().address, 0);
+  t.equal(j.stats().reservations, 2);
+});
+
+t.test('an empty uid is no uid: pods reserving with uid "" are told apart by name', async (t) => {
+  let now = 0;
+  const i = new AddressIndex({ now: () => now, limits: { perAddress: 2 } });
+  for (const name of ['a', 'b', 'c']) {
+    now++;
+    i.reserve([claim(M1, { namespace: 'ns', name, uid: '' })]);
+  }
+  t.equal(i.reservationsCapped().address, 1, 'three pods, cap two: the oldest gave way');
+  t.same(i.conflicts('mac', M1, 'ns/a', 'Network', stranger).map((h) => [h.pod, h.uid]), [['ns/b', undefined], ['ns/c', undefined]]);
+});
+
+t.test('a refresh without a uid keeps the uid the reservation has', async (t) => {
+  const i = new AddressIndex();
+  i.reserve([claim(M1, { namespace: 'ns', name: 'p', uid: 'u-p' })]);
+  i.reserve([claim(M1, { namespace: 'ns', name: 'p' })]);
+  t.same(i.conflicts('mac', M1, 'ns/a', 'Network', stranger).map((h) => [h.pod, h.uid]), [['ns/p', 'u-p']]);
+  i.setPod({ namespace: 'ns', name: 'renamed', uid: 'u-p' }, []);
+  t.equal(i.stats().reservations, 0, 'still confirmed by its uid');
+});
+
+t.test('a refresh that renames a reservation or replaces its uid: only the new name and uid confirm it', async (t) => {
+  // Matched by uid under another name: the reservation takes the new name.
+  const i = new AddressIndex();
+  i.reserve([claim(M1, { namespace: 'ns', name: 'a', uid: 'u' })]);
+  i.reserve([claim(M1, { namespace: 'ns', name: 'b', uid: 'u' })]);
+  t.same(pods(i, M1, 'ns/a'), ['ns/b']);
+  i.setPod({ namespace: 'ns', name: 'a' }, []);
+  t.same(pods(i, M1, 'ns/a'), ['ns/b'], 'the old name no longer confirms it');
+  i.setPod({ namespace: 'ns', name: 'b' }, []);
+  t.same(pods(i, M1, 'ns/a'), [], 'the new name does');
+  // Matched by name with another uid (the name's next incarnation): the reservation takes the new uid.
+  const j = new AddressIndex();
+  j.reserve([claim(M1, { namespace: 'ns', name: 'p', uid: 'u1' })]);
+  j.reserve([claim(M1, { namespace: 'ns', name: 'p', uid: 'u2' })]);
+  t.same(j.conflicts('mac', M1, 'ns/a', 'Network', stranger).map((h) => h.uid), ['u2']);
+  j.setPod({ namespace: 'ns', name: 'other', uid: 'u1' }, []);
+  t.equal(j.stats().reservations, 1, 'the old uid no longer confirms it');
+  j.setPod({ namespace: 'ns', name: 'other2', uid: 'u2' }, []);
+  t.equal(j.stats().reservations, 0, 'the new uid does');
+});
