@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import { ClaimStore, claimSweepMs, DEFAULT_CLAIM_PENDING_MS, type ClaimEvent, type ClaimStoreOptions } from '../../src/policy/claim-store.js';
 import { claimName, claimObject, wantedClaims, type ClaimHolder, type ClaimOutcome } from '../../src/policy/claims.js';
 import type { AddressClaim } from '../../src/policy/types.js';
-import type { LeaseApi } from '../../src/kube/index.js';
+import type { KubeTransport, LeaseApi } from '../../src/kube/index.js';
 import { FakeLeases, macClaims as macs, nthMac as mac } from './fake-leases.js';
 
 
@@ -25,17 +25,20 @@ interface Setup {
   current: { value: boolean };
 }
 
-function setup(t: Test, over: Omit<Partial<ClaimStoreOptions>, 'api'> & { api?: (base: LeaseApi) => LeaseApi } = {}): Setup {
+function setup(
+  t: Test,
+  over: Omit<Partial<ClaimStoreOptions>, 'api' | 'transport'> & { api?: (base: LeaseApi) => LeaseApi; transport?: (base: KubeTransport) => KubeTransport } = {},
+): Setup {
   const fake = new FakeLeases();
   const live = new Set<string>();
   const events: ClaimEvent[] = [];
   const logs: Setup['logs'] = [];
   const current = { value: true };
   const log = (level: string) => (obj: object, msg: string) => void logs.push([level, obj as Record<string, unknown>, msg]);
-  const { api, ...rest } = over;
+  const { api, transport, ...rest } = over;
   const store = new ClaimStore({
     api: api ? api(fake.api()) : fake.api(),
-    transport: fake.transport(),
+    transport: transport ? transport(fake.transport()) : fake.transport(),
     live: (h) => live.has(`${h.namespace}/${h.name}`),
     livenessCurrent: () => current.value,
     backoffMs: 5,
@@ -605,4 +608,254 @@ t.test('a take-over forgets the stale claim at once, also when its last round ha
   t.equal(s.fake.objects.size, 0, 'deleted in the third round');
   t.equal(s.store.size(), 0, 'and forgotten');
   t.equal(s.store.stats().unconfirmed, 0, 'with its count');
+});
+
+// Found by the whole file's run (2 December): the claim watch, confirmation and relists, the
+// optional hooks, the priorities of the holder lookups, and the bounds on listeners and memory.
+
+/** The fake's read side, recording each list and watch; `relist` ends the watch as a 410 Gone does (its resourceVersion too old), and resolves once the list that follows is in. */
+function relisting(base: KubeTransport) {
+  const reads: Array<{ verb: 'list' | 'watch'; path: string; labelSelector: string | undefined; accept: string | undefined }> = [];
+  let lists = 0;
+  let end: (() => void) | undefined;
+  const transport: KubeTransport = {
+    ...base,
+    getJson: async (path, query, accept, signal) => {
+      reads.push({ verb: 'list', path, labelSelector: query.labelSelector, accept });
+      const page = await base.getJson(path, query, accept, signal);
+      lists++;
+      return page;
+    },
+    watch: (path, query, accept, onEvent, signal, onOpen) => {
+      reads.push({ verb: 'watch', path, labelSelector: query.labelSelector, accept });
+      const mine = new AbortController();
+      signal.addEventListener('abort', () => mine.abort(), { once: true });
+      end = () => (onEvent({ type: 'ERROR', object: { code: 410 } }), mine.abort());
+      return base.watch(path, query, accept, onEvent, mine.signal, onOpen);
+    },
+  };
+  const settle = () => new Promise((r) => setImmediate(r));
+  const relist = async (): Promise<void> => {
+    while (!end) await settle(); // the watch opens after the first list
+    const before = lists;
+    const stop = end;
+    end = undefined;
+    stop();
+    while (lists === before || !end) await settle(); // listed, and watching again
+  };
+  return { transport, reads, relist };
+}
+
+t.test('the claim watch reads the claim Leases only, as JSON; a store needs a transport or credentials', async (t) => {
+  let r: ReturnType<typeof relisting> | undefined;
+  const s = setup(t, { transport: (base) => (r = relisting(base)).transport });
+  await s.store.start();
+  await r!.relist();
+  const path = s.fake.api().path;
+  const read = { path, labelSelector: 'netattach.io/address-claim=true', accept: 'application/json' };
+  t.strictSame(r!.reads, [{ verb: 'list', ...read }, { verb: 'watch', ...read }, { verb: 'list', ...read }, { verb: 'watch', ...read }]);
+  t.throws(() => new ClaimStore({ api: s.fake.api(), live: () => false, livenessCurrent: () => true }), { message: 'ClaimStore needs cluster credentials or a transport' });
+});
+
+t.test('a failing claim list is logged and retried; without a logger it is retried too', async (t) => {
+  const alive = setInterval(() => {}, 1_000); // the retry's timer is unref'd
+  t.teardown(() => clearInterval(alive));
+  for (const logged of [true, false]) {
+    const s = setup(t, logged ? {} : { logger: undefined });
+    s.fake.down = true;
+    const started = s.store.start();
+    while (!s.store.lastFailure()) await new Promise((r) => setImmediate(r));
+    s.fake.down = false;
+    await started;
+    t.ok(s.store.synced(), `${logged ? 'with' : 'without'} a logger: synced after the retry`);
+    if (logged) t.strictSame(s.logs[0], ['warn', { err: 'connect ECONNREFUSED' }, 'address claim watch failed; retrying']);
+  }
+});
+
+t.test('the claim watch: a DELETED object without metadata changes nothing', async (t) => {
+  const s = setup(t);
+  await s.store.start();
+  await one(s, macs('web', 1));
+  t.doesNotThrow(() => (s.fake as unknown as { emit(e: unknown): void }).emit({ type: 'DELETED', object: {} }));
+  t.equal(s.store.size(), 1);
+});
+
+t.test('a relist: claims deleted meanwhile are forgotten, a confirmed claim stays confirmed, an unconfirmed one stays unconfirmed', async (t) => {
+  let r: ReturnType<typeof relisting> | undefined;
+  const s = setup(t, { transport: (base) => (r = relisting(base)).transport });
+  await s.store.start();
+  await one(s, macs('gone', 1));
+  await one(s, macs('young', 1, { from: 1 }));
+  await one(s, macs('vanished', 1, { from: 2 }));
+  s.live.add('team/gone');
+  s.store.confirm(pod('gone'));
+  s.live.delete('team/gone');
+  t.equal(s.store.stats().unconfirmed, 2, 'young and vanished');
+  // Deleted while the watch was away: the relist does not list it.
+  s.fake.objects.delete(nameOf(2));
+  await r!.relist();
+  t.strictSame(s.store.claims().map((c) => c.holder.name).sort(), ['gone', 'young'], 'the vanished claim is forgotten');
+  t.equal(s.store.stats().unconfirmed, 1, 'young only: gone\'s confirmation kept, vanished\'s count given back');
+  t.equal(await s.store.sweep(), 1, 'gone: swept at once; young: within its window');
+  t.strictSame(s.store.claims().map((c) => c.holder.name), ['young']);
+  t.equal(s.store.stats().unconfirmed, 1);
+  t.equal(await s.store.releaseHolder(pod('young')), 1);
+  t.equal(s.store.stats().unconfirmed, 0);
+});
+
+t.test('confirm: only the holder\'s claims whose address its pod uses, each once; a confirmed claim released leaves no count', async (t) => {
+  const s = setup(t);
+  await s.store.start();
+  t.doesNotThrow(() => s.store.confirm(pod('nobody')), 'a holder without claims: nothing to do');
+  await one(s, macs('web', 1));
+  s.store.confirm(pod('web'));
+  t.equal(s.store.stats().unconfirmed, 1, 'its pod does not use the address (yet): not confirmed');
+  s.live.add('team/web');
+  s.store.confirm(pod('web'));
+  s.store.confirm(pod('web'));
+  t.equal(s.store.stats().unconfirmed, 0, 'confirmed once, however many pod events');
+  t.equal(await s.store.releaseHolder(pod('web')), 1);
+  t.equal(s.store.stats().unconfirmed, 0, 'a confirmed claim was not counted: none to give back');
+  // A claim made while its holder's pod already uses the address: confirmed as it is learnt.
+  s.live.add('team/early');
+  await one(s, macs('early', 1, { from: 1 }));
+  t.equal(s.store.stats().unconfirmed, 0);
+  s.live.delete('team/early');
+  t.equal(await s.store.sweep(), 1, 'its holder gone: swept at once, young as it is');
+  t.equal(s.store.stats().unconfirmed, 0);
+});
+
+t.test('a create whose answer is not a well-formed claim: won, learnt from the watch later', async (t) => {
+  const s = setup(t, { api: (base) => ({ ...base, create: async () => ({ status: 'created' as const, object: { metadata: { name: 'x' } } as never }) }) });
+  t.equal((await one(s, macs('web', 1))).result, 'won');
+  t.equal(s.store.size(), 0);
+  t.equal(s.store.stats().unconfirmed, 0);
+});
+
+t.test('without a logger or onEvent: a failed delete, a sweep without slots and a lookup that keeps a claim all complete', async (t) => {
+  const bare = { logger: undefined, onEvent: undefined };
+  const failing = setup(t, { ...bare, api: (base) => ({ ...base, delete: async () => ({ status: 'failed' as const, reason: 'HTTP 500' }) }) });
+  await failing.store.start();
+  await one(failing, macs('web', 1));
+  t.equal(await failing.store.releaseHolder(pod('web')), 0);
+  t.equal(failing.store.size(), 1);
+
+  const busy = setup(t, { ...bare, pendingMs: 1_000, timeoutMs: 1_000, writeTimeoutMs: 100, limits: { inFlight: 1, background: 1 } });
+  busy.fake.put(claimObject(wantedClaims(macs('ghost', 1))[0]!, busy.fake.namespace, 1, new Date()), 5_000);
+  await busy.store.start();
+  busy.fake.frozen = true;
+  const alive = setInterval(() => {}, 1_000);
+  t.teardown(() => clearInterval(alive));
+  const held = busy.store.claim(macs('web', 1, { from: 9 }), { dryRun: false })!;
+  t.equal(await busy.store.sweep(), 0, 'no slot: nothing deleted');
+  await held;
+
+  let skew = 0;
+  const kept = setup(t, { ...bare, now: () => Date.now() + skew, holderRuns: async () => true });
+  await kept.store.start();
+  await one(kept, macs('running', 1));
+  skew = 36_000;
+  t.match(await one(kept, macs('late', 1)), { result: 'lost', live: true });
+  t.equal(await kept.store.sweep(), 0);
+
+  // A logger without debug: a release (logged at debug) still counts.
+  const plain = setup(t, { logger: { info: () => {}, warn: () => {}, error: () => {} } });
+  await plain.store.start();
+  await one(plain, macs('web', 1));
+  t.equal(await plain.store.releaseHolder(pod('web')), 1);
+  t.strictSame(plain.events, ['won', 'released']);
+});
+
+t.test('holder lookups run at their caller\'s priority: the sweep\'s as background calls, a take-over\'s as the request\'s', async (t) => {
+  let running = 0;
+  let peak = 0;
+  const s = setup(t, {
+    pendingMs: 1_000,
+    holderRuns: async () => {
+      peak = Math.max(peak, ++running);
+      await new Promise((r) => setTimeout(r, 10));
+      running--;
+      return false;
+    },
+  });
+  for (let i = 0; i < 20; i++) s.fake.put(claimObject(wantedClaims(macs(`ghost-${i}`, 1, { from: i }))[0]!, s.fake.namespace, 1, new Date()), 5_000);
+  await s.store.start();
+  t.equal(await s.store.sweep(), 20);
+  t.equal(peak, 8, 'the sweep\'s lookups share the 8 background slots');
+
+  // The one background slot held by a release that hangs: a take-over's lookup does not wait for it.
+  const stuck = nameOf(1);
+  const r = setup(t, {
+    pendingMs: 1_000,
+    timeoutMs: 2_000,
+    writeTimeoutMs: 2_500,
+    limits: { inFlight: 4, background: 1 },
+    holderRuns: async () => true,
+    api: (base) => ({
+      ...base,
+      delete: (name, pre, signal) =>
+        name === stuck ? new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })) : base.delete(name, pre, signal),
+    }),
+  });
+  const alive = setInterval(() => {}, 1_000);
+  t.teardown(() => clearInterval(alive));
+  r.fake.put(claimObject(wantedClaims(macs('ghost', 1))[0]!, r.fake.namespace, 1, new Date()), 5_000);
+  r.fake.put(claimObject(wantedClaims(macs('held', 1, { from: 1 }))[0]!, r.fake.namespace, 1, new Date()));
+  await r.store.start();
+  const release = r.store.releaseHolder(pod('held'));
+  await new Promise((r) => setImmediate(r));
+  t.equal(r.store.stats().inFlight, 1, 'the release holds the background slot');
+  t.match(await one(r, macs('web', 1)), { result: 'lost', live: true, holder: pod('ghost') }, 'the lookup ran: its pod runs');
+  t.strictSame(r.events, ['kept-running', 'lost']);
+  t.equal(await release, 0);
+});
+
+// The request's deadline gets a limit of its own (4 a claim and 10), so its waiters count; the
+// releases' shared deadline is unlimited, as an AbortSignal's default already is on Node 26.
+t.test('many calls on one deadline: no MaxListenersExceededWarning, for a request of 64 addresses or 30 releases at once', async (t) => {
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => void warnings.push(`${w.name}: ${w.message}`);
+  process.on('warning', onWarning);
+  t.teardown(() => void process.off('warning', onWarning));
+  const s = setup(t, { timeoutMs: 30_000 });
+  await s.store.start();
+  s.fake.delayMs = 5;
+  const out = await s.store.claim(macs('wide', 64), { dryRun: false })!;
+  t.equal(out.filter((o) => o.result === 'won').length, 64);
+  t.equal(s.store.stats().peakInFlight, 32, 'half of them waited for a slot, listening on the deadline');
+  for (let i = 0; i < 30; i++) await one(s, macs(`p${i}`, 1, { from: 100 + i }));
+  const released = await Promise.all(Array.from({ length: 30 }, (_, i) => s.store.releaseHolder(pod(`p${i}`))));
+  t.equal(released.filter((n) => n === 1).length, 30, '8 at once, the others waiting on the shared deadline');
+  await new Promise((r) => setImmediate(r));
+  t.strictSame(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')), []);
+});
+
+t.test('background writes share a deadline while less than a tenth of the budget has passed, not at a tenth', async (t) => {
+  let clock = 1_000;
+  const original = Object.getOwnPropertyDescriptor(performance, 'now');
+  Object.defineProperty(performance, 'now', { value: () => clock, configurable: true, writable: true });
+  t.teardown(() => (original ? Object.defineProperty(performance, 'now', original) : delete (performance as unknown as Record<string, unknown>).now));
+  const s = setup(t, { writeTimeoutMs: 1_000 });
+  await s.store.start();
+  for (let i = 0; i < 3; i++) await one(s, macs(`p${i}`, 1, { from: i }));
+  const made: number[][] = [];
+  for (const [i, at] of [[0, 1_000], [1, 1_099.9], [2, 1_100]] as const) {
+    clock = at;
+    made.push(await timeouts(() => s.store.releaseHolder(pod(`p${i}`))));
+  }
+  t.strictSame(made, [[1_100], [], [1_100]], 'shared until 100 ms later; at 100 ms, a new deadline');
+});
+
+t.test('the maps a store keeps for its claims hold nothing once the claims are gone', async (t) => {
+  // Memory, not behaviour: no public answer shows these maps (a namespace or holder entry left
+  // empty reads as absent), but one left per namespace or holder ever seen would grow without bound.
+  const s = setup(t);
+  await s.store.start();
+  for (let i = 0; i < 4; i++) await one(s, macs(`p${i}`, 2, { namespace: `ns${i}`, from: 10 * i }));
+  const inner = s.store as unknown as { byHolder: Map<string, Set<string>>; unconfirmed: Map<string, number> };
+  t.equal(inner.byHolder.size, 4);
+  t.strictSame([...inner.unconfirmed], [['ns0', 2], ['ns1', 2], ['ns2', 2], ['ns3', 2]]);
+  for (let i = 0; i < 4; i++) t.equal(await s.store.releaseHolder(pod(`p${i}`, `uid-p${i}`, `ns${i}`)), 2);
+  t.equal(inner.byHolder.size, 0, 'no holder entry left');
+  t.equal(inner.unconfirmed.size, 0, 'no namespace entry left');
 });
