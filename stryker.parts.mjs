@@ -133,6 +133,12 @@ export const SCOPES = {
   // The report writer's Lease (one writer at a time), through a scripted transport: what it reads
   // and writes, when another holder is taken over, a lost race. publisher.test.ts, which drives it
   // with the writer's timers, stays out of the part (seconds a run).
+  // The audit's verdict memo (src/audit/memo.ts): when a template pod's judgement is reused, and its
+  // bounds (entries, key length, findings kept, age).
+  'audit-memo': {
+    mutate: ['src/audit/memo.ts'],
+    tests: ['test/audit/memo.test.ts'],
+  },
   'audit-lease': {
     mutate: ['src/audit/lease.ts'],
     tests: ['test/audit/lease.test.ts'],
