@@ -186,3 +186,15 @@ t.test('bounded: at the cap the least recently used entry goes; long texts and m
   memo.clear();
   t.equal(memo.stats().entries, 0);
 });
+
+t.test('texts with newlines: two pods share a key only when both texts are the same', async (t) => {
+  const w = world();
+  const memo = new AuditMemo();
+  // Without the first text's length in the key, ('macvlan\n+sriov-net', absent) and ('macvlan', 'sriov-net\n-') were one key.
+  const first = live('team-a', 'first', 'macvlan\n+sriov-net');
+  const second = { ...live('team-a', 'second', 'macvlan'), defaultNetwork: 'sriov-net\n-' };
+  t.notSame(auditPod(first, w.ctx), auditPod(second, w.ctx), 'the two are judged differently');
+  t.strictSame(memo.judge(first, w.ctx), auditPod(first, w.ctx));
+  t.strictSame(memo.judge(second, w.ctx), auditPod(second, w.ctx), 'not the first one\'s verdict');
+  t.strictSame(memo.stats(), { entries: 2, hits: 0, misses: 2 });
+});
