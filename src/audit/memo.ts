@@ -56,12 +56,16 @@ const MAY_HOLD_ADDRESS = /"(?:mac|infiniband-guid|cni-args)"/;
 
 const nadOf = (l: NadLookup): Nad | undefined => (l.status === 'found' ? l.nad : undefined);
 
-/** The key: namespace and both annotation texts (absent and empty told apart); undefined when too long to keep. */
+/**
+ * The key: namespace and both annotation texts (absent and empty told apart); undefined when too
+ * long to keep. The texts may hold newlines, so the first goes with its length: without it
+ * ('a\n+b', absent) and ('a', 'b\n-') were one key. A namespace name has no newline.
+ */
 function keyOf(pod: LivePod): string | undefined {
   const n = pod.networks;
   const d = pod.defaultNetwork;
   if ((n?.length ?? 0) + (d?.length ?? 0) > MEMO_TEXT_CHARS) return undefined;
-  return `${pod.namespace}\n${n === undefined ? '-' : `+${n}`}\n${d === undefined ? '-' : `+${d}`}`;
+  return `${pod.namespace}\n${n === undefined ? '-' : `${n.length}+${n}`}\n${d === undefined ? '-' : `+${d}`}`;
 }
 
 export class AuditMemo {

@@ -1,9 +1,9 @@
 // The audit's verdict memo: replicas of one template (same namespace and annotation text, no
 // address) are judged once; a hit is what a fresh judgement gives, whatever changed since, and the
 // memo stays within its cap.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { auditPod, type AuditContext, type LivePod } from '../../src/audit/index.js';
-import { AuditMemo, MEMO_ENTRIES, MEMO_FINDINGS, MEMO_TEXT_CHARS } from '../../src/audit/memo.js';
+import { AuditMemo, MEMO_ENTRIES, MEMO_FINDINGS, MEMO_MAX_AGE_MS, MEMO_TEXT_CHARS } from '../../src/audit/memo.js';
 import { DEFAULT_ADMISSION_CONFIG } from '../../src/admission/index.js';
 import { nadKey, type Nad, type NadLookup } from '../../src/nads/index.js';
 import { AddressIndex, EMPTY_POLICY_SET, EXEMPT_LABEL, PolicyEngine, type PolicySet } from '../../src/policy/index.js';
@@ -185,4 +185,177 @@ t.test('bounded: at the cap the least recently used entry goes; long texts and m
   t.ok(MEMO_ENTRIES >= 256 && MEMO_ENTRIES <= 4096, 'the default cap: a few per namespace, bounded');
   memo.clear();
   t.equal(memo.stats().entries, 0);
+});
+
+t.test('texts with newlines: two pods share a key only when both texts are the same', async (t) => {
+  const w = world();
+  const memo = new AuditMemo();
+  // Without the first text's length in the key, ('macvlan\n+sriov-net', absent) and ('macvlan', 'sriov-net\n-') were one key.
+  const first = live('team-a', 'first', 'macvlan\n+sriov-net');
+  const second = { ...live('team-a', 'second', 'macvlan'), defaultNetwork: 'sriov-net\n-' };
+  t.notSame(auditPod(first, w.ctx), auditPod(second, w.ctx), 'the two are judged differently');
+  t.strictSame(memo.judge(first, w.ctx), auditPod(first, w.ctx));
+  t.strictSame(memo.judge(second, w.ctx), auditPod(second, w.ctx), 'not the first one\'s verdict');
+  t.strictSame(memo.stats(), { entries: 2, hits: 0, misses: 2 });
+});
+
+/** Judged twice by a new memo: was the second a hit (the first kept), and was each what a fresh judgement gives? */
+function keptAfterTwo(t: Test, p: LivePod, ctx: AuditContext, what: string): boolean {
+  const memo = new AuditMemo();
+  const fresh = auditPod(p, ctx);
+  t.ok(fresh.length <= MEMO_FINDINGS, `${what}: few findings (not what decides)`);
+  t.strictSame(memo.judge(p, ctx), fresh, `${what}: first`);
+  t.strictSame(memo.judge(p, ctx), fresh, `${what}: second`);
+  return memo.stats().hits === 1;
+}
+
+/** A networks text of exactly `chars` characters selecting team-a/sriov-net (JSON, padded with spaces). */
+const networksOf = (chars: number, name = 'sriov-net'): string => {
+  const head = `[{"name":"${name}"}`;
+  return head + ' '.repeat(chars - head.length - 1) + ']';
+};
+/** A default-network text of exactly `chars` characters selecting team-a/sriov-net (a padded name). */
+const defaultOf = (chars: number): string => 'team-a/sriov-net'.padEnd(chars, ' ');
+
+t.test('the documented numbers', async (t) => {
+  t.equal(MEMO_ENTRIES, 1024);
+  t.equal(MEMO_TEXT_CHARS, 2048);
+  t.equal(MEMO_FINDINGS, 16);
+  t.equal(MEMO_MAX_AGE_MS, 60_000);
+});
+
+t.test('the default cap: MEMO_ENTRIES entries, the least recently used out first', async (t) => {
+  const w = world();
+  const memo = new AuditMemo();
+  for (let i = 0; i <= MEMO_ENTRIES; i++) memo.judge(live(`ns-${i}`, 'p', 'sriov-net'), w.ctx);
+  t.strictSame(memo.stats(), { entries: MEMO_ENTRIES, hits: 0, misses: MEMO_ENTRIES + 1 });
+  memo.judge(live('ns-1', 'q', 'sriov-net'), w.ctx);
+  t.equal(memo.stats().hits, 1, 'the second kept');
+  memo.judge(live('ns-0', 'q', 'sriov-net'), w.ctx);
+  t.equal(memo.stats().misses, MEMO_ENTRIES + 2, 'the first gone');
+});
+
+t.test('the key: texts of MEMO_TEXT_CHARS characters in total kept, one more not, across both annotations', async (t) => {
+  const w = world();
+  const pod = (networks?: string, defaultNetwork?: string): LivePod => ({ ...live('team-a', 'p', networks), ...(defaultNetwork !== undefined ? { defaultNetwork } : {}) });
+  t.equal(networksOf(MEMO_TEXT_CHARS).length, MEMO_TEXT_CHARS);
+  t.equal(defaultOf(MEMO_TEXT_CHARS).length, MEMO_TEXT_CHARS);
+  t.ok(keptAfterTwo(t, pod(networksOf(MEMO_TEXT_CHARS)), w.ctx, 'networks at the bound'));
+  t.notOk(keptAfterTwo(t, pod(networksOf(MEMO_TEXT_CHARS + 1)), w.ctx, 'networks one past'));
+  t.ok(keptAfterTwo(t, pod(undefined, defaultOf(MEMO_TEXT_CHARS)), w.ctx, 'default network at the bound'));
+  t.notOk(keptAfterTwo(t, pod(undefined, defaultOf(MEMO_TEXT_CHARS + 1)), w.ctx, 'default network one past'));
+  const half = MEMO_TEXT_CHARS / 2;
+  t.ok(keptAfterTwo(t, pod(networksOf(half), defaultOf(half)), w.ctx, 'both, at the bound together'));
+  t.notOk(keptAfterTwo(t, pod(networksOf(half + 1), defaultOf(half)), w.ctx, 'both, one past together'));
+  t.notOk(keptAfterTwo(t, pod(networksOf(half), defaultOf(half + 1)), w.ctx, 'both, one past together (the other one longer)'));
+  // Texts too long to keep never share anything: each is judged on its own.
+  const memo = new AuditMemo();
+  const allowed = pod(networksOf(MEMO_TEXT_CHARS + 1));
+  const denied = pod(networksOf(MEMO_TEXT_CHARS + 1, 'macvlan'));
+  t.strictSame(memo.judge(allowed, w.ctx), []);
+  t.match(memo.judge(denied, w.ctx), [{ rule: 'allowedNetworks', result: 'fail' }], 'not the other long text\'s verdict');
+  t.strictSame(memo.stats(), { entries: 0, hits: 0, misses: 2 });
+});
+
+t.test('absent, empty and "-" annotations never share a key, in either annotation', async (t) => {
+  const w = world();
+  const memo = new AuditMemo();
+  const texts = [undefined, '', '-', 'undefined', '+', 'sriov-net'];
+  const defaults = [undefined, '', '-', 'undefined', '+', 'team-a/sriov-net', 'team-a/macvlan'];
+  const pods: LivePod[] = [];
+  for (const n of texts) for (const d of defaults) pods.push({ ...live('team-a', 'p', n), ...(d !== undefined ? { defaultNetwork: d } : {}) });
+  for (const p of pods) t.strictSame(memo.judge(p, w.ctx), auditPod(p, w.ctx), `${JSON.stringify(p.networks)} ${JSON.stringify(p.defaultNetwork)}`);
+  t.strictSame(memo.stats(), { entries: pods.length, hits: 0, misses: pods.length }, 'each its own entry');
+  for (const p of pods) t.strictSame(memo.judge(p, w.ctx), auditPod(p, w.ctx), `again: ${JSON.stringify(p.networks)} ${JSON.stringify(p.defaultNetwork)}`);
+  t.strictSame(memo.stats(), { entries: pods.length, hits: pods.length, misses: pods.length }, 'each found again');
+});
+
+t.test('findings: MEMO_FINDINGS kept, one more not', async (t) => {
+  const w = world(EMPTY_POLICY_SET);
+  const missing = (count: number): LivePod => live('team-a', 'p', JSON.stringify(Array.from({ length: count }, (_, i) => ({ name: `missing-${i}` }))));
+  t.equal(auditPod(missing(MEMO_FINDINGS), w.ctx).length, MEMO_FINDINGS, 'one finding per missing network');
+  const at = new AuditMemo();
+  at.judge(missing(MEMO_FINDINGS), w.ctx);
+  t.strictSame(at.judge(missing(MEMO_FINDINGS), w.ctx), auditPod(missing(MEMO_FINDINGS), w.ctx));
+  t.strictSame(at.stats(), { entries: 1, hits: 1, misses: 1 }, 'at the bound: kept');
+  const past = new AuditMemo();
+  past.judge(missing(MEMO_FINDINGS + 1), w.ctx);
+  t.strictSame(past.judge(missing(MEMO_FINDINGS + 1), w.ctx), auditPod(missing(MEMO_FINDINGS + 1), w.ctx));
+  t.strictSame(past.stats(), { entries: 0, hits: 0, misses: 2 }, 'one past: judged each time');
+});
+
+t.test('age: an entry unused for exactly MEMO_MAX_AGE_MS is used, one millisecond more is judged again', async (t) => {
+  let now = 5_000;
+  const w = world();
+  const memo = new AuditMemo({ now: () => now });
+  const p = live('team-a', 'p', 'macvlan');
+  memo.judge(p, w.ctx);
+  now += MEMO_MAX_AGE_MS;
+  t.strictSame(memo.judge(p, w.ctx), auditPod(p, w.ctx));
+  t.strictSame(memo.stats(), { entries: 1, hits: 1, misses: 1 }, 'exactly the age: a hit');
+  now += MEMO_MAX_AGE_MS + 1;
+  t.strictSame(memo.judge(p, w.ctx), auditPod(p, w.ctx));
+  t.strictSame(memo.stats(), { entries: 1, hits: 1, misses: 2 }, 'one past: judged again, and kept anew');
+});
+
+t.test('a text with a key that may hold an address is judged at once and never kept, even when it holds none', async (t) => {
+  const w = world(EMPTY_POLICY_SET);
+  // The shortcut reads the text, not the judgement: an interface named like the key takes it too.
+  for (const key of ['mac', 'infiniband-guid', 'cni-args']) {
+    const memo = new AuditMemo();
+    const p = live('team-a', 'p', `[{"name":"sriov-net","interface":"${key}"}]`);
+    t.strictSame(auditPod(p, w.ctx), [], `${key}: a clean pod, no address`);
+    t.strictSame(memo.judge(p, w.ctx), []);
+    t.strictSame(memo.judge(p, w.ctx), []);
+    t.strictSame(memo.stats(), { entries: 0, hits: 0, misses: 2 }, `${key}: judged each time`);
+  }
+  const memo = new AuditMemo();
+  const p = live('team-a', 'p', '[{"name":"sriov-net","interface":"net1"}]');
+  memo.judge(p, w.ctx);
+  memo.judge(p, w.ctx);
+  t.strictSame(memo.stats(), { entries: 1, hits: 1, misses: 1 }, 'another interface name: kept');
+});
+
+t.test('a hit reads again exactly the NAD entries its judgement read, found or not', async (t) => {
+  const w = world(EMPTY_POLICY_SET);
+  const reads: string[][] = [];
+  const ctx: AuditContext = { ...w.ctx, nads: (ns, name) => (reads.push([ns, name]), w.ctx.nads(ns, name)) };
+  const memo = new AuditMemo();
+  const text = 'sriov-net,gone,team-b/sriov-net';
+  t.match(memo.judge(live('team-a', 'p', text), ctx), [{ rule: 'networkExists' }], 'one not found');
+  const judged = reads.splice(0);
+  t.strictSame([...new Map(judged.map((r) => [r.join('/'), r])).values()], [['team-a', 'sriov-net'], ['team-a', 'gone'], ['team-b', 'sriov-net']], 'what the judgement read');
+  t.match(memo.judge(live('team-a', 'q', text), ctx), [{ rule: 'networkExists' }]);
+  t.equal(memo.stats().hits, 1);
+  t.strictSame(reads.splice(0), judged, 'the hit: the same lookups, nothing else');
+  // The missing NAD is created: found where it was not, so judged again.
+  w.nads.set(nadKey('team-a', 'gone'), nad('team-a', 'gone'));
+  t.strictSame(memo.judge(live('team-a', 'r', text), ctx), []);
+  t.strictSame(memo.stats(), { entries: 1, hits: 1, misses: 2 });
+});
+
+t.test("a pod's judgement reads only template() of the DRA view (what the memo's other wrappers guard is never read)", async (t) => {
+  // The other reads serve pod claims (netattach.io/networkClaims, spec.resourceClaims) and NADs:
+  // the audit's pod has neither (requestFor gives it the two network annotations and a placeholder
+  // container). Should that change, the memo's wrappers of them start to matter: see the ledger.
+  const view = new StaticDraView([{ name: 'net-class', extendedResourceName: 'example.com/net' }], [{ namespace: 'team-a', name: 'net-claimed' }]);
+  const others: string[] = [];
+  let templates = 0;
+  const dra: DraView = {
+    classesFor: (r) => (others.push('classesFor'), view.classesFor(r)),
+    template: (ns, n) => (templates++, view.template(ns, n)),
+    templateNamespaces: (n) => (others.push('templateNamespaces'), view.templateNamespaces(n)),
+    deviceClass: (n) => (others.push('deviceClass'), undefined),
+    templateDevices: (ns, n) => (others.push('templateDevices'), { requests: [{ name: n, alternatives: [{ deviceClassName: 'net-class' }] }] }),
+  };
+  const w = world(EMPTY_POLICY_SET, dra);
+  w.nads.set(nadKey('team-a', 'claimed'), claimed);
+  w.nads.set(nadKey('team-a', 'extended'), nad('team-a', 'extended', ['mac', 'ips'], 'example.com/net'));
+  const memo = new AuditMemo();
+  for (const text of ['claimed', 'extended', 'claimed,extended,sriov-net', '[{"name":"claimed","interface":"net1"}]']) {
+    const p = live('team-a', 'p', text);
+    t.strictSame(memo.judge(p, w.ctx), auditPod(p, w.ctx), text);
+  }
+  t.ok(templates > 0, 'template() read');
+  t.strictSame(others, [], 'nothing else');
 });
