@@ -563,15 +563,17 @@ t.test('create, read: the holder\'s own claim, made by the other replica, is won
   t.strictSame(s.events, ['won']);
 });
 
-t.test('a take-over deletes on the request\'s priority: it does not wait behind releases and sweeps', async (t) => {
+/**
+ * A store whose one background slot is held by the release of `held`, whose delete hangs until its
+ * budget ends, while the claim of `ghost` is stale (confirmed 5 s ago): a take-over's calls must
+ * not wait behind it. Budgets of seconds: the take-over needs a few calls, and the machine may be loaded.
+ */
+async function withStuckRelease(t: Test, options: Parameters<typeof setup>[1] & { timeoutMs: number; writeTimeoutMs: number }) {
   const stuck = nameOf(1);
   const s = setup(t, {
     pendingMs: 1_000,
-    timeoutMs: 3_000,
-    writeTimeoutMs: 4_000,
     limits: { inFlight: 4, background: 1 },
-    // The release of `held` hangs until its budget ends: it holds the one background slot. Budgets
-    // of seconds: the take-over needs a few calls, and the machine may be loaded.
+    ...options,
     api: (base) => ({
       ...base,
       delete: (name, pre, signal) =>
@@ -585,7 +587,12 @@ t.test('a take-over deletes on the request\'s priority: it does not wait behind 
   await s.store.start();
   const release = s.store.releaseHolder(pod('held'));
   await new Promise((r) => setImmediate(r));
-  t.strictSame(s.store.stats().inFlight, 1, 'the release holds the background slot');
+  t.equal(s.store.stats().inFlight, 1, 'the release holds the background slot');
+  return { s, release };
+}
+
+t.test('a take-over deletes on the request\'s priority: it does not wait behind releases and sweeps', async (t) => {
+  const { s, release } = await withStuckRelease(t, { timeoutMs: 3_000, writeTimeoutMs: 4_000 });
   const won = await one(s, macs('web', 1));
   t.strictSame({ ...won, wanted: undefined }, { wanted: undefined, result: 'won' });
   t.strictSame(s.events, ['taken-over', 'won']);
@@ -784,27 +791,7 @@ t.test('holder lookups run at their caller\'s priority: the sweep\'s as backgrou
   t.equal(peak, 8, 'the sweep\'s lookups share the 8 background slots');
 
   // The one background slot held by a release that hangs: a take-over's lookup does not wait for it.
-  const stuck = nameOf(1);
-  const r = setup(t, {
-    pendingMs: 1_000,
-    timeoutMs: 2_000,
-    writeTimeoutMs: 2_500,
-    limits: { inFlight: 4, background: 1 },
-    holderRuns: async () => true,
-    api: (base) => ({
-      ...base,
-      delete: (name, pre, signal) =>
-        name === stuck ? new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })) : base.delete(name, pre, signal),
-    }),
-  });
-  const alive = setInterval(() => {}, 1_000);
-  t.teardown(() => clearInterval(alive));
-  r.fake.put(claimObject(wantedClaims(macs('ghost', 1))[0]!, r.fake.namespace, 1, new Date()), 5_000);
-  r.fake.put(claimObject(wantedClaims(macs('held', 1, { from: 1 }))[0]!, r.fake.namespace, 1, new Date()));
-  await r.store.start();
-  const release = r.store.releaseHolder(pod('held'));
-  await new Promise((r) => setImmediate(r));
-  t.equal(r.store.stats().inFlight, 1, 'the release holds the background slot');
+  const { s: r, release } = await withStuckRelease(t, { timeoutMs: 2_000, writeTimeoutMs: 2_500, holderRuns: async () => true });
   t.match(await one(r, macs('web', 1)), { result: 'lost', live: true, holder: pod('ghost') }, 'the lookup ran: its pod runs');
   t.strictSame(r.events, ['kept-running', 'lost']);
   t.equal(await release, 0);
