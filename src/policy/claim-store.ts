@@ -431,7 +431,12 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
 
   private remember(c: StoredClaim): void {
     const old = this.cache.get(c.name);
+    // The same object again (a MODIFIED event) of the same holder keeps its confirmation, even if its
+    // pod has gone meanwhile: then it is swept at once, not after the window, and does not count as
+    // unconfirmed. netattach only creates and deletes claims; a holder changed by hand starts afresh.
+    const confirmed = old !== undefined && old.uid === c.uid && sameHolder(old.holder, c.holder) && this.seen.has(c.uid);
     if (old) this.forget(old);
+    if (confirmed) this.seen.add(c.uid);
     this.cache.set(c.name, c);
     const k = holderKey(c.holder);
     let names = this.byHolder.get(k);

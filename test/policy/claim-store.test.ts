@@ -846,3 +846,43 @@ t.test('the maps a store keeps for its claims hold nothing once the claims are g
   t.equal(inner.byHolder.size, 0, 'no holder entry left');
   t.equal(inner.unconfirmed.size, 0, 'no namespace entry left');
 });
+
+// Claim objects are only created and deleted, so one uid is one holder's claim: coming again (a
+// MODIFIED event, a relist, the GET after a conflicting create) it keeps the confirmation it had.
+/** A claim of `web`, confirmed with its pod, whose pod then goes before the pod watch's DELETED reaches the claims. */
+async function confirmedThenGone(t: Test) {
+  const s = setup(t);
+  await s.store.start();
+  await one(s, macs('web', 1));
+  s.live.add('team/web');
+  s.store.confirm(pod('web'));
+  t.equal(s.store.stats().unconfirmed, 0, 'confirmed');
+  s.live.delete('team/web');
+  return { s, obj: s.fake.objects.get(nameOf(0))! };
+}
+
+t.test('a confirmed claim whose object comes again in a MODIFIED event stays confirmed: its gone holder is swept at once', async (t) => {
+  const { s, obj } = await confirmedThenGone(t);
+  (s.fake as unknown as { emit(e: unknown): void }).emit({ type: 'MODIFIED', object: obj });
+  await new Promise((r) => setImmediate(r));
+  t.equal(s.store.stats().unconfirmed, 0, 'still confirmed (it counted as unconfirmed again before)');
+  t.equal(await s.store.sweep(), 1, 'swept at once, not after the 35 s window');
+  t.equal(s.store.size(), 0);
+});
+
+t.test('a confirmed claim read again by the GET after a conflicting create stays confirmed: its gone holder is taken over', async (t) => {
+  const { s } = await confirmedThenGone(t);
+  t.match(await one(s, macs('other', 1)), { result: 'won' }, 'taken over at once');
+  t.strictSame(s.events.slice(-2), ['taken-over', 'won']);
+  t.strictSame(s.store.claims().map((c) => c.holder.name), ['other']);
+});
+
+t.test('a claim object whose holder was changed by hand (same uid) starts unconfirmed', async (t) => {
+  const { s, obj } = await confirmedThenGone(t);
+  const edited = { ...obj, metadata: { ...obj.metadata, annotations: { ...(obj.metadata.annotations as object), 'netattach.io/holder': 'team/other', 'netattach.io/holder-uid': 'uid-other' } } };
+  (s.fake as unknown as { emit(e: unknown): void }).emit({ type: 'MODIFIED', object: edited });
+  await new Promise((r) => setImmediate(r));
+  t.strictSame(s.store.claims().map((c) => c.holder.name), ['other']);
+  t.equal(s.store.stats().unconfirmed, 1, 'the new holder is not confirmed by the old one');
+  t.equal(await s.store.sweep(), 0, 'young: kept for the window');
+});
