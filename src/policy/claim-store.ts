@@ -434,7 +434,8 @@ export class ClaimStore extends WatchedCache implements AddressArbiter {
     // The same object again (a MODIFIED event) of the same holder keeps its confirmation, even if its
     // pod has gone meanwhile: then it is swept at once, not after the window, and does not count as
     // unconfirmed. netattach only creates and deletes claims; a holder changed by hand starts afresh.
-    const confirmed = old !== undefined && old.uid === c.uid && sameHolder(old.holder, c.holder) && this.seen.has(c.uid);
+    // (`seen` holds object uids: a confirmed uid is this very object, so no uid comparison is needed.)
+    const confirmed = old !== undefined && sameHolder(old.holder, c.holder) && this.seen.has(c.uid);
     if (old) this.forget(old);
     if (confirmed) this.seen.add(c.uid);
     this.cache.set(c.name, c);

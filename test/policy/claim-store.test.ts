@@ -886,3 +886,14 @@ t.test('a claim object whose holder was changed by hand (same uid) starts unconf
   t.equal(s.store.stats().unconfirmed, 1, 'the new holder is not confirmed by the old one');
   t.equal(await s.store.sweep(), 0, 'young: kept for the window');
 });
+
+t.test('a new object of the claim (another uid), even of the same holder name, starts unconfirmed', async (t) => {
+  // Deleted and created again (a pod of that name admitted anew) while this replica's watch saw only
+  // the newer object: the new incarnation has not been seen with the address yet.
+  const { s, obj } = await confirmedThenGone(t);
+  (s.fake as unknown as { emit(e: unknown): void }).emit({ type: 'MODIFIED', object: { ...obj, metadata: { ...obj.metadata, uid: 'newer' } } });
+  await new Promise((r) => setImmediate(r));
+  t.strictSame(s.store.claims().map((c) => [c.uid, c.holder.name]), [['newer', 'web']]);
+  t.equal(s.store.stats().unconfirmed, 1, 'not confirmed by the object it replaced');
+  t.equal(await s.store.sweep(), 0, 'young: kept for the window');
+});
