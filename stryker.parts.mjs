@@ -94,7 +94,7 @@ export const SCOPES = {
   'policy-pod-source': {
     mutate: ['src/policy/{pod-source,nad-usage}.ts'],
     // Named one by one, in this order: pod-facts (podNetworkFacts and its cache, about 1 s) before
-    // pod-source (the fake API server, about 30 s), which runs only for what the others leave alive.
+    // pod-source (the fake API server, about 2 s), which runs only for what the others leave alive.
     tests: ['test/policy/nad-usage.test.ts', 'test/policy/pod-facts.test.ts', 'test/policy/pod-source.test.ts'],
   },
   // Asking the API server whether a claim's holder runs (before a claim the watch never confirmed is
@@ -109,9 +109,10 @@ export const SCOPES = {
     mutate: ['src/nads/intern.ts'],
     tests: ['test/nads/intern.test.ts'],
   },
-  // src/audit's pure modules (issue #30), in four parts: the size and result caps (bounds), what
-  // the audit writes and prints (report, render), reading a pod object (live-pod), and judging live
-  // pods and NADs with the admission core (judge, judge-nad, snapshot). Left out, for time per mutant: the
+  // src/audit's pure modules (issue #30), in five parts: the size and result caps (bounds), what
+  // the audit writes and prints (report, render), reading a pod object (live-pod), judging live
+  // pods and NADs with the admission core (judge, judge-nad, snapshot), and the verdict memo; the
+  // Lease is a sixth, below. Left out, for time per mutant: the
   // adapters' tests (background, publisher: timers and fakes) and report-bounds (it judges 10,000
   // pods, and report and render pin the same caps at their exact boundaries).
   'audit-bounds': {
@@ -130,15 +131,15 @@ export const SCOPES = {
     mutate: ['src/audit/{judge,judge-nad,snapshot}.ts'],
     tests: ['test/audit/{judge,judge-nad,owners,dra-inputs,snapshot}.test.ts'],
   },
-  // The report writer's Lease (one writer at a time), through a scripted transport: what it reads
-  // and writes, when another holder is taken over, a lost race. publisher.test.ts, which drives it
-  // with the writer's timers, stays out of the part (seconds a run).
   // The audit's verdict memo (src/audit/memo.ts): when a template pod's judgement is reused, and its
   // bounds (entries, key length, findings kept, age).
   'audit-memo': {
     mutate: ['src/audit/memo.ts'],
     tests: ['test/audit/memo.test.ts'],
   },
+  // The report writer's Lease (one writer at a time), through a scripted transport: what it reads
+  // and writes, when another holder is taken over, a lost race. publisher.test.ts, which drives it
+  // with the writer's timers, stays out of the part (seconds a run).
   'audit-lease': {
     mutate: ['src/audit/lease.ts'],
     tests: ['test/audit/lease.test.ts'],

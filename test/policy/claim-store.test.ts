@@ -439,23 +439,22 @@ t.test('the claim watch: a delete of another object of the name is ignored; a ne
   await s.store.start();
   await one(s, macs('web', 1));
   const obj = s.fake.objects.get(nameOf(0))!;
-  const emit = (e: unknown) => (s.fake as unknown as { emit(e: unknown): void }).emit(e);
-  emit({ type: 'DELETED', object: { ...obj, metadata: { ...obj.metadata, uid: 'someone-else' } } });
+  s.fake.emit({ type: 'DELETED', object: { ...obj, metadata: { ...obj.metadata, uid: 'someone-else' } } });
   await new Promise((r) => setImmediate(r));
   t.equal(s.store.size(), 1, 'not this object');
-  emit({ type: 'DELETED', object: { metadata: { uid: obj.metadata.uid } } });
+  s.fake.emit({ type: 'DELETED', object: { metadata: { uid: obj.metadata.uid } } });
   await new Promise((r) => setImmediate(r));
   t.equal(s.store.size(), 1, 'no name');
-  emit({ type: 'ADDED', object: { metadata: { name: 'x', uid: 'y' } } });
+  s.fake.emit({ type: 'ADDED', object: { metadata: { name: 'x', uid: 'y' } } });
   await new Promise((r) => setImmediate(r));
   t.equal(s.store.size(), 1, 'not a claim: ignored');
   // Another replica replaced it (a take-over): the newer object, of another holder, counts once.
-  emit({ type: 'MODIFIED', object: { ...obj, metadata: { ...obj.metadata, uid: 'newer', annotations: { ...(obj.metadata.annotations as object), 'netattach.io/holder': 'team/other', 'netattach.io/holder-uid': 'uid-other' } } } });
+  s.fake.emit({ type: 'MODIFIED', object: { ...obj, metadata: { ...obj.metadata, uid: 'newer', annotations: { ...(obj.metadata.annotations as object), 'netattach.io/holder': 'team/other', 'netattach.io/holder-uid': 'uid-other' } } } });
   await new Promise((r) => setImmediate(r));
   t.strictSame(s.store.claims().map((c) => [c.uid, c.holder.name]), [['newer', 'other']]);
   t.equal(s.store.stats().unconfirmed, 1);
   t.equal(await s.store.releaseHolder(pod('web')), 0, 'the old holder holds nothing');
-  emit({ type: 'DELETED', object: { ...obj, metadata: { ...obj.metadata, uid: 'newer' } } });
+  s.fake.emit({ type: 'DELETED', object: { ...obj, metadata: { ...obj.metadata, uid: 'newer' } } });
   await new Promise((r) => setImmediate(r));
   t.equal(s.store.size(), 0);
   t.equal(s.store.stats().unconfirmed, 0, 'forgotten with its count');
@@ -683,7 +682,7 @@ t.test('the claim watch: a DELETED object without metadata changes nothing', asy
   const s = setup(t);
   await s.store.start();
   await one(s, macs('web', 1));
-  t.doesNotThrow(() => (s.fake as unknown as { emit(e: unknown): void }).emit({ type: 'DELETED', object: {} }));
+  t.doesNotThrow(() => s.fake.emit({ type: 'DELETED', object: {} }));
   t.equal(s.store.size(), 1);
 });
 
@@ -863,7 +862,7 @@ async function confirmedThenGone(t: Test) {
 
 t.test('a confirmed claim whose object comes again in a MODIFIED event stays confirmed: its gone holder is swept at once', async (t) => {
   const { s, obj } = await confirmedThenGone(t);
-  (s.fake as unknown as { emit(e: unknown): void }).emit({ type: 'MODIFIED', object: obj });
+  s.fake.emit({ type: 'MODIFIED', object: obj });
   await new Promise((r) => setImmediate(r));
   t.equal(s.store.stats().unconfirmed, 0, 'still confirmed (it counted as unconfirmed again before)');
   t.equal(await s.store.sweep(), 1, 'swept at once, not after the 35 s window');
@@ -880,7 +879,7 @@ t.test('a confirmed claim read again by the GET after a conflicting create stays
 t.test('a claim object whose holder was changed by hand (same uid) starts unconfirmed', async (t) => {
   const { s, obj } = await confirmedThenGone(t);
   const edited = { ...obj, metadata: { ...obj.metadata, annotations: { ...(obj.metadata.annotations as object), 'netattach.io/holder': 'team/other', 'netattach.io/holder-uid': 'uid-other' } } };
-  (s.fake as unknown as { emit(e: unknown): void }).emit({ type: 'MODIFIED', object: edited });
+  s.fake.emit({ type: 'MODIFIED', object: edited });
   await new Promise((r) => setImmediate(r));
   t.strictSame(s.store.claims().map((c) => c.holder.name), ['other']);
   t.equal(s.store.stats().unconfirmed, 1, 'the new holder is not confirmed by the old one');
@@ -891,7 +890,7 @@ t.test('a new object of the claim (another uid), even of the same holder name, s
   // Deleted and created again (a pod of that name admitted anew) while this replica's watch saw only
   // the newer object: the new incarnation has not been seen with the address yet.
   const { s, obj } = await confirmedThenGone(t);
-  (s.fake as unknown as { emit(e: unknown): void }).emit({ type: 'MODIFIED', object: { ...obj, metadata: { ...obj.metadata, uid: 'newer' } } });
+  s.fake.emit({ type: 'MODIFIED', object: { ...obj, metadata: { ...obj.metadata, uid: 'newer' } } });
   await new Promise((r) => setImmediate(r));
   t.strictSame(s.store.claims().map((c) => [c.uid, c.holder.name]), [['newer', 'web']]);
   t.equal(s.store.stats().unconfirmed, 1, 'not confirmed by the object it replaced');

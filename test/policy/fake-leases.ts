@@ -57,7 +57,8 @@ export class FakeLeases {
     return obj;
   }
 
-  private emit(e: unknown): void {
+  /** Sends a watch event to every watcher, as the API server would (also events of objects it does not hold: malformed, replaced). */
+  emit(e: unknown): void {
     for (const w of this.watchers) w(e);
   }
 
