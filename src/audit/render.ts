@@ -3,6 +3,7 @@
 // Bounded like a PolicyReport: per namespace at most MAX_RESULTS findings and MAX_RESULTS_BYTES of
 // them (the worst kept), each message cut to MAX_MESSAGE_BYTES; the rest are counted ("N more"),
 // and the summary and the exit code count everything.
+import { oneLineSafe } from '../field/index.js';
 import { NAD_KIND } from '../nads/index.js';
 import { cutMiddleBytes, jsonBytes, keepWithin, MAX_MESSAGE_BYTES } from './bounds.js';
 import { RESULT_ORDER } from './report.js';
@@ -104,7 +105,8 @@ export function renderAuditTable(audits: readonly PodAudit[], nads: readonly Nad
   const tail = `${more}${plural(s.pods, 'pod', 'pods')} with networks and ${plural(s.nads, 'NAD', 'NADs')} audited: ${s.pass} clean, ${s.fail} fail, ${s.warn} warn, ${s.skip} skip, ${s.error} error\n`;
   if (rows.length === 0) return tail;
   const header = ['NAMESPACE', 'RESOURCE', 'POLICY', 'RULE', 'RESULT', 'ACTION', 'MESSAGE'];
-  const cells = rows.map((r) => [r.namespace, resourceOf(r), r.policy, r.rule, r.result, r.action, r.message]);
+  // One row a line: a line break inside a value from the cluster is shown, not followed.
+  const cells = rows.map((r) => [r.namespace, resourceOf(r), r.policy, r.rule, r.result, r.action, r.message].map(oneLineSafe));
   const widths = header.map((h, i) => (i === header.length - 1 ? 0 : Math.max(h.length, ...cells.map((c) => c[i]!.length))));
   const line = (c: string[]): string => c.map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i]!))).join('  ');
   return [line(header), ...cells.map(line)].join('\n') + '\n' + tail;

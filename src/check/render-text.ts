@@ -1,6 +1,6 @@
 // Text output: one block per object worth a look (`FILE:LINE: Kind/namespace/name` then one
 // indented line per problem, errors rendered as Kubernetes field errors), then a summary line.
-import { renderError } from '../field/index.js';
+import { oneLineSafe, renderError } from '../field/index.js';
 import type { CheckReport, Mutation, ObjectResult, ReadError } from './types.js';
 
 export interface TextOptions {
@@ -25,7 +25,8 @@ export function renderText(report: CheckReport, options: TextOptions = {}): stri
     const lines = linesOf(r, options);
     if (lines.length === 0 && !options.verbose) continue;
     out.push(`${where(r.file, r.line)}: ${objectLabel(r)}\n`);
-    out.push(...(lines.length > 0 ? lines : ['  ok']).map((l) => `${l}\n`));
+    // One finding a line: a line break inside a value is shown, not followed.
+    out.push(...(lines.length > 0 ? lines : ['  ok']).map((l) => `${oneLineSafe(l)}\n`));
   }
   if (report.networks && report.networks.length > 0) {
     out.push('networks (how each device is served):\n');

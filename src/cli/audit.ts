@@ -7,6 +7,7 @@ import type { DraView } from '../dra/index.js';
 import { isNadObject, nadFromObject, nadKey, tryLoadKubeConfig, type Nad } from '../nads/index.js';
 import { EMPTY_POLICY_SET, type PolicySet } from '../policy/index.js';
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, parseCommandLine, readAll, type CliIO } from './io.js';
+import { terminalSafeIO } from './terminal.js';
 import { configOfFlags, loadNadObjects, loadPolicyFiles, VERDICT_OPTIONS, VERDICT_USAGE } from './rule-inputs.js';
 
 export const USAGE = `Usage: netattach audit (--cluster | PATH...) [options]
@@ -40,7 +41,9 @@ const fail = (io: CliIO, message: string): number => (io.stderr(`netattach audit
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export async function run(argv: string[], io: CliIO): Promise<number> {
+export async function run(argv: string[], rawIO: CliIO): Promise<number> {
+  // Names, configs and messages from the cluster or the files are printed: shown escaped where they would steer the terminal.
+  const io = terminalSafeIO(rawIO);
   const parsed = parseCommandLine('audit', USAGE, io, {
     args: argv,
     allowPositionals: true,

@@ -19,6 +19,7 @@ import { isNadObject, tryLoadKubeConfig, type Nad } from '../nads/index.js';
 import { configOfFlags, loadNadFiles, loadPolicyFiles, VERDICT_OPTIONS, VERDICT_USAGE } from './rule-inputs.js';
 import type { UserInfo } from '../admission/index.js';
 import { EXIT_USAGE, parseCommandLine, readAll, type CliIO } from './io.js';
+import { terminalSafeIO } from './terminal.js';
 
 export const USAGE = `Usage: netattach check [options] PATH...
 
@@ -53,7 +54,9 @@ const fail = (io: CliIO, message: string): number => {
   return EXIT_USAGE;
 };
 
-export async function run(argv: string[], io: CliIO): Promise<number> {
+export async function run(argv: string[], rawIO: CliIO): Promise<number> {
+  // Names, configs and messages from the cluster or the files are printed: shown escaped where they would steer the terminal.
+  const io = terminalSafeIO(rawIO);
   const parsed = parseCommandLine('check', USAGE, io, {
     args: argv,
     allowPositionals: true,

@@ -3,7 +3,6 @@
 // read once and read-only: `explain` (one pod, src/explain), `check -f` (netattach check with the
 // cluster's NADs, policies, namespaces and running pods) and `audit` (netattach audit --cluster,
 // one namespace or all). Only wiring here: the judging is the webhook's own core.
-import { stringify } from 'yaml';
 import { DEFAULT_ADMISSION_CONFIG, type UserInfo } from '../admission/index.js';
 import { auditNadObjects, auditSnapshot, loadAuditCluster, renderAuditJson, renderAuditTable, violatesEnforce, type AuditClusterSnapshot } from '../audit/index.js';
 import { buildReport, checkManifests, exitCodeOf, loadManifests, renderJson, renderReadError, renderText, type CheckOptions } from '../check/index.js';
@@ -13,6 +12,7 @@ import { EMPTY_POLICY_SET } from '../policy/index.js';
 import { EXIT_USAGE, readAll, type CliIO } from './io.js';
 import { loadKubectlContext } from './kubeconfig.js';
 import { parsePluginArgs, type PluginArgs } from './kubectl-args.js';
+import { terminalSafeIO, yamlText } from './terminal.js';
 
 export const USAGE = `Explain, check and audit pods with the netattach webhook's rules, against the cluster of the
 current kubeconfig context (read only).
@@ -49,9 +49,11 @@ or something that could not be read (file, kubeconfig, cluster, pod).
 `;
 
 const fail = (io: CliIO, message: string): number => (io.stderr(`error: ${message}\n`), EXIT_USAGE);
-const yamlOf = (json: string): string => stringify(JSON.parse(json), { lineWidth: 0 });
+const yamlOf = yamlText;
 
-export async function run(argv: string[], io: CliIO): Promise<number> {
+export async function run(argv: string[], rawIO: CliIO): Promise<number> {
+  // What the cluster sends is printed: shown escaped where it would steer the terminal.
+  const io = terminalSafeIO(rawIO);
   const parsed = parsePluginArgs(argv);
   if ('error' in parsed) return fail(io, `${parsed.error}\nSee 'kubectl netattach --help' for usage.`);
   let args: PluginArgs = parsed;

@@ -1,7 +1,7 @@
 // The explanation for a terminal, in `kubectl describe`'s manner: `Field:  value` lines, indented
 // sections, and `kubectl get`-style tables where there are rows. Every line comes from the
 // Explanation; nothing is decided here.
-import { renderError } from '../field/index.js';
+import { oneLineSafe, renderError } from '../field/index.js';
 import type { Explanation, RequestedValue } from './types.js';
 
 /** Columns padded to their widest cell, two spaces apart, the last one free. */
@@ -82,7 +82,8 @@ export function renderExplanation(e: Explanation, options: { wide?: boolean } = 
   if (a.errors.length + a.warnings.length > 0) out.push('Messages:');
   for (const err of a.errors) out.push(`  error: ${renderError(err)}`);
   for (const w of a.warnings) out.push(`  warning: ${w}`);
-  return out.join('\n') + '\n';
+  // Each entry is one line: a line break inside a value from the cluster is shown, not followed.
+  return out.map(oneLineSafe).join('\n') + '\n';
 }
 
 /** 0 when admission would let the pod in (allowed or not seen), 1 when it would deny it. */

@@ -15,4 +15,4 @@ export {
 } from './errors.js';
 export { child, index, key } from './path.js';
 export { MAX_RENDERED_PATH, MAX_RENDERED_REASON } from './errors.js';
-export { MAX_RENDERED_TEXT, cutText, cutBytes, headOf } from './text.js';
+export { MAX_RENDERED_TEXT, cutText, cutBytes, headOf, terminalSafe, oneLineSafe } from './text.js';

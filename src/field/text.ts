@@ -37,3 +37,25 @@ export function cutBytes(text: string, maxBytes: number, marker = '...'): string
   while (cut.length > 0 && Buffer.byteLength(cut) > room) cut = headOf(cut, Math.max(0, cut.length - Math.ceil((Buffer.byteLength(cut) - room) / 3)));
   return `${cut}${marker}`;
 }
+
+// Text for a terminal. A namespace user chooses many printed bytes (a NAD's plugin `type`, a value
+// quoted in a message): an ESC or a C1 control there must not rewrite the terminal of whoever reads
+// it. The escapes are JSON's, so JSON output keeps its values (and YAML's, in double quotes).
+
+/**
+ * Characters that steer a terminal or reorder what it shows: C0 controls but tab and newline, DEL,
+ * C1 controls (U+009B is CSI on many terminals), and the Unicode bidirectional marks, embeddings,
+ * overrides and isolates (a "Trojan Source" reordering of a line).
+ */
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/** The same, and the line breaks that would let one value forge a line of text output. */
+const UNSAFE_IN_LINE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+const escaped = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/** `text` with every terminal-steering character shown as `\uXXXX` (tabs and newlines kept). */
+export const terminalSafe = (text: string): string => text.replace(UNSAFE, escaped);
+
+/** One line of text output: newlines and carriage returns inside a value are shown escaped too. */
+export const oneLineSafe = (text: string): string => text.replace(UNSAFE_IN_LINE, escaped);
+
