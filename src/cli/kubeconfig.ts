@@ -46,6 +46,22 @@ export async function loadKubectlContext(o: KubectlConfigOptions): Promise<Kubec
     const namespace = kc.getContextObject(context)?.namespace || 'default';
     return { credentials: await credentialsFromKubeConfig(kc), namespace, ...(context ? { context } : {}) };
   } catch (e) {
-    return { error: `kubeconfig ${files.join(', ')}: ${e instanceof Error ? e.message : String(e)}` };
+    return { error: `kubeconfig ${files.join(', ')}: ${kubeconfigErrorText(e)}` };
   }
+}
+
+/**
+ * Why a kubeconfig could not be read, without its text: a YAML parser's message quotes the lines
+ * around the error, and those may hold the user's token, password or key. Only the reason and the
+ * position are said (line and column from 1, as an editor shows them).
+ */
+export function kubeconfigErrorText(e: unknown): string {
+  const yamlError = e as { name?: unknown; reason?: unknown; mark?: { line?: unknown; column?: unknown } };
+  if (yamlError?.name === 'YAMLException') {
+    const at = typeof yamlError.mark?.line === 'number' && typeof yamlError.mark.column === 'number' ? ` at line ${yamlError.mark.line + 1}, column ${yamlError.mark.column + 1}` : '';
+    return `not valid YAML${at}: ${typeof yamlError.reason === 'string' ? yamlError.reason : 'syntax error'}`;
+  }
+  // Other messages (a missing file, an unknown context) name no value of the file; cut them all the same.
+  const text = e instanceof Error ? e.message : String(e);
+  return text.split('\n')[0]!.slice(0, 300);
 }

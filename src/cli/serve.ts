@@ -11,6 +11,7 @@ import { EXIT_OK, EXIT_USAGE, type CliIO } from './io.js';
 import { generateCertificates, writeCertificateSet, readCa, checkKeyPair, CERT_FILES } from '../certs/index.js';
 import { createServer, createLogger, LOG_LEVELS, parseGoDuration, type LogLevel, type ServerDeps, type ServerOptions, type WebhookServer } from '../server/index.js';
 import { createNadSource, parsePluginReads, tryLoadKubeConfig, type NadSource } from '../nads/index.js';
+import { kubeconfigErrorText } from './kubeconfig.js';
 import { getObject, kubeconfigCredentials, kubeTransport, serviceAccountNamespace, type KubeCredentials } from '../kube/index.js';
 import { DEFAULT_ADMISSION_CONFIG } from '../admission/types.js';
 import { parseMultusDefaultNetworks } from '../admission/builtin-ifnames.js';
@@ -325,7 +326,10 @@ async function chooseNadSource(config: ServeConfig, root: string, logger: Logger
     logger.info({ source: 'directory', dir: config.nadsDir }, 'NADs are read from files');
     return { nadSource: createNadSource({ ...common, dir: config.nadsDir })! };
   }
-  const kc = config.kubeconfig ? await kubeconfigCredentials([config.kubeconfig]) : await tryLoadKubeConfig({ env: process.env });
+  const kc = config.kubeconfig ? await kubeconfigCredentials([config.kubeconfig]).catch((e: unknown) => {
+    // Said without the file's text (kubeconfigErrorText): a parser's message would quote its token.
+    throw new RangeError(`--kubeconfig ${config.kubeconfig}: ${kubeconfigErrorText(e)}`);
+  }) : await tryLoadKubeConfig({ env: process.env });
   if (kc && (!config.dev || (await clusterReachable(kc)))) {
     logger.info({ source: 'cluster', server: kc.server, credentials: kc.source }, 'NADs are read from the cluster');
     return { nadSource: createNadSource({ ...common, kubeConfig: kc })!, kubeConfig: kc };

@@ -65,3 +65,16 @@ t.test('an API server that does not answer: exit 2 naming the server', async (t)
     t.equal(out.out, '', 'nothing on stdout');
   }
 });
+
+t.test('a kubeconfig with a YAML syntax error: the position and the reason, never the lines around it (they hold the token)', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'netattach-kubectl-'));
+  const file = path.join(dir, 'config');
+  const secret = 'sha256~PLANTED-SECRET-TOKEN';
+  await writeFile(file, `apiVersion: v1\nusers:\n- name: u\n  user: {token: ${secret}, password: hunter2-PLANTED}\n  bad: [unclosed\nclusters: []\n`);
+  for (const argv of [['audit'], ['explain', 'pod', 'x']]) {
+    const out = io({ KUBECONFIG: file });
+    t.equal(await run(argv, out), 2, argv.join(' '));
+    t.match(out.err, /not valid YAML at line 6, column 1: /, `${argv.join(' ')}: the position, as an editor counts it`);
+    t.notMatch(out.err + out.out, /PLANTED/, 'no secret of the file in the output');
+  }
+});
