@@ -27,6 +27,7 @@ import { podNetworkFacts, type AddressIndex, type PodAddress, type PodNetworkFac
 import type { KubeObject, ListWatchHandler } from '../kube/index.js';
 import { hasNetworks, type AuditContext } from './judge.js';
 import { auditNad, auditedNadOf } from './judge-nad.js';
+import { capFindings } from './bounds.js';
 import { AnnotationBudget, notJudgedFinding, type AnnotationBudgetOptions } from './kept-text.js';
 import { livePodOf, sameLivePod } from './live-pod.js';
 import { audited } from './snapshot.js';
@@ -275,7 +276,7 @@ export class BackgroundAudit implements ListWatchHandler {
   private judge(pod: LivePod): void {
     const { namespace } = pod;
     if (this.pods.get(namespace)?.get(pod.name) !== pod) return; // gone or replaced (the replacement is queued)
-    const findings = !audited(namespace, this.o.namespaceLabels(namespace)) ? [] : pod.unkept ? [notJudgedFinding(pod.unkept)] : this.memo.judge(pod, this.ctx);
+    const findings = !audited(namespace, this.o.namespaceLabels(namespace)) ? [] : pod.unkept ? [notJudgedFinding(pod.unkept)] : capFindings(this.memo.judge(pod, this.ctx));
     this.setFindings(podKeyOf(pod), namespace, findings);
   }
 

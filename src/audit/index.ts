@@ -24,7 +24,7 @@ export {
   type ReportResultObject,
   type ReportSummary,
 } from './report.js';
-export { cutMiddleBytes, keepWithin, MAX_MESSAGE_BYTES } from './bounds.js';
+export { capFindings, cutMiddleBytes, keepWithin, MAX_MESSAGE_BYTES, MAX_POD_FINDINGS } from './bounds.js';
 export { BackgroundAudit, type BackgroundAuditOptions, type AuditLogger } from './background.js';
 export { ReportPublisher, type PublisherOptions } from './publisher.js';
 export { Lease, microTime, type LeaseOptions } from './lease.js';
