@@ -3,6 +3,8 @@
 // of its annotation is still noticed.
 import t from 'tap';
 import fc from 'fast-check';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Registry } from 'prom-client';
 import { BackgroundAudit, POD_TEXT_CHARS, registerAuditMetrics, type AnnotationBudgetOptions } from '../../src/audit/index.js';
 import { fingerprintOf, withoutSpace } from '../../src/audit/kept-text.js';
@@ -13,6 +15,7 @@ import { AddressIndex, EMPTY_POLICY_SET, PolicyEngine, podNetworkFacts, type Pol
 import { nad, policiesOf, UNIQUE_MACS } from './helpers.js';
 
 const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
+const DEFAULT_NETWORK = 'v1.multus-cni.io/default-network';
 const config = DEFAULT_ADMISSION_CONFIG;
 
 /** The pod watch feeding the index and the audit, as serve wires them. */
@@ -36,11 +39,12 @@ function world(texts?: AnnotationBudgetOptions, policies: PolicySet = EMPTY_POLI
   return {
     audit,
     registry,
-    add(name: string, networks: string) {
-      const facts = podNetworkFacts('a', networks);
+    add(name: string, networks: string, defaultNetwork?: string) {
+      const facts = podNetworkFacts('a', networks, defaultNetwork);
       index.setPod({ namespace: 'a', name, uid: `u-${name}` }, facts.addresses);
+      const annotations = { [NETWORKS]: networks, ...(defaultNetwork !== undefined ? { [DEFAULT_NETWORK]: defaultNetwork } : {}) };
       // A fresh object each time, parsed from JSON as the watch parses it.
-      audit.upsert(JSON.parse(JSON.stringify({ metadata: { namespace: 'a', name, uid: `u-${name}`, resourceVersion: String(++uid), annotations: { [NETWORKS]: networks } } })));
+      audit.upsert(JSON.parse(JSON.stringify({ metadata: { namespace: 'a', name, uid: `u-${name}`, resourceVersion: String(++uid), annotations } })));
     },
     remove(name: string) {
       index.removePod('a', name);
@@ -166,4 +170,37 @@ t.test('a pod not kept keeps its addresses: the pods sharing one are judged agai
   t.equal(w.audit.pending(), 1, 'its sharer queued though its text was not kept');
   w.audit.drain();
   t.same(w.findings('small'), [], 'and clean now');
+});
+
+t.test('what is kept of 200 padded 250 KB texts holds none of them: the heap grows by a small share of the 50 MB fed', async (t) => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const w = world();
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const fed = 200 * 250_000;
+  // Each its own text (a MAC of its own): nothing shared, every one compacted and kept. Half are
+  // padded at the end only: what is kept is then one piece of the text, which V8 would keep as a
+  // view of the whole unless copied.
+  const mac = (i: number): string => `02:00:00:00:${String(Math.floor(i / 100)).padStart(2, '0')}:${String(i % 100).padStart(2, '0')}`;
+  for (let i = 0; i < 200; i++) {
+    const text = i % 2 ? `[{"name":"sriov-net",${' '.repeat(250_000)}"mac":"${mac(i)}"}]` : `[{"name":"sriov-net","mac":"${mac(i)}"}]${' '.repeat(250_000)}`;
+    w.add(`p${i}`, text);
+  }
+  gc();
+  const grown = process.memoryUsage().heapUsed - before;
+  t.equal(w.audit.notKept(), 0, 'all kept (compacted)');
+  t.equal(w.audit.podCount(), 200);
+  t.ok(grown < fed / 50, `heap grew ${(grown / 1024).toFixed(0)} KiB for ${fed / 1e6} MB of texts fed (< 1/50 of it)`);
+});
+
+t.test('the per-pod bound is of both annotations together; a padded default-network is compacted too', async (t) => {
+  const w = world({ podChars: 1000 });
+  w.add('both', own(600), own(600, '02:00:00:00:00:02').replace('sriov-net', 'a/sriov-net'));
+  w.add('padded-default', '', `[{"name":"a/sriov-net",${' '.repeat(5000)}"interface":"eth0"}]`);
+  w.audit.drain();
+  t.same(w.findings('both'), ['notJudged:error'], '600 + 600 characters: over the bound together');
+  const kept = w.audit.namespaceAudits('a').find((p) => p.pod.name === 'padded-default')!.pod;
+  t.equal(kept.defaultNetwork, '[{"name":"a/sriov-net","interface":"eth0"}]', 'kept compacted');
+  t.equal(kept.networks, '');
 });
