@@ -23,10 +23,12 @@
 import type { AdmissionConfig } from '../admission/index.js';
 import type { DraView } from '../dra/index.js';
 import { nadKey, type Nad, type NadSource } from '../nads/index.js';
-import { podNetworkFacts, type AddressIndex, type PolicyEngine, type PolicySet } from '../policy/index.js';
+import { podNetworkFacts, type AddressIndex, type PodAddress, type PodNetworkFacts, type PolicyEngine, type PolicySet } from '../policy/index.js';
 import type { KubeObject, ListWatchHandler } from '../kube/index.js';
 import { hasNetworks, type AuditContext } from './judge.js';
 import { auditNad, auditedNadOf } from './judge-nad.js';
+import { capFindings } from './bounds.js';
+import { AnnotationBudget, notJudgedFinding, type AnnotationBudgetOptions } from './kept-text.js';
 import { livePodOf, sameLivePod } from './live-pod.js';
 import { audited } from './snapshot.js';
 import { AuditMemo, type AuditMemoStats } from './memo.js';
@@ -55,6 +57,8 @@ export interface BackgroundAuditOptions {
   tickMs?: number;
   sliceMs?: number;
   resyncMs?: number;
+  /** The bounds on the annotation texts kept (tests; the defaults are the documented ones). */
+  texts?: AnnotationBudgetOptions;
   metrics?: AuditMetrics;
   logger?: AuditLogger;
   now?: () => number;
@@ -103,6 +107,8 @@ export class BackgroundAudit implements ListWatchHandler {
   private readonly ctx: AuditContext;
   /** Verdicts of address-free pods by what decides them: replicas of one template are judged once. */
   private readonly memo: AuditMemo;
+  /** What the pods' annotation texts may hold, per pod and in all (kept-text.ts). */
+  private readonly texts: AnnotationBudget;
 
   constructor(private readonly o: BackgroundAuditOptions) {
     this.tickMs = o.tickMs ?? 20;
@@ -124,6 +130,7 @@ export class BackgroundAudit implements ListWatchHandler {
       ...(o.dra ? { dra: o.dra } : {}),
     };
     this.memo = new AuditMemo({ now: this.now });
+    this.texts = new AnnotationBudget(o.texts);
     o.metrics?.watch(this);
   }
 
@@ -157,22 +164,27 @@ export class BackgroundAudit implements ListWatchHandler {
   }
 
   upsert(obj: KubeObject): void {
-    const pod = livePodOf(obj);
-    if (!pod) return;
-    if (!hasNetworks(pod)) return this.forget(pod.namespace, pod.name);
-    const byName = this.pods.get(pod.namespace) ?? new Map<string, LivePod>();
-    const old = byName.get(pod.name);
+    const read = livePodOf(obj);
+    if (!read) return;
+    if (!hasNetworks(read)) return this.forget(read.namespace, read.name);
+    const byName = this.pods.get(read.namespace) ?? new Map<string, LivePod>();
+    const old = byName.get(read.name);
+    // Read once, only for a pod whose texts are not kept: what it holds, and whom its arrival concerns.
+    let addresses: readonly PodAddress[] | undefined;
+    const addressesOf = (): readonly PodAddress[] => (addresses ??= this.factsOf(read).addresses);
+    const pod = this.texts.keep(read, old, addressesOf);
     if (old && sameLivePod(old, pod)) {
       this.seen?.add(old);
       return;
     }
     this.seen?.add(pod);
+    this.texts.replaced(old, pod);
     byName.set(pod.name, pod);
     this.pods.set(pod.namespace, byName);
     if (old) this.queue.delete(old);
     this.queue.add(pod);
     if (old) this.queueSharers(old);
-    this.queueSharers(pod);
+    this.queueSharers(pod, pod.unkept ? addressesOf() : undefined);
   }
 
   remove(obj: KubeObject): void {
@@ -185,6 +197,7 @@ export class BackgroundAudit implements ListWatchHandler {
     const old = byName?.get(name);
     if (!old) return;
     byName!.delete(name);
+    this.texts.replaced(old, undefined);
     if (byName!.size === 0) this.pods.delete(namespace);
     this.queue.delete(old);
     this.setFindings(podKeyOf(old), namespace, []);
@@ -193,12 +206,18 @@ export class BackgroundAudit implements ListWatchHandler {
     this.changed.add(namespace);
   }
 
-  /** Live pods holding one of `pod`'s hardware addresses: their uniqueness verdict may change. */
-  private queueSharers(pod: LivePod): void {
+  private factsOf(pod: LivePod): PodNetworkFacts {
+    return podNetworkFacts(pod.namespace, pod.networks, pod.defaultNetwork, this.o.config.defaultNetworkNamespace);
+  }
+
+  /**
+   * Live pods holding one of `pod`'s hardware addresses (`addresses`, else those its texts or its
+   * unkept record hold): their uniqueness verdict may change.
+   */
+  private queueSharers(pod: LivePod, addresses?: readonly PodAddress[]): void {
     const index = this.o.index;
     if (!index) return;
-    const facts = podNetworkFacts(pod.namespace, pod.networks, pod.defaultNetwork, this.o.config.defaultNetworkNamespace);
-    for (const a of facts.addresses) {
+    for (const a of addresses ?? (pod.unkept ? (pod.unkept.addresses ?? []) : this.factsOf(pod).addresses)) {
       for (const h of index.conflicts(a.kind, a.value, a.network, 'Cluster', pod)) if (h.expires === undefined) this.queueKey(h.pod);
     }
   }
@@ -257,7 +276,7 @@ export class BackgroundAudit implements ListWatchHandler {
   private judge(pod: LivePod): void {
     const { namespace } = pod;
     if (this.pods.get(namespace)?.get(pod.name) !== pod) return; // gone or replaced (the replacement is queued)
-    const findings = audited(namespace, this.o.namespaceLabels(namespace)) ? this.memo.judge(pod, this.ctx) : [];
+    const findings = !audited(namespace, this.o.namespaceLabels(namespace)) ? [] : pod.unkept ? [notJudgedFinding(pod.unkept)] : capFindings(this.memo.judge(pod, this.ctx));
     this.setFindings(podKeyOf(pod), namespace, findings);
   }
 
@@ -402,6 +421,16 @@ export class BackgroundAudit implements ListWatchHandler {
   /** Pods and NADs waiting to be judged. */
   pending(): number {
     return this.queue.size + this.nadQueue.size;
+  }
+
+  /** Live pods held without their annotation texts (over a bound; reported as not judged). */
+  notKept(): number {
+    return this.texts.notKept();
+  }
+
+  /** Characters of annotation texts counted against the total budget now (tests). */
+  textChars(): number {
+    return this.texts.usedChars();
   }
 
   nadCount(): number {

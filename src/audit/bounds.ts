@@ -1,6 +1,7 @@
 // What the audit keeps and writes is bounded by bytes, whatever the pods hold: a finding's message
 // (an annotation's keys reach it through field paths), the results of one PolicyReport and the
 // findings `netattach audit` prints per namespace. The summaries still count everything.
+import type { AuditFinding, ReportSeverity } from './types.js';
 
 /**
  * Longest finding message, in UTF-8 bytes. An Event's note is capped at 1 KiB by the API for the
@@ -21,6 +22,37 @@ export const MAX_RESULTS = 1000;
  * the longest names (~1.3 KB each) were 1.27 MB before this bound; now about 400 of them fit.
  */
 export const MAX_RESULTS_BYTES = 512 * 1024;
+
+/**
+ * Findings the background audit keeps per live pod; past it the first 31 and one `moreFindings`
+ * entry counting the rest. A 16 KiB annotation (the audit's per-pod text bound) can select 1,000
+ * networks: with their NAD deleted, 1,000 findings, ~220 KB a pod. A real pod has a handful.
+ */
+export const MAX_POD_FINDINGS = 32;
+
+const SEVERITY_ORDER: readonly ReportSeverity[] = ['critical', 'high', 'medium', 'low', 'info'];
+
+/**
+ * At most `max` findings: as they are, or the first `max - 1` and one more standing for the rest,
+ * graded as the worst of them (so a pod is never reported better than it is).
+ */
+export function capFindings(findings: AuditFinding[], max = MAX_POD_FINDINGS): AuditFinding[] {
+  if (findings.length <= max) return findings;
+  const rest = findings.slice(max - 1);
+  let worst = rest[0]!;
+  for (const f of rest) if (SEVERITY_ORDER.indexOf(f.severity) < SEVERITY_ORDER.indexOf(worst.severity)) worst = f;
+  return [
+    ...findings.slice(0, max - 1),
+    {
+      policy: 'builtin',
+      rule: 'moreFindings',
+      action: worst.action,
+      result: worst.result,
+      severity: worst.severity,
+      message: `metadata.annotations: Too many: ${rest.length}: more findings about this pod, not kept by the background audit (it keeps ${max - 1} and this count; the worst of them: ${worst.policy}/${worst.rule}); \`netattach audit\` lists every one`,
+    },
+  ];
+}
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -21,6 +21,7 @@ import type { NadLookup } from '../nads/index.js';
 import type { Action, Finding, PolicyEvaluator, PolicySet } from '../policy/index.js';
 import { cutMiddleBytes, MAX_MESSAGE_BYTES } from './bounds.js';
 import type { DraView } from '../dra/index.js';
+import { notJudgedFinding } from './kept-text.js';
 import { ownerReferencesOf } from './live-pod.js';
 import type { AuditFinding, LivePod, ReportResult, ReportSeverity } from './types.js';
 
@@ -53,7 +54,7 @@ const RESULT: Record<Action, ReportResult> = { Enforce: 'fail', Warn: 'warn', Au
 export const messageOf = (e: FieldError, room = MAX_MESSAGE_BYTES): string => cutMiddleBytes(renderError(e), room);
 
 /** Does the pod carry a networks annotation (the webhooks see only such pods)? */
-export const hasNetworks = (pod: LivePod): boolean => pod.networks !== undefined || pod.defaultNetwork !== undefined;
+export const hasNetworks = (pod: LivePod): boolean => pod.networks !== undefined || pod.defaultNetwork !== undefined || pod.unkept !== undefined;
 
 type Gvk = AdmissionRequest['kind'];
 type Gvr = AdmissionRequest['resource'];
@@ -95,6 +96,7 @@ function optionalOwners(pod: LivePod): { ownerReferences?: Array<Record<string, 
 /** The findings of one live pod, in the core's order; none for a pod without networks. */
 export function auditPod(pod: LivePod, ctx: AuditContext): AuditFinding[] {
   if (!hasNetworks(pod)) return [];
+  if (pod.unkept) return [notJudgedFinding(pod.unkept)];
   const decision = review(requestFor(pod), {
     endpoint: 'validate',
     nads: ctx.nads,

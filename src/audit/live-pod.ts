@@ -1,7 +1,7 @@
 // A pod object (from the metadata-only watch, a file, or `kubectl get -o yaml`) as a LivePod.
 import { DEFAULT_NETWORK_ANNOTATION, NETWORKS_ANNOTATION } from '../annotation/index.js';
 import { Interner, internString } from '../nads/intern.js';
-import type { ControllerReference, LivePod } from './types.js';
+import type { ControllerReference, LivePod, UnkeptAnnotations } from './types.js';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -39,8 +39,11 @@ function shared(c: ControllerReference): ControllerReference {
   return sharedControllers.get(`${c.apiVersion}\0${c.kind}\0${c.name}\0${c.uid ?? ''}`, () => Object.freeze(c));
 }
 
-function sharedAnnotation(value: string): string {
-  if (value.length > SHARED_ANNOTATION_MAX || OWN_VALUES.test(value)) return value;
+/** Whether a text is one replicas share (kept once in the interner), not the pod's own. */
+export const sharedText = (value: string): boolean => value.length <= SHARED_ANNOTATION_MAX && !OWN_VALUES.test(value);
+
+export function sharedAnnotation(value: string): string {
+  if (!sharedText(value)) return value;
   return sharedAnnotations.get(value, () => value);
 }
 
@@ -83,6 +86,13 @@ function shaped(namespace: string, name: string, uid?: string, networks?: string
   return pod;
 }
 
+/** `pod` with other annotation texts (the audit's compacted ones), or with none and what stands for them. */
+export function withAnnotations(pod: LivePod, networks: string | undefined, defaultNetwork: string | undefined, unkept?: UnkeptAnnotations): LivePod {
+  const out = shaped(pod.namespace, pod.name, pod.uid, networks, defaultNetwork, pod.controller);
+  if (unkept) out.unkept = unkept;
+  return out;
+}
+
 /**
  * The first ownerReference marked `controller`, as admission reads it (sharingOwnerOf stops at the
  * first one too; the apiserver allows only one). Kept only when well formed: a malformed one gives
@@ -101,11 +111,16 @@ export function controllerOf(metadata: Json): ControllerReference | undefined {
 /** The pod's metadata.ownerReferences as admission would see them (the controller only, the one read). */
 export const ownerReferencesOf = (pod: LivePod): Json[] | undefined => (pod.controller ? [{ ...pod.controller, controller: true }] : undefined);
 
-/** Two readings of a pod judged alike (the background audit judges a pod again only when they differ). */
+/**
+ * Two readings of a pod judged alike (the background audit judges a pod again only when they differ);
+ * texts not kept are compared by their fingerprints.
+ */
 export const sameLivePod = (a: LivePod, b: LivePod): boolean =>
   a.uid === b.uid &&
   a.networks === b.networks &&
   a.defaultNetwork === b.defaultNetwork &&
+  a.unkept?.fingerprint === b.unkept?.fingerprint &&
+  a.unkept?.bound === b.unkept?.bound &&
   a.controller?.apiVersion === b.controller?.apiVersion &&
   a.controller?.kind === b.controller?.kind &&
   a.controller?.name === b.controller?.name &&

@@ -2,8 +2,15 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { AuditFinding } from './types.js';
 
+/** What the gauges read of the background audit. */
+export interface WatchedAudit {
+  pending(): number;
+  podCount(): number;
+  notKept(): number;
+}
+
 export interface AuditMetrics {
-  watch(audit: { pending(): number; podCount(): number }): void;
+  watch(audit: WatchedAudit): void;
   /** A finding set of one pod or NAD replaced another. */
   replaced(before: readonly AuditFinding[], after: readonly AuditFinding[]): void;
   judged(pods: number, seconds: number): void;
@@ -18,7 +25,7 @@ export interface AuditMetrics {
 export function registerAuditMetrics(registry: Registry): AuditMetrics {
   const registers = [registry];
   const counts = new Map<string, { labels: Record<string, string>; n: number }>();
-  let audit: { pending(): number; podCount(): number } | undefined;
+  let audit: WatchedAudit | undefined;
   new Gauge({
     name: 'netattach_audit_findings',
     help: 'Findings about live pods and NADs now, by policy (builtin for the built-in checks), rule (nadValid for NADs), action and report result',
@@ -31,13 +38,14 @@ export function registerAuditMetrics(registry: Registry): AuditMetrics {
   });
   new Gauge({
     name: 'netattach_audit_pods',
-    help: 'Live pods with networks known to the audit (audited), and the pods and NADs waiting to be judged (pending)',
+    help: 'Live pods with networks known to the audit (audited), those of them whose annotations are over the audit\'s bounds and not judged (not-kept), and the pods and NADs waiting to be judged (pending)',
     labelNames: ['state'] as const,
     registers,
     collect() {
       if (!audit) return;
       this.set({ state: 'audited' }, audit.podCount());
       this.set({ state: 'pending' }, audit.pending());
+      this.set({ state: 'not-kept' }, audit.notKept());
     },
   });
   const judged = new Counter({ name: 'netattach_audit_judgements_total', help: 'Live pods and NADs judged by the background audit', registers });

@@ -2,6 +2,7 @@
 // holds of it: identity, the two network annotations and the controller ownerReference (what
 // admission reads of a pod's metadata), nothing of its spec.
 import type { Action } from '../policy/types.js';
+import type { PodAddress } from '../policy/index.js';
 
 export interface LivePod {
   namespace: string;
@@ -16,6 +17,25 @@ export interface LivePod {
    * (a KubeVirt VMI's migration pods hold their MACs as one), so the audit must see it too.
    */
   controller?: ControllerReference;
+  /**
+   * Set when the annotations are over a bound of the background audit (kept-text.ts): `networks`
+   * and `defaultNetwork` are then absent, and this stands for them.
+   */
+  unkept?: UnkeptAnnotations;
+}
+
+/** What the background audit keeps of a pod's annotations past its bounds. */
+export interface UnkeptAnnotations {
+  /** Which bound: the pod's own, or the total over all live pods. */
+  bound: 'pod' | 'total';
+  /** That bound, in characters. */
+  limit: number;
+  /** Characters of both annotations as they came. */
+  chars: number;
+  /** Of both texts: a changed annotation is judged again although it is not kept. */
+  fingerprint: string;
+  /** The pod's hardware addresses (its sharers are judged again when it changes or goes); absent past 64, or without room. */
+  addresses?: readonly PodAddress[];
 }
 
 /** The fields of an ownerReference admission reads (src/policy/owner.ts). */

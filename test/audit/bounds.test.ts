@@ -1,8 +1,10 @@
 // The bounds of what the audit keeps and writes: messages cut by bytes (start and end kept, never
-// a character split), and the prefix of results that fits a count and a byte budget.
+// a character split), the prefix of results that fits a count and a byte budget, and the findings
+// kept per pod.
 import t from 'tap';
 import fc from 'fast-check';
-import { cutMiddleBytes, keepWithin, MAX_MESSAGE_BYTES, MAX_RESULTS, MAX_RESULTS_BYTES } from '../../src/audit/index.js';
+import { capFindings, cutMiddleBytes, keepWithin, MAX_MESSAGE_BYTES, MAX_POD_FINDINGS, MAX_RESULTS, MAX_RESULTS_BYTES, POD_TEXT_CHARS, type AuditFinding } from '../../src/audit/index.js';
+import { auditWith } from './helpers.js';
 
 const bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
 const MARKER = /\.\.\.\((\d+) bytes cut\)\.\.\./;
@@ -87,4 +89,27 @@ t.test('keepWithin: the documented caps are its defaults (1,000 items, 512 KiB)'
   t.same(keepWithin(items.slice(0, 600), () => 1024).kept.length, 511);
   t.same(keepWithin([5, 1, 1], (i) => i, 10, 4), { kept: [], omitted: 3 }, 'the first does not fit: nothing is kept after it either');
   t.same(keepWithin([1, 1, 1], (i) => i, 10, 4), { kept: [1, 1], omitted: 1 }, 'exactly the budget: 2 + 2 bytes');
+});
+
+t.test('capFindings: at the bound as they are; one past, the first 31 and one graded as the worst of the rest', async (t) => {
+  const f = (i: number, severity: AuditFinding['severity'] = 'low'): AuditFinding => ({ policy: 'p', rule: `r${i}`, action: 'Audit', result: 'fail', severity, message: `m${i}` });
+  const at = Array.from({ length: MAX_POD_FINDINGS }, (_, i) => f(i));
+  t.equal(capFindings(at), at, 'at the bound: the same array');
+  const past = [...at, f(MAX_POD_FINDINGS, 'high')];
+  const capped = capFindings(past);
+  t.equal(capped.length, MAX_POD_FINDINGS);
+  t.same(capped.slice(0, MAX_POD_FINDINGS - 1), past.slice(0, MAX_POD_FINDINGS - 1), 'the first ones kept as they are');
+  t.match(capped.at(-1), { policy: 'builtin', rule: 'moreFindings', action: 'Audit', result: 'fail', severity: 'high' }, 'graded as the worst left out');
+  t.match(capped.at(-1)!.message, /^metadata\.annotations: Too many: 2: more findings about this pod, not kept by the background audit \(it keeps 31 and this count; the worst of them: p\/r32\)/);
+  t.equal(MAX_POD_FINDINGS, 32, 'the documented bound');
+});
+
+t.test('capFindings in the audit: a pod of 1,000 missing networks keeps 32 findings, not 1,000', async (t) => {
+  const text = JSON.stringify(Array.from({ length: 1000 }, (_, i) => ({ name: `m${i}` })));
+  t.ok(text.length <= POD_TEXT_CHARS, 'within the per-pod text bound: judged');
+  const findings = auditWith([{ ns: 'x', name: 'p', networks: text }]).namespaceAudits('x')[0]!.findings;
+  t.equal(findings.length, MAX_POD_FINDINGS);
+  t.match(findings.at(-1), { rule: 'moreFindings', action: 'Enforce', result: 'fail', severity: 'high' });
+  t.match(findings.at(-1)!.message, /Too many: 969: /);
+  t.ok(Buffer.byteLength(JSON.stringify(findings)) < 16 * 1024, `${Buffer.byteLength(JSON.stringify(findings))} bytes kept (were ~220 KB)`);
 });

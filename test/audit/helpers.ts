@@ -2,7 +2,7 @@
 import { nadFromObject, type Nad } from '../../src/nads/index.js';
 import { loadPolicyDocuments, policySet, type PolicySet } from '../../src/policy/index.js';
 import { nad as nadObject, cni } from '../check/helpers.js';
-import { BackgroundAudit, type LivePod } from '../../src/audit/index.js';
+import { BackgroundAudit, type AnnotationBudgetOptions, type LivePod } from '../../src/audit/index.js';
 import { DEFAULT_ADMISSION_CONFIG } from '../../src/admission/index.js';
 import { AddressIndex, EMPTY_POLICY_SET, PolicyEngine } from '../../src/policy/index.js';
 
@@ -60,8 +60,10 @@ export const longName = (i: number): string => `${'p'.repeat(240)}-${String(i).p
 export const LONG_NAMESPACE = 'n'.repeat(63);
 
 /** A background audit (no NADs, no policies) that has judged these pods. */
-export function auditWith(pods: Array<{ ns: string; name: string; networks: string }>): BackgroundAudit {
+/** `texts`: the audit's bounds on annotation texts (a test of what judging a 200 KB text gives lifts them). */
+export function auditWith(pods: Array<{ ns: string; name: string; networks: string }>, texts?: AnnotationBudgetOptions): BackgroundAudit {
   const audit = new BackgroundAudit({
+    ...(texts ? { texts } : {}),
     nads: { get: () => undefined, list: () => [], synced: () => true },
     namespaceLabels: () => ({}),
     engine: new PolicyEngine({ index: new AddressIndex(), policies: EMPTY_POLICY_SET }),
