@@ -126,7 +126,7 @@ function vmHwmKb(pid: number): number | undefined {
   }
 }
 
-const mib = (kb: number): string => (kb / 1024).toFixed(0);
+const mib = (kb: number): string => (kb / 1024).toFixed(1);
 
 interface Run {
   label: string;
