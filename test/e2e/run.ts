@@ -90,6 +90,7 @@ async function main(): Promise<number> {
       'test/e2e/infra/ports.unit.ts',
       'test/e2e/netattach.e2e.ts',
       'test/e2e/replicas.e2e.ts',
+      'test/e2e/hostile-store.e2e.ts',
       'test/e2e/upgrade.e2e.ts',
       'test/e2e/nri-oracle.e2e.ts',
       'test/e2e/audit.e2e.ts',
