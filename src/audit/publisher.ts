@@ -4,7 +4,7 @@
 // lease), and at most `maxWritesPerRound` writes go out per round; the rest wait for the next.
 // A write the apiserver refuses holds up its own namespace only: that namespace is retried with a
 // growing delay (one round, doubling up to REPORT_RETRY_MAX_MS) while the others are written.
-import { KubeRequestError, describeKubeError, type KubeTransport } from '../kube/index.js';
+import { KubeRequestError, describeKubeError, listPage, type KubeTransport } from '../kube/index.js';
 import type { BackgroundAudit, AuditLogger } from './background.js';
 import { APPLY_PATCH, FIELD_MANAGER, Lease } from './lease.js';
 import type { AuditMetrics } from './metrics.js';
@@ -143,15 +143,13 @@ export class ReportPublisher {
     // In pages: each report can be 512 KiB, and only its digest and first-seen times are kept.
     let next: string | undefined;
     do {
-      const page = (await this.transport.getJson(`${reportsPath}/policyreports`, { labelSelector: selector, limit: String(TAKEOVER_PAGE), ...(next ? { continue: next } : {}) })) as {
-        items?: PolicyReportObject[];
-        metadata?: { continue?: string };
-      };
-      for (const item of page.items ?? []) {
+      // Streamed: one report at a time is held, whatever a namespace user stored under the label.
+      const page = await listPage(this.transport, `${reportsPath}/policyreports`, { labelSelector: selector, limit: String(TAKEOVER_PAGE), ...(next ? { continue: next } : {}) }, 'application/json', (raw) => {
+        const item = raw as PolicyReportObject;
         const ns = item.metadata?.namespace;
-        if (!ns || item.metadata.name !== REPORT_NAME) continue;
+        if (!ns || item.metadata.name !== REPORT_NAME) return;
         this.written.set(ns, { digest: reportDigest({ summary: item.summary, results: item.results ?? [], metadata: item.metadata }), firstSeen: firstSeenOf(item) });
-      }
+      });
       next = page.metadata?.continue || undefined;
     } while (next);
     this.audit.markChanged([...this.written.keys(), ...this.audit.namespaces()]);

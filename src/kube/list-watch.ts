@@ -1,7 +1,7 @@
 // A list-then-watch loop that keeps no objects itself: the handler decides what to retain
 // (a few fields per pod for the address index, a parsed entry per NAD). Lists in pages, watches
 // from the list's resourceVersion, relists on 410 Gone, reconnects with capped backoff.
-import { KubeRequestError, type KubeTransport } from './transport.js';
+import { KubeRequestError, type KubeTransport, type ListEnvelope } from './transport.js';
 
 export interface ObjectMeta {
   name?: string;
@@ -136,13 +136,14 @@ export class ListWatch {
     this.o.handler.resync();
     do {
       const signal = this.o.pageTimeoutMs ? AbortSignal.any([this.abort.signal, AbortSignal.timeout(this.o.pageTimeoutMs)]) : this.abort.signal;
-      const page = (await this.o.transport.getJson(
+      const page = await listPage(
+        this.o.transport,
         this.o.path,
         { limit: String(this.o.pageSize ?? 500), continue: cont, fieldSelector: this.o.fieldSelector, labelSelector: this.o.labelSelector },
         this.o.listAccept,
+        (item) => this.o.handler.upsert(item as KubeObject),
         signal,
-      )) as { metadata?: { resourceVersion?: string; continue?: string }; items?: KubeObject[] };
-      for (const item of page.items ?? []) this.o.handler.upsert(item);
+      );
       rv ||= page.metadata?.resourceVersion ?? '';
       cont = page.metadata?.continue || undefined;
     } while (cont && !this.abort.signal.aborted);
@@ -184,6 +185,24 @@ export class ListWatch {
     const rv = obj.metadata?.resourceVersion;
     if (rv) this.rv = rv;
   }
+}
+
+/**
+ * One page of a list, each item handed to `onItem`: streamed where the transport can (only one
+ * item held at a time), else read whole through `getJson` (test doubles).
+ */
+export async function listPage(
+  transport: KubeTransport,
+  path: string,
+  query: Record<string, string | undefined>,
+  accept: string,
+  onItem: (item: unknown) => void,
+  signal?: AbortSignal,
+): Promise<ListEnvelope> {
+  if (transport.list) return transport.list(path, query, accept, onItem, signal);
+  const page = (await transport.getJson(path, query, accept, signal)) as ListEnvelope & { items?: unknown[] };
+  for (const item of page.items ?? []) onItem(item);
+  return page;
 }
 
 /**

@@ -3,15 +3,23 @@
 // header) and its ListWatch keeps every object in memory.
 import http from 'node:http';
 import https from 'node:https';
-import { createInterface } from 'node:readline';
 import type { KubeCredentials } from './credentials.js';
+import { LineSplitter, ListSplitter, MAX_ITEM_BYTES } from './list-stream.js';
 
 /** Ask for PartialObjectMetadata(List): pods and namespaces without spec and status. */
 export const METADATA_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 export const METADATA_WATCH_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
-/** Largest response body accepted (a page of 500 kubectl-applied NADs is ~1-2 MB). */
-export const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+/**
+ * Largest body of a GET read whole: one object (bounded by etcd at 1.5 MiB by default) or a
+ * discovery document. Lists are not read whole: `list` streams them item by item.
+ */
+export const MAX_RESPONSE_BYTES = 2 * MAX_ITEM_BYTES;
+
+/** What a streamed list leaves once its items are handed over. */
+export interface ListEnvelope {
+  metadata?: { resourceVersion?: string; continue?: string };
+}
 
 /** A non-2xx answer; `reason` and `detail` are the Status object's reason and message, if any. */
 export class KubeRequestError extends Error {
@@ -27,6 +35,11 @@ export class KubeRequestError extends Error {
 
 export interface KubeTransport {
   getJson(path: string, query: Record<string, string | undefined>, accept?: string, signal?: AbortSignal): Promise<unknown>;
+  /**
+   * One page of a list, read as it arrives: each item goes to `onItem` parsed, and only one item
+   * is held at a time. Optional for test doubles: without it, the page comes from `getJson`.
+   */
+  list?(path: string, query: Record<string, string | undefined>, accept: string, onItem: (item: unknown) => void, signal?: AbortSignal): Promise<ListEnvelope>;
   /** Streams a watch; resolves when the server ends it or `signal` aborts. `onOpen`: the server accepted it (HTTP 200). */
   watch(path: string, query: Record<string, string | undefined>, accept: string, onEvent: (event: unknown) => void, signal: AbortSignal, onOpen?: () => void): Promise<void>;
   patchJson(path: string, body: unknown, contentType: string): Promise<unknown>;
@@ -114,24 +127,38 @@ export function kubeTransport(creds: KubeCredentials, requestTimeoutMs = 30_000)
       if (res.statusCode !== 200) return fail(res, `GET ${path}`);
       return JSON.parse(await readBody(res)) as unknown;
     },
+    async list(path, query, accept, onItem, signal) {
+      const { res } = await open('GET', path, query, { Accept: accept }, signal, requestTimeoutMs);
+      if (res.statusCode !== 200) return fail(res, `GET ${path}`);
+      const splitter = new ListSplitter(onItem);
+      try {
+        for await (const chunk of res) splitter.write(chunk as Buffer);
+      } catch (err) {
+        res.destroy();
+        throw err;
+      }
+      return splitter.end();
+    },
     async watch(path, query, accept, onEvent, signal, onOpen) {
       // The server ends a watch after timeoutSeconds (300); silence beyond that means a dead connection.
       const { res } = await open('GET', path, { ...query, watch: 'true' }, { Accept: accept }, signal, 330_000);
       if (res.statusCode !== 200) return fail(res, `watch ${path}`);
       onOpen?.();
-      const lines = createInterface({ input: res, crlfDelay: Infinity });
-      try {
-        for await (const line of lines) {
-          if (!line.trim()) continue;
-          let event: unknown;
-          try {
-            event = JSON.parse(line);
-          } catch {
-            continue; // a torn line at disconnect; the relist/rewatch recovers
-          }
-          onEvent(event);
+      const lines = new LineSplitter((line) => {
+        if (!line.trim()) return;
+        let event: unknown;
+        try {
+          event = JSON.parse(line);
+        } catch {
+          return; // a torn line at disconnect; the relist/rewatch recovers
         }
+        onEvent(event);
+      });
+      try {
+        for await (const chunk of res) lines.write(chunk as Buffer);
+        lines.end();
       } catch (err) {
+        res.destroy();
         if (!signal.aborted) throw err;
       }
     },
