@@ -1,5 +1,6 @@
 // Public face of the admission core: pure functions from an AdmissionReview to a decision and back.
 export { decodeReview, MAX_UID_BYTES, type DecodeResult } from './decode.js';
+export { identityErrors, MAX_NAME_BYTES, MAX_NAMESPACE_BYTES, MAX_OBJECT_UID_BYTES } from './identity.js';
 export { plan, type NadRef } from './plan.js';
 export { review } from './review.js';
 export { toResponse, denialMessage, MAX_LISTED_ERRORS, MAX_DENIAL_BYTES } from './response.js';

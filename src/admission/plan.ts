@@ -1,4 +1,5 @@
 // Which NADs a request refers to, so that the shell can resolve them before the (synchronous) review.
+import { identityErrors } from './identity.js';
 import { isObject, podAt } from './object.js';
 import { readPodNetworks, resolvable } from './networks.js';
 import { targetOf } from './target.js';
@@ -16,6 +17,8 @@ export function plan(request: AdmissionRequest, config: AdmissionConfig): { nadR
     if (target.kind !== 'pod' && target.kind !== 'template') return { nadRefs: [] };
     if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return { nadRefs: [] };
     if (!isObject(request.object)) return { nadRefs: [] };
+    // review() denies it: no NAD is looked up for it, and nothing of it is kept.
+    if (identityErrors(request).length > 0) return { nadRefs: [] };
     // A pod update is judged only on whether the annotations changed, which needs no NAD.
     if (target.kind === 'pod' && request.operation === 'UPDATE' && isObject(request.oldObject)) return { nadRefs: [] };
     const pod = podAt(request.object, target.location);

@@ -1,5 +1,6 @@
 // The core's entry point: (request, context) -> Decision, dispatching on the resource.
-import { allow, internalError } from './decision.js';
+import { allow, internalError, Verdict } from './decision.js';
+import { identityErrors } from './identity.js';
 import { reviewNad } from './review-nad.js';
 import { reviewPod, reviewTemplate } from './review-pod.js';
 import { targetOf } from './target.js';
@@ -8,6 +9,10 @@ import type { AdmissionContext, AdmissionRequest, Decision } from './types.js';
 export function review(request: AdmissionRequest, context: AdmissionContext): Decision {
   try {
     const target = targetOf(request);
+    if (target.kind !== 'other') {
+      const identity = identityErrors(request);
+      if (identity.length > 0) return new Verdict().addInvalid(...identity).build();
+    }
     switch (target.kind) {
       case 'pod':
         return reviewPod(request, context);

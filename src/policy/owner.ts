@@ -29,6 +29,9 @@ export function sharingOwnerOf(metadata: unknown, owners: readonly string[], nam
     if (!isObject(ref) || ref.controller !== true) continue;
     const { apiVersion, kind, name, uid } = ref;
     if (typeof apiVersion !== 'string' || typeof kind !== 'string' || typeof name !== 'string' || name === '') return undefined;
+    // The apiserver does not bound an ownerReference's name or uid; the holder keeps both, so an
+    // owner past the bounds of a name (253) or a uid (128) shares nothing: its pods hold their own.
+    if (name.length > 253 || (typeof uid === 'string' && uid.length > 128) || apiVersion.length > 253 || kind.length > 63) return undefined;
     const slash = apiVersion.indexOf('/');
     const group = slash < 0 ? '' : apiVersion.slice(0, slash);
     const groupKind = `${group}/${kind}`;

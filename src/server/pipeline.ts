@@ -17,7 +17,7 @@ import type { AddressReservations, PolicyEvaluator } from '../policy/types.js';
 import type { AddressArbiter, ClaimOutcome } from '../policy/index.js';
 import { settleClaims } from './arbitrate.js';
 import type { DraView, TemplateLookup } from '../dra/types.js';
-import { renderError } from '../field/index.js';
+import { cutText, renderError } from '../field/index.js';
 import { warningText } from '../admission/warnings.js';
 import { observed, type Enforcement } from '../admission/observe.js';
 import type { AdmissionCore } from './types.js';
@@ -432,14 +432,17 @@ function finish(deps: PipelineDeps, request: AdmissionRequest, apiVersion: Admis
 }
 
 /** The fields every log line about a review carries (never the object itself). */
+const cutOrNot = (text: string | undefined): string | undefined => (text === undefined ? undefined : cutText(text));
+
 function who(request: AdmissionRequest, endpoint: Endpoint): Record<string, unknown> {
   return {
     uid: request.uid,
     endpoint,
     kind: request.kind?.kind,
-    namespace: request.namespace,
+    // Cut: a review denied for a 1.8 MB name must not log it whole.
+    namespace: cutOrNot(request.namespace),
     // Not `name`: the logger's base field `name` (netattach) would be repeated in the line.
-    objectName: objectName(request),
+    objectName: cutOrNot(objectName(request)),
     operation: request.operation,
   };
 }

@@ -37,10 +37,12 @@ const container = fc.record(
   },
   { requiredKeys: ['name'] },
 );
+// Mostly names Kubernetes accepts (any other is denied before the annotation is read), some not.
+const podName = fc.oneof({ weight: 6, arbitrary: fc.constantFrom('p', 'web-0', 'a.b', '') }, { weight: 1, arbitrary: fc.string() });
 const podLike = fc.record(
   {
     metadata: sometimes(
-      fc.record({ name: fc.string(), annotations: sometimes(fc.dictionary(fc.constantFrom(NETWORKS, DEFAULT_NETWORK, 'kubectl.kubernetes.io/default-container', 'other'), annotationValue)) }, { requiredKeys: ['annotations'] }),
+      fc.record({ name: podName, annotations: sometimes(fc.dictionary(fc.constantFrom(NETWORKS, DEFAULT_NETWORK, 'kubectl.kubernetes.io/default-container', 'other'), annotationValue)) }, { requiredKeys: ['annotations'] }),
     ),
     spec: sometimes(
       fc.record(
