@@ -1,5 +1,7 @@
 // The plain-HTTP side: liveness, readiness and Prometheus metrics, on a port of its own so that
 // probes and scrapes need no certificate and never compete with admission traffic for TLS.
+import http from 'node:http';
+import type { Socket } from 'node:net';
 import { fastify, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -66,8 +68,72 @@ export function verboseText(r: Readiness): string {
   return `${lines.join('\n')}\n`;
 }
 
-export function createHealthApp(options: HealthAppOptions) {
+/**
+ * Limits of the plain-HTTP port, like the webhook port's: without them, connections that never
+ * finish a request line stayed open for minutes and 20,000 of them filled the fd table, and then
+ * the kubelet's liveness probe failed on a healthy replica (issue 37).
+ */
+export interface HealthLimits {
+  /** A connection's request line and headers must arrive within this (a probe sends them at once). */
+  firstRequestMs: number;
+  /** Headers, and the whole request, within this. */
+  requestTimeoutMs: number;
+  /** Idle time between requests on a kept-alive connection (Prometheus keeps its own). */
+  keepAliveTimeoutMs: number;
+  /**
+   * Connections that have not sent a request yet, at once. One more closes the oldest of them, not
+   * the new one: a flood of silent connections cannot keep a probe out, only make itself wait less.
+   */
+  maxWaiting: number;
+  /** All connections at once (an fd each); more are closed on accept. */
+  maxConnections: number;
+  checkIntervalMs: number;
+}
+
+export const HEALTH_LIMITS: HealthLimits = {
+  firstRequestMs: 5_000,
+  requestTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 10_000,
+  maxWaiting: 128,
+  maxConnections: 512,
+  checkIntervalMs: 1_000,
+};
+
+function limitedServer(limits: HealthLimits) {
+  return (handler: http.RequestListener): http.Server => {
+    /** Connections without a request yet, oldest first (a Map keeps insertion order). */
+    const waiting = new Map<Socket, NodeJS.Timeout>();
+    const served = (socket: Socket): void => {
+      const timer = waiting.get(socket);
+      if (timer === undefined) return;
+      clearTimeout(timer);
+      waiting.delete(socket);
+    };
+    const server = http.createServer({ connectionsCheckingInterval: limits.checkIntervalMs, requestTimeout: limits.requestTimeoutMs, headersTimeout: limits.requestTimeoutMs }, (req, res) => {
+      served(req.socket);
+      handler(req, res);
+    });
+    server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+    server.maxConnections = limits.maxConnections;
+    server.on('connection', (socket: Socket) => {
+      const timer = setTimeout(() => socket.destroy(), limits.firstRequestMs);
+      timer.unref();
+      waiting.set(socket, timer);
+      socket.once('close', () => served(socket));
+      if (waiting.size > limits.maxWaiting) {
+        const oldest = waiting.keys().next().value!;
+        served(oldest);
+        oldest.destroy();
+      }
+    });
+    return server;
+  };
+}
+
+export function createHealthApp(options: HealthAppOptions & { limits?: Partial<HealthLimits> }) {
+  const limits = { ...HEALTH_LIMITS, ...options.limits };
   const app = fastify({
+    serverFactory: limitedServer(limits),
     loggerInstance: options.logger,
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: false,
