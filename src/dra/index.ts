@@ -4,6 +4,6 @@ export { RESOURCE_API, byScheduler, type DeviceClassInfo, type DeviceRequestAlte
 export { requiredResourceNames, templateDevices } from './selectors.js';
 export { StaticDraView } from './static-view.js';
 export { ClusterDeviceClasses, deviceClassInfo, type DraLogger } from './device-classes.js';
-export { ClusterClaimTemplates } from './claim-templates.js';
+export { ClusterClaimTemplates, TEMPLATE_LIMITS } from './claim-templates.js';
 export { devicePathOf, type DevicePath, type NetworkDevicePath } from './paths.js';
 export { ClusterDra } from './cluster.js';

@@ -4,6 +4,7 @@
 export { kubeTransport, KubeRequestError, MAX_RESPONSE_BYTES, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, type KubeTransport, type ListEnvelope } from './transport.js';
 export { ListSplitter, LineSplitter, ListTooLargeError, MAX_ITEM_BYTES, MAX_ENVELOPE_BYTES } from './list-stream.js';
 export { ListWatch, listPage, type KubeObject, type ObjectMeta, type ListWatchHandler, type ListWatchOptions, type RetryInfo } from './list-watch.js';
+export { RequestSlots, type SlotOutcome } from './slots.js';
 export { getObject, type GetObjectOptions, type GetOutcome } from './get.js';
 export { describeKubeError } from './errors.js';
 export { WatchedCache, transportFor } from './watched.js';

@@ -8,7 +8,7 @@
 // is built, so the memory of a large cluster is its entries plus one page. An observer (the
 // background audit, which judges the NAD objects themselves) sees the same objects as they pass.
 import { LRUCache } from 'lru-cache';
-import { ListWatch, describeKubeError, getObject, kubeTransport, type KubeObject, type KubeTransport, type ListWatchHandler, type RetryInfo, type KubeCredentials } from '../kube/index.js';
+import { ListWatch, RequestSlots, describeKubeError, getObject, kubeTransport, type KubeObject, type KubeTransport, type ListWatchHandler, type RetryInfo, type KubeCredentials } from '../kube/index.js';
 import { silentLogger, type NadLogger, type NadSourceEventHandler } from './logger.js';
 import { nadFromObject } from './model.js';
 import { MAX_MISSING_NADS_REMEMBERED, MAX_NAD_GETS_IN_FLIGHT, MAX_NAD_GETS_WAITING, MISSING_NAD_MEMORY_MS } from './limits.js';
@@ -57,9 +57,8 @@ export class ClusterNadSource implements NadSource {
   readonly #inflight = new Map<string, Promise<NadLookup>>();
   /** NADs the API server said are absent, a few seconds; forgotten when the watch brings them. */
   readonly #missing: LRUCache<string, true>;
-  /** GETs running, and lookups waiting for one of their slots (in arrival order). */
-  #getsRunning = 0;
-  readonly #waiting = new Set<() => void>();
+  /** GETs running, and lookups waiting for one of their slots. */
+  readonly #slots = new RequestSlots(MAX_NAD_GETS_IN_FLIGHT, MAX_NAD_GETS_WAITING);
   #synced = false;
   #observer: ListWatchHandler | undefined;
 
@@ -212,7 +211,7 @@ export class ClusterNadSource implements NadSource {
 
   async #fetch(namespace: string, name: string): Promise<NadLookup> {
     const started = performance.now();
-    const slot = await this.#getSlot();
+    const slot = await this.#slots.acquire(this.#lookupTimeoutMs);
     if (slot !== 'ok') {
       this.#onEvent({ type: 'lookup', outcome: 'unavailable' });
       return {
@@ -245,40 +244,9 @@ export class ClusterNadSource implements NadSource {
         };
       }
     } finally {
-      this.#releaseSlot();
+      this.#slots.release();
     }
     this.#onEvent({ type: 'lookup', outcome: result.status });
     return result;
-  }
-
-  /** A GET slot: at once, after waiting (at most the lookup deadline), or none (`full`, `timeout`). */
-  #getSlot(): Promise<'ok' | 'full' | 'timeout'> | 'ok' | 'full' {
-    if (this.#getsRunning < MAX_NAD_GETS_IN_FLIGHT) {
-      this.#getsRunning++;
-      return 'ok';
-    }
-    if (this.#waiting.size >= MAX_NAD_GETS_WAITING) return 'full';
-    return new Promise((resolve) => {
-      const wake = (): void => {
-        clearTimeout(timer);
-        resolve('ok');
-      };
-      const timer = setTimeout(() => {
-        this.#waiting.delete(wake);
-        resolve('timeout');
-      }, this.#lookupTimeoutMs);
-      this.#waiting.add(wake);
-    });
-  }
-
-  /** Hands the slot to the longest waiting lookup, if any. */
-  #releaseSlot(): void {
-    const next = this.#waiting.values().next();
-    if (next.done) {
-      this.#getsRunning--;
-      return;
-    }
-    this.#waiting.delete(next.value);
-    next.value();
   }
 }

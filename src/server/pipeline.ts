@@ -17,6 +17,7 @@ import type { AddressReservations, PolicyEvaluator } from '../policy/types.js';
 import type { AddressArbiter, ClaimOutcome } from '../policy/index.js';
 import { settleClaims } from './arbitrate.js';
 import type { DraView, TemplateLookup } from '../dra/types.js';
+import { TEMPLATE_LIMITS } from '../dra/index.js';
 import { cutText, renderError } from '../field/index.js';
 import { warningText } from '../admission/warnings.js';
 import { observed, type Enforcement } from '../admission/observe.js';
@@ -55,20 +56,25 @@ const NO_TEMPLATES: Templates = new Map();
 function templatesToRead(request: AdmissionRequest, resolved: ReadonlyMap<string, NadLookup>, deps: PipelineDeps): Array<{ namespace: string; name: string }> {
   const dra = deps.dra;
   if (!dra?.lookup || !request.namespace || !isPodCreate(request)) return [];
-  let out: Array<{ namespace: string; name: string }> | undefined;
+  let names: Set<string> | undefined;
   for (const lookup of resolved.values()) {
     const name = lookup.status === 'found' ? lookup.nad.claimTemplate : undefined;
     if (name === undefined || dra.template(request.namespace, name).status === 'found') continue;
-    (out ??= []).push({ namespace: request.namespace, name });
+    (names ??= new Set()).add(name);
   }
-  return out ?? [];
+  const namespace = request.namespace;
+  return names ? [...names].map((name) => ({ namespace, name })) : [];
 }
 
 async function readTemplates(refs: ReadonlyArray<{ namespace: string; name: string }>, budgetMs: number | (() => number), deps: PipelineDeps): Promise<Templates> {
   const ms = Math.max(1, typeof budgetMs === 'function' ? budgetMs() : budgetMs);
   const out = new Map<string, TemplateLookup>();
+  // Past the per-review bound, no GET: unavailable (503, retryable), never read as absent.
+  for (const r of refs.slice(TEMPLATE_LIMITS.perReview)) {
+    out.set(nadKey(r.namespace, r.name), { status: 'unavailable', reason: `more than ${TEMPLATE_LIMITS.perReview} ResourceClaimTemplates to look up in one review` });
+  }
   await Promise.all(
-    refs.map(async (r) => {
+    refs.slice(0, TEMPLATE_LIMITS.perReview).map(async (r) => {
       // A lookup that throws is a failed read like one that rejects: unavailable (503), not a 500.
       const found = await new Promise<TemplateLookup>((resolve) => resolve(deps.dra!.lookup!(r.namespace, r.name, ms))).catch(
         (err: unknown): TemplateLookup => ({ status: 'unavailable', reason: message(err) }),

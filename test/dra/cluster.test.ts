@@ -205,3 +205,35 @@ t.test('ResourceClaimTemplates: why they cannot be read, a relist that drops wha
   api.getBehaviour.set('d/slow', { delayMs: 500 });
   t.strictSame(await templates.lookup('d', 'slow', 50), { status: 'unavailable', reason: 'the API server did not answer within 50 ms' });
 });
+
+t.test('template GETs on a miss are bounded: one per name at a time, 16 in flight, absent ones remembered (issue 37)', async (t) => {
+  const api = new FakeApiServer();
+  const kc = await api.start();
+  t.teardown(() => api.stop());
+  api.setList(TEMPLATES, [], '5');
+  const templates = new ClusterClaimTemplates(kc, { backoffMs: 10 });
+  t.teardown(() => templates.stop());
+  await templates.start();
+  const gets = (ns: string) => api.requests.filter((r) => r.path.startsWith(`/apis/resource.k8s.io/v1/namespaces/${ns}/resourceclaimtemplates/`)).length;
+
+  // Ten reviews naming one absent template at once: one GET; then remembered: no GET.
+  const same = await Promise.all(Array.from({ length: 10 }, () => templates.lookup('x', 'gone', 1000)));
+  t.same(new Set(same.map((s) => s.status)), new Set(['not-found']));
+  t.equal(gets('x'), 1, 'concurrent lookups of one name share a GET');
+  t.same(await templates.lookup('x', 'gone', 1000), { status: 'not-found' });
+  t.equal(gets('x'), 1, 'an absent template is remembered');
+  // The watch brings it: forgotten at once, found from the cache.
+  await until(() => api.watching(TEMPLATES) === 1, 'the watch');
+  api.emit(TEMPLATES, { type: 'ADDED', object: template('x', 'gone', '6') });
+  await until(() => templates.template('x', 'gone').status === 'found', 'added');
+  t.same(await templates.lookup('x', 'gone', 1000), { status: 'found' });
+
+  // 40 distinct slow templates: at most 16 GETs reach the API server while they wait.
+  for (let i = 0; i < 40; i++) api.getBehaviour.set(`y/t${i}`, { delayMs: 300 });
+  const slow = Array.from({ length: 40 }, (_, i) => templates.lookup('y', `t${i}`, 200));
+  await new Promise((r) => setTimeout(r, 100));
+  t.equal(gets('y'), 16, 'sixteen in flight, the rest waiting');
+  const outcomes = await Promise.all(slow);
+  t.ok(outcomes.every((o) => o.status === 'unavailable'), 'each slow or waiting lookup ends unavailable within its deadline');
+  t.equal(gets('y'), 16, 'the waiting ones sent no GET once their deadline passed');
+});

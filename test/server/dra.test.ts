@@ -3,7 +3,7 @@
 // networks never wait for it.
 import t from 'tap';
 import { StaticNadSource } from '../../src/nads/index.js';
-import { StaticDraView, type TemplateLookup } from '../../src/dra/index.js';
+import { StaticDraView, TEMPLATE_LIMITS, type TemplateLookup } from '../../src/dra/index.js';
 import type { DraSource } from '../../src/server/index.js';
 import { podReview, request, NETWORKS } from './fixtures.js';
 import { startServer } from './harness.js';
@@ -69,4 +69,18 @@ t.test('absent: denied naming the template; unreadable: admitted with a warning'
   const still = await request(`${second.url}/mutate`, JSON.stringify(podReview({ annotations: { [NETWORKS]: 'claimed' } })), { ca: second.ca });
   t.equal(still.json.response.allowed, true, 'a failing lookup is not a denial');
   t.match(still.json.response.warnings.join('\n'), /unchecked: boom/);
+});
+
+t.test('a review naming more templates than the per-review bound looks up only the bound (issue 37)', async (t) => {
+  const many = new StaticNadSource(
+    Array.from({ length: 40 }, (_, i) => nadObject(`c${i}`, { 'k8s.v1.cni.cncf.io/resourceName': 'example.com/nic', 'netattach.io/resourceClaimTemplate': `t${i}` })),
+  );
+  const dra = draSource(async () => ({ status: 'found' }));
+  const { url, ca } = await startServer(t, { deps: { core: undefined, nadSource: many, dra } });
+  const names = Array.from({ length: 40 }, (_, i) => `c${i}`).join(',');
+  const answer = await request(`${url}/mutate`, JSON.stringify(podReview({ annotations: { [NETWORKS]: names } })), { ca });
+  t.equal(dra.asked.length, TEMPLATE_LIMITS.perReview, `${TEMPLATE_LIMITS.perReview} GETs, not 40`);
+  // The rest are unavailable (a warning: the pod is not denied for what could not be read).
+  t.equal(answer.json.response.allowed, true);
+  t.match(answer.json.response.warnings.join('\n'), /more than 32 ResourceClaimTemplates to look up in one review/);
 });
