@@ -79,10 +79,24 @@ export function celExpressions(selectors: unknown): string[] {
   return out;
 }
 
+/**
+ * Bounds of what is kept of one template (issue 37: a 1 MB template kept 1.1 MB of literals, and
+ * 200 of them killed a replica). Kubernetes' own limits: 32 requests, 8 `firstAvailable`
+ * alternatives, a class name of 253 and a request name of 63 characters, a string attribute of
+ * 64. A kept literal longer than an attribute can be is cut and marked so that it still matches
+ * no resourceName; two distinct literals already require the impossible (the conjuncts are ANDed),
+ * so more add nothing.
+ */
+export const TEMPLATE_SUMMARY_LIMITS = { requests: 32, alternatives: 8, className: 253, requestName: 63, literal: 64, literals: 2 } as const;
+/** Ends a cut literal: no resourceName holds it, so a cut requirement never matches one. */
+const CUT_MARK = '\u0000';
+
 function alternative(r: Record<string, unknown>): DeviceRequestAlternative | undefined {
   const deviceClassName = r['deviceClassName'];
-  if (typeof deviceClassName !== 'string' || deviceClassName === '') return undefined;
-  const resourceNames = requiredResourceNames(celExpressions(r['selectors']));
+  if (typeof deviceClassName !== 'string' || deviceClassName === '' || deviceClassName.length > TEMPLATE_SUMMARY_LIMITS.className) return undefined;
+  const required = requiredResourceNames(celExpressions(r['selectors']));
+  const { literal, literals } = TEMPLATE_SUMMARY_LIMITS;
+  const resourceNames = required?.slice(0, literals).map((n) => (n.length > literal ? `${n.slice(0, literal)}${CUT_MARK}` : n));
   return { deviceClassName, ...(resourceNames ? { resourceNames } : {}) };
 }
 
@@ -97,9 +111,9 @@ export function templateDevices(obj: unknown): TemplateDevices {
   const requests = isObject(devices) ? devices['requests'] : undefined;
   const out: TemplateDevices = { requests: [] };
   if (!Array.isArray(requests)) return out;
-  for (const r of requests) {
+  for (const r of requests.slice(0, TEMPLATE_SUMMARY_LIMITS.requests)) {
     if (!isObject(r)) continue;
-    const name = typeof r['name'] === 'string' ? r['name'] : '';
+    const name = typeof r['name'] === 'string' ? r['name'].slice(0, TEMPLATE_SUMMARY_LIMITS.requestName) : '';
     const alternatives: DeviceRequestAlternative[] = [];
     const exactly = r['exactly'];
     if (isObject(exactly)) {
@@ -107,7 +121,7 @@ export function templateDevices(obj: unknown): TemplateDevices {
       if (a) alternatives.push(a);
     }
     const first = r['firstAvailable'];
-    if (Array.isArray(first)) for (const sub of first) if (isObject(sub)) {
+    if (Array.isArray(first)) for (const sub of first.slice(0, TEMPLATE_SUMMARY_LIMITS.alternatives)) if (isObject(sub)) {
       const a = alternative(sub);
       if (a) alternatives.push(a);
     }

@@ -166,3 +166,26 @@ t.test('requiredResourceNames: literals are tokens, in either quote; a raw strin
   ];
   for (const [name, expressions, want] of cases) t.same(requiredResourceNames(expressions), want, name);
 });
+
+t.test('what is kept of a template is bounded, whatever its size (issue 37)', async (t) => {
+  const expression = (v: string) => `device.attributes["k8s.cni.cncf.io"].resourceName == "${v}"`;
+  const request = (i: number) => ({
+    name: `r${i}`.padEnd(100, 'x'),
+    firstAvailable: Array.from({ length: 12 }, (_, j) => ({
+      deviceClassName: `class-${j}`,
+      selectors: Array.from({ length: 32 }, (_, k) => ({ cel: { expression: expression(`v${k}`.padEnd(900, 'y')) } })),
+    })),
+  });
+  const huge = { spec: { spec: { devices: { requests: Array.from({ length: 40 }, (_, i) => request(i)) } } } };
+  t.ok(JSON.stringify(huge).length > 1_000_000, 'a template of over 1 MB');
+  const kept = templateDevices(huge);
+  t.equal(kept.requests.length, 32, '32 requests');
+  t.ok(kept.requests.every((r) => r.name.length === 63 && r.alternatives.length === 8), 'names cut to 63, 8 alternatives each');
+  const names = kept.requests[0]!.alternatives[0]!.resourceNames!;
+  t.equal(names.length, 2, 'two distinct literals: already unsatisfiable, more add nothing');
+  t.ok(names.every((n) => n.length === 65 && n.endsWith('\u0000')), 'each cut at 64 characters and marked');
+  t.ok(JSON.stringify(kept).length < 60_000, `kept ${JSON.stringify(kept).length} characters`);
+  // A short literal is kept as it is.
+  const plain = templateDevices({ spec: { spec: { devices: { requests: [{ name: 'nic', exactly: { deviceClassName: 'c', selectors: [{ cel: { expression: expression('intel.com/sriov') } }] } }] } } } });
+  t.same(plain.requests[0]!.alternatives[0]!.resourceNames, ['intel.com/sriov']);
+});
