@@ -56,6 +56,12 @@ export interface ValueHole {
   value: string;
   /** The list entry the pointer goes into must have this `name` (an env variable found by index). */
   named?: string;
+  /**
+   * A NetworkPolicy's `from`: an empty or null list admits every source, so the render fails with
+   * this message instead. (An empty `key:` in a values file is null, which Helm drops before
+   * schema validation: the schema alone cannot refuse it.)
+   */
+  peers?: string;
 }
 
 export const VALUE_HOLES: ValueHole[] = [
@@ -67,8 +73,20 @@ export const VALUE_HOLES: ValueHole[] = [
   { kind: 'MutatingWebhookConfiguration', name: 'netattach', pointer: '/webhooks/0/failurePolicy', value: 'failurePolicy' },
   { kind: 'ValidatingWebhookConfiguration', name: 'netattach', pointer: '/webhooks/0/failurePolicy', value: 'failurePolicy' },
   { kind: 'ValidatingWebhookConfiguration', name: 'netattach', pointer: '/webhooks/2/failurePolicy', value: 'failurePolicy' },
-  { kind: 'NetworkPolicy', name: 'netattach', pointer: '/spec/ingress/0/from', value: 'networkPolicy.apiserverFrom' },
-  { kind: 'NetworkPolicy', name: 'netattach', pointer: '/spec/ingress/1/from', value: 'networkPolicy.prometheusFrom' },
+  {
+    kind: 'NetworkPolicy',
+    name: 'netattach',
+    pointer: '/spec/ingress/0/from',
+    value: 'networkPolicy.apiserverFrom',
+    peers: 'networkPolicy.apiserverFrom: the NetworkPolicy needs at least one peer for the webhook port (the kube-apiserver); empty or null, it would admit every source',
+  },
+  {
+    kind: 'NetworkPolicy',
+    name: 'netattach',
+    pointer: '/spec/ingress/1/from',
+    value: 'networkPolicy.prometheusFrom',
+    peers: 'networkPolicy.prometheusFrom: the NetworkPolicy needs at least one peer for the health and metrics port (Prometheus); empty or null, it would admit every source',
+  },
 ];
 
 /** Images (kustomize `images` names) and the value of each: `<value>.repository` and `<value>.tag`. */
@@ -262,7 +280,9 @@ export function cutHoles(items: Item[], errors: ChartError[]): Map<string, unkno
       }
     }
     record(hole.value, found, where);
-    set(item!.object, hole.pointer, new Hole(`${valuesExpr(hole.value)} | toJson`));
+    // `or` and `and` stop at their first deciding argument (Go 1.18+ templates): `fail` runs only when the list is empty or null.
+    const expr = valuesExpr(hole.value);
+    set(item!.object, hole.pointer, new Hole(hole.peers ? `or (and ${expr} (${expr} | toJson)) (fail ${JSON.stringify(hole.peers)})` : `${expr} | toJson`));
   }
   for (const item of items) {
     for (const c of containersOf(item.object)) {

@@ -97,6 +97,30 @@ t.test('helm lint passes; a value the schema refuses fails naming the field', as
   t.match(mode.stderr, /certificates.*mode/);
 });
 
+t.test('a NetworkPolicy without peers fails the render; NODE_OPTIONS takes no --inspect (issue 37)', async (t) => {
+  // An empty key in a values file is null, which Helm drops before the schema sees it.
+  const nullFrom = path.join(work, 'null-from.yaml');
+  await writeFile(nullFrom, 'networkPolicy:\n  enabled: true\n  apiserverFrom:\n');
+  const a = await run(HELM, ['template', 'x', CHART, '-f', nullFrom], { env: helmEnv });
+  t.not(a.code, 0, 'apiserverFrom: (null) fails the render');
+  t.match(a.stderr, /networkPolicy\.apiserverFrom: the NetworkPolicy needs at least one peer/);
+  const nullProm = path.join(work, 'null-prometheus.yaml');
+  await writeFile(nullProm, 'networkPolicy:\n  enabled: true\n  apiserverFrom:\n    - ipBlock: {cidr: 10.0.0.10/32}\n  prometheusFrom:\n');
+  const b = await run(HELM, ['template', 'x', CHART, '-f', nullProm], { env: helmEnv });
+  t.not(b.code, 0, 'prometheusFrom: (null) fails the render');
+  t.match(b.stderr, /networkPolicy\.prometheusFrom: the NetworkPolicy needs at least one peer/);
+  const good = await run(HELM, ['template', 'x', CHART, '--set', 'networkPolicy.enabled=true', '--set-json', 'networkPolicy.apiserverFrom=[{"ipBlock":{"cidr":"10.0.0.10/32"}}]'], { env: helmEnv });
+  t.equal(good.code, 0, good.stderr);
+  t.match(good.stdout, /from: \[\{"ipBlock":\{"cidr":"10\.0\.0\.10\/32"\}\}\]/);
+  const inspect = await run(HELM, ['template', 'x', CHART, '--set', 'nodeOptions=--inspect=0.0.0.0:9229 --max-old-space-size=192'], { env: helmEnv });
+  t.not(inspect.code, 0, 'an unanchored pattern accepted --inspect before the heap cap');
+  t.match(inspect.stderr, /nodeOptions/);
+  const after = await run(HELM, ['template', 'x', CHART, '--set', 'nodeOptions=--max-old-space-size=192 --inspect=0.0.0.0:9229'], { env: helmEnv });
+  t.not(after.code, 0, 'and after it');
+  const ok = await run(HELM, ['template', 'x', CHART, '--set', 'nodeOptions=--max-old-space-size=320 --max-semi-space-size=1'], { env: helmEnv });
+  t.equal(ok.code, 0, ok.stderr);
+});
+
 t.test('helm template equals kubectl kustomize, overlay by overlay', async (t) => {
   sameObjects(t, await helmTemplate([]), await kustomize(path.join(REPO, 'manifests')), 'default values = manifests/');
   sameObjects(t, await helmTemplate(['--set', 'certificates.mode=none']), await kustomize(path.join(REPO, 'manifests/base')), 'certificates.mode=none = manifests/base');

@@ -115,3 +115,23 @@ t.test('an object without holes renders as itself; braces become a string litera
   fc.assert(fc.property(fc.dictionary(key, json, { minKeys: 1, maxKeys: 5 }), (o) => isDeepStrictEqual(YAML.parse(renderObject(o)), JSON.parse(JSON.stringify(o)))), { numRuns: 300 });
   t.equal(renderObject({ summary: 'rule {{ $labels.policy }} "x"' }), 'summary: {{ "rule {{ $labels.policy }} \\"x\\"" | toJson }}');
 });
+
+t.test('the NetworkPolicy template fails on empty or null peers; every schema pattern is anchored (issue 37)', async (t) => {
+  const text = readFileSync(join(CHART, 'templates/components/networkpolicy/networkpolicy.yaml'), 'utf8');
+  for (const v of ['apiserverFrom', 'prometheusFrom']) {
+    t.match(text, new RegExp(`from: \\{\\{ or \\(and \\.Values\\.networkPolicy\\.${v} .*\\(fail "networkPolicy\\.${v}: the NetworkPolicy needs at least one peer`), v);
+  }
+  const patterns: string[] = [];
+  const walk = (s: unknown): void => {
+    if (Array.isArray(s)) s.forEach(walk);
+    else if (s && typeof s === 'object') for (const [k, v] of Object.entries(s)) (k === 'pattern' && typeof v === 'string' ? patterns.push(v) : walk(v));
+  };
+  walk(schema);
+  t.ok(patterns.length >= 2);
+  for (const p of patterns) t.ok(p.startsWith('^') && p.endsWith('$'), `anchored: ${p}`);
+  const nodeOptions = new RegExp((schema.properties as Obj).nodeOptions.pattern as string);
+  t.ok(nodeOptions.test('--max-old-space-size=192 --max-semi-space-size=1'), 'the default');
+  t.notOk(nodeOptions.test('--inspect=0.0.0.0:9229 --max-old-space-size=192'), '--inspect before');
+  t.notOk(nodeOptions.test('--max-old-space-size=192 --inspect=0.0.0.0:9229'), '--inspect after');
+  t.notOk(nodeOptions.test('--max-old-space-size=192 --require=/tmp/x.js'), '--require');
+});
