@@ -11,7 +11,7 @@ import { LRUCache } from 'lru-cache';
 import { ListWatch, RequestSlots, describeKubeError, getObject, kubeTransport, type KubeObject, type KubeTransport, type ListWatchHandler, type RetryInfo, type KubeCredentials } from '../kube/index.js';
 import { silentLogger, type NadLogger, type NadSourceEventHandler } from './logger.js';
 import { nadFromObject } from './model.js';
-import { MAX_MISSING_NADS_REMEMBERED, MAX_NAD_GETS_IN_FLIGHT, MAX_NAD_GETS_WAITING, MISSING_NAD_MEMORY_MS } from './limits.js';
+import { cachedNadChars, MAX_CACHED_NAD_CHARS, MAX_MISSING_NADS_REMEMBERED, MAX_NAD_GETS_IN_FLIGHT, MAX_NAD_GETS_WAITING, MISSING_NAD_MEMORY_MS } from './limits.js';
 import { NAD_GROUP, NAD_PLURAL, NAD_VERSION } from './object.js';
 import { nadKey, type Nad, type NadLookup, type NadSource } from './types.js';
 
@@ -187,6 +187,13 @@ export class ClusterNadSource implements NadSource {
     if (!nad) return;
     const k = nadKey(nad.namespace, nad.name);
     this.#missing.delete(k);
+    if (nad !== this.#nads.get(k) && cachedNadChars(nad) > MAX_CACHED_NAD_CHARS) {
+      // Too big to keep: out of the cache (a lookup then GETs it and judges it in full).
+      this.#relisted?.delete(k);
+      if (this.#nads.delete(k)) this.#onEvent({ type: 'delete' });
+      this.#log.warn({ nad: k, bound: MAX_CACHED_NAD_CHARS }, 'NAD too large to cache; read on demand by the reviews that name it');
+      return;
+    }
     if (this.#relisted) return void this.#relisted.set(k, nad);
     const old = this.#nads.get(k);
     if (old === nad) return;

@@ -10,7 +10,7 @@ export { parseClaimTemplate, parseNodeSelector, parseResourceNames, resourceName
 export { validateNadObject, type NadValidation, type ValidateNadOptions } from './validate.js';
 export { nadObjectsFromText, type ManifestParse } from './documents.js';
 export { silentLogger, type NadLogger, type NadSourceEvent, type NadSourceEventHandler } from './logger.js';
-export { MAX_MISSING_NADS_REMEMBERED, MAX_NAD_FETCHES_PER_REVIEW, MAX_NAD_GETS_IN_FLIGHT, MAX_NAD_GETS_WAITING, MISSING_NAD_MEMORY_MS, NAD_FETCHES_IN_PARALLEL_PER_REVIEW } from './limits.js';
+export { cachedNadChars, MAX_CACHED_NAD_CHARS, MAX_MISSING_NADS_REMEMBERED, MAX_NAD_FETCHES_PER_REVIEW, MAX_NAD_GETS_IN_FLIGHT, MAX_NAD_GETS_WAITING, MISSING_NAD_MEMORY_MS, NAD_FETCHES_IN_PARALLEL_PER_REVIEW } from './limits.js';
 export { StaticNadSource } from './static-source.js';
 export { DirectoryNadSource, type DirectoryNadSourceOptions } from './directory-source.js';
 export { ClusterNadSource, type ClusterNadSourceOptions } from './cluster-source.js';

@@ -35,3 +35,18 @@ export const MAX_NAD_GETS_WAITING = 256;
  */
 export const MISSING_NAD_MEMORY_MS = 3_000;
 export const MAX_MISSING_NADS_REMEMBERED = 1_024;
+
+/**
+ * Characters of one cached NAD entry (its names, resource names, node selector, problems and the
+ * summary of its CNI chain, as JSON). A real entry is a few hundred; the apiserver allows a NAD of
+ * 1.5 MiB, whose config can be a chain of 20,000 plugins (~4 MB summarized), and a tenant can make
+ * many. An entry past this is not cached: each review that names the NAD reads it with a GET
+ * (bounded as every lookup above) and judges it in full, then drops it. Judged on demand, never
+ * left unjudged.
+ */
+export const MAX_CACHED_NAD_CHARS = 64 * 1024;
+
+/** The size of a NAD entry as `MAX_CACHED_NAD_CHARS` counts it. */
+export function cachedNadChars(nad: object): number {
+  return JSON.stringify(nad, (_k, v: unknown) => (v instanceof Set ? [...(v as Set<unknown>)] : v)).length;
+}

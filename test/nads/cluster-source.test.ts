@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import type { KubeCredentials } from '../../src/kube/index.js';
-import { ClusterNadSource, type ClusterNadSourceOptions, type NadSourceEvent } from '../../src/nads/index.js';
+import { cachedNadChars, ClusterNadSource, MAX_CACHED_NAD_CHARS, type ClusterNadSourceOptions, type NadSourceEvent } from '../../src/nads/index.js';
 import { FakeApiServer, until } from '../kube/fake-apiserver.js';
 import { eventually, nadObject, recordingLogger } from './helpers.js';
 
@@ -231,4 +231,28 @@ t.test('GETs across lookups are bounded: 16 in flight, 256 waiting at most the d
   api.defaultGetBehaviour = {};
   await eventually(() => api.getsInFlight === 0, 'the delayed GETs are over');
   t.same(await src.lookup('ns', 'after'), { status: 'not-found' });
+});
+
+t.test('a NAD too large to cache is read on demand, judged in full, and not kept (issue 37)', async (t) => {
+  // A chain of 3,000 plugins: a 110 KB config whose summary is far past MAX_CACHED_NAD_CHARS.
+  const chain = JSON.stringify({ cniVersion: '1.0.0', name: 'big', plugins: Array.from({ length: 3_000 }, (_, i) => ({ type: i === 0 ? 'macvlan' : 'tuning', capabilities: { mac: true } })) });
+  const { api, src, log } = await setup(t, (api) => {
+    api.add(nadObject('default', 'small'));
+    api.add(nadObject('default', 'big', { config: chain }));
+  });
+  await src.start();
+  t.ok(src.get('default', 'small'), 'a small NAD is cached');
+  t.equal(src.get('default', 'big'), undefined, 'the big one is not');
+  t.ok(log.lines.some((l) => /too large to cache/.test(l.message) && l.fields['nad'] === 'default/big'), 'and says so');
+  const listsBefore = api.lists;
+  const found = await src.lookup('default', 'big');
+  t.equal(found.status, 'found', 'a review naming it reads it');
+  t.equal(found.status === 'found' ? found.nad.cni?.plugins.length : 0, 3_000, 'judged in full');
+  t.ok(cachedNadChars(found.status === 'found' ? found.nad : {}) > MAX_CACHED_NAD_CHARS);
+  t.equal(src.get('default', 'big'), undefined, 'still not kept');
+  t.equal(api.lists, listsBefore, 'by a GET, not a relist');
+  // Shrunk by an update: cached again.
+  await eventually(() => api.openWatches() === 1, 'watch open');
+  api.add(nadObject('default', 'big', { resourceVersion: '2' }));
+  await eventually(() => src.get('default', 'big') !== undefined, 'cached once small');
 });
