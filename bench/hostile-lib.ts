@@ -68,6 +68,11 @@ export interface ServeOptions {
   nads?: Record<string, string>;
   /** How long to wait for /readyz (default 20 s; cluster mode syncs several watches first). */
   readyWithinMs?: number;
+  /**
+   * A compiled `main.js` to run instead of this file's choice: under tsx, serve's own heap holds
+   * the transpiler's modules, and a replay at the production heap cap measures that too.
+   */
+  main?: string;
 }
 
 /**
@@ -87,7 +92,8 @@ export async function startServe(options: ServeOptions = {}): Promise<Serve> {
     policyArgs.push('--policy', join(dir, 'policy.yaml'));
   }
   const env = { ...process.env, NODE_OPTIONS: PRODUCTION_NODE_OPTIONS };
-  const certs = spawnSync(process.execPath, [...nodeArgs, 'certs', '--out', tlsDir, '--service', 'netattach', '--namespace', 'netattach-system', '--san', '127.0.0.1', '--san', 'localhost'], { env, encoding: 'utf8' });
+  const args = options.main ? [options.main] : nodeArgs;
+  const certs = spawnSync(process.execPath, [...args, 'certs', '--out', tlsDir, '--service', 'netattach', '--namespace', 'netattach-system', '--san', '127.0.0.1', '--san', 'localhost'], { env, encoding: 'utf8' });
   if (certs.status !== 0) throw new Error(`netattach certs failed: ${certs.stderr}`);
   const ca = readFileSync(join(tlsDir, 'ca.crt'), 'utf8');
   let source = ['--nads', nads];
@@ -96,7 +102,10 @@ export async function startServe(options: ServeOptions = {}): Promise<Serve> {
     source = ['--kubeconfig', join(dir, 'kubeconfig')];
   }
   const serveArgs = ['serve', '--tls-dir', tlsDir, ...source, '--port', '0', '--health-port', '0', '--host', '127.0.0.1', ...policyArgs, ...(options.extraArgs ?? [])];
-  const child = spawn(process.execPath, [...nodeArgs, ...serveArgs], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Through env(1), which sets NODE_OPTIONS afresh and execs node (same pid): a test runner that
+  // adds its own --import to NODE_OPTIONS of every child (tap's processinfo) would otherwise load
+  // into serve, and its hooks alone ran serve's heap out on a 125 MB list the Deployment reads.
+  const child = spawn('/usr/bin/env', ['-u', 'NODE_OPTIONS', `NODE_OPTIONS=${PRODUCTION_NODE_OPTIONS}`, process.execPath, ...args, ...serveArgs], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   let exited = false;
   let partial = '';
