@@ -134,6 +134,26 @@ async function startServer(dir: string, extra: { nads?: number; nodeArgs?: strin
   return { child, url, ca: readFileSync(join(dir, 'tls', 'ca.crt'), 'utf8'), stop: async () => (child.kill('SIGTERM'), exited) };
 }
 
+/** The floor (bench/floor-server.ts) with the same TLS material, pinning and Node flags as netattach. */
+async function startFloor(tlsDir: string, nodeArgs: string[]): Promise<Server> {
+  const floorScript = resolve(dirname(self), compiled ? 'floor-server.js' : 'floor-server.ts');
+  const args = [process.execPath, ...nodeArgs, ...(compiled ? [] : ['--import', 'tsx']), floorScript, tlsDir];
+  const [command, ...rest] = [...pinning.server, ...args];
+  const child = spawn(command!, rest, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const url = await new Promise<string>((res, rej) => {
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /"url":"(https:\/\/[^"]+)"/.exec(out);
+      if (m) res(m[1]!);
+    });
+    child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('exit', (code) => rej(new Error(`floor server exited (${code}):\n${out}`)));
+  });
+  const exited = new Promise<void>((r) => child.on('exit', () => r()));
+  return { child, url, ca: readFileSync(join(tlsDir, 'ca.crt'), 'utf8'), stop: async () => (child.kill('SIGTERM'), exited) };
+}
+
 /** CPU seconds (user + system) the server process has used: load-independent cost per request. */
 function cpuSeconds(pid: number | undefined): number {
   try {
@@ -243,6 +263,7 @@ export async function run(log: (line: string) => void = () => {}): Promise<Bench
       }
     }
     agent.destroy();
+    results.push(...(await againstTheFloor(join(dir, 'tls'), log)));
   } finally {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -274,4 +295,51 @@ async function memoryWithManyNads(log: (line: string) => void): Promise<BenchRes
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Issue 39: netattach beside the floor of its stack in one run, same body, same TLS, same flags
+ * (BENCH_NODE_OPTIONS, else the Deployment's): CPU per review, throughput, p50/p99 at 1,000/s and
+ * RSS after the load, each as netattach's ratio to the floor. Both run one after the other on the
+ * same pinned CPU, so the ratios hold on a busy machine better than either figure alone.
+ */
+async function againstTheFloor(tlsDir: string, log: (line: string) => void): Promise<BenchResult[]> {
+  const body = reviewOfSize(4 * 1024);
+  const measure = async (target: Server, label: string) => {
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 16, ca: target.ca });
+    const url = `${target.url}/mutate?timeout=10s`;
+    await paced(agent, url, body, 1000, 2);
+    const p = await paced(agent, url, body, 1000, 10);
+    const sat = await saturateRounds(target, url, body);
+    agent.destroy();
+    const rss = rssMb(target.child.pid).rss;
+    log(`${label}: ${sat.rps.toFixed(0)} reviews/s, CPU ${sat.cpuUs.toFixed(0)} µs/review, p50 ${(p.p50Us / 1000).toFixed(2)} / p99 ${(p.p99Us / 1000).toFixed(2)} ms at 1,000/s, RSS after load ${rss.toFixed(0)} MB`);
+    return { rps: sat.rps, cpuUs: sat.cpuUs, p50Us: p.p50Us, p99Us: p.p99Us, rss };
+  };
+  const flags = benchNodeArgs() ?? PRODUCTION_NODE_OPTIONS.split(' ');
+  // netattach again with the flags the floor gets (the rows above ran it without flags).
+  const dir = mkdtempSync(join(tmpdir(), 'netattach-floor-bench-'));
+  const flagged = await startServer(dir, { nodeArgs: flags });
+  let ours: Awaited<ReturnType<typeof measure>>;
+  try {
+    ours = await measure(flagged, 'netattach');
+  } finally {
+    await flagged.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const floor = await startFloor(tlsDir, flags);
+  let base: Awaited<ReturnType<typeof measure>>;
+  try {
+    base = await measure(floor, 'bare fastify route (the floor)');
+  } finally {
+    await floor.stop();
+  }
+  const cpu = ours.cpuUs / base.cpuUs;
+  const rss = ours.rss / base.rss;
+  log(`netattach / floor: CPU per review ${cpu.toFixed(2)}x (goal ≤ 1.3x), throughput ${(ours.rps / base.rps).toFixed(2)}x, p99 ${(ours.p99Us / base.p99Us).toFixed(2)}x, RSS after load ${rss.toFixed(2)}x (goal ≤ 1.1x); flags ${flags.join(' ')}`);
+  return [
+    { name: 'netattach / bare fastify route: CPU per review (~4 KiB pod)', target: '≤ 1.3x', met: cpu <= 1.3, notes: `${ours.cpuUs.toFixed(0)} / ${base.cpuUs.toFixed(0)} µs = ${cpu.toFixed(2)}x; throughput ${ours.rps.toFixed(0)} / ${base.rps.toFixed(0)} reviews/s` },
+    { name: 'netattach / bare fastify route: RSS after load', target: '≤ 1.1x', met: rss <= 1.1, notes: `${ours.rss.toFixed(0)} / ${base.rss.toFixed(0)} MB = ${rss.toFixed(2)}x` },
+    { name: 'netattach / bare fastify route: p99 at 1,000/s', notes: `${(ours.p99Us / 1000).toFixed(2)} / ${(base.p99Us / 1000).toFixed(2)} ms; p50 ${(ours.p50Us / 1000).toFixed(2)} / ${(base.p50Us / 1000).toFixed(2)} ms` },
+  ];
 }
