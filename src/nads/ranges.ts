@@ -11,9 +11,16 @@ import type { IpRange } from './types.js';
 
 type Addr = ipaddr.IPv4 | ipaddr.IPv6;
 
+/**
+ * The family's own parser, chosen by a colon: ipaddr.js's generic parseCIDR tries IPv6 first and
+ * throws (an Error with its stack) for every IPv4 text, a third of a review's IPAM checks' time.
+ * Only IPv6 text holds a colon, so the choice changes no result.
+ */
+const family = (text: string): typeof ipaddr.IPv4 | typeof ipaddr.IPv6 => (text.includes(':') ? ipaddr.IPv6 : ipaddr.IPv4);
+
 const parse = (text: string): Addr | undefined => {
   try {
-    const a = ipaddr.parse(text);
+    const a = family(text).parse(text);
     return a.kind() === 'ipv6' && (a as ipaddr.IPv6).isIPv4MappedAddress() ? (a as ipaddr.IPv6).toIPv4Address() : a;
   } catch {
     return undefined;
@@ -54,7 +61,7 @@ function canonical(r: IpRange): Canonical | null {
 function computeCanonical(r: IpRange): Canonical | null {
   let subnet: [Addr, number];
   try {
-    subnet = ipaddr.parseCIDR(r.subnet);
+    subnet = family(r.subnet).parseCIDR(r.subnet);
   } catch {
     return null;
   }
@@ -143,10 +150,10 @@ export function parseCidr(text: string): Cidr | undefined {
   let prefix: number;
   try {
     if (slash < 0) {
-      a = ipaddr.parse(text);
+      a = family(text).parse(text);
       prefix = bitsOf(a);
     } else {
-      [a, prefix] = ipaddr.parseCIDR(text);
+      [a, prefix] = family(text).parseCIDR(text);
     }
   } catch {
     return undefined;
