@@ -6,6 +6,7 @@
 //   4. 100 ResourceClaimTemplates of about 1 MB, their selectors full of resourceName literals;
 //   1. reviews of a Pod CREATE whose name is 1.8 MB (the apiserver validates only after the
 //      mutating webhooks);
+//   5. 16 concurrent reviews naming 40 explicit-claim NADs whose templates are absent;
 //   6. thousands of silent connections on the health port.
 // Each asserts: alive, peak RSS under the container limit, a valid review answered alongside. On
 // the code before the bounds, serve ran its heap out during the first list (finding 2) and never
@@ -30,6 +31,14 @@ const BLOB = 'b'.repeat(250_000);
 const BLOB_PODS = 500;
 const BLOB_NADS = 100;
 const TEMPLATES = 100;
+/** Explicit-claim NADs whose templates do not exist (finding 5). */
+const CLAIM_NADS = 40;
+
+const claimNad = (i: number) => {
+  const nad = hostileNadObject(`claim-${i}`, 'example.com/nic') as { metadata: { annotations: Record<string, string> } };
+  nad.metadata.annotations['netattach.io/resourceClaimTemplate'] = `absent-${i}`;
+  return nad;
+};
 
 const blobPod = (i: number) => ({
   apiVersion: 'meta.k8s.io/v1',
@@ -75,13 +84,13 @@ t.before(async () => {
   const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', OUT], { encoding: 'utf8' });
   if (tsc.status !== 0) throw new Error(`tsc failed: ${tsc.stdout}${tsc.stderr}`);
   api.add(hostileNadObject('sriov-a', 'intel.com/sriov_a'));
-  const only = process.env['HOSTILE_ONLY'];
-  if (!only || only === 'nads') for (let i = 0; i < BLOB_NADS; i++) api.add(blobNad(i));
+  for (let i = 0; i < BLOB_NADS; i++) api.add(blobNad(i));
+  for (let i = 0; i < CLAIM_NADS; i++) api.add(claimNad(i));
   api.setList(POLICIES_PATH, [], '1');
   api.setList('/api/v1/namespaces', [{ metadata: { name: NAMESPACE, labels: { 'kubernetes.io/metadata.name': NAMESPACE } } }], '1');
-  api.setList(PODS, !only || only === 'pods' ? Array.from({ length: BLOB_PODS }, (_, i) => blobPod(i)) : [], '10');
+  api.setList(PODS, Array.from({ length: BLOB_PODS }, (_, i) => blobPod(i)), '10');
   api.setList(`${RESOURCE_API}/deviceclasses`, [], '1');
-  api.setList(`${RESOURCE_API}/resourceclaimtemplates`, !only || only === 'tpl' ? Array.from({ length: TEMPLATES }, (_, i) => bigTemplate(i)) : [], '10');
+  api.setList(`${RESOURCE_API}/resourceclaimtemplates`, Array.from({ length: TEMPLATES }, (_, i) => bigTemplate(i)), '10');
   await api.listen();
 });
 t.teardown(async () => {
@@ -128,6 +137,23 @@ t.test('finding 1: Pod CREATE reviews with a 1.8 MB name are denied at once and 
   const grown = s.rssMb().rss - before;
   t.ok(grown < 48, `RSS grew ${grown.toFixed(0)} MiB over 100 reviews of 1.8 MB (180 MB sent)`);
   t.ok(s.rssMb().peak < CONTAINER_LIMIT_MB, `peak RSS ${s.rssMb().peak.toFixed(1)} MiB`);
+  t.ok((await validReviewAnswered(s)).ok, 'a valid review answered alongside');
+});
+
+t.test('finding 5: 16 concurrent reviews naming 40 explicit-claim NADs whose templates are absent', async (t) => {
+  if (!s || s.exited()) return void t.fail('serve is not running');
+  api.defaultGetBehaviour = { delayMs: 300 };
+  api.maxGetsInFlight = 0;
+  const getsBefore = api.gets;
+  const networks = Array.from({ length: CLAIM_NADS }, (_, i) => `claim-${i}`).join(',');
+  const body = review({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'claims', namespace: NAMESPACE, annotations: { 'k8s.v1.cni.cncf.io/networks': networks } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } }, 'Pod', 'pods');
+  const answers = await Promise.all(Array.from({ length: 16 }, () => post(s!, '/mutate', body)));
+  api.defaultGetBehaviour = {};
+  t.ok(answers.every((a) => a.status === 200 && a.json?.response), `all 16 answered (${answers.map((a) => a.status).join(' ')})`);
+  t.ok(api.maxGetsInFlight <= 16, `at most 16 template GETs in flight (${api.maxGetsInFlight}; 640 before the bound)`);
+  const gets = api.gets - getsBefore;
+  t.ok(gets <= 2 * CLAIM_NADS, `${gets} GETs for 16 x 40 template lookups: one per name at a time, absent ones remembered`);
+  t.notOk(s.exited(), 'alive');
   t.ok((await validReviewAnswered(s)).ok, 'a valid review answered alongside');
 });
 
