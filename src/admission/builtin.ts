@@ -149,7 +149,12 @@ export function builtinChecks(
       });
       continue;
     }
-    const { cni } = lookup.nad;
+    const { cni, configUnloadable } = lookup.nad;
+    if (configUnloadable !== undefined) {
+      // Stored before netattach checked NADs, or where it does not: Multus cannot load it.
+      out.errors.push(invalid(net.path, ref, `${ref} has a spec.config Multus cannot load (${configUnloadable}): it fails every pod on this network ("failed to unmarshal Spec.Config"); fix the NetworkAttachmentDefinition`));
+      continue;
+    }
     if (cni) checkRequests(net, ref, cni, extra, out);
     else {
       for (const [selKey] of REQUEST_KEYS) {

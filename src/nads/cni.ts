@@ -26,6 +26,11 @@ const SINGLE_INSTANCE_PLUGINS: ReadonlySet<string> = new Set([
 export interface CniAnalysis {
   /** Undefined when the config is empty, not JSON, or neither a config nor a list. */
   summary?: CniSummary;
+  /**
+   * Why Multus cannot load the config at all (GetCNIConfigFromSpec decodes it as a JSON object):
+   * not JSON, or JSON that is not an object. Every ADD on it fails.
+   */
+  unloadable?: string;
   errors: FieldError[];
   warnings: FieldError[];
 }
@@ -53,12 +58,14 @@ export function analyzeCniConfig(text: string, path = 'spec.config'): CniAnalysi
   try {
     config = JSON.parse(text);
   } catch (e) {
-    errors.push(invalid(path, text, jsonSyntaxReason(text, e)));
-    return { errors, warnings };
+    const reason = jsonSyntaxReason(text, e);
+    errors.push(invalid(path, text, reason));
+    return { errors, warnings, unloadable: reason };
   }
   if (!isObject(config)) {
     errors.push(invalid(path, text, 'must be a JSON object: a CNI network configuration or configuration list'));
-    return { errors, warnings };
+    // JSON null decodes into Go's nil map without an error: what Multus then does is not judged.
+    return config === null ? { errors, warnings } : { errors, warnings, unloadable: `not a JSON object but ${Array.isArray(config) ? 'an array' : `a ${typeof config}`}` };
   }
 
   checkNetworkName(config, path, errors, warnings);

@@ -80,6 +80,8 @@ export interface Nad {
    * so its capabilities are unknown and not checked) or unparseable.
    */
   cni?: CniSummary;
+  /** Why Multus cannot load `spec.config` at all (not JSON, or not a JSON object): every ADD on this NAD fails. */
+  configUnloadable?: string;
   /** Problems found in the NAD itself (bad config, bad annotations), for messages. */
   problems: string[];
 }
