@@ -8,6 +8,7 @@ import { ARGS_KEY_FIELD, argsAddresses, type ParsedNetwork } from '../annotation
 import { child, forbidden, index, invalid, notFound, type FieldError } from '../field/index.js';
 import { argsReachOf, ipamsOf, PLUGIN_FACTS, reachOf, type CniSummary, type ExtraReaders, type NadLookup, type Reach, type Requested } from '../nads/index.js';
 import { ipamRoadChecks, ipamSelectionChecks, sharedHostLocalAddresses, type ArgsIps, type SelectionIps } from './builtin-ipam.js';
+import { defaultRouteChecks } from './builtin-gateway.js';
 import type { Finding } from '../policy/types.js';
 import type { Note } from './warnings.js';
 import { checkMacs } from './builtin-mac.js';
@@ -169,6 +170,7 @@ export function builtinChecks(
       ipamSelectionChecks(ref, cni, net.path, top, argsIps, out);
       if (top || argsIps) withIps.push({ index: net.index, netPath: net.path, ref, cni, top, args: argsIps });
     }
+    defaultRouteChecks(net, ref, cni, out);
     if (cni) {
       const macs = checkMacs(net, ref, cni, extra);
       out.errors.push(...macs.errors);

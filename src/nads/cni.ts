@@ -160,6 +160,15 @@ function staticParts(ipam: Json, summary: IpamSummary): void {
     }
   }
   if (routes.length) summary.routes = routes;
+  const gateways = Array.isArray(ipam.addresses) ? ipam.addresses.flatMap((a) => (isObject(a) && typeof a.gateway === 'string' ? [a.gateway] : [])) : [];
+  if (gateways.length) summary.gateways = gateways;
+}
+
+/** Destinations of the routes without a gateway, whatever their table or scope (what may reach a default-route gateway). */
+function gatewaylessRoutes(ipam: Json, summary: IpamSummary): void {
+  if (!Array.isArray(ipam.routes)) return;
+  const dsts = ipam.routes.flatMap((r) => (isObject(r) && typeof r.dst === 'string' && str(r.gw) === undefined ? [r.dst] : []));
+  if (dsts.length) summary.gatewaylessRoutes = dsts;
 }
 
 /**
@@ -185,6 +194,7 @@ function ipamSummary(ipam: unknown, args: unknown): IpamSummary | undefined {
     }
     summary.ranges = ranges;
   } else if (type === 'static') staticParts(ipam, summary);
+  if (type === 'host-local' || type === 'static') gatewaylessRoutes(ipam, summary);
   const own = isObject(args) && isObject(args.cni) ? strings(args.cni.ips) : undefined;
   if (own?.length) summary.ownArgsIps = own;
   return summary;

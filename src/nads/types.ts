@@ -41,6 +41,10 @@ export interface IpamSummary {
   routes?: readonly IpamRoute[];
   /** The plugin config's own `args.cni.ips`, which a selection's `cni-args.ips` replaces (Multus injectCNIArgs). */
   ownArgsIps?: readonly string[];
+  /** static's `addresses[].gateway`, as written: ptp routes the interface to each directly (a link route). */
+  gateways?: readonly string[];
+  /** The `dst` of every route without `gw` (static's or host-local's, any table or scope): one may be a link route. */
+  gatewaylessRoutes?: readonly string[];
 }
 
 /** One plugin of the chain. */
