@@ -173,7 +173,25 @@ function staticAssigns(ref: string, cni: CniSummary, use: IpamUse, roads: Roads,
   }
   duplicates(ref, use, cidrs, out);
   oneAddressPerFamily(ref, cni, use, cidrs, out);
+  if (use.plugin.type === 'ptp') ptpGateways(ref, use, assigned, topPath, out);
   if (replacedBy) unreachableGateways(ref, use, cidrs, replacedBy, out);
+}
+
+/**
+ * ptp routes the interface through the gateway its IPAM gives each address (a link route to it in
+ * the pod, the gateway's address on the host's veth); static gives one only for a configured
+ * address written with `gateway` (IP=, args.cni.ips and runtimeConfig ips carry none). Executed:
+ * without one the ADD fails ("failed to add route ... file exists" beside the cluster network's
+ * default route, "failed to add IP addr ... to veth" without it; IPv6: "invalid argument").
+ */
+function ptpGateways(ref: string, use: IpamUse, assigned: readonly Sourced[], topPath: string, out: IpamOut): void {
+  const bare = new Set(use.plugin.ipam?.gatewaylessAddresses ?? []);
+  const hasGateway = (a: Sourced): boolean => a.path === undefined && a.label.startsWith('addresses[') && !bare.has(a.text);
+  const why = `ptp routes the interface through its IPAM's gateway, and ${where(ref, use)} gives none for it (only a configured address written with "gateway" has one): the ADD would fail`;
+  const fromNad = assigned.find((a) => a.path === undefined && !hasGateway(a));
+  // The NAD's own address: every pod on it fails; said once, on the element.
+  if (fromNad) out.errors.push(invalid(topPath.slice(0, -'.ips'.length), ref, `${fromNad.label} ${fromNad.text}: ${why}`));
+  for (const a of assigned) if (a.path !== undefined) out.errors.push(invalid(a.path, a.text, why));
 }
 
 /** The kernel refuses an address the interface has: an IPv4 one with the same prefix, an IPv6 one with any. */

@@ -162,6 +162,8 @@ function staticParts(ipam: Json, summary: IpamSummary): void {
   if (routes.length) summary.routes = routes;
   const gateways = Array.isArray(ipam.addresses) ? ipam.addresses.flatMap((a) => (isObject(a) && typeof a.gateway === 'string' ? [a.gateway] : [])) : [];
   if (gateways.length) summary.gateways = gateways;
+  const bare = Array.isArray(ipam.addresses) ? ipam.addresses.flatMap((a) => (isObject(a) && typeof a.address === 'string' && str(a.gateway) === undefined ? [a.address] : [])) : [];
+  if (bare.length) summary.gatewaylessAddresses = bare;
 }
 
 /** Destinations of the routes without a gateway, whatever their table or scope (what may reach a default-route gateway). */

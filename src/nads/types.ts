@@ -43,6 +43,8 @@ export interface IpamSummary {
   ownArgsIps?: readonly string[];
   /** static's `addresses[].gateway`, as written: ptp routes the interface to each directly (a link route). */
   gateways?: readonly string[];
+  /** static's `addresses[].address` written without a `gateway`: ptp cannot route by them. */
+  gatewaylessAddresses?: readonly string[];
   /** The `dst` of every route without `gw` (static's or host-local's, any table or scope): one may be a link route. */
   gatewaylessRoutes?: readonly string[];
 }

@@ -25,6 +25,8 @@ const nads = nadLookup(
   nadObject('hl-legacy', { config: chain({ type: 'bridge', ipam: { type: 'host-local', subnet: '10.1.0.0/24', ranges: [[{ subnet: '10.3.0.0/24' }]] } }) }),
   nadObject('st-empty', { config: staticIpam({}) }),
   nadObject('st-empty-ptp', { config: { cniVersion: '1.0.0', name: 'n', type: 'ptp', ipam: { type: 'static' } } }),
+  nadObject('ptp-gw', { config: { cniVersion: '1.0.0', name: 'n', type: 'ptp', ipam: { type: 'static', addresses: [{ address: '10.50.0.5/24', gateway: '10.50.0.1' }] } } }),
+  nadObject('ptp-nogw', { config: { cniVersion: '1.0.0', name: 'n', type: 'ptp', ipam: { type: 'static', addresses: [{ address: '10.50.0.5/24' }] } } }),
   nadObject('hl-too', { config: hostLocal([[{ subnet: '10.1.0.0/24' }]]) }),
   nadObject('st-empty-sriov', { config: { cniVersion: '1.0.0', name: 'n', type: 'sriov', ipam: { type: 'static' } } }),
   nadObject('st-own-args', { config: { cniVersion: '1.0.0', name: 'n', type: 'bridge', ipam: { type: 'static' }, args: { cni: { ips: ['10.0.0.9/24'] } } } }),
@@ -156,6 +158,23 @@ hostLocalCases.push(
 );
 
 const staticCases: Case[] = [
+  // ptp routes by its IPAM's gateway; static gives one only to a configured address written with it (executed).
+  { name: 'ptp + static: a configured address with its gateway runs', networks: '[{"name":"ptp-gw"}]' },
+  {
+    name: 'ptp + static: a configured address without a gateway fails every pod ("failed to add route ... file exists")',
+    networks: '[{"name":"ptp-nogw"}]',
+    errors: [`${A}[0]: Invalid value: "default/ptp-nogw": addresses[0] 10.50.0.5/24: ptp routes the interface through its IPAM's gateway, and ${IPAM('ptp-nogw', 'spec.config')} gives none for it (only a configured address written with "gateway" has one): the ADD would fail`],
+  },
+  {
+    name: 'ptp + static: an address requested by IP= has no gateway, beside one that has',
+    networks: '[{"name":"ptp-gw","ips":["10.51.0.5/24"]}]',
+    errors: [`${A}[0].ips[0]: Invalid value: "10.51.0.5/24": ptp routes the interface through its IPAM's gateway, and ${IPAM('ptp-gw', 'spec.config')} gives none for it (only a configured address written with "gateway" has one): the ADD would fail`],
+  },
+  {
+    name: 'ptp + static: cni-args.ips replace the configured address and bring no gateway',
+    networks: '[{"name":"ptp-gw","cni-args":{"ips":["10.51.0.5/24"]}}]',
+    errors: [`${A}[0].cni-args.ips[0]: Invalid value: "10.51.0.5/24": ptp routes the interface through its IPAM's gateway, and ${IPAM('ptp-gw', 'spec.config')} gives none for it (only a configured address written with "gateway" has one): the ADD would fail`],
+  },
   {
     name: 'static with nothing configured nor requested: ptp fails (executed: "IPAM plugin returned missing IP config")',
     networks: '[{"name":"st-empty-ptp"}]',
