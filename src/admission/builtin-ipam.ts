@@ -9,6 +9,7 @@
 //   one address per range set; static starts from its configured addresses plus IP=, which
 //   args.cni.ips replace, which runtimeConfig ips replace in turn.
 // On the hot path for every selection of a NAD with an IPAM: messages are built only for a problem.
+import { DEFAULT_NETWORK_ANNOTATION } from '../annotation/index.js';
 import { child, index, invalid, required, type FieldError } from '../field/index.js';
 import { EMPTY_IPAM_RESULT_FAILS, ipamsOf, type CniSummary, type IpamUse } from '../nads/index.js';
 import { inSubnetOf, isLinkLocal6, parseCidr, placeInRanges, type Cidr } from '../nads/ranges.js';
@@ -172,7 +173,25 @@ function staticAssigns(ref: string, cni: CniSummary, use: IpamUse, roads: Roads,
   }
   duplicates(ref, use, cidrs, out);
   oneAddressPerFamily(ref, cni, use, cidrs, out);
+  if (use.plugin.type === 'ptp') ptpGateways(ref, use, assigned, topPath, out);
   if (replacedBy) unreachableGateways(ref, use, cidrs, replacedBy, out);
+}
+
+/**
+ * ptp routes the interface through the gateway its IPAM gives each address (a link route to it in
+ * the pod, the gateway's address on the host's veth); static gives one only for a configured
+ * address written with `gateway` (IP=, args.cni.ips and runtimeConfig ips carry none). Executed:
+ * without one the ADD fails ("failed to add route ... file exists" beside the cluster network's
+ * default route, "failed to add IP addr ... to veth" without it; IPv6: "invalid argument").
+ */
+function ptpGateways(ref: string, use: IpamUse, assigned: readonly Sourced[], topPath: string, out: IpamOut): void {
+  const bare = new Set(use.plugin.ipam?.gatewaylessAddresses ?? []);
+  const hasGateway = (a: Sourced): boolean => a.path === undefined && a.label.startsWith('addresses[') && !bare.has(a.text);
+  const why = `ptp routes the interface through its IPAM's gateway, and ${where(ref, use)} gives none for it (only a configured address written with "gateway" has one): the ADD would fail`;
+  const fromNad = assigned.find((a) => a.path === undefined && !hasGateway(a));
+  // The NAD's own address: every pod on it fails; said once, on the element.
+  if (fromNad) out.errors.push(invalid(topPath.slice(0, -'.ips'.length), ref, `${fromNad.label} ${fromNad.text}: ${why}`));
+  for (const a of assigned) if (a.path !== undefined) out.errors.push(invalid(a.path, a.text, why));
 }
 
 /** The kernel refuses an address the interface has: an IPv4 one with the same prefix, an IPv6 one with any. */
@@ -252,3 +271,54 @@ export function ipamSelectionChecks(
     else if (combines === 'replace') staticAssigns(ref, cni, use, roads, out);
   }
 }
+
+/** A selection whose NAD's chain is known, with its string `cni-args.ips` that an IPAM reads. */
+export interface SelectionIps {
+  index: number;
+  netPath: string;
+  ref: string;
+  cni: CniSummary;
+  top: readonly string[] | undefined;
+  args: ArgsIps | undefined;
+}
+
+/**
+ * host-local reserves a requested address in its store (one per network, in the node's dataDir)
+ * for the container and interface that got it, so the same address requested on two selections of
+ * one NAD fails the later ADD: "requested IP address ... is not available in range set ..."
+ * (executed). Selections of two NADs are not compared: their stores may differ.
+ */
+export function sharedHostLocalAddresses(selections: readonly SelectionIps[], out: IpamOut): void {
+  const first = new Map<string, { who: SelectionIps; text: string }>();
+  // In ADD order: the default network's element is Multus's delegate 0, then the annotation's.
+  const ordered = [...selections.filter((s) => s.netPath.includes(DEFAULT_NETWORK_ANNOTATION)), ...selections.filter((s) => !s.netPath.includes(DEFAULT_NETWORK_ANNOTATION))];
+  for (const s of ordered) {
+    for (const use of ipamsOf(s.cni)) {
+      const ranges = use.plugin.ipam?.ranges;
+      if (use.facts?.combines !== 'union' || !ranges?.length) continue;
+      const topPath = child(s.netPath, 'ips');
+      const requested = [
+        ...(use.facts.ipFromCniArgs === 'no' ? [] : fromList(s.top ?? [], (j) => index(topPath, j), (j) => `ips[${j}]`)),
+        ...(s.args && use.facts.ipsFromArgsCni ? fromList(s.args.values, (j) => s.args!.paths[j], (j) => `cni-args.ips[${j}]`) : []),
+      ];
+      for (const r of requested) {
+        const p = placeInRanges(r.text, ranges);
+        // Only an address host-local hands out: anything else fails the ADD already, and says so.
+        if (p.status !== 'in' || p.gateway) continue;
+        const key = `${s.ref}\u0000${use.plugin.path}\u0000${p.key}`;
+        const held = first.get(key);
+        if (!held) first.set(key, { who: s, text: r.text });
+        else if (held.who !== s && r.path !== undefined) {
+          // The default network's element (delegate 0) runs first; elements of one annotation in order.
+          const other = sameAnnotation(held.who.netPath, s.netPath) ? `element [${held.who.index}]` : held.who.netPath;
+          out.errors.push(
+            invalid(r.path, r.text, `${other} requests ${held.text} of ${where(s.ref, use)} too, and host-local reserves it for that interface first: the ADD would fail ("requested IP address ${r.text.split("/")[0]} is not available in range set ...")`),
+          );
+        }
+      }
+    }
+  }
+}
+
+const annotationOf = (path: string): string => path.slice(0, path.lastIndexOf('['));
+const sameAnnotation = (a: string, b: string): boolean => annotationOf(a) === annotationOf(b);

@@ -7,7 +7,8 @@
 import { ARGS_KEY_FIELD, argsAddresses, type ParsedNetwork } from '../annotation/index.js';
 import { child, forbidden, index, invalid, notFound, type FieldError } from '../field/index.js';
 import { argsReachOf, ipamsOf, PLUGIN_FACTS, reachOf, type CniSummary, type ExtraReaders, type NadLookup, type Reach, type Requested } from '../nads/index.js';
-import { ipamRoadChecks, ipamSelectionChecks, type ArgsIps } from './builtin-ipam.js';
+import { ipamRoadChecks, ipamSelectionChecks, sharedHostLocalAddresses, type ArgsIps, type SelectionIps } from './builtin-ipam.js';
+import { defaultRouteChecks } from './builtin-gateway.js';
 import type { Finding } from '../policy/types.js';
 import type { Note } from './warnings.js';
 import { checkMacs } from './builtin-mac.js';
@@ -128,6 +129,7 @@ export function builtinChecks(
   multusDefaultNetworks?: number,
 ): BuiltinResult {
   const out: BuiltinResult = { findings: [], errors: [], unverified: [], fieldWarnings: [], warnings: [], dropped: [], supersedes: [] };
+  const withIps: SelectionIps[] = [];
   for (const net of networks) {
     const { namespace, name } = net.selection;
     const ref = `${namespace}/${name}`;
@@ -149,7 +151,12 @@ export function builtinChecks(
       });
       continue;
     }
-    const { cni } = lookup.nad;
+    const { cni, configUnloadable } = lookup.nad;
+    if (configUnloadable !== undefined) {
+      // Stored before netattach checked NADs, or where it does not: Multus cannot load it.
+      out.errors.push(invalid(net.path, ref, `${ref} has a spec.config Multus cannot load (${configUnloadable}): it fails every pod on this network ("failed to unmarshal Spec.Config"); fix the NetworkAttachmentDefinition`));
+      continue;
+    }
     if (cni) checkRequests(net, ref, cni, extra, out);
     else {
       for (const [selKey] of REQUEST_KEYS) {
@@ -159,8 +166,11 @@ export function builtinChecks(
     const argsIps = checkArgs(net, ref, cni, extra, out);
     if (cni && ipamsOf(cni).length > 0) {
       const ips = net.selection.ips;
-      ipamSelectionChecks(ref, cni, net.path, Array.isArray(ips) ? (ips as string[]) : undefined, argsIps, out);
+      const top = Array.isArray(ips) ? (ips as string[]) : undefined;
+      ipamSelectionChecks(ref, cni, net.path, top, argsIps, out);
+      if (top || argsIps) withIps.push({ index: net.index, netPath: net.path, ref, cni, top, args: argsIps });
     }
+    defaultRouteChecks(net, ref, cni, out);
     if (cni) {
       const macs = checkMacs(net, ref, cni, extra);
       out.errors.push(...macs.errors);
@@ -168,6 +178,7 @@ export function builtinChecks(
       out.dropped.push(...macs.dropped);
     }
   }
+  if (withIps.length > 1) sharedHostLocalAddresses(withIps, out);
   const collisions = interfaceNameCollisions(networks, (n) => chainFound(nads(n.selection.namespace, n.selection.name)), multusDefaultNetworks);
   out.errors.push(...collisions.errors);
   out.warnings.push(...collisions.warnings);

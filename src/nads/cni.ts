@@ -26,6 +26,11 @@ const SINGLE_INSTANCE_PLUGINS: ReadonlySet<string> = new Set([
 export interface CniAnalysis {
   /** Undefined when the config is empty, not JSON, or neither a config nor a list. */
   summary?: CniSummary;
+  /**
+   * Why Multus cannot load the config at all (GetCNIConfigFromSpec decodes it as a JSON object):
+   * not JSON, or JSON that is not an object. Every ADD on it fails.
+   */
+  unloadable?: string;
   errors: FieldError[];
   warnings: FieldError[];
 }
@@ -53,12 +58,14 @@ export function analyzeCniConfig(text: string, path = 'spec.config'): CniAnalysi
   try {
     config = JSON.parse(text);
   } catch (e) {
-    errors.push(invalid(path, text, jsonSyntaxReason(text, e)));
-    return { errors, warnings };
+    const reason = jsonSyntaxReason(text, e);
+    errors.push(invalid(path, text, reason));
+    return { errors, warnings, unloadable: reason };
   }
   if (!isObject(config)) {
     errors.push(invalid(path, text, 'must be a JSON object: a CNI network configuration or configuration list'));
-    return { errors, warnings };
+    // JSON null decodes into Go's nil map without an error: what Multus then does is not judged.
+    return config === null ? { errors, warnings } : { errors, warnings, unloadable: `not a JSON object but ${Array.isArray(config) ? 'an array' : `a ${typeof config}`}` };
   }
 
   checkNetworkName(config, path, errors, warnings);
@@ -153,6 +160,17 @@ function staticParts(ipam: Json, summary: IpamSummary): void {
     }
   }
   if (routes.length) summary.routes = routes;
+  const gateways = Array.isArray(ipam.addresses) ? ipam.addresses.flatMap((a) => (isObject(a) && typeof a.gateway === 'string' ? [a.gateway] : [])) : [];
+  if (gateways.length) summary.gateways = gateways;
+  const bare = Array.isArray(ipam.addresses) ? ipam.addresses.flatMap((a) => (isObject(a) && typeof a.address === 'string' && str(a.gateway) === undefined ? [a.address] : [])) : [];
+  if (bare.length) summary.gatewaylessAddresses = bare;
+}
+
+/** Destinations of the routes without a gateway, whatever their table or scope (what may reach a default-route gateway). */
+function gatewaylessRoutes(ipam: Json, summary: IpamSummary): void {
+  if (!Array.isArray(ipam.routes)) return;
+  const dsts = ipam.routes.flatMap((r) => (isObject(r) && typeof r.dst === 'string' && str(r.gw) === undefined ? [r.dst] : []));
+  if (dsts.length) summary.gatewaylessRoutes = dsts;
 }
 
 /**
@@ -178,6 +196,7 @@ function ipamSummary(ipam: unknown, args: unknown): IpamSummary | undefined {
     }
     summary.ranges = ranges;
   } else if (type === 'static') staticParts(ipam, summary);
+  if (type === 'host-local' || type === 'static') gatewaylessRoutes(ipam, summary);
   const own = isObject(args) && isObject(args.cni) ? strings(args.cni.ips) : undefined;
   if (own?.length) summary.ownArgsIps = own;
   return summary;

@@ -66,6 +66,7 @@ export function nadFromObject(obj: unknown, options: NadFromObjectOptions = {}):
   if (typeof config === 'string') {
     const analysis = analyzeCniConfig(config);
     if (analysis.summary) nad.cni = internSummary(analysis.summary);
+    if (analysis.unloadable !== undefined) nad.configUnloadable = detach(analysis.unloadable);
     note(problems, analysis.errors);
   } else if (config !== undefined && config !== null) {
     problems.push('spec.config: must be a string holding JSON');

@@ -41,6 +41,12 @@ export interface IpamSummary {
   routes?: readonly IpamRoute[];
   /** The plugin config's own `args.cni.ips`, which a selection's `cni-args.ips` replaces (Multus injectCNIArgs). */
   ownArgsIps?: readonly string[];
+  /** static's `addresses[].gateway`, as written: ptp routes the interface to each directly (a link route). */
+  gateways?: readonly string[];
+  /** static's `addresses[].address` written without a `gateway`: ptp cannot route by them. */
+  gatewaylessAddresses?: readonly string[];
+  /** The `dst` of every route without `gw` (static's or host-local's, any table or scope): one may be a link route. */
+  gatewaylessRoutes?: readonly string[];
 }
 
 /** One plugin of the chain. */
@@ -80,6 +86,8 @@ export interface Nad {
    * so its capabilities are unknown and not checked) or unparseable.
    */
   cni?: CniSummary;
+  /** Why Multus cannot load `spec.config` at all (not JSON, or not a JSON object): every ADD on this NAD fails. */
+  configUnloadable?: string;
   /** Problems found in the NAD itself (bad config, bad annotations), for messages. */
   problems: string[];
 }

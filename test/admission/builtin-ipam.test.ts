@@ -24,6 +24,10 @@ const nads = nadLookup(
   nadObject('hl-2in1', { config: hostLocal([[{ subnet: '10.1.0.0/24' }, { subnet: '10.2.0.0/24' }]]) }),
   nadObject('hl-legacy', { config: chain({ type: 'bridge', ipam: { type: 'host-local', subnet: '10.1.0.0/24', ranges: [[{ subnet: '10.3.0.0/24' }]] } }) }),
   nadObject('st-empty', { config: staticIpam({}) }),
+  nadObject('st-empty-ptp', { config: { cniVersion: '1.0.0', name: 'n', type: 'ptp', ipam: { type: 'static' } } }),
+  nadObject('ptp-gw', { config: { cniVersion: '1.0.0', name: 'n', type: 'ptp', ipam: { type: 'static', addresses: [{ address: '10.50.0.5/24', gateway: '10.50.0.1' }] } } }),
+  nadObject('ptp-nogw', { config: { cniVersion: '1.0.0', name: 'n', type: 'ptp', ipam: { type: 'static', addresses: [{ address: '10.50.0.5/24' }] } } }),
+  nadObject('hl-too', { config: hostLocal([[{ subnet: '10.1.0.0/24' }]]) }),
   nadObject('st-empty-sriov', { config: { cniVersion: '1.0.0', name: 'n', type: 'sriov', ipam: { type: 'static' } } }),
   nadObject('st-own-args', { config: { cniVersion: '1.0.0', name: 'n', type: 'bridge', ipam: { type: 'static' }, args: { cni: { ips: ['10.0.0.9/24'] } } } }),
   nadObject('st', { config: staticIpam({ addresses: [{ address: '10.0.0.5/24' }] }) }),
@@ -127,7 +131,55 @@ const hostLocalCases: Case[] = [
   },
 ];
 
+// 5. One pod, one NAD, one address twice: host-local reserves it for the first interface
+// (executed: "requested IP address 10.10.0.50 is not available in range set ...", by IP= or args.cni.ips).
+const REUSED = (first: number, text: string, ip: string) =>
+  `element [${first}] requests ${text} of ${HL('hl')} too, and host-local reserves it for that interface first: the ADD would fail ("requested IP address ${ip} is not available in range set ...")`;
+hostLocalCases.push(
+  {
+    name: 'host-local: one address on two selections of one NAD fails the second ADD',
+    networks: '[{"name":"hl","ips":["10.1.0.50"]},{"name":"hl","ips":["10.1.0.50/24"]}]',
+    errors: [`${A}[1].ips[0]: Invalid value: "10.1.0.50/24": ${REUSED(0, '10.1.0.50', '10.1.0.50')}`],
+  },
+  {
+    name: 'host-local: the same through cni-args.ips on the second selection',
+    networks: '[{"name":"hl","ips":["10.1.0.50"]},{"name":"hl","cni-args":{"ips":["10.1.0.50"]}}]',
+    errors: [`${A}[1].cni-args.ips[0]: Invalid value: "10.1.0.50": ${REUSED(0, '10.1.0.50', '10.1.0.50')}`],
+  },
+  {
+    name: 'host-local: every later selection asking for it fails; the first one runs',
+    networks: '[{"name":"hl"},{"name":"hl","ips":["10.1.0.50"]},{"name":"hl","ips":["10.1.0.50"]}]',
+    errors: [`${A}[2].ips[0]: Invalid value: "10.1.0.50": ${REUSED(1, '10.1.0.50', '10.1.0.50')}`],
+  },
+  { name: 'host-local: two addresses of one NAD on two selections', networks: '[{"name":"hl","ips":["10.1.0.50"]},{"name":"hl","ips":["10.1.0.51"]}]' },
+  { name: 'host-local: one address on two NADs, whose stores may differ: not judged', networks: '[{"name":"hl","ips":["10.1.0.50"]},{"name":"hl-too","ips":["10.1.0.50"]}]' },
+  { name: 'host-local: one address by two roads of one selection (executed: succeeds)', networks: '[{"name":"hl","ips":["10.1.0.50"],"cni-args":{"ips":["10.1.0.50"]}}]' },
+  { name: 'static reserves nothing: one address on two selections is for the kernel to take', networks: '[{"name":"st","ips":["10.0.0.9/24"]},{"name":"st","ips":["10.0.0.9/24"]}]' },
+);
+
 const staticCases: Case[] = [
+  // ptp routes by its IPAM's gateway; static gives one only to a configured address written with it (executed).
+  { name: 'ptp + static: a configured address with its gateway runs', networks: '[{"name":"ptp-gw"}]' },
+  {
+    name: 'ptp + static: a configured address without a gateway fails every pod ("failed to add route ... file exists")',
+    networks: '[{"name":"ptp-nogw"}]',
+    errors: [`${A}[0]: Invalid value: "default/ptp-nogw": addresses[0] 10.50.0.5/24: ptp routes the interface through its IPAM's gateway, and ${IPAM('ptp-nogw', 'spec.config')} gives none for it (only a configured address written with "gateway" has one): the ADD would fail`],
+  },
+  {
+    name: 'ptp + static: an address requested by IP= has no gateway, beside one that has',
+    networks: '[{"name":"ptp-gw","ips":["10.51.0.5/24"]}]',
+    errors: [`${A}[0].ips[0]: Invalid value: "10.51.0.5/24": ptp routes the interface through its IPAM's gateway, and ${IPAM('ptp-gw', 'spec.config')} gives none for it (only a configured address written with "gateway" has one): the ADD would fail`],
+  },
+  {
+    name: 'ptp + static: cni-args.ips replace the configured address and bring no gateway',
+    networks: '[{"name":"ptp-gw","cni-args":{"ips":["10.51.0.5/24"]}}]',
+    errors: [`${A}[0].cni-args.ips[0]: Invalid value: "10.51.0.5/24": ptp routes the interface through its IPAM's gateway, and ${IPAM('ptp-gw', 'spec.config')} gives none for it (only a configured address written with "gateway" has one): the ADD would fail`],
+  },
+  {
+    name: 'static with nothing configured nor requested: ptp fails (executed: "IPAM plugin returned missing IP config")',
+    networks: '[{"name":"st-empty-ptp"}]',
+    errors: [`${A}[0].ips: Required value: ${IPAM('st-empty-ptp', 'spec.config')} has no address to assign: none configured and none requested (ips or cni-args.ips); ptp fails the ADD when its IPAM returns none ("IPAM plugin returned missing IP config")`],
+  },
   // 3. static
   {
     name: 'static with nothing configured nor requested: bridge fails ("IPAM plugin returned missing IP config")',

@@ -181,6 +181,14 @@ const cases: Case[] = [
     multusDefaultNetworks: undefined,
     warnings: [/\[0\]\.interface: "net2": Multus names element \[1\] "net2" too .*macvlan in default\/mv creates "net2" when Multus's config has no defaultNetworks .*--multus-default-networks/],
   },
+  // The simple form names interfaces with '@': Multus numbers its elements the same way.
+  {
+    name: 'simple form: mv@net2 then ptp, which Multus names net2 too',
+    networks: 'mv@net2,ptp',
+    errors: [`${A}[0].interface: Invalid value: "net2": Multus names element [1] "net2" too (it sets no interface): element [0] runs first and macvlan in default/mv creates "net2", so Multus fails element [1]'s ADD ("interface name net2 already exists"); name every interface, or none`],
+  },
+  { name: 'simple form: ptp (net1) then mv@net1', networks: 'ptp, default/mv@net1', errors: [/\[1\]\.interface: Invalid value: "net1": Multus names element \[0\] "net1" too .* ptp in default\/ptp creates "net1"/] },
+  { name: 'simple form: defaultNetworks shift the numbers', networks: 'mv@net2,ptp', multusDefaultNetworks: 1 },
   { name: 'every interface named: no automatic name to collide with', networks: '[{"name":"mv","interface":"net2"},{"name":"ptp","interface":"net1"}]' },
 ];
 

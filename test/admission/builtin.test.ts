@@ -138,6 +138,10 @@ const more = nadLookup(
   nadObject('tuned', { config: chain({ type: 'sriov' }, { type: 'tuning' }) }),
   nadObject('vendor', { config: chain({ type: 'vendor-cni' }) }),
   nadObject('node', { config: '' }),
+  // Stored before netattach checked NADs (or in a namespace it skips): Multus cannot load them.
+  nadObject('broken', { config: '{"cniVersion": "1.0.0", "type": "macvlan",' }),
+  nadObject('list', { config: '[{"type": "macvlan"}]' }),
+  nadObject('null', { config: 'null' }),
   nadObject('untyped', { config: chain({ master: 'eth1' }) }),
   nadObject('static-wb', { config: chain({ type: 'macvlan', ipam: { type: 'static' } }, { type: 'ipvlan', ipam: { type: 'whereabouts', range: '10.2.0.0/24' } }) }),
   nadObject('hl', { config: chain({ type: 'macvlan', ipam: { type: 'host-local', ranges: [[{ subnet: '10.1.0.0/24' }]] } }) }),
@@ -230,6 +234,20 @@ const exact: ExactCase[] = [
   {
     name: 'cni-args ips on a NAD whose config is read on the node: nothing predicted',
     networks: '[{"name":"node","cni-args":{"ips":["10.0.0.7"]}}]',
+  },
+  {
+    name: 'a NAD whose spec.config is not JSON: Multus fails every pod on it ("failed to unmarshal Spec.Config")',
+    networks: '[{"name":"broken","mac":"02:00:00:00:00:01"}]',
+    errors: [`${A}[0]: Invalid value: "default/broken": default/broken has a spec.config Multus cannot load (invalid JSON at line 1, column 43: Expected double-quoted property name): it fails every pod on this network ("failed to unmarshal Spec.Config"); fix the NetworkAttachmentDefinition`],
+  },
+  {
+    name: 'a NAD whose spec.config is JSON but no object: Go cannot decode it into a map',
+    networks: '[{"name":"list"}]',
+    errors: [`${A}[0]: Invalid value: "default/list": default/list has a spec.config Multus cannot load (not a JSON object but an array): it fails every pod on this network ("failed to unmarshal Spec.Config"); fix the NetworkAttachmentDefinition`],
+  },
+  {
+    name: 'JSON null decodes without an error into a nil map: not judged',
+    networks: '[{"name":"null"}]',
   },
   {
     name: 'cni-args on two unknown plugins: both named',

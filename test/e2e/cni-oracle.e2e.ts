@@ -69,9 +69,9 @@ if (unavailable) {
   const counts = { agree: 0, pending: 0, limit: 0, generated: 0 };
   const started = Date.now();
 
-  const judge = (sel: readonly Selection[]): Promise<{ v: Verdict; run: Execution; cmp: Comparison }> =>
+  const judge = (sel: readonly Selection[], annotation?: string): Promise<{ v: Verdict; run: Execution; cmp: Comparison }> =>
     execute(bin, CHAINS, sel).then((run) => {
-      const v = verdict(sel);
+      const v = verdict(sel, annotation);
       return { v, run, cmp: compare(sel, v, run) };
     });
 
@@ -84,7 +84,7 @@ if (unavailable) {
 
   t.test(`corpus: ${CORPUS.length} pods, verdict against execution`, async (t) => {
     // Two pods at a time (each in its own namespaces): most of a pod's time is spent spawning.
-    const results = await inParallel(CORPUS, 2, (c) => judge(c.selections));
+    const results = await inParallel(CORPUS, 2, (c) => judge(c.selections, c.annotation));
     for (const [i, c] of CORPUS.entries()) {
       const { run, cmp } = results[i]!;
       const label = `${c.id} (${c.rule}): ${cmp.summary}`;

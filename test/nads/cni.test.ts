@@ -280,3 +280,26 @@ t.test('host-local ranges: unreadable sets and ranges are skipped, absent bounds
   const got = ranges({ ranges: [[{ subnet: '10.1.0.0/24', rangeStart: '10.1.0.10', rangeEnd: '10.1.0.20' }, { subnet: 'fd00::/64', rangeStart: '', rangeEnd: '' }, { subnet: 'fd01::/64' }]] });
   t.same(got?.map((r) => Object.keys(r)), [['subnet', 'set', 'rangeStart', 'rangeEnd'], ['subnet', 'set'], ['subnet', 'set']], 'an empty or missing bound is no key');
 });
+
+t.test('unloadable: what Multus cannot decode as a JSON object fails every pod on the NAD', async (t) => {
+  t.match(analyzeCniConfig('{"type": "macvlan",').unloadable, /^invalid JSON at line 1, column \d+/);
+  t.equal(analyzeCniConfig('  ').unloadable, 'invalid JSON at line 1, column 3: unexpected end of input', 'blank but not empty: Multus decodes it');
+  t.equal(analyzeCniConfig('[]').unloadable, 'not a JSON object but an array');
+  t.equal(analyzeCniConfig('"macvlan"').unloadable, 'not a JSON object but a string');
+  t.equal(analyzeCniConfig('null').unloadable, undefined, 'null decodes into a nil map without an error');
+  t.equal(analyzeCniConfig('').unloadable, undefined, 'empty: read on the node');
+  t.equal(analyzeCniConfig('{"cniVersion": "1.0.0"}').unloadable, undefined, 'loadable, if otherwise broken');
+});
+
+t.test('IPAM routes and gateways that may make a default-route gateway reachable', async (t) => {
+  const ipam = (i: object) => analyzeCniConfig(JSON.stringify({ cniVersion: '1.0.0', name: 'n', type: 'ptp', ipam: i })).summary?.plugins[0]?.ipam;
+  t.same(ipam({ type: 'static', addresses: [{ address: '10.0.0.5/24', gateway: '10.9.9.1' }], routes: [{ dst: '10.7.0.0/24', scope: 253 }, { dst: '0.0.0.0/0', gw: '10.9.9.1' }] }), {
+    type: 'static',
+    addresses: ['10.0.0.5/24'],
+    routes: [{ dst: '0.0.0.0/0', gw: '10.9.9.1' }],
+    gateways: ['10.9.9.1'],
+    gatewaylessRoutes: ['10.7.0.0/24'],
+  });
+  t.same(ipam({ type: 'host-local', subnet: '10.0.0.0/24', routes: [{ dst: '10.8.0.0/16' }] }), { type: 'host-local', ranges: [{ subnet: '10.0.0.0/24', set: 0 }], gatewaylessRoutes: ['10.8.0.0/16'] });
+  t.same(ipam({ type: 'dhcp', routes: [{ dst: '10.8.0.0/16' }] }), { type: 'dhcp' }, 'only for the IPAMs whose addresses are known');
+});

@@ -17,7 +17,10 @@ export const HL_RANGE = { subnet: '10.10.0.0/24', rangeStart: '10.10.0.10', rang
 export const HL_SMALL = { subnet: '10.12.0.0/29' };
 export const HL_V6 = { subnet: 'fd00:11::/64', rangeStart: 'fd00:11::10', rangeEnd: 'fd00:11::ff' };
 
-export const CHAINS: ReadonlyMap<string, object> = new Map<string, object>([
+/** A NAD's spec.config: a CNI config, or the text as stored (a config Multus cannot load). */
+export type ChainConfig = object | string;
+
+export const CHAINS: ReadonlyMap<string, ChainConfig> = new Map<string, ChainConfig>([
   // bridge sets MAC= / runtimeConfig mac / args.cni.mac; host-local reads IP=, runtimeConfig ips, args.cni.ips.
   ['br-hl', { cniVersion: V, name: 'br-hl', plugins: [bridge({ ipam: hostLocal([HL_RANGE]) })] }],
   ['br-hl-caps', { cniVersion: V, name: 'br-hl-caps', plugins: [bridge({ capabilities: { ips: true, mac: true }, ipam: hostLocal([HL_RANGE]) })] }],
@@ -42,6 +45,10 @@ export const CHAINS: ReadonlyMap<string, object> = new Map<string, object>([
   ['ptp-tuning', { cniVersion: V, name: 'ptp-tuning', plugins: [{ type: 'ptp', ipam: hostLocal([{ subnet: '10.41.0.0/24' }]) }, { type: 'tuning' }] }],
   ['hd-static', { cniVersion: V, name: 'hd-static', plugins: [{ type: 'host-device', device: 'hd0', ipam: { type: 'static' } }] }],
   ['hd-none', { cniVersion: V, name: 'hd-none', plugins: [{ type: 'host-device', device: 'hd0' }] }],
+  ['ptp-static-empty', { cniVersion: V, name: 'ptp-static-empty', plugins: [{ type: 'ptp', ipam: { type: 'static' } }] }],
+  // Stored before netattach judged NADs, or in a namespace it skips: not JSON, and JSON but no object.
+  ['broken-json', `{"cniVersion": "${V}", "name": "broken-json", "type": "bridge",`],
+  ['json-list', `[{"cniVersion": "${V}", "type": "bridge", "bridge": "orc-br0"}]`],
 ]);
 
 /** Chains the generator draws from (each with a MAC reader or an IPAM, or both). */

@@ -11,9 +11,13 @@ export interface OracleCase {
   /** The rule or fact the case exercises. */
   rule: string;
   selections: Selection[];
+  /** The annotation as the pod writes it, when not the selections as JSON (the simple form). */
+  annotation?: string;
 }
 
 const c = (id: string, rule: string, ...selections: Selection[]): OracleCase => ({ id, rule, selections });
+/** A case written in the simple form, `[namespace/]name[@interface]`, which Multus reads as `selections`. */
+const simple = (id: string, rule: string, annotation: string, ...selections: Selection[]): OracleCase => ({ id, rule, selections, annotation });
 
 const IPOIB = '00:00:00:48:fe:80:00:00:00:00:00:00:02:c9:03:00:00:0f:00:01';
 const M = '02:00:00:00:00:01';
@@ -109,6 +113,10 @@ export const CORPUS: readonly OracleCase[] = [
   c('hl-mv-network', 'builtin: host-local reserved network address', { name: 'mv-hl', ips: ['10.30.0.0'] }),
   c('hl-mv-gateway', 'builtin: host-local reserved gateway', { name: 'mv-hl', ips: ['10.30.0.1'] }),
   c('hl-mv-broadcast', 'builtin: host-local reserved broadcast address', { name: 'mv-hl', ips: ['10.30.0.255'] }),
+  // One pod, one NAD, one address twice: host-local reserves it for the first interface.
+  c('hl-twice-in-pod', 'builtin: one host-local address on two selections of one NAD', { name: 'br-hl', ips: ['10.10.0.50'] }, { name: 'br-hl', ips: ['10.10.0.50/24'] }),
+  c('hl-twice-in-pod-args', 'builtin: one host-local address on two selections of one NAD (args.cni)', { name: 'br-hl', ips: ['10.10.0.50'] }, { name: 'br-hl', 'cni-args': { ips: ['10.10.0.50'] } }),
+  c('hl-two-in-pod', 'builtin: two host-local addresses on two selections of one NAD', { name: 'br-hl', ips: ['10.10.0.50'] }, { name: 'br-hl', ips: ['10.10.0.51'] }),
 
   // static: IP= appended to the configured addresses, args.cni.ips and runtimeConfig ips replace them.
   c('st-br-append', 'builtin: static appends IP=', { name: 'br-static', ips: ['10.20.0.6/24'] }),
@@ -116,6 +124,8 @@ export const CORPUS: readonly OracleCase[] = [
   c('st-br-bare', 'builtin: static needs a prefix', { name: 'br-static', ips: ['10.20.0.6'] }),
   c('st-br-none', 'builtin: static with its configured address', { name: 'br-static' }),
   c('st-empty-none', 'builtin: static with nothing to assign', { name: 'br-static-empty' }),
+  c('st-ptp-none', 'builtin: static with nothing to assign (ptp)', { name: 'ptp-static-empty' }),
+  c('st-ptp-one', 'builtin: static from IP= alone (ptp, no gateway to route by)', { name: 'ptp-static-empty', ips: ['10.29.0.5/24'] }),
   c('st-empty-one', 'builtin: static from IP= alone', { name: 'br-static-empty', ips: ['10.22.0.5/24'] }),
   c('st-empty-two', 'builtin: static several per family (1.0.0)', { name: 'br-static-empty', ips: ['10.22.0.5/24', '10.22.0.6/24'] }),
   c('st-empty-dual', 'builtin: static one per family', { name: 'br-static-empty', ips: ['10.22.0.5/24', 'fd00:22::5/64'] }),
@@ -154,5 +164,12 @@ export const CORPUS: readonly OracleCase[] = [
   c('if-netN-earlier', 'builtin: interface equal to the netN of an earlier selection', { name: 'mv-none' }, { name: 'br-noipam', interface: 'net1' }),
   c('if-same-twice', 'annotation: one interface name twice', { name: 'mv-none', interface: 'eth5' }, { name: 'br-noipam', interface: 'eth5' }),
   c('if-net-far', 'annotation: net<N> no selection takes', { name: 'mv-none', interface: 'net7' }, { name: 'br-noipam' }),
+  simple('if-netN-taken-simple', 'builtin: name@netN equal to the netN of a later selection (simple form)', 'mv-none@net2, br-noipam', { name: 'mv-none', interface: 'net2' }, { name: 'br-noipam' }),
+  simple('if-netN-earlier-simple', 'builtin: name@netN equal to the netN of an earlier selection (simple form)', 'mv-none,default/br-noipam@net1', { name: 'mv-none' }, { name: 'br-noipam', interface: 'net1' }),
+  simple('if-simple-custom', 'annotation: the simple form with interfaces', 'mv-none@eth7,br-noipam', { name: 'mv-none', interface: 'eth7' }, { name: 'br-noipam' }),
+
+  // NADs Multus cannot load: every ADD on them fails.
+  c('nad-not-json', 'builtin: a spec.config that is not JSON', { name: 'broken-json' }),
+  c('nad-json-list', 'builtin: a spec.config that is JSON but no object', { name: 'json-list' }),
   c('none-br', 'nothing requested', { name: 'br-hl' }),
 ];

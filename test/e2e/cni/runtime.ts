@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { ChainConfig } from './chains.js';
 import type { Execution, ReadBack, Selection } from './model.js';
 
 /** One invoker or `ip` call; past this it is killed (a hung plugin must not hang the suite). */
@@ -74,7 +75,7 @@ export async function unavailableReason(binDir: string): Promise<string | undefi
 let serial = 0;
 
 /** Runs one pod's selections (NAD configs by name) and returns what happened; never throws for a plugin's failure. */
-export async function execute(binDir: string, configs: ReadonlyMap<string, object>, selections: readonly Selection[]): Promise<Execution> {
+export async function execute(binDir: string, configs: ReadonlyMap<string, ChainConfig>, selections: readonly Selection[]): Promise<Execution> {
   const id = `${process.pid}-${++serial}`;
   const host = `orc-h-${id}`;
   const ctr = `orc-c-${id}`;
@@ -91,7 +92,7 @@ export async function execute(binDir: string, configs: ReadonlyMap<string, objec
     // Multus's delegate list starts with the cluster network (net0 is never a selection's).
     index: i + 1,
     nadName: sel.name,
-    config: JSON.stringify(withScratch(configs.get(sel.name)!, scratch)),
+    config: withScratch(configs.get(sel.name)!, scratch),
     selection: { ...sel, namespace: 'default' },
   });
   const invoke = (body: object) => call('ip', ['netns', 'exec', host, path.join(binDir, 'cni-invoke')], JSON.stringify(body));
@@ -151,16 +152,17 @@ function parseAnswer(r: CallResult): { ok: boolean; ifName?: string; error?: str
 /**
  * host-local keeps its leases in /var/lib/cni/networks unless told otherwise: each run gets its
  * own dataDir, the one change made to a NAD's config on its way to the plugin (netattach does
- * not read dataDir).
+ * not read dataDir). A config stored as text goes as it is.
  */
-function withScratch(config: object, scratch: string): object {
+function withScratch(config: ChainConfig, scratch: string): string {
+  if (typeof config === 'string') return config;
   const copy = structuredClone(config) as { plugins?: Array<Record<string, unknown>> } & Record<string, unknown>;
   const plugins = copy.plugins ?? [copy];
   for (const p of plugins) {
     const ipam = p['ipam'] as Record<string, unknown> | undefined;
     if (ipam?.['type'] === 'host-local') ipam['dataDir'] = path.join(scratch, 'host-local');
   }
-  return copy;
+  return JSON.stringify(copy);
 }
 
 interface IpAddr {

@@ -6,6 +6,7 @@ import { DEFAULT_ADMISSION_CONFIG, review, warningText, type AdmissionRequest } 
 import { renderError } from '../../../src/field/index.js';
 import { StaticNadSource } from '../../../src/nads/index.js';
 import { NO_POLICY } from '../../../src/policy/types.js';
+import type { ChainConfig } from './chains.js';
 import type { Selection, Verdict } from './model.js';
 
 // As the manifests run serve: cni-invoke runs Multus's delegate calls with no defaultNetworks,
@@ -15,27 +16,30 @@ const ORACLE_CONFIG = { ...DEFAULT_ADMISSION_CONFIG, multusDefaultNetworks: 0 };
 
 export const NAMESPACE = 'default';
 
-export function nadObject(name: string, config: object): Record<string, unknown> {
+export function nadObject(name: string, config: ChainConfig): Record<string, unknown> {
   return {
     apiVersion: 'k8s.cni.cncf.io/v1',
     kind: 'NetworkAttachmentDefinition',
     metadata: { name, namespace: NAMESPACE },
-    spec: { config: JSON.stringify(config) },
+    spec: { config: typeof config === 'string' ? config : JSON.stringify(config) },
   };
 }
 
-/** A verdict function over a fixed set of NADs (name -> CNI config). */
-export function verdictOver(configs: ReadonlyMap<string, object>): (selections: readonly Selection[]) => Verdict {
+/**
+ * A verdict function over a fixed set of NADs (name -> CNI config). The pod's annotation is the
+ * selections as JSON, or `annotation` when the case writes them another way (the simple form).
+ */
+export function verdictOver(configs: ReadonlyMap<string, ChainConfig>): (selections: readonly Selection[], annotation?: string) => Verdict {
   const source = new StaticNadSource([...configs].map(([name, config]) => nadObject(name, config)));
   const nads = (ns: string, name: string) => {
     const nad = source.get(ns, name);
     return nad ? ({ status: 'found', nad } as const) : ({ status: 'not-found' } as const);
   };
-  return (selections) => {
+  return (selections, annotation) => {
     const pod = {
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: 'oracle', namespace: NAMESPACE, annotations: { 'k8s.v1.cni.cncf.io/networks': JSON.stringify(selections) } },
+      metadata: { name: 'oracle', namespace: NAMESPACE, annotations: { 'k8s.v1.cni.cncf.io/networks': annotation ?? JSON.stringify(selections) } },
       spec: { containers: [{ name: 'app', image: 'busybox' }] },
     };
     const request: AdmissionRequest = {
