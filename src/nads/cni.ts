@@ -1,5 +1,5 @@
 // Reading a NAD's `spec.config`: a CNI network configuration (object with `type`) or a
-// configuration list (object with `plugins`). One pass yields both the summary the cache
+// configuration list (object with `plugins` and no `type`: Multus's reading, see isPluginList). One pass yields both the summary the cache
 // keeps (plugin types, declared capabilities) and the field errors/warnings the NAD validator
 // reports. Rules follow the CNI SPEC and libcni; where Multus is laxer, see docs/nads.md.
 import { jsonShapeProblem } from '../json/index.js';
@@ -76,10 +76,7 @@ export function analyzeCniConfig(text: string, path = 'spec.config'): CniAnalysi
     plugins.push(summary);
   };
 
-  if (Object.hasOwn(config, 'plugins')) {
-    if (Object.hasOwn(config, 'type')) {
-      warnings.push(invalid(child(path, 'type'), config.type, "ignored: a configuration list's plugins are run, not a top-level type"));
-    }
+  if (isPluginList(config)) {
     const plugins = config.plugins;
     const pluginsPath = child(path, 'plugins');
     if (!Array.isArray(plugins)) {
@@ -107,6 +104,9 @@ export function analyzeCniConfig(text: string, path = 'spec.config'): CniAnalysi
       errors.push(required(child(path, 'type'), "a CNI network configuration needs 'type' (or 'plugins' for a configuration list)"));
       return { errors, warnings };
     }
+    if (Object.hasOwn(config, 'plugins')) {
+      warnings.push(invalid(child(path, 'plugins'), config.plugins, `ignored: with a top-level 'type' Multus runs that plugin alone; remove 'type' to run the list`));
+    }
     addPlugin(config, checkPluginType(config, path, errors), checkCapabilities(config, path, errors), path);
   }
 
@@ -114,6 +114,13 @@ export function analyzeCniConfig(text: string, path = 'spec.config'): CniAnalysi
   if (cniVersion !== undefined) summary.cniVersion = cniVersion;
   return { summary, errors, warnings };
 }
+
+/**
+ * Whether Multus runs `config` as a configuration list: only when it has no `type` (pkg/types/
+ * conf.go LoadDelegateNetConf reads a list when the decoded Type is "", as JSON null decodes). With a `type`, the
+ * top-level config runs alone and `plugins` is ignored, whatever the CNI SPEC says of the shape.
+ */
+const isPluginList = (config: Json): boolean => Object.hasOwn(config, 'plugins') && (config.type === undefined || config.type === null || config.type === '');
 
 /** The cache's view of `spec.config`: undefined when empty (read from the node) or unreadable. */
 export function summarizeCniConfig(config: string): CniSummary | undefined {

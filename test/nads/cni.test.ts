@@ -29,6 +29,11 @@ t.test('summary: plugin types in order, union of capabilities declared true, cni
       want: { pluginTypes: ['x'], capabilities: ['io.kubernetes.cri.pod-annotations'] },
     },
     {
+      name: 'both type and plugins: the chain is the top-level config alone, as Multus runs it',
+      config: j({ cniVersion: '1.0.0', name: 'n', type: 'ipvlan', capabilities: { ips: true }, plugins: [{ type: 'bridge', capabilities: { mac: true } }] }),
+      want: { cniVersion: '1.0.0', pluginTypes: ['ipvlan'], capabilities: ['ips'] },
+    },
+    {
       name: 'conflist with a broken plugin keeps the readable ones',
       config: j({ cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'sriov' }, 7, { type: 'tuning', capabilities: { mac: 'yes' } }] }),
       want: { cniVersion: '1.0.0', pluginTypes: ['sriov', 'tuning'], capabilities: [] },
@@ -62,7 +67,13 @@ t.test('config rules: errors and warnings, with paths into spec.config', async (
     { name: 'name with a space', config: { cniVersion: '1.0.0', name: 'my net', type: 'x' }, errors: [/^spec\.config\.name: Invalid value: "my net": must start with a letter or digit/] },
     { name: 'capabilities not an object', config: { cniVersion: '1.0.0', name: 'n', type: 'x', capabilities: ['mac'] }, errors: [/^spec\.config\.capabilities: Invalid value: \["mac"\]: must be an object mapping capability names to true or false$/] },
     { name: 'capability not a boolean', config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'tuning', capabilities: { mac: 'true' } }] }, errors: [/^spec\.config\.plugins\[0\]\.capabilities\.mac: Invalid value: "true": must be true or false$/] },
-    { name: 'conflist with a top-level type', config: { cniVersion: '1.0.0', name: 'n', type: 'macvlan', plugins: [{ type: 'macvlan' }] }, warnings: [/^spec\.config\.type: Invalid value: "macvlan": ignored/] },
+    // Multus's LoadDelegateNetConf runs a list only when `type` is empty: the top-level config runs
+    // alone and `plugins` is what is ignored (the old warning said the opposite).
+    { name: 'both type and plugins: the top-level config runs, plugins is ignored', config: { cniVersion: '1.0.0', name: 'n', type: 'macvlan', plugins: [{ type: 'macvlan' }] }, warnings: [/^spec\.config\.plugins: Invalid value: .*: ignored: with a top-level 'type' Multus runs that plugin alone; remove 'type' to run the list$/] },
+    { name: 'both: plugins ignored, so its faults are no error', config: { cniVersion: '1.0.0', name: 'n', type: 'macvlan', plugins: [] }, warnings: [/^spec\.config\.plugins: Invalid value: \[\]: ignored/] },
+    { name: 'both, type not a string: Multus cannot decode it', config: { cniVersion: '1.0.0', name: 'n', type: 3, plugins: [{ type: 'macvlan' }] }, errors: [/^spec\.config\.type: Invalid value: 3: must be a string$/], warnings: [/^spec\.config\.plugins: Invalid value: .*: ignored/] },
+    { name: 'an empty type with plugins is a list', config: { cniVersion: '1.0.0', name: 'n', type: '', plugins: [{ type: 'macvlan' }] } },
+    { name: 'a null type with plugins is a list', config: { cniVersion: '1.0.0', name: 'n', type: null, plugins: [{ mtu: 1 }] }, errors: [/^spec\.config\.plugins\[0\]\.type: Required value/] },
     { name: 'chaining with cniVersion 0.2.0', config: { cniVersion: '0.2.0', name: 'n', plugins: [{ type: 'macvlan' }, { type: 'tuning' }] }, warnings: [/^spec\.config\.cniVersion: Invalid value: "0\.2\.0": plugin chaining needs cniVersion 0\.3\.0 or later$/] },
     { name: 'tuning twice', config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan' }, { type: 'tuning' }, { type: 'tuning' }] }, warnings: [/^spec\.config\.plugins\[2\]\.type: Invalid value: "tuning": also at plugins\[1\]/] },
     { name: 'two interface plugins', config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan' }, { type: 'ipvlan' }] }, warnings: [/^spec\.config\.plugins\[1\]\.type: Invalid value: "ipvlan": plugins\[0\] \(macvlan\) already creates the interface/] },
