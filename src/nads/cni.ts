@@ -61,7 +61,7 @@ export function analyzeCniConfig(text: string, path = 'spec.config'): CniAnalysi
     return { errors, warnings };
   }
 
-  checkNetworkName(config, path, errors, warnings);
+  checkNetworkName(config, path, errors);
   const cniVersion = checkCniVersion(config, path, errors, warnings);
   const capabilities = new Set<Capability | string>();
   const pluginTypes: string[] = [];
@@ -207,13 +207,13 @@ export function jsonSyntaxReason(text: string, error: unknown): string {
   return `invalid JSON at line ${line}, column ${column}: ${what}`;
 }
 
-function checkNetworkName(config: Json, path: string, errors: FieldError[], warnings: FieldError[]): void {
+function checkNetworkName(config: Json, path: string, errors: FieldError[]): void {
   const namePath = child(path, 'name');
   const name = config.name;
-  if (name === undefined || name === '') {
-    // CNI requires a name, but Multus fills in the NAD's metadata.name before calling libcni.
-    warnings.push(required(namePath, 'no CNI network name: Multus will use the NAD name'));
-  } else if (typeof name !== 'string') {
+  // No warning for a missing name: CNI requires one, but Multus fills in the NAD's metadata.name
+  // before calling libcni (GetCNIConfigFromSpec), so such a NAD works; a third of real ones omit it.
+  if (name === undefined || name === '') return;
+  if (typeof name !== 'string') {
     errors.push(invalid(namePath, name, 'must be a string'));
   } else if (!CNI_NETWORK_NAME.test(name)) {
     errors.push(invalid(namePath, name, "must start with a letter or digit, followed by letters, digits, '_', '.' or '-'"));
@@ -224,7 +224,8 @@ function checkCniVersion(config: Json, path: string, errors: FieldError[], warni
   const versionPath = child(path, 'cniVersion');
   const version = config.cniVersion;
   if (version === undefined || version === '') {
-    warnings.push(required(versionPath, `no cniVersion: libcni assumes 0.1.0; set one of ${KNOWN_CNI_VERSIONS.join(', ')}`));
+    // An optional key: not "Required value", which would say the NAD is refused without it.
+    warnings.push(invalid(versionPath, version ?? '', `no cniVersion: libcni assumes 0.1.0; set one of ${KNOWN_CNI_VERSIONS.join(', ')}`));
     return undefined;
   }
   if (typeof version !== 'string') {

@@ -61,8 +61,11 @@ t.test('config rules: errors and warnings, with paths into spec.config', async (
     { name: 'plugin without type', config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan' }, { mtu: 1500 }] }, errors: [/^spec\.config\.plugins\[1\]\.type: Required value/] },
     { name: 'unknown cniVersion', config: { cniVersion: '0.5.0', name: 'n', type: 'x' }, errors: [/^spec\.config\.cniVersion: Unsupported value: "0\.5\.0": unknown CNI version; supported values: "0\.1\.0", "0\.2\.0", "0\.3\.0", "0\.3\.1", "0\.4\.0", "1\.0\.0", "1\.1\.0"$/] },
     { name: 'cniVersion not a string', config: { cniVersion: 1, name: 'n', type: 'x' }, errors: [/^spec\.config\.cniVersion: Invalid value: 1: must be a string$/] },
-    { name: 'missing cniVersion', config: { name: 'n', type: 'x' }, warnings: [/^spec\.config\.cniVersion: Required value: no cniVersion: libcni assumes 0\.1\.0/] },
-    { name: 'missing name (Multus fills it in)', config: { cniVersion: '1.0.0', plugins: [{ type: 'x' }] }, warnings: [/^spec\.config\.name: Required value: no CNI network name: Multus will use the NAD name$/] },
+    // An optional key is never "Required value": that type says the object is refused without it.
+    { name: 'missing cniVersion', config: { name: 'n', type: 'x' }, warnings: [/^spec\.config\.cniVersion: Invalid value: "": no cniVersion: libcni assumes 0\.1\.0/] },
+    // Multus fills in the NAD's name (GetCNIConfigFromSpec): a working NAD, nothing to say (it was a warning).
+    { name: 'missing name (Multus fills it in): no warning', config: { cniVersion: '1.0.0', plugins: [{ type: 'x' }] } },
+    { name: 'missing name on a single config: no warning', config: { cniVersion: '1.0.0', type: 'x' } },
     { name: 'name not a string', config: { cniVersion: '1.0.0', name: 5, type: 'x' }, errors: [/^spec\.config\.name: Invalid value: 5: must be a string$/] },
     { name: 'name with a space', config: { cniVersion: '1.0.0', name: 'my net', type: 'x' }, errors: [/^spec\.config\.name: Invalid value: "my net": must start with a letter or digit/] },
     { name: 'capabilities not an object', config: { cniVersion: '1.0.0', name: 'n', type: 'x', capabilities: ['mac'] }, errors: [/^spec\.config\.capabilities: Invalid value: \["mac"\]: must be an object mapping capability names to true or false$/] },
@@ -200,8 +203,7 @@ t.test('empty name, cniVersion and type', async (t) => {
   const r = analyzeCniConfig(j({ name: '', cniVersion: '', type: '' }));
   t.same(r.errors.map(renderError), ['spec.config.type: Required value: the name of the CNI plugin binary to run']);
   t.same(r.warnings.map(renderError), [
-    'spec.config.name: Required value: no CNI network name: Multus will use the NAD name',
-    'spec.config.cniVersion: Required value: no cniVersion: libcni assumes 0.1.0; set one of 0.1.0, 0.2.0, 0.3.0, 0.3.1, 0.4.0, 1.0.0, 1.1.0',
+    'spec.config.cniVersion: Invalid value: "": no cniVersion: libcni assumes 0.1.0; set one of 0.1.0, 0.2.0, 0.3.0, 0.3.1, 0.4.0, 1.0.0, 1.1.0',
   ]);
 });
 
