@@ -131,7 +131,7 @@ export function planDevices(pod: JsonObject | undefined, loc: PodLocation, attac
           continue;
         }
         covered.add(i);
-        if (attachments[i]!.nad.resourceNames.length === 0) {
+        if (deviceNamesOf(attachments[i]!.nad).length === 0) {
           plan.warnings.push({ path: '', text: `${ref} has no resourceName: Multus cannot tell which device of claim ${p.claim} is its` });
         } else plan.claimed.push({ ref, claim: p.claim, nad: attachments[i]!.nad, path: annotationPath, entry });
       }
@@ -207,6 +207,10 @@ function requestedResources(pod: JsonObject | undefined): Set<string> {
   return out;
 }
 
+/** Every name Multus may look a network's device up by: the extended resource names, then the DRA-only ones. */
+export const deviceNamesOf = (nad: Nad): readonly string[] =>
+  nad.draOnlyResourceNames?.length ? [...nad.resourceNames, ...nad.draOnlyResourceNames] : nad.resourceNames;
+
 type Serves = 'yes' | 'no' | 'unknown';
 
 /** Whether one way of serving a device request can yield a device with one of `resourceNames`. */
@@ -258,7 +262,7 @@ export interface NetworkClaimsCheck {
 export function checkNetworkClaims(plan: DevicePlan, namespace: string, dra: DraView | undefined, workload: boolean): NetworkClaimsCheck {
   const out: NetworkClaimsCheck = { errors: [], warnings: [] };
   for (const c of plan.claimed) {
-    const wants = c.nad.resourceNames;
+    const wants = deviceNamesOf(c.nad);
     const what = `pod claim ${c.claim} for ${c.ref} (${wants.join(', ')})`;
     const judged = claimServes(c.entry, wants, namespace, dra);
     if (judged.serves === 'yes') continue;

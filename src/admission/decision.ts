@@ -2,7 +2,7 @@
 import { internal, type FieldError } from '../field/index.js';
 import type { AddressClaim, Finding } from '../policy/types.js';
 import type { Decision, JsonPatchOperation } from './types.js';
-import type { Note, Warning } from './warnings.js';
+import { mergeSameCause, type Note, type Warning } from './warnings.js';
 
 export class Verdict {
   /** Errors about the object itself (unparseable annotation, malformed object, immutable field): 422. */
@@ -62,7 +62,8 @@ export class Verdict {
       allowed,
       errors,
       ...(allowed ? {} : { code }),
-      warnings: this.warnings,
+      // One warning per cause: a chart repeating a mistake on every element gets it said once.
+      warnings: mergeSameCause(this.warnings),
       audits: this.audits,
       findings: this.findings,
       patch: allowed ? this.patch : [],

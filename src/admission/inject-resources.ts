@@ -2,6 +2,7 @@
 import { index, invalid, key, required, type FieldError } from '../field/index.js';
 import type { PodDraft } from './draft.js';
 import { isObject, stringAt, type JsonObject } from './object.js';
+import { extendedResourceName } from '../nads/names.js';
 import { extendedCount } from './quantity.js';
 import type { Note } from './warnings.js';
 
@@ -23,6 +24,13 @@ export interface InjectResult {
  */
 export function injectResources(draft: PodDraft, needed: ReadonlyMap<string, number>, specPath = 'spec'): InjectResult {
   const out: InjectResult = { errors: [], warnings: [] };
+  // Only extended resource names are ever written: the apiserver refuses a pod with any other
+  // name in its requests, and a mutation must never make a pod that cannot be created.
+  const refused = [...needed.keys()].filter((name) => extendedResourceName(name).length > 0);
+  if (refused.length > 0) {
+    needed = new Map([...needed].filter(([name]) => !refused.includes(name)));
+    out.warnings.push({ path: '', text: `not requested: ${refused.join(', ')} (not an extended resource name; only a DRA claim can serve it)` });
+  }
   if (needed.size === 0) return out;
   const pod = draft.pod;
   const spec = pod['spec'];

@@ -13,7 +13,7 @@ import type { Finding } from '../policy/types.js';
 import { addTemplateClaims, checkNetworkClaims, checkTemplates, needsDevicePlan, planDevices, type Attachment } from './claims.js';
 import { injectResources } from './inject-resources.js';
 import { mergeNodeSelector } from './node-selector.js';
-import { POD_LOCATION, type JsonObject } from './object.js';
+import { isObject, POD_LOCATION, type JsonObject } from './object.js';
 import { addPodNetInfo } from './podnetinfo.js';
 import { PodDraft } from './draft.js';
 import type { AdmissionConfig, JsonPatchOperation } from './types.js';
@@ -40,6 +40,27 @@ export function neededResources(attachments: ReadonlyArray<{ nad: Nad }>): Map<s
   return needed;
 }
 
+/**
+ * Networks whose resourceName is not an extended resource name (DRA only: nothing is requested for
+ * it), on a pod without resource claims: no device plugin nor DRA claim can give Multus the device.
+ * Only a warning: Multus then runs the plugin without a device ID, which a plugin may not need.
+ */
+export function draOnlyWithoutClaims(pod: JsonObject, attachments: ReadonlyArray<{ net: ParsedNetwork; nad: Nad }>): Note[] {
+  const spec = pod['spec'];
+  const claims = isObject(spec) ? spec['resourceClaims'] : undefined;
+  if (Array.isArray(claims) && claims.length > 0) return [];
+  const out: Note[] = [];
+  for (const { net, nad } of attachments) {
+    const names = nad.draOnlyResourceNames;
+    if (!names?.length) continue;
+    out.push({
+      path: net.path,
+      text: `${nad.namespace}/${nad.name}: resourceName ${names.join(', ')} is no extended resource name, so nothing is requested for it, and the pod has no resourceClaims: Multus will find no device for it`,
+    });
+  }
+  return out;
+}
+
 export function mutatePod(
   pod: JsonObject,
   networks: readonly ParsedNetwork[],
@@ -58,7 +79,7 @@ export function mutatePod(
   const needed = neededResources(plan ? plan.extended : attachments);
   const injected = injectResources(draft, needed);
   const errors = [...injected.errors, ...mergeNodeSelector(draft, attachments)];
-  const warnings = [...injected.warnings];
+  const warnings = [...injected.warnings, ...draOnlyWithoutClaims(pod, plan ? plan.extended : attachments)];
   const findings: Finding[] = [];
   if (plan) {
     errors.push(...plan.errors);

@@ -127,3 +127,55 @@ export function limitWarnings(warnings: readonly string[]): string[] {
 }
 
 const summary = (n: number): string => `and ${n} more warning${n === 1 ? '' : 's'} (not shown: too many)`;
+
+/** Elements named in a merged warning; the rest are counted. */
+export const MAX_MERGED_NAMED = 5;
+
+const INDEX = /\[\d+\]/g;
+
+/** `path` with every list index blanked: warnings of the same cause on different elements share it. */
+const pathPattern = (path: string): string => path.replace(INDEX, '[]');
+
+/** The indices of `path` that differ from `first`'s (same pattern), e.g. `[2]` or `[1][0]`. */
+function differingIndices(first: string, path: string): string {
+  const a = first.match(INDEX) ?? [];
+  const b = path.match(INDEX) ?? [];
+  return b.filter((ix, i) => ix !== a[i]).join('') || path;
+}
+
+function causeOf(w: Warning): string {
+  if ('field' in w) return `f\0${w.field.type}\0${w.field.reason}\0${pathPattern(w.field.path)}`;
+  return `n\0${w.note.text}\0${pathPattern(w.note.path)}`;
+}
+
+/**
+ * One warning per cause: warnings alike but for the list element they are on (the same unknown
+ * key on every selection element of a chart) become the first one, its path naming the other
+ * elements (`[0].gateway (and [1], [2])`, at most MAX_MERGED_NAMED, the rest counted). Order is
+ * kept (the first occurrence's place); exact repeats are dropped.
+ */
+export function mergeSameCause(warnings: readonly Warning[]): Warning[] {
+  const groups = new Map<string, Warning[]>();
+  for (const w of warnings) {
+    const cause = causeOf(w);
+    const group = groups.get(cause);
+    if (group) group.push(w);
+    else groups.set(cause, [w]);
+  }
+  const out: Warning[] = [];
+  for (const group of groups.values()) {
+    const first = group[0]!;
+    const firstPath = 'field' in first ? first.field.path : first.note.path;
+    const others = [...new Set(group.slice(1).map((w) => ('field' in w ? w.field.path : w.note.path)).filter((p) => p !== firstPath))];
+    if (others.length === 0) {
+      out.push(first);
+      continue;
+    }
+    const named = others.slice(0, MAX_MERGED_NAMED).map((p) => differingIndices(firstPath, p));
+    const more = others.length - named.length;
+    // On the path, not the reason: a long reason loses its end when cut, a path keeps both ends.
+    const path = `${firstPath} (and ${named.join(', ')}${more > 0 ? `, ${more} more` : ''})`;
+    out.push('field' in first ? { field: { ...first.field, path } } : { note: { ...first.note, path } });
+  }
+  return out;
+}

@@ -27,7 +27,8 @@ export function devicePathOf(nad: Nad, view: Pick<DraView, 'classesFor' | 'templ
     }
   }
   if (nad.claimTemplate) {
-    if (resources.length === 0) {
+    // A DRA-only name (not an extended resource name) is still what Multus finds the device by.
+    if (resources.length === 0 && !nad.draOnlyResourceNames?.length) {
       problems.push('no resourceName: Multus finds the claimed device by k8s.v1.cni.cncf.io/resourceName');
     }
     const namespaces = view.templateNamespaces?.(nad.claimTemplate);
@@ -37,7 +38,11 @@ export function devicePathOf(nad: Nad, view: Pick<DraView, 'classesFor' | 'templ
     const where = namespaces && namespaces.length > 0 ? ` (present in ${namespaces.join(', ')})` : '';
     return { path: 'claim-template', resources, problems, summary: `explicit DRA claims from ResourceClaimTemplate ${nad.claimTemplate} in the pod's namespace${where}` };
   }
-  if (resources.length === 0) return { path: 'none', resources, problems, summary: 'no device (no resourceName)' };
+  if (resources.length === 0) {
+    const draOnly = nad.draOnlyResourceNames ?? [];
+    const summary = draOnly.length > 0 ? `no extended resource; ${draOnly.join(', ')} only from a DRA claim of the pod` : 'no device (no resourceName)';
+    return { path: 'none', resources, problems, summary };
+  }
   const served = resources.filter((r) => r.classes.length > 0);
   const describe = (r: { name: string; classes: readonly DeviceClassInfo[] }): string =>
     r.classes.length > 0 ? `${r.name} via DeviceClass ${r.classes[0]!.name} (DRA)` : `${r.name} via a device plugin`;

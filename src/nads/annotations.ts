@@ -32,31 +32,54 @@ class Errors {
 }
 
 /**
- * `intel.com/a, intel.com/b`: a comma-separated list of extended resource names, trimmed.
- * Empty items, invalid names and repeats are reported and left out.
+ * Resource names of a NAD: `value` holds the extended resource names (what a device plugin serves
+ * and pods may request); `draOnly` the other names, which no device plugin can serve but which
+ * Multus still matches against a DRA-allocated device (the claim's name in v4.2, the device
+ * attribute k8s.cni.cncf.io/resourceName later), as in Multus's own DRA e2e (`single-gpu`).
  */
-export function parseResourceNames(text: string, annotationKey = RESOURCE_NAME_ANNOTATION): Parsed<string[]> {
+export interface ParsedResourceNames extends Parsed<string[]> {
+  draOnly: string[];
+  /** Names that are not extended resource names: they work with DRA only, so never an error. */
+  warnings: FieldError[];
+}
+
+/**
+ * `intel.com/a, intel.com/b`: a comma-separated list of resource names, trimmed. Empty items and
+ * repeats are reported and left out; a name that is not an extended resource name is kept apart
+ * (`draOnly`) with a warning.
+ */
+export function parseResourceNames(text: string, annotationKey = RESOURCE_NAME_ANNOTATION): ParsedResourceNames {
   const path = annotationPath(annotationKey);
   const value: string[] = [];
+  const draOnly: string[] = [];
   const seen = new Set<string>();
   const errors = new Errors();
-  if (text.trim() === '') return { value, errors: [invalid(path, text, 'must name at least one extended resource (e.g. intel.com/sriov_netdevice)')] };
+  const warnings = new Errors();
+  if (text.trim() === '') return { value, draOnly, errors: [invalid(path, text, 'must name at least one extended resource (e.g. intel.com/sriov_netdevice)')], warnings: [] };
   for (const raw of text.split(',')) {
     const item = raw.trim();
     if (item === '') {
       errors.add(invalid(path, text, 'empty item in the comma-separated list'));
       continue;
     }
+    if (seen.has(item)) {
+      errors.add(duplicate(path, item, 'listed more than once'));
+      continue;
+    }
+    seen.add(item);
     const reasons = extendedResourceName(item);
-    if (reasons.length > 0) errors.add(invalid(path, item, `not a valid extended resource name: ${reasons.join('; ')}`));
-    else if (seen.has(item)) errors.add(duplicate(path, item, 'listed more than once'));
+    if (reasons.length === 0) value.push(item);
     else {
-      seen.add(item);
-      value.push(item);
+      draOnly.push(item);
+      warnings.add(invalid(path, item, `${NOT_EXTENDED}: ${reasons.join('; ')}`));
     }
   }
-  return { value, errors: errors.done(path) };
+  return { value, draOnly, errors: errors.done(path), warnings: warnings.done(path) };
 }
+
+/** Why a resource name outside the extended-resource syntax is a warning, and what it means. */
+export const NOT_EXTENDED =
+  'not an extended resource name: no device plugin can serve it and pods get no resource request for it; only a DRA claim of the pod can (Multus matches it to the claimed device)';
 
 /**
  * Resource names from every configured annotation key, in key order, without repeats
@@ -65,10 +88,12 @@ export function parseResourceNames(text: string, annotationKey = RESOURCE_NAME_A
 export function resourceNamesFromAnnotations(
   annotations: Readonly<Record<string, unknown>> | undefined,
   keys: readonly string[] = [RESOURCE_NAME_ANNOTATION],
-): Parsed<string[]> {
+): ParsedResourceNames {
   const value: string[] = [];
+  const draOnly: string[] = [];
   const seen = new Set<string>();
   const errors: FieldError[] = [];
+  const warnings: FieldError[] = [];
   for (const k of keys) {
     const text = annotations?.[k];
     if (text === undefined) continue;
@@ -79,13 +104,16 @@ export function resourceNamesFromAnnotations(
     const parsed = parseResourceNames(text, k);
     // Not push(...errors): a spread of 100,000 items overflows the stack.
     for (const e of parsed.errors) errors.push(e);
-    for (const name of parsed.value) {
-      if (seen.has(name)) continue;
-      seen.add(name);
-      value.push(name);
+    for (const w of parsed.warnings) warnings.push(w);
+    for (const [names, into] of [[parsed.value, value], [parsed.draOnly, draOnly]] as const) {
+      for (const name of names) {
+        if (seen.has(name)) continue;
+        seen.add(name);
+        into.push(name);
+      }
     }
   }
-  return { value, errors };
+  return { value, draOnly, errors, warnings };
 }
 
 /**

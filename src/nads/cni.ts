@@ -1,5 +1,5 @@
 // Reading a NAD's `spec.config`: a CNI network configuration (object with `type`) or a
-// configuration list (object with `plugins`). One pass yields both the summary the cache
+// configuration list (object with `plugins` and no `type`: Multus's reading, see isPluginList). One pass yields both the summary the cache
 // keeps (plugin types, declared capabilities) and the field errors/warnings the NAD validator
 // reports. Rules follow the CNI SPEC and libcni; where Multus is laxer, see docs/nads.md.
 import { jsonShapeProblem } from '../json/index.js';
@@ -68,7 +68,7 @@ export function analyzeCniConfig(text: string, path = 'spec.config'): CniAnalysi
     return config === null ? { errors, warnings } : { errors, warnings, unloadable: `not a JSON object but ${Array.isArray(config) ? 'an array' : `a ${typeof config}`}` };
   }
 
-  checkNetworkName(config, path, errors, warnings);
+  checkNetworkName(config, path, errors);
   const cniVersion = checkCniVersion(config, path, errors, warnings);
   const capabilities = new Set<Capability | string>();
   const pluginTypes: string[] = [];
@@ -83,10 +83,7 @@ export function analyzeCniConfig(text: string, path = 'spec.config'): CniAnalysi
     plugins.push(summary);
   };
 
-  if (Object.hasOwn(config, 'plugins')) {
-    if (Object.hasOwn(config, 'type')) {
-      warnings.push(invalid(child(path, 'type'), config.type, "ignored: a configuration list's plugins are run, not a top-level type"));
-    }
+  if (isPluginList(config)) {
     const plugins = config.plugins;
     const pluginsPath = child(path, 'plugins');
     if (!Array.isArray(plugins)) {
@@ -114,6 +111,9 @@ export function analyzeCniConfig(text: string, path = 'spec.config'): CniAnalysi
       errors.push(required(child(path, 'type'), "a CNI network configuration needs 'type' (or 'plugins' for a configuration list)"));
       return { errors, warnings };
     }
+    if (Object.hasOwn(config, 'plugins')) {
+      warnings.push(invalid(child(path, 'plugins'), config.plugins, `ignored: with a top-level 'type' Multus runs that plugin alone; remove 'type' to run the list`));
+    }
     addPlugin(config, checkPluginType(config, path, errors), checkCapabilities(config, path, errors), path);
   }
 
@@ -121,6 +121,13 @@ export function analyzeCniConfig(text: string, path = 'spec.config'): CniAnalysi
   if (cniVersion !== undefined) summary.cniVersion = cniVersion;
   return { summary, errors, warnings };
 }
+
+/**
+ * Whether Multus runs `config` as a configuration list: only when it has no `type` (pkg/types/
+ * conf.go LoadDelegateNetConf reads a list when the decoded Type is "", as JSON null decodes). With a `type`, the
+ * top-level config runs alone and `plugins` is ignored, whatever the CNI SPEC says of the shape.
+ */
+const isPluginList = (config: Json): boolean => Object.hasOwn(config, 'plugins') && (config.type === undefined || config.type === null || config.type === '');
 
 /** The cache's view of `spec.config`: undefined when empty (read from the node) or unreadable. */
 export function summarizeCniConfig(config: string): CniSummary | undefined {
@@ -219,13 +226,13 @@ export function jsonSyntaxReason(text: string, error: unknown): string {
   return `invalid JSON at line ${line}, column ${column}: ${what}`;
 }
 
-function checkNetworkName(config: Json, path: string, errors: FieldError[], warnings: FieldError[]): void {
+function checkNetworkName(config: Json, path: string, errors: FieldError[]): void {
   const namePath = child(path, 'name');
   const name = config.name;
-  if (name === undefined || name === '') {
-    // CNI requires a name, but Multus fills in the NAD's metadata.name before calling libcni.
-    warnings.push(required(namePath, 'no CNI network name: Multus will use the NAD name'));
-  } else if (typeof name !== 'string') {
+  // No warning for a missing name: CNI requires one, but Multus fills in the NAD's metadata.name
+  // before calling libcni (GetCNIConfigFromSpec), so such a NAD works; a third of real ones omit it.
+  if (name === undefined || name === '') return;
+  if (typeof name !== 'string') {
     errors.push(invalid(namePath, name, 'must be a string'));
   } else if (!CNI_NETWORK_NAME.test(name)) {
     errors.push(invalid(namePath, name, "must start with a letter or digit, followed by letters, digits, '_', '.' or '-'"));
@@ -236,7 +243,8 @@ function checkCniVersion(config: Json, path: string, errors: FieldError[], warni
   const versionPath = child(path, 'cniVersion');
   const version = config.cniVersion;
   if (version === undefined || version === '') {
-    warnings.push(required(versionPath, `no cniVersion: libcni assumes 0.1.0; set one of ${KNOWN_CNI_VERSIONS.join(', ')}`));
+    // An optional key: not "Required value", which would say the NAD is refused without it.
+    warnings.push(invalid(versionPath, version ?? '', `no cniVersion: libcni assumes 0.1.0; set one of ${KNOWN_CNI_VERSIONS.join(', ')}`));
     return undefined;
   }
   if (typeof version !== 'string') {

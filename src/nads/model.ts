@@ -46,7 +46,10 @@ export function nadFromObject(obj: unknown, options: NadFromObjectOptions = {}):
   const annotations = isObject(meta.annotations) ? meta.annotations : undefined;
   const resources = resourceNamesFromAnnotations(annotations, options.resourceNameKeys ?? DEFAULT_KEYS);
   nad.resourceNames = internList(resources.value);
+  if (resources.draOnly.length > 0) nad.draOnlyResourceNames = internList(resources.draOnly);
   note(problems, resources.errors);
+  // Not errors (they work with DRA), but worth saying wherever the NAD's problems are shown.
+  note(problems, resources.warnings);
 
   const selectorText = annotations?.[NODE_SELECTOR_ANNOTATION];
   if (typeof selectorText === 'string') {

@@ -75,8 +75,13 @@ export interface Nad {
   name: string;
   uid?: string;
   resourceVersion?: string;
-  /** Parsed from the resourceName annotation (comma-separated list), in order, trimmed. */
+  /** Extended resource names from the resourceName annotation (comma-separated list), in order, trimmed: what pods are given requests for. */
   resourceNames: string[];
+  /**
+   * The annotation's other names (not extended resource names, e.g. `single-gpu`): no device
+   * plugin serves them and nothing is requested for them; Multus matches them to a DRA-claimed device.
+   */
+  draOnlyResourceNames?: string[];
   /** Parsed from the nodeSelector annotation (`k=v` or `k`, comma-separated). */
   nodeSelector: Record<string, string>;
   /** The ResourceClaimTemplate of the explicit-claim DRA path (CLAIM_TEMPLATE_ANNOTATION), if any. */

@@ -73,7 +73,7 @@ function check(obj: unknown, base: string, resourceNameKeys: readonly string[], 
   if (operation === 'UPDATE' && meta.deletionTimestamp) return { errors, warnings };
 
   checkName(meta, child(base, 'metadata'), operation, errors, warnings);
-  checkAnnotations(meta, child(base, 'metadata.annotations'), resourceNameKeys, errors);
+  checkAnnotations(meta, child(base, 'metadata.annotations'), resourceNameKeys, errors, warnings);
 
   const specPath = child(base, 'spec');
   const spec = obj.spec;
@@ -114,12 +114,15 @@ function checkName(meta: Record<string, unknown>, metaPath: string, operation: O
   (operation === 'UPDATE' ? warnings : errors).push(problem);
 }
 
-function checkAnnotations(meta: Record<string, unknown>, annotationsPath: string, resourceNameKeys: readonly string[], errors: FieldError[]): void {
+function checkAnnotations(meta: Record<string, unknown>, annotationsPath: string, resourceNameKeys: readonly string[], errors: FieldError[], warnings: FieldError[]): void {
   if (!isObject(meta.annotations)) return;
   const annotations = meta.annotations;
   // Errors carry `metadata.annotations[...]` paths; re-root them under this object's path.
   const reroot = (e: FieldError): FieldError => ({ ...e, path: e.path.replace(/^metadata\.annotations/, annotationsPath) });
-  for (const e of resourceNamesFromAnnotations(annotations, resourceNameKeys).errors) errors.push(reroot(e));
+  const resources = resourceNamesFromAnnotations(annotations, resourceNameKeys);
+  for (const e of resources.errors) errors.push(reroot(e));
+  // A name outside the extended-resource syntax works with DRA (Multus's own e2e uses one): a warning.
+  for (const w of resources.warnings) warnings.push(reroot(w));
   for (const e of parseClaimTemplate(annotations[CLAIM_TEMPLATE_ANNOTATION]).errors) errors.push(reroot(e));
   const selector = annotations[NODE_SELECTOR_ANNOTATION];
   if (selector === undefined) return;

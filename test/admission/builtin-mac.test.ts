@@ -22,6 +22,9 @@ const nads = nadLookup(
   nadObject('vendor', { config: chain({ type: 'vendor-cni' }) }),
   nadObject('br-vendor', { config: chain({ type: 'bridge', bridge: 'br0' }, { type: 'vendor-meta' }) }),
   nadObject('ipoib', { config: chain({ type: 'ipoib', master: 'ib0' }) }),
+  // Both a top-level type and plugins: Multus runs the top-level config alone (LoadDelegateNetConf).
+  nadObject('br-over-ipvlan', { config: { cniVersion: '1.0.0', name: 'n', type: 'bridge', bridge: 'br0', plugins: [{ type: 'ipvlan', master: 'eth1' }] } }),
+  nadObject('ipvlan-over-br', { config: { cniVersion: '1.0.0', name: 'n', type: 'ipvlan', master: 'eth1', plugins: [{ type: 'bridge', bridge: 'br0' }] } }),
 );
 
 const A = 'metadata.annotations[k8s.v1.cni.cncf.io/networks]';
@@ -190,6 +193,13 @@ const cases: Case[] = [
   { name: 'simple form: ptp (net1) then mv@net1', networks: 'ptp, default/mv@net1', errors: [/\[1\]\.interface: Invalid value: "net1": Multus names element \[0\] "net1" too .* ptp in default\/ptp creates "net1"/] },
   { name: 'simple form: defaultNetworks shift the numbers', networks: 'mv@net2,ptp', multusDefaultNetworks: 1 },
   { name: 'every interface named: no automatic name to collide with', networks: '[{"name":"mv","interface":"net2"},{"name":"ptp","interface":"net1"}]' },
+  // A config with both `type` and `plugins`: Multus runs the top-level config alone, never the list.
+  { name: 'type bridge with a plugins list of ipvlan: bridge runs and sets the MAC (no false denial)', networks: '[{"name":"br-over-ipvlan","mac":"02:00:00:00:00:01"}]' },
+  {
+    name: 'type ipvlan with a plugins list of bridge: ipvlan runs alone and ignores the MAC',
+    networks: '[{"name":"ipvlan-over-br","mac":"02:00:00:00:00:01"}]',
+    findings: [/^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/networks\]\[0\]\.mac: Forbidden: default\/ipvlan-over-br would ignore it: no plugin of its chain \(ipvlan\) reads a MAC/],
+  },
 ];
 
 t.test('MAC and interface-name verdicts by chain', async (t) => {

@@ -96,3 +96,12 @@ t.test('targetContainer: the default container, else the first', async (t) => {
     t.same(warnings, c.warnings, `${String(c.wanted)}: warnings`);
   }
 });
+
+t.test('a name that is not an extended resource name is never written: the apiserver would refuse the pod', async (t) => {
+  const got = inject(podOf([{ name: 'c' }]), { 'single-gpu': 1, [A]: 1 });
+  t.same(got.errors, []);
+  t.same(got.containers?.[0]?.resources, { requests: { [A]: '1' }, limits: { [A]: '1' } }, 'only the extended resource');
+  t.match(got.warnings, [{ path: '', text: /^not requested: single-gpu \(not an extended resource name/ }]);
+  const alone = inject(podOf([{ name: 'c' }]), { 'single-gpu': 1 });
+  t.same([alone.changed, alone.errors], [false, []], 'nothing else to write: the pod is untouched');
+});

@@ -16,7 +16,7 @@ t.test('NAD CREATE/UPDATE is validated by src/nads: errors deny with 422', async
   for (const endpoint of ['mutate', 'validate'] as const) {
     t.ok(review(nadRequest(good), context(none, { endpoint })).allowed, 'a good NAD');
   }
-  const bad = nadObject('net-a', { config: '{"cniVersion":"1.0.0","plugins":[{}]', resourceName: 'not a resource' });
+  const bad = nadObject('net-a', { config: '{"cniVersion":"1.0.0","plugins":[{}]', resourceName: 'intel.com/a,' });
   const d = review(nadRequest(bad), context(none));
   t.notOk(d.allowed);
   t.equal(d.code, 422);

@@ -279,3 +279,19 @@ t.test('the review never writes into the request: the mutation works on its own 
     t.same(p, before, 'request object unchanged');
   }
 });
+
+t.test('a resourceName that is not an extended resource name: never requested, a warning when no claim can serve it', async (t) => {
+  // Multus's DRA e2e names its network's device `single-gpu` (the claim, matched by Multus).
+  const dra = nadLookup(nadObject('gpu', { resourceName: 'single-gpu, intel.com/x', config: cniWith() }));
+  const networks = 'gpu';
+  const bare = review(request(pod({ networks })), context(dra));
+  t.equal(bare.allowed, true);
+  const patched = applied(pod({ networks }), bare.patch) as { spec: { containers: Array<{ resources?: unknown }> } };
+  t.same(patched.spec.containers[0]!.resources, { requests: { 'intel.com/x': '1' }, limits: { 'intel.com/x': '1' } }, 'only the extended resource is requested');
+  t.match(warningLines(bare), [/\[0\]: default\/gpu: resourceName single-gpu is no extended resource name, so nothing is requested for it, and the pod has no resourceClaims/]);
+  const claimed = pod({ networks });
+  (claimed['spec'] as Record<string, unknown>)['resourceClaims'] = [{ name: 'gpu', resourceClaimTemplateName: 'single-gpu' }];
+  const withClaim = review(request(claimed), context(dra));
+  t.equal(withClaim.allowed, true);
+  t.same(warningLines(withClaim).filter((w) => w.includes('single-gpu')), [], 'a pod with claims: Multus may find the device there');
+});

@@ -387,3 +387,17 @@ t.test('a bug in a lookup becomes a 500 decision, not a thrown exception', async
 t.test('a Pod request without an object is named as such', async (t) => {
   t.same(rendered(review(request(null), context(nads))), ['object: Required value: the request carries no pod']);
 });
+
+t.test('a chart repeating a mistake on every element gets one warning for it, naming the elements', async (t) => {
+  // `gateway` is no selection key (default-route is): Multus ignores it, on each element alike.
+  const networks = JSON.stringify([{ name: 'ipvlan', gateway: '10.0.0.1' }, { name: 'ipvlan', interface: 'b', gateway: '10.0.0.1' }, { name: 'ipvlan', interface: 'c', gateway: '10.0.0.1' }]);
+  for (const endpoint of ['mutate', 'validate'] as const) {
+    const d = review(request(pod({ networks })), context(nads, { endpoint }));
+    t.equal(d.allowed, true);
+    const gateway = warningLines(d).filter((w) => w.includes('.gateway'));
+    t.equal(gateway.length, 1, `${endpoint}: one warning for the cause, not three: ${JSON.stringify(gateway)}`);
+    t.match(gateway[0], /\[0\]\.gateway \(and \[1\], \[2\]\): Invalid value: "10\.0\.0\.1": unknown key, ignored/);
+    const wire = toResponse('admission.k8s.io/v1', 'u', d, endpoint).response!.warnings ?? [];
+    t.equal(wire.filter((w) => w.includes('.gateway')).length, 1, 'the response carries the merged one');
+  }
+});

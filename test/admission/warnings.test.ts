@@ -8,6 +8,8 @@ import { forbidden, internal, invalid, notFound, required, tooMany, type FieldEr
 import {
   fitWarning,
   limitWarnings,
+  MAX_MERGED_NAMED,
+  mergeSameCause,
   MAX_WARNING_LENGTH,
   MAX_WARNING_LONG,
   MAX_WARNINGS_TOTAL,
@@ -227,4 +229,25 @@ t.test('responseWarnings: each shortened, then deduplicated and fitted', async (
     { note: { path: '', text: '' } },
   ];
   t.same(responseWarnings(ws), [`spec.x: Invalid value: "${x(78)}...: must be short`, 'a: b']);
+});
+
+t.test('one warning per cause: the same cause on several elements is said once, naming the others', async (t) => {
+  const A = 'metadata.annotations[k8s.v1.cni.cncf.io/networks]';
+  const unknown = (i: number, v = '10.0.0.1'): Warning => ({ field: invalid(`${A}[${i}].gateway`, v, 'unknown key, ignored') });
+  const other: Warning = { field: invalid(`${A}[1].mac`, 'x', 'a multicast MAC') };
+  const got = mergeSameCause([unknown(0), other, unknown(1, '10.0.0.2'), unknown(2), unknown(2)]).map(warningText);
+  t.same(got, [`${A}[0].gateway (and [1], [2]): Invalid value: "10.0.0.1": unknown key, ignored`, `${A}[1].mac: Invalid value: "x": a multicast MAC`], 'in place of the first, an exact repeat dropped');
+  t.same(mergeSameCause([unknown(0), { field: invalid(`${A}[1].gateway`, 'y', 'another reason') }]).length, 2, 'another reason is another cause');
+  t.same(mergeSameCause([unknown(0), { field: invalid(`${A}[1].gw`, 'y', 'unknown key, ignored') }]).length, 2, 'another key is another cause');
+  const many = mergeSameCause(Array.from({ length: 9 }, (_, i) => unknown(i))).map(warningText);
+  t.same(many, [`${A}[0].gateway (and [1], [2], [3], [4], [5], 3 more): Invalid value: "10.0.0.1": unknown key, ignored`]);
+  t.equal(MAX_MERGED_NAMED, 5);
+  const nested = mergeSameCause([
+    { field: invalid(`${A}[0].portMappings[0].hostPort`, 1, 'r') },
+    { field: invalid(`${A}[0].portMappings[3].hostPort`, 1, 'r') },
+    { field: invalid(`${A}[2].portMappings[0].hostPort`, 1, 'r') },
+  ]).map(warningText);
+  t.same(nested, [`${A}[0].portMappings[0].hostPort (and [3], [2]): Invalid value: 1: r`], 'only the indices that differ are named');
+  const notes = mergeSameCause([{ note: { path: `${A}[0]`, text: 'n' } }, { note: { path: `${A}[4]`, text: 'n' } }, { note: { path: '', text: 'n' } }]).map(warningText);
+  t.same(notes, [`${A}[0] (and [4]): n`, 'n'], 'notes too; a note without the path pattern stays apart');
 });

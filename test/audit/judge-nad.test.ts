@@ -24,18 +24,20 @@ const cases: Array<{ name: string; object: Record<string, unknown>; config?: Adm
     object: nadObject('v1.2', { namespace: 'team-a' }),
     want: [/^metadata\.name: Invalid value: "v1\.2": .*pods could not select this network/],
   },
+  // Not an extended resource name, but one Multus matches to a DRA-claimed device: a warning only.
+  { name: 'a resourceName without a domain: no finding (it works with DRA)', object: nadObject('legacy', { namespace: 'team-a', resourceName: 'sriov_netdevice' }), want: [] },
   {
-    name: 'a resourceName without a domain (stored before netattach)',
-    object: nadObject('legacy', { namespace: 'team-a', resourceName: 'sriov_netdevice' }),
-    want: [/^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/resourceName\]: Invalid value: "sriov_netdevice": not a valid extended resource name/],
+    name: 'a resourceName list with an empty item (stored before netattach)',
+    object: nadObject('legacy', { namespace: 'team-a', resourceName: 'intel.com/sriov_netdevice,' }),
+    want: [/^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/resourceName\]: Invalid value: "intel\.com\/sriov_netdevice,": empty item/],
   },
   {
     name: 'a resourceName key added later (resourceNameKeys) makes a stored NAD invalid',
-    object: nadObject('other-key', { namespace: 'team-a', annotations: { 'example.com/resource': 'no domain' } }),
+    object: nadObject('other-key', { namespace: 'team-a', annotations: { 'example.com/resource': 'example.com/b,' } }),
     config: CUSTOM_KEYS,
-    want: [/^metadata\.annotations\[example\.com\/resource\]: Invalid value: "no domain"/],
+    want: [/^metadata\.annotations\[example\.com\/resource\]: Invalid value: "example\.com\/b,"/],
   },
-  { name: 'the same NAD with the default keys: no finding', object: nadObject('other-key', { namespace: 'team-a', annotations: { 'example.com/resource': 'no domain' } }), want: [] },
+  { name: 'the same NAD with the default keys: no finding', object: nadObject('other-key', { namespace: 'team-a', annotations: { 'example.com/resource': 'example.com/b,' } }), want: [] },
   {
     name: 'a malformed nodeSelector annotation',
     object: nadObject('sel', { namespace: 'team-a', annotations: { 'k8s.v1.cni.cncf.io/nodeSelector': 'a=b=c' } }),
@@ -43,7 +45,7 @@ const cases: Array<{ name: string; object: Record<string, unknown>; config?: Adm
   },
   {
     name: 'several errors: one finding each, in the webhook\'s order',
-    object: nadObject('two', { namespace: 'team-a', resourceName: 'bad name', config: '{"cniVersion":"1.0.0","name":"x"}' }),
+    object: nadObject('two', { namespace: 'team-a', resourceName: 'intel.com/a,', config: '{"cniVersion":"1.0.0","name":"x"}' }),
     want: [/^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/resourceName\]/, /^spec\.config\.type: Required value/],
   },
 ];

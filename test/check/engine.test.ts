@@ -64,7 +64,9 @@ t.test('NAD rules: config and resourceName are validated like the NAD webhook do
     ['valid', nad('ok', { resourceName: 'intel.com/sriov' }), undefined],
     ['config not JSON', nad('bad', { config: '{"cniVersion": "1.0.0",' }), /^spec\.config: Invalid value: .*invalid JSON/],
     ['config without type', nad('bad', { config: '{"cniVersion": "1.0.0", "name": "n"}' }), /^spec\.config/],
-    ['bad resourceName', nad('bad', { resourceName: 'not a resource!' }), /^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/resourceName\]/],
+    ['bad resourceName', nad('bad', { resourceName: 'intel.com/a,' }), /^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/resourceName\]/],
+    // Not an extended resource name: it works with DRA, so a warning and no error.
+    ['valid: a DRA-only resourceName', nad('ok', { resourceName: 'single-gpu' }), undefined],
     ['bad name', { ...nad('x'), metadata: { name: 'Not_DNS' } }, /^metadata\.name: Invalid value: "Not_DNS"/],
   ];
   for (const [name, object, expected] of cases) {

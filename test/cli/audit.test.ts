@@ -43,7 +43,7 @@ t.test('files: a table of findings, exit 1 for an Enforce violation', async (t) 
   t.match(r.out, /team-a\s+pod\/oam\s+prod-sriov-only\s+allowedNetworks\s+warn\s+Warn/);
   t.match(
     r.out,
-    /team-a\s+net-attach-def\/legacy\s+builtin\s+nadValid\s+fail\s+Enforce\s+metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/resourceName\]: Invalid value: "sriov_netdevice": not a valid extended resource name/,
+    /team-a\s+net-attach-def\/legacy\s+builtin\s+nadValid\s+fail\s+Enforce\s+metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/resourceName\]: Invalid value: "intel\.com\/sriov_netdevice,": empty item in the comma-separated list/,
     'a NAD stored before netattach, which the NAD webhook would deny now',
   );
   t.notMatch(r.out, /done|web/, 'finished pods and pods without networks are not audited');

@@ -25,6 +25,9 @@ t.test('paths', async (t) => {
     ['ambiguous', { [RN]: 'example.com/shared' }, 'dra-extended-resource', /via DeviceClass c/, [/DeviceClasses c, b share extendedResourceName example\.com\/shared; the scheduler picks c/]],
     ['explicit claims', { [RN]: 'example.com/dra', [TPL]: 'tpl' }, 'claim-template', /ResourceClaimTemplate tpl in the pod's namespace \(present in x\)/, []],
     ['explicit claims, template nowhere, no resourceName', { [TPL]: 'gone' }, 'claim-template', /ResourceClaimTemplate gone/, [/no resourceName/, /no namespace has ResourceClaimTemplate gone yet/]],
+    // Not an extended resource name, yet what Multus finds the claimed device by: no "no resourceName".
+    ['explicit claims with a DRA-only resourceName', { [RN]: 'single-gpu', [TPL]: 'tpl' }, 'claim-template', /ResourceClaimTemplate tpl/, []],
+    ['a DRA-only resourceName alone', { [RN]: 'single-gpu' }, 'none', /no extended resource; single-gpu only from a DRA claim of the pod/, []],
   ];
   for (const [name, annotations, path, summary, problems] of cases) {
     const got = devicePathOf(nad(annotations), view);

@@ -1,25 +1,29 @@
 import t from 'tap';
 import { renderError } from '../../src/field/index.js';
 import { parseNodeSelector, parseResourceNames, resourceNamesFromAnnotations } from '../../src/nads/index.js';
-import { parseClaimTemplate } from '../../src/nads/annotations.js';
+import { NOT_EXTENDED, parseClaimTemplate } from '../../src/nads/annotations.js';
 
 const RN = 'metadata.annotations[k8s.v1.cni.cncf.io/resourceName]';
 const NS = 'metadata.annotations[k8s.v1.cni.cncf.io/nodeSelector]';
 
 t.test('resourceName: a comma-separated list of extended resource names', async (t) => {
-  const cases: Array<{ text: string; names: string[]; errors: string[] }> = [
+  const cases: Array<{ text: string; names: string[]; errors: string[]; draOnly?: string[]; warnings?: string[] }> = [
     { text: 'intel.com/sriov_netdevice', names: ['intel.com/sriov_netdevice'], errors: [] },
     { text: ' intel.com/a , intel.com/b ', names: ['intel.com/a', 'intel.com/b'], errors: [] },
     { text: 'intel.com/a,,intel.com/b', names: ['intel.com/a', 'intel.com/b'], errors: [`${RN}: Invalid value: "intel.com/a,,intel.com/b": empty item in the comma-separated list`] },
     { text: 'intel.com/a,', names: ['intel.com/a'], errors: [`${RN}: Invalid value: "intel.com/a,": empty item in the comma-separated list`] },
     { text: '', names: [], errors: [`${RN}: Invalid value: "": must name at least one extended resource (e.g. intel.com/sriov_netdevice)`] },
-    { text: 'sriov', names: [], errors: [`${RN}: Invalid value: "sriov": not a valid extended resource name: must be a domain-prefixed name ('domain/name', e.g. 'intel.com/sriov_netdevice')`] },
+    // Not an extended resource name: kept apart, a warning (with DRA, Multus matches it to a claimed device).
+    { text: 'sriov', names: [], errors: [], draOnly: ['sriov'], warnings: [`${RN}: Invalid value: "sriov": ${NOT_EXTENDED}: must be a domain-prefixed name ('domain/name', e.g. 'intel.com/sriov_netdevice')`] },
+    { text: 'single-gpu, intel.com/a, single-gpu', names: ['intel.com/a'], errors: [`${RN}: Duplicate value: "single-gpu": listed more than once`], draOnly: ['single-gpu'], warnings: [/* one warning */ `${RN}: Invalid value: "single-gpu": ${NOT_EXTENDED}: must be a domain-prefixed name ('domain/name', e.g. 'intel.com/sriov_netdevice')`] },
     { text: 'intel.com/a,intel.com/a', names: ['intel.com/a'], errors: [`${RN}: Duplicate value: "intel.com/a": listed more than once`] },
   ];
   for (const c of cases) {
     const got = parseResourceNames(c.text);
     t.same(got.value, c.names, `names of ${JSON.stringify(c.text)}`);
     t.same(got.errors.map(renderError), c.errors, `errors of ${JSON.stringify(c.text)}`);
+    t.same(got.draOnly, c.draOnly ?? [], `DRA-only names of ${JSON.stringify(c.text)}`);
+    t.same(got.warnings.map(renderError), c.warnings ?? [], `warnings of ${JSON.stringify(c.text)}`);
   }
 });
 
@@ -117,7 +121,7 @@ t.test('blank values, blank items, reasons joined', async (t) => {
   t.same(parseResourceNames('  ').errors.map(renderError), [`${RN}: Invalid value: "  ": must name at least one extended resource (e.g. intel.com/sriov_netdevice)`]);
   t.same(parseNodeSelector(' ').errors.map(renderError), [`${NS}: Invalid value: " ": must hold at least one 'key=value' or 'key'`]);
   t.same(parseNodeSelector('a=b, ').errors.map(renderError), [`${NS}: Invalid value: "a=b, ": empty item in the comma-separated list`]);
-  t.match(parseResourceNames('Intel.com/-x').errors[0]?.reason, /^not a valid extended resource name: prefix part a lowercase RFC 1123 subdomain .*; name part must consist/);
+  t.match(parseResourceNames('Intel.com/-x').warnings[0]?.reason, /^not an extended resource name: .*: prefix part a lowercase RFC 1123 subdomain .*; name part must consist/);
   t.match(parseNodeSelector('Bad.com/-x').errors[0]?.reason, /^not a valid label key: prefix part a lowercase RFC 1123 subdomain .*; name part must consist/);
   t.match(parseNodeSelector(`k=${'v'.repeat(63)}-`).errors[0]?.reason, /^not a valid value for label k: must be no more than 63 characters; a valid label must be/);
 });

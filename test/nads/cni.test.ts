@@ -29,6 +29,11 @@ t.test('summary: plugin types in order, union of capabilities declared true, cni
       want: { pluginTypes: ['x'], capabilities: ['io.kubernetes.cri.pod-annotations'] },
     },
     {
+      name: 'both type and plugins: the chain is the top-level config alone, as Multus runs it',
+      config: j({ cniVersion: '1.0.0', name: 'n', type: 'ipvlan', capabilities: { ips: true }, plugins: [{ type: 'bridge', capabilities: { mac: true } }] }),
+      want: { cniVersion: '1.0.0', pluginTypes: ['ipvlan'], capabilities: ['ips'] },
+    },
+    {
       name: 'conflist with a broken plugin keeps the readable ones',
       config: j({ cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'sriov' }, 7, { type: 'tuning', capabilities: { mac: 'yes' } }] }),
       want: { cniVersion: '1.0.0', pluginTypes: ['sriov', 'tuning'], capabilities: [] },
@@ -56,13 +61,22 @@ t.test('config rules: errors and warnings, with paths into spec.config', async (
     { name: 'plugin without type', config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan' }, { mtu: 1500 }] }, errors: [/^spec\.config\.plugins\[1\]\.type: Required value/] },
     { name: 'unknown cniVersion', config: { cniVersion: '0.5.0', name: 'n', type: 'x' }, errors: [/^spec\.config\.cniVersion: Unsupported value: "0\.5\.0": unknown CNI version; supported values: "0\.1\.0", "0\.2\.0", "0\.3\.0", "0\.3\.1", "0\.4\.0", "1\.0\.0", "1\.1\.0"$/] },
     { name: 'cniVersion not a string', config: { cniVersion: 1, name: 'n', type: 'x' }, errors: [/^spec\.config\.cniVersion: Invalid value: 1: must be a string$/] },
-    { name: 'missing cniVersion', config: { name: 'n', type: 'x' }, warnings: [/^spec\.config\.cniVersion: Required value: no cniVersion: libcni assumes 0\.1\.0/] },
-    { name: 'missing name (Multus fills it in)', config: { cniVersion: '1.0.0', plugins: [{ type: 'x' }] }, warnings: [/^spec\.config\.name: Required value: no CNI network name: Multus will use the NAD name$/] },
+    // An optional key is never "Required value": that type says the object is refused without it.
+    { name: 'missing cniVersion', config: { name: 'n', type: 'x' }, warnings: [/^spec\.config\.cniVersion: Invalid value: "": no cniVersion: libcni assumes 0\.1\.0/] },
+    // Multus fills in the NAD's name (GetCNIConfigFromSpec): a working NAD, nothing to say (it was a warning).
+    { name: 'missing name (Multus fills it in): no warning', config: { cniVersion: '1.0.0', plugins: [{ type: 'x' }] } },
+    { name: 'missing name on a single config: no warning', config: { cniVersion: '1.0.0', type: 'x' } },
     { name: 'name not a string', config: { cniVersion: '1.0.0', name: 5, type: 'x' }, errors: [/^spec\.config\.name: Invalid value: 5: must be a string$/] },
     { name: 'name with a space', config: { cniVersion: '1.0.0', name: 'my net', type: 'x' }, errors: [/^spec\.config\.name: Invalid value: "my net": must start with a letter or digit/] },
     { name: 'capabilities not an object', config: { cniVersion: '1.0.0', name: 'n', type: 'x', capabilities: ['mac'] }, errors: [/^spec\.config\.capabilities: Invalid value: \["mac"\]: must be an object mapping capability names to true or false$/] },
     { name: 'capability not a boolean', config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'tuning', capabilities: { mac: 'true' } }] }, errors: [/^spec\.config\.plugins\[0\]\.capabilities\.mac: Invalid value: "true": must be true or false$/] },
-    { name: 'conflist with a top-level type', config: { cniVersion: '1.0.0', name: 'n', type: 'macvlan', plugins: [{ type: 'macvlan' }] }, warnings: [/^spec\.config\.type: Invalid value: "macvlan": ignored/] },
+    // Multus's LoadDelegateNetConf runs a list only when `type` is empty: the top-level config runs
+    // alone and `plugins` is what is ignored (the old warning said the opposite).
+    { name: 'both type and plugins: the top-level config runs, plugins is ignored', config: { cniVersion: '1.0.0', name: 'n', type: 'macvlan', plugins: [{ type: 'macvlan' }] }, warnings: [/^spec\.config\.plugins: Invalid value: .*: ignored: with a top-level 'type' Multus runs that plugin alone; remove 'type' to run the list$/] },
+    { name: 'both: plugins ignored, so its faults are no error', config: { cniVersion: '1.0.0', name: 'n', type: 'macvlan', plugins: [] }, warnings: [/^spec\.config\.plugins: Invalid value: \[\]: ignored/] },
+    { name: 'both, type not a string: Multus cannot decode it', config: { cniVersion: '1.0.0', name: 'n', type: 3, plugins: [{ type: 'macvlan' }] }, errors: [/^spec\.config\.type: Invalid value: 3: must be a string$/], warnings: [/^spec\.config\.plugins: Invalid value: .*: ignored/] },
+    { name: 'an empty type with plugins is a list', config: { cniVersion: '1.0.0', name: 'n', type: '', plugins: [{ type: 'macvlan' }] } },
+    { name: 'a null type with plugins is a list', config: { cniVersion: '1.0.0', name: 'n', type: null, plugins: [{ mtu: 1 }] }, errors: [/^spec\.config\.plugins\[0\]\.type: Required value/] },
     { name: 'chaining with cniVersion 0.2.0', config: { cniVersion: '0.2.0', name: 'n', plugins: [{ type: 'macvlan' }, { type: 'tuning' }] }, warnings: [/^spec\.config\.cniVersion: Invalid value: "0\.2\.0": plugin chaining needs cniVersion 0\.3\.0 or later$/] },
     { name: 'tuning twice', config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan' }, { type: 'tuning' }, { type: 'tuning' }] }, warnings: [/^spec\.config\.plugins\[2\]\.type: Invalid value: "tuning": also at plugins\[1\]/] },
     { name: 'two interface plugins', config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan' }, { type: 'ipvlan' }] }, warnings: [/^spec\.config\.plugins\[1\]\.type: Invalid value: "ipvlan": plugins\[0\] \(macvlan\) already creates the interface/] },
@@ -189,8 +203,7 @@ t.test('empty name, cniVersion and type', async (t) => {
   const r = analyzeCniConfig(j({ name: '', cniVersion: '', type: '' }));
   t.same(r.errors.map(renderError), ['spec.config.type: Required value: the name of the CNI plugin binary to run']);
   t.same(r.warnings.map(renderError), [
-    'spec.config.name: Required value: no CNI network name: Multus will use the NAD name',
-    'spec.config.cniVersion: Required value: no cniVersion: libcni assumes 0.1.0; set one of 0.1.0, 0.2.0, 0.3.0, 0.3.1, 0.4.0, 1.0.0, 1.1.0',
+    'spec.config.cniVersion: Invalid value: "": no cniVersion: libcni assumes 0.1.0; set one of 0.1.0, 0.2.0, 0.3.0, 0.3.1, 0.4.0, 1.0.0, 1.1.0',
   ]);
 });
 

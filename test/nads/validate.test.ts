@@ -49,15 +49,16 @@ t.test('one case per rule: errors rendered as Kubernetes field errors', async (t
     { name: 'spec.config bad JSON', obj: nad({ spec: { config: '{"type": "macvlan",}' } }), errors: [/^spec\.config: Invalid value: "\{\\"type\\": \\"macvlan\\",\}": invalid JSON at line 1, column 20: Expected double-quoted property name$/] },
     { name: 'spec.config bad cniVersion', obj: nad({ spec: { config: '{"cniVersion":"2.0.0","name":"n","type":"x"}' } }), errors: [/^spec\.config\.cniVersion: Unsupported value: "2\.0\.0"/] },
     { name: 'resourceName valid list', obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/a,intel.com/b' } }), errors: [] },
-    { name: 'resourceName not domain-prefixed', obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'sriov_net' } }), errors: [/^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/resourceName\]: Invalid value: "sriov_net": not a valid extended resource name: must be a domain-prefixed name/] },
-    { name: 'resourceName in kubernetes.io', obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'kubernetes.io/x' } }), errors: [`${RN}: Invalid value: "kubernetes.io/x": not a valid extended resource name: must not be in the 'kubernetes.io/' namespace, reserved for native resources`] },
+    // Not extended resource names: they work with DRA (Multus's own e2e: `single-gpu`), so no error (see below).
+    { name: 'resourceName not domain-prefixed', obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'sriov_net' } }), errors: [] },
+    { name: 'resourceName in kubernetes.io', obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'kubernetes.io/x' } }), errors: [] },
     { name: 'resourceName empty item', obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/a,' } }), errors: [`${RN}: Invalid value: "intel.com/a,": empty item in the comma-separated list`] },
     { name: 'nodeSelector valid', obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/nodeSelector': 'zone=a,sriov' } }), errors: [] },
     { name: 'nodeSelector a=b=c', obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/nodeSelector': 'a=b=c' } }), errors: [`${NS}: Invalid value: "a=b=c": must be 'key=value' or 'key' (more than one '=')`] },
     { name: 'nodeSelector not a string', obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/nodeSelector': 1 } }), errors: [`${NS}: Invalid value: 1: must be a string`] },
     {
       name: 'several problems are all reported',
-      obj: nad({ name: 'Bad', annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'x' }, spec: { config: '{"cniVersion":"9","plugins":[]}' } }),
+      obj: nad({ name: 'Bad', annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'x.io/a,' }, spec: { config: '{"cniVersion":"9","plugins":[]}' } }),
       errors: [/^metadata\.name/, /^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/resourceName\]/, /^spec\.config\.cniVersion/, /^spec\.config\.plugins: Required value/],
     },
   ];
@@ -71,7 +72,9 @@ t.test('one case per rule: errors rendered as Kubernetes field errors', async (t
 t.test('warnings do not deny', async (t) => {
   const got = validateNadObject(nad({ spec: { config: '{"type":"macvlan"}' } }));
   t.same(got.errors, []);
-  t.same(got.warnings.map((w) => w.path), ['spec.config.name', 'spec.config.cniVersion']);
+  // No name is no warning (Multus fills in the NAD's name); a missing cniVersion still warns.
+  t.same(got.warnings.map((w) => w.path), ['spec.config.cniVersion']);
+  t.same(got.warnings.map((w) => w.type), ['Invalid value'], 'an optional key is never "Required value"');
 });
 
 t.test('a path prefix re-roots every field path (lists in `netattach check`)', async (t) => {
@@ -80,11 +83,11 @@ t.test('a path prefix re-roots every field path (lists in `netattach check`)', a
 });
 
 t.test('configured resource-name keys are validated too', async (t) => {
-  const obj = nad({ annotations: { 'example.com/resource': 'bad', 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/a' } });
+  const obj = nad({ annotations: { 'example.com/resource': 'example.com/b,', 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/a' } });
   t.same(validateNadObject(obj).errors, [], 'extra key ignored by default');
   const got = validateNadObject(obj, { resourceNameKeys: ['k8s.v1.cni.cncf.io/resourceName', 'example.com/resource'] });
   t.equal(got.errors.length, 1);
-  t.match(renderError(got.errors[0]!), /^metadata\.annotations\[example\.com\/resource\]: Invalid value: "bad"/);
+  t.match(renderError(got.errors[0]!), /^metadata\.annotations\[example\.com\/resource\]: Invalid value: "example\.com\/b,": empty item/);
 });
 
 t.test('UPDATE and DELETE', async (t) => {
@@ -152,16 +155,26 @@ t.test('UPDATE: the stored object is read like the new one (path, default keys),
   t.same(underPath.warnings.map(renderError), [already(`items[0].${version}`)]);
 
   // No resourceNameKeys: the stored object is read with the standard key too.
-  const oldResource = nad({ annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'sriov_net' } });
+  const oldResource = nad({ annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/a,' } });
   const resource = validateNadObject(oldResource, { operation: 'UPDATE', oldObject: oldResource });
   t.same(resource.errors, []);
-  t.same(resource.warnings.map(renderError), [
-    already(`${RN}: Invalid value: "sriov_net": not a valid extended resource name: must be a domain-prefixed name ('domain/name', e.g. 'intel.com/sriov_netdevice')`),
-  ]);
+  t.same(resource.warnings.map(renderError), [already(`${RN}: Invalid value: "intel.com/a,": empty item in the comma-separated list`)]);
 
   // No stored object: nothing is forgiven, even an error a missing object (undefined) would also have.
   t.same(validateNadObject(undefined, { operation: 'UPDATE' }), {
     errors: [{ path: '<object>', type: 'Invalid value', value: undefined, reason: 'must be a NetworkAttachmentDefinition object' }],
     warnings: [],
   });
+});
+
+t.test('a resourceName that is not an extended resource name is a warning, never a denial (DRA matches it)', async (t) => {
+  // Multus's own DRA e2e (v4.2.4 e2e/templates/dra-integration.yml.j2) and a marker string on an ovs NAD.
+  for (const value of ['single-gpu', 'ovs-marker', 'kubernetes.io/x']) {
+    for (const operation of ['CREATE', 'UPDATE'] as const) {
+      const obj = nad({ annotations: { 'k8s.v1.cni.cncf.io/resourceName': value } });
+      const got = validateNadObject(obj, { operation, ...(operation === 'UPDATE' ? { oldObject: obj } : {}) });
+      t.same(got.errors, [], `${value} on ${operation}: no error`);
+      t.match(got.warnings.map(renderError), [new RegExp(`^${RN.replace(/[.[\]/]/g, '\\$&')}: Invalid value: "${value.replace('.', '\\.')}": not an extended resource name: no device plugin can serve it`)]);
+    }
+  }
 });
