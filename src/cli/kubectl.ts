@@ -7,7 +7,7 @@ import { DEFAULT_ADMISSION_CONFIG, type UserInfo } from '../admission/index.js';
 import { auditNadObjects, auditSnapshot, loadAuditCluster, renderAuditJson, renderAuditTable, violatesEnforce, type AuditClusterSnapshot } from '../audit/index.js';
 import { buildReport, checkManifests, exitCodeOf, loadManifests, renderJson, renderReadError, renderText, type CheckOptions } from '../check/index.js';
 import { explainExitCode, explainPod, heldAsServeHolds, renderExplanation, EXPLAIN_FORMAT_VERSION, type Explanation } from '../explain/index.js';
-import { getObject, kubeTransport, type KubeCredentials } from '../kube/index.js';
+import { getObject, kubeTransport, probeServer, redactSecrets, type KubeCredentials } from '../kube/index.js';
 import { EMPTY_POLICY_SET } from '../policy/index.js';
 import { EXIT_USAGE, readAll, type CliIO } from './io.js';
 import { loadKubectlContext } from './kubeconfig.js';
@@ -63,14 +63,30 @@ export async function run(argv: string[], rawIO: CliIO): Promise<number> {
   }
   const ctx = await loadKubectlContext({ env: io.env, ...(args.kubeconfig !== undefined ? { kubeconfig: args.kubeconfig } : {}), ...(args.context !== undefined ? { context: args.context } : {}) });
   if ('error' in ctx) return fail(io, ctx.error);
+  for (const warning of ctx.warnings) io.stderr(`Warning: ${warning}\n`);
+  const creds = ctx.credentials;
+  // Whatever is said from here on may quote a server, a proxy or a credential plugin: never a secret of the kubeconfig.
+  const stderr = io.stderr;
+  io.stderr = (text: string) => stderr(redactSecrets(text, creds));
   const namespace = args.namespace ?? ctx.namespace;
   const config = DEFAULT_ADMISSION_CONFIG;
+  // A refused server, a failing proxy, a certificate or credentials the server rejects: said at
+  // once (probeServer) instead of after the reads retried them until --request-timeout.
+  const unreadable = new AbortController();
+  const probeDone = new AbortController();
+  const probe = probeServer(creds, args.timeoutMs, probeDone.signal).then((why) => {
+    if (why) unreadable.abort();
+    return why;
+  });
   // The pod is read beside the rest: a missing pod is said as soon as the cluster answers.
   const podRead = args.pod !== undefined
-    ? getObject(kubeTransport(ctx.credentials), `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(args.pod)}`, { timeoutMs: args.timeoutMs })
+    ? getObject(kubeTransport(creds), `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(args.pod)}`, { timeoutMs: args.timeoutMs, signal: unreadable.signal })
     : undefined;
-  const asker = args.userInfo ? Promise.resolve(args.userInfo) : args.command === 'audit' ? Promise.resolve(undefined) : whoAmI(ctx.credentials, args.timeoutMs);
-  const loaded = await loadAuditCluster(ctx.credentials, { timeoutMs: args.timeoutMs, resourceNameKeys: config.resourceNameKeys, readPolicies: true });
+  const asker = args.userInfo ? Promise.resolve(args.userInfo) : args.command === 'audit' ? Promise.resolve(undefined) : whoAmI(creds, args.timeoutMs, unreadable.signal);
+  const loaded = await loadAuditCluster(creds, { timeoutMs: args.timeoutMs, resourceNameKeys: config.resourceNameKeys, readPolicies: true, signal: unreadable.signal });
+  probeDone.abort();
+  const why = await probe;
+  if (why) return fail(io, why);
   if (!loaded.ok) return fail(io, loaded.error);
   // Policies judge who creates the pod: by default the kubeconfig's user, as `kubectl auth whoami` finds it.
   const userInfo = await asker;
@@ -116,11 +132,11 @@ export async function run(argv: string[], rawIO: CliIO): Promise<number> {
 }
 
 /** The user the credentials authenticate as (SelfSubjectReview, what `kubectl auth whoami` asks); undefined when it cannot be read. */
-async function whoAmI(credentials: KubeCredentials, timeoutMs: number): Promise<UserInfo | undefined> {
+async function whoAmI(credentials: KubeCredentials, timeoutMs: number, signal: AbortSignal): Promise<UserInfo | undefined> {
   const transport = kubeTransport(credentials);
   const review = { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' };
   try {
-    const r = await transport.send?.('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', review, AbortSignal.timeout(timeoutMs));
+    const r = await transport.send?.('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', review, AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]));
     const user = (r?.body as { status?: { userInfo?: { username?: unknown; groups?: unknown; uid?: unknown } } } | undefined)?.status?.userInfo;
     if (!r || r.status !== 201 || typeof user?.username !== 'string') return undefined;
     return {
