@@ -19,7 +19,8 @@ export async function pluginCredentials(config: ResolvedKubeconfig): Promise<Plu
   if (exec && typeof command === 'string' && command.includes('/')) exec = { ...exec, command: absoluteFrom(user.origin.file, command) };
   const kc = new KubeConfig();
   kc.loadFromOptions({
-    clusters: [{ name: 'c', server: cluster.server, skipTLSVerify: cluster.insecureSkipTLSVerify, ...(cluster.tlsServerName ? { tlsServerName: cluster.tlsServerName } : {}) }],
+    clusters: [{ name: 'c', server: cluster.server, // Only credentials are taken from it (it never connects); client-node refuses an http server without this.
+        skipTLSVerify: cluster.insecureSkipTLSVerify || cluster.server.startsWith('http:'), ...(cluster.tlsServerName ? { tlsServerName: cluster.tlsServerName } : {}) }],
     users: [{ name: 'u', ...(exec ? { exec } : {}), ...(user.authProvider ? { authProvider: user.authProvider } : {}) }],
     contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
     currentContext: 'x',
