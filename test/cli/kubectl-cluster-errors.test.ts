@@ -41,7 +41,9 @@ const PLANTED = /PLANTED/;
 t.test('each error path, each kind of secret: kubectl-like, fast, nothing secret printed', async (t) => {
   // An exec user loads @kubernetes/client-node (its ExecAuth runs the plugin): a start-up cost
   // (docs/kubectl-plugin.md), paid here before the clock runs, which times the cluster's answer.
+  // Likewise the commands' modules (transpiled on first import under the test runner).
   await import('@kubernetes/client-node');
+  await import('../../src/cli/kubectl-commands.js');
   const dir = t.testdir({ 'exec.sh': `#!/bin/sh\necho "env is $PLANTED_ENV" >&2\nprintf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"PLANTED-EXEC-TOKEN"}}'\n` });
   chmodSync(join(dir, 'exec.sh'), 0o755);
   const users: Record<string, Obj> = {
