@@ -3,7 +3,9 @@
 // ~/.kube/config; `--context` picks another context; the namespace is the context's, else
 // `default`. kubectl passes none of its own flags to a plugin, so the plugin reads them itself.
 import { existsSync } from 'node:fs';
-import { credentialsFromKubeconfig, defaultKubeconfigFiles, inClusterCredentials, KubeconfigError, readKubeconfig, serviceAccountNamespace, type KubeCredentials } from '../kube/index.js';
+// The light modules only (not ../kube/index.js): `kubectl netattach` reads the kubeconfig before the webhook's core is loaded.
+import { credentialsFromKubeconfig, defaultKubeconfigFiles, inClusterCredentials, serviceAccountNamespace, type KubeCredentials } from '../kube/credentials.js';
+import { KubeconfigError, readKubeconfig } from '../kube/kubeconfig.js';
 
 export interface KubectlContext {
   credentials: KubeCredentials;

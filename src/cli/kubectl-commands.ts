@@ -7,34 +7,36 @@ import { DEFAULT_ADMISSION_CONFIG, type UserInfo } from '../admission/index.js';
 import { auditNadObjects, auditSnapshot, loadAuditCluster, renderAuditJson, renderAuditTable, violatesEnforce, type AuditClusterSnapshot } from '../audit/index.js';
 import { buildReport, checkManifests, exitCodeOf, loadManifests, renderJson, renderReadError, renderText, type CheckOptions } from '../check/index.js';
 import { explainExitCode, explainPod, heldAsServeHolds, renderExplanation, EXPLAIN_FORMAT_VERSION, type Explanation } from '../explain/index.js';
-import { getObject, kubeTransport, probeServer, redactSecrets, type KubeCredentials } from '../kube/index.js';
+import { getObject, kubeTransport, type KubeCredentials } from '../kube/index.js';
 import { EMPTY_POLICY_SET } from '../policy/index.js';
 import { EXIT_USAGE, readAll, type CliIO } from './io.js';
-import { loadKubectlContext } from './kubeconfig.js';
+import type { KubectlContext } from './kubeconfig.js';
 import type { PluginArgs } from './kubectl-args.js';
 import { yamlText } from './terminal.js';
 
 const fail = (io: CliIO, message: string): number => (io.stderr(`error: ${message}\n`), EXIT_USAGE);
 const yamlOf = yamlText;
 
-/** One parsed command (not help) against the cluster; `io` is already terminal-safe. */
-export async function runCommand(parsed: PluginArgs, terminalIO: CliIO): Promise<number> {
-  let io = terminalIO;
+/** What kubectl.ts has done before loading this module: the kubeconfig read, the server probed. */
+export interface Started {
+  ctx: KubectlContext;
+  /** GET /version (probeServer): a message when the cluster cannot be read. */
+  probe: Promise<string | undefined>;
+  /** Aborts the probe once the reads are done (its answer is then no longer needed). */
+  probeDone: AbortController;
+}
+
+/** One parsed command (not help) against the cluster; `io` is terminal-safe and redacts the kubeconfig's secrets. */
+export async function runCommand(parsed: PluginArgs, io: CliIO, started: Started): Promise<number> {
   let args: PluginArgs = parsed;
-  const ctx = await loadKubectlContext({ env: io.env, ...(args.kubeconfig !== undefined ? { kubeconfig: args.kubeconfig } : {}), ...(args.context !== undefined ? { context: args.context } : {}) });
-  if ('error' in ctx) return fail(io, ctx.error);
-  for (const warning of ctx.warnings) io.stderr(`Warning: ${warning}\n`);
+  const { ctx, probeDone } = started;
   const creds = ctx.credentials;
-  // Whatever is said from here on may quote a server, a proxy or a credential plugin: never a secret of the kubeconfig.
-  const stderr = io.stderr;
-  io = { ...io, stderr: (text: string) => stderr(redactSecrets(text, creds)) };
   const namespace = args.namespace ?? ctx.namespace;
   const config = DEFAULT_ADMISSION_CONFIG;
   // A refused server, a failing proxy, a certificate or credentials the server rejects: said at
   // once (probeServer) instead of after the reads retried them until --request-timeout.
   const unreadable = new AbortController();
-  const probeDone = new AbortController();
-  const probe = probeServer(creds, args.timeoutMs, probeDone.signal).then((why) => {
+  const probe = started.probe.then((why) => {
     if (why) unreadable.abort();
     return why;
   });

@@ -2,7 +2,13 @@
 // `kubectl-netattach`). This module is only the shell: usage, arguments and help, so that
 // `kubectl netattach --help` loads nothing else; the commands (kubectl-commands.ts) and the
 // webhook's core they judge with are loaded once a command is to run.
+// The kubeconfig is read and the server probed here, beside the import of the commands: a refused
+// server is said without waiting for the webhook's core to load.
+import { setTimeout as delay } from 'node:timers/promises';
+import { redactSecrets } from '../kube/credentials.js';
+import { probeServer } from '../kube/probe.js';
 import { EXIT_USAGE, type CliIO } from './io.js';
+import { loadKubectlContext } from './kubeconfig.js';
 import { parsePluginArgs } from './kubectl-args.js';
 import { terminalSafeIO } from './terminal.js';
 
@@ -40,6 +46,9 @@ denied, 1 something would; audit 0 nothing breaks an Enforce rule, 1 something d
 or something that could not be read (file, kubeconfig, cluster, pod).
 `;
 
+/** How long the commands wait for the probe before loading (see run). */
+export const PROBE_GRACE_MS = 150;
+
 const fail = (io: CliIO, message: string): number => (io.stderr(`error: ${message}\n`), EXIT_USAGE);
 
 export async function run(argv: string[], rawIO: CliIO): Promise<number> {
@@ -51,6 +60,23 @@ export async function run(argv: string[], rawIO: CliIO): Promise<number> {
     io.stdout(USAGE);
     return 0;
   }
-  const { runCommand } = await import('./kubectl-commands.js');
-  return runCommand(parsed, io);
+  const ctx = await loadKubectlContext({ env: io.env, ...(parsed.kubeconfig !== undefined ? { kubeconfig: parsed.kubeconfig } : {}), ...(parsed.context !== undefined ? { context: parsed.context } : {}) });
+  if ('error' in ctx) return fail(io, ctx.error);
+  for (const warning of ctx.warnings) io.stderr(`Warning: ${warning}\n`);
+  // Whatever is said from here on may quote a server, a proxy or a credential plugin: never a secret of the kubeconfig.
+  const creds = ctx.credentials;
+  const safe: CliIO = { ...io, stderr: (text: string) => io.stderr(redactSecrets(text, creds)) };
+  const probeDone = new AbortController();
+  const probe = probeServer(creds, parsed.timeoutMs, probeDone.signal);
+  // Said as soon as it is known, the commands' modules loaded or not.
+  // Node loads the commands' module graph (~0.4 s of CPU) without yielding to the network: a refused
+  // server would be seen only after it. So the probe goes first, for at most PROBE_GRACE_MS: a
+  // refused or unresolvable server answers within it; a healthy one costs no more than that.
+  const early = await Promise.race([probe, delay(PROBE_GRACE_MS, 'pending' as const, { ref: false })]);
+  if (typeof early === 'string' && early !== 'pending') return fail(safe, early);
+  const commands = import('./kubectl-commands.js');
+  const fatal = probe.then((why) => (why ? { why } : new Promise<never>(() => {})));
+  const first = await Promise.race([fatal, commands]);
+  if ('why' in first) return fail(safe, first.why);
+  return first.runCommand(parsed, safe, { ctx, probe, probeDone });
 }
