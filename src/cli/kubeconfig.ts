@@ -42,7 +42,7 @@ export async function loadKubectlContext(o: KubectlConfigOptions): Promise<Kubec
   }
   try {
     const config = readKubeconfig(files, o.context !== undefined ? { context: o.context } : {});
-    const credentials = await credentialsFromKubeconfig(config);
+    const credentials = await credentialsFromKubeconfig(config, { env: o.env });
     return { credentials, namespace: config.namespace || 'default', context: config.context, warnings: config.warnings };
   } catch (e) {
     if (e instanceof KubeconfigError && e.problem.path === '--context') return { error: `--context: context ${JSON.stringify(o.context)} not found in ${files.join(', ')}` };

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { KubeconfigError, readKubeconfig, redact, type KubeconfigUser, type ResolvedKubeconfig } from './kubeconfig.js';
-import { parseProxyUrl } from './proxy.js';
+import { parseProxyUrl, proxyFromEnvironment } from './proxy.js';
 
 export interface KubeCredentials {
   /** Base URL, e.g. https://10.96.0.1:443. */
@@ -107,14 +107,20 @@ export function inClusterCredentials(options: InClusterOptions = {}): KubeCreden
  * cannot be (a socks5 proxy-url) is refused with a KubeconfigError naming it. client-node is
  * loaded only for `exec` and `auth-provider` (its authenticators run them, as before).
  */
-export async function credentialsFromKubeconfig(config: ResolvedKubeconfig, options: { now?: () => number; rereadMs?: number } = {}): Promise<KubeCredentials> {
+export async function credentialsFromKubeconfig(config: ResolvedKubeconfig, options: { now?: () => number; rereadMs?: number; /** For HTTPS_PROXY, NO_PROXY (default: process.env). */ env?: NodeJS.ProcessEnv } = {}): Promise<KubeCredentials> {
   const { cluster, user } = config;
   // The user's own list: a plugin's tokens and a re-read token file join it as they come.
   const secrets = user.secrets;
   let proxy: URL | undefined;
-  if (cluster.proxyUrl) {
-    const parsed = parseProxyUrl(cluster.proxyUrl);
-    if (!(parsed instanceof URL)) throw new KubeconfigError({ file: cluster.origin.file, path: `${cluster.origin.path}.proxy-url`, ...(parsed.value ? { value: parsed.value } : {}), reason: parsed.reason });
+  // proxy-url, else the environment's proxy as kubectl (Go) reads it: HTTPS_PROXY, NO_PROXY.
+  const fromEnv = cluster.proxyUrl ? undefined : proxyFromEnvironment(cluster.server, options.env ?? process.env);
+  const proxyText = cluster.proxyUrl ?? fromEnv?.url;
+  if (proxyText) {
+    const parsed = parseProxyUrl(proxyText);
+    if (!(parsed instanceof URL)) {
+      if (fromEnv) throw new KubeconfigError({ file: '$' + fromEnv.variable, path: '', ...(parsed.value ? { value: parsed.value } : {}), reason: `the proxy for ${cluster.server} ${parsed.reason}` });
+      throw new KubeconfigError({ file: cluster.origin.file, path: `${cluster.origin.path}.proxy-url`, ...(parsed.value ? { value: parsed.value } : {}), reason: parsed.reason });
+    }
     proxy = parsed;
     if (proxy.password) secrets.push(proxy.password, decodeURIComponent(proxy.password));
   }
@@ -180,8 +186,8 @@ function tokenOf(user: KubeconfigUser, now: () => number, rereadMs: number, secr
 }
 
 /** Kubeconfig files merged as kubectl merges them, the current (or the given) context's credentials. */
-export async function kubeconfigCredentials(files: readonly string[], options: { context?: string } = {}): Promise<KubeCredentials> {
-  return credentialsFromKubeconfig(readKubeconfig(files, options));
+export async function kubeconfigCredentials(files: readonly string[], options: { context?: string; env?: NodeJS.ProcessEnv } = {}): Promise<KubeCredentials> {
+  return credentialsFromKubeconfig(readKubeconfig(files, options.context !== undefined ? { context: options.context } : {}), options.env ? { env: options.env } : {});
 }
 
 /** `text` with every secret of `creds` replaced: for messages that quote what a server, a proxy or a credential plugin said. */

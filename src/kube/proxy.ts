@@ -122,3 +122,54 @@ export function proxiedRequest(proxy: URL, url: URL, opts: https.RequestOptions,
   const { agent: _agent, ...rest } = opts;
   return https.request(url, { ...rest, createConnection } as https.RequestOptions, onResponse);
 }
+
+/**
+ * The proxy kubectl would use for `server` when the kubeconfig names none: Go's
+ * http.ProxyFromEnvironment (HTTPS_PROXY for https servers, HTTP_PROXY for http ones, upper case
+ * first; NO_PROXY: `*`, host names with their subdomains, addresses, CIDRs, each optionally with a
+ * port; localhost and loopback addresses are never proxied). Undefined: connect directly.
+ */
+export function proxyFromEnvironment(server: string, env: NodeJS.ProcessEnv): { url: string; variable: string } | undefined {
+  const target = new URL(server);
+  const https_ = target.protocol === 'https:';
+  const variable = https_ ? (env.HTTPS_PROXY ? 'HTTPS_PROXY' : 'https_proxy') : env.HTTP_PROXY ? 'HTTP_PROXY' : 'http_proxy';
+  let raw = env[variable];
+  if (!raw) return undefined;
+  const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const port = target.port || (https_ ? '443' : '80');
+  if (host === 'localhost' || isLoopback(host)) return undefined;
+  const noProxy = (env.NO_PROXY ?? env.no_proxy ?? '').split(',').map((e) => e.trim().toLowerCase()).filter(Boolean);
+  for (const entry of noProxy) {
+    if (entry === '*') return undefined;
+    let [h, p] = [entry, ''];
+    const m = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(entry);
+    if (m) [h, p] = [m[1]!, m[2]!];
+    h = h.replace(/^\[|\]$/g, '');
+    if (p && p !== port) continue;
+    if (h.includes('/') && net.isIP(host) && inCidr(host, h)) return undefined;
+    if (net.isIP(h)) {
+      if (h === host) return undefined;
+      continue;
+    }
+    const suffix = h.startsWith('*.') ? h.slice(1) : h.startsWith('.') ? h : `.${h}`;
+    if (host === suffix.slice(1) || host.endsWith(suffix)) return undefined;
+  }
+  // Go accepts a proxy without a scheme: http is assumed.
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) raw = `http://${raw}`;
+  return { url: raw, variable };
+}
+
+const isLoopback = (host: string): boolean => (net.isIPv4(host) && host.startsWith('127.')) || host === '::1';
+
+function inCidr(ip: string, cidr: string): boolean {
+  const [base, bitsText] = cidr.split('/');
+  const bits = Number(bitsText);
+  if (!base || !net.isIP(base) || net.isIP(base) !== net.isIP(ip) || !Number.isInteger(bits)) return false;
+  const list = new net.BlockList();
+  try {
+    list.addSubnet(base, bits, net.isIPv6(base) ? 'ipv6' : 'ipv4');
+  } catch {
+    return false;
+  }
+  return list.check(ip, net.isIPv6(ip) ? 'ipv6' : 'ipv4');
+}

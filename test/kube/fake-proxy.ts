@@ -17,6 +17,8 @@ export class FakeProxy {
   readonly uses: ProxyUse[] = [];
   requireAuth: string | undefined;
   refuseConnect = false;
+  /** Where a CONNECT to a host name goes (names the test made up): 127.0.0.1 unless mapped otherwise. */
+  hosts = new Map<string, string>();
   private readonly sockets = new Set<net.Socket>();
   private readonly server = http.createServer((req, res) => {
     this.uses.push({ method: req.method ?? '', target: req.url ?? '', ...auth(req) });
@@ -42,7 +44,7 @@ export class FakeProxy {
       if (this.refuseConnect) return void client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
       if (!this.authorized(req)) return void client.end('HTTP/1.1 407 Proxy Authentication Required\r\n\r\n');
       const [host, port] = splitHostPort(req.url ?? '');
-      const up = net.connect(port, host, () => {
+      const up = net.connect(port, this.hosts.get(host) ?? host, () => {
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
         if (head.length) up.write(head);
         up.pipe(client);

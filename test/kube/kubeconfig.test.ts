@@ -7,6 +7,7 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateCertificates } from '../../src/certs/index.js';
 import { KubeconfigError, kubeconfigCredentials, kubeTransport, readKubeconfig, type KubeCredentials } from '../../src/kube/index.js';
+import { proxyFromEnvironment } from '../../src/kube/proxy.js';
 import { FakeApiServer } from './fake-apiserver.js';
 import { FakeProxy } from './fake-proxy.js';
 
@@ -256,4 +257,33 @@ t.test('exec credential plugins: still run (client-node, loaded for them only), 
   t.ok(err instanceof KubeconfigError);
   t.match(String(err), /users\[0\]\.user\.exec: getting credentials: cannot log in with \[redacted\]/, 'the plugin says why, its env value redacted');
   t.notMatch(String(err), /PLANTED/);
+});
+
+t.test('no proxy-url: the environment proxy, as kubectl (Go) reads HTTPS_PROXY, HTTP_PROXY and NO_PROXY', async (t) => {
+  const env = { HTTPS_PROXY: 'http://p:3128', http_proxy: 'proxy.local:8080', NO_PROXY: '.corp.example,10.0.0.0/8,db.example:6443,[fd00::1]' };
+  t.match(proxyFromEnvironment('https://api.example:6443', env), { url: 'http://p:3128', variable: 'HTTPS_PROXY' });
+  t.match(proxyFromEnvironment('http://api.example', env), { url: 'http://proxy.local:8080', variable: 'http_proxy' }, 'a proxy without a scheme: http');
+  for (const server of ['https://k.corp.example', 'https://corp.example', 'https://10.1.2.3:6443', 'https://db.example:6443', 'https://[fd00::1]:6443', 'https://localhost:6443', 'https://127.0.0.2', 'https://[::1]:443']) {
+    t.equal(proxyFromEnvironment(server, env), undefined, `${server}: direct`);
+  }
+  t.ok(proxyFromEnvironment('https://db.example:443', env), 'NO_PROXY host:port matches that port only');
+  t.equal(proxyFromEnvironment('https://x.example', { ...env, NO_PROXY: '*' }), undefined, '*: nothing proxied');
+
+  const api = new FakeApiServer();
+  const { port, ca } = await api.startTls();
+  const proxy = new FakeProxy();
+  const proxyPort = await proxy.start();
+  t.teardown(async () => {
+    await api.stop();
+    await proxy.stop();
+  });
+  proxy.hosts.set('kube.test', '127.0.0.1');
+  const dir = t.testdir({ config: kubeconfig({ server: `https://kube.test:${port}`, 'certificate-authority-data': b64(ca), 'tls-server-name': 'localhost' }, { token: 'tok-env' }) });
+  const creds = await kubeconfigCredentials([join(dir, 'config')], { env: { HTTPS_PROXY: `http://u:pw@127.0.0.1:${proxyPort}` } });
+  await kubeTransport(creds).getJson('/version', {});
+  t.match(proxy.uses, [{ method: 'CONNECT', target: `kube.test:${port}`, proxyAuthorization: `Basic ${b64('u:pw')}` }], 'HTTPS_PROXY used, with its credentials');
+  t.equal(api.requests.at(-1)?.headers.authorization, 'Bearer tok-env');
+  t.equal(api.requests.at(-1)?.servername, 'localhost', 'tls-server-name inside the tunnel');
+  const direct = await kubeconfigCredentials([join(dir, 'config')], { env: { HTTPS_PROXY: `http://127.0.0.1:${proxyPort}`, NO_PROXY: 'kube.test' } });
+  t.equal(direct.proxy, undefined, 'NO_PROXY: direct');
 });
