@@ -19,7 +19,7 @@ export interface AuditClusterSnapshot extends ClusterSnapshot {
 
 export type AuditClusterLoad = { ok: true; snapshot: AuditClusterSnapshot } | { ok: false; error: string };
 
-async function listPods(kc: KubeCredentials, timeoutMs: number): Promise<LivePod[] | string> {
+async function listPods(kc: KubeCredentials, timeoutMs: number, signal?: AbortSignal): Promise<LivePod[] | string> {
   const pods = new Map<string, LivePod>();
   let failure: string | undefined;
   const lw = new ListWatch({
@@ -41,7 +41,7 @@ async function listPods(kc: KubeCredentials, timeoutMs: number): Promise<LivePod
     },
   });
   try {
-    const synced = await within(lw.start(), timeoutMs);
+    const synced = await within(lw.start(), timeoutMs, signal);
     if (synced === 'timeout') return `cannot list pods from ${kc.server} within ${timeoutMs / 1000}s: ${failure ?? 'no answer'}`;
     return [...pods.values()];
   } finally {
@@ -49,7 +49,7 @@ async function listPods(kc: KubeCredentials, timeoutMs: number): Promise<LivePod
   }
 }
 
-async function readPolicies(kc: KubeCredentials, timeoutMs: number): Promise<{ policies?: PolicySet; problem?: string }> {
+async function readPolicies(kc: KubeCredentials, timeoutMs: number, signal?: AbortSignal): Promise<{ policies?: PolicySet; problem?: string }> {
   const source = new ClusterPolicySource(kc, { writeStatus: false, backoffMs: 200 });
   // No CRD is an answer too: do not wait out the timeout for it.
   let poll: NodeJS.Timeout | undefined;
@@ -57,7 +57,7 @@ async function readPolicies(kc: KubeCredentials, timeoutMs: number): Promise<{ p
     poll = setInterval(() => source.lastFailure()?.statusCode === 404 && resolve(), 50);
   });
   try {
-    const synced = await within(Promise.race([source.start(), absent]), timeoutMs);
+    const synced = await within(Promise.race([source.start(), absent]), timeoutMs, signal);
     if (synced !== 'timeout' && source.synced()) return { policies: source.current() };
     const failure = source.lastFailure();
     if (failure?.statusCode === 404) return { problem: 'no NetworkAttachmentPolicy CRD in the cluster: built-in checks only' };
@@ -87,12 +87,12 @@ function nadObjectCollector(): { handler: ListWatchHandler; objects: () => KubeO
   };
 }
 
-export async function loadAuditCluster(kc: KubeCredentials, options: { timeoutMs: number; resourceNameKeys?: readonly string[]; readPolicies: boolean }): Promise<AuditClusterLoad> {
+export async function loadAuditCluster(kc: KubeCredentials, options: { timeoutMs: number; resourceNameKeys?: readonly string[]; readPolicies: boolean; signal?: AbortSignal }): Promise<AuditClusterLoad> {
   const nadObjects = nadObjectCollector();
   const [base, pods, policies] = await Promise.all([
-    loadFromCluster(kc, { timeoutMs: options.timeoutMs, nadObserver: nadObjects.handler, ...(options.resourceNameKeys ? { resourceNameKeys: options.resourceNameKeys } : {}) }),
-    listPods(kc, options.timeoutMs),
-    options.readPolicies ? readPolicies(kc, options.timeoutMs) : Promise.resolve<{ policies?: PolicySet; problem?: string }>({}),
+    loadFromCluster(kc, { timeoutMs: options.timeoutMs, nadObserver: nadObjects.handler, ...(options.resourceNameKeys ? { resourceNameKeys: options.resourceNameKeys } : {}), ...(options.signal ? { signal: options.signal } : {}) }),
+    listPods(kc, options.timeoutMs, options.signal),
+    options.readPolicies ? readPolicies(kc, options.timeoutMs, options.signal) : Promise.resolve<{ policies?: PolicySet; problem?: string }>({}),
   ]);
   if (!base.ok) return base;
   if (typeof pods === 'string') return { ok: false, error: pods };

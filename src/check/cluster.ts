@@ -31,11 +31,20 @@ function errorRecorder(): { logger: NadLogger & PolicyLogger; last: () => string
   return { logger: { debug: noop, info: noop, warn: record, error: record }, last: () => last };
 }
 
-/** `p`, or 'timeout' after `ms`. */
-export const within = <T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> => {
+/** `p`, or 'timeout' after `ms` (or as soon as `signal` aborts: the caller has its answer already). */
+export const within = <T>(p: Promise<T>, ms: number, signal?: AbortSignal): Promise<T | 'timeout'> => {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)));
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+  let onAbort: (() => void) | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), ms);
+    if (signal?.aborted) resolve('timeout');
+    onAbort = () => resolve('timeout');
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([p, timeout]).finally(() => {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  });
 };
 
 /** Resolves once both DRA lists answered 404: the cluster does not serve resource.k8s.io/v1. */
@@ -50,7 +59,7 @@ async function noDraApi(dra: ClusterDra, done: () => boolean): Promise<'absent' 
 
 export async function loadFromCluster(
   kc: KubeCredentials,
-  options: { timeoutMs: number; resourceNameKeys?: readonly string[]; /** Sees the NAD objects as listed (`netattach audit` judges them). */ nadObserver?: ListWatchHandler },
+  options: { timeoutMs: number; resourceNameKeys?: readonly string[]; /** Sees the NAD objects as listed (`netattach audit` judges them). */ nadObserver?: ListWatchHandler; /** Gives up at once (the caller knows the cluster cannot be read). */ signal?: AbortSignal },
 ): Promise<ClusterLoad> {
   const server = kc.server;
   const nadErrors = errorRecorder();
@@ -73,9 +82,9 @@ export async function loadFromCluster(
   let loaded = false;
   try {
     const [nadsSynced, nsSynced, draSynced] = await Promise.all([
-      within(nadSource.start(), options.timeoutMs),
-      namespaces ? within(namespaces.start(), options.timeoutMs) : Promise.resolve('timeout' as const),
-      within(Promise.race([dra.start(), noDraApi(dra, () => loaded)]), options.timeoutMs),
+      within(nadSource.start(), options.timeoutMs, options.signal),
+      namespaces ? within(namespaces.start(), options.timeoutMs, options.signal) : Promise.resolve('timeout' as const),
+      within(Promise.race([dra.start(), noDraApi(dra, () => loaded)]), options.timeoutMs, options.signal),
     ]);
     if (nadsSynced === 'timeout') {
       const why = nadErrors.last() ?? 'no answer';

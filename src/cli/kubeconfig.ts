@@ -3,7 +3,9 @@
 // ~/.kube/config; `--context` picks another context; the namespace is the context's, else
 // `default`. kubectl passes none of its own flags to a plugin, so the plugin reads them itself.
 import { existsSync } from 'node:fs';
-import { credentialsFromKubeConfig, defaultKubeconfigFiles, inClusterCredentials, loadKubeConfig, serviceAccountNamespace, type KubeCredentials } from '../kube/index.js';
+// The light modules only (not ../kube/index.js): `kubectl netattach` reads the kubeconfig before the webhook's core is loaded.
+import { credentialsFromKubeconfig, defaultKubeconfigFiles, inClusterCredentials, serviceAccountNamespace, type KubeCredentials } from '../kube/credentials.js';
+import { KubeconfigError, readKubeconfig } from '../kube/kubeconfig.js';
 
 export interface KubectlContext {
   credentials: KubeCredentials;
@@ -11,6 +13,8 @@ export interface KubectlContext {
   namespace: string;
   /** The kubeconfig context used (none in-cluster). */
   context?: string;
+  /** Fields of the kubeconfig ignored as kubectl ignores them (unknown names), to say as warnings. */
+  warnings: string[];
 }
 
 export interface KubectlConfigOptions {
@@ -33,19 +37,16 @@ export async function loadKubectlContext(o: KubectlConfigOptions): Promise<Kubec
   if ('error' in files) return files;
   if (files.length === 0) {
     const inCluster = o.context === undefined ? inClusterCredentials({ env: o.env }) : undefined;
-    if (inCluster) return { credentials: inCluster, namespace: serviceAccountNamespace(o.env) ?? 'default' };
+    if (inCluster) return { credentials: inCluster, namespace: serviceAccountNamespace(o.env) ?? 'default', warnings: [] };
     return { error: o.context === undefined ? 'no kubeconfig found ($KUBECONFIG, ~/.kube/config, or in-cluster)' : `--context ${o.context}: no kubeconfig found` };
   }
   try {
-    const kc = await loadKubeConfig(files);
-    if (o.context !== undefined) {
-      if (!kc.getContextObject(o.context)) return { error: `--context: context ${JSON.stringify(o.context)} not found in ${files.join(', ')}` };
-      kc.setCurrentContext(o.context);
-    }
-    const context = kc.getCurrentContext();
-    const namespace = kc.getContextObject(context)?.namespace || 'default';
-    return { credentials: await credentialsFromKubeConfig(kc), namespace, ...(context ? { context } : {}) };
+    const config = readKubeconfig(files, o.context !== undefined ? { context: o.context } : {});
+    const credentials = await credentialsFromKubeconfig(config, { env: o.env });
+    return { credentials, namespace: config.namespace || 'default', context: config.context, warnings: config.warnings };
   } catch (e) {
+    if (e instanceof KubeconfigError && e.problem.path === '--context') return { error: `--context: context ${JSON.stringify(o.context)} not found in ${files.join(', ')}` };
+    if (e instanceof KubeconfigError) return { error: e.message };
     return { error: `kubeconfig ${files.join(', ')}: ${kubeconfigErrorText(e)}` };
   }
 }
@@ -56,6 +57,8 @@ export async function loadKubectlContext(o: KubectlConfigOptions): Promise<Kubec
  * position are said (line and column from 1, as an editor shows them).
  */
 export function kubeconfigErrorText(e: unknown): string {
+  // Ours (src/kube/kubeconfig.ts) name the field and never its secret value.
+  if (e instanceof KubeconfigError) return e.message;
   const yamlError = e as { name?: unknown; reason?: unknown; mark?: { line?: unknown; column?: unknown } };
   if (yamlError?.name === 'YAMLException') {
     const at = typeof yamlError.mark?.line === 'number' && typeof yamlError.mark.column === 'number' ? ` at line ${yamlError.mark.line + 1}, column ${yamlError.mark.column + 1}` : '';

@@ -1,18 +1,16 @@
 // `kubectl netattach ...`: the CLI as a kubectl plugin (the same entry point, installed as
-// `kubectl-netattach`). Three subcommands against the cluster of the current kubeconfig context,
-// read once and read-only: `explain` (one pod, src/explain), `check -f` (netattach check with the
-// cluster's NADs, policies, namespaces and running pods) and `audit` (netattach audit --cluster,
-// one namespace or all). Only wiring here: the judging is the webhook's own core.
-import { DEFAULT_ADMISSION_CONFIG, type UserInfo } from '../admission/index.js';
-import { auditNadObjects, auditSnapshot, loadAuditCluster, renderAuditJson, renderAuditTable, violatesEnforce, type AuditClusterSnapshot } from '../audit/index.js';
-import { buildReport, checkManifests, exitCodeOf, loadManifests, renderJson, renderReadError, renderText, type CheckOptions } from '../check/index.js';
-import { explainExitCode, explainPod, heldAsServeHolds, renderExplanation, EXPLAIN_FORMAT_VERSION, type Explanation } from '../explain/index.js';
-import { getObject, kubeTransport, type KubeCredentials } from '../kube/index.js';
-import { EMPTY_POLICY_SET } from '../policy/index.js';
-import { EXIT_USAGE, readAll, type CliIO } from './io.js';
+// `kubectl-netattach`). This module is only the shell: usage, arguments and help, so that
+// `kubectl netattach --help` loads nothing else; the commands (kubectl-commands.ts) and the
+// webhook's core they judge with are loaded once a command is to run.
+// The kubeconfig is read and the server probed here, beside the import of the commands: a refused
+// server is said without waiting for the webhook's core to load.
+import { setTimeout as delay } from 'node:timers/promises';
+import { redactSecrets } from '../kube/credentials.js';
+import { probeServer } from '../kube/probe.js';
+import { EXIT_USAGE, type CliIO } from './io.js';
 import { loadKubectlContext } from './kubeconfig.js';
-import { parsePluginArgs, type PluginArgs } from './kubectl-args.js';
-import { terminalSafeIO, yamlText } from './terminal.js';
+import { parsePluginArgs } from './kubectl-args.js';
+import { terminalSafeIO } from './terminal.js';
 
 export const USAGE = `Explain, check and audit pods with the netattach webhook's rules, against the cluster of the
 current kubeconfig context (read only).
@@ -48,131 +46,37 @@ denied, 1 something would; audit 0 nothing breaks an Enforce rule, 1 something d
 or something that could not be read (file, kubeconfig, cluster, pod).
 `;
 
+/** How long the commands wait for the probe before loading (see run). */
+export const PROBE_GRACE_MS = 150;
+
 const fail = (io: CliIO, message: string): number => (io.stderr(`error: ${message}\n`), EXIT_USAGE);
-const yamlOf = yamlText;
 
 export async function run(argv: string[], rawIO: CliIO): Promise<number> {
   // What the cluster sends is printed: shown escaped where it would steer the terminal.
   const io = terminalSafeIO(rawIO);
   const parsed = parsePluginArgs(argv);
   if ('error' in parsed) return fail(io, `${parsed.error}\nSee 'kubectl netattach --help' for usage.`);
-  let args: PluginArgs = parsed;
-  if (args.command === 'help') {
+  if (parsed.command === 'help') {
     io.stdout(USAGE);
     return 0;
   }
-  const ctx = await loadKubectlContext({ env: io.env, ...(args.kubeconfig !== undefined ? { kubeconfig: args.kubeconfig } : {}), ...(args.context !== undefined ? { context: args.context } : {}) });
+  const ctx = await loadKubectlContext({ env: io.env, ...(parsed.kubeconfig !== undefined ? { kubeconfig: parsed.kubeconfig } : {}), ...(parsed.context !== undefined ? { context: parsed.context } : {}) });
   if ('error' in ctx) return fail(io, ctx.error);
-  const namespace = args.namespace ?? ctx.namespace;
-  const config = DEFAULT_ADMISSION_CONFIG;
-  // The pod is read beside the rest: a missing pod is said as soon as the cluster answers.
-  const podRead = args.pod !== undefined
-    ? getObject(kubeTransport(ctx.credentials), `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(args.pod)}`, { timeoutMs: args.timeoutMs })
-    : undefined;
-  const asker = args.userInfo ? Promise.resolve(args.userInfo) : args.command === 'audit' ? Promise.resolve(undefined) : whoAmI(ctx.credentials, args.timeoutMs);
-  const loaded = await loadAuditCluster(ctx.credentials, { timeoutMs: args.timeoutMs, resourceNameKeys: config.resourceNameKeys, readPolicies: true });
-  if (!loaded.ok) return fail(io, loaded.error);
-  // Policies judge who creates the pod: by default the kubeconfig's user, as `kubectl auth whoami` finds it.
-  const userInfo = await asker;
-  if (userInfo) args = { ...args, userInfo };
-  else if (args.command !== 'audit') io.stderr('Warning: who you are could not be read (SelfSubjectReview); policies that name users judge an unknown user (give --as)\n');
-  const s = loaded.snapshot;
-  for (const problem of [s.namespaceProblem, s.policyProblem, s.draProblem]) if (problem) io.stderr(`Warning: ${problem}\n`);
-
-  if (args.command === 'audit') return audit(args, namespace, s, io);
-  if (args.command === 'check') return check(args, namespace, s, io);
-
-  let pods: Array<{ object: unknown; source: 'cluster' | 'file' }>;
-  if (podRead) {
-    const got = await podRead;
-    if (got.status === 'not-found') return fail(io, `pods ${JSON.stringify(args.pod)} not found in namespace ${namespace}`);
-    if (got.status === 'unavailable') return fail(io, `cannot read pod ${namespace}/${args.pod}: ${got.reason}`);
-    pods = [{ object: got.object, source: 'cluster' }];
-  } else {
-    const manifests = await loadManifests(args.files, () => readAll(io.stdin));
-    if (manifests.errors.length > 0) {
-      for (const e of manifests.errors) io.stderr(renderReadError(e));
-      return EXIT_USAGE;
-    }
-    pods = manifests.objects.filter(({ object }) => isPod(object)).map(({ object }) => ({ object, source: 'file' as const }));
-    if (pods.length === 0) return fail(io, `no Pod in ${args.files.join(', ')} (explain explains Pods; 'kubectl netattach check -f' judges any object)`);
-  }
-  const explanations = pods.map(({ object, source }) =>
-    explainPod({
-      pod: object,
-      source,
-      defaultNamespace: namespace,
-      nads: s.nads,
-      ...(s.namespaceLabels ? { namespaceLabels: s.namespaceLabels } : {}),
-      policies: s.policies ?? EMPTY_POLICY_SET,
-      config,
-      ...(s.dra ? { dra: s.dra } : {}),
-      ...(args.userInfo ? { userInfo: args.userInfo } : {}),
-      livePods: s.pods,
-    }),
-  );
-  io.stdout(renderExplanations(explanations, args.output));
-  return Math.max(...explanations.map(explainExitCode));
-}
-
-/** The user the credentials authenticate as (SelfSubjectReview, what `kubectl auth whoami` asks); undefined when it cannot be read. */
-async function whoAmI(credentials: KubeCredentials, timeoutMs: number): Promise<UserInfo | undefined> {
-  const transport = kubeTransport(credentials);
-  const review = { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' };
-  try {
-    const r = await transport.send?.('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', review, AbortSignal.timeout(timeoutMs));
-    const user = (r?.body as { status?: { userInfo?: { username?: unknown; groups?: unknown; uid?: unknown } } } | undefined)?.status?.userInfo;
-    if (!r || r.status !== 201 || typeof user?.username !== 'string') return undefined;
-    return {
-      username: user.username,
-      ...(typeof user.uid === 'string' && user.uid ? { uid: user.uid } : {}),
-      ...(Array.isArray(user.groups) ? { groups: user.groups.filter((g): g is string => typeof g === 'string') } : {}),
-    };
-  } catch {
-    return undefined;
-  }
-}
-
-const isPod = (o: unknown): boolean => typeof o === 'object' && o !== null && (o as Record<string, unknown>)['apiVersion'] === 'v1' && (o as Record<string, unknown>)['kind'] === 'Pod';
-
-/** One explanation as itself, several as a List (as kubectl prints one object or several). */
-export function renderExplanations(explanations: readonly Explanation[], output: string): string {
-  if (output === 'json' || output === 'yaml') {
-    const doc = explanations.length === 1 ? explanations[0] : { formatVersion: EXPLAIN_FORMAT_VERSION, kind: 'List', items: explanations };
-    const json = `${JSON.stringify(doc, null, 2)}\n`;
-    return output === 'json' ? json : yamlOf(json);
-  }
-  return explanations.map((e) => renderExplanation(e, { wide: output === 'wide' })).join('\n\n');
-}
-
-function check(args: PluginArgs, namespace: string, s: AuditClusterSnapshot, io: CliIO): Promise<number> {
-  return loadManifests(args.files, () => readAll(io.stdin)).then((manifests) => {
-    const options: CheckOptions = {
-      defaultNamespace: namespace,
-      nads: s.nads,
-      policies: s.policies ?? EMPTY_POLICY_SET,
-      config: DEFAULT_ADMISSION_CONFIG,
-      livePods: heldAsServeHolds(s.pods, DEFAULT_ADMISSION_CONFIG),
-      ...(s.namespaceLabels ? { namespaceLabels: s.namespaceLabels } : {}),
-      ...(s.dra ? { dra: s.dra } : {}),
-      ...(args.userInfo ? { userInfo: args.userInfo } : {}),
-    };
-    const report = buildReport(checkManifests(manifests.objects, options), manifests.errors);
-    for (const e of manifests.errors) io.stderr(renderReadError(e));
-    const json = (): string => renderJson(report);
-    io.stdout(args.output === 'json' ? json() : args.output === 'yaml' ? yamlOf(json()) : renderText(report, { verbose: args.output === 'wide' }));
-    return exitCodeOf(report);
-  });
-}
-
-function audit(args: PluginArgs, namespace: string, s: AuditClusterSnapshot, io: CliIO): number {
-  const config = DEFAULT_ADMISSION_CONFIG;
-  const labels = s.namespaceLabels ? { namespaceLabels: s.namespaceLabels } : {};
-  // Uniqueness is judged among all the running pods; only the output is narrowed to the namespace.
-  const inScope = (ns: string): boolean => args.allNamespaces || ns === namespace;
-  const pods = auditSnapshot({ pods: s.pods, nads: s.nads, ...labels, policies: s.policies ?? EMPTY_POLICY_SET, config }).filter((a) => inScope(a.pod.namespace));
-  const nads = auditNadObjects({ objects: s.nadObjects, ...labels, config, defaultNamespace: 'default' }).filter((a) => inScope(a.nad.namespace));
-  const json = (): string => renderAuditJson(pods, nads);
-  io.stdout(args.output === 'json' ? json() : args.output === 'yaml' ? yamlOf(json()) : renderAuditTable(pods, nads));
-  return violatesEnforce(pods, nads) ? 1 : 0;
+  for (const warning of ctx.warnings) io.stderr(`Warning: ${warning}\n`);
+  // Whatever is said from here on may quote a server, a proxy or a credential plugin: never a secret of the kubeconfig.
+  const creds = ctx.credentials;
+  const safe: CliIO = { ...io, stderr: (text: string) => io.stderr(redactSecrets(text, creds)) };
+  const probeDone = new AbortController();
+  const probe = probeServer(creds, parsed.timeoutMs, probeDone.signal);
+  // Said as soon as it is known, the commands' modules loaded or not.
+  // Node loads the commands' module graph (~0.4 s of CPU) without yielding to the network: a refused
+  // server would be seen only after it. So the probe goes first, for at most PROBE_GRACE_MS: a
+  // refused or unresolvable server answers within it; a healthy one costs no more than that.
+  const early = await Promise.race([probe, delay(PROBE_GRACE_MS, 'pending' as const, { ref: false })]);
+  if (typeof early === 'string' && early !== 'pending') return fail(safe, early);
+  const commands = import('./kubectl-commands.js');
+  const fatal = probe.then((why) => (why ? { why } : new Promise<never>(() => {})));
+  const first = await Promise.race([fatal, commands]);
+  if ('why' in first) return fail(safe, first.why);
+  return first.runCommand(parsed, safe, { ctx, probe, probeDone });
 }

@@ -52,6 +52,9 @@ if (entry) {
     (code) => {
       // serve keeps running: it returns only when it has shut down.
       process.exitCode = code;
+      // The plugin is done once it has said its answer: exit then (stdout and stderr flushed), not
+      // when a module load it no longer needs or a read it gave up on settles.
+      if (entry[0] === 'kubectl') process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
     },
     (err: unknown) => {
       process.stderr.write(`netattach: ${err instanceof Error ? err.message : String(err)}\n`);

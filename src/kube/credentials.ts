@@ -1,10 +1,12 @@
 // Where the API server is and how to authenticate to it. In-cluster credentials (the pod's
-// service-account token and CA) are read here without @kubernetes/client-node: importing that
-// library costs ~60 MB of RSS, so only the kubeconfig path loads it, lazily.
+// service-account token and CA) and kubeconfig files (src/kube/kubeconfig.ts, with the `yaml`
+// package) are read here without @kubernetes/client-node: importing that library costs ~0.9 s and
+// ~127 MB, so it is loaded only for a user with an `exec` credential plugin or an `auth-provider`.
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeconfigError, readKubeconfig, redact, type KubeconfigUser, type ResolvedKubeconfig } from './kubeconfig.js';
+import { parseProxyUrl, proxyFromEnvironment } from './proxy.js';
 
 export interface KubeCredentials {
   /** Base URL, e.g. https://10.96.0.1:443. */
@@ -13,6 +15,18 @@ export interface KubeCredentials {
   cert?: Buffer;
   key?: Buffer;
   insecureSkipTLSVerify?: boolean;
+  /** kubeconfig tls-server-name: the TLS server name (SNI) and the name the server certificate must carry. */
+  tlsServerName?: string;
+  /** kubeconfig proxy-url: every request goes through it (http or https proxy; CONNECT for https servers). */
+  proxy?: URL;
+  /** kubeconfig username/password: HTTP basic auth (when there is no bearer token). */
+  basicAuth?: { username: string; password: string };
+  /** kubeconfig as, as-uid, as-groups, as-user-extra: sent as Impersonate-* headers. */
+  impersonate?: { user: string; uid?: string; groups: readonly string[]; extra: Readonly<Record<string, readonly string[]>> };
+  /** kubeconfig disable-compression (never asked for here: requests carry no Accept-Encoding). */
+  disableCompression?: boolean;
+  /** Values never to print (tokens, passwords, keys, exec env values, the proxy's password): see redactSecrets. */
+  secrets?: readonly string[];
   /** The bearer token for the next request (called per request: tokens rotate). */
   token?: () => string | undefined | Promise<string | undefined>;
   /** The server answered 401: forget a cached token; true when the next `token()` may differ. */
@@ -88,48 +102,97 @@ export function inClusterCredentials(options: InClusterOptions = {}): KubeCreden
   };
 }
 
-/** Credentials of an already loaded KubeConfig (exec plugins and token refresh stay client-node's). */
-export async function credentialsFromKubeConfig(kc: KubeConfig): Promise<KubeCredentials> {
-  const server = kc.getCurrentCluster()?.server;
-  if (!server) throw new Error('kubeconfig has no current cluster');
-  const tls: { ca?: unknown; cert?: unknown; key?: unknown; rejectUnauthorized?: boolean; headers?: Record<string, unknown> } = { headers: {} };
-  await kc.applyToHTTPSOptions(tls);
-  const buf = (v: unknown): Buffer | undefined => (v === undefined || v === null ? undefined : Buffer.isBuffer(v) ? v : Buffer.from(String(v)));
-  const ca = buf(tls.ca);
-  const cert = buf(tls.cert);
-  const key = buf(tls.key);
-  return {
-    server: server.replace(/\/$/, ''),
-    ...(ca ? { ca } : {}),
-    ...(cert ? { cert } : {}),
-    ...(key ? { key } : {}),
-    ...(tls.rejectUnauthorized === false ? { insecureSkipTLSVerify: true } : {}),
-    token: async () => {
-      const opts: { headers: Record<string, unknown> } = { headers: {} };
-      await kc.applyToHTTPSOptions(opts);
-      const auth = opts.headers.Authorization ?? opts.headers.authorization;
-      return typeof auth === 'string' && /^bearer /i.test(auth) ? auth.slice(7) : undefined;
-    },
+/**
+ * Credentials of a kubeconfig's chosen context. Every field kubectl honours is honoured; one that
+ * cannot be (a socks5 proxy-url) is refused with a KubeconfigError naming it. client-node is
+ * loaded only for `exec` and `auth-provider` (its authenticators run them, as before).
+ */
+export async function credentialsFromKubeconfig(config: ResolvedKubeconfig, options: { now?: () => number; rereadMs?: number; /** For HTTPS_PROXY, NO_PROXY (default: process.env). */ env?: NodeJS.ProcessEnv } = {}): Promise<KubeCredentials> {
+  const { cluster, user } = config;
+  // The user's own list: a plugin's tokens and a re-read token file join it as they come.
+  const secrets = user.secrets;
+  let proxy: URL | undefined;
+  // proxy-url, else the environment's proxy as kubectl (Go) reads it: HTTPS_PROXY, NO_PROXY.
+  const fromEnv = cluster.proxyUrl ? undefined : proxyFromEnvironment(cluster.server, options.env ?? process.env);
+  const proxyText = cluster.proxyUrl ?? fromEnv?.url;
+  if (proxyText) {
+    const parsed = parseProxyUrl(proxyText);
+    if (!(parsed instanceof URL)) {
+      if (fromEnv) throw new KubeconfigError({ file: '$' + fromEnv.variable, path: '', ...(parsed.value ? { value: parsed.value } : {}), reason: `the proxy for ${cluster.server} ${parsed.reason}` });
+      throw new KubeconfigError({ file: cluster.origin.file, path: `${cluster.origin.path}.proxy-url`, ...(parsed.value ? { value: parsed.value } : {}), reason: parsed.reason });
+    }
+    proxy = parsed;
+    if (proxy.password) secrets.push(proxy.password, decodeURIComponent(proxy.password));
+  }
+  const creds: KubeCredentials = {
+    server: cluster.server,
+    ...(cluster.ca ? { ca: cluster.ca } : {}),
+    ...(user.cert ? { cert: user.cert } : {}),
+    ...(user.key ? { key: user.key } : {}),
+    ...(cluster.insecureSkipTLSVerify ? { insecureSkipTLSVerify: true } : {}),
+    ...(cluster.tlsServerName ? { tlsServerName: cluster.tlsServerName } : {}),
+    ...(proxy ? { proxy } : {}),
+    ...(cluster.disableCompression ? { disableCompression: true } : {}),
+    ...(user.username !== undefined ? { basicAuth: { username: user.username, password: user.password ?? '' } } : {}),
+    ...(user.as ? { impersonate: { user: user.as, ...(user.asUid ? { uid: user.asUid } : {}), groups: user.asGroups, extra: user.asUserExtra } } : {}),
+    secrets,
     source: 'kubeconfig',
+  };
+  if (user.exec || user.authProvider) {
+    const { pluginCredentials } = await import('./plugin-auth.js');
+    const plugin = await pluginCredentials(config);
+    if (plugin.cert && !creds.cert) creds.cert = plugin.cert;
+    if (plugin.key && !creds.key) creds.key = plugin.key;
+    creds.token = plugin.token;
+  } else if (user.token || user.tokenFile) {
+    Object.assign(creds, tokenOf(user, options.now ?? Date.now, options.rereadMs ?? TOKEN_REREAD_MS, secrets));
+  }
+  return creds;
+}
+
+/** token, else tokenFile; the file wins while it can be read and is re-read each minute and on a 401 (client-go's cached file token source). */
+function tokenOf(user: KubeconfigUser, now: () => number, rereadMs: number, secrets: string[]): Pick<KubeCredentials, 'token' | 'unauthorized'> {
+  const file = user.tokenFile;
+  if (!file) return { token: () => user.token };
+  const read = (): string | undefined => {
+    try {
+      const t = readFileSync(file, 'utf8').trim();
+      if (t) secrets.push(t);
+      return t || undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  let token = read();
+  if (token === undefined && user.token === undefined) {
+    throw new KubeconfigError({ file: user.origin.file, path: `${user.origin.path}.tokenFile`, value: file, reason: 'cannot be read' });
+  }
+  let readAt = now();
+  return {
+    token: () => {
+      if (now() - readAt >= rereadMs) {
+        readAt = now();
+        token = read() ?? token;
+      }
+      return token ?? user.token;
+    },
+    unauthorized: () => {
+      const before = token;
+      token = read() ?? token;
+      readAt = now();
+      return token !== before;
+    },
   };
 }
 
-/** Kubeconfig files merged as kubectl merges them (the first one's current context), loading client-node only now. */
-export async function loadKubeConfig(files: readonly string[]): Promise<KubeConfig> {
-  const { KubeConfig } = await import('@kubernetes/client-node');
-  const kc = new KubeConfig();
-  kc.loadFromFile(files[0]!);
-  for (const extra of files.slice(1)) {
-    const other = new KubeConfig();
-    other.loadFromFile(extra);
-    kc.mergeConfig(other);
-  }
-  return kc;
+/** Kubeconfig files merged as kubectl merges them, the current (or the given) context's credentials. */
+export async function kubeconfigCredentials(files: readonly string[], options: { context?: string; env?: NodeJS.ProcessEnv } = {}): Promise<KubeCredentials> {
+  return credentialsFromKubeconfig(readKubeconfig(files, options.context !== undefined ? { context: options.context } : {}), options.env ? { env: options.env } : {});
 }
 
-/** Kubeconfig files (the first existing one, merged with the rest), loading client-node only now. */
-export async function kubeconfigCredentials(files: readonly string[]): Promise<KubeCredentials> {
-  return credentialsFromKubeConfig(await loadKubeConfig(files));
+/** `text` with every secret of `creds` replaced: for messages that quote what a server, a proxy or a credential plugin said. */
+export function redactSecrets(text: string, creds: Pick<KubeCredentials, 'secrets'> | undefined): string {
+  return redact(text, creds?.secrets ?? []);
 }
 
 /**

@@ -12,9 +12,9 @@ export { leaseApi, type LeaseApi, type CreateResult, type GetResult, type Delete
 export {
   inClusterCredentials,
   kubeconfigCredentials,
-  loadKubeConfig,
   defaultKubeconfigFiles,
-  credentialsFromKubeConfig,
+  credentialsFromKubeconfig,
+  redactSecrets,
   findCredentials,
   SERVICE_ACCOUNT_DIR,
   serviceAccountNamespace,
@@ -23,3 +23,6 @@ export {
   type InClusterOptions,
   type FindCredentialsOptions,
 } from './credentials.js';
+export { readKubeconfig, renderKubeconfigProblem, KubeconfigError, type KubeconfigProblem, type ResolvedKubeconfig } from './kubeconfig.js';
+export { parseProxyUrl, proxyDisplay, ProxyError } from './proxy.js';
+export { probeServer, describeConnectionError } from './probe.js';

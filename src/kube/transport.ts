@@ -3,8 +3,11 @@
 // header) and its ListWatch keeps every object in memory.
 import http from 'node:http';
 import https from 'node:https';
+import net from 'node:net';
+import tls from 'node:tls';
 import type { KubeCredentials } from './credentials.js';
 import { LineSplitter, ListSplitter, MAX_ITEM_BYTES } from './list-stream.js';
+import { proxiedRequest } from './proxy.js';
 
 /** Ask for PartialObjectMetadata(List): pods and namespaces without spec and status. */
 export const METADATA_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
@@ -50,17 +53,44 @@ export interface KubeTransport {
   send?(method: 'POST' | 'PUT' | 'DELETE', path: string, body: unknown, signal: AbortSignal): Promise<{ status: number; body: unknown }>;
 }
 
-/** Request options carrying the credentials: TLS material and the current bearer token. */
+/** Request options carrying the credentials: TLS material, the server name, the current bearer token (or basic auth), impersonation. */
 async function requestOptions(creds: KubeCredentials, method: string, headers: Record<string, string>): Promise<https.RequestOptions> {
   const token = await creds.token?.();
+  const all: Record<string, string | string[]> = { ...headers, ...impersonationHeaders(creds) };
+  if (token) all['Authorization'] = `Bearer ${token}`;
+  else if (creds.basicAuth) all['Authorization'] = `Basic ${Buffer.from(`${creds.basicAuth.username}:${creds.basicAuth.password}`).toString('base64')}`;
+  const name = creds.tlsServerName;
   return {
     method,
-    headers: token ? { ...headers, Authorization: `Bearer ${token}` } : headers,
+    headers: all,
     ...(creds.ca ? { ca: creds.ca } : {}),
     ...(creds.cert ? { cert: creds.cert } : {}),
     ...(creds.key ? { key: creds.key } : {}),
     ...(creds.insecureSkipTLSVerify ? { rejectUnauthorized: false } : {}),
+    // tls-server-name: the SNI (a name only: RFC 6066 forbids an address there) and the name the certificate must carry.
+    ...(name ? { ...(net.isIP(name) ? {} : { servername: name }), checkServerIdentity: (_host: string, cert: tls.PeerCertificate) => tls.checkServerIdentity(name, cert) } : {}),
   };
+}
+
+/** Impersonate-* headers of a kubeconfig's as, as-uid, as-groups, as-user-extra (client-go's names and escaping). */
+export function impersonationHeaders(creds: KubeCredentials): Record<string, string | string[]> {
+  const imp = creds.impersonate;
+  if (!imp) return {};
+  const h: Record<string, string | string[]> = { 'Impersonate-User': imp.user };
+  if (imp.uid) h['Impersonate-Uid'] = imp.uid;
+  if (imp.groups.length > 0) h['Impersonate-Group'] = [...imp.groups];
+  for (const [k, values] of Object.entries(imp.extra)) if (values.length > 0) h[`Impersonate-Extra-${escapeExtraKey(k)}`] = [...values];
+  return h;
+}
+
+/** client-go's headerKeyEscape: characters outside a header token, percent-encoded (the apiserver unescapes them). */
+const escapeExtraKey = (k: string): string =>
+  [...Buffer.from(k, 'utf8')].map((b) => (/[A-Za-z0-9!#$&'*+.^_`|~-]/.test(String.fromCharCode(b)) && b < 0x80 ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+
+/** One request to `url`: directly, or through the kubeconfig's proxy-url. */
+function issue(creds: KubeCredentials, url: URL, opts: https.RequestOptions, onResponse: (res: http.IncomingMessage) => void): http.ClientRequest {
+  if (creds.proxy) return proxiedRequest(creds.proxy, url, opts, onResponse);
+  return (url.protocol === 'http:' ? http : https).request(url, opts, onResponse);
 }
 
 export function kubeTransport(creds: KubeCredentials, requestTimeoutMs = 30_000): KubeTransport {
@@ -86,9 +116,8 @@ export function kubeTransport(creds: KubeCredentials, requestTimeoutMs = 30_000)
     for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, v);
     const opts = await requestOptions(creds, method, headers);
     if (signal) opts.signal = signal;
-    const lib = url.protocol === 'http:' ? http : https;
     return new Promise((resolve, reject) => {
-      const req = lib.request(url, opts, (res) => resolve({ res, req, url }));
+      const req = issue(creds, url, opts, (res) => resolve({ res, req, url }));
       req.on('error', reject);
       if (idleMs) req.setTimeout(idleMs, () => req.destroy(new Error(`timeout after ${idleMs} ms`)));
       req.end();
@@ -165,7 +194,6 @@ export function kubeTransport(creds: KubeCredentials, requestTimeoutMs = 30_000)
     async send(method, path, body, signal) {
       const payload = body === undefined ? undefined : JSON.stringify(body);
       const url = urlOf(path);
-      const lib = url.protocol === 'http:' ? http : https;
       const { res } = await retryOn401(async () => {
         // Content-Length always: Node sends a DELETE body neither chunked nor sized otherwise, and
         // the server would drop it (and with it the preconditions).
@@ -174,7 +202,7 @@ export function kubeTransport(creds: KubeCredentials, requestTimeoutMs = 30_000)
         const opts = await requestOptions(creds, method, headers);
         opts.signal = signal;
         return new Promise<{ res: http.IncomingMessage }>((resolve, reject) => {
-          const req = lib.request(url, opts, (res) => resolve({ res }));
+          const req = issue(creds, url, opts, (res) => resolve({ res }));
           req.on('error', reject);
           req.end(payload);
         });
@@ -191,11 +219,10 @@ export function kubeTransport(creds: KubeCredentials, requestTimeoutMs = 30_000)
     async patchJson(path, body, contentType) {
       const payload = JSON.stringify(body);
       const url = urlOf(path);
-      const lib = url.protocol === 'http:' ? http : https;
       const { res } = await retryOn401(async () => {
         const opts = await requestOptions(creds, 'PATCH', { 'Content-Type': contentType, Accept: 'application/json' });
         return new Promise<{ res: http.IncomingMessage }>((resolve, reject) => {
-          const req = lib.request(url, opts, (res) => resolve({ res }));
+          const req = issue(creds, url, opts, (res) => resolve({ res }));
           req.on('error', reject);
           req.setTimeout(requestTimeoutMs, () => req.destroy(new Error(`timeout after ${requestTimeoutMs} ms`)));
           req.end(payload);

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { parse as parseYaml } from 'yaml';
 import { oneLineSafe, terminalSafe } from '../../src/field/index.js';
 import { terminalSafeIO, yamlText } from '../../src/cli/terminal.js';
-import { renderExplanations } from '../../src/cli/kubectl.js';
+import { renderExplanations } from '../../src/cli/kubectl-commands.js';
 import { explainPod } from '../../src/explain/index.js';
 import { nadFromObject } from '../../src/nads/index.js';
 import { renderAuditTable } from '../../src/audit/index.js';

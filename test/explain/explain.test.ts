@@ -4,7 +4,7 @@
 import t from 'tap';
 import { parse as parseYaml } from 'yaml';
 import { explainExitCode, explainPod, renderExplanation, EXPLAIN_FORMAT_VERSION, type ExplainInput } from '../../src/explain/index.js';
-import { renderExplanations } from '../../src/cli/kubectl.js';
+import { renderExplanations } from '../../src/cli/kubectl-commands.js';
 import { nadFromObject, reachOf, NO_EXTRA_READERS } from '../../src/nads/index.js';
 import { loadPolicyDocuments, policySet } from '../../src/policy/index.js';
 

@@ -85,8 +85,8 @@ function serveInChild(args: string[], env: NodeJS.ProcessEnv): { status: number 
   return { status: r.status, out: r.stdout + r.stderr };
 }
 
-t.test('directory and in-cluster modes never load @kubernetes/client-node; kubeconfig mode does', async (t) => {
-  const dir = t.testdir({ nads: {}, tls: {}, tls2: {}, tls3: {}, sa: { token: 'tok' }, home: {} });
+t.test('directory, in-cluster and token kubeconfig modes never load @kubernetes/client-node; an exec user does', async (t) => {
+  const dir = t.testdir({ nads: {}, tls: {}, tls2: {}, tls3: {}, tls4: {}, sa: { token: 'tok' }, home: {} });
   const common = ['--port', '0', '--health-port', '0', '--host', '127.0.0.1', '--log-level', 'info'];
 
   const directory = serveInChild([...common, '--tls-dir', join(dir, 'tls'), '--nads', join(dir, 'nads')], { HOME: join(dir, 'home') });
@@ -102,12 +102,40 @@ t.test('directory and in-cluster modes never load @kubernetes/client-node; kubec
   t.equal(inCluster.status, 0, inCluster.out);
   t.match(inCluster.out, /^in-cluster$/m);
 
-  // The control: the same child with a kubeconfig must trip the guard, or the guard proves nothing.
+  // A kubeconfig is read with the yaml package (src/kube/kubeconfig.ts): a token user needs no
+  // client-node. (This control used to expect the import: every kubeconfig loaded it then.)
   const api = new FakeApiServer();
   await api.start();
-  writeFileSync(join(dir, 'kubeconfig'), api.kubeconfig());
+  const text = api.kubeconfig();
+  writeFileSync(join(dir, 'kubeconfig'), text);
   await api.stop();
   const kubeconfig = serveInChild([...common, '--tls-dir', join(dir, 'tls3'), '--kubeconfig', join(dir, 'kubeconfig')], { HOME: join(dir, 'home') });
-  t.not(kubeconfig.status, 0);
-  t.match(kubeconfig.out, /client-node imported by .*credentials\.ts/);
+  t.equal(kubeconfig.status, 0, kubeconfig.out);
+  t.match(kubeconfig.out, /^kubeconfig$/m);
+
+  // The control: an exec credential plugin is run by client-node, so that child must trip the
+  // guard, or the guard proves nothing.
+  writeFileSync(join(dir, 'exec-kubeconfig'), text.replace(/user: \{token: [^}]*\}/, 'user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/true}}'));
+  const exec = serveInChild([...common, '--tls-dir', join(dir, 'tls4'), '--kubeconfig', join(dir, 'exec-kubeconfig')], { HOME: join(dir, 'home') });
+  t.not(exec.status, 0);
+  t.match(exec.out, /client-node imported by .*plugin-auth\.ts/);
+});
+
+t.test("the plugin: --help and a token kubeconfig never load @kubernetes/client-node", async (t) => {
+  const plugin = (args: string[], env: NodeJS.ProcessEnv) =>
+    spawnSync(process.execPath, ['--import', 'tsx', '--import', REFUSE_CLIENT_NODE, join(ROOT, 'src/cli/main.ts'), 'kubectl', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+  const help = plugin(['--help'], {});
+  t.equal(help.status, 0, help.stderr);
+  t.match(help.stdout, /kubectl netattach explain pod NAME/);
+
+  const dir = t.testdir({ config: 'apiVersion: v1\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: t0k}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n' });
+  const audit = plugin(['audit'], { KUBECONFIG: join(dir, 'config') });
+  t.equal(audit.status, 2);
+  t.match(audit.stderr, /^error: The connection to the server 127\.0\.0\.1:1 was refused - did you specify the right host or port\?$/m, 'read, sent, refused: all without client-node');
+  t.notMatch(audit.stderr, /client-node imported/);
 });

@@ -16,6 +16,11 @@ export interface Recorded {
   path: string;
   query: URLSearchParams;
   headers: http.IncomingHttpHeaders;
+  /** The header lines as sent (a repeated header is several entries here, one joined value in `headers`). */
+  rawHeaders: string[];
+  /** HTTPS: the TLS server name (SNI) the client asked for, and the SHA-256 fingerprint of its certificate, if it sent one. */
+  servername?: string;
+  clientCert?: string;
   body: string;
 }
 
@@ -61,9 +66,10 @@ export class FakeApiServer {
   }
 
   /** Starts serving HTTPS on 127.0.0.1 with a fresh CA; the port and the CA (PEM) to trust. */
-  async startTls(): Promise<{ port: number; ca: string }> {
+  async startTls(options: { requestCert?: boolean } = {}): Promise<{ port: number; ca: string }> {
     const set = generateCertificates({ service: 'kubernetes', namespace: 'default', sans: ['127.0.0.1', 'localhost'] });
-    this.server = https.createServer({ cert: set.cert, key: set.key }, (req, res) => void this.handle(req, res));
+    // requestCert: a client certificate is asked for and recorded (not verified: the test compares fingerprints).
+    this.server = https.createServer({ cert: set.cert, key: set.key, ...(options.requestCert ? { requestCert: true, rejectUnauthorized: false } : {}) }, (req, res) => void this.handle(req, res));
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
     return { port: this.port, ca: set.caCert };
   }
@@ -166,7 +172,19 @@ export class FakeApiServer {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
-    this.requests.push({ method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body });
+    const socket = req.socket as import('node:tls').TLSSocket;
+    const servername = typeof socket.servername === 'string' ? socket.servername : undefined;
+    const peer = typeof socket.getPeerCertificate === 'function' ? socket.getPeerCertificate() : undefined;
+    this.requests.push({
+      method: req.method ?? '',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      rawHeaders: req.rawHeaders,
+      ...(servername ? { servername } : {}),
+      ...(peer?.fingerprint256 ? { clientCert: peer.fingerprint256 } : {}),
+      body,
+    });
     this.authorizations.push(req.headers.authorization ?? '');
     const json = (status: number, reply: unknown): void => {
       res.writeHead(status, { 'content-type': 'application/json' });
@@ -176,6 +194,7 @@ export class FakeApiServer {
       return json(401, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
     }
     if (req.method === 'PATCH') return json(200, this.patchReply(url.pathname, JSON.parse(body)));
+    if (url.pathname === '/version') return json(200, { major: '1', minor: '34', gitVersion: 'v1.34.0-fake' });
     const list = this.collections.get(url.pathname);
     if (!list) return this.getOne(url.pathname, res, json);
     if (url.searchParams.get('watch') === 'true') {
