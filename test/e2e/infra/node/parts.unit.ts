@@ -210,12 +210,13 @@ t.test('containerd imports both images; netprobe runs and sees a bind-mounted de
       status = ctr('task', 'ls').stdout;
     }
     t.match(status, /pause-sig\s+\d+\s+STOPPED/);
+    // The shim copies the task's output to the log file on its own: its last line can land after
+    // the task is reported stopped, and a delete tears the shim's copy down (seen twice under load:
+    // only "pause: waiting" in the log). So the line is awaited before the delete.
+    const t3 = Date.now();
+    while (!/pause: terminated, exiting/.test(readLog()) && Date.now() - t3 < 10_000) await new Promise((r) => setTimeout(r, 50));
     const del = ctr('task', 'delete', 'pause-sig'); // exits with the task's exit code
     t.equal(del.code, 0, `pause's exit status: ${del.stderr}`);
-    // The shim copies the task's output to the log file on its own: its last line can land after
-    // the task is reported stopped (seen once: only "pause: waiting" read right after the delete).
-    const t3 = Date.now();
-    while (!/pause: terminated, exiting/.test(readLog()) && Date.now() - t3 < 5_000) await new Promise((r) => setTimeout(r, 50));
     t.match(readLog(), /pause: waiting\n[\s\S]*pause: terminated, exiting/, 'its log');
   } finally {
     ctr('task', 'kill', '-s', 'SIGKILL', 'pause-sig');
