@@ -8,7 +8,7 @@ export type TryLoadKubeConfigEnv = FindCredentialsOptions;
 
 /**
  * The cluster's credentials as kubectl finds them ($KUBECONFIG, ~/.kube/config, then in-cluster),
- * or undefined when there are none. Only the kubeconfig cases load @kubernetes/client-node.
+ * or undefined when there are none. Only an `exec` or `auth-provider` kubeconfig user loads @kubernetes/client-node.
  */
 export function tryLoadKubeConfig(where: TryLoadKubeConfigEnv = {}): Promise<KubeCredentials | undefined> {
   return findCredentials(where);
