@@ -18,6 +18,11 @@ const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const ITEMS_KEY = 'items';
 
+/** What a streamed list leaves once its items are handed over. */
+export interface ListEnvelope {
+  metadata?: { resourceVersion?: string; continue?: string };
+}
+
 /** An item or an envelope over its bound: the list is refused, never read in part as if whole. */
 export class ListTooLargeError extends Error {
   override readonly name = 'ListTooLargeError';
@@ -115,11 +120,11 @@ export class ListSplitter {
   }
 
   /** The list without its items, parsed; throws if the body ended inside it. */
-  end(): { metadata?: { resourceVersion?: string; continue?: string } } {
+  end(): ListEnvelope {
     if (this.depth !== 0 || this.inString) throw new SyntaxError('the list ended before its closing brace');
     const text = Buffer.concat(this.envelope).toString('utf8');
     this.envelope = [];
-    return JSON.parse(text) as { metadata?: { resourceVersion?: string; continue?: string } };
+    return JSON.parse(text) as ListEnvelope;
   }
 
   private appendEnvelope(bytes: Buffer): void {

@@ -1,7 +1,8 @@
 // A list-then-watch loop that keeps no objects itself: the handler decides what to retain
 // (a few fields per pod for the address index, a parsed entry per NAD). Lists in pages, watches
 // from the list's resourceVersion, relists on 410 Gone, reconnects with capped backoff.
-import { KubeRequestError, type KubeTransport, type ListEnvelope } from './transport.js';
+import type { ListEnvelope } from './list-stream.js';
+import { KubeRequestError, type KubeTransport } from './transport.js';
 
 export interface ObjectMeta {
   name?: string;

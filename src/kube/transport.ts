@@ -6,7 +6,7 @@ import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { KubeCredentials } from './credentials.js';
-import { LineSplitter, ListSplitter, MAX_ITEM_BYTES } from './list-stream.js';
+import { LineSplitter, ListSplitter, MAX_ITEM_BYTES, type ListEnvelope } from './list-stream.js';
 import { proxiedRequest } from './proxy.js';
 
 /** Ask for PartialObjectMetadata(List): pods and namespaces without spec and status. */
@@ -19,10 +19,6 @@ export const METADATA_WATCH_ACCEPT = 'application/json;as=PartialObjectMetadata;
  */
 export const MAX_RESPONSE_BYTES = 2 * MAX_ITEM_BYTES;
 
-/** What a streamed list leaves once its items are handed over. */
-export interface ListEnvelope {
-  metadata?: { resourceVersion?: string; continue?: string };
-}
 
 /** A non-2xx answer; `reason` and `detail` are the Status object's reason and message, if any. */
 export class KubeRequestError extends Error {
