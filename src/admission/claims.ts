@@ -10,11 +10,11 @@
 //   CLAIM (one of `spec.resourceClaims`). Covered selections get nothing from netattach, so the
 //   claim must hold a device with the network's resourceName (what Multus looks for):
 //   checkNetworkClaims tells the pod when it certainly does not (denied) or may not (warned).
-import type { ParsedNetwork } from '../annotation/types.js';
+import type { ParsedNetwork } from '../annotation/index.js';
 import { child, index, invalid, key, notFound, type FieldError } from '../field/index.js';
-import type { DeviceRequestAlternative, DraView } from '../dra/types.js';
-import type { Nad } from '../nads/types.js';
-import type { Finding } from '../policy/types.js';
+import type { DeviceRequestAlternative, DraView } from '../dra/index.js';
+import type { Nad } from '../nads/index.js';
+import type { Finding } from '../policy/index.js';
 import type { PodDraft } from './draft.js';
 import { targetContainer } from './inject-resources.js';
 import { isObject, type JsonObject, type PodLocation } from './object.js';
