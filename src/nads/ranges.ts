@@ -143,8 +143,28 @@ export interface Cidr {
   prefix: number;
 }
 
+/**
+ * parseCidr's answers by text: the same few addresses (a template's IP=, a NAD's gateway) are read
+ * on every review, and ipaddr.js's parse was 3-4 % of a saturated server's CPU (docs/performance.md).
+ * Bounded: texts longer than any address (64 characters) are not kept, and at CIDR_MEMO_MAX
+ * entries the oldest goes. Answers are frozen, so a caller cannot change another's.
+ */
+const CIDR_MEMO_MAX = 1024;
+const CIDR_TEXT_MAX = 64;
+const cidrMemo = new Map<string, Cidr | undefined>();
+
 /** Reads `a.b.c.d/n`, `x::y/n` or a bare address as Go's net.ParseCIDR and ParseIP do; undefined for anything else (IPv4-mapped included). */
 export function parseCidr(text: string): Cidr | undefined {
+  if (text.length > CIDR_TEXT_MAX) return readCidr(text);
+  const known = cidrMemo.get(text);
+  if (known !== undefined || cidrMemo.has(text)) return known;
+  const read = readCidr(text);
+  if (cidrMemo.size >= CIDR_MEMO_MAX) cidrMemo.delete(cidrMemo.keys().next().value!);
+  cidrMemo.set(text, read);
+  return read;
+}
+
+function readCidr(text: string): Cidr | undefined {
   const slash = text.indexOf('/');
   let a: Addr;
   let prefix: number;
@@ -159,7 +179,7 @@ export function parseCidr(text: string): Cidr | undefined {
     return undefined;
   }
   if (a.kind() === 'ipv6' && (a as ipaddr.IPv6).isIPv4MappedAddress()) return undefined;
-  return { kind: a.kind() as Cidr['kind'], value: toBig(a), prefix };
+  return Object.freeze({ kind: a.kind() as Cidr['kind'], value: toBig(a), prefix });
 }
 
 /** Whether `address` lies in the subnet of `cidr`. */
