@@ -164,8 +164,24 @@ export function parseCidr(text: string): Cidr | undefined {
   return read;
 }
 
+/**
+ * Go's parser (net/netip, behind ParseIP and ParseCIDR since Go 1.17) reads IPv4 only as four
+ * decimal octets without leading zeros, and no zone: ipaddr.js also reads `010.0.0.1` (octal: 8.0.0.1),
+ * `0x0a.0.0.1`, `10.1` and `fe80::1%eth0`. Such a text fails in the plugin, so it is not an address here.
+ */
+const GO_IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+const GO_IPV6_TAIL_V4 = /:((?:\d+\.){3}\d+)$/;
+function goReads(address: string): boolean {
+  if (!address.includes(':')) return GO_IPV4.test(address);
+  if (address.includes('%')) return false;
+  const tail = GO_IPV6_TAIL_V4.exec(address);
+  return tail === null ? !address.includes('.') : GO_IPV4.test(tail[1]!);
+}
+
 function readCidr(text: string): Cidr | undefined {
   const slash = text.indexOf('/');
+  if (!goReads(slash < 0 ? text : text.slice(0, slash))) return undefined;
+  if (slash >= 0 && !/^\d{1,3}$/.test(text.slice(slash + 1))) return undefined;
   let a: Addr;
   let prefix: number;
   try {

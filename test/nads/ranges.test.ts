@@ -76,3 +76,20 @@ t.test('parseCidr: answers kept by text are the same answers, frozen, and stay r
   t.same(parseCidr('10.10.0.5/24'), { kind: 'ipv4', value: 0x0a0a0005n, prefix: 24 }, 'dropped from the memo, read again alike');
   t.equal(parseCidr(`10.0.0.1/${'x'.repeat(70)}`), undefined, 'a text longer than any address is read, not kept');
 });
+
+t.test('parseCidr reads addresses as Go does: forms ipaddr.js also takes are not addresses', async (t) => {
+  // Each fails in the plugin (Go's netip parser), so netattach must not read it as another address.
+  for (const text of ['010.0.0.1', '0x0a.0.0.1', '10.1', '10.0.0.01/24', '1.2.3', '1.2.3.4.5', 'fe80::1%eth0', '::ffff:010.0.0.1', '::1.2.3', '10.0.0.0/ 8']) {
+    t.equal(parseCidr(text), undefined, text);
+  }
+  for (const [text, value, prefix] of [
+    ['10.0.0.1', 0x0a000001n, 32],
+    ['0.0.0.0/0', 0n, 0],
+    ['255.255.255.255', 0xffffffffn, 32],
+    ['10.0.0.0/024', 0x0a000000n, 24],
+    ['64:ff9b::192.0.2.1/96', (0x64ff9bn << 96n) | 0xc0000201n, 96],
+    ['fd00::1/64', (0xfd00n << 112n) | 1n, 64],
+  ] as const) {
+    t.same(parseCidr(text), { kind: text.includes(':') ? 'ipv6' : 'ipv4', value, prefix }, text);
+  }
+});
