@@ -10,7 +10,7 @@ import type { FieldError } from '../field/index.js';
 import type { Nad, NadLookup } from '../nads/types.js';
 import type { DraView } from '../dra/types.js';
 import type { Finding } from '../policy/types.js';
-import { addTemplateClaims, checkNetworkClaims, checkTemplates, needsDevicePlan, planDevices, type Attachment } from './claims.js';
+import { addTemplateClaims, checkNetworkClaims, checkTemplates, needsDevicePlan, planDevices, type Attachment } from './device-plan.js';
 import { injectResources } from './inject-resources.js';
 import { mergeNodeSelector } from './node-selector.js';
 import { isObject, POD_LOCATION, type JsonObject } from './object.js';

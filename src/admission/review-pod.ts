@@ -1,7 +1,7 @@
 // Pods and the pod templates of workloads.
 import { forbidden, required } from '../field/index.js';
 import type { ParsedNetwork } from '../annotation/types.js';
-import { checkNetworkClaims, checkTemplates, needsDevicePlan, planDevices, type Attachment } from './claims.js';
+import { checkNetworkClaims, checkTemplates, needsDevicePlan, planDevices, type Attachment } from './device-plan.js';
 import { allow, Verdict } from './decision.js';
 import { judgeNetworks } from './judge.js';
 import { mutatePod } from './mutate.js';

@@ -1,4 +1,4 @@
-// src/admission/claims.ts through its exported functions (docs/dra.md): which pods need the DRA
+// src/admission/device-plan.ts through its exported functions (docs/dra.md): which pods need the DRA
 // planning, `netattach.io/networkClaims` parsing and its pairs, the template checks' exact messages,
 // and the claims `addTemplateClaims` writes (names, what it leaves alone, what it refuses).
 import t from 'tap';
@@ -12,7 +12,7 @@ import {
   NETWORK_CLAIMS_ANNOTATION,
   type Attachment,
   type DevicePlan,
-} from '../../src/admission/claims.js';
+} from '../../src/admission/device-plan.js';
 import { PodDraft } from '../../src/admission/draft.js';
 import { POD_LOCATION } from '../../src/admission/object.js';
 import { StaticDraView, type DraView } from '../../src/dra/index.js';
