@@ -78,10 +78,10 @@ export const SCOPES = {
     mutate: ['src/admission/{response,decision,target,namespace,observe}.ts'],
     tests: ADMISSION_TESTS,
   },
-  // The pipeline's own tests, and the HTTPS tests whose server drives it (claims, DRA, observe mode).
+  // The pipeline's own tests, and the HTTPS tests whose server drives it (address Leases, DRA, observe mode).
   pipeline: {
     mutate: ['src/server/pipeline.ts'],
-    tests: ['test/server/{pipeline,contract,real-core,claims,dra,observe}.test.ts'],
+    tests: ['test/server/{pipeline,contract,real-core,address-leases,dra,observe}.test.ts'],
   },
   // The state that lives across requests (issue 30): the uniqueness index (live pods and
   // reservations), and what feeds it from the pod watch (with the NAD usage index).
@@ -156,21 +156,21 @@ export const SCOPES = {
     mutate: ['src/dra/{static-view,paths,types,device-classes,claim-templates}.ts'],
     tests: ['test/dra/{static-view,device-classes,paths,cluster}.test.ts'],
   },
-  // The address claims (issue 30), in three parts: the pure claims and sharing owners; the call
+  // The address Leases (issue 30), in three parts: the pure Leases and sharing owners; the call
   // gate; the store (tested through the fake Lease API of test/policy/fake-leases.ts). The pure
   // tests come first: they load no I/O and kill most mutants in a few seconds. The gate has its own
   // part so that it finishes in one sitting beside the others.
-  'policy-claims': {
-    mutate: ['src/policy/{claims,owner}.ts'],
-    tests: ['test/policy/{claims-pure,owner,claims}.test.ts'],
+  'policy-address-leases': {
+    mutate: ['src/policy/{address-leases,owner}.ts'],
+    tests: ['test/policy/{address-leases-pure,owner,address-leases}.test.ts'],
   },
   'policy-lease-gate': {
     mutate: ['src/policy/lease-write-gate.ts'],
     tests: ['test/policy/lease-write-gate.test.ts'],
   },
-  'policy-claim-store': {
-    mutate: ['src/policy/claim-store.ts'],
-    tests: ['test/policy/{claim-store,claims}.test.ts'],
+  'policy-address-lease-store': {
+    mutate: ['src/policy/address-lease-store.ts'],
+    tests: ['test/policy/{address-lease-store,address-leases}.test.ts'],
   },
 };
 
@@ -179,7 +179,7 @@ export const GROUPS = {
   annotation: ['annotation-readers', 'annotation-element', 'annotation-parse'],
   nads: ['nads-validate', 'nads-reach'],
   admission: ['admission-networks', 'admission-builtin', 'admission-claims', 'admission-mutate', 'admission-inject', 'admission-review', 'admission-response'],
-  claims: ['policy-claims', 'policy-lease-gate', 'policy-claim-store'],
+  'address-leases': ['policy-address-leases', 'policy-lease-gate', 'policy-address-lease-store'],
 };
 
 /** The parts named by a comma-separated list of part and group names (all parts if empty). */

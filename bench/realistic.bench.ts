@@ -1,14 +1,14 @@
 // CPU per review in a realistic mix, against the bare review, in one process and one run
 // (issue 28). The server's pipeline (handleReview, as the HTTPS route calls it, with the body
 // parsed from text and the answer serialized) runs over:
-// - bare: 3 NADs, no policy, no index, no claims (the admission bench's review);
+// - bare: 3 NADs, no policy, no index, no Leases (the admission bench's review);
 // - realistic: 1,200 NADs in 200 namespaces (+ 3 global ones in `default`), four policies
 //   (namespace isolation, uniqueAddresses, hardware-address and interface-name rules, an Audit
-//   rule), an address index holding 50,000 live pods' MACs and GUIDs, address claims (Leases)
-//   through the real ClaimStore and Lease client over an in-memory apiserver (JSON on the "wire",
+//   rule), an address index holding 50,000 live pods' MACs and GUIDs, address Leases
+//   through the real AddressLeaseStore and Lease client over an in-memory apiserver (JSON on the "wire",
 //   a watch event for every write), the background audit, and a pod watch: every admitted pod is
-//   indexed (its claims confirmed) and audited, its three later MODIFIED events are read too, and
-//   the oldest bench pod ends (its claims released), so the cluster keeps its size. 30 % of the
+//   indexed (its Leases confirmed) and audited, its three later MODIFIED events are read too, and
+//   the oldest bench pod ends (its Leases released), so the cluster keeps its size. 30 % of the
 //   pods carry a MAC or GUID, and 10 % collide with a live pod's address (denied, as the policy says).
 // Every pod is one /mutate and one /validate review. Bare and realistic batches alternate; the
 // figures are CPU time (process.cpuUsage) per review, medians over the rounds, and the median of
@@ -19,7 +19,7 @@ import { Registry } from 'prom-client';
 import * as core from '../src/admission/index.js';
 import { DEFAULT_ADMISSION_CONFIG } from '../src/admission/types.js';
 import { StaticNadSource } from '../src/nads/index.js';
-import { AddressIndex, ClaimStore, NadUsage, PolicyEngine, loadPolicyDocuments, policySet, registerPolicyMetrics } from '../src/policy/index.js';
+import { AddressIndex, AddressLeaseStore, NadUsage, PolicyEngine, loadPolicyDocuments, policySet, registerPolicyMetrics } from '../src/policy/index.js';
 import { NO_POLICY } from '../src/policy/types.js';
 import { leaseApi, type KubeTransport } from '../src/kube/index.js';
 import { BackgroundAudit, registerAuditMetrics } from '../src/audit/index.js';
@@ -149,9 +149,9 @@ function podBody(namespace: string, podName: string, annotation: string, endpoin
 }
 
 /**
- * An in-memory apiserver for the claim Leases behind the real Lease client: bodies cross as JSON
+ * An in-memory apiserver for the address Leases behind the real Lease client: bodies cross as JSON
  * text both ways, creates are atomic (409), deletes check their preconditions, and every write is
- * a watch event (as JSON text) for the claim store's watch.
+ * a watch event (as JSON text) for the address Lease store's watch.
  */
 class LeaseServer implements KubeTransport {
   readonly objects = new Map<string, Record<string, unknown>>();
@@ -288,15 +288,15 @@ export async function realisticMix(log: (line: string) => void): Promise<Mix> {
   if (loaded.errors.length > 0) throw new Error(loaded.errors.map((e) => e.message).join('\n'));
   const engine = new PolicyEngine({ index, policies: policySet(loaded.policies) });
   const namespaceLabels = (ns: string): Record<string, string> => ({ 'kubernetes.io/metadata.name': ns });
-  const leases = new LeaseServer();
-  const claims = new ClaimStore({
-    api: leaseApi(leases, 'netattach-system'),
-    transport: leases,
+  const server = new LeaseServer();
+  const leases = new AddressLeaseStore({
+    api: leaseApi(server, 'netattach-system'),
+    transport: server,
     live: (h, address) => index.heldBy(address.kind, address.value, h),
     livenessCurrent: () => true,
     logger,
   });
-  await claims.start();
+  await leases.start();
   const audit = new BackgroundAudit({
     nads: nadSource,
     namespaceLabels,
@@ -308,17 +308,17 @@ export async function realisticMix(log: (line: string) => void): Promise<Mix> {
     metrics: registerAuditMetrics(registry),
     logger,
   });
-  // The pod watch: index (and NAD usage), confirm claims, tell the audit; on removal, release.
+  // The pod watch: index (and NAD usage), confirm Leases, tell the audit; on removal, release.
   const watched = (podName: string, namespace: string, annotation: string) => ({ metadata: { name: podName, namespace, uid: `uid-${podName}`, annotations: { [NETWORKS]: annotation } } });
   const upsert = (obj: ReturnType<typeof watched>): void => {
     const pod = indexPod(index, obj, usage);
-    if (pod) claims.confirm({ kind: 'Pod', namespace: pod.namespace, name: pod.name, ...(pod.uid ? { uid: pod.uid } : {}) });
+    if (pod) leases.confirm({ kind: 'Pod', namespace: pod.namespace, name: pod.name, ...(pod.uid ? { uid: pod.uid } : {}) });
     audit.upsert(obj);
   };
   const remove = (obj: ReturnType<typeof watched>): void => {
     index.removePod(obj.metadata.namespace, obj.metadata.name);
     usage.removePod(obj.metadata.namespace, obj.metadata.name);
-    void claims.releaseHolder({ kind: 'Pod', namespace: obj.metadata.namespace, name: obj.metadata.name, uid: obj.metadata.uid });
+    void leases.releaseHolder({ kind: 'Pod', namespace: obj.metadata.namespace, name: obj.metadata.name, uid: obj.metadata.uid });
     audit.remove(obj);
   };
   const t0 = performance.now();
@@ -336,7 +336,7 @@ export async function realisticMix(log: (line: string) => void): Promise<Mix> {
     nadSource,
     policy: engine,
     reservations: index,
-    arbiter: claims,
+    addressLeases: leases,
     config: DEFAULT_ADMISSION_CONFIG,
     namespaceLabels,
     podsUsingNad: (ns, n) => usage.podsUsing(ns, n),
@@ -356,7 +356,7 @@ export async function realisticMix(log: (line: string) => void): Promise<Mix> {
       const m = audit.memoStats();
       return `audit: ${m.hits} pods' verdicts from the memo, ${m.misses} judged, ${m.entries} entries`;
     },
-    stop: () => claims.stop(),
+    stop: () => leases.stop(),
     prepare: (from, count) => bodies.prepare(from, count),
     pod: async (n) => {
       const { namespace, annotation } = networksOf(n);

@@ -1,6 +1,6 @@
 // Accumulates what the checks found into one Decision.
 import { internal, type FieldError } from '../field/index.js';
-import type { AddressClaim, Finding } from '../policy/types.js';
+import type { HeldAddress, Finding } from '../policy/types.js';
 import type { Decision, JsonPatchOperation } from './types.js';
 import { mergeSameCause, type Note, type Warning } from './warnings.js';
 
@@ -14,7 +14,7 @@ export class Verdict {
   readonly warnings: Warning[] = [];
   readonly audits: Finding[] = [];
   readonly findings: Finding[] = [];
-  claims: AddressClaim[] = [];
+  addresses: HeldAddress[] = [];
   patch: JsonPatchOperation[] = [];
 
   get denied(): boolean {
@@ -67,7 +67,7 @@ export class Verdict {
       audits: this.audits,
       findings: this.findings,
       patch: allowed ? this.patch : [],
-      claims: allowed ? this.claims : [],
+      addresses: allowed ? this.addresses : [],
     };
   }
 }
@@ -85,6 +85,6 @@ export function internalError(err: unknown): Decision {
     audits: [],
     findings: [],
     patch: [],
-    claims: [],
+    addresses: [],
   };
 }

@@ -1,6 +1,6 @@
 // The identity of what a review is about, checked before anything is kept. kube-apiserver calls
 // mutating webhooks before it validates the object, so a Pod CREATE can carry a 1.8 MB name that
-// the apiserver refuses only later; by then a reservation, a claim or an interned namespace would
+// the apiserver refuses only later; by then a reservation, an address Lease or an interned namespace would
 // hold it (issue 37). Kubernetes refuses these values anyway, so denying them here denies no pod
 // that could run, and the denial names the field and the limit.
 import { dns1123LabelProblem, dns1123SubdomainProblem } from '../annotation/index.js';

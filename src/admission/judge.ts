@@ -88,7 +88,7 @@ export function judgeNetworks(
   for (const f of result.findings) {
     verdict.addFinding(opts.warnOnly && f.action === 'Enforce' ? { ...f, action: 'Warn' } : f);
   }
-  if (!opts.template) verdict.claims = result.claims;
+  if (!opts.template) verdict.addresses = result.addresses;
 }
 
 function ownerOf(meta: unknown, namespace: string, context: AdmissionContext): { owner?: SharingOwner } {

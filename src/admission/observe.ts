@@ -27,6 +27,6 @@ export function observed(decision: Decision): Decision {
     errors: [],
     warnings: [{ note: { path: '', text: `${OBSERVE_NOTE} (HTTP ${decision.code ?? 403})` } }, ...reasons, ...decision.warnings],
     patch: [],
-    claims: [],
+    addresses: [],
   };
 }

@@ -7,7 +7,7 @@ import type { NadLookup } from '../nads/types.js';
 import { NO_EXTRA_READERS, type ExtraReaders } from '../nads/plugins.js';
 import { DEFAULT_SHARING_OWNERS } from '../policy/owner.js';
 import type { DraView } from '../dra/types.js';
-import type { Finding, PolicyEvaluator, AddressClaim } from '../policy/types.js';
+import type { Finding, PolicyEvaluator, HeldAddress } from '../policy/types.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -100,7 +100,7 @@ export interface Decision {
   /** JSON Patch (only ever non-empty from the mutate endpoint). */
   patch: JsonPatchOperation[];
   /** Hardware addresses to reserve in the uniqueness index when the object is admitted. */
-  claims: AddressClaim[];
+  addresses: HeldAddress[];
 }
 
 /** Resolved inputs the shell gathers before calling the core (the core never does I/O). */

@@ -113,8 +113,8 @@ export class AuditMemo {
     const policy: PolicyEvaluator = {
       evaluate: (input, options) => {
         const r = ctx.policy.evaluate(input, options);
-        // The audit's dry-run CREATE has an identity, so every address is a claim: none, no index read.
-        if (r.claims.length > 0) addresses = true;
+        // The audit's dry-run CREATE has an identity, so every address is held: none, no index read.
+        if (r.addresses.length > 0) addresses = true;
         return r;
       },
     };

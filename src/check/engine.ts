@@ -102,7 +102,7 @@ export function checkManifests(objects: readonly ManifestObject[], options: Chec
     // The mutating endpoint checks everything the validating one does and adds the patch.
     const decision = review(request, { endpoint: isPod ? 'mutate' : 'validate', nads: lookup, namespaceLabels: nsLabels, policy, config, dra });
     // What admission would hold after this Pod is created: later Pods in the inputs see it.
-    if (isPod && decision.allowed) index.reserve(decision.claims);
+    if (isPod && decision.allowed) index.reserve(decision.addresses);
     return {
       ...result,
       ...verdictOf(decision),

@@ -11,10 +11,10 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import {
   AddressIndex,
   apiHolderLookup,
-  ClaimStore,
-  claimSweepMs,
+  AddressLeaseStore,
+  leaseSweepMs,
   ClusterNamespaceLabels,
-  DEFAULT_CLAIM_PENDING_MS,
+  DEFAULT_LEASE_PENDING_MS,
   ClusterPolicySource,
   FilePolicySource,
   NadUsage,
@@ -51,16 +51,16 @@ export interface PolicyWiringOptions {
   /** Delay before a failed watch retries (tests); doubles up to 30 s. */
   backoffMs?: number;
   /**
-   * netattach's own namespace: address claims (Leases) are made there, so uniqueness holds across
-   * replicas. Unset: no claims (each replica judges uniqueness alone). Needs the pod watch.
+   * netattach's own namespace: address Leases are made there, so uniqueness holds across
+   * replicas. Unset: no Leases (each replica judges uniqueness alone). Needs the pod watch.
    */
-  claimsNamespace?: string;
-  /** How long a claim whose pod was never seen blocks others before it yields and is swept (default 35 s). */
-  claimPendingMs?: number;
-  /** Budget of a claim on the request path (default 1.5 s). */
-  claimTimeoutMs?: number;
-  /** How often stale claims are swept (default: claimSweepMs of the window, 17.5 s). */
-  claimSweepMs?: number;
+  leaseNamespace?: string;
+  /** How long a Lease whose pod was never seen blocks others before it yields and is swept (default 35 s). */
+  leasePendingMs?: number;
+  /** Budget of a Lease on the request path (default 1.5 s). */
+  leaseTimeoutMs?: number;
+  /** How often stale Leases are swept (default: leaseSweepMs of the window, 17.5 s). */
+  leaseSweepMs?: number;
   /** The background audit of live pods (cluster mode with the pod watch only). */
   audit?: {
     nadSource: NadSource;
@@ -80,12 +80,12 @@ export interface PolicyWiringOptions {
 export interface PolicyWiring {
   /** What createServer takes. */
   deps: Required<Pick<ServerDeps, 'policy' | 'reservations' | 'namespaceLabels' | 'readiness' | 'background' | 'registry' | 'watches'>> &
-    Pick<ServerDeps, 'podsUsingNad' | 'arbiter'>;
+    Pick<ServerDeps, 'podsUsingNad' | 'addressLeases'>;
   engine: PolicyEngine;
   index: AddressIndex;
-  /** The address claims, when made (cluster mode, pod watch, a namespace). */
-  claims?: ClaimStore;
-  /** For the start-up log line. */
+  /** The address Leases, when made (cluster mode, pod watch, a namespace). */
+  addressLeases?: AddressLeaseStore;
+  /** For the start-up log line (`claims`: the log key kept from before the rename, for log queries). */
   summary: { policies: string; namespaceLabels: string; podIndex: string; claims: string; audit: string };
   audit?: BackgroundAudit;
   publisher?: ReportPublisher;
@@ -150,8 +150,8 @@ export async function wirePolicy(options: PolicyWiringOptions): Promise<PolicyWi
   let audit: BackgroundAudit | undefined;
   let publisher: ReportPublisher | undefined;
   let auditSummary = kc ? 'off' : 'off (no cluster)';
-  let claims: ClaimStore | undefined;
-  let claimsSummary = 'off (no cluster)';
+  let leases: AddressLeaseStore | undefined;
+  let leasesSummary = 'off (no cluster)';
   if (kc && options.podWatch) {
     const usage = new NadUsage();
     const checks = readiness;
@@ -195,12 +195,12 @@ export async function wirePolicy(options: PolicyWiringOptions): Promise<PolicyWi
       ...(options.defaultNetworkNamespace ? { defaultNetworkNamespace: options.defaultNetworkNamespace } : {}),
       ...(options.sharingOwners ? { sharingOwners: options.sharingOwners } : {}),
       ...(audit ? { observer: audit } : {}),
-      onRemove: (pod) => void claims?.releaseHolder({ kind: 'Pod', ...pod }),
-      // A claim is confirmed when its holder is seen using the address: the pod, or its VMI.
+      onRemove: (pod) => void leases?.releaseHolder({ kind: 'Pod', ...pod }),
+      // A Lease is confirmed when its holder is seen using the address: the pod, or its VMI.
       onIndexed: (pod) => {
-        if (!claims) return;
-        claims.confirm({ kind: 'Pod', namespace: pod.namespace, name: pod.name, ...(pod.uid ? { uid: pod.uid } : {}) });
-        if (pod.owner) claims.confirm({ kind: pod.owner.kind, namespace: pod.owner.namespace, name: pod.owner.name, uid: pod.owner.key });
+        if (!leases) return;
+        leases.confirm({ kind: 'Pod', namespace: pod.namespace, name: pod.name, ...(pod.uid ? { uid: pod.uid } : {}) });
+        if (pod.owner) leases.confirm({ kind: pod.owner.kind, namespace: pod.owner.namespace, name: pod.owner.name, uid: pod.owner.key });
       },
     });
     podsUsingNad = (ns, name) => usage.podsUsing(ns, name);
@@ -208,13 +208,13 @@ export async function wirePolicy(options: PolicyWiringOptions): Promise<PolicyWi
     readiness.pods = watchCheck('pod watch', pods);
     watches.pods = pods;
     podIndex = 'pod watch + reservations';
-    if (options.claimsNamespace) {
-      claims = wireClaims(kc, options.claimsNamespace, options, index, pods, registry, { background, readiness, watches });
-      claimsSummary = `Leases in namespace ${options.claimsNamespace}`;
-    } else claimsSummary = 'off (no namespace given)';
+    if (options.leaseNamespace) {
+      leases = wireAddressLeases(kc, options.leaseNamespace, options, index, pods, registry, { background, readiness, watches });
+      leasesSummary = `Leases in namespace ${options.leaseNamespace}`;
+    } else leasesSummary = 'off (no namespace given)';
   } else if (kc) {
     podIndex = 'reservations only (--no-pod-watch)';
-    claimsSummary = 'off (--no-pod-watch)';
+    leasesSummary = 'off (--no-pod-watch)';
   }
 
   // Reservations the watch never confirms (offline, or a create that failed later) are dropped
@@ -244,19 +244,19 @@ export async function wirePolicy(options: PolicyWiringOptions): Promise<PolicyWi
       registry,
       watches,
       ...(podsUsingNad ? { podsUsingNad } : {}),
-      ...(claims ? { arbiter: claims } : {}),
+      ...(leases ? { addressLeases: leases } : {}),
     },
     engine,
     index,
-    ...(claims ? { claims } : {}),
-    summary: { policies, namespaceLabels: kc ? 'namespace watch' : 'name label only', podIndex, claims: claimsSummary, audit: auditSummary },
+    ...(leases ? { addressLeases: leases } : {}),
+    summary: { policies, namespaceLabels: kc ? 'namespace watch' : 'name label only', podIndex, claims: leasesSummary, audit: auditSummary },
     ...(audit ? { audit } : {}),
     ...(publisher ? { publisher } : {}),
   };
 }
 
-/** The address claims: the store, its watch and sweeper, readiness and metrics. */
-function wireClaims(
+/** The address Leases: the store, its watch and sweeper, readiness and metrics. */
+function wireAddressLeases(
   kc: KubeCredentials,
   namespace: string,
   options: PolicyWiringOptions,
@@ -264,51 +264,54 @@ function wireClaims(
   pods: PodAddressSource,
   registry: Registry,
   into: { background: BackgroundTask[]; readiness: Record<string, ReadinessCheck>; watches: Record<string, WatchHealth> },
-): ClaimStore {
+): AddressLeaseStore {
+  // Metric names keep the word "claims" (from before the rename): dashboards and alerts name them.
   const events = new Counter({
     name: 'netattach_address_claims_total',
-    help: 'Address claims in the API server by outcome (won, lost, unavailable, not-claimed on the request path; taken-over, released, swept, release-failed; kept-running: a claim that looked stale kept, its pod running unseen by a lagging watch)',
+    help: 'Address Leases in the API server by outcome (won, lost, unavailable, not-claimed on the request path; taken-over, released, swept, release-failed; kept-running: a Lease that looked stale kept, its pod running unseen by a lagging watch)',
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
-  const claims = new ClaimStore({
+  const leases = new AddressLeaseStore({
     api: leaseApi(kubeTransport(kc), namespace),
     kubeConfig: kc,
     // Live: a pod of the holder (that uid of the name; for a VMI, a pod of it) uses the address.
     live: (h, address) => index.heldBy(address.kind, address.value, h),
     livenessCurrent: () => pods.synced() && pods.staleSince() === undefined,
-    // Before a claim never confirmed is taken over or swept: is its pod running after all (a lagging watch)?
+    // Before a Lease never confirmed is taken over or swept: is its pod running after all (a lagging watch)?
     holderRuns: apiHolderLookup(kubeTransport(kc), options.defaultNetworkNamespace ? { defaultNetworkNamespace: options.defaultNetworkNamespace } : {}),
-    ...(options.claimPendingMs !== undefined ? { pendingMs: options.claimPendingMs } : {}),
-    ...(options.claimTimeoutMs !== undefined ? { timeoutMs: options.claimTimeoutMs } : {}),
+    ...(options.leasePendingMs !== undefined ? { pendingMs: options.leasePendingMs } : {}),
+    ...(options.leaseTimeoutMs !== undefined ? { timeoutMs: options.leaseTimeoutMs } : {}),
     ...(options.backoffMs !== undefined ? { backoffMs: options.backoffMs } : {}),
     logger: options.logger,
     onEvent: (outcome, n = 1) => events.inc({ outcome }, n),
   });
   new Gauge({
     name: 'netattach_address_claims',
-    help: 'Address claims (Leases) this replica knows from its watch',
+    help: 'Address Leases this replica knows from its watch',
     registers: [registry],
     collect() {
-      this.set(claims.size());
+      this.set(leases.size());
     },
   });
   new Gauge({
     name: 'netattach_address_claims_unconfirmed',
-    help: 'Address claims whose pod this replica has not seen using the address (being created, or never to be); bounded',
+    help: 'Address Leases whose pod this replica has not seen using the address (being created, or never to be); bounded',
     registers: [registry],
     collect() {
-      this.set(claims.stats().unconfirmed);
+      this.set(leases.stats().unconfirmed);
     },
   });
-  into.background.push({ name: 'address claim watch', start: () => claims.start(), stop: () => claims.stop() });
+  into.background.push({ name: 'address claim watch', start: () => leases.start(), stop: () => leases.stop() });
   let sweeper: NodeJS.Timeout | undefined;
   into.background.push({
     name: 'address claim sweeper',
-    start: () => void (sweeper = setInterval(() => void claims.sweep(), options.claimSweepMs ?? claimSweepMs(options.claimPendingMs ?? DEFAULT_CLAIM_PENDING_MS)).unref()),
+    start: () => void (sweeper = setInterval(() => void leases.sweep(), options.leaseSweepMs ?? leaseSweepMs(options.leasePendingMs ?? DEFAULT_LEASE_PENDING_MS)).unref()),
     stop: () => clearInterval(sweeper),
   });
-  into.readiness.claims = watchCheck('address claim watch', claims);
-  into.watches.claims = claims;
-  return claims;
+  // The readiness check's and the watch's name `claims`, the metric names above and the task names
+  // stay as before the rename: dashboards, alerts and /readyz readers name them.
+  into.readiness.claims = watchCheck('address claim watch', leases);
+  into.watches.claims = leases;
+  return leases;
 }

@@ -16,7 +16,7 @@ import { getObject, kubeconfigCredentials, kubeTransport, serviceAccountNamespac
 import { DEFAULT_ADMISSION_CONFIG } from '../admission/types.js';
 import { parseMultusDefaultNetworks } from '../admission/builtin-ifnames.js';
 import { parseSharingOwners } from '../policy/owner.js';
-import { claimSweepMs, DEFAULT_CLAIM_PENDING_MS } from '../policy/claim-store.js';
+import { leaseSweepMs, DEFAULT_LEASE_PENDING_MS } from '../policy/address-lease-store.js';
 import { ENFORCEMENT_MODES, type Enforcement } from '../admission/observe.js';
 import { wirePolicy, type PolicyWiring } from './serve-policy.js';
 import { ClusterDra } from '../dra/index.js';
@@ -125,10 +125,10 @@ export interface ServeConfig {
   dev: boolean;
   /** Watch pods (cluster mode) for the uniqueness index and NAD usage. */
   podWatch: boolean;
-  /** Where address claims are made (--claims-namespace, else --namespace), unless --no-address-claims. */
-  claimsNamespace?: string;
+  /** Where address Leases are made (--claims-namespace, else --namespace), unless --no-address-claims. */
+  leaseNamespace?: string;
   /** --claim-pending, ms. */
-  claimPendingMs: number;
+  leasePendingMs: number;
   /** Background audit of live pods (cluster mode, with the pod watch). */
   audit: { enabled: boolean; podsPerSecond: number };
   /** Watch DeviceClasses and ResourceClaimTemplates (cluster mode). */
@@ -222,12 +222,12 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
   const policy = get('policy');
   const noClaims = values['no-address-claims'] ?? flagBool('no-address-claims', env.NETATTACH_NO_ADDRESS_CLAIMS);
   const claimsFlag = get('claims-namespace') !== undefined ? 'claims-namespace' : 'namespace';
-  const claimsNamespace = noClaims ? undefined : (get('claims-namespace') ?? get('namespace') ?? serviceAccountNamespace(env));
+  const leaseNamespace = noClaims ? undefined : (get('claims-namespace') ?? get('namespace') ?? serviceAccountNamespace(env));
   const pendingText = get('claim-pending');
-  const claimPendingMs = pendingText === undefined ? DEFAULT_CLAIM_PENDING_MS : parseGoDuration(pendingText);
-  if (claimPendingMs === undefined || claimPendingMs < 1000) throw new RangeError(`--claim-pending: invalid value ${JSON.stringify(pendingText)}: a duration of at least 1s, e.g. 35s`);
-  if (claimsNamespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(claimsNamespace)) {
-    throw new RangeError(`--${claimsFlag}: invalid value ${JSON.stringify(claimsNamespace)}: must be a namespace name (RFC 1123 label)`);
+  const leasePendingMs = pendingText === undefined ? DEFAULT_LEASE_PENDING_MS : parseGoDuration(pendingText);
+  if (leasePendingMs === undefined || leasePendingMs < 1000) throw new RangeError(`--claim-pending: invalid value ${JSON.stringify(pendingText)}: a duration of at least 1s, e.g. 35s`);
+  if (leaseNamespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(leaseNamespace)) {
+    throw new RangeError(`--${claimsFlag}: invalid value ${JSON.stringify(leaseNamespace)}: must be a namespace name (RFC 1123 label)`);
   }
   const enforcement = get('enforcement') ?? 'enforce';
   if (!ENFORCEMENT_MODES.includes(enforcement as Enforcement)) throw new RangeError(`--enforcement: invalid value ${JSON.stringify(enforcement)}: enforce or observe`);
@@ -240,8 +240,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
     dev,
     logLevel,
     podWatch: !(values['no-pod-watch'] ?? flagBool('no-pod-watch', env.NETATTACH_NO_POD_WATCH)),
-    ...(claimsNamespace !== undefined ? { claimsNamespace } : {}),
-    claimPendingMs,
+    ...(leaseNamespace !== undefined ? { leaseNamespace } : {}),
+    leasePendingMs,
     audit: { enabled: !(values['no-audit'] ?? flagBool('no-audit', env.NETATTACH_NO_AUDIT)), podsPerSecond },
     draWatch: !(values['no-dra'] ?? flagBool('no-dra', env.NETATTACH_NO_DRA)),
     generateTlsIn: tlsDir !== undefined ? abs(tlsDir) : undefined,
@@ -344,7 +344,7 @@ async function chooseNadSource(config: ServeConfig, root: string, logger: Logger
 
 /**
  * DeviceClasses and ResourceClaimTemplates. Not a readiness gate: until they are read, template
- * checks only warn ("unchecked"), and the claims netattach adds depend on the NADs alone.
+ * checks only warn ("unchecked"), and the Leases netattach adds depend on the NADs alone.
  */
 function wireDra(kc: KubeCredentials, logger: Logger): { source: DraSource; task: BackgroundTask } {
   const dra = new ClusterDra(kc, { logger });
@@ -391,9 +391,9 @@ export async function startServe(argv: string[], io: CliIO): Promise<Serving | '
     ...(config.server.policyFile ? { policyFile: config.server.policyFile } : {}),
     ...(kubeConfig ? { kubeConfig } : {}),
     podWatch: config.podWatch,
-    ...(config.claimsNamespace ? { claimsNamespace: config.claimsNamespace } : {}),
-    claimPendingMs: config.claimPendingMs,
-    claimSweepMs: claimSweepMs(config.claimPendingMs),
+    ...(config.leaseNamespace ? { leaseNamespace: config.leaseNamespace } : {}),
+    leasePendingMs: config.leasePendingMs,
+    leaseSweepMs: leaseSweepMs(config.leasePendingMs),
     defaultNetworkNamespace: config.server.admission.defaultNetworkNamespace,
     sharingOwners: config.server.admission.addressSharingOwners,
     logger,

@@ -1,6 +1,6 @@
-// coordination.k8s.io/v1 Leases in one namespace, as the address claims use them: an atomic
+// coordination.k8s.io/v1 Leases in one namespace, as the address Leases use them: an atomic
 // create (409 when the name exists), a GET, and a DELETE guarded by uid and resourceVersion
-// preconditions (so a replica never deletes a claim that was re-created or changed meanwhile).
+// preconditions (so a replica never deletes a Lease that was re-created or changed meanwhile).
 // Every call is bounded by the caller's signal; an answer is data, never a throw, except that
 // no answer at all (unreachable, timed out) rejects.
 import type { KubeTransport } from './transport.js';

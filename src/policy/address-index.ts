@@ -9,7 +9,7 @@
 // evicted at a cap; they are indexed by address, by pod name and uid, and by age, so reserving,
 // judging, confirming and releasing cost O(addresses of the request), and the periodic sweep (the
 // owner, src/cli/serve-policy.ts) drops the expired ones.
-import type { AddressClaim, AddressKind, AddressReservations } from './types.js';
+import type { HeldAddress, AddressKind, AddressReservations } from './types.js';
 import type { SharingOwner } from './owner.js';
 import { MAX_ARBITRATED_ADDRESSES_PER_POD } from './limits.js';
 import { Interner } from '../nads/intern.js';
@@ -38,7 +38,7 @@ export interface Holder {
   /** `ns/name`, or `ns/<generateName>*` for a reservation made before the name was known. */
   pod: string;
   uid?: string;
-  /** `ns/name` of the network, or `*` when unknown (a claim with scope `cluster`). */
+  /** `ns/name` of the network, or `*` when unknown (an address with scope `cluster`). */
   network: string;
   /** Reservations only: when it lapses unless the watch sees the pod first (ms since epoch). */
   expires?: number;
@@ -99,7 +99,7 @@ interface PodRecord {
   /** Resync generation that last saw the pod. */
   gen: number;
   owner: SharingOwner | undefined;
-  /** Its uid, for address claims held by one incarnation of a name (`heldBy`). */
+  /** Its uid, for address Leases held by one incarnation of a name (`heldBy`). */
   uid: string | undefined;
 }
 
@@ -172,7 +172,7 @@ export class AddressIndex implements AddressReservations {
   private readonly reservedByAge = new Set<Reservation>();
   private readonly limits: ReservationLimits;
   private readonly capped: Record<ReservationCap, number> = { pod: 0, address: 0, namespace: 0, total: 0 };
-  /** Live pods per sharing owner (key), for claims held by an owner. */
+  /** Live pods per sharing owner (key), for Leases held by an owner. */
   private readonly ownerPods = new Map<string, number>();
   private readonly ttl: number;
   private readonly now: () => number;
@@ -285,16 +285,16 @@ export class AddressIndex implements AddressReservations {
    * Idempotent per pod: the same pod (same namespace/name, or same uid) reserving the same
    * address again (its validating call after its mutating one, a reinvocation, a retry) refreshes
    * its reservation and fills in what it lacked (the uid, the name), never adds a second one.
-   * Bounded (RESERVATION_LIMITS): claims past `perPod` are not reserved; at the other caps the
+   * Bounded (RESERVATION_LIMITS): addresses past `perPod` are not reserved; at the other caps the
    * oldest reservation (of the address, the namespace, or in all) gives way to the new one, so a
    * flood shortens how long reservations last but never refuses a pod.
    */
-  reserve(claims: readonly AddressClaim[]): void {
+  reserve(addresses: readonly HeldAddress[]): void {
     const expires = this.now() + this.ttl;
-    const n = Math.min(claims.length, this.limits.perPod);
-    this.capped.pod += claims.length - n;
+    const n = Math.min(addresses.length, this.limits.perPod);
+    this.capped.pod += addresses.length - n;
     for (let i = 0; i < n; i++) {
-      const c = claims[i]!;
+      const c = addresses[i]!;
       const pod = podKey(c.pod);
       const network = c.scope.startsWith('network:') ? c.scope.slice(8) : '*';
       const address = reservationKey(c.kind, c.value);
@@ -350,11 +350,11 @@ export class AddressIndex implements AddressReservations {
   }
 
   /**
-   * Drops the reservations these claims made (same pod, same address and network): a create that
-   * then lost its claim in the API server, or could not make it, holds nothing.
+   * Drops the reservations these addresses made (same pod, same address and network): a create that
+   * then lost its Lease in the API server, or could not make it, holds nothing.
    */
-  release(claims: readonly AddressClaim[]): void {
-    for (const c of claims) {
+  release(addresses: readonly HeldAddress[]): void {
+    for (const c of addresses) {
       const list = this.reservations.get(reservationKey(c.kind, c.value));
       if (!list) continue;
       const network = c.scope.startsWith('network:') ? c.scope.slice(8) : '*';
@@ -371,8 +371,8 @@ export class AddressIndex implements AddressReservations {
   /**
    * Does a live pod hold `value` for `holder`: the pod `namespace/name` (kind `Pod`; with a `uid`,
    * that incarnation of the name only), or a pod of the sharing owner of that kind and name (with
-   * a `uid`, the owner's key)? What confirms an address claim: its holder exists *and* uses the
-   * address, so a claim made under a running pod's name, for another address or another uid, is
+   * a `uid`, the owner's key)? What confirms an address Lease: its holder exists *and* uses the
+   * address, so a Lease made under a running pod's name, for another address or another uid, is
    * not kept alive by that pod.
    */
   heldBy(kind: AddressKind, value: string, holder: { kind: string; namespace: string; name: string; uid?: string }): boolean {

@@ -5,7 +5,7 @@
 // keeps its own action and the request takes the strictest (any Enforce denies; any Warn warns).
 // A built-in finding is re-graded by the strictest action among the applying policies that set
 // that rule; with none, it stays Enforce.
-import type { Action, EvaluateOptions, Finding, PolicyEvaluator, PolicyInput, PolicyResult, AddressClaim, UniqueRule } from './types.js';
+import type { Action, EvaluateOptions, Finding, PolicyEvaluator, PolicyInput, PolicyResult, HeldAddress, UniqueRule } from './types.js';
 import type { CompiledPolicy } from './compile.js';
 import { EXEMPT_LABEL, type UniquenessScope } from './document.js';
 import type { AddressIndex, Holder } from './address-index.js';
@@ -103,10 +103,10 @@ export function evaluatePolicies(set: PolicySet, input: PolicyInput, index?: Add
     if (r.interfaceNames) findings.push(...rules.interfaceNames(r.interfaceNames, ctx));
     if (r.immutableNetworks) findings.push(...rules.immutableNetworks(r.immutableNetworks, ctx));
   }
-  const claims = claimsOf(input, addresses, applying, findings);
+  const held = heldAddressesOf(input, addresses, applying, findings);
   const limit = unarbitratedFinding(input, addresses, applying);
   if (limit) findings.push(limit);
-  return { findings: [...builtin, ...findings], claims };
+  return { findings: [...builtin, ...findings], addresses: held };
 }
 
 function regrade(f: Finding, applying: readonly CompiledPolicy[]): Finding {
@@ -126,18 +126,18 @@ function regrade(f: Finding, applying: readonly CompiledPolicy[]): Finding {
 }
 
 /** What a pod will hold once admitted: every requested address, on the network it uses it on (none before it has an identity). */
-function claimsOf(input: PolicyInput, addresses: () => AddressFact[], applying: readonly CompiledPolicy[], findings: readonly Finding[]): AddressClaim[] {
+function heldAddressesOf(input: PolicyInput, addresses: () => AddressFact[], applying: readonly CompiledPolicy[], findings: readonly Finding[]): HeldAddress[] {
   if (!rules.judgesUniqueness(input)) return [];
-  const pod: AddressClaim['pod'] = { namespace: input.namespace };
+  const pod: HeldAddress['pod'] = { namespace: input.namespace };
   if (input.pod.name) pod.name = input.pod.name;
   if (input.pod.generateName) pod.generateName = input.pod.generateName;
   if (input.pod.uid) pod.uid = input.pod.uid;
   if (input.pod.owner) pod.owner = input.pod.owner;
   return addresses().slice(0, MAX_ARBITRATED_ADDRESSES_PER_POD).map((a) => {
-    const claim: AddressClaim = { kind: a.kind, value: a.value, scope: `network:${a.network}`, pod };
+    const held: HeldAddress = { kind: a.kind, value: a.value, scope: `network:${a.network}`, pod };
     const unique = uniqueRuleOf(a, applying, findings);
-    if (unique) claim.unique = unique;
-    return claim;
+    if (unique) held.unique = unique;
+    return held;
   });
 }
 

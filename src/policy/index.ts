@@ -18,16 +18,16 @@ export { policyCrd, renderPolicyCrd } from './crd.js';
 export type { PolicyLogger } from './log.js';
 export { DEFAULT_SHARING_OWNERS, parseSharingOwners, sharingOwnerOf, type SharingOwner } from './owner.js';
 export { apiHolderLookup, podRunsWith, type HolderLookup } from './pod-lookup.js';
-export { ClaimStore, claimSweepMs, DEFAULT_CLAIM_PENDING_MS, type AddressArbiter, type ClaimStoreOptions, type ClaimEvent } from './claim-store.js';
+export { AddressLeaseStore, leaseSweepMs, DEFAULT_LEASE_PENDING_MS, type AddressLeases, type AddressLeaseStoreOptions, type LeaseEvent } from './address-lease-store.js';
 export {
-  CLAIM_LABEL,
-  claimName,
+  LEASE_LABEL,
+  leaseName,
   holderOf,
-  parseClaim,
-  wantedClaims,
+  parseLease,
+  wantedLeases,
   outcomeFinding,
-  type ClaimHolder,
-  type ClaimOutcome,
-  type StoredClaim,
-  type WantedClaim,
-} from './claims.js';
+  type LeaseHolder,
+  type LeaseOutcome,
+  type StoredLease,
+  type WantedLease,
+} from './address-leases.js';

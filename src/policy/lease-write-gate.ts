@@ -1,5 +1,5 @@
-// How many calls the address claims have in flight to the API server at once. Requests (a pod
-// create waiting for its claim) go before background work (releases, sweeps), may wait only
+// How many calls the address Leases have in flight to the API server at once. Requests (a pod
+// create waiting for its Lease) go before background work (releases, sweeps), may wait only
 // while their own deadline lasts, and only so many may wait: a flood of reviews meets a quick
 // "unavailable" instead of a queue that grows with it.
 

@@ -1,6 +1,6 @@
 // Bounds on the state that admission requests add to the uniqueness machinery (reservations in
-// this replica, address claims in the API server). One place, so the reservation index, the
-// claim store and docs/security.md name the same numbers.
+// this replica, address Leases in the API server). One place, so the reservation index, the
+// address Lease store and docs/security.md name the same numbers.
 
 /**
  * Addresses of one pod that are reserved and claimed (the arbitrated ones). A KubeVirt VM or a

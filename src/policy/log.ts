@@ -3,7 +3,7 @@ export interface PolicyLogger {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
-  /** Routine events a busy cluster has hundreds of per second (a claim released as its pod ends). */
+  /** Routine events a busy cluster has hundreds of per second (a Lease released as its pod ends). */
   debug?(obj: object, msg: string): void;
 }
 

@@ -15,7 +15,7 @@ export interface SharingOwner {
   label: string;
   /** Namespace of the owner (the pod's), for messages that must not name other namespaces' objects. */
   namespace: string;
-  /** The owner's kind and name (an address claim in the API server is held by the owner). */
+  /** The owner's kind and name (an address Lease in the API server is held by the owner). */
   kind: string;
   name: string;
 }

@@ -1,15 +1,15 @@
-// Asks the API server, not the pod watch, whether a claim's holder pod runs with its address:
-// before a claim the watch never confirmed is taken over or swept. A watch lagging more than the
+// Asks the API server, not the pod watch, whether a Lease's holder pod runs with its address:
+// before a Lease the watch never confirmed is taken over or swept. A watch lagging more than the
 // confirmation window (an overloaded apiserver) would otherwise let a second pod take the address
-// of one that runs, and both would run with it. Rare by design: only claims that look stale cost a GET.
+// of one that runs, and both would run with it. Rare by design: only Leases that look stale cost a GET.
 import { getObject, type KubeTransport } from '../kube/index.js';
 import { DEFAULT_NETWORK_ANNOTATION, NETWORKS_ANNOTATION } from '../annotation/types.js';
 import { podNetworkFacts } from './pod-source.js';
-import type { ClaimHolder } from './claims.js';
+import type { LeaseHolder } from './address-leases.js';
 import type { AddressKind } from './types.js';
 
 /** true: the holder runs with the address; false: it does not (gone, ended, another uid or address); undefined: cannot tell. */
-export type HolderLookup = (holder: ClaimHolder, address: { kind: AddressKind; value: string }, signal: AbortSignal) => Promise<boolean | undefined>;
+export type HolderLookup = (holder: LeaseHolder, address: { kind: AddressKind; value: string }, signal: AbortSignal) => Promise<boolean | undefined>;
 
 interface PodLike {
   metadata?: { namespace?: string; name?: string; uid?: string; annotations?: Record<string, string> };
@@ -21,7 +21,7 @@ interface PodLike {
  * read as the pod watch reads them (podNetworkFacts), so the answer is the one the index will give
  * once the watch catches up. A pod that finished (Succeeded, Failed) holds nothing: the watch drops it.
  */
-export function podRunsWith(obj: unknown, holder: ClaimHolder, address: { kind: AddressKind; value: string }, defaultNetworkNamespace?: string): boolean {
+export function podRunsWith(obj: unknown, holder: LeaseHolder, address: { kind: AddressKind; value: string }, defaultNetworkNamespace?: string): boolean {
   if (holder.kind !== 'Pod' || typeof obj !== 'object' || obj === null) return false;
   const pod = obj as PodLike;
   const md = pod.metadata;

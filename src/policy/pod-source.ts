@@ -71,7 +71,7 @@ export function podNetworkFacts(
   return facts;
 }
 
-/** A pod as the index keeps it: what its address claims are confirmed and released by. */
+/** A pod as the index keeps it: what its address Leases are confirmed and released by. */
 export interface IndexedPod {
   namespace: string;
   name: string;
@@ -124,9 +124,9 @@ export class PodAddressSource extends WatchedCache {
       defaultNetworkNamespace?: string;
       /** `group/Kind` of owners whose pods share addresses (`--address-sharing-owner`). */
       sharingOwners?: readonly string[];
-      /** A pod ended (its DELETED event): e.g. release its address claims. */
+      /** A pod ended (its DELETED event): e.g. release its address Leases. */
       onRemove?: (pod: { namespace: string; name: string; uid?: string }) => void;
-      /** A pod was indexed (added or changed, after the index): e.g. confirm its address claims. */
+      /** A pod was indexed (added or changed, after the index): e.g. confirm its address Leases. */
       onIndexed?: (pod: IndexedPod) => void;
       /** Also told of every event, after the indexes (the background audit: one watch serves both). */
       observer?: ListWatchHandler;

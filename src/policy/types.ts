@@ -25,7 +25,7 @@ export interface Finding {
 export type AddressKind = 'mac' | 'infiniband-guid';
 
 /** A hardware address a pod holds (or will hold once admitted) within a uniqueness scope. */
-export interface AddressClaim {
+export interface HeldAddress {
   kind: AddressKind;
   /** Canonical form: lower-case, colon-separated. */
   value: string;
@@ -35,7 +35,7 @@ export interface AddressClaim {
   /**
    * Set when a uniqueAddresses rule judged this address (and found no holder): the rule whose
    * action is strictest, its scope, and how messages name the address. Only these addresses are
-   * claimed in the API server across replicas (src/policy/claims.ts).
+   * claimed in the API server across replicas (src/policy/address-leases.ts).
    */
   unique?: UniqueRule;
 }
@@ -84,7 +84,7 @@ export interface PolicyResult {
   /** All findings, built-in ones included with their final action. */
   findings: Finding[];
   /** Addresses to reserve if the pod is admitted (empty for templates). */
-  claims: AddressClaim[];
+  addresses: HeldAddress[];
 }
 
 export interface PolicyEvaluator {
@@ -94,24 +94,24 @@ export interface PolicyEvaluator {
 export interface EvaluateOptions {
   /**
    * Whether pods being admitted (reservations, not yet seen by the pod watch) count as holders
-   * (default true). False where the API-server claim decides between them: a reservation made by
-   * another pod's mutating call, through this replica, may be of a pod that loses its claim.
+   * (default true). False where the address Lease decides between them: a reservation made by
+   * another pod's mutating call, through this replica, may be of a pod that loses its Lease.
    */
   pendingHolders?: boolean;
 }
 
 /** The evaluator in force when no policy is configured: built-in rules enforced, nothing else. */
 export const NO_POLICY: PolicyEvaluator = {
-  evaluate: (input) => ({ findings: input.builtin, claims: [] }),
+  evaluate: (input) => ({ findings: input.builtin, addresses: [] }),
 };
 
 /**
  * The uniqueness index as the server sees it: after an allowed, non-dry-run Pod CREATE the
- * server reserves the decision's claims synchronously, right after the evaluation, so two
+ * server reserves the decision's addresses synchronously, right after the evaluation, so two
  * requests racing through one replica cannot both win the same address.
  */
 export interface AddressReservations {
-  reserve(claims: readonly AddressClaim[]): void;
-  /** Drops this pod's reservations of these addresses again (a create that lost the claim in the API server). */
-  release?(claims: readonly AddressClaim[]): void;
+  reserve(addresses: readonly HeldAddress[]): void;
+  /** Drops this pod's reservations of these addresses again (a create that lost the Lease in the API server). */
+  release?(addresses: readonly HeldAddress[]): void;
 }

@@ -1,6 +1,6 @@
 // One AdmissionReview through the core: decode -> plan -> resolve NADs (parallel, bounded) ->
-// review (synchronous) -> reserve claims -> response -> (validating call of a Pod CREATE with
-// addresses judged unique) claim them in the API server, which may change the answer. Every
+// review (synchronous) -> reserve addresses -> response -> (validating call of a Pod CREATE with
+// addresses judged unique) take Leases on them in the API server, which may change the answer. Every
 // well-formed review gets an answer; only malformed HTTP input is refused (400).
 import type { Logger } from 'pino';
 import type {
@@ -14,8 +14,8 @@ import type {
 import { nadKey, type NadLookup, type NadSource } from '../nads/types.js';
 import { MAX_NAD_FETCHES_PER_REVIEW, NAD_FETCHES_IN_PARALLEL_PER_REVIEW } from '../nads/limits.js';
 import type { AddressReservations, PolicyEvaluator } from '../policy/types.js';
-import type { AddressArbiter, ClaimOutcome } from '../policy/index.js';
-import { settleClaims } from './arbitrate.js';
+import type { AddressLeases, LeaseOutcome } from '../policy/index.js';
+import { settleAddressLeases } from './address-leases.js';
 import type { DraView, TemplateLookup } from '../dra/types.js';
 import { TEMPLATE_LIMITS } from '../dra/index.js';
 import { cutText, renderError } from '../field/index.js';
@@ -29,8 +29,8 @@ export interface PipelineDeps {
   nadSource: NadSource;
   policy: PolicyEvaluator;
   reservations: AddressReservations;
-  /** Address claims in the API server (cluster mode with the pod watch): the arbiter across replicas. */
-  arbiter?: AddressArbiter;
+  /** Address Leases in the API server (cluster mode with the pod watch): the arbiter across replicas. */
+  addressLeases?: AddressLeases;
   config: AdmissionConfig;
   namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
   podsUsingNad?: (namespace: string, name: string) => string[];
@@ -322,35 +322,35 @@ export function handleReview(body: unknown, endpoint: Endpoint, budgetMs: number
 type Answer = { review: AdmissionReview; decision: Decision | undefined; wouldDeny?: Decision };
 
 /**
- * The claim in the API server, after the local reservation: the reservation keeps two requests
- * through this replica from both winning (no await between judging and reserving); the claim is
+ * The Lease in the API server, after the local reservation: the reservation keeps two requests
+ * through this replica from both winning (no await between judging and reserving); the Lease is
  * the arbiter between replicas. Made once per create, by the validating call, which always has
- * the pod's name and uid (the mutating call judged the index only). A lost or failed claim
- * releases the reservation and re-answers with the claim's findings.
+ * the pod's name and uid (the mutating call judged the index only). A lost or failed Lease
+ * releases the reservation and re-answers with the Lease's findings.
  */
 function arbitrate(deps: PipelineDeps, request: AdmissionRequest, apiVersion: AdmissionApiVersion, endpoint: Endpoint, answer: Answer): Answer | Promise<Answer> {
   const { decision } = answer;
-  if (!deps.arbiter || endpoint !== 'validate' || !decision?.allowed || !isPodCreate(request) || decision.claims.length === 0) return answer;
-  const pending = deps.arbiter.claim(decision.claims, { dryRun: request.dryRun === true });
+  if (!deps.addressLeases || endpoint !== 'validate' || !decision?.allowed || !isPodCreate(request) || decision.addresses.length === 0) return answer;
+  const pending = deps.addressLeases.acquire(decision.addresses, { dryRun: request.dryRun === true });
   if (!pending) return answer;
   return pending.then((outcomes) => {
     logUnavailable(deps, request, endpoint, outcomes);
     if (outcomes.every((o) => o.result === 'won')) return answer;
-    const settled = settleClaims(decision, outcomes, request.namespace ?? '');
+    const settled = settleAddressLeases(decision, outcomes, request.namespace ?? '');
     if (!settled.allowed && deps.enforcement === 'observe') {
-      // Observe mode denies nothing, a lost claim included: admitted with the reason as a warning.
+      // Observe mode denies nothing, a lost Lease included: admitted with the reason as a warning.
       const admitted = observed(settled);
       return { review: deps.core.toResponse(apiVersion, request.uid, admitted, endpoint), decision: admitted, wouldDeny: settled };
     }
-    if (!settled.allowed && !request.dryRun) deps.reservations.release?.(decision.claims);
+    if (!settled.allowed && !request.dryRun) deps.reservations.release?.(decision.addresses);
     return { review: deps.core.toResponse(apiVersion, request.uid, settled, endpoint), decision: settled };
   });
 }
 
-function logUnavailable(deps: PipelineDeps, request: AdmissionRequest, endpoint: Endpoint, outcomes: readonly ClaimOutcome[]): void {
+function logUnavailable(deps: PipelineDeps, request: AdmissionRequest, endpoint: Endpoint, outcomes: readonly LeaseOutcome[]): void {
   for (const o of outcomes) {
     if (o.result !== 'unavailable') continue;
-    const u = o.wanted.claim.unique;
+    const u = o.wanted.address.unique;
     deps.logger.warn(
       { ...who(request, endpoint), claim: o.wanted.name, policy: u.policy, action: u.action, reason: o.reason },
       u.action === 'Enforce' ? 'address claim could not be made; denied with 503 (retryable)' : 'address claim could not be made; admitted',
@@ -369,10 +369,10 @@ function decide(
 ): Answer | Promise<Answer> {
   try {
     const dra = deps.dra;
-    // Where the claim arbitrates (the validating call of a Pod CREATE), pods being admitted do not
-    // decide: only live pods (certain conflicts) and the claim do. Two replicas' reservations
+    // Where the Lease arbitrates (the validating call of a Pod CREATE), pods being admitted do not
+    // decide: only live pods (certain conflicts) and the Lease do. Two replicas' reservations
     // could otherwise deny both racers, and none would be created.
-    const byClaim = deps.arbiter !== undefined && endpoint === 'validate' && isPodCreate(request);
+    const byLease = deps.addressLeases !== undefined && endpoint === 'validate' && isPodCreate(request);
     const judged = deps.core.review(request, {
       endpoint,
       nads: (namespace, name) => {
@@ -382,15 +382,15 @@ function decide(
         return cached ? { status: 'found', nad: cached } : { status: 'unavailable', reason: 'not resolved before the review' };
       },
       namespaceLabels: request.namespace ? deps.namespaceLabels?.(request.namespace) : undefined,
-      policy: byClaim ? { evaluate: (input) => deps.policy.evaluate(input, { pendingHolders: false }) } : deps.policy,
+      policy: byLease ? { evaluate: (input) => deps.policy.evaluate(input, { pendingHolders: false }) } : deps.policy,
       config: deps.config,
       ...(deps.podsUsingNad ? { podsUsingNad: deps.podsUsingNad } : {}),
       ...(dra ? { dra: templates.size === 0 ? dra : withTemplates(dra, templates) } : {}),
     });
     const observing = deps.enforcement === 'observe' && !judged.allowed;
     const decision = observing ? observed(judged) : judged;
-    if (decision.allowed && !request.dryRun && isPodWrite(request) && decision.claims.length > 0) {
-      deps.reservations.reserve(decision.claims);
+    if (decision.allowed && !request.dryRun && isPodWrite(request) && decision.addresses.length > 0) {
+      deps.reservations.reserve(decision.addresses);
     }
     const review = deps.core.toResponse(apiVersion, request.uid, decision, endpoint);
     const problem = contractProblem(review, apiVersion, request.uid, endpoint);
@@ -467,7 +467,7 @@ function logDecision(deps: PipelineDeps, request: AdmissionRequest, endpoint: En
     return;
   }
   // Once per pod: by its last call. That is the validating one, which sees the pod as created
-  // (after every mutating webhook) and adds the claims' Audit findings, unless the mutating call
+  // (after every mutating webhook) and adds the address Leases' Audit findings, unless the mutating call
   // denied it; an admitting mutating call's audits are counted (findings), not logged. On the
   // decision's own line when it has one (a line per pod less for every denial: issue 28).
   const audits =

@@ -64,7 +64,7 @@ export async function createServer(options: ServerOptions, deps: ServerDeps): Pr
     nadSource,
     policy: deps.policy ?? NO_POLICY,
     reservations: deps.reservations ?? NO_RESERVATIONS,
-    ...(deps.arbiter ? { arbiter: deps.arbiter } : {}),
+    ...(deps.addressLeases ? { addressLeases: deps.addressLeases } : {}),
     config: options.admission,
     namespaceLabels: deps.namespaceLabels,
     podsUsingNad: deps.podsUsingNad,

@@ -15,7 +15,7 @@ import type {
 import type { NadSource } from '../nads/types.js';
 import type { Enforcement } from '../admission/observe.js';
 import type { AddressReservations, PolicyEvaluator } from '../policy/types.js';
-import type { AddressArbiter } from '../policy/claim-store.js';
+import type { AddressLeases } from '../policy/address-lease-store.js';
 import type { DraSource } from './pipeline.js';
 
 /** The public face of src/admission, as the pipeline uses it. */
@@ -96,8 +96,8 @@ export interface ServerDeps {
   policy?: PolicyEvaluator;
   /** Defaults to an index that keeps nothing (no policy asks for uniqueness). */
   reservations?: AddressReservations;
-  /** Address claims in the API server, when uniqueness must hold across replicas. */
-  arbiter?: AddressArbiter;
+  /** Address Leases in the API server, when uniqueness must hold across replicas. */
+  addressLeases?: AddressLeases;
   /** Labels of a namespace, when a namespace informer is running. */
   namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
   /** Watched caches by name, for the staleness gauge (readiness checks come separately). */

@@ -52,13 +52,13 @@ t.test('uniqueAddresses and the claims follow the MAC the interface gets', async
   const unique = 'rules:\n  uniqueAddresses: {mac: Network}';
   const dropHeld = judge(both('br'), unique, [TOP]);
   t.equal(dropHeld.allowed, true, 'the dropped top-level MAC conflicts with nobody');
-  t.same(dropHeld.claims.map((c) => c.value), [ARGS], 'only the MAC that takes effect is claimed');
+  t.same(dropHeld.addresses.map((c) => c.value), [ARGS], 'only the MAC that takes effect is claimed');
   const keptHeld = judge(both('br'), unique, [ARGS]);
   t.equal(keptHeld.allowed, false);
   t.match(rendered(keptHeld), [`${A}[0].cni-args.mac: Forbidden: policy "p" (uniqueAddresses): MAC ${ARGS} is already used by pod default/old0`]);
   const unsure = judge(both('br-vendor'), unique, [TOP], 'default/br-vendor');
   t.equal(unsure.allowed, false, 'unsure: the top-level MAC is judged too');
-  t.same(judge(both('br-vendor'), unique).claims.map((c) => c.value).sort(), [TOP, ARGS], 'unsure: both are claimed');
+  t.same(judge(both('br-vendor'), unique).addresses.map((c) => c.value).sort(), [TOP, ARGS], 'unsure: both are claimed');
 });
 
 t.test('requestedFields still sees both doors: setting a forbidden field is the offence, whichever wins', async (t) => {

@@ -55,7 +55,7 @@ t.test('a review with a 1.8 MB name is denied at once: no NAD looked up, the val
   } as never);
   t.equal(decision.allowed, false);
   t.equal(asked, 0, 'no NAD asked for');
-  t.same(decision.claims, [], 'nothing claimed');
+  t.same(decision.addresses, [], 'nothing claimed');
   const message = JSON.stringify(decision);
   t.ok(message.length < 2000, `the denial is short (${message.length} characters)`);
   t.same(decision.errors, [{ path: 'metadata.name', type: 'Too long', value: 'string(1800000 chars)', reason: 'may not be more than 253 bytes' }]);

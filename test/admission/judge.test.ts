@@ -7,7 +7,7 @@ import { readPodNetworks } from '../../src/admission/networks.js';
 import { POD_LOCATION } from '../../src/admission/object.js';
 import type { AdmissionConfig, Decision, Operation } from '../../src/admission/index.js';
 import type { NadLookup } from '../../src/nads/types.js';
-import type { AddressClaim, Finding, PolicyEvaluator, PolicyInput } from '../../src/policy/types.js';
+import type { HeldAddress, Finding, PolicyEvaluator, PolicyInput } from '../../src/policy/types.js';
 import { chain, context, nadLookup, nadObject, NETWORKS, pod, request } from './fixtures.js';
 
 const A = `metadata.annotations[${NETWORKS}]`;
@@ -19,7 +19,7 @@ const found = nadLookup(
 /** `down` cannot be read now (the API server did not answer); the rest as `found`. */
 const nads = (ns: string, name: string): NadLookup => (name === 'down' ? { status: 'unavailable', reason: 'not synced' } : found(ns, name));
 
-const CLAIM: AddressClaim = { kind: 'mac', value: '02:00:00:00:00:01', scope: 'network:default/a', pod: { namespace: 'default' } };
+const CLAIM: HeldAddress = { kind: 'mac', value: '02:00:00:00:00:01', scope: 'network:default/a', pod: { namespace: 'default' } };
 
 /** A policy that records what it was given and answers `answer` (default: the built-in findings). */
 function spy(answer?: (input: PolicyInput) => Finding[]): { policy: PolicyEvaluator; inputs: PolicyInput[] } {
@@ -29,7 +29,7 @@ function spy(answer?: (input: PolicyInput) => Finding[]): { policy: PolicyEvalua
     policy: {
       evaluate: (input) => {
         inputs.push(input);
-        return { findings: answer ? answer(input) : input.builtin, claims: [CLAIM] };
+        return { findings: answer ? answer(input) : input.builtin, addresses: [CLAIM] };
       },
     },
   };
@@ -82,12 +82,12 @@ t.test('parser errors deny as object errors (422), or only warn when the change 
 t.test('no network annotation: nothing for the policy to judge; an empty one is still judged', async (t) => {
   const none = judge({});
   t.equal(none.inputs.length, 0, 'no annotation: the policy is not asked');
-  t.same(none.d.claims, [], 'and claims nothing');
+  t.same(none.d.addresses, [], 'and claims nothing');
   for (const value of ['', '[]']) {
     const empty = judge({ networks: value });
     t.equal(empty.inputs.length, 1, `${JSON.stringify(value)}: the policy is asked`);
     t.same(empty.inputs[0]!.networks, []);
-    t.same(empty.d.claims, [CLAIM]);
+    t.same(empty.d.addresses, [CLAIM]);
   }
   // Malformed metadata: an error, and no policy call.
   const garbage = judge({ object: { metadata: { annotations: 7 } } });
@@ -218,11 +218,11 @@ t.test('the policy\'s findings: Enforce denies, or only warns when the networks 
   t.equal(warned.d.allowed, true);
   t.same(warned.d.findings.map((f) => `${f.rule}:${f.action}`), ['allowedNetworks:Warn', 'other:Warn', 'audited:Audit']);
   t.same(fields(warned.d).map((e) => e.reason), ['not allowed in this namespace', 'warned']);
-  t.same(warned.v.claims, [CLAIM], 'a pod: the claims are kept');
+  t.same(warned.v.addresses, [CLAIM], 'a pod: the claims are kept');
 
   const template = judge({ networks: 'a', opts: { template: true } });
-  t.same(template.v.claims, [], 'a template claims nothing');
-  t.same(judge({ networks: 'a' }).v.claims, [CLAIM]);
+  t.same(template.v.addresses, [], 'a template claims nothing');
+  t.same(judge({ networks: 'a' }).v.addresses, [CLAIM]);
 });
 
 t.test('no pod object to read (a template that is missing): the request\'s name for a pod, none for a template', async (t) => {

@@ -21,7 +21,7 @@ const rendered = (d: Decision) => d.errors.map(renderError);
 t.test('pods without network annotations are allowed untouched', async (t) => {
   for (const endpoint of ['mutate', 'validate'] as const) {
     const d = review(request(pod()), context(nads, { endpoint }));
-    t.same(d, { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], claims: [] });
+    t.same(d, { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], addresses: [] });
   }
 });
 
@@ -106,7 +106,7 @@ t.test('an unavailable lookup denies a Pod CREATE with 503 on both endpoints, re
   const flaky = (ns: string, name: string): NadLookup =>
     name === 'sriov-a' ? { status: 'unavailable', reason: 'API server unreachable' } : nads(ns, name);
   const lenient: PolicyEvaluator = {
-    evaluate: (input) => ({ findings: input.builtin.map((f) => ({ ...f, action: 'Warn', policy: 'gitops' })), claims: [] }),
+    evaluate: (input) => ({ findings: input.builtin.map((f) => ({ ...f, action: 'Warn', policy: 'gitops' })), addresses: [] }),
   };
   for (const endpoint of ['mutate', 'validate'] as const) {
     for (const policy of [undefined, lenient]) {
@@ -120,7 +120,7 @@ t.test('an unavailable lookup denies a Pod CREATE with 503 on both endpoints, re
       t.same(d.warnings, [], label);
       t.match(d.findings, [{ policy: 'builtin', rule: 'networkExists', action: 'Enforce' }], label);
       t.same(d.patch, [], label);
-      t.same(d.claims, [], label);
+      t.same(d.addresses, [], label);
       const wire = toResponse('admission.k8s.io/v1', 'u1', d, endpoint).response!;
       t.match(wire.status, { code: 503, reason: 'ServiceUnavailable' }, label);
       t.match(wire.status!.message, /default\/sriov-a.*API server unreachable.*retry.*device resources/, label);
@@ -152,7 +152,7 @@ t.test('an unavailable lookup only warns for a Pod UPDATE and for pod templates'
 
 t.test('policy re-grades built-in findings: Warn warns, Audit only records', async (t) => {
   const regrade = (action: Finding['action']): PolicyEvaluator => ({
-    evaluate: (input) => ({ findings: input.builtin.map((f) => ({ ...f, action, policy: 'lenient' })), claims: [] }),
+    evaluate: (input) => ({ findings: input.builtin.map((f) => ({ ...f, action, policy: 'lenient' })), addresses: [] }),
   });
   const p = pod({ networks: 'nope' });
   const warn = review(request(p), context(nads, { policy: regrade('Warn') }));
@@ -173,7 +173,7 @@ t.test('the policy sees the pod, its namespace and the built-in findings; its cl
       seen = input;
       return {
         findings: [...input.builtin, { policy: 'p1', rule: 'allowedNetworks', action: 'Enforce', error: { path: input.networks[0]!.path, type: 'Forbidden', reason: 'not allowed in this namespace' } }],
-        claims: [{ kind: 'mac', value: '02:00:00:00:00:01', scope: 'network:default/sriov-a', pod: { namespace: 'default', name: 'p' } }],
+        addresses: [{ kind: 'mac', value: '02:00:00:00:00:01', scope: 'network:default/sriov-a', pod: { namespace: 'default', name: 'p' } }],
       };
     },
   };
@@ -189,11 +189,11 @@ t.test('the policy sees the pod, its namespace and the built-in findings; its cl
   t.notOk(denied.allowed);
   t.equal(denied.code, 403);
   t.same(rendered(denied), [`${ANN}[0]: Forbidden: not allowed in this namespace`]);
-  t.same(denied.claims, [], 'no claims when denied');
+  t.same(denied.addresses, [], 'no claims when denied');
 
   const allowing: PolicyEvaluator = { evaluate: (input) => ({ ...policy.evaluate(input), findings: [] }) };
   const ok = review(request(p), context(nads, { policy: allowing }));
-  t.equal(ok.claims.length, 1);
+  t.equal(ok.addresses.length, 1);
 });
 
 t.test('with the real policy engine, the claims are the addresses the pod asks for', async (t) => {
@@ -207,8 +207,8 @@ t.test('with the real policy engine, the claims are the addresses the pod asks f
   const p = pod({ networks: '[{"name":"sriov-a","mac":"02-00-00-00-00-0A"},{"name":"sriov-a"}]' });
   const d = review(request(p), context(nads, { policy }));
   t.ok(d.allowed, JSON.stringify(rendered(d)));
-  t.match(d.claims, [{ kind: 'mac', value: '02:00:00:00:00:0a', scope: 'network:default/sriov-a', pod: { namespace: 'default', name: 'p' } }], 'the canonical MAC on its network');
-  t.equal(d.claims.length, 1, 'one claim: the second element asks for no address');
+  t.match(d.addresses, [{ kind: 'mac', value: '02:00:00:00:00:0a', scope: 'network:default/sriov-a', pod: { namespace: 'default', name: 'p' } }], 'the canonical MAC on its network');
+  t.equal(d.addresses.length, 1, 'one claim: the second element asks for no address');
 });
 
 t.test('pod UPDATE: a changed networks annotation is judged like a new pod (hotplug); anything else is allowed unjudged', async (t) => {
@@ -337,7 +337,7 @@ t.test('pod UPDATE: annotations missing on either side count as unset, not as a 
   t.equal(added.code, 403);
   t.same(rendered(added), [`${ANN}[0]: Not found: "default/nope": no such NetworkAttachmentDefinition`]);
   const removed = review(request(bare, { operation: 'UPDATE', oldObject: pod({ networks: 'nope' }) }), context(nads, { endpoint: 'validate' }));
-  t.same(removed, { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], claims: [] });
+  t.same(removed, { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], addresses: [] });
 });
 
 t.test('the hotplug judgement hands the policy the namespace and the addresses held before', async (t) => {
@@ -345,7 +345,7 @@ t.test('the hotplug judgement hands the policy the namespace and the addresses h
   const policy: PolicyEvaluator = {
     evaluate: (input) => {
       seen = input;
-      return { findings: input.builtin, claims: [] };
+      return { findings: input.builtin, addresses: [] };
     },
   };
   const before = pod({ networks: '[{"name":"sriov-a","mac":"02:00:00:00:00:01"}]' });
@@ -367,10 +367,10 @@ t.test('a Pod is mutated only on CREATE, by the networks it selects, whatever ol
   t.same(withOld, created);
   // An UPDATE without an oldObject is judged like a new pod but never patched.
   const update = review(request(p, { operation: 'UPDATE' }), context(nads));
-  t.same(update, { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], claims: [] });
+  t.same(update, { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], addresses: [] });
   // No networks: a networkClaims annotation alone plans nothing.
   const claimsOnly = pod({ annotations: { 'netattach.io/networkClaims': 'sriov-a=c' } });
-  t.same(review(request(claimsOnly), context(nads)), { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], claims: [] });
+  t.same(review(request(claimsOnly), context(nads)), { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], addresses: [] });
 });
 
 t.test('a bug in a lookup becomes a 500 decision, not a thrown exception', async (t) => {

@@ -29,7 +29,7 @@ const decision = (over: Partial<Decision> = {}): Decision => ({
   audits: [],
   findings: [],
   patch: [],
-  claims: [],
+  addresses: [],
   ...over,
 });
 
@@ -104,7 +104,7 @@ t.test('denial messages: none, exactly the listed maximum, one over it', async (
 });
 
 t.test('internalError: a 500 denial naming the exception, cut to 200 characters, nothing else', async (t) => {
-  const empty = { warnings: [], audits: [], findings: [], patch: [], claims: [] };
+  const empty = { warnings: [], audits: [], findings: [], patch: [], addresses: [] };
   t.strictSame(internalError(new TypeError('boom')), {
     allowed: false,
     code: 500,
@@ -127,7 +127,7 @@ t.test('observed: a denial becomes an admission with its reasons as warnings; an
   const ok = decision({ patch: PATCH, warnings: [{ note: { path: 'p', text: 't' } }] });
   t.equal(observed(ok), ok, 'allowed: the same decision');
   const finding = { error: forbidden('a', 'x') } as unknown as Decision['findings'][number];
-  const claim = { mac: 'm' } as unknown as Decision['claims'][number];
+  const claim = { mac: 'm' } as unknown as Decision['addresses'][number];
   const denied = decision({
     allowed: false,
     code: 422,
@@ -136,7 +136,7 @@ t.test('observed: a denial becomes an admission with its reasons as warnings; an
     audits: [finding],
     findings: [finding],
     patch: PATCH,
-    claims: [claim],
+    addresses: [claim],
   });
   t.strictSame(observed(denied), {
     allowed: true,
@@ -150,7 +150,7 @@ t.test('observed: a denial becomes an admission with its reasons as warnings; an
     audits: [finding],
     findings: [finding],
     patch: [],
-    claims: [],
+    addresses: [],
   });
   const noCode = observed(decision({ allowed: false, errors: [forbidden('b', 'no')] }));
   t.strictSame(noCode.warnings[0], { note: { path: '', text: `${OBSERVE_NOTE} (HTTP 403)` } }, 'no code: 403');

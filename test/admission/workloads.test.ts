@@ -58,7 +58,7 @@ for (const k of KINDS) {
     const spy: PolicyEvaluator = {
       evaluate: (input) => {
         seen = input;
-        return { findings: input.builtin, claims: [] };
+        return { findings: input.builtin, addresses: [] };
       },
     };
     for (const endpoint of ['mutate', 'validate'] as const) {
@@ -131,11 +131,11 @@ t.test('template requests the core refuses or skips', async (t) => {
   t.equal(none.code, 422);
   t.same(none.errors.map(renderError), ['object: Required value: the request carries no object']);
   const deleted = review({ ...base, operation: 'DELETE', object: null, oldObject: base.object }, context(nads));
-  t.same(deleted, { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], claims: [] });
+  t.same(deleted, { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], addresses: [] });
   // Being deleted and changing the networks: still allowed (only finalizers are expected to change).
   const r = workloadRequest(deploy, 'nope', { operation: 'UPDATE', old: 'sriov-a' });
   (r.object as { metadata: Record<string, unknown> }).metadata['deletionTimestamp'] = '2024-01-01T00:00:00Z';
-  t.same(review(r, context(nads)), { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], claims: [] });
+  t.same(review(r, context(nads)), { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], addresses: [] });
   // An oldObject on CREATE (not sent by the apiserver) does not make the check warn-only.
   const created = review(workloadRequest(deploy, 'nope', { old: 'nope' }), context(nads));
   t.equal(created.code, 403);

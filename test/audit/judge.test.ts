@@ -125,7 +125,7 @@ t.test('the message is the admission message: the same pod created now is denied
 });
 
 t.test('an internal error of the core is a result "error", not a violation', async (t) => {
-  const f = findingsOf({ allowed: false, code: 500, errors: [{ path: 'request', type: 'Internal error', reason: 'boom' }], warnings: [], audits: [], findings: [], patch: [], claims: [] }, policySet([]));
+  const f = findingsOf({ allowed: false, code: 500, errors: [{ path: 'request', type: 'Internal error', reason: 'boom' }], warnings: [], audits: [], findings: [], patch: [], addresses: [] }, policySet([]));
   t.match(f, [{ result: 'error', rule: 'internal' }]);
 });
 
@@ -189,7 +189,7 @@ t.test('auditPod: a pod without networks is not judged (the webhooks never see i
 t.test('each finding written out whole: Enforce is fail/high, the internal error builtin/internal error/info', async (t) => {
   const out = auditSnapshot({ pods: [live('team-a', 'b', 'macvlan')], nads, policies: policiesOf(ONLY_SRIOV), config });
   t.strictSame(out[0]!.findings.map(({ message: _m, ...rest }) => rest), [{ policy: 'only-sriov', rule: 'allowedNetworks', action: 'Enforce', result: 'fail', severity: 'high' }]);
-  const internal = findingsOf({ allowed: false, code: 500, errors: [{ path: 'request', type: 'Internal error', reason: 'boom' }], warnings: [], audits: [], findings: [], patch: [], claims: [] }, policySet([]));
+  const internal = findingsOf({ allowed: false, code: 500, errors: [{ path: 'request', type: 'Internal error', reason: 'boom' }], warnings: [], audits: [], findings: [], patch: [], addresses: [] }, policySet([]));
   t.strictSame(internal, [{ policy: 'builtin', rule: 'internal', action: 'Enforce', result: 'error', severity: 'info', message: 'request: Internal error: boom' }]);
 });
 
@@ -228,7 +228,7 @@ spec:
 t.test('a skipped finding\'s message, with its note, stays within the 1,024 bytes of a message', async (t) => {
   const set = policiesOf(MACS_FOR_ADMIN_ONLY);
   const error = { path: '[0].mac', type: 'Forbidden' as const, reason: 'r'.repeat(5000) };
-  const decision = { allowed: false, code: 403 as const, errors: [error], warnings: [], audits: [], findings: [{ policy: 'macs', rule: 'requestedFields', action: 'Enforce' as const, error }], patch: [], claims: [] };
+  const decision = { allowed: false, code: 403 as const, errors: [error], warnings: [], audits: [], findings: [{ policy: 'macs', rule: 'requestedFields', action: 'Enforce' as const, error }], patch: [], addresses: [] };
   const [f] = findingsOf(decision, set);
   t.equal(f!.result, 'skip');
   t.ok(f!.message.endsWith(' (not judged: the audit does not know who created the pod, and the rule allows some subjects)'));

@@ -4,9 +4,9 @@ import t from 'tap';
 import { wirePolicy } from '../../src/cli/serve-policy.js';
 import { captureLogger } from '../server/fixtures.js';
 import { eventually } from './policy-helpers.js';
-import type { AddressClaim } from '../../src/policy/index.js';
+import type { HeldAddress } from '../../src/policy/index.js';
 
-const claims = (name: string, count: number): AddressClaim[] =>
+const claims = (name: string, count: number): HeldAddress[] =>
   Array.from({ length: count }, (_, k) => ({ kind: 'mac', value: `02:00:00:00:${(k >> 8).toString(16).padStart(2, '0')}:${(k & 0xff).toString(16).padStart(2, '0')}`, scope: 'network:ns/a', pod: { namespace: 'ns', name, uid: `u-${name}` } }));
 
 t.test('the reservation sweeper drops expired reservations and reports the caps reached', async (t) => {

@@ -206,7 +206,7 @@ t.test('address claims: Leases in netattach-claims only, bound to the netattach 
   t.same(env.find((e) => e.name === 'NETATTACH_CLAIMS_NAMESPACE')?.value, 'netattach-claims', 'the claims in theirs');
   // serve reads the variable as the manifests set it.
   const { parseServeArgs } = await import('../../src/cli/serve.js');
-  t.equal((parseServeArgs(['--tls-dir', '/tmp'], { NETATTACH_NAMESPACE: 'netattach-system', NETATTACH_CLAIMS_NAMESPACE: 'netattach-claims' }, '/', '/') as { claimsNamespace?: string }).claimsNamespace, 'netattach-claims');
+  t.equal((parseServeArgs(['--tls-dir', '/tmp'], { NETATTACH_NAMESPACE: 'netattach-system', NETATTACH_CLAIMS_NAMESPACE: 'netattach-claims' }, '/', '/') as { leaseNamespace?: string }).leaseNamespace, 'netattach-claims');
   // Whatever Role may delete Leases: none in the audit Lease's namespace.
   for (const { file, object } of base) {
     if (object.kind !== 'Role' || object.metadata.namespace !== audit.metadata.namespace) continue;

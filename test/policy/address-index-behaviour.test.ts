@@ -6,7 +6,7 @@ import t from 'tap';
 // The module itself, not src/policy/index.js: loading the whole policy tree costs seconds per
 // run, and the mutation part runs this file once per mutant.
 import { AddressIndex, podKey, RESERVATION_LIMITS } from '../../src/policy/address-index.js';
-import type { AddressClaim } from '../../src/policy/types.js';
+import type { HeldAddress } from '../../src/policy/types.js';
 import type { SharingOwner } from '../../src/policy/owner.js';
 
 const M1 = '02:00:00:00:00:01';
@@ -16,7 +16,7 @@ const GUID = '00:11:22:33:44:55:66:77';
 const IB_MAC = '00:00:00:00:fe:80:00:00:00:00:00:00:02:00:5e:10:00:00:00:01';
 const mac = (value: string, network = 'ns/a') => ({ kind: 'mac' as const, value, network });
 const guid = (value: string, network = 'ns/a') => ({ kind: 'infiniband-guid' as const, value, network });
-const claim = (value: string, pod: AddressClaim['pod'], scope = 'network:ns/a', kind: AddressClaim['kind'] = 'mac'): AddressClaim => ({ kind, value, scope, pod });
+const claim = (value: string, pod: HeldAddress['pod'], scope = 'network:ns/a', kind: HeldAddress['kind'] = 'mac'): HeldAddress => ({ kind, value, scope, pod });
 const stranger = { namespace: 'x', name: 'stranger', uid: 'u-stranger' };
 const vmOwner = (name: string, key = `uid-${name}`): SharingOwner => ({ key, label: `VM ns/${name}`, namespace: 'ns', kind: 'VirtualMachineInstance', name });
 const pods = (i: AddressIndex, value: string, network = 'ns/a', self: Parameters<AddressIndex['conflicts']>[4] = stranger, scope: 'Network' | 'Cluster' = 'Network') =>
@@ -464,7 +464,7 @@ t.test('per namespace and in all: the oldest gives way; a refresh makes a reserv
 
 t.test('evictions count only reservations still live; one lapsing this very moment is not counted', async (t) => {
   let now = 0;
-  const caps: Array<['address' | 'namespace' | 'total', Partial<typeof RESERVATION_LIMITS>, (n: number) => AddressClaim]> = [
+  const caps: Array<['address' | 'namespace' | 'total', Partial<typeof RESERVATION_LIMITS>, (n: number) => HeldAddress]> = [
     ['address', { perAddress: 1 }, (n) => claim(M1, { namespace: 'ns', name: `p${n}`, uid: `u${n}` })],
     ['namespace', { perNamespace: 1 }, (n) => claim(`02:00:00:00:01:0${n}`, { namespace: 'ns', name: `p${n}`, uid: `u${n}` })],
     ['total', { total: 1 }, (n) => claim(`02:00:00:00:01:0${n}`, { namespace: `ns${n}`, name: `p${n}`, uid: `u${n}` })],

@@ -1,13 +1,13 @@
 import t from 'tap';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Registry } from 'prom-client';
-import { AddressIndex, PolicyEngine, policySet, registerPolicyMetrics, type AddressClaim } from '../../src/policy/index.js';
+import { AddressIndex, PolicyEngine, policySet, registerPolicyMetrics, type HeldAddress } from '../../src/policy/index.js';
 import { RESERVATION_LIMITS } from '../../src/policy/address-index.js';
 import { MAX_ARBITRATED_ADDRESSES_PER_POD } from '../../src/policy/limits.js';
 import { ANNOTATION_PATH, input, policies, policyYaml } from './helpers.js';
 
 const mac = (value: string, network = 'ns/a') => ({ kind: 'mac' as const, value, network });
-const claim = (value: string, pod: AddressClaim['pod'], scope = 'network:ns/a'): AddressClaim => ({ kind: 'mac', value, scope, pod });
+const claim = (value: string, pod: HeldAddress['pod'], scope = 'network:ns/a'): HeldAddress => ({ kind: 'mac', value, scope, pod });
 const other = { namespace: 'ns', name: 'other', uid: 'u-other' };
 
 t.test('live pods: set, replace, remove, scopes', async (t) => {
@@ -106,7 +106,7 @@ async function admit(engine: PolicyEngine, index: AddressIndex, name: string, re
   const allowed = !result.findings.some((f) => f.action === 'Enforce');
   if (!allowed) return false;
   if (reserveLate) await sleep(1); // the mistake the pipeline avoids: yielding before reserving
-  index.reserve(result.claims);
+  index.reserve(result.addresses);
   return true;
 }
 
@@ -130,7 +130,7 @@ t.test('mutate then validate of one pod: never a conflict with itself', async (t
   const admit = (pod: { name?: string; generateName?: string; uid?: string }): boolean => {
     const r = engine.evaluate(input(ann, { pod }));
     const ok = !r.findings.some((f) => f.action === 'Enforce');
-    if (ok) index.reserve(r.claims);
+    if (ok) index.reserve(r.addresses);
     return ok;
   };
   // generateName: the mutating call has no identity, claims nothing; the validating call judges.
@@ -142,7 +142,7 @@ t.test('mutate then validate of one pod: never a conflict with itself', async (t
   // A named pod: mutate reserves by name, validate (now with a uid) is the same pod.
   const ann2 = '[{"name":"a","mac":"02:00:00:00:00:02"}]';
   const r1 = engine.evaluate(input(ann2, { pod: { name: 'db-0' } }));
-  index.reserve(r1.claims);
+  index.reserve(r1.addresses);
   t.same(engine.evaluate(input(ann2, { pod: { name: 'db-0', uid: 'u9' } })).findings, []);
 });
 
@@ -178,7 +178,7 @@ t.test('reservations are idempotent per pod; other pods still conflict', async (
 // ---- Issue 24, finding 1: every reservation bounded and owned --------------------------------
 
 const macOf = (n: number): string => `02:00:00:${((n >> 16) & 0xff).toString(16).padStart(2, '0')}:${((n >> 8) & 0xff).toString(16).padStart(2, '0')}:${(n & 0xff).toString(16).padStart(2, '0')}`;
-const podClaims = (namespace: string, name: string, first: number, count: number): AddressClaim[] =>
+const podClaims = (namespace: string, name: string, first: number, count: number): HeldAddress[] =>
   Array.from({ length: count }, (_, k) => claim(macOf(first + k), { namespace, name, uid: `u-${namespace}-${name}` }));
 
 t.test('the caps in force: per pod the shared limit, and a reason for each in RESERVATION_LIMITS', async (t) => {
@@ -394,8 +394,8 @@ t.test('the engine reserves and claims at most the per-pod bound, judges the res
     index.reserve([claim(macOf(70), { namespace: 'team-a', name: 'pending-2', uid: 'u-pending-2' }, 'network:team-a/a')]);
     index.setPod({ namespace: 'team-a', name: 'running', uid: 'u-running' }, [mac(macOf(80), 'team-a/a')]);
     const result = engine.evaluate(input(annotation));
-    t.equal(result.claims.length, MAX_ARBITRATED_ADDRESSES_PER_POD, `${action}: claims cut to the bound`);
-    t.same(result.claims.map((c) => c.value), Array.from({ length: MAX_ARBITRATED_ADDRESSES_PER_POD }, (_, n) => macOf(n)), 'the first ones, in order');
+    t.equal(result.addresses.length, MAX_ARBITRATED_ADDRESSES_PER_POD, `${action}: claims cut to the bound`);
+    t.same(result.addresses.map((c) => c.value), Array.from({ length: MAX_ARBITRATED_ADDRESSES_PER_POD }, (_, n) => macOf(n)), 'the first ones, in order');
     const conflicts = result.findings.filter((f) => f.rule === 'uniqueAddresses').map((f) => f.error.path);
     t.same(conflicts, [`${ANNOTATION_PATH}[3].mac`, `${ANNOTATION_PATH}[80].mac`], 'a pending holder within the bound and a running one past it; not the pending one past it');
     const limit = result.findings.filter((f) => f.rule === 'uniqueAddresses.limit');

@@ -39,7 +39,7 @@ t.test('claims: an IPoIB address is claimed as a mac, a GUID as an infiniband-gu
   const r = engine('rules:\n  uniqueAddresses: {mac: Network, infiniband-guid: Cluster}').evaluate(input(annotation));
   t.same(r.findings, []);
   t.same(
-    r.claims.map((c) => [c.kind, c.value, c.scope]),
+    r.addresses.map((c) => [c.kind, c.value, c.scope]),
     [
       ['mac', IPOIB('00:11:22:33:44:55:66:77'), 'network:team-a/ib'],
       ['infiniband-guid', '00:11:22:33:44:55:66:78', 'network:team-a/ib'],
@@ -54,7 +54,7 @@ const A = 'metadata.annotations[k8s.v1.cni.cncf.io/networks]';
 const prefixRule = 'rules:\n  hardwareAddresses:\n    macPrefixes: ["02:aa"]\n  uniqueAddresses: {mac: Network, infiniband-guid: Network}';
 const judged = (annotation: unknown[]) => {
   const r = engine(prefixRule).evaluate(input(JSON.stringify(annotation)));
-  return { messages: r.findings.map((f) => renderError(f.error)), claims: r.claims.map((c) => [c.kind, c.value, c.scope]) };
+  return { messages: r.findings.map((f) => renderError(f.error)), claims: r.addresses.map((c) => [c.kind, c.value, c.scope]) };
 };
 const outsidePrefix = (path: string, mac: string) =>
   `${A}${path}: Forbidden: policy "p" (hardwareAddresses): MAC ${mac} does not start with an allowed prefix (02:aa)`;

@@ -258,12 +258,12 @@ t.test('several policies: all apply, each finding keeps its action, stable order
 t.test('claims: every address on CREATE, none for templates or updates that change no networks', async (t) => {
   const e = engine('rules: {}');
   const ann = '[{"name":"a","mac":"02-00-00-00-00-0A"},{"name":"ib","infiniband-guid":"00:11:22:33:44:55:66:77"}]';
-  t.same(e.evaluate(input(ann)).claims, [
+  t.same(e.evaluate(input(ann)).addresses, [
     { kind: 'mac', value: '02:00:00:00:00:0a', scope: 'network:team-a/a', pod: { namespace: 'team-a', name: 'p1', uid: 'uid-p1' } },
     { kind: 'infiniband-guid', value: '00:11:22:33:44:55:66:77', scope: 'network:team-a/ib', pod: { namespace: 'team-a', name: 'p1', uid: 'uid-p1' } },
   ]);
-  t.same(e.evaluate(input(ann, { template: true })).claims, []);
-  t.same(e.evaluate(input(ann, { operation: 'UPDATE' })).claims, []);
+  t.same(e.evaluate(input(ann, { template: true })).addresses, []);
+  t.same(e.evaluate(input(ann, { operation: 'UPDATE' })).addresses, []);
 });
 
 t.test('setPolicies swaps the snapshot atomically', async (t) => {
@@ -316,11 +316,11 @@ t.test('cni-args is a second door: requestedFields, hardwareAddresses and unique
       'metadata.annotations[k8s.v1.cni.cncf.io/networks][0].cni-args.guid: Forbidden: policy "unique" (uniqueAddresses): GUID 00:11:22:33:44:55:66:77 is already used by pod team-a/old (running) on network team-a/ib (scope Cluster)',
     ],
   );
-  t.same(r.claims.map((c) => c.value), ['00:11:22:33:44:55:66:77'], 'the cni-args GUID is claimed like a top-level one');
+  t.same(r.addresses.map((c) => c.value), ['00:11:22:33:44:55:66:77'], 'the cni-args GUID is claimed like a top-level one');
   const zero = e.evaluate(input('[{"name":"tuned","cni-args":{"mac":"00:00:00:00:00:00"}}]'));
   t.ok(zero.findings.some((f) => f.rule === 'hardwareAddresses' && f.error.path.endsWith('.cni-args.mac')), 'special values are caught through cni-args');
   const both = e.evaluate(input('[{"name":"n","mac":"02:00:00:00:00:0a","cni-args":{"mac":"02-00-00-00-00-0A"}}]'));
-  t.same(both.claims.length, 1, 'the same MAC at the top level and in cni-args is one address');
+  t.same(both.addresses.length, 1, 'the same MAC at the top level and in cni-args is one address');
   t.notOk(both.findings.some((f) => f.rule === 'uniqueAddresses'), 'and does not conflict with itself');
 });
 
@@ -332,7 +332,7 @@ t.test('pods of one KubeVirt VMI share their addresses; pods of a ReplicaSet do 
   const e = new PolicyEngine({ policies: policySet(policies(policyYaml('u', 'rules:\n  uniqueAddresses: {mac: Network}'))), index });
   const target = e.evaluate(input('[{"name":"a","mac":"02:00:00:00:00:01"}]', { pod: { name: 'virt-launcher-vm1-fghij', uid: 'u-dst', owner: vmi } }));
   t.same(target.findings, [], 'the migration target holds the MAC with its source');
-  t.same(target.claims[0]?.pod.owner, vmi, 'and claims it for the VM');
+  t.same(target.addresses[0]?.pod.owner, vmi, 'and claims it for the VM');
   const stranger = e.evaluate(input('[{"name":"a","mac":"02:00:00:00:00:01"}]', { pod: { name: 'other' } }));
   t.match(stranger.findings[0]!.error.reason, 'MAC 02:00:00:00:00:01 is already used by VM team-a/vm1 (a pod running) on network team-a/a', 'messages name the VM');
   const otherVm = e.evaluate(input('[{"name":"a","mac":"02:00:00:00:00:01"}]', { pod: { name: 'x', owner: { key: 'vmi-uid-2', label: 'VM team-a/vm2', namespace: 'team-a', kind: 'VirtualMachineInstance', name: 'vm2' } } }));
@@ -340,7 +340,7 @@ t.test('pods of one KubeVirt VMI share their addresses; pods of a ReplicaSet do 
   const replica = e.evaluate(input('[{"name":"a","mac":"02:00:00:00:00:02"}]', { pod: { name: 'web-2' } }));
   t.equal(replica.findings.length, 1, 'a replica of an owner that is not listed conflicts');
   // Reservations carry the owner too: two migration pods admitted within the same seconds.
-  index.reserve(target.claims);
+  index.reserve(target.addresses);
   const doppelganger = e.evaluate(input('[{"name":"a","mac":"02:00:00:00:00:01"}]', { pod: { name: 'virt-launcher-vm1-zzzzz', owner: vmi } }));
   t.same(doppelganger.findings, []);
 });
@@ -355,8 +355,8 @@ t.test('a running pod\'s networks change (hotplug): uniqueness for what it adds 
   const ann = '[{"name":"a","mac":"02:00:00:00:00:01"},{"name":"b","mac":"02:00:00:00:00:02"}]';
   const r = e.evaluate(input(ann, { operation: 'UPDATE', change }));
   t.same(r.findings.map((f) => f.error.path), ['metadata.annotations[k8s.v1.cni.cncf.io/networks][1].mac'], 'only the added MAC is judged (a conflict held before the change is not re-judged)');
-  t.equal(r.claims.length, 2, 'an update claims its addresses');
-  t.same(e.evaluate(input(ann, { operation: 'UPDATE' })).claims, [], 'an UPDATE that does not change the networks claims nothing');
+  t.equal(r.addresses.length, 2, 'an update claims its addresses');
+  t.same(e.evaluate(input(ann, { operation: 'UPDATE' })).addresses, [], 'an UPDATE that does not change the networks claims nothing');
   const strict = new PolicyEngine({ policies: policySet(policies(policyYaml('frozen', 'rules:\n  immutableNetworks: {action: Enforce}'))) });
   t.same(strict.evaluate(input('a', { operation: 'UPDATE', change: { heldBefore: new Set() } })).findings.map(brief), ['frozen/immutableNetworks/Enforce']);
   t.same(strict.evaluate(input('a')).findings, [], 'a CREATE is not a change');

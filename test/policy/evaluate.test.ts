@@ -18,7 +18,7 @@ t.test('no policies: built-in findings pass through, nothing else', async (t) =>
   t.same(e.policies().policies, []);
   const r = e.evaluate(input('a@eth1', { builtin: [missing] }));
   t.same(r.findings, [missing]);
-  t.same(r.claims, []);
+  t.same(r.addresses, []);
 });
 
 t.test('policies are evaluated in name order, whatever order they came in', async (t) => {
@@ -79,7 +79,7 @@ t.test('index look-ups are per address: two addresses, two different holders', a
 t.test("claims name the pod by what it has: name, generateName, uid, and nothing it lacks", async (t) => {
   const e = new PolicyEngine({ policies: set(['u', 'rules:\n  uniqueAddresses: {mac: Network}']) });
   const ann = '[{"name":"a","mac":"02:00:00:00:00:01"}]';
-  const podOf = (pod: PolicyInput['pod']) => e.evaluate(input(ann, { pod })).claims.map((c) => c.pod);
+  const podOf = (pod: PolicyInput['pod']) => e.evaluate(input(ann, { pod })).addresses.map((c) => c.pod);
   t.strictSame(podOf({ name: 'p1' }), [{ namespace: 'team-a', name: 'p1' }]);
   t.strictSame(podOf({ generateName: 'web-', uid: 'u1' }), [{ namespace: 'team-a', generateName: 'web-', uid: 'u1' }]);
   t.strictSame(podOf({ name: 'web-x', generateName: 'web-', uid: 'u2' }), [{ namespace: 'team-a', name: 'web-x', generateName: 'web-', uid: 'u2' }]);
@@ -114,10 +114,10 @@ t.test('claims: which uniqueAddresses rule judged each address', async (t) => {
   const pod = { namespace: 'team-a', name: 'p1', uid: 'uid-p1' };
   const unique = (policy: string, action: string, scope: string, i = 0, mac = MAC) => ({ policy, action, scope, path: `${P}[${i}].mac`, label: `MAC ${mac}` });
   const uniqueOf = (docs: Array<[string, string]>, annotation = `[{"name":"a","mac":"${MAC}"}]`, index?: AddressIndex) =>
-    new PolicyEngine({ policies: set(...docs), ...(index ? { index } : {}) }).evaluate(input(annotation)).claims.map((c) => c.unique);
+    new PolicyEngine({ policies: set(...docs), ...(index ? { index } : {}) }).evaluate(input(annotation)).addresses.map((c) => c.unique);
 
   t.strictSame(
-    new PolicyEngine({ policies: set(['m', 'rules:\n  maxAttachments: {max: 5}']) }).evaluate(input(`[{"name":"a","mac":"${MAC}"}]`)).claims,
+    new PolicyEngine({ policies: set(['m', 'rules:\n  maxAttachments: {max: 5}']) }).evaluate(input(`[{"name":"a","mac":"${MAC}"}]`)).addresses,
     [{ kind: 'mac', value: MAC, scope: 'network:team-a/a', pod }],
     'no rule judged it: the claim has no unique key at all',
   );

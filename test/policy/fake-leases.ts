@@ -1,9 +1,9 @@
-// An in-memory Lease collection with the API server's semantics that the claims rely on: an
+// An in-memory Lease collection with the API server's semantics that the Leases rely on: an
 // atomic create (409 when the name exists), uid/resourceVersion preconditions on delete, and a
 // list/watch feed. Each call yields first (setImmediate), so concurrent callers interleave as
 // they would over the network; `down` makes every call fail as an unreachable server does.
 import type { KubeTransport, LeaseApi } from '../../src/kube/index.js';
-import type { AddressClaim } from '../../src/policy/types.js';
+import type { HeldAddress } from '../../src/policy/types.js';
 
 type Obj = { metadata: Record<string, unknown> & { name: string; uid: string; resourceVersion: string } } & Record<string, unknown>;
 
@@ -93,7 +93,7 @@ export class FakeLeases {
     };
   }
 
-  /** The read side for the claim watch: a list, then a watch fed by every change. */
+  /** The read side for the Lease watch: a list, then a watch fed by every change. */
   transport(): KubeTransport {
     return {
       getJson: async () => {
@@ -117,11 +117,11 @@ export const nthMac = (i: number): string =>
   `02:00:00:${((i >> 16) & 0xff).toString(16).padStart(2, '0')}:${((i >> 8) & 0xff).toString(16).padStart(2, '0')}:${(i & 0xff).toString(16).padStart(2, '0')}`;
 
 /**
- * One pod's claims of `n` MACs from the `from`-th, scope network team/a, a uid `uid-<pod>` unless
+ * One pod's Leases of `n` MACs from the `from`-th, scope network team/a, a uid `uid-<pod>` unless
  * given (`null`: none), as the pipeline builds them for a uniqueAddresses policy (a forged review
  * names as many as it likes).
  */
-export function macClaims(pod: string, n: number, opts: { namespace?: string; uid?: string | null; from?: number } = {}): AddressClaim[] {
+export function heldMacs(pod: string, n: number, opts: { namespace?: string; uid?: string | null; from?: number } = {}): HeldAddress[] {
   const p = { namespace: opts.namespace ?? 'team', name: pod, ...(opts.uid === null ? {} : { uid: opts.uid ?? `uid-${pod}` }) };
   return Array.from({ length: n }, (_, i) => ({
     kind: 'mac' as const,

@@ -27,7 +27,7 @@ t.test('the pod watch indexes a VMI pod under its VM', async (t) => {
 });
 
 t.test('across replicas, a VMI holds its pods\' address claims, live while one of its pods is', async (t) => {
-  const { holderOf, sameHolder } = await import('../../src/policy/claims.js');
+  const { holderOf, sameHolder } = await import('../../src/policy/address-leases.js');
   const vm = { key: 'vmi-uid', label: 'VM ns/vm1', namespace: 'ns', kind: 'VirtualMachineInstance', name: 'vm1' };
   const src = holderOf({ namespace: 'ns', name: 'virt-launcher-vm1-a', uid: 'p1', owner: vm })!;
   const dst = holderOf({ namespace: 'ns', name: 'virt-launcher-vm1-b', uid: 'p2', owner: vm })!;

@@ -3,11 +3,11 @@
 import t from 'tap';
 import { apiHolderLookup, podRunsWith } from '../../src/policy/pod-lookup.js';
 import { KubeRequestError, type KubeTransport } from '../../src/kube/index.js';
-import type { ClaimHolder } from '../../src/policy/claims.js';
+import type { LeaseHolder } from '../../src/policy/address-leases.js';
 
 const MAC = '02:00:00:00:00:01';
 const GUID = 'c2:11:22:33:44:55:66:77';
-const holder: ClaimHolder = { kind: 'Pod', namespace: 'team', name: 'web', uid: 'u1' };
+const holder: LeaseHolder = { kind: 'Pod', namespace: 'team', name: 'web', uid: 'u1' };
 const mac = { kind: 'mac' as const, value: MAC };
 const podWith = (over: { networks?: string; defaultNetwork?: string; uid?: string; name?: string; namespace?: string; phase?: string } = {}): unknown => ({
   metadata: {
@@ -23,7 +23,7 @@ const podWith = (over: { networks?: string; defaultNetwork?: string; uid?: strin
 });
 
 t.test('podRunsWith: the holder (namespace, name, uid) running with the address', async (t) => {
-  const cases: Array<[string, unknown, ClaimHolder, { kind: 'mac' | 'infiniband-guid'; value: string }, boolean]> = [
+  const cases: Array<[string, unknown, LeaseHolder, { kind: 'mac' | 'infiniband-guid'; value: string }, boolean]> = [
     ['the pod with the MAC', podWith(), holder, mac, true],
     ['Pending (being started) still holds it', podWith({ phase: 'Pending' }), holder, mac, true],
     ['no phase yet', { ...(podWith() as object), status: {} }, holder, mac, true],

@@ -36,7 +36,7 @@ export const fakeCore: AdmissionCore = {
   review(request, context) {
     const script = annotations(request.object)[SCRIPT];
     if (script === 'throw') throw new Error('scripted failure');
-    const decision: Decision = { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], claims: [] };
+    const decision: Decision = { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], addresses: [] };
     const value = annotations(request.object)[NETWORKS];
     for (const [i, name] of (value ? value.split(',') : []).entries()) {
       const found = context.nads(request.namespace ?? 'default', name.trim());
@@ -54,7 +54,7 @@ export const fakeCore: AdmissionCore = {
       decision.findings.push({ policy: 'p1', rule: 'allowedNetworks', action: 'Enforce', error });
     }
     if (script === 'warn') decision.warnings.push({ note: { path: '', text: 'scripted warning' } });
-    if (script === 'claim') decision.claims.push({ kind: 'mac', value: '02:00:00:00:00:01', scope: 'cluster', pod: { namespace: request.namespace ?? '' } });
+    if (script === 'claim') decision.addresses.push({ kind: 'mac', value: '02:00:00:00:00:01', scope: 'cluster', pod: { namespace: request.namespace ?? '' } });
     if (decision.allowed && context.endpoint === 'mutate') decision.patch.push({ op: 'add', path: '/metadata/labels', value: { mutated: 'yes' } });
     if (!decision.allowed) decision.code = 403;
     return decision;

@@ -59,11 +59,11 @@ t.test('observe mode still mutates what it admits anyway', async (t) => {
 });
 
 t.test('observed(): an allowed decision is returned as is; a denial loses its patch, claims and code', async (t) => {
-  const allowed = { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [{ op: 'add' as const, path: '/x', value: 1 }], claims: [] };
+  const allowed = { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [{ op: 'add' as const, path: '/x', value: 1 }], addresses: [] };
   t.equal(observed(allowed), allowed);
-  const out = observed({ ...allowed, allowed: false, code: 503, errors: [{ path: 'a', type: 'Internal error', reason: 'r' }], claims: [{ kind: 'mac', value: 'v', scope: 'cluster', pod: { namespace: 'n' } }] });
+  const out = observed({ ...allowed, allowed: false, code: 503, errors: [{ path: 'a', type: 'Internal error', reason: 'r' }], addresses: [{ kind: 'mac', value: 'v', scope: 'cluster', pod: { namespace: 'n' } }] });
   t.same(out.patch, []);
-  t.same(out.claims, []);
+  t.same(out.addresses, []);
   t.same(out.errors, []);
   t.notOk('code' in out);
   t.match(out.warnings, [{ note: { text: /HTTP 503/ } }, { field: { path: 'a' } }]);

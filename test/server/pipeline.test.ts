@@ -9,9 +9,9 @@
 // so the rival is reviewed before a deferred reservation would land, and it is admitted.
 //
 // Broken-build recipe (each makes both race subtests fail with "the rival is denied"):
-//   in decide() replace `deps.reservations.reserve(decision.claims);` with
-//   `setImmediate(() => deps.reservations.reserve(decision.claims));`, or with
-//   `void Promise.resolve().then(() => deps.reservations.reserve(decision.claims));`.
+//   in decide() replace `deps.reservations.reserve(decision.addresses);` with
+//   `setImmediate(() => deps.reservations.reserve(decision.addresses));`, or with
+//   `void Promise.resolve().then(() => deps.reservations.reserve(decision.addresses));`.
 import t from 'tap';
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
@@ -30,9 +30,9 @@ import { warningText } from '../../src/admission/warnings.js';
 import { createLogger } from '../../src/server/logger.js';
 import { renderError, type FieldError } from '../../src/field/index.js';
 import type { Nad, NadSource } from '../../src/nads/types.js';
-import type { AddressArbiter, AddressClaim, ClaimOutcome, Finding, PolicyEvaluator, WantedClaim } from '../../src/policy/index.js';
+import type { AddressLeases, HeldAddress, LeaseOutcome, Finding, PolicyEvaluator, WantedLease } from '../../src/policy/index.js';
 import type { TemplateLookup } from '../../src/dra/types.js';
-import { settleClaims } from '../../src/server/arbitrate.js';
+import { settleAddressLeases } from '../../src/server/address-leases.js';
 import type { ServerMetrics } from '../../src/server/metrics.js';
 import { StaticNadSource, type NadLookup } from '../../src/nads/index.js';
 import { AddressIndex, PolicyEngine, loadPolicyDocuments, policySet } from '../../src/policy/index.js';
@@ -248,7 +248,7 @@ class ScriptedNads implements NadSource {
   }
 }
 
-const decisionOf = (over: Partial<Decision> = {}): Decision => ({ allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], claims: [], ...over });
+const decisionOf = (over: Partial<Decision> = {}): Decision => ({ allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], addresses: [], ...over });
 
 interface Script {
   refs?: Array<{ namespace: string; name: string }>;
@@ -257,7 +257,7 @@ interface Script {
   toResponse?: AdmissionCore['toResponse'];
   plan?: AdmissionCore['plan'];
   nads?: ScriptedNads;
-  arbiter?: AddressArbiter;
+  addressLeases?: AddressLeases;
   dra?: DraSource;
   enforcement?: 'enforce' | 'observe';
   logLevel?: 'debug' | 'info';
@@ -268,8 +268,8 @@ interface Script {
 function rig(script: Script = {}) {
   const contexts: AdmissionContext[] = [];
   const responded: Decision[] = [];
-  const reserved: AddressClaim[][] = [];
-  const released: AddressClaim[][] = [];
+  const reserved: HeldAddress[][] = [];
+  const released: HeldAddress[][] = [];
   const evaluated: Array<[unknown, unknown]> = [];
   const planned: AdmissionRequest[] = [];
   const { metrics, calls, durations } = recordingMetrics();
@@ -293,7 +293,7 @@ function rig(script: Script = {}) {
   const policy: PolicyEvaluator = {
     evaluate(input, options) {
       evaluated.push([input, options]);
-      return { findings: [], claims: [] } as unknown as ReturnType<PolicyEvaluator['evaluate']>;
+      return { findings: [], addresses: [] } as unknown as ReturnType<PolicyEvaluator['evaluate']>;
     },
   };
   const deps: PipelineDeps = {
@@ -307,7 +307,7 @@ function rig(script: Script = {}) {
     config: DEFAULT_ADMISSION_CONFIG,
     logger,
     metrics,
-    ...(script.arbiter ? { arbiter: script.arbiter } : {}),
+    ...(script.addressLeases ? { addressLeases: script.addressLeases } : {}),
     ...(script.dra ? { dra: script.dra } : {}),
     ...(script.enforcement ? { enforcement: script.enforcement } : {}),
     ...(script.namespaceLabels ? { namespaceLabels: script.namespaceLabels } : {}),
@@ -389,7 +389,7 @@ t.test('the hot path: every NAD cached, no templates: answered synchronously, co
   t.strictSame(r.contexts[0]!.nads('ns', 'a'), { status: 'found', nad: nadOf('ns', 'a') });
   t.equal(r.contexts[0]!.endpoint, 'validate');
   t.equal(r.contexts[0]!.config, DEFAULT_ADMISSION_CONFIG);
-  t.equal(r.contexts[0]!.policy, r.policy, 'no arbiter: the policy as is');
+  t.equal(r.contexts[0]!.policy, r.policy, 'no address leases: the policy as is');
   t.notOk('dra' in r.contexts[0]!);
   t.notOk('podsUsingNad' in r.contexts[0]!);
 });
@@ -556,7 +556,7 @@ t.test('namespaceLabels only with a namespace; podsUsingNad passed when given', 
 });
 
 const MAC = '02:00:00:00:00:01';
-const claimOf = (over: Partial<AddressClaim> = {}): AddressClaim => ({
+const heldOf = (over: Partial<HeldAddress> = {}): HeldAddress => ({
   kind: 'mac',
   value: MAC,
   scope: 'network:ns/net',
@@ -566,7 +566,7 @@ const claimOf = (over: Partial<AddressClaim> = {}): AddressClaim => ({
 });
 
 // isPodCreate / isPodWrite, through the reservation (isPodWrite) and the policy given to the
-// review with an arbiter (isPodCreate).
+// review with address leases (isPodCreate).
 const SHAPES: Array<{ what: string; over: Partial<AdmissionRequest>; create: boolean; write: boolean }> = [
   { what: 'Pod CREATE', over: {}, create: true, write: true },
   { what: 'Pod CREATE, no group', over: { kind: { version: 'v1', kind: 'Pod' } as AdmissionRequest['kind'] }, create: true, write: true },
@@ -582,16 +582,16 @@ const SHAPES: Array<{ what: string; over: Partial<AdmissionRequest>; create: boo
 ];
 
 t.test('reservations: admitted, not a dry run, a Pod CREATE or UPDATE, with claims', async (t) => {
-  const claims = [claimOf()];
+  const claims = [heldOf()];
   for (const s of SHAPES) {
-    const r = rig({ decide: () => decisionOf({ claims }) });
+    const r = rig({ decide: () => decisionOf({ addresses: claims }) });
     await answer(handleReview(reviewOf(s.over), 'validate', 1000, r.deps));
     t.strictSame(r.reserved, s.write ? [claims] : [], s.what);
   }
   const cases: Array<{ what: string; decision: Decision; dryRun?: boolean; enforcement?: 'observe' }> = [
-    { what: 'dry run', decision: decisionOf({ claims }), dryRun: true },
-    { what: 'denied', decision: decisionOf({ allowed: false, code: 403, claims }) },
-    { what: 'observe mode, would deny', decision: decisionOf({ allowed: false, code: 403, claims }), enforcement: 'observe' },
+    { what: 'dry run', decision: decisionOf({ addresses: claims }), dryRun: true },
+    { what: 'denied', decision: decisionOf({ allowed: false, code: 403, addresses: claims }) },
+    { what: 'observe mode, would deny', decision: decisionOf({ allowed: false, code: 403, addresses: claims }), enforcement: 'observe' },
     { what: 'no claims', decision: decisionOf() },
   ];
   for (const c of cases) {
@@ -599,46 +599,46 @@ t.test('reservations: admitted, not a dry run, a Pod CREATE or UPDATE, with clai
     await answer(handleReview(reviewOf({ dryRun: c.dryRun }), 'validate', 1000, r.deps));
     t.strictSame(r.reserved, [], c.what);
   }
-  const r = rig({ decide: () => decisionOf({ claims }) });
+  const r = rig({ decide: () => decisionOf({ addresses: claims }) });
   await answer(handleReview(reviewOf({ dryRun: false }), 'mutate', 1000, r.deps));
   t.strictSame(r.reserved, [claims], 'dryRun false: reserved, on either endpoint');
 });
 
-function fakeArbiter(answerWith: (claims: readonly AddressClaim[]) => Promise<ClaimOutcome[]> | undefined) {
-  const asked: Array<[AddressClaim[], { dryRun: boolean }]> = [];
-  const arbiter: AddressArbiter = {
-    claim(claims, options) {
+function fakeAddressLeases(answerWith: (claims: readonly HeldAddress[]) => Promise<LeaseOutcome[]> | undefined) {
+  const asked: Array<[HeldAddress[], { dryRun: boolean }]> = [];
+  const addressLeases: AddressLeases = {
+    acquire(claims, options) {
       asked.push([[...claims], options]);
       return answerWith(claims);
     },
   };
-  return { arbiter, asked };
+  return { addressLeases, asked };
 }
 
-const wantedOf = (c: AddressClaim, action: 'Enforce' | 'Warn' | 'Audit' = 'Enforce'): WantedClaim => ({
+const wantedOf = (c: HeldAddress, action: 'Enforce' | 'Warn' | 'Audit' = 'Enforce'): WantedLease => ({
   name: `claim-${c.value}`,
-  claim: { ...c, unique: { ...c.unique!, action } },
+  address: { ...c, unique: { ...c.unique!, action } },
   holder: { kind: 'Pod', namespace: 'ns', name: 'p', uid: 'pod-uid' },
   scope: c.scope,
 });
 
-t.test('byClaim: the policy without pending holders only for the validating call of a Pod CREATE with an arbiter', async (t) => {
-  const { arbiter } = fakeArbiter(() => undefined);
+t.test('byLease: the policy without pending holders only for the validating call of a Pod CREATE with address leases', async (t) => {
+  const { addressLeases } = fakeAddressLeases(() => undefined);
   for (const s of SHAPES) {
     for (const endpoint of ['mutate', 'validate'] as const) {
-      for (const withArbiter of [true, false]) {
-        const r = rig(withArbiter ? { arbiter } : {});
+      for (const withLeases of [true, false]) {
+        const r = rig(withLeases ? { addressLeases } : {});
         await answer(handleReview(reviewOf(s.over), endpoint, 1000, r.deps));
         const ctx = r.contexts[0]!;
-        const byClaim = withArbiter && endpoint === 'validate' && s.create;
-        const what = `${s.what} ${endpoint}${withArbiter ? ' arbiter' : ''}`;
-        if (!byClaim) {
+        const byLease = withLeases && endpoint === 'validate' && s.create;
+        const what = `${s.what} ${endpoint}${withLeases ? ' address leases' : ''}`;
+        if (!byLease) {
           t.equal(ctx.policy, r.policy, `${what}: the policy as is`);
           continue;
         }
         t.not(ctx.policy, r.policy, what);
         const input = { operation: 'CREATE' } as unknown as Parameters<PolicyEvaluator['evaluate']>[0];
-        t.strictSame(ctx.policy.evaluate(input, { pendingHolders: true }), { findings: [], claims: [] });
+        t.strictSame(ctx.policy.evaluate(input, { pendingHolders: true }), { findings: [], addresses: [] });
         t.equal(r.evaluated[0]![0], input);
         t.strictSame(r.evaluated, [[input, { pendingHolders: false }]], `${what}: pendingHolders false`);
       }
@@ -647,36 +647,36 @@ t.test('byClaim: the policy without pending holders only for the validating call
 });
 
 t.test('arbitrate: claimed only on the validating call of an admitted Pod CREATE with claims', async (t) => {
-  const claims = [claimOf()];
+  const claims = [heldOf()];
   const cases: Array<{ what: string; endpoint: Endpoint; over?: Partial<AdmissionRequest>; decision: Decision; claimed: boolean }> = [
-    { what: 'validate Pod CREATE', endpoint: 'validate', decision: decisionOf({ claims }), claimed: true },
-    { what: 'mutate', endpoint: 'mutate', decision: decisionOf({ claims }), claimed: false },
-    { what: 'denied', endpoint: 'validate', decision: decisionOf({ allowed: false, code: 403, claims }), claimed: false },
+    { what: 'validate Pod CREATE', endpoint: 'validate', decision: decisionOf({ addresses: claims }), claimed: true },
+    { what: 'mutate', endpoint: 'mutate', decision: decisionOf({ addresses: claims }), claimed: false },
+    { what: 'denied', endpoint: 'validate', decision: decisionOf({ allowed: false, code: 403, addresses: claims }), claimed: false },
     { what: 'no claims', endpoint: 'validate', decision: decisionOf(), claimed: false },
-    { what: 'UPDATE', endpoint: 'validate', over: { operation: 'UPDATE' }, decision: decisionOf({ claims }), claimed: false },
-    { what: 'subresource', endpoint: 'validate', over: { subResource: 'status' }, decision: decisionOf({ claims }), claimed: false },
-    { what: 'other group', endpoint: 'validate', over: { kind: { group: 'x.io', version: 'v1', kind: 'Pod' } }, decision: decisionOf({ claims }), claimed: false },
+    { what: 'UPDATE', endpoint: 'validate', over: { operation: 'UPDATE' }, decision: decisionOf({ addresses: claims }), claimed: false },
+    { what: 'subresource', endpoint: 'validate', over: { subResource: 'status' }, decision: decisionOf({ addresses: claims }), claimed: false },
+    { what: 'other group', endpoint: 'validate', over: { kind: { group: 'x.io', version: 'v1', kind: 'Pod' } }, decision: decisionOf({ addresses: claims }), claimed: false },
   ];
   for (const c of cases) {
-    const { arbiter, asked } = fakeArbiter(() => undefined);
-    const r = rig({ arbiter, decide: () => c.decision });
+    const { addressLeases, asked } = fakeAddressLeases(() => undefined);
+    const r = rig({ addressLeases, decide: () => c.decision });
     const out = handleReview(reviewOf(c.over), c.endpoint, 1000, r.deps);
     t.equal(isPromise(out), false, `${c.what}: claim answered undefined or not asked: synchronous`);
     t.strictSame((out as PipelineResult & { status: 200 }).review.response!.allowed, c.decision.allowed, `${c.what}: the review's own answer`);
     t.strictSame(asked, c.claimed ? [[claims, { dryRun: false }]] : [], c.what);
   }
   for (const dryRun of [true, false, undefined]) {
-    const { arbiter, asked } = fakeArbiter(() => undefined);
-    const r = rig({ arbiter, decide: () => decisionOf({ claims }) });
+    const { addressLeases, asked } = fakeAddressLeases(() => undefined);
+    const r = rig({ addressLeases, decide: () => decisionOf({ addresses: claims }) });
     await answer(handleReview(reviewOf(dryRun === undefined ? {} : { dryRun }), 'validate', 1000, r.deps));
     t.strictSame(asked, [[claims, { dryRun: dryRun === true }]], `dryRun ${String(dryRun)}`);
   }
 });
 
 t.test('arbitrate: all claims won: the same answer, asynchronously, nothing released', async (t) => {
-  const claims = [claimOf(), claimOf({ value: '02:00:00:00:00:02' })];
-  const { arbiter } = fakeArbiter(async (cs) => cs.map((c) => ({ wanted: wantedOf(c), result: 'won' as const })));
-  const r = rig({ arbiter, decide: () => decisionOf({ claims }) });
+  const claims = [heldOf(), heldOf({ value: '02:00:00:00:00:02' })];
+  const { addressLeases } = fakeAddressLeases(async (cs) => cs.map((c) => ({ wanted: wantedOf(c), result: 'won' as const })));
+  const r = rig({ addressLeases, decide: () => decisionOf({ addresses: claims }) });
   const body = reviewOf();
   const out = handleReview(body, 'validate', 1000, r.deps);
   t.equal(isPromise(out), true);
@@ -691,15 +691,15 @@ t.test('arbitrate: all claims won: the same answer, asynchronously, nothing rele
 t.test('arbitrate: a lost claim denies with the settled decision and releases the reservation (not on a dry run)', async (t) => {
   for (const dryRun of [false, true]) {
     for (const namespace of ['ns', undefined]) {
-      const claims = [claimOf()];
-      const decision = decisionOf({ claims, findings: [finding('p', 'allowedNetworks', 'Warn')] });
-      let outcomes: ClaimOutcome[] = [];
+      const claims = [heldOf()];
+      const decision = decisionOf({ addresses: claims, findings: [finding('p', 'allowedNetworks', 'Warn')] });
+      let outcomes: LeaseOutcome[] = [];
       // The holder in the request's namespace (none: ''), so that the message names it.
-      const { arbiter } = fakeArbiter(async (cs) => (outcomes = cs.map((c) => ({ wanted: wantedOf(c), result: 'lost' as const, holder: { kind: 'Pod', namespace: namespace ?? '', name: 'other' }, live: true }))));
-      const r = rig({ arbiter, decide: () => decision });
+      const { addressLeases } = fakeAddressLeases(async (cs) => (outcomes = cs.map((c) => ({ wanted: wantedOf(c), result: 'lost' as const, holder: { kind: 'Pod', namespace: namespace ?? '', name: 'other' }, live: true }))));
+      const r = rig({ addressLeases, decide: () => decision });
       const body = reviewOf({ dryRun, namespace });
       const review = await answer(handleReview(body, 'validate', 1000, r.deps));
-      const settled = settleClaims(decision, outcomes, namespace ?? '');
+      const settled = settleAddressLeases(decision, outcomes, namespace ?? '');
       t.equal(settled.allowed, false);
       t.equal(settled.errors[0]!.reason, `policy "u" (uniqueAddresses): MAC ${MAC} is already used by pod ${namespace ?? ''}/other (running) on network ns/net (scope Network)`);
       t.strictSame(r.responded, [decision, settled], `dryRun ${dryRun} ns ${namespace}: answered with the settled decision`);
@@ -717,14 +717,14 @@ t.test('arbitrate: a lost claim denies with the settled decision and releases th
 });
 
 t.test('arbitrate, observe mode: a lost claim is admitted with a warning, counted as would deny, nothing released', async (t) => {
-  const claims = [claimOf()];
-  const decision = decisionOf({ claims });
-  let outcomes: ClaimOutcome[] = [];
-  const { arbiter } = fakeArbiter(async (cs) => (outcomes = cs.map((c) => ({ wanted: wantedOf(c), result: 'lost' as const, holder: { kind: 'Pod', namespace: 'ns', name: 'other' }, live: false }))));
-  const r = rig({ arbiter, decide: () => decision, enforcement: 'observe' });
+  const claims = [heldOf()];
+  const decision = decisionOf({ addresses: claims });
+  let outcomes: LeaseOutcome[] = [];
+  const { addressLeases } = fakeAddressLeases(async (cs) => (outcomes = cs.map((c) => ({ wanted: wantedOf(c), result: 'lost' as const, holder: { kind: 'Pod', namespace: 'ns', name: 'other' }, live: false }))));
+  const r = rig({ addressLeases, decide: () => decision, enforcement: 'observe' });
   const body = reviewOf();
   const review = await answer(handleReview(body, 'validate', 1000, r.deps));
-  const settled = settleClaims(decision, outcomes, 'ns');
+  const settled = settleAddressLeases(decision, outcomes, 'ns');
   const admitted = observed(settled);
   t.strictSame(r.responded, [decision, admitted]);
   t.strictSame(review.response, { uid: body.request!.uid, allowed: true, warnings: admitted.warnings.map(warningText) });
@@ -742,14 +742,14 @@ t.test('arbitrate, observe mode: a lost claim is admitted with a warning, counte
 
 t.test('arbitrate: a claim that could not be made is logged by action; Enforce denies with 503, Warn admits', async (t) => {
   for (const action of ['Enforce', 'Warn'] as const) {
-    const claims = [claimOf({ unique: { ...claimOf().unique!, action } })];
-    const decision = decisionOf({ claims });
-    let outcomes: ClaimOutcome[] = [];
-    const { arbiter } = fakeArbiter(async (cs) => (outcomes = cs.map((c) => ({ wanted: wantedOf(c, action), result: 'unavailable' as const, reason: 'ECONNREFUSED' }))));
-    const r = rig({ arbiter, decide: () => decision });
+    const claims = [heldOf({ unique: { ...heldOf().unique!, action } })];
+    const decision = decisionOf({ addresses: claims });
+    let outcomes: LeaseOutcome[] = [];
+    const { addressLeases } = fakeAddressLeases(async (cs) => (outcomes = cs.map((c) => ({ wanted: wantedOf(c, action), result: 'unavailable' as const, reason: 'ECONNREFUSED' }))));
+    const r = rig({ addressLeases, decide: () => decision });
     const body = reviewOf();
     const review = await answer(handleReview(body, 'validate', 1000, r.deps));
-    const settled = settleClaims(decision, outcomes, 'ns');
+    const settled = settleAddressLeases(decision, outcomes, 'ns');
     const claimLine = {
       level: 40,
       ...whoOf(body, 'validate'),
@@ -779,8 +779,8 @@ t.test('arbitrate: a claim that could not be made is logged by action; Enforce d
 
 t.test('arbitrate: a claim that rejects is an internal error (500; observe: admitted)', async (t) => {
   for (const enforcement of ['enforce', 'observe'] as const) {
-    const { arbiter } = fakeArbiter(() => Promise.reject(new Error('lease api exploded')));
-    const r = rig({ arbiter, decide: () => decisionOf({ claims: [claimOf()] }), enforcement });
+    const { addressLeases } = fakeAddressLeases(() => Promise.reject(new Error('lease api exploded')));
+    const r = rig({ addressLeases, decide: () => decisionOf({ addresses: [heldOf()] }), enforcement });
     const body = reviewOf();
     const review = await answer(handleReview(body, 'validate', 1000, r.deps));
     const uid = body.request!.uid;
@@ -1005,9 +1005,9 @@ t.test('observe mode: a would-be denial is admitted unchanged, counted by rule (
     { what: 'no code', decision: decisionOf({ allowed: false, errors: [e1] }), reasons: ['validation'], rules: [] },
   ];
   for (const c of cases) {
-    const { arbiter, asked } = fakeArbiter(async () => []);
-    const judged = { ...c.decision, claims: [claimOf()], patch: [{ op: 'add' as const, path: '/x', value: 1 }] };
-    const r = rig({ decide: () => judged, enforcement: 'observe', arbiter });
+    const { addressLeases, asked } = fakeAddressLeases(async () => []);
+    const judged = { ...c.decision, addresses: [heldOf()], patch: [{ op: 'add' as const, path: '/x', value: 1 }] };
+    const r = rig({ decide: () => judged, enforcement: 'observe', addressLeases });
     const body = reviewOf();
     const out = handleReview(body, 'validate', 1000, r.deps);
     t.equal(isPromise(out), false, `${c.what}: no claim for an observed denial`);
@@ -1214,33 +1214,33 @@ t.test('a DRA cache that throws while listing templates to read: a 500 on both p
 });
 
 t.test('arbitrate: one claim won and one lost is a denial, every claim released', async (t) => {
-  const claims = [claimOf(), claimOf({ value: '02:00:00:00:00:02' })];
-  const decision = decisionOf({ claims });
-  let outcomes: ClaimOutcome[] = [];
-  const { arbiter } = fakeArbiter(async (cs) =>
+  const claims = [heldOf(), heldOf({ value: '02:00:00:00:00:02' })];
+  const decision = decisionOf({ addresses: claims });
+  let outcomes: LeaseOutcome[] = [];
+  const { addressLeases } = fakeAddressLeases(async (cs) =>
     (outcomes = [
       { wanted: wantedOf(cs[0]!), result: 'won' },
       { wanted: wantedOf(cs[1]!), result: 'lost', holder: { kind: 'Pod', namespace: 'ns', name: 'other' }, live: true },
     ]),
   );
-  const r = rig({ arbiter, decide: () => decision });
+  const r = rig({ addressLeases, decide: () => decision });
   const body = reviewOf();
   const review = await answer(handleReview(body, 'validate', 1000, r.deps));
   t.equal(review.response!.allowed, false);
-  t.strictSame(r.responded, [decision, settleClaims(decision, outcomes, 'ns')]);
+  t.strictSame(r.responded, [decision, settleAddressLeases(decision, outcomes, 'ns')]);
   t.strictSame(r.released, [claims]);
   t.strictSame(r.calls[0], reviewsCall('validate', 'denied'));
 });
 
 t.test('arbitrate, observe mode: a claim that settles allowed (Warn, unavailable) is no would-deny', async (t) => {
-  const claims = [claimOf({ unique: { ...claimOf().unique!, action: 'Warn' } })];
-  const decision = decisionOf({ claims });
-  let outcomes: ClaimOutcome[] = [];
-  const { arbiter } = fakeArbiter(async (cs) => (outcomes = cs.map((c) => ({ wanted: wantedOf(c, 'Warn'), result: 'unavailable' as const, reason: 'down' }))));
-  const r = rig({ arbiter, decide: () => decision, enforcement: 'observe' });
+  const claims = [heldOf({ unique: { ...heldOf().unique!, action: 'Warn' } })];
+  const decision = decisionOf({ addresses: claims });
+  let outcomes: LeaseOutcome[] = [];
+  const { addressLeases } = fakeAddressLeases(async (cs) => (outcomes = cs.map((c) => ({ wanted: wantedOf(c, 'Warn'), result: 'unavailable' as const, reason: 'down' }))));
+  const r = rig({ addressLeases, decide: () => decision, enforcement: 'observe' });
   const body = reviewOf();
   const review = await answer(handleReview(body, 'validate', 1000, r.deps));
-  const settled = settleClaims(decision, outcomes, 'ns');
+  const settled = settleAddressLeases(decision, outcomes, 'ns');
   t.strictSame(r.responded, [decision, settled]);
   t.strictSame(review.response, { uid: body.request!.uid, allowed: true, warnings: settled.warnings.map(warningText) });
   t.strictSame(r.calls, [reviewsCall('validate', 'allowed'), ['findings', { endpoint: 'validate', policy: 'u', rule: 'uniqueAddresses', action: 'Warn' }, 1]]);
@@ -1253,8 +1253,8 @@ t.test('arbitrate, observe mode: a claim that settles allowed (Warn, unavailable
 t.test('a request without a kind: no Pod write, counted as kind other, logged without a kind', async (t) => {
   const nads = new ScriptedNads([nadOf('ns', 'claimed', 'nic')]);
   const { dra, asked } = scriptedDra();
-  const { arbiter, asked: claimed } = fakeArbiter(() => undefined);
-  const r = rig({ nads, dra, arbiter, refs: [{ namespace: 'ns', name: 'claimed' }], decide: () => decisionOf({ allowed: false, code: 403, errors: [fieldError('x', 'no')], claims: [claimOf()] }) });
+  const { addressLeases, asked: claimed } = fakeAddressLeases(() => undefined);
+  const r = rig({ nads, dra, addressLeases, refs: [{ namespace: 'ns', name: 'claimed' }], decide: () => decisionOf({ allowed: false, code: 403, errors: [fieldError('x', 'no')], addresses: [heldOf()] }) });
   const denied = reviewOf({ kind: undefined as unknown as AdmissionRequest['kind'] });
   const out = handleReview(denied, 'validate', 1000, r.deps);
   t.equal(isPromise(out), false, 'no template read');
@@ -1263,7 +1263,7 @@ t.test('a request without a kind: no Pod write, counted as kind other, logged wi
   t.strictSame(r.lines, [{ level: 30, uid: denied.request!.uid, endpoint: 'validate', namespace: 'ns', objectName: 'p', operation: 'CREATE', rules: [], reasons: ['x: Invalid value: "v": no'], msg: 'denied' }]);
   t.equal(r.contexts[0]!.policy, r.policy, 'not by claim');
 
-  const r2 = rig({ arbiter, decide: () => decisionOf({ claims: [claimOf()] }) });
+  const r2 = rig({ addressLeases, decide: () => decisionOf({ addresses: [heldOf()] }) });
   const kindless = reviewOf({ kind: undefined as unknown as AdmissionRequest['kind'] });
   t.strictSame((await answer(handleReview(kindless, 'validate', 1000, r2.deps))).response, { uid: kindless.request!.uid, allowed: true });
   t.strictSame(r2.reserved, [], 'not reserved');
@@ -1272,9 +1272,9 @@ t.test('a request without a kind: no Pod write, counted as kind other, logged wi
 });
 
 t.test('arbitrate: a lost claim with reservations that cannot release', async (t) => {
-  const claims = [claimOf()];
-  const { arbiter } = fakeArbiter(async (cs) => cs.map((c) => ({ wanted: wantedOf(c), result: 'lost' as const, holder: { kind: 'Pod', namespace: 'ns', name: 'other' }, live: true })));
-  const r = rig({ arbiter, decide: () => decisionOf({ claims }) });
+  const claims = [heldOf()];
+  const { addressLeases } = fakeAddressLeases(async (cs) => cs.map((c) => ({ wanted: wantedOf(c), result: 'lost' as const, holder: { kind: 'Pod', namespace: 'ns', name: 'other' }, live: true })));
+  const r = rig({ addressLeases, decide: () => decisionOf({ addresses: claims }) });
   r.deps.reservations = { reserve: () => {} };
   const review = await answer(handleReview(reviewOf(), 'validate', 1000, r.deps));
   t.equal(review.response!.allowed, false);

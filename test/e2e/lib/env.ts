@@ -222,7 +222,7 @@ export async function startE2e(
     const api = new URL(cluster.server);
     const inCluster = { host: api.hostname, port: api.port, serviceAccountDir };
     //    The address claims' namespace as the Deployment sets it (the claims' Role is granted there only).
-    const claimsNamespace = deploymentEnv(base, 'NETATTACH_CLAIMS_NAMESPACE');
+    const leaseNamespace = deploymentEnv(base, 'NETATTACH_CLAIMS_NAMESPACE');
     netattach = new Netattach({
       inCluster,
       tlsDir,
@@ -230,7 +230,7 @@ export async function startE2e(
       healthPort,
       logPath: path.join(cluster.logsDir, 'netattach.log'),
       ...netattachOptions,
-      env: { ...(claimsNamespace ? { NETATTACH_CLAIMS_NAMESPACE: claimsNamespace } : {}), ...netattachOptions.env },
+      env: { ...(leaseNamespace ? { NETATTACH_CLAIMS_NAMESPACE: leaseNamespace } : {}), ...netattachOptions.env },
     });
     netattach.start();
     await netattach.waitReady();

@@ -1,10 +1,10 @@
 // Issue 24, findings 4 and 5, on a real `netattach serve` (production heap cap, no client CA) in
 // cluster mode against a fake API server in this process: NADs, namespaces and pods (list/watch)
-// and the claim Leases (list/watch, create, get, delete with preconditions, each write taking
+// and the address Leases (list/watch, create, get, delete with preconditions, each write taking
 // WRITE_DELAY_MS so that concurrent writes overlap as they do over a network).
 //   4. A forged /validate for a pod that does not exist wrote a Lease per MAC (1,000 parallel
-//      POSTs for one review), and the claims it won blocked real pods until swept 60-80 s later.
-//   5. A claim made under a running pod's name (another uid, an address it does not use) was kept
+//      POSTs for one review), and the Leases it won blocked real pods until swept 60-80 s later.
+//   5. A Lease made under a running pod's name (another uid, an address it does not use) was kept
 //      alive by that pod: neither swept nor released.
 import t from 'tap';
 import http from 'node:http';
@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { getText, post, sleep, startServe, type Serve } from '../../bench/hostile-lib.js';
-import { CLAIM_LIMITS } from '../../src/policy/claims.js';
+import { ADDRESS_LEASE_LIMITS } from '../../src/policy/address-leases.js';
 import { MAX_ARBITRATED_ADDRESSES_PER_POD } from '../../src/policy/limits.js';
 
 t.setTimeout(240_000);
@@ -222,9 +222,9 @@ t.test('finding 4: one forged 1,000-MAC /validate writes at most 64 Leases, at m
   // Admitted; on a loaded machine some of the 64 may miss the 1.5 s budget: a retryable 503 saying so.
   t.ok(a.allowed || (a.code === 503 && /did not answer within 1500 ms/.test(a.message)), `${a.code ?? 200} ${a.message.slice(0, 300)}`);
   t.equal(cluster.posts - before, MAX_ARBITRATED_ADDRESSES_PER_POD, `${cluster.posts - before} Lease creates (before: 1,000)`);
-  t.ok(cluster.peakLeaseCalls <= CLAIM_LIMITS.inFlight, `${cluster.peakLeaseCalls} Lease calls in flight at most (bound ${CLAIM_LIMITS.inFlight}; before: 1,000)`);
+  t.ok(cluster.peakLeaseCalls <= ADDRESS_LEASE_LIMITS.inFlight, `${cluster.peakLeaseCalls} Lease calls in flight at most (bound ${ADDRESS_LEASE_LIMITS.inFlight}; before: 1,000)`);
   // kubectl shows a warning cut to a line: the count and the reason lead.
-  // The engine passes only the first 64 addresses on to be claimed and says so (the claim store's
+  // The engine passes only the first 64 addresses on to be claimed and says so (the address Lease store's
   // own per-pod bound is a second fence that this path never reaches).
   t.ok(a.warnings.some((w) => /Too many: policy "unique-macs" \(uniqueAddresses\.limit\): 1000 addre/.test(w)), JSON.stringify(a.warnings).slice(0, 300));
   t.notOk(s.exited(), 'alive');
@@ -244,7 +244,7 @@ t.test('finding 4: a forged claim blocks a real pod for the confirmation window 
   const late = answer(await post(s, '/validate', podCreate('hostile', 'real-1', 'r-1', [A])));
   t.equal(late.allowed, true, `admitted past the window, without waiting for the sweep: ${late.message.slice(0, 200)}`);
   t.same(cluster.leaseHolders().filter((l) => l.address === A), [{ address: A, holder: 'hostile/real-1', uid: 'r-1' }]);
-  // The real pod appears: its claim is confirmed, and no forger takes it over, however long it waits.
+  // The real pod appears: its Lease is confirmed, and no forger takes it over, however long it waits.
   cluster.addPod('hostile', 'real-1', 'r-1', [A]);
   await sleep(WINDOW_MS + 1_000);
   const again = answer(await post(s, '/validate', podCreate('hostile', 'ghost-3', 'g-3', [A])));
@@ -254,7 +254,7 @@ t.test('finding 4: a forged claim blocks a real pod for the confirmation window 
 
 t.test('finding 5: a claim under a running pod\'s name with another uid is swept, and yields to a real pod', async (t) => {
   const C = mac(0xc0);
-  // web runs (uid U1, MAC b0); the forger claims MAC c0 as "web" with uid U2 (a create of an
+  // web runs (uid U1, MAC b0); the forger takes a Lease on MAC c0 as "web" with uid U2 (a create of an
   // existing name, which fails AlreadyExists after admission).
   const forged = answer(await post(s, '/validate', podCreate('hostile', 'web', 'U2', [C])));
   t.equal(forged.allowed, true);
@@ -265,7 +265,7 @@ t.test('finding 5: a claim under a running pod\'s name with another uid is swept
   t.ok(performance.now() - madeAt > WINDOW_MS - 1_000, 'not before the window');
   const real = answer(await post(s, '/validate', podCreate('hostile', 'real-2', 'r-2', [C])));
   t.equal(real.allowed, true, `the address is free for a real pod: ${real.message.slice(0, 200)}`);
-  // And the name's own pod keeps its own: its end releases it by uid, a claim of another uid is not its.
+  // And the name's own pod keeps its own: its end releases it by uid, a Lease of another uid is not its.
   t.equal(answer(await post(s, '/validate', podCreate('hostile', 'web', 'U1', [mac(0xb0)]))).allowed, true, 'web\'s own address, its own uid: its claim');
   await until('web\'s claim', () => (cluster.leaseHolders().some((l) => l.holder === 'hostile/web' && l.uid === 'U1') ? true : undefined), 5_000);
   cluster.removePod('hostile', 'web');
@@ -275,14 +275,14 @@ t.test('finding 5: a claim under a running pod\'s name with another uid is swept
 t.test('finding 4: forged reviews naming one namespace fill its bound only; other tenants are served', async (t) => {
   // 12 forged reviews of 65 MACs (64 claimed each: 768 wanted) in ns-0, one after the other as
   // fast as answered. (65, not 1,000: each review also reserves its MACs in this replica, which
-  // the reservations' own bound handles; here the claims are what is measured.)
+  // the reservations' own bound handles; here the Leases are what is measured.)
   const outcomes: Array<ReturnType<typeof answer>> = [];
   for (let i = 0; i < 12; i++) {
     outcomes.push(answer(await post(s, '/validate', podCreate('ns-0', `flood-${i}`, `f-${i}`, Array.from({ length: 65 }, (_, k) => mac(0x1000000 + i * 1_000 + k))))));
   }
-  // Forged claims older than the window are swept meanwhile: the bound is on those held at once.
+  // Forged Leases older than the window are swept meanwhile: the bound is on those held at once.
   const peak = cluster.peakPerNamespace.get('ns-0') ?? 0;
-  t.ok(peak <= CLAIM_LIMITS.unconfirmedPerNamespace && peak > 0, `at most ${peak} claims held for ns-0 at once (bound ${CLAIM_LIMITS.unconfirmedPerNamespace}; 768 wanted)`);
+  t.ok(peak <= ADDRESS_LEASE_LIMITS.unconfirmedPerNamespace && peak > 0, `at most ${peak} claims held for ns-0 at once (bound ${ADDRESS_LEASE_LIMITS.unconfirmedPerNamespace}; 768 wanted)`);
   const refused = outcomes.filter((o) => o.code === 503);
   t.ok(refused.length > 0, `${refused.length} of 12 answered 503 (retryable)`);
   // Each names what it met: the namespace's bound, or (on a loaded machine, the fake API server
@@ -290,15 +290,15 @@ t.test('finding 4: forged reviews naming one namespace fill its bound only; othe
   t.ok(refused.some((o) => /address claims in namespace ns-0 are waiting for their pods to appear \(at most 512\)/.test(o.message)), 'the namespace\'s bound was met');
   t.same(refused.filter((o) => !/address claims in namespace ns-0 are waiting for their pods to appear \(at most 512\)|did not answer within 1500 ms|claim calls in flight/.test(o.message)).map((o) => o.message.slice(0, 300)), [], 'each 503 names the bound or the budget');
   t.same(outcomes.filter((o) => !o.allowed && o.code !== 503).map((o) => `${o.code} ${o.message.slice(0, 200)}`), [], 'nothing else: no 500');
-  // Another tenant is served meanwhile, with its claim.
+  // Another tenant is served meanwhile, with its Lease.
   const other = answer(await post(s, '/validate', podCreate('ns-1', 'tenant-b', 'b-1', [mac(0xe0)])));
   t.equal(other.allowed, true, `another namespace is not affected: ${other.message.slice(0, 200)}`);
   t.ok(cluster.leaseHolders().some((l) => l.holder === 'ns-1/tenant-b'), 'and claimed');
   const metrics = await getText(`${s.healthUrl}/metrics`);
   const unconfirmed = Number(/^netattach_address_claims_unconfirmed (\d+)/m.exec(metrics.text)?.[1]);
-  t.ok(unconfirmed <= CLAIM_LIMITS.unconfirmed, `${unconfirmed} unconfirmed claims (gauge)`);
+  t.ok(unconfirmed <= ADDRESS_LEASE_LIMITS.unconfirmed, `${unconfirmed} unconfirmed claims (gauge)`);
   t.notOk(s.exited(), `alive${s.exited() ? `: ${s.stderr().slice(-2000)}` : ''}`);
-  // The forged claims yield and are swept (every half window, deletes in parallel): ns-0 has room again.
+  // The forged Leases yield and are swept (every half window, deletes in parallel): ns-0 has room again.
   await until('the forged claims of ns-0 swept', () => (cluster.leaseHolders().some((l) => l.holder.startsWith('ns-0/')) ? undefined : true), WINDOW_MS * 10);
   const real = answer(await post(s, '/validate', podCreate('ns-0', 'real-3', 'r-3', [mac(0xd0)])));
   t.equal(real.allowed, true, `a real pod in the flooded namespace is served again: ${real.message.slice(0, 200)}`);

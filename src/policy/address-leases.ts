@@ -1,23 +1,23 @@
-// Address claims in the API server: the arbiter of uniqueness across replicas. Pure: names,
-// holders, the Lease object a claim is stored as and back, and what an outcome means for the
-// request. The I/O is in claim-store.ts (over src/kube/leases.ts).
+// Address Leases in the API server: the arbiter of uniqueness across replicas. Pure: names,
+// holders, the Lease object an address is held by and back, and what an outcome means for the
+// request. The I/O is in address-lease-store.ts (over src/kube/leases.ts).
 //
-// One claim is one coordination.k8s.io/v1 Lease in netattach's namespace, named from the scope
+// One address held is one coordination.k8s.io/v1 Lease in netattach's namespace, named from the scope
 // and the canonical address: two replicas admitting the same address race on one create, and
 // the API server (etcd) lets exactly one win.
 import { hash } from 'node:crypto';
 import { internal } from '../field/index.js';
-import type { AddressClaim, AddressKind, Finding } from './types.js';
+import type { HeldAddress, AddressKind, Finding } from './types.js';
 import { describeHolder } from './rules.js';
 
 /**
- * Bounds on the claims a request can add (docs/security.md, "Address claims"). Addresses per pod:
+ * Bounds on the Leases a request can add (docs/security.md, "Address Leases"). Addresses per pod:
  * MAX_ARBITRATED_ADDRESSES_PER_POD (limits.ts).
  */
-export const CLAIM_LIMITS = {
+export const ADDRESS_LEASE_LIMITS = {
   /**
-   * Calls to the API server in flight for claims, per replica. A burst of real creates (the
-   * ReplicaSet controller creates about 20 pods a second; a DPDK pod or a KubeVirt VM claims 1-8
+   * Calls to the API server in flight for Leases, per replica. A burst of real creates (the
+   * ReplicaSet controller creates about 20 pods a second; a DPDK pod or a KubeVirt VM holds 1-8
    * addresses, each a create of ~10 ms) keeps 2-4 in flight; 32 leaves ample room, and a forged
    * flood cannot open more connections than that.
    */
@@ -27,7 +27,7 @@ export const CLAIM_LIMITS = {
   /** Requests' calls waiting for a slot (each waits at most its 1.5 s budget); beyond: unavailable at once. */
   waiting: 512,
   /**
-   * Claims whose holder was never seen using the address (pods being created, or never to be),
+   * Leases whose holder was never seen using the address (pods being created, or never to be),
    * known to this replica. Real pods are seen within seconds of their validating call: 20 creates a
    * second with 8 addresses each for the 35 s window is 5,600 at the most absurd; 4,096 (about
    * 3.5 MB of heap, ~3 MB in etcd) is far above a real burst of that length.
@@ -41,8 +41,10 @@ export const CLAIM_LIMITS = {
   unconfirmedPerNamespace: 512,
 } as const;
 
-/** Label on every claim (the watch's selector). */
-export const CLAIM_LABEL = 'netattach.io/address-claim';
+/** Label on every Lease (the watch's selector). */
+// The label and annotation keys keep their names from before the rename ("address-claim"):
+// Leases stored by earlier versions must still be found, and upgrades must keep working.
+export const LEASE_LABEL = 'netattach.io/address-claim';
 export const ANNOTATION = {
   kind: 'netattach.io/address-kind',
   address: 'netattach.io/address',
@@ -53,10 +55,10 @@ export const ANNOTATION = {
 } as const;
 
 /**
- * Who holds a claim. Today the pod; the one place that decides it is `holderOf`, so that owners
+ * Who holds a Lease. Today the pod; the one place that decides it is `holderOf`, so that owners
  * that move pods between nodes (KubeVirt VMIs) can hold their pods' addresses as one holder.
  */
-export interface ClaimHolder {
+export interface LeaseHolder {
   kind: string;
   namespace: string;
   name: string;
@@ -64,73 +66,73 @@ export interface ClaimHolder {
 }
 
 /**
- * What this replica knows of a claim's holder: `live`, a live pod of the holder uses the address
+ * What this replica knows of a Lease's holder: `live`, a live pod of the holder uses the address
  * (from the pod watch); `gone`, it did and no longer does (the pod ended); `unconfirmed`, never
  * seen using it: a pod being created (its validating call came moments ago), or one that never
  * will be (a create that failed later, a forged review).
  */
 export type HolderState = 'live' | 'gone' | 'unconfirmed';
 
-/** A claim as stored: what the watch keeps of each Lease. */
-export interface StoredClaim {
+/** A Lease as stored: what the watch keeps of each Lease. */
+export interface StoredLease {
   name: string;
   uid: string;
   resourceVersion: string;
   kind: AddressKind;
   address: string;
   scope: string;
-  holder: ClaimHolder;
+  holder: LeaseHolder;
   /** creationTimestamp, ms since epoch (the API server's clock). */
   created: number;
 }
 
-/** An address to claim for a request: the AddressClaim with its rule, its holder and its object name. */
-export interface WantedClaim {
+/** An address to hold by a Lease for a request: the HeldAddress with its rule, its holder and its object name. */
+export interface WantedLease {
   name: string;
-  claim: AddressClaim & { unique: NonNullable<AddressClaim['unique']> };
-  holder: ClaimHolder;
+  address: HeldAddress & { unique: NonNullable<HeldAddress['unique']> };
+  holder: LeaseHolder;
   /** `cluster` or `network:<ns>/<name>`. */
   scope: string;
 }
 
-export type ClaimOutcome =
-  | { wanted: WantedClaim; result: 'won' }
+export type LeaseOutcome =
+  | { wanted: WantedLease; result: 'won' }
   /**
    * Another holder has it; `live`: the holder exists (a running pod), else it is being created and
-   * its claim yields to another pod in `yieldsInMs` unless that pod appears.
+   * its Lease yields to another pod in `yieldsInMs` unless that pod appears.
    */
-  | { wanted: WantedClaim; result: 'lost'; holder: ClaimHolder; live: boolean; yieldsInMs?: number }
-  | { wanted: WantedClaim; result: 'unavailable'; reason: string }
+  | { wanted: WantedLease; result: 'lost'; holder: LeaseHolder; live: boolean; yieldsInMs?: number }
+  | { wanted: WantedLease; result: 'unavailable'; reason: string }
   /** `count` addresses past the per-pod bound (`wanted` the first of them): judged against live pods only, not claimed. */
-  | { wanted: WantedClaim; result: 'not-claimed'; count: number; limit: number };
+  | { wanted: WantedLease; result: 'not-claimed'; count: number; limit: number };
 
 /**
- * The holder of a pod's claims: the owner that moves it (a KubeVirt VMI: its migration target
+ * The holder of a pod's Leases: the owner that moves it (a KubeVirt VMI: its migration target
  * holds the same addresses; its key, the owner's uid, as the holder's uid), else the pod itself,
  * by namespace, name and uid. Undefined before the pod has a name and a uid: the apiserver sets
- * both before validating admission, where claims are made, so a review without them did not come
- * from the apiserver's validating call and claims nothing (it is still judged against live pods).
+ * both before validating admission, where Leases are made, so a review without them did not come
+ * from the apiserver's validating call and takes no Lease (it is still judged against live pods).
  */
-export function holderOf(pod: AddressClaim['pod']): ClaimHolder | undefined {
+export function holderOf(pod: HeldAddress['pod']): LeaseHolder | undefined {
   if (pod.owner) return { kind: pod.owner.kind, namespace: pod.owner.namespace, name: pod.owner.name, uid: pod.owner.key };
   if (!pod.name || !pod.uid) return undefined;
   return { kind: 'Pod', namespace: pod.namespace, name: pod.name, uid: pod.uid };
 }
 
-export const holderKey = (h: ClaimHolder): string => `${h.kind} ${h.namespace}/${h.name}`;
+export const holderKey = (h: LeaseHolder): string => `${h.kind} ${h.namespace}/${h.name}`;
 
 /**
  * The same holder name: same kind, namespace and name (a Pod and a VMI of one name are two
  * holders). The uid is compared by the callers, which know whether both are set.
  */
-export const sameHolder = (a: ClaimHolder, b: ClaimHolder): boolean => a.kind === b.kind && a.namespace === b.namespace && a.name === b.name;
+export const sameHolder = (a: LeaseHolder, b: LeaseHolder): boolean => a.kind === b.kind && a.namespace === b.namespace && a.name === b.name;
 
-export const claimScope = (c: AddressClaim & { unique: NonNullable<AddressClaim['unique']> }): string =>
+export const leaseScope = (c: HeldAddress & { unique: NonNullable<HeldAddress['unique']> }): string =>
   c.unique.scope === 'Cluster' ? 'cluster' : c.scope;
 
 /** `mac-<hash>` or `guid-<hash>`: 160 bits of SHA-256 of scope and address, a valid object name of fixed length. */
-export function claimName(kind: AddressKind, scope: string, address: string): string {
-  // The one-shot hash: a Hash object per claim was 1.5 % of the realistic mix's CPU (issue 28).
+export function leaseName(kind: AddressKind, scope: string, address: string): string {
+  // The one-shot hash: a Hash object per Lease was 1.5 % of the realistic mix's CPU (issue 28).
   const digest = hash('sha256', `${scope}\n${address}`, 'hex').slice(0, 40);
   return `${kind === 'mac' ? 'mac' : 'guid'}-${digest}`;
 }
@@ -139,32 +141,32 @@ export function claimName(kind: AddressKind, scope: string, address: string): st
  * The addresses of an admitted pod that need the arbiter: judged by a uniqueAddresses rule whose
  * action is Enforce or Warn (an Audit rule only observes: it makes no write), one per name.
  */
-export function wantedClaims(claims: readonly AddressClaim[]): WantedClaim[] {
-  const out = new Map<string, WantedClaim>();
-  for (const c of claims) {
+export function wantedLeases(addresses: readonly HeldAddress[]): WantedLease[] {
+  const out = new Map<string, WantedLease>();
+  for (const c of addresses) {
     if (!c.unique || c.unique.action === 'Audit') continue;
     const holder = holderOf(c.pod);
     if (!holder) continue;
-    const claim = c as WantedClaim['claim'];
-    const scope = claimScope(claim);
-    const name = claimName(c.kind, scope, c.value);
-    if (!out.has(name)) out.set(name, { name, claim, holder, scope });
+    const address = c as WantedLease['address'];
+    const scope = leaseScope(address);
+    const name = leaseName(c.kind, scope, c.value);
+    if (!out.has(name)) out.set(name, { name, address, holder, scope });
   }
   return [...out.values()];
 }
 
-/** The Lease a claim is created as. `pendingSeconds`: how long it may wait for its holder to exist. */
-export function claimObject(w: WantedClaim, namespace: string, pendingSeconds: number, now: Date): Record<string, unknown> {
+/** The Lease object an address is held by. `pendingSeconds`: how long it may wait for its holder to exist. */
+export function leaseObject(w: WantedLease, namespace: string, pendingSeconds: number, now: Date): Record<string, unknown> {
   return {
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
     metadata: {
       name: w.name,
       namespace,
-      labels: { [CLAIM_LABEL]: 'true', 'app.kubernetes.io/managed-by': 'netattach' },
+      labels: { [LEASE_LABEL]: 'true', 'app.kubernetes.io/managed-by': 'netattach' },
       annotations: {
-        [ANNOTATION.kind]: w.claim.kind,
-        [ANNOTATION.address]: w.claim.value,
+        [ANNOTATION.kind]: w.address.kind,
+        [ANNOTATION.address]: w.address.value,
         [ANNOTATION.scope]: w.scope,
         [ANNOTATION.holderKind]: w.holder.kind,
         [ANNOTATION.holder]: `${w.holder.namespace}/${w.holder.name}`,
@@ -180,7 +182,7 @@ export function claimObject(w: WantedClaim, namespace: string, pendingSeconds: n
 }
 
 /** A Lease read back (list, watch, GET); undefined when it is not a well-formed claim. */
-export function parseClaim(obj: unknown): StoredClaim | undefined {
+export function parseLease(obj: unknown): StoredLease | undefined {
   const md = (obj as { metadata?: Record<string, unknown> } | null)?.metadata;
   if (!md || typeof md.name !== 'string' || typeof md.uid !== 'string') return undefined;
   const a = (md.annotations ?? {}) as Record<string, unknown>;
@@ -208,28 +210,28 @@ export function parseClaim(obj: unknown): StoredClaim | undefined {
 }
 
 /**
- * May a claim be taken over (or swept)? When its holder is gone (the pod was seen with the
- * address and ended), or was never seen and the claim is older than the confirmation window: a
- * pod being created right now through another replica is not in the pod watch yet, but its claim
+ * May a Lease be taken over (or swept)? When its holder is gone (the pod was seen with the
+ * address and ended), or was never seen and the Lease is older than the confirmation window: a
+ * pod being created right now through another replica is not in the pod watch yet, but its Lease
  * is young. The caller makes sure the pod watch is current.
  */
-export const claimIsStale = (c: StoredClaim, holder: HolderState, now: number, windowMs: number): boolean =>
+export const leaseIsStale = (c: StoredLease, holder: HolderState, now: number, windowMs: number): boolean =>
   holder === 'gone' || (holder === 'unconfirmed' && now - c.created > windowMs);
 
-/** Milliseconds until an unconfirmed claim yields (0 when it already may). */
-export const yieldsIn = (c: StoredClaim, now: number, windowMs: number): number => Math.max(0, c.created + windowMs - now);
+/** Milliseconds until an unconfirmed Lease yields (0 when it already may). */
+export const yieldsIn = (c: StoredLease, now: number, windowMs: number): number => Math.max(0, c.created + windowMs - now);
 
 /** What an outcome adds to the request's decision: a finding with the rule's action, or nothing for a win. */
-export function outcomeFinding(o: ClaimOutcome, requestNamespace: string): { finding: Finding; unavailable: boolean } | undefined {
+export function outcomeFinding(o: LeaseOutcome, requestNamespace: string): { finding: Finding; unavailable: boolean } | undefined {
   if (o.result === 'won') return undefined;
-  const u = o.wanted.claim.unique;
+  const u = o.wanted.address.unique;
   const prefix = `policy "${u.policy}" (uniqueAddresses): `;
   if (o.result === 'lost') {
     const network = o.wanted.scope.startsWith('network:') ? o.wanted.scope.slice(8) : '*';
     const owner = o.holder.kind === 'Pod' ? undefined : { key: o.holder.uid ?? '', label: `${o.holder.kind === 'VirtualMachineInstance' ? 'VM' : o.holder.kind} ${o.holder.namespace}/${o.holder.name}`, namespace: o.holder.namespace, kind: o.holder.kind, name: o.holder.name };
     const who = describeHolder({ pod: `${o.holder.namespace}/${o.holder.name}`, network, ...(o.live ? {} : { expires: 0 }), ...(owner ? { owner } : {}) }, requestNamespace);
     // A holder not seen yet may never come (a create that failed later, a forged review): say when
-    // its claim yields, so a pod denied by it knows a retry will pass.
+    // its Lease yields, so a pod denied by it knows a retry will pass.
     const yields = !o.live && o.yieldsInMs !== undefined ? `; unless that pod appears, its claim yields in ${Math.max(1, Math.ceil(o.yieldsInMs / 1000))} s` : '';
     return {
       finding: { policy: u.policy, rule: 'uniqueAddresses', action: u.action, error: { path: u.path, type: 'Forbidden', reason: `${prefix}${u.label} is already used by ${who} (scope ${u.scope})${yields}` } },

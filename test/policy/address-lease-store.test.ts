@@ -1,42 +1,42 @@
-// The claim store (src/policy/claim-store.ts) through the fake Lease API (fake-leases.ts): the
+// The address Lease store (src/policy/address-lease-store.ts) through the fake Lease API (fake-leases.ts): the
 // documented numbers at their defaults (the 35 s window, 64 addresses a pod, 32 calls in flight and
-// 512 waiting, 8 background deletes, 4,096 unconfirmed claims and 512 a namespace, 1.5 s a claim,
-// 10 s a delete), and each decision an I/O answer leads to: when a claim is released, swept or
-// taken over, and what is reported and logged. The scenarios across replicas are in claims.test.ts.
+// 512 waiting, 8 background deletes, 4,096 unconfirmed Leases and 512 a namespace, 1.5 s a Lease,
+// 10 s a delete), and each decision an I/O answer leads to: when a Lease is released, swept or
+// taken over, and what is reported and logged. The scenarios across replicas are in address-leases.test.ts.
 import t, { type Test } from 'tap';
-import { ClaimStore, claimSweepMs, DEFAULT_CLAIM_PENDING_MS, type ClaimEvent, type ClaimStoreOptions } from '../../src/policy/claim-store.js';
-import { claimName, claimObject, wantedClaims, type ClaimHolder, type ClaimOutcome } from '../../src/policy/claims.js';
-import type { AddressClaim } from '../../src/policy/types.js';
+import { AddressLeaseStore, leaseSweepMs, DEFAULT_LEASE_PENDING_MS, type LeaseEvent, type AddressLeaseStoreOptions } from '../../src/policy/address-lease-store.js';
+import { leaseName, leaseObject, wantedLeases, type LeaseHolder, type LeaseOutcome } from '../../src/policy/address-leases.js';
+import type { HeldAddress } from '../../src/policy/types.js';
 import type { KubeTransport, LeaseApi } from '../../src/kube/index.js';
-import { FakeLeases, macClaims as macs, nthMac as mac } from './fake-leases.js';
+import { FakeLeases, heldMacs as macs, nthMac as mac } from './fake-leases.js';
 
 
 /** A Pod holder; `null`: without a uid. */
-const pod = (name: string, uid: string | null = `uid-${name}`, namespace = 'team'): ClaimHolder => ({ kind: 'Pod', namespace, name, ...(uid === null ? {} : { uid }) });
-const nameOf = (i: number): string => claimName('mac', 'network:team/a', mac(i));
+const pod = (name: string, uid: string | null = `uid-${name}`, namespace = 'team'): LeaseHolder => ({ kind: 'Pod', namespace, name, ...(uid === null ? {} : { uid }) });
+const nameOf = (i: number): string => leaseName('mac', 'network:team/a', mac(i));
 
 interface Setup {
   fake: FakeLeases;
-  store: ClaimStore;
+  store: AddressLeaseStore;
   /** Holders whose pod the pod watch shows (`ns/name`), with every address. */
   live: Set<string>;
-  events: ClaimEvent[];
+  events: LeaseEvent[];
   logs: Array<[string, Record<string, unknown>, string]>;
   current: { value: boolean };
 }
 
 function setup(
   t: Test,
-  over: Omit<Partial<ClaimStoreOptions>, 'api' | 'transport'> & { api?: (base: LeaseApi) => LeaseApi; transport?: (base: KubeTransport) => KubeTransport } = {},
+  over: Omit<Partial<AddressLeaseStoreOptions>, 'api' | 'transport'> & { api?: (base: LeaseApi) => LeaseApi; transport?: (base: KubeTransport) => KubeTransport } = {},
 ): Setup {
   const fake = new FakeLeases();
   const live = new Set<string>();
-  const events: ClaimEvent[] = [];
+  const events: LeaseEvent[] = [];
   const logs: Setup['logs'] = [];
   const current = { value: true };
   const log = (level: string) => (obj: object, msg: string) => void logs.push([level, obj as Record<string, unknown>, msg]);
   const { api, transport, ...rest } = over;
-  const store = new ClaimStore({
+  const store = new AddressLeaseStore({
     api: api ? api(fake.api()) : fake.api(),
     transport: transport ? transport(fake.transport()) : fake.transport(),
     live: (h) => live.has(`${h.namespace}/${h.name}`),
@@ -50,7 +50,7 @@ function setup(
   return { fake, store, live, events, logs, current };
 }
 
-const one = async (s: Setup, claims: AddressClaim[], dryRun = false): Promise<ClaimOutcome> => (await s.store.claim(claims, { dryRun })!)[0]!;
+const one = async (s: Setup, claims: HeldAddress[], dryRun = false): Promise<LeaseOutcome> => (await s.store.acquire(claims, { dryRun })!)[0]!;
 const count = <T>(xs: T[], x: T): number => xs.filter((y) => y === x).length;
 
 /** Records the delay of every AbortSignal.timeout made while `fn` runs. */
@@ -67,13 +67,13 @@ async function timeouts(fn: () => Promise<unknown>): Promise<number[]> {
 }
 
 t.test('the sweep period: half the window (17.5 s by default, so a never-created pod\'s claim goes within 1.5 windows, 52.5 s), at least 500 ms', async (t) => {
-  t.equal(claimSweepMs(DEFAULT_CLAIM_PENDING_MS), 17_500);
-  t.equal(claimSweepMs(DEFAULT_CLAIM_PENDING_MS) + DEFAULT_CLAIM_PENDING_MS, 52_500, 'docs/policy.md: deleted within 53 s');
-  for (const [pending, sweep] of [[1_000, 500], [1_001, 500.5], [999, 500], [60_000, 30_000]] as const) t.equal(claimSweepMs(pending), sweep, `window ${pending} ms`);
+  t.equal(leaseSweepMs(DEFAULT_LEASE_PENDING_MS), 17_500);
+  t.equal(leaseSweepMs(DEFAULT_LEASE_PENDING_MS) + DEFAULT_LEASE_PENDING_MS, 52_500, 'docs/policy.md: deleted within 53 s');
+  for (const [pending, sweep] of [[1_000, 500], [1_001, 500.5], [999, 500], [60_000, 30_000]] as const) t.equal(leaseSweepMs(pending), sweep, `window ${pending} ms`);
 });
 
 t.test('the defaults: a 35 s window, written as the Lease\'s duration; 1.5 s a claim, 10 s a delete', async (t) => {
-  t.equal(DEFAULT_CLAIM_PENDING_MS, 35_000);
+  t.equal(DEFAULT_LEASE_PENDING_MS, 35_000);
   const s = setup(t);
   const onClaim = await timeouts(() => one(s, macs('web', 1)));
   t.strictSame(onClaim, [1_500], 'one deadline for the request, 1.5 s');
@@ -128,27 +128,27 @@ t.test('the window decides at the default: unconfirmed claims block others 35 s,
 
 t.test('per request: the first 64 addresses are claimed, the rest reported once', async (t) => {
   const s = setup(t, { timeoutMs: 10_000 });
-  const exact = await s.store.claim(macs('p64', 64), { dryRun: false })!;
+  const exact = await s.store.acquire(macs('p64', 64), { dryRun: false })!;
   t.equal(exact.length, 64);
   t.equal(exact.filter((o) => o.result === 'won').length, 64, '64: all claimed, no warning');
-  const over = await s.store.claim(macs('p65', 65, { from: 100 }), { dryRun: false })!;
+  const over = await s.store.acquire(macs('p65', 65, { from: 100 }), { dryRun: false })!;
   t.equal(over.length, 65);
   t.equal(over.filter((o) => o.result === 'won').length, 64);
-  t.match(over[64], { result: 'not-claimed', count: 1, limit: 64, wanted: { claim: { value: mac(164) } } });
+  t.match(over[64], { result: 'not-claimed', count: 1, limit: 64, wanted: { address: { value: mac(164) } } });
   t.equal(s.fake.calls.create, 128);
   t.equal(count(s.events, 'won'), 128, 'an event per outcome');
   t.equal(count(s.events, 'not-claimed'), 1);
   const few = setup(t, { limits: { perPod: 2 } });
-  const out = await few.store.claim(macs('p', 5), { dryRun: false })!;
+  const out = await few.store.acquire(macs('p', 5), { dryRun: false })!;
   t.strictSame(out.map((o) => o.result), ['won', 'won', 'not-claimed']);
-  t.match(out[2], { count: 3, limit: 2, wanted: { claim: { value: mac(2) } } }, 'named by the first address not claimed');
+  t.match(out[2], { count: 3, limit: 2, wanted: { address: { value: mac(2) } } }, 'named by the first address not claimed');
 });
 
 t.test('unconfirmed claims: 512 a namespace and 4,096 in all by default; a confirmation frees room', async (t) => {
   const s = setup(t, { timeoutMs: 30_000 });
   const claimPods = async (namespace: string, pods: number, base: number) => {
     for (let p = 0; p < pods; p++) {
-      const out = await s.store.claim(macs(`p${p}`, 64, { namespace, from: base + p * 64 }), { dryRun: false })!;
+      const out = await s.store.acquire(macs(`p${p}`, 64, { namespace, from: base + p * 64 }), { dryRun: false })!;
       if (out.some((o) => o.result !== 'won')) throw new Error(`${namespace}/p${p}: ${JSON.stringify(out.find((o) => o.result !== 'won'))}`);
     }
   };
@@ -156,10 +156,10 @@ t.test('unconfirmed claims: 512 a namespace and 4,096 in all by default; a confi
   t.equal(s.store.stats().unconfirmed, 512);
   t.match(await one(s, macs('more', 1, { namespace: 'ns0', from: 100_000 })), { result: 'unavailable', reason: '512 address claims in namespace ns0 are waiting for their pods to appear (at most 512)' });
   for (let n = 1; n < 8; n++) await claimPods(`ns${n}`, 8, n * 1_000);
-  t.strictSame(s.store.stats(), { claims: 4096, unconfirmed: 4096, inFlight: 0, waiting: 0, peakInFlight: 32 }, '32 calls in flight at most');
+  t.strictSame(s.store.stats(), { leases: 4096, unconfirmed: 4096, inFlight: 0, waiting: 0, peakInFlight: 32 }, '32 calls in flight at most');
   t.match(await one(s, macs('more', 1, { namespace: 'ns8', from: 100_001 })), { result: 'unavailable', reason: '4096 address claims are waiting for their pods to appear (at most 4096)' });
   t.equal(s.fake.objects.size, 4096, 'no Lease written beyond the bounds');
-  // ns0/p0's pod appears: its 64 claims are confirmed.
+  // ns0/p0's pod appears: its 64 Leases are confirmed.
   s.live.add('ns0/p0');
   s.store.confirm(pod('p0', 'uid-p0', 'ns0'));
   t.equal(s.store.stats().unconfirmed, 4096 - 64);
@@ -172,19 +172,19 @@ t.test('calls: 32 in flight, 512 more waiting; beyond them, unavailable at once'
   s.fake.frozen = true;
   const alive = setInterval(() => {}, 1_000);
   t.teardown(() => clearInterval(alive));
-  const all = Array.from({ length: 9 }, (_, n) => s.store.claim(macs(`p${n}`, 64, { namespace: `ns${n}`, from: n * 100 }), { dryRun: false })!);
-  t.strictSame(s.store.stats(), { claims: 0, unconfirmed: 576, inFlight: 32, waiting: 512, peakInFlight: 32 });
+  const all = Array.from({ length: 9 }, (_, n) => s.store.acquire(macs(`p${n}`, 64, { namespace: `ns${n}`, from: n * 100 }), { dryRun: false })!);
+  t.strictSame(s.store.stats(), { leases: 0, unconfirmed: 576, inFlight: 32, waiting: 512, peakInFlight: 32 });
   const reasons = (await Promise.all(all)).flat().map((o) => (o.result === 'unavailable' ? o.reason : o.result));
   t.equal(reasons.length, 576);
   t.equal(count(reasons, '32 claim calls in flight and 512 waiting (the bounds)'), 32, 'the calls past 544 are refused at once');
   t.equal(count(reasons, 'won') + count(reasons, 'lost'), 0);
   t.equal(s.fake.peakInFlight, 32);
-  t.strictSame(s.store.stats(), { claims: 0, unconfirmed: 0, inFlight: 0, waiting: 0, peakInFlight: 32 }, 'every count given back');
+  t.strictSame(s.store.stats(), { leases: 0, unconfirmed: 0, inFlight: 0, waiting: 0, peakInFlight: 32 }, 'every count given back');
 });
 
 t.test('the sweep: at most 8 deletes at once, each swept claim counted, logged and forgotten', async (t) => {
   const s = setup(t, { pendingMs: 1_000 });
-  for (let i = 0; i < 20; i++) s.fake.put(claimObject(wantedClaims(macs(`ghost-${i}`, 1, { from: i }))[0]!, s.fake.namespace, 1, new Date()), 5_000);
+  for (let i = 0; i < 20; i++) s.fake.put(leaseObject(wantedLeases(macs(`ghost-${i}`, 1, { from: i }))[0]!, s.fake.namespace, 1, new Date()), 5_000);
   await s.store.start();
   t.equal(s.store.size(), 20);
   s.fake.delayMs = 10;
@@ -195,12 +195,12 @@ t.test('the sweep: at most 8 deletes at once, each swept claim counted, logged a
   t.equal(count(s.events, 'swept'), 20);
   t.match(s.logs.filter(([, , m]) => m === 'swept a stale address claim').length, 20);
   t.match(s.logs.find(([, , m]) => m === 'swept a stale address claim'), ['info', { claim: /^mac-/, holder: /^Pod team\/ghost-/, address: /^02:00/, scope: 'network:team/a' }]);
-  t.strictSame(s.store.stats(), { claims: 0, unconfirmed: 0, inFlight: 0, waiting: 0, peakInFlight: 8 });
+  t.strictSame(s.store.stats(), { leases: 0, unconfirmed: 0, inFlight: 0, waiting: 0, peakInFlight: 8 });
 });
 
 t.test('the sweep runs only when it can judge: synced, the pod watch current, not already running', async (t) => {
   const s = setup(t, { pendingMs: 1_000 });
-  s.fake.put(claimObject(wantedClaims(macs('ghost', 1))[0]!, s.fake.namespace, 1, new Date()), 5_000);
+  s.fake.put(leaseObject(wantedLeases(macs('ghost', 1))[0]!, s.fake.namespace, 1, new Date()), 5_000);
   t.equal(await s.store.sweep(), 0, 'before the first list');
   await s.store.start();
   s.current.value = false;
@@ -211,7 +211,7 @@ t.test('the sweep runs only when it can judge: synced, the pod watch current, no
   const [first, second] = await Promise.all([s.store.sweep(), s.store.sweep()]);
   t.strictSame([first, second], [1, 0], 'a sweep while one runs does nothing');
   t.equal(s.fake.calls.delete, 1);
-  s.fake.put(claimObject(wantedClaims(macs('ghost2', 1, { from: 1 }))[0]!, s.fake.namespace, 1, new Date()), 5_000);
+  s.fake.put(leaseObject(wantedLeases(macs('ghost2', 1, { from: 1 }))[0]!, s.fake.namespace, 1, new Date()), 5_000);
   t.equal(await s.store.sweep(), 1, 'and the next runs again');
 });
 
@@ -236,17 +236,17 @@ t.test('the sweep judges by holder: a gone holder at once, a live one never, an 
   s.store.confirm(pod('live'));
   s.store.confirm(pod('gone'));
   t.equal(s.store.stats().unconfirmed, 2);
-  // `late`'s pod appears without an event for it (a claim learnt after its pod): the sweep confirms it.
+  // `late`'s pod appears without an event for it (a Lease learnt after its pod): the sweep confirms it.
   s.live.add('team/late');
   t.equal(await s.store.sweep(), 0, 'all young or live');
   t.equal(s.store.stats().unconfirmed, 1, 'the sweep caught up the confirmation');
   s.live.delete('team/gone');
   s.live.delete('team/late');
   t.equal(await s.store.sweep(), 2, 'gone holders at once, young as their claims are');
-  t.strictSame(s.store.claims().map((c) => c.holder.name).sort(), ['live', 'never']);
+  t.strictSame(s.store.leases().map((c) => c.holder.name).sort(), ['live', 'never']);
   skew = 36_000;
   t.equal(await s.store.sweep(), 1, 'the never-seen one past the window');
-  t.strictSame(s.store.claims().map((c) => c.holder.name), ['live'], 'a live holder is never swept');
+  t.strictSame(s.store.leases().map((c) => c.holder.name), ['live'], 'a live holder is never swept');
 });
 
 t.test('deletes that fail: counted and logged, kept for the next sweep; those that find no slot are logged once', async (t) => {
@@ -255,7 +255,7 @@ t.test('deletes that fail: counted and logged, kept for the next sweep; those th
     pendingMs: 1_000,
     api: (base) => ({ ...base, delete: (name, pre, signal) => (failing ? Promise.resolve({ status: 'failed' as const, reason: 'HTTP 500: boom' }) : base.delete(name, pre, signal)) }),
   });
-  s.fake.put(claimObject(wantedClaims(macs('ghost', 1))[0]!, s.fake.namespace, 1, new Date()), 5_000);
+  s.fake.put(leaseObject(wantedLeases(macs('ghost', 1))[0]!, s.fake.namespace, 1, new Date()), 5_000);
   await s.store.start();
   t.equal(await s.store.sweep(), 0);
   t.strictSame(s.events, ['release-failed']);
@@ -267,12 +267,12 @@ t.test('deletes that fail: counted and logged, kept for the next sweep; those th
 
   // The one slot is held by a request's create (frozen): the 3 deletes find no slot within 100 ms.
   const b = setup(t, { pendingMs: 1_000, timeoutMs: 1_000, writeTimeoutMs: 100, limits: { inFlight: 1, background: 1 } });
-  for (let i = 0; i < 3; i++) b.fake.put(claimObject(wantedClaims(macs(`g${i}`, 1, { from: i }))[0]!, b.fake.namespace, 1, new Date()), 5_000);
+  for (let i = 0; i < 3; i++) b.fake.put(leaseObject(wantedLeases(macs(`g${i}`, 1, { from: i }))[0]!, b.fake.namespace, 1, new Date()), 5_000);
   await b.store.start();
   b.fake.frozen = true;
   const alive = setInterval(() => {}, 1_000);
   t.teardown(() => clearInterval(alive));
-  const held = b.store.claim(macs('web', 1, { from: 9 }), { dryRun: false })!;
+  const held = b.store.acquire(macs('web', 1, { from: 9 }), { dryRun: false })!;
   t.equal(await b.store.sweep(), 0);
   t.strictSame(b.events, ['release-failed', 'release-failed', 'release-failed']);
   t.strictSame(b.logs, [['warn', { claims: 3 }, 'address claim deletes found no free call slot in time; the next sweep retries']], 'one line for the sweep, none per claim');
@@ -293,11 +293,11 @@ t.test('release: the holder\'s claims, by uid when both have one; another replic
   t.strictSame(s.events, ['won', 'released']);
   t.match(s.logs.find(([, , m]) => m === 'released an address claim'), ['debug', { claim: nameOf(0), holder: 'Pod team/web', address: mac(0), scope: 'network:team/a' }]);
   t.notOk(s.logs.some(([level, , m]) => level !== 'debug' && m === 'released an address claim'), 'a release is routine: debug, not info');
-  // A claim without a holder uid (written by an older replica) is released by the pod of the name.
-  const lease = claimObject({ ...wantedClaims(macs('old', 1, { from: 1 }))[0]!, holder: pod('old', null) }, s.fake.namespace, 35, new Date());
+  // A Lease without a holder uid (written by an older replica) is released by the pod of the name.
+  const lease = leaseObject({ ...wantedLeases(macs('old', 1, { from: 1 }))[0]!, holder: pod('old', null) }, s.fake.namespace, 35, new Date());
   s.fake.put(lease);
   await new Promise((r) => setImmediate(r));
-  t.equal(s.store.claims().find((c) => c.holder.name === 'old')?.holder.uid, undefined);
+  t.equal(s.store.leases().find((c) => c.holder.name === 'old')?.holder.uid, undefined);
   t.equal(await s.store.releaseHolder(pod('old', 'any')), 1);
   // Deleted meanwhile by another replica (the watch event not here yet): forgotten, not counted.
   await one(s, macs('twice', 1, { from: 2 }));
@@ -328,7 +328,7 @@ t.test('create, read, take over: each answer of the API server', async (t) => {
     get: (n, sig) => (script[0]?.get ? Promise.resolve(script[0].get as never) : base.get(n, sig)).finally(() => script[0] && delete script[0].get),
     delete: (n, p, sig) => (script[0]?.delete ? Promise.resolve(script[0].delete as never) : base.delete(n, p, sig)).finally(() => script.shift()),
   });
-  const stale = () => claimObject(wantedClaims(macs('ghost', 1))[0]!, 'netattach-system', 1, new Date());
+  const stale = () => leaseObject(wantedLeases(macs('ghost', 1))[0]!, 'netattach-system', 1, new Date());
 
   const failed = setup(t, { api: scripted([{ create: { status: 'failed', reason: 'HTTP 403: no' } }]) });
   t.match(await one(failed, macs('web', 1)), { result: 'unavailable', reason: 'HTTP 403: no' });
@@ -362,7 +362,7 @@ t.test('create, read, take over: each answer of the API server', async (t) => {
   t.strictSame(once.events, ['taken-over', 'won']);
   t.match(once.fake.objects.get(nameOf(0))!.metadata.annotations, { 'netattach.io/holder': 'team/web' });
 
-  // Changed twice: the third round deletes the stale claim but has no round left to create.
+  // Changed twice: the third round deletes the stale Lease but has no round left to create.
   const twice = setup(t, { pendingMs: 1_000, api: scripted([{ delete: { status: 'changed' } }, { delete: { status: 'changed' } }]) });
   twice.fake.put(stale(), 5_000);
   t.match(await one(twice, macs('web', 1)), { result: 'unavailable', reason: `claim ${nameOf(0)} kept changing` });
@@ -401,7 +401,7 @@ t.test('who loses, and what the loser is told', async (t) => {
   s.current.value = true;
   t.equal((await one(s, macs('x', 1, { from: 1 }))).result, 'won', 'current again: the gone holder\'s claim is taken over');
   t.equal((await one(s, macs('x', 1, { from: 2 }))).result, 'won');
-  // Dry run: a claim that would be taken over is won without a write.
+  // Dry run: a Lease that would be taken over is won without a write.
   await one(s, macs('y', 1, { from: 3 }));
   skew = 80_000;
   const creates = s.fake.calls.create;
@@ -416,7 +416,7 @@ t.test('the same holder: won without a write, unless an earlier incarnation that
   await s.store.start();
   await one(s, macs('web', 1));
   t.equal((await one(s, macs('web', 1))).result, 'won');
-  t.equal(s.store.claim(macs('web', 1, { uid: null }), { dryRun: false }), undefined, 'a request without a uid claims nothing');
+  t.equal(s.store.acquire(macs('web', 1, { uid: null }), { dryRun: false }), undefined, 'a request without a uid claims nothing');
   t.equal(s.fake.calls.create, 1);
   s.live.add('team/web');
   t.equal((await one(s, macs('web', 1, { uid: 'second' }))).result, 'won', 'running: the second create fails AlreadyExists');
@@ -428,7 +428,7 @@ t.test('the same holder: won without a write, unless an earlier incarnation that
   t.strictSame(s.events.filter((e) => e === 'taken-over'), ['taken-over']);
   // A lease without a holder uid is the holder's whatever its uid.
   const b = setup(t);
-  b.fake.put(claimObject({ ...wantedClaims(macs('web', 1))[0]!, holder: pod('web', null) }, b.fake.namespace, 35, new Date()));
+  b.fake.put(leaseObject({ ...wantedLeases(macs('web', 1))[0]!, holder: pod('web', null) }, b.fake.namespace, 35, new Date()));
   await b.store.start();
   t.equal((await one(b, macs('web', 1, { uid: 'u9' }))).result, 'won');
   t.equal(b.fake.calls.create + b.fake.calls.delete, 0);
@@ -451,7 +451,7 @@ t.test('the claim watch: a delete of another object of the name is ignored; a ne
   // Another replica replaced it (a take-over): the newer object, of another holder, counts once.
   s.fake.emit({ type: 'MODIFIED', object: { ...obj, metadata: { ...obj.metadata, uid: 'newer', annotations: { ...(obj.metadata.annotations as object), 'netattach.io/holder': 'team/other', 'netattach.io/holder-uid': 'uid-other' } } } });
   await new Promise((r) => setImmediate(r));
-  t.strictSame(s.store.claims().map((c) => [c.uid, c.holder.name]), [['newer', 'other']]);
+  t.strictSame(s.store.leases().map((c) => [c.uid, c.holder.name]), [['newer', 'other']]);
   t.equal(s.store.stats().unconfirmed, 1);
   t.equal(await s.store.releaseHolder(pod('web')), 0, 'the old holder holds nothing');
   s.fake.emit({ type: 'DELETED', object: { ...obj, metadata: { ...obj.metadata, uid: 'newer' } } });
@@ -523,13 +523,13 @@ t.test('the lookup is asked only of claims never confirmed, held by a pod, of an
     holderRuns: async (h) => (asked.push(h.name), true),
   });
   await s.store.start();
-  // A claim whose pod the watch saw, then no longer: gone, swept at once without asking.
+  // A Lease whose pod the watch saw, then no longer: gone, swept at once without asking.
   await one(s, macs('gone', 1));
   s.live.add('team/gone');
   s.store.confirm(pod('gone'));
   s.live.delete('team/gone');
   t.equal(await s.store.sweep(), 1, 'gone: swept');
-  // A young unconfirmed claim: not stale, nothing to ask.
+  // A young unconfirmed Lease: not stale, nothing to ask.
   await one(s, macs('young', 1, { from: 1 }));
   t.equal(await s.store.sweep(), 0);
   t.match(await one(s, macs('other', 1, { from: 1 })), { result: 'lost', live: false });
@@ -539,12 +539,12 @@ t.test('the lookup is asked only of claims never confirmed, held by a pod, of an
   t.strictSame(asked, [], 'no lookup so far');
   // A VMI's claim (its pods share the address): confirmed through any of its pods, never looked up.
   const owner = { key: 'uid-vm', label: 'VM team/vm', namespace: 'team', kind: 'VirtualMachineInstance', name: 'vm' };
-  const vmPod = (name: string, uid: string): AddressClaim[] => macs(name, 1, { from: 7, uid }).map((c) => ({ ...c, pod: { ...c.pod, owner } }));
+  const vmPod = (name: string, uid: string): HeldAddress[] => macs(name, 1, { from: 7, uid }).map((c) => ({ ...c, pod: { ...c.pod, owner } }));
   t.equal((await one(s, vmPod('launcher-1', 'uid-l1'))).result, 'won');
   skew = 80_000;
   t.equal((await one(s, macs('thief', 1, { from: 7 }))).result, 'won', 'taken over past the window');
   t.strictSame(asked, [], 'a VMI holder is not looked up');
-  // And a pod's claim is: the store asks.
+  // And a pod's Lease is: the store asks.
   await one(s, macs('p', 1, { from: 9 }));
   skew = 120_000;
   t.match(await one(s, macs('q', 1, { from: 9 })), { result: 'lost', live: true });
@@ -554,8 +554,8 @@ t.test('the lookup is asked only of claims never confirmed, held by a pod, of an
 // Found by the part's first run (2 December, the decisions: release, sweep, take-over).
 t.test('create, read: the holder\'s own claim, made by the other replica, is won without a delete', async (t) => {
   const s = setup(t);
-  // Not started: this replica has not seen the claim the other one wrote for the same pod.
-  const theirs = s.fake.put(claimObject(wantedClaims(macs('web', 1))[0]!, s.fake.namespace, 35, new Date()));
+  // Not started: this replica has not seen the Lease the other one wrote for the same pod.
+  const theirs = s.fake.put(leaseObject(wantedLeases(macs('web', 1))[0]!, s.fake.namespace, 35, new Date()));
   t.equal((await one(s, macs('web', 1))).result, 'won');
   t.strictSame(s.fake.calls, { create: 1, get: 1, delete: 0 }, 'read, not taken over');
   t.equal(s.fake.objects.get(nameOf(0))!.metadata.uid, theirs.metadata.uid, 'the same object');
@@ -564,7 +564,7 @@ t.test('create, read: the holder\'s own claim, made by the other replica, is won
 
 /**
  * A store whose one background slot is held by the release of `held`, whose delete hangs until its
- * budget ends, while the claim of `ghost` is stale (confirmed 5 s ago): a take-over's calls must
+ * budget ends, while the Lease of `ghost` is stale (confirmed 5 s ago): a take-over's calls must
  * not wait behind it. Budgets of seconds: the take-over needs a few calls, and the machine may be loaded.
  */
 async function withStuckRelease(t: Test, options: Parameters<typeof setup>[1] & { timeoutMs: number; writeTimeoutMs: number }) {
@@ -581,8 +581,8 @@ async function withStuckRelease(t: Test, options: Parameters<typeof setup>[1] & 
   });
   const alive = setInterval(() => {}, 1_000);
   t.teardown(() => clearInterval(alive));
-  s.fake.put(claimObject(wantedClaims(macs('ghost', 1))[0]!, s.fake.namespace, 1, new Date()), 5_000);
-  s.fake.put(claimObject(wantedClaims(macs('held', 1, { from: 1 }))[0]!, s.fake.namespace, 1, new Date()));
+  s.fake.put(leaseObject(wantedLeases(macs('ghost', 1))[0]!, s.fake.namespace, 1, new Date()), 5_000);
+  s.fake.put(leaseObject(wantedLeases(macs('held', 1, { from: 1 }))[0]!, s.fake.namespace, 1, new Date()));
   await s.store.start();
   const release = s.store.releaseHolder(pod('held'));
   await new Promise((r) => setImmediate(r));
@@ -616,7 +616,7 @@ t.test('a take-over forgets the stale claim at once, also when its last round ha
   t.equal(s.store.stats().unconfirmed, 0, 'with its count');
 });
 
-// Found by the whole file's run (2 December): the claim watch, confirmation and relists, the
+// Found by the whole file's run (2 December): the Lease watch, confirmation and relists, the
 // optional hooks, the priorities of the holder lookups, and the bounds on listeners and memory.
 
 /** The fake's read side, recording each list and watch; `relist` ends the watch as a 410 Gone does (its resourceVersion too old), and resolves once the list that follows is in. */
@@ -660,7 +660,7 @@ t.test('the claim watch reads the claim Leases only, as JSON; a store needs a tr
   const path = s.fake.api().path;
   const read = { path, labelSelector: 'netattach.io/address-claim=true', accept: 'application/json' };
   t.strictSame(r!.reads, [{ verb: 'list', ...read }, { verb: 'watch', ...read }, { verb: 'list', ...read }, { verb: 'watch', ...read }]);
-  t.throws(() => new ClaimStore({ api: s.fake.api(), live: () => false, livenessCurrent: () => true }), { message: 'ClaimStore needs cluster credentials or a transport' });
+  t.throws(() => new AddressLeaseStore({ api: s.fake.api(), live: () => false, livenessCurrent: () => true }), { message: 'AddressLeaseStore needs cluster credentials or a transport' });
 });
 
 t.test('a failing claim list is logged and retried; without a logger it is retried too', async (t) => {
@@ -700,10 +700,10 @@ t.test('a relist: claims deleted meanwhile are forgotten, a confirmed claim stay
   // Deleted while the watch was away: the relist does not list it.
   s.fake.objects.delete(nameOf(2));
   await r!.relist();
-  t.strictSame(s.store.claims().map((c) => c.holder.name).sort(), ['gone', 'young'], 'the vanished claim is forgotten');
+  t.strictSame(s.store.leases().map((c) => c.holder.name).sort(), ['gone', 'young'], 'the vanished claim is forgotten');
   t.equal(s.store.stats().unconfirmed, 1, 'young only: gone\'s confirmation kept, vanished\'s count given back');
   t.equal(await s.store.sweep(), 1, 'gone: swept at once; young: within its window');
-  t.strictSame(s.store.claims().map((c) => c.holder.name), ['young']);
+  t.strictSame(s.store.leases().map((c) => c.holder.name), ['young']);
   t.equal(s.store.stats().unconfirmed, 1);
   t.equal(await s.store.releaseHolder(pod('young')), 1);
   t.equal(s.store.stats().unconfirmed, 0);
@@ -722,7 +722,7 @@ t.test('confirm: only the holder\'s claims whose address its pod uses, each once
   t.equal(s.store.stats().unconfirmed, 0, 'confirmed once, however many pod events');
   t.equal(await s.store.releaseHolder(pod('web')), 1);
   t.equal(s.store.stats().unconfirmed, 0, 'a confirmed claim was not counted: none to give back');
-  // A claim made while its holder's pod already uses the address: confirmed as it is learnt.
+  // A Lease made while its holder's pod already uses the address: confirmed as it is learnt.
   s.live.add('team/early');
   await one(s, macs('early', 1, { from: 1 }));
   t.equal(s.store.stats().unconfirmed, 0);
@@ -747,12 +747,12 @@ t.test('without a logger or onEvent: a failed delete, a sweep without slots and 
   t.equal(failing.store.size(), 1);
 
   const busy = setup(t, { ...bare, pendingMs: 1_000, timeoutMs: 1_000, writeTimeoutMs: 100, limits: { inFlight: 1, background: 1 } });
-  busy.fake.put(claimObject(wantedClaims(macs('ghost', 1))[0]!, busy.fake.namespace, 1, new Date()), 5_000);
+  busy.fake.put(leaseObject(wantedLeases(macs('ghost', 1))[0]!, busy.fake.namespace, 1, new Date()), 5_000);
   await busy.store.start();
   busy.fake.frozen = true;
   const alive = setInterval(() => {}, 1_000);
   t.teardown(() => clearInterval(alive));
-  const held = busy.store.claim(macs('web', 1, { from: 9 }), { dryRun: false })!;
+  const held = busy.store.acquire(macs('web', 1, { from: 9 }), { dryRun: false })!;
   t.equal(await busy.store.sweep(), 0, 'no slot: nothing deleted');
   await held;
 
@@ -784,7 +784,7 @@ t.test('holder lookups run at their caller\'s priority: the sweep\'s as backgrou
       return false;
     },
   });
-  for (let i = 0; i < 20; i++) s.fake.put(claimObject(wantedClaims(macs(`ghost-${i}`, 1, { from: i }))[0]!, s.fake.namespace, 1, new Date()), 5_000);
+  for (let i = 0; i < 20; i++) s.fake.put(leaseObject(wantedLeases(macs(`ghost-${i}`, 1, { from: i }))[0]!, s.fake.namespace, 1, new Date()), 5_000);
   await s.store.start();
   t.equal(await s.store.sweep(), 20);
   t.equal(peak, 8, 'the sweep\'s lookups share the 8 background slots');
@@ -796,7 +796,7 @@ t.test('holder lookups run at their caller\'s priority: the sweep\'s as backgrou
   t.equal(await release, 0);
 });
 
-// The request's deadline gets a limit of its own (4 a claim and 10), so its waiters count; the
+// The request's deadline gets a limit of its own (4 an address and 10), so its waiters count; the
 // releases' shared deadline is unlimited, as an AbortSignal's default already is on Node 26.
 t.test('many calls on one deadline: no MaxListenersExceededWarning, for a request of 64 addresses or 30 releases at once', async (t) => {
   const warnings: string[] = [];
@@ -806,7 +806,7 @@ t.test('many calls on one deadline: no MaxListenersExceededWarning, for a reques
   const s = setup(t, { timeoutMs: 30_000 });
   await s.store.start();
   s.fake.delayMs = 5;
-  const out = await s.store.claim(macs('wide', 64), { dryRun: false })!;
+  const out = await s.store.acquire(macs('wide', 64), { dryRun: false })!;
   t.equal(out.filter((o) => o.result === 'won').length, 64);
   t.equal(s.store.stats().peakInFlight, 32, 'half of them waited for a slot, listening on the deadline');
   for (let i = 0; i < 30; i++) await one(s, macs(`p${i}`, 1, { from: 100 + i }));
@@ -846,9 +846,9 @@ t.test('the maps a store keeps for its claims hold nothing once the claims are g
   t.equal(inner.unconfirmed.size, 0, 'no namespace entry left');
 });
 
-// Claim objects are only created and deleted, so one uid is one holder's claim: coming again (a
+// Lease objects are only created and deleted, so one uid is one holder's Lease: coming again (a
 // MODIFIED event, a relist, the GET after a conflicting create) it keeps the confirmation it had.
-/** A claim of `web`, confirmed with its pod, whose pod then goes before the pod watch's DELETED reaches the claims. */
+/** A Lease of `web`, confirmed with its pod, whose pod then goes before the pod watch's DELETED reaches the Leases. */
 async function confirmedThenGone(t: Test) {
   const s = setup(t);
   await s.store.start();
@@ -873,7 +873,7 @@ t.test('a confirmed claim read again by the GET after a conflicting create stays
   const { s } = await confirmedThenGone(t);
   t.match(await one(s, macs('other', 1)), { result: 'won' }, 'taken over at once');
   t.strictSame(s.events.slice(-2), ['taken-over', 'won']);
-  t.strictSame(s.store.claims().map((c) => c.holder.name), ['other']);
+  t.strictSame(s.store.leases().map((c) => c.holder.name), ['other']);
 });
 
 t.test('a claim object whose holder was changed by hand (same uid) starts unconfirmed', async (t) => {
@@ -881,7 +881,7 @@ t.test('a claim object whose holder was changed by hand (same uid) starts unconf
   const edited = { ...obj, metadata: { ...obj.metadata, annotations: { ...(obj.metadata.annotations as object), 'netattach.io/holder': 'team/other', 'netattach.io/holder-uid': 'uid-other' } } };
   s.fake.emit({ type: 'MODIFIED', object: edited });
   await new Promise((r) => setImmediate(r));
-  t.strictSame(s.store.claims().map((c) => c.holder.name), ['other']);
+  t.strictSame(s.store.leases().map((c) => c.holder.name), ['other']);
   t.equal(s.store.stats().unconfirmed, 1, 'the new holder is not confirmed by the old one');
   t.equal(await s.store.sweep(), 0, 'young: kept for the window');
 });
@@ -892,7 +892,7 @@ t.test('a new object of the claim (another uid), even of the same holder name, s
   const { s, obj } = await confirmedThenGone(t);
   s.fake.emit({ type: 'MODIFIED', object: { ...obj, metadata: { ...obj.metadata, uid: 'newer' } } });
   await new Promise((r) => setImmediate(r));
-  t.strictSame(s.store.claims().map((c) => [c.uid, c.holder.name]), [['newer', 'web']]);
+  t.strictSame(s.store.leases().map((c) => [c.uid, c.holder.name]), [['newer', 'web']]);
   t.equal(s.store.stats().unconfirmed, 1, 'not confirmed by the object it replaced');
   t.equal(await s.store.sweep(), 0, 'young: kept for the window');
 });

@@ -1,8 +1,8 @@
-// The address claims on the request path: two servers (replicas) with their own index and policy
+// The address Leases on the request path: two servers (replicas) with their own index and policy
 // engine, sharing one Lease API, over HTTPS with the real admission core.
 import t, { type Test } from 'tap';
 import { StaticNadSource } from '../../src/nads/index.js';
-import { AddressIndex, ClaimStore, PolicyEngine, policySet } from '../../src/policy/index.js';
+import { AddressIndex, AddressLeaseStore, PolicyEngine, policySet } from '../../src/policy/index.js';
 import { podReview, request, NETWORKS } from './fixtures.js';
 import { startServer } from './harness.js';
 import { policies, policyYaml } from '../policy/helpers.js';
@@ -19,10 +19,10 @@ const nadObject = {
 async function replica(t: Test, fake: FakeLeases, action = 'Enforce', enforcement: 'enforce' | 'observe' = 'enforce') {
   const index = new AddressIndex();
   const policy = new PolicyEngine({ index, policies: policySet(policies(policyYaml('u', `rules:\n  uniqueAddresses: {mac: Network, action: ${action}}`))) });
-  const arbiter = new ClaimStore({ api: fake.api(), transport: fake.transport(), live: (h) => index.hasPod(h.namespace, h.name), livenessCurrent: () => true, timeoutMs: 500, backoffMs: 5 });
-  t.teardown(() => arbiter.stop());
-  const running = await startServer(t, { options: { enforcement }, deps: { core: undefined, nadSource: new StaticNadSource([nadObject]), policy, reservations: index, arbiter } });
-  return { ...running, index, arbiter };
+  const addressLeases = new AddressLeaseStore({ api: fake.api(), transport: fake.transport(), live: (h) => index.hasPod(h.namespace, h.name), livenessCurrent: () => true, timeoutMs: 500, backoffMs: 5 });
+  t.teardown(() => addressLeases.stop());
+  const running = await startServer(t, { options: { enforcement }, deps: { core: undefined, nadSource: new StaticNadSource([nadObject]), policy, reservations: index, addressLeases } });
+  return { ...running, index, addressLeases };
 }
 
 function review(name: string, mac = MAC, dryRun = false) {

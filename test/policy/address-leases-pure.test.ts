@@ -1,17 +1,17 @@
-// The pure half of the address claims (src/policy/claims.ts) and of the sharing owners
-// (src/policy/owner.ts), value by value: the documented bounds, the Lease a claim is written as and
-// read back from, who holds a claim, when it is stale, and the message each outcome adds. The store
-// that uses them, over a fake Lease API, is in claims.test.ts and claim-store.test.ts; this file
-// imports no I/O, so a mutation run (part `policy-claims`) starts it in a few seconds.
+// The pure half of the address Leases (src/policy/address-leases.ts) and of the sharing owners
+// (src/policy/owner.ts), value by value: the documented bounds, the Lease object an address is held by and
+// read back from, who holds a Lease, when it is stale, and the message each outcome adds. The store
+// that uses them, over a fake Lease API, is in address-leases.test.ts and address-lease-store.test.ts; this file
+// imports no I/O, so a mutation run (part `policy-address-leases`) starts it in a few seconds.
 import t from 'tap';
-import * as claims from '../../src/policy/claims.js';
+import * as leases from '../../src/policy/address-leases.js';
 import { DEFAULT_SHARING_OWNERS, parseSharingOwners, sharingOwnerOf } from '../../src/policy/owner.js';
-import type { AddressClaim, Action } from '../../src/policy/types.js';
+import type { HeldAddress, Action } from '../../src/policy/types.js';
 
 const GUID = '00:11:22:33:44:55:66:77';
 const MAC = '02:00:00:00:00:01';
 
-function address(opts: { kind?: 'mac' | 'infiniband-guid'; value?: string; action?: Action; scope?: 'Network' | 'Cluster'; pod?: AddressClaim['pod'] } = {}): AddressClaim {
+function address(opts: { kind?: 'mac' | 'infiniband-guid'; value?: string; action?: Action; scope?: 'Network' | 'Cluster'; pod?: HeldAddress['pod'] } = {}): HeldAddress {
   const kind = opts.kind ?? 'mac';
   const value = opts.value ?? (kind === 'mac' ? MAC : GUID);
   return {
@@ -23,12 +23,12 @@ function address(opts: { kind?: 'mac' | 'infiniband-guid'; value?: string; actio
   };
 }
 
-const wanted = (opts: Parameters<typeof address>[0] = {}): claims.WantedClaim => claims.wantedClaims([address(opts)])[0]!;
+const wanted = (opts: Parameters<typeof address>[0] = {}): leases.WantedLease => leases.wantedLeases([address(opts)])[0]!;
 
-t.test('the documented bounds (docs/policy.md "Bounds", docs/security.md "Address claims")', async (t) => {
-  t.strictSame({ ...claims.CLAIM_LIMITS }, { inFlight: 32, background: 8, waiting: 512, unconfirmed: 4096, unconfirmedPerNamespace: 512 });
-  t.equal(claims.CLAIM_LABEL, 'netattach.io/address-claim');
-  t.strictSame({ ...claims.ANNOTATION }, {
+t.test('the documented bounds (docs/policy.md "Bounds", docs/security.md "Address Leases")', async (t) => {
+  t.strictSame({ ...leases.ADDRESS_LEASE_LIMITS }, { inFlight: 32, background: 8, waiting: 512, unconfirmed: 4096, unconfirmedPerNamespace: 512 });
+  t.equal(leases.LEASE_LABEL, 'netattach.io/address-claim');
+  t.strictSame({ ...leases.ANNOTATION }, {
     kind: 'netattach.io/address-kind',
     address: 'netattach.io/address',
     scope: 'netattach.io/scope',
@@ -40,19 +40,19 @@ t.test('the documented bounds (docs/policy.md "Bounds", docs/security.md "Addres
 
 t.test('holderOf: the sharing owner, else the pod with a name and a uid, else nobody', async (t) => {
   const owner = { key: 'vmi-uid', label: 'VM team/vm1', namespace: 'team', kind: 'VirtualMachineInstance', name: 'vm1' };
-  t.strictSame(claims.holderOf({ namespace: 'team', name: 'virt-launcher-vm1-x', uid: 'p1', owner }), { kind: 'VirtualMachineInstance', namespace: 'team', name: 'vm1', uid: 'vmi-uid' });
-  t.strictSame(claims.holderOf({ namespace: 'team', owner }), { kind: 'VirtualMachineInstance', namespace: 'team', name: 'vm1', uid: 'vmi-uid' }, 'an owned pod needs no name of its own');
-  t.strictSame(claims.holderOf({ namespace: 'team', name: 'web', uid: 'u1' }), { kind: 'Pod', namespace: 'team', name: 'web', uid: 'u1' });
-  t.equal(claims.holderOf({ namespace: 'team', name: 'web' }), undefined, 'no uid');
-  t.equal(claims.holderOf({ namespace: 'team', name: 'web', uid: '' }), undefined, 'an empty uid');
-  t.equal(claims.holderOf({ namespace: 'team', uid: 'u1', generateName: 'web-' }), undefined, 'no name yet');
-  t.equal(claims.holderOf({ namespace: 'team', name: '', uid: 'u1' }), undefined, 'an empty name');
+  t.strictSame(leases.holderOf({ namespace: 'team', name: 'virt-launcher-vm1-x', uid: 'p1', owner }), { kind: 'VirtualMachineInstance', namespace: 'team', name: 'vm1', uid: 'vmi-uid' });
+  t.strictSame(leases.holderOf({ namespace: 'team', owner }), { kind: 'VirtualMachineInstance', namespace: 'team', name: 'vm1', uid: 'vmi-uid' }, 'an owned pod needs no name of its own');
+  t.strictSame(leases.holderOf({ namespace: 'team', name: 'web', uid: 'u1' }), { kind: 'Pod', namespace: 'team', name: 'web', uid: 'u1' });
+  t.equal(leases.holderOf({ namespace: 'team', name: 'web' }), undefined, 'no uid');
+  t.equal(leases.holderOf({ namespace: 'team', name: 'web', uid: '' }), undefined, 'an empty uid');
+  t.equal(leases.holderOf({ namespace: 'team', uid: 'u1', generateName: 'web-' }), undefined, 'no name yet');
+  t.equal(leases.holderOf({ namespace: 'team', name: '', uid: 'u1' }), undefined, 'an empty name');
 });
 
 t.test('holderKey and sameHolder: kind, namespace and name; the uid is the callers\'', async (t) => {
   const pod = { kind: 'Pod', namespace: 'ns', name: 'vm1', uid: 'u1' };
-  t.equal(claims.holderKey(pod), 'Pod ns/vm1');
-  t.equal(claims.holderKey({ kind: 'VirtualMachineInstance', namespace: 'a', name: 'b' }), 'VirtualMachineInstance a/b');
+  t.equal(leases.holderKey(pod), 'Pod ns/vm1');
+  t.equal(leases.holderKey({ kind: 'VirtualMachineInstance', namespace: 'a', name: 'b' }), 'VirtualMachineInstance a/b');
   const cases: Array<[string, Partial<typeof pod>, boolean]> = [
     ['identical', {}, true],
     ['another uid', { uid: 'u2' }, true],
@@ -62,43 +62,43 @@ t.test('holderKey and sameHolder: kind, namespace and name; the uid is the calle
     ['another name', { name: 'vm2' }, false],
   ];
   for (const [what, change, same] of cases) {
-    t.equal(claims.sameHolder(pod, { ...pod, ...change }), same, what);
-    t.equal(claims.sameHolder({ ...pod, ...change }, pod), same, `${what}, reversed`);
+    t.equal(leases.sameHolder(pod, { ...pod, ...change }), same, what);
+    t.equal(leases.sameHolder({ ...pod, ...change }, pod), same, `${what}, reversed`);
   }
 });
 
-t.test('claimScope and claimName: the scope is part of the name, the name is fixed and deterministic', async (t) => {
+t.test('leaseScope and leaseName: the scope is part of the name, the name is fixed and deterministic', async (t) => {
   t.equal(wanted({ scope: 'Cluster' }).scope, 'cluster');
   t.equal(wanted({ scope: 'Network' }).scope, 'network:team/a');
-  t.equal(claims.claimScope(address({ scope: 'Cluster' }) as claims.WantedClaim['claim']), 'cluster');
-  t.equal(claims.claimScope(address({ scope: 'Network' }) as claims.WantedClaim['claim']), 'network:team/a');
+  t.equal(leases.leaseScope(address({ scope: 'Cluster' }) as leases.WantedLease['address']), 'cluster');
+  t.equal(leases.leaseScope(address({ scope: 'Network' }) as leases.WantedLease['address']), 'network:team/a');
   // sha256("cluster\n00:11:22:33:44:55:66:77") and sha256("network:team/a\n02:00:00:00:00:01"), first 40 hex digits.
-  t.equal(claims.claimName('infiniband-guid', 'cluster', GUID), 'guid-ed1836211e1016be7f210da2e65f67831f3e2290');
-  t.equal(claims.claimName('mac', 'network:team/a', MAC), 'mac-e759d5dc950ccb382be516cb64e0fce925f1cd44');
-  t.equal(wanted().name, 'mac-e759d5dc950ccb382be516cb64e0fce925f1cd44', 'wantedClaims names the claim by kind, scope and value');
+  t.equal(leases.leaseName('infiniband-guid', 'cluster', GUID), 'guid-ed1836211e1016be7f210da2e65f67831f3e2290');
+  t.equal(leases.leaseName('mac', 'network:team/a', MAC), 'mac-e759d5dc950ccb382be516cb64e0fce925f1cd44');
+  t.equal(wanted().name, 'mac-e759d5dc950ccb382be516cb64e0fce925f1cd44', 'wantedLeases names the claim by kind, scope and value');
   t.equal(wanted({ kind: 'infiniband-guid', scope: 'Cluster' }).name, 'guid-ed1836211e1016be7f210da2e65f67831f3e2290');
 });
 
-t.test('wantedClaims: Enforce and Warn claim, Audit and unjudged addresses do not, nor pods without a holder; one per name, the first', async (t) => {
-  t.strictSame(claims.wantedClaims([]), []);
-  t.strictSame(claims.wantedClaims([{ ...address(), unique: undefined }]), []);
-  t.strictSame(claims.wantedClaims([address({ action: 'Audit' })]), []);
-  t.strictSame(claims.wantedClaims([address({ pod: { namespace: 'team', name: 'web' } })]), []);
+t.test('wantedLeases: Enforce and Warn claim, Audit and unjudged addresses do not, nor pods without a holder; one per name, the first', async (t) => {
+  t.strictSame(leases.wantedLeases([]), []);
+  t.strictSame(leases.wantedLeases([{ ...address(), unique: undefined }]), []);
+  t.strictSame(leases.wantedLeases([address({ action: 'Audit' })]), []);
+  t.strictSame(leases.wantedLeases([address({ pod: { namespace: 'team', name: 'web' } })]), []);
   const enforce = address({ action: 'Enforce' });
-  t.strictSame(claims.wantedClaims([enforce]), [{ name: 'mac-e759d5dc950ccb382be516cb64e0fce925f1cd44', claim: enforce, holder: { kind: 'Pod', namespace: 'team', name: 'web', uid: 'u-web' }, scope: 'network:team/a' }]);
+  t.strictSame(leases.wantedLeases([enforce]), [{ name: 'mac-e759d5dc950ccb382be516cb64e0fce925f1cd44', address: enforce, holder: { kind: 'Pod', namespace: 'team', name: 'web', uid: 'u-web' }, scope: 'network:team/a' }]);
   const warn = address({ action: 'Warn' });
-  t.equal(claims.wantedClaims([warn])[0]!.claim, warn);
+  t.equal(leases.wantedLeases([warn])[0]!.address, warn);
   // The same address twice: the first is kept. An Audit or unheld one in between does not stop the next.
   const other = address({ value: '02:00:00:00:00:02' });
-  const got = claims.wantedClaims([address({ action: 'Audit', value: '02:00:00:00:00:09' }), address({ pod: { namespace: 'team' }, value: '02:00:00:00:00:08' }), warn, enforce, other]);
+  const got = leases.wantedLeases([address({ action: 'Audit', value: '02:00:00:00:00:09' }), address({ pod: { namespace: 'team' }, value: '02:00:00:00:00:08' }), warn, enforce, other]);
   t.equal(got.length, 2);
-  t.equal(got[0]!.claim, warn, 'the first of one name');
-  t.equal(got[1]!.claim, other);
+  t.equal(got[0]!.address, warn, 'the first of one name');
+  t.equal(got[1]!.address, other);
 });
 
-t.test('claimObject: the Lease a claim is created as, to the field', async (t) => {
+t.test('leaseObject: the Lease a claim is created as, to the field', async (t) => {
   const w = wanted();
-  t.strictSame(claims.claimObject(w, 'netattach-system', 35, new Date('2026-03-04T05:06:07.891Z')), {
+  t.strictSame(leases.leaseObject(w, 'netattach-system', 35, new Date('2026-03-04T05:06:07.891Z')), {
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
     metadata: {
@@ -116,22 +116,22 @@ t.test('claimObject: the Lease a claim is created as, to the field', async (t) =
     },
     spec: { holderIdentity: 'Pod team/web', leaseDurationSeconds: 35, acquireTime: '2026-03-04T05:06:07.891000Z' },
   });
-  const noUid = claims.claimObject({ ...w, holder: { kind: 'Pod', namespace: 'team', name: 'web' } }, 'ns', 1, new Date(0)) as { metadata: { annotations: Record<string, string> } };
+  const noUid = leases.leaseObject({ ...w, holder: { kind: 'Pod', namespace: 'team', name: 'web' } }, 'ns', 1, new Date(0)) as { metadata: { annotations: Record<string, string> } };
   t.notOk('netattach.io/holder-uid' in noUid.metadata.annotations, 'no uid: no uid annotation');
-  const emptyUid = claims.claimObject({ ...w, holder: { kind: 'Pod', namespace: 'team', name: 'web', uid: '' } }, 'ns', 1, new Date(0)) as { metadata: { annotations: Record<string, string> } };
+  const emptyUid = leases.leaseObject({ ...w, holder: { kind: 'Pod', namespace: 'team', name: 'web', uid: '' } }, 'ns', 1, new Date(0)) as { metadata: { annotations: Record<string, string> } };
   t.notOk('netattach.io/holder-uid' in emptyUid.metadata.annotations, 'an empty uid: no uid annotation');
 });
 
-t.test('parseClaim: a Lease read back, and what is not a claim', async (t) => {
+t.test('parseLease: a Lease read back, and what is not a claim', async (t) => {
   const metadata = (annotations: Record<string, unknown> | undefined, more: Record<string, unknown> = {}) => ({ metadata: { name: 'n', uid: 'u', resourceVersion: '7', creationTimestamp: '2026-01-01T00:00:10Z', ...(annotations ? { annotations } : {}), ...more } });
   const full = { 'netattach.io/address-kind': 'mac', 'netattach.io/address': MAC, 'netattach.io/scope': 'cluster', 'netattach.io/holder-kind': 'VirtualMachineInstance', 'netattach.io/holder': 'team/vm1', 'netattach.io/holder-uid': 'hu' };
-  t.strictSame(claims.parseClaim(metadata(full)), { name: 'n', uid: 'u', resourceVersion: '7', kind: 'mac', address: MAC, scope: 'cluster', holder: { kind: 'VirtualMachineInstance', namespace: 'team', name: 'vm1', uid: 'hu' }, created: Date.parse('2026-01-01T00:00:10Z') });
-  t.strictSame(claims.parseClaim(metadata({ 'netattach.io/address-kind': 'infiniband-guid', 'netattach.io/holder': 'team/a/b' }, { resourceVersion: 7, creationTimestamp: 'yesterday' })), {
+  t.strictSame(leases.parseLease(metadata(full)), { name: 'n', uid: 'u', resourceVersion: '7', kind: 'mac', address: MAC, scope: 'cluster', holder: { kind: 'VirtualMachineInstance', namespace: 'team', name: 'vm1', uid: 'hu' }, created: Date.parse('2026-01-01T00:00:10Z') });
+  t.strictSame(leases.parseLease(metadata({ 'netattach.io/address-kind': 'infiniband-guid', 'netattach.io/holder': 'team/a/b' }, { resourceVersion: 7, creationTimestamp: 'yesterday' })), {
     name: 'n', uid: 'u', resourceVersion: '', kind: 'infiniband-guid', address: '', scope: '', holder: { kind: 'Pod', namespace: 'team', name: 'a/b' }, created: 0,
   }, 'defaults: no address, scope, holder kind or uid; a name after the first slash; a bad timestamp is 0');
-  t.strictSame(claims.parseClaim(metadata({ ...full, 'netattach.io/address': 1, 'netattach.io/scope': true, 'netattach.io/holder-kind': 2, 'netattach.io/holder-uid': 3 }, { creationTimestamp: undefined }))?.holder, { kind: 'Pod', namespace: 'team', name: 'vm1' }, 'annotations of other types are ignored');
-  t.match(claims.parseClaim(metadata({ ...full, 'netattach.io/address': 1, 'netattach.io/scope': true }, { creationTimestamp: 5 })), { address: '', scope: '', created: 0 });
-  t.equal(claims.parseClaim(metadata({ ...full, 'netattach.io/holder': '/' }))!.holder.name, '', 'just a slash: empty parts');
+  t.strictSame(leases.parseLease(metadata({ ...full, 'netattach.io/address': 1, 'netattach.io/scope': true, 'netattach.io/holder-kind': 2, 'netattach.io/holder-uid': 3 }, { creationTimestamp: undefined }))?.holder, { kind: 'Pod', namespace: 'team', name: 'vm1' }, 'annotations of other types are ignored');
+  t.match(leases.parseLease(metadata({ ...full, 'netattach.io/address': 1, 'netattach.io/scope': true }, { creationTimestamp: 5 })), { address: '', scope: '', created: 0 });
+  t.equal(leases.parseLease(metadata({ ...full, 'netattach.io/holder': '/' }))!.holder.name, '', 'just a slash: empty parts');
   const notClaims: Array<[string, unknown]> = [
     ['null', null],
     ['undefined', undefined],
@@ -147,14 +147,14 @@ t.test('parseClaim: a Lease read back, and what is not a claim', async (t) => {
     ['no kind', metadata({ ...full, 'netattach.io/address-kind': undefined })],
     ['another kind', metadata({ ...full, 'netattach.io/address-kind': 'ip' })],
   ];
-  for (const [what, obj] of notClaims) t.equal(claims.parseClaim(obj), undefined, what);
+  for (const [what, obj] of notClaims) t.equal(leases.parseLease(obj), undefined, what);
 });
 
-t.test('claimIsStale and yieldsIn at the window\'s edges (--claim-pending, 35 s by default)', async (t) => {
+t.test('leaseIsStale and yieldsIn at the window\'s edges (--claim-pending, 35 s by default)', async (t) => {
   const window = 35_000;
-  const c = { created: 1_000_000 } as claims.StoredClaim;
+  const c = { created: 1_000_000 } as leases.StoredLease;
   const at = (age: number) => c.created + age;
-  const cases: Array<[claims.HolderState, number, boolean]> = [
+  const cases: Array<[leases.HolderState, number, boolean]> = [
     ['unconfirmed', -1, false],
     ['unconfirmed', 0, false],
     ['unconfirmed', window - 1, false],
@@ -166,26 +166,26 @@ t.test('claimIsStale and yieldsIn at the window\'s edges (--claim-pending, 35 s 
     ['live', window + 1, false],
     ['live', 100 * window, false],
   ];
-  for (const [state, age, stale] of cases) t.equal(claims.claimIsStale(c, state, at(age), window), stale, `${state}, ${age} ms old`);
-  t.equal(claims.yieldsIn(c, at(0), window), 35_000);
-  t.equal(claims.yieldsIn(c, at(1), window), 34_999);
-  t.equal(claims.yieldsIn(c, at(window), window), 0);
-  t.equal(claims.yieldsIn(c, at(window + 5), window), 0, 'never negative');
-  t.equal(claims.yieldsIn(c, at(-5), window), 35_005);
+  for (const [state, age, stale] of cases) t.equal(leases.leaseIsStale(c, state, at(age), window), stale, `${state}, ${age} ms old`);
+  t.equal(leases.yieldsIn(c, at(0), window), 35_000);
+  t.equal(leases.yieldsIn(c, at(1), window), 34_999);
+  t.equal(leases.yieldsIn(c, at(window), window), 0);
+  t.equal(leases.yieldsIn(c, at(window + 5), window), 0, 'never negative');
+  t.equal(leases.yieldsIn(c, at(-5), window), 35_005);
 });
 
 t.test('outcomeFinding: what each outcome adds to the decision', async (t) => {
   const w = wanted();
   const path = 'metadata.annotations[k8s.v1.cni.cncf.io/networks][0].mac';
   const prefix = `policy "p" (uniqueAddresses): MAC ${MAC} is already used by`;
-  t.equal(claims.outcomeFinding({ wanted: w, result: 'won' }, 'team'), undefined);
+  t.equal(leases.outcomeFinding({ wanted: w, result: 'won' }, 'team'), undefined);
 
   const pod = { kind: 'Pod', namespace: 'team', name: 'db' };
-  t.strictSame(claims.outcomeFinding({ wanted: w, result: 'lost', holder: pod, live: true }, 'team'), {
+  t.strictSame(leases.outcomeFinding({ wanted: w, result: 'lost', holder: pod, live: true }, 'team'), {
     finding: { policy: 'p', rule: 'uniqueAddresses', action: 'Enforce', error: { path, type: 'Forbidden', reason: `${prefix} pod team/db (running) on network team/a (scope Network)` } },
     unavailable: false,
   });
-  const lost = (o: Partial<Extract<claims.ClaimOutcome, { result: 'lost' }>>, ns = 'team', ww = w) => claims.outcomeFinding({ wanted: ww, result: 'lost', holder: pod, live: false, ...o }, ns)!.finding.error.reason;
+  const lost = (o: Partial<Extract<leases.LeaseOutcome, { result: 'lost' }>>, ns = 'team', ww = w) => leases.outcomeFinding({ wanted: ww, result: 'lost', holder: pod, live: false, ...o }, ns)!.finding.error.reason;
   t.equal(lost({ live: true, yieldsInMs: 5_000 }), `${prefix} pod team/db (running) on network team/a (scope Network)`, 'a live holder does not yield');
   t.equal(lost({}), `${prefix} pod team/db (being created) on network team/a (scope Network)`, 'no time known: none said');
   t.equal(lost({ yieldsInMs: 0 }), `${prefix} pod team/db (being created) on network team/a (scope Network); unless that pod appears, its claim yields in 1 s`, 'at least 1 s');
@@ -200,20 +200,20 @@ t.test('outcomeFinding: what each outcome adds to the decision', async (t) => {
   t.equal(lost({ holder: vmi }, 'other'), `${prefix} a pod in another namespace (a pod being created) on network team/a (scope Network)`);
   t.equal(lost({ holder: { kind: 'Widget', namespace: 'team', name: 'w1' }, live: true }), `${prefix} Widget team/w1 (a pod running) on network team/a (scope Network)`, 'other owners by their kind');
   t.equal(lost({ holder: { kind: 'Widget', namespace: 'team', name: 'w1' }, live: true }, 'other'), `${prefix} a pod in another namespace (a pod running) on network team/a (scope Network)`, 'an owner of another namespace is not named');
-  const warnLost = claims.outcomeFinding({ wanted: wanted({ action: 'Warn' }), result: 'lost', holder: pod, live: true }, 'team')!;
+  const warnLost = leases.outcomeFinding({ wanted: wanted({ action: 'Warn' }), result: 'lost', holder: pod, live: true }, 'team')!;
   t.equal(warnLost.finding.action, 'Warn', 'the rule\'s action');
   t.equal(warnLost.unavailable, false);
 
-  t.strictSame(claims.outcomeFinding({ wanted: w, result: 'not-claimed', count: 3, limit: 64 }, 'team'), {
+  t.strictSame(leases.outcomeFinding({ wanted: w, result: 'not-claimed', count: 3, limit: 64 }, 'team'), {
     finding: { policy: 'p', rule: 'uniqueAddresses', action: 'Warn', error: { path, type: 'Too many', reason: 'policy "p" (uniqueAddresses): 3 addresses from here on were judged against running pods only, not claimed across replicas (at most 64 per pod are)' } },
     unavailable: false,
   }, 'never a denial, whatever the rule\'s action');
 
-  t.strictSame(claims.outcomeFinding({ wanted: w, result: 'unavailable', reason: 'boom' }, 'team'), {
+  t.strictSame(leases.outcomeFinding({ wanted: w, result: 'unavailable', reason: 'boom' }, 'team'), {
     finding: { policy: 'p', rule: 'uniqueAddresses', action: 'Enforce', error: { path, type: 'Internal error', reason: `policy "p" (uniqueAddresses): MAC ${MAC} could not be claimed in the API server (boom); retry` } },
     unavailable: true,
   });
-  t.strictSame(claims.outcomeFinding({ wanted: wanted({ action: 'Warn' }), result: 'unavailable', reason: 'boom' }, 'team'), {
+  t.strictSame(leases.outcomeFinding({ wanted: wanted({ action: 'Warn' }), result: 'unavailable', reason: 'boom' }, 'team'), {
     finding: { policy: 'p', rule: 'uniqueAddresses', action: 'Warn', error: { path, type: 'Internal error', reason: `policy "p" (uniqueAddresses): MAC ${MAC} could not be claimed in the API server (boom); admitted without the check across replicas` } },
     unavailable: false,
   });

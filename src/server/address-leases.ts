@@ -1,11 +1,11 @@
-// What the address claims' outcomes do to a decision already made: a claim lost to another
-// holder is a uniqueAddresses finding like one the index found (same message); a claim that could
+// What the address Leases' outcomes do to a decision already made: a Lease lost to another
+// holder is a uniqueAddresses finding like one the index found (same message); a Lease that could
 // not be made denies with 503 (retryable) under Enforce, and only warns or audits otherwise.
 import type { Decision } from '../admission/types.js';
 import type { FieldError } from '../field/index.js';
-import { outcomeFinding, type ClaimOutcome } from '../policy/index.js';
+import { outcomeFinding, type LeaseOutcome } from '../policy/index.js';
 
-export function settleClaims(decision: Decision, outcomes: readonly ClaimOutcome[], namespace: string): Decision {
+export function settleAddressLeases(decision: Decision, outcomes: readonly LeaseOutcome[], namespace: string): Decision {
   const forbidden: FieldError[] = [];
   const unavailable: FieldError[] = [];
   const findings = [...decision.findings];
@@ -28,6 +28,6 @@ export function settleClaims(decision: Decision, outcomes: readonly ClaimOutcome
     audits,
     findings,
     patch: [],
-    claims: [],
+    addresses: [],
   };
 }
