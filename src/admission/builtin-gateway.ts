@@ -9,8 +9,7 @@
 // static or host-local. IPv6 gateways are not judged (router advertisements may add prefixes).
 import { argsAddresses, DEFAULT_NETWORK_ANNOTATION, type ParsedNetwork } from '../annotation/index.js';
 import { child, invalid, type FieldError } from '../field/index.js';
-import { ipamsOf, type CniSummary } from '../nads/index.js';
-import { inSubnetOf, parseCidr, type Cidr } from '../nads/ranges.js';
+import { ipamsOf, type CniSummary, inSubnetOf, parseCidr, type Cidr } from '../nads/index.js';
 import type { Note } from './warnings.js';
 
 /**

@@ -13,11 +13,8 @@ import { createServer, createLogger, LOG_LEVELS, parseGoDuration, type LogLevel,
 import { createNadSource, parsePluginReads, tryLoadKubeConfig, type NadSource } from '../nads/index.js';
 import { kubeconfigErrorText } from './kubeconfig.js';
 import { getObject, kubeconfigCredentials, kubeTransport, serviceAccountNamespace, type KubeCredentials } from '../kube/index.js';
-import { DEFAULT_ADMISSION_CONFIG } from '../admission/types.js';
-import { parseMultusDefaultNetworks } from '../admission/builtin-ifnames.js';
-import { parseSharingOwners } from '../policy/owner.js';
-import { leaseSweepMs, DEFAULT_LEASE_PENDING_MS } from '../policy/address-lease-store.js';
-import { ENFORCEMENT_MODES, type Enforcement } from '../admission/observe.js';
+import { DEFAULT_ADMISSION_CONFIG, parseMultusDefaultNetworks, ENFORCEMENT_MODES, type Enforcement } from '../admission/index.js';
+import { parseSharingOwners, leaseSweepMs, DEFAULT_LEASE_PENDING_MS } from '../policy/index.js';
 import { wirePolicy, type PolicyWiring } from './serve-policy.js';
 import { ClusterDra } from '../dra/index.js';
 import type { BackgroundTask, DraSource } from '../server/index.js';

@@ -1,7 +1,7 @@
 // The plugin table of docs/cni-runtime.md, rendered from src/nads/plugins.ts (its single source).
 // Regenerate in place: npx tsx src/nads/plugin-doc.ts docs/cni-runtime.md
 import { pathToFileURL } from 'node:url';
-import { replaceGenerated, writeGenerated } from '../docs/generated.js';
+import { replaceGenerated, writeGenerated } from '../docs/index.js';
 import { EMPTY_IPAM_RESULT_FAILS, IPAM_FACTS, PLUGIN_FACTS } from './plugins.js';
 
 export const TABLE_BEGIN = '<!-- BEGIN GENERATED PLUGIN TABLE (src/nads/plugin-doc.ts) -->';

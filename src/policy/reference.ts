@@ -1,8 +1,8 @@
 // The field reference of docs/policy.md, rendered from the JSON Schema (the docs' single source).
 // Regenerate in place: npx tsx src/policy/reference.ts docs/policy.md
 import { pathToFileURL } from 'node:url';
-import { replaceGenerated, writeGenerated } from '../docs/generated.js';
-import { loadSchema } from '../schemas/load.js';
+import { replaceGenerated, writeGenerated } from '../docs/index.js';
+import { loadSchema } from '../schemas/index.js';
 import { POLICY_SCHEMA_FILE } from './schema.js';
 
 type Schema = Record<string, unknown>;

@@ -10,18 +10,15 @@ import type {
   AdmissionReview,
   Decision,
   Endpoint,
-} from '../admission/types.js';
-import { nadKey, type NadLookup, type NadSource } from '../nads/types.js';
-import { MAX_NAD_FETCHES_PER_REVIEW, NAD_FETCHES_IN_PARALLEL_PER_REVIEW } from '../nads/limits.js';
-import type { AddressReservations, PolicyEvaluator } from '../policy/types.js';
-import type { AddressLeases, LeaseOutcome } from '../policy/index.js';
+} from '../admission/index.js';
+import { nadKey, type NadLookup, type NadSource, MAX_NAD_FETCHES_PER_REVIEW, NAD_FETCHES_IN_PARALLEL_PER_REVIEW } from '../nads/index.js';
+import type { AddressReservations, PolicyEvaluator, AddressLeases, LeaseOutcome } from '../policy/index.js';
 import { settleAddressLeases } from './address-leases.js';
-import type { DraView, TemplateLookup } from '../dra/types.js';
+import type { DraView, TemplateLookup } from '../dra/index.js';
 import { TEMPLATE_LIMITS } from '../dra/index.js';
 import { cutText, renderError } from '../field/index.js';
-import { warningText } from '../admission/warnings.js';
-import { observed, type Enforcement } from '../admission/observe.js';
-import type { AdmissionCore } from './types.js';
+import { warningText, observed, type Enforcement } from '../admission/index.js';
+import type { AdmissionCore, DraSource } from './types.js';
 import { boundedKind, boundedOperation, type LookupOutcome, type ReviewResult, type ServerMetrics } from './metrics.js';
 
 export interface PipelineDeps {
@@ -40,10 +37,6 @@ export interface PipelineDeps {
   metrics: ServerMetrics;
   /** observe: nothing is denied; would-be denials are admitted with warnings, logged and counted. */
   enforcement?: Enforcement;
-}
-
-export interface DraSource extends DraView {
-  lookup?(namespace: string, name: string, timeoutMs: number): Promise<TemplateLookup>;
 }
 
 type Templates = ReadonlyMap<string, TemplateLookup>;
