@@ -82,7 +82,7 @@ export function defaultRouteChecks(net: ParsedNetwork, ref: string, cni: CniSumm
   let reach: Cidr[] | undefined | null = null;
   gateways.forEach((gw, j) => {
     const c = typeof gw === 'string' && !gw.includes('/') ? parseCidr(gw) : undefined;
-    if (!c || c.kind !== 'ipv4' || isUnspecified4(c)) return;
+    if (c?.kind !== 'ipv4' || isUnspecified4(c)) return;
     if (reach === null) reach = cni && reachableIpv4(net, cni);
     if (reach === undefined || reach.some((r) => inSubnetOf(r, c))) return;
     const path = `${child(net.path, 'default-route')}[${j}]`;

@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import { EXIT_OK, EXIT_USAGE, type CliIO } from './io.js';
 import { generateCertificates, writeCertificateSet, readCa, checkKeyPair, CERT_FILES } from '../certs/index.js';
-import { createServer, createLogger, LOG_LEVELS, parseGoDuration, type LogLevel, type ServerDeps, type ServerOptions, type WebhookServer } from '../server/index.js';
+import { createServer, createLogger, LOG_LEVELS, parseGoDuration, type LogLevel, type ServerOptions, type WebhookServer } from '../server/index.js';
 import { createNadSource, parsePluginReads, tryLoadKubeConfig, type NadSource } from '../nads/index.js';
 import { kubeconfigErrorText } from './kubeconfig.js';
 import { getObject, kubeconfigCredentials, kubeTransport, serviceAccountNamespace, type KubeCredentials } from '../kube/index.js';

@@ -137,7 +137,9 @@ async function resolveNads(
   const results: Array<[NadLookup, LookupOutcome] | undefined> = new Array(refs.length);
   const cachedAt: number[] = [];
   const missingAt: number[] = [];
-  refs.forEach(([, ref], i) => (deps.nadSource.get(ref.namespace, ref.name) !== undefined ? cachedAt : missingAt).push(i));
+  refs.forEach(([, ref], i) => {
+    (deps.nadSource.get(ref.namespace, ref.name) !== undefined ? cachedAt : missingAt).push(i);
+  });
   const fetchedAt = missingAt.slice(0, MAX_NAD_FETCHES_PER_REVIEW);
   let expired = false;
   let timer: NodeJS.Timeout | undefined;
@@ -416,7 +418,7 @@ function failed(deps: PipelineDeps, request: AdmissionRequest, apiVersion: Admis
   return { review: internalErrorReview(apiVersion, request.uid), decision: undefined };
 }
 
-function finish(deps: PipelineDeps, request: AdmissionRequest, apiVersion: AdmissionApiVersion, endpoint: Endpoint, started: number, { review, decision, wouldDeny }: Answer): PipelineResult {
+function finish(deps: PipelineDeps, request: AdmissionRequest, _apiVersion: AdmissionApiVersion, endpoint: Endpoint, started: number, { review, decision, wouldDeny }: Answer): PipelineResult {
   const result = resultOf(review);
   const seconds = (performance.now() - started) / 1000;
   deps.metrics.reviews.inc({ endpoint, operation: boundedOperation(request.operation), kind: boundedKind(request.kind?.kind), result });
