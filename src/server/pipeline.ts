@@ -26,7 +26,7 @@ export interface PipelineDeps {
   nadSource: NadSource;
   policy: PolicyEvaluator;
   reservations: AddressReservations;
-  /** Address Leases in the API server (cluster mode with the pod watch): the arbiter across replicas. */
+  /** Address Leases in the API server (cluster mode with the pod watch): what decides between replicas. */
   addressLeases?: AddressLeases;
   config: AdmissionConfig;
   namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
@@ -319,7 +319,7 @@ type Answer = { review: AdmissionReview; decision: Decision | undefined; wouldDe
 /**
  * The Lease in the API server, after the local reservation: the reservation keeps two requests
  * through this replica from both winning (no await between judging and reserving); the Lease is
- * the arbiter between replicas. Made once per create, by the validating call, which always has
+ * what decides between replicas. Made once per create, by the validating call, which always has
  * the pod's name and uid (the mutating call judged the index only). A lost or failed Lease
  * releases the reservation and re-answers with the Lease's findings.
  */
