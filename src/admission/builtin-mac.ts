@@ -6,7 +6,7 @@
 // - when the two doors disagree, one value is silently dropped: a warning naming the one that
 //   takes effect, and the dropped one's path, so that policy and the uniqueness index judge the
 //   value the pod really gets (both when the chain does not tell).
-import { argsAddresses, type ParsedNetwork, canonicalMac, colonForm, parseHwAddr } from '../annotation/index.js';
+import { argsAddresses, type ParsedNetwork, canonicalMac, colonForm, parseHwAddr, specialMacText } from '../annotation/index.js';
 import { child, invalid, type FieldError } from '../field/index.js';
 import {
   macSettingOf,
@@ -44,13 +44,8 @@ const LENGTH_HINT: Readonly<Record<number, string>> = {
   20: ' (an IPoIB address is for an ipoib or ib-sriov network)',
 };
 
-/** What the kernel refuses as the 6-byte address of an Ethernet interface ("cannot assign requested address"). */
-function specialMac(b: readonly number[]): string | undefined {
-  if (b.every((x) => x === 0)) return 'the all-zero MAC';
-  if (b.every((x) => x === 0xff)) return 'the broadcast MAC';
-  if ((b[0]! & 1) === 1) return 'a multicast MAC (lowest bit of the first octet set)';
-  return undefined;
-}
+// What the kernel refuses as the 6-byte address of an Ethernet interface: src/annotation/hwaddr.ts.
+const specialMac = specialMacText;
 
 /**
  * What `setter` makes of `bytes` (executed, src/nads/mac-setters.ts SETS_MAC_BY): an error when

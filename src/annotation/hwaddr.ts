@@ -112,6 +112,23 @@ export function canonicalGuid(text: string): string | undefined {
   return text.toLowerCase();
 }
 
+/**
+ * The one special-MAC rule: what the kernel refuses as the 6-byte address of an Ethernet interface
+ * ("cannot assign requested address"): all-zero, broadcast, or multicast (lowest bit of octet 0).
+ */
+export function specialMac(b: readonly number[]): 'the all-zero MAC' | 'the broadcast MAC' | 'a multicast MAC' | undefined {
+  if (b.every((x) => x === 0)) return 'the all-zero MAC';
+  if (b.every((x) => x === 0xff)) return 'the broadcast MAC';
+  if ((b[0]! & 1) === 1) return 'a multicast MAC';
+  return undefined;
+}
+
+/** Multicast named with its rule, as the messages say it. */
+export const specialMacText = (b: readonly number[]): string | undefined => {
+  const kind = specialMac(b);
+  return kind === 'a multicast MAC' ? `${kind} (lowest bit of the first octet set)` : kind;
+};
+
 /** Allowed but suspicious `mac` values (the caller has already checked the syntax). */
 export function macWarning(text: string): string | undefined {
   const addr = parseHwAddr(text);
@@ -121,10 +138,8 @@ export function macWarning(text: string): string | undefined {
   if (b.length === 6) {
     // Only the NAD's chain tells whether a plugin sets it (the admission's MAC checks deny it there).
     const refused = 'the kernel refuses it as the address of an Ethernet interface, so only a network whose plugins do not set the MAC can take it';
-    if (b.every((x) => x === 0)) return `the all-zero MAC: ${refused}`;
-    if (b.every((x) => x === 0xff)) return `the broadcast MAC: ${refused}`;
-    if ((b[0]! & 1) === 1) return `a multicast MAC (lowest bit of the first octet set): ${refused}`;
-    return undefined;
+    const special = specialMacText(b);
+    return special === undefined ? undefined : `${special}: ${refused}`;
   }
   // 20-byte IPoIB: bytes 4-11 are the subnet prefix, which the subnet manager sets.
   const prefix = b.slice(4, 12);

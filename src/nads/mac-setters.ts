@@ -5,7 +5,7 @@
 // reading both keeps one, in an order fixed by its config loader, and the last plugin of the
 // chain that sets a MAC decides what the interface ends up with. Facts executed with
 // containernetworking/plugins v1.10.0 (docs/cni-runtime.md, "Two doors for one MAC").
-import { PLUGIN_FACTS, type ExtraReaders } from './plugins.js';
+import { CREATES_INTERFACE, PLUGIN_FACTS, type ExtraReaders } from './plugins.js';
 import type { CniSummary, PluginSummary } from './types.js';
 
 /** Where a selection's MAC comes from: the top-level `mac` or `cni-args.mac`. */
@@ -18,13 +18,7 @@ export type MacDoor = 'top' | 'args';
  */
 export const RUNTIME_CONFIG_OVER_ARGS_CNI: ReadonlySet<string> = new Set(['bridge']);
 
-/**
- * Plugins that create the interface named CNI_IFNAME in the pod (a link of their own, or a host
- * device or VF moved in and renamed); the others of the table only change an existing one.
- */
-export const CREATES_INTERFACE: ReadonlySet<string> = new Set([
-  'bridge', 'macvlan', 'ipvlan', 'vlan', 'ptp', 'host-device', 'tap', 'sriov', 'ib-sriov', 'ipoib', 'ovs', 'accelerated-bridge',
-]);
+export { CREATES_INTERFACE };
 
 /**
  * How each MAC-setting plugin of the table puts the MAC on the interface:

@@ -57,6 +57,22 @@ const EXECUTED_REPO = 'containernetworking/plugins v1.10.0';
 const EXECUTED = '; executed (test/e2e/cni-oracle.e2e.ts)';
 const none = { macFromCniArgs: false, runtimeConfig: [], argsCni: [] } as const;
 
+/**
+ * Plugins that create the attachment's interface named CNI_IFNAME in the pod (a link of their own,
+ * or a host device or VF moved in and renamed); a chain needs exactly one. The one list that both
+ * the chain check (cni.ts) and the interface-name check (mac-setters.ts) read; they used to keep
+ * two lists that disagreed on dummy, bond, ipoib and accelerated-bridge. All four create it:
+ * - dummy: containernetworking/plugins plugins/main/dummy/dummy.go (LinkAdd of a Dummy named ifName in the netns);
+ * - bond: k8snetworkplumbingwg/bond-cni bond/bond.go (creates the bond named ifName in the pod netns);
+ * - ipoib: Mellanox/ipoib-cni (adds an IPoIB child link and moves it in as ifName);
+ * - accelerated-bridge: k8snetworkplumbingwg/accelerated-bridge-cni (moves the VF in, renamed ifName).
+ */
+export const CREATES_INTERFACE: ReadonlySet<string> = new Set([
+  'bridge', 'macvlan', 'ipvlan', 'vlan', 'ptp', 'host-device', 'tap', 'dummy', 'bond',
+  'sriov', 'ib-sriov', 'ipoib', 'ovs', 'accelerated-bridge',
+]);
+
+
 /** Plugin type -> facts. */
 export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, PluginFacts>([
   ['bridge', { source: `${EXECUTED_REPO} plugins/main/bridge/bridge.go${EXECUTED}`, macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: ['mac'], delegatesIpam: true }],

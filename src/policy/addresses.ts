@@ -2,7 +2,7 @@
 // the canonical (lower-case colon) values. MAC prefixes compare on whole bytes; GUIDs compare as
 // 64-bit numbers.
 import { child } from '../field/index.js';
-import { argsAddresses, canonicalGuid, canonicalMac } from '../annotation/index.js';
+import { argsAddresses, canonicalGuid, canonicalMac, specialMac } from '../annotation/index.js';
 import type { ParsedNetwork } from '../annotation/index.js';
 import type { AddressKind } from './types.js';
 
@@ -37,12 +37,8 @@ const allBytes = (hex: string, byte: string): boolean => {
   return true;
 };
 
-function macSpecial(mac: string): string | undefined {
-  if (allBytes(mac, '00')) return 'the all-zero MAC';
-  if (allBytes(mac, 'ff')) return 'the broadcast MAC';
-  if ((parseInt(mac.slice(0, 2), 16) & 1) === 1) return 'a multicast MAC';
-  return undefined;
-}
+// The one special-MAC rule (src/annotation/hwaddr.ts), on the canonical colon form.
+const macSpecial = (mac: string): string | undefined => specialMac(mac.split(':').map((x) => parseInt(x, 16)));
 
 function guidSpecial(guid: string): string | undefined {
   if (allBytes(guid, '00')) return 'the all-zero GUID';

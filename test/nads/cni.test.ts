@@ -225,7 +225,7 @@ t.test('repeated and second interface plugins in a chain', async (t) => {
     analyzeCniConfig(j({ cniVersion: '1.0.0', name: 'n', plugins: types.map((type) => ({ type })) })).warnings.map(renderError);
   const also = (i: number, type: string, at = 0) => `spec.config.plugins[${i}].type: Invalid value: "${type}": also at plugins[${at}]: both instances get the same runtimeConfig and act on the same interface`;
   const second = (i: number, type: string, first: string, at = 0) => `spec.config.plugins[${i}].type: Invalid value: "${type}": plugins[${at}] (${first}) already creates the interface: a chain creates one`;
-  const creators = ['bridge', 'ipvlan', 'macvlan', 'ptp', 'host-device', 'vlan', 'tap', 'dummy', 'sriov', 'ib-sriov', 'ovs', 'bond'];
+  const creators = ['bridge', 'ipvlan', 'macvlan', 'ptp', 'host-device', 'vlan', 'tap', 'dummy', 'sriov', 'ib-sriov', 'ovs', 'bond', 'ipoib', 'accelerated-bridge'];
   for (const type of creators) {
     t.same(warnings(type, type), [also(1, type)], `${type} twice`);
     t.same(warnings(type === 'macvlan' ? 'ipvlan' : 'macvlan', type), [second(1, type, type === 'macvlan' ? 'ipvlan' : 'macvlan')], `${type} after another creator`);

@@ -1,0 +1,22 @@
+import t from 'tap';
+import { interfaceCreatorOf } from '../../src/nads/index.js';
+import type { CniSummary } from '../../src/nads/types.js';
+
+// The chain check and the interface-name check read one list: a creator for one is a creator for the other.
+t.test('dummy and bond create the interface for the interface-name check too', async (t) => {
+  for (const type of ['dummy', 'bond', 'ipoib', 'accelerated-bridge', 'macvlan']) {
+    const cni = { plugins: [{ type: 'tuning' }, { type }] } as unknown as CniSummary;
+    t.equal(interfaceCreatorOf(cni)?.type, type, type);
+  }
+  t.equal(interfaceCreatorOf({ plugins: [{ type: 'tuning' }, { type: 'x-cni' }] } as unknown as CniSummary), undefined, 'unknown: not a creator');
+});
+
+// The special-MAC rule lives once; the annotation warning and the address policy both read it.
+t.test('one special-MAC rule', async (t) => {
+  const { specialMac, specialMacText } = await import('../../src/annotation/index.js');
+  t.equal(specialMac([0, 0, 0, 0, 0, 0]), 'the all-zero MAC');
+  t.equal(specialMac([0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), 'the broadcast MAC');
+  t.equal(specialMac([0x01, 0, 0x5e, 0, 0, 1]), 'a multicast MAC');
+  t.equal(specialMacText([0x03, 0, 0, 0, 0, 1]), 'a multicast MAC (lowest bit of the first octet set)');
+  t.equal(specialMac([0x02, 0, 0, 0, 0, 1]), undefined, 'locally administered unicast is fine');
+});
