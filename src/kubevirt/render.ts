@@ -181,3 +181,28 @@ export function vmPath(path: string, r: RenderedLauncher): string {
   if (rest.startsWith('.cni-args') && s.kind === 'binding') return s.namePath;
   return s.namePath;
 }
+
+/**
+ * The virt-launcher pod KubeVirt's virt-controller makes for the VM, as far as netattach reads
+ * it: `virt-launcher-<name>` (KubeVirt adds a random suffix), the network annotations, and the
+ * controller ownerReference to the VMI of the VM's name (its uid when the object is the VMI), by
+ * which its addresses are shared with the VM's other launcher pods (src/policy/owner.ts).
+ */
+export function launcherPodObject(object: unknown, keys: readonly string[], namespace: string, bindings?: BindingPlugins): Json {
+  const meta = isObject(object) && isObject(object['metadata']) ? object['metadata'] : {};
+  const name = str(meta['name']) ?? 'vm';
+  const isVmi = isObject(object) && object['kind'] === 'VirtualMachineInstance';
+  const uid = isVmi ? str(meta['uid']) : undefined;
+  const rendered = renderLauncher(object, keys, namespace, bindings);
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: `virt-launcher-${name}`,
+      namespace,
+      annotations: rendered.annotations,
+      ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name, ...(uid ? { uid } : {}), controller: true, blockOwnerDeletion: true }],
+    },
+    spec: { containers: [{ name: 'compute', image: 'virt-launcher' }] },
+  };
+}
