@@ -59,7 +59,7 @@ export const SCOPES = {
     tests: ADMISSION_TESTS,
   },
   'admission-claims': {
-    mutate: ['src/admission/claims.ts'],
+    mutate: ['src/admission/device-plan.ts', 'src/dra/claim-serving.ts'],
     tests: ADMISSION_TESTS,
   },
   'admission-mutate': {

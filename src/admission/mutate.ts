@@ -10,7 +10,7 @@ import type { FieldError } from '../field/index.js';
 import type { Nad, NadLookup } from '../nads/types.js';
 import type { DraView } from '../dra/types.js';
 import type { Finding } from '../policy/types.js';
-import { addTemplateClaims, checkNetworkClaims, checkTemplates, needsDevicePlan, planDevices, type Attachment } from './claims.js';
+import { addTemplateClaims, checkNetworkClaims, checkTemplates, needsDevicePlan, ownClaimsServing, planDevices, type Attachment } from './device-plan.js';
 import { injectResources } from './inject-resources.js';
 import { mergeNodeSelector } from './node-selector.js';
 import { isObject, POD_LOCATION, type JsonObject } from './object.js';
@@ -77,9 +77,12 @@ export function mutatePod(
   // Pods without DRA networks (no template on their NADs, no own claims) skip this entirely.
   const plan = needsDevicePlan(pod, attachments) ? planDevices(pod, POD_LOCATION, attachments, dra.namespace) : undefined;
   const needed = neededResources(plan ? plan.extended : attachments);
+  // Resources the pod's own claims serve (Multus's DRA how-to) are not injected.
+  const own = plan ? ownClaimsServing(plan, dra.namespace, dra.view) : undefined;
+  for (const r of own?.served ?? []) needed.delete(r);
   const injected = injectResources(draft, needed);
   const errors = [...injected.errors, ...mergeNodeSelector(draft, attachments)];
-  const warnings = [...injected.warnings, ...draOnlyWithoutClaims(pod, plan ? plan.extended : attachments)];
+  const warnings = [...injected.warnings, ...draOnlyWithoutClaims(pod, plan ? plan.extended : attachments), ...(own?.warnings ?? [])];
   const findings: Finding[] = [];
   if (plan) {
     errors.push(...plan.errors);

@@ -1,7 +1,7 @@
 // Pods and the pod templates of workloads.
 import { forbidden, required } from '../field/index.js';
 import type { ParsedNetwork } from '../annotation/types.js';
-import { checkNetworkClaims, checkTemplates, needsDevicePlan, planDevices, type Attachment } from './claims.js';
+import { checkNetworkClaims, checkTemplates, needsDevicePlan, ownClaimsServing, planDevices, type Attachment } from './device-plan.js';
 import { allow, Verdict } from './decision.js';
 import { judgeNetworks } from './judge.js';
 import { mutatePod } from './mutate.js';
@@ -126,5 +126,11 @@ function judgeTemplateDevices(
   const plan = planDevices(template, location, attachments, namespace);
   if (warnOnly) verdict.warnField(...plan.errors);
   else verdict.addInvalid(...plan.errors);
-  verdict.warnNote(...plan.warnings, ...checkTemplates(plan, namespace, context.dra, true).warnings, ...checkNetworkClaims(plan, namespace, context.dra, true).warnings);
+  verdict.warnNote(
+    ...plan.warnings,
+    ...checkTemplates(plan, namespace, context.dra, true).warnings,
+    ...checkNetworkClaims(plan, namespace, context.dra, true).warnings,
+    // What its pods will get: said at `kubectl apply` of the workload, where someone reads it.
+    ...ownClaimsServing(plan, namespace, context.dra).warnings,
+  );
 }

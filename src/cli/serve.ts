@@ -348,13 +348,23 @@ async function chooseNadSource(config: ServeConfig, root: string, logger: Logger
  */
 function wireDra(kc: KubeCredentials, logger: Logger): { source: DraSource; task: BackgroundTask } {
   const dra = new ClusterDra(kc, { logger });
-  const source: DraSource = {
+  return { source: draSourceOf(dra), task: { name: 'DRA watch (DeviceClasses, ResourceClaimTemplates)', start: () => dra.start(), stop: () => dra.stop() } };
+}
+
+/**
+ * The server's view of the DRA watches: every DraView reader. Without deviceClass and
+ * templateDevices, a pod claim's template could never be judged (networkClaims, own claims):
+ * always "unchecked" in the server, whatever the watches held.
+ */
+export function draSourceOf(dra: Pick<ClusterDra, 'classesFor' | 'template' | 'templateNamespaces' | 'deviceClass' | 'templateDevices'> & { templates: Pick<ClusterDra['templates'], 'lookup'> }): DraSource {
+  return {
     classesFor: (r) => dra.classesFor(r),
     template: (ns, name) => dra.template(ns, name),
     templateNamespaces: (name) => dra.templateNamespaces(name),
+    deviceClass: (name) => dra.deviceClass(name),
+    templateDevices: (ns, name) => dra.templateDevices(ns, name),
     lookup: (ns, name, ms) => dra.templates.lookup(ns, name, ms),
   };
-  return { source, task: { name: 'DRA watch (DeviceClasses, ResourceClaimTemplates)', start: () => dra.start(), stop: () => dra.stop() } };
 }
 
 export interface Serving {

@@ -7,3 +7,4 @@ export { ClusterDeviceClasses, deviceClassInfo, type DraLogger } from './device-
 export { ClusterClaimTemplates, TEMPLATE_LIMITS } from './claim-templates.js';
 export { devicePathOf, type DevicePath, type NetworkDevicePath } from './paths.js';
 export { ClusterDra } from './cluster.js';
+export { claimServes, deviceNamesOf, type Serves } from './claim-serving.js';

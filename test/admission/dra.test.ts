@@ -2,8 +2,9 @@
 // pods and workloads, and the NAD warnings about DeviceClasses.
 import t, { type Test } from 'tap';
 import { renderError } from '../../src/field/index.js';
-import { review, type AdmissionContext, type Decision } from '../../src/admission/index.js';
-import { StaticDraView, type DraView } from '../../src/dra/index.js';
+import { review, MAX_WARNING_LONG, type AdmissionContext, type Decision } from '../../src/admission/index.js';
+import { deviceClassInfo, StaticDraView, templateDevices, type DraView } from '../../src/dra/index.js';
+import type { KubeObject } from '../../src/kube/index.js';
 import { applied, context, nadLookup, nadObject, pod, request, warningLines } from './fixtures.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -286,4 +287,175 @@ t.test('NADs: the annotation is validated; device-path problems are warned about
 
   const nowhere = nadReview(nadObject('n', { resourceName: CLAIMED, annotations: { [TEMPLATE]: 'missing' } }), view);
   t.match(warningLines(nowhere).join('\n'), /no namespace has ResourceClaimTemplate missing yet/);
+});
+
+// Issue 38, item 1: DRA as Multus's how-to writes it. The pod declares its own spec.resourceClaims
+// (no netattach annotation), its template asks a DeviceClass for a device, and Multus matches the
+// device's k8s.cni.cncf.io/resourceName attribute with the NAD's. netattach used to inject the
+// NAD's extended resource all the same, which no device plugin advertises on a DRA-only node: the
+// pod stayed Pending. The objects below are read by the production readers (deviceClassInfo,
+// templateDevices), from manifests shaped as in the how-to (resource.k8s.io/v1).
+const VF = 'intel.com/sriov_vf';
+const DRIVER = 'sriovnetwork.k8snetworkplumbingwg.io';
+const deviceClass = (name: string, spec: Obj): Obj => ({ apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', metadata: { name }, spec });
+const claimTemplate = (name: string, requests: Obj[]): Obj => ({
+  apiVersion: 'resource.k8s.io/v1',
+  kind: 'ResourceClaimTemplate',
+  metadata: { name, namespace: 'default' },
+  spec: { spec: { devices: { requests } } },
+});
+const cel = (expression: string): Obj[] => [{ cel: { expression } }];
+const VF_ATTRIBUTE = `device.attributes["k8s.cni.cncf.io"].resourceName == "${VF}"`;
+const multusClasses = [
+  // The how-to's class: selects by driver alone (nothing netattach can match to a resourceName).
+  deviceClass(DRIVER, { selectors: cel(`device.driver == '${DRIVER}'`) }),
+  // The same class narrowed to the attribute Multus matches: certain.
+  deviceClass('sriov-vf', { selectors: cel(`device.driver == '${DRIVER}' && ${VF_ATTRIBUTE}`) }),
+  deviceClass('gpu', { selectors: cel("device.driver == 'gpu.example.com'") }),
+  deviceClass('other-nic', { selectors: cel(`${VF_ATTRIBUTE.replace(VF, 'example.com/other')}`) }),
+];
+const multusTemplates = [
+  claimTemplate('sriov-template', [{ name: 'vf', exactly: { deviceClassName: 'sriov-vf' } }]),
+  claimTemplate('driver-only', [{ name: 'vf', exactly: { deviceClassName: DRIVER } }]),
+  claimTemplate('request-selects', [{ name: 'vf', exactly: { deviceClassName: DRIVER, selectors: cel(VF_ATTRIBUTE) } }]),
+  claimTemplate('first-available', [{ name: 'vf', firstAvailable: [{ name: 'a', deviceClassName: 'other-nic' }, { name: 'b', deviceClassName: 'sriov-vf' }] }]),
+  claimTemplate('gpu-and-vf', [{ name: 'gpu', exactly: { deviceClassName: 'gpu' } }, { name: 'vf', exactly: { deviceClassName: 'sriov-vf' } }]),
+  claimTemplate('other-nic', [{ name: 'nic', exactly: { deviceClassName: 'other-nic' } }]),
+];
+function multusView(extra: { ext?: boolean; templates?: boolean } = {}): StaticDraView {
+  const classes = multusClasses.map((c) => deviceClassInfo(c as KubeObject)!);
+  if (extra.ext) classes.push({ name: 'vf-extended', extendedResourceName: VF });
+  const templates = extra.templates === false ? [] : multusTemplates.map((o) => ({ namespace: 'default', name: o.metadata.name as string, devices: templateDevices(o) }));
+  return new StaticDraView(classes, templates);
+}
+const multusNads = nadLookup(nadObject('sriov-net', { resourceName: VF }), nadObject('plugin', { resourceName: PLUGIN }));
+/** The how-to's pod: the networks annotation, and its own claim referenced by the container. */
+function multusPod(networks: string, claims: Obj[]): Obj {
+  const p = pod({ networks }) as Obj;
+  if (claims.length > 0) {
+    p.spec.resourceClaims = claims;
+    p.spec.containers[0].resources = { claims: claims.map((c) => ({ name: c.name })) };
+  }
+  return p;
+}
+
+t.test("a pod's own spec.resourceClaims without the annotation (Multus's DRA how-to)", async (t) => {
+  const fromTemplate = (name: string, template: string): Obj => ({ name, resourceClaimTemplateName: template });
+  type Case = {
+    name: string;
+    networks?: string;
+    claims: Obj[];
+    view?: DraView | 'none';
+    /** The extended resources the patched pod's first container asks for (requests == limits). */
+    resources: Obj | undefined;
+    /** Every warning, in full; [] when none. */
+    warnings: RegExp[];
+    /** The device-plugin network's resource, when the pod selects it. */
+    plugin?: string;
+  };
+  const injected = { [VF]: '1' };
+  const unchecked = (claim: string, why: string, how = '') =>
+    new RegExp(`^default/sriov-net: intel\\.com/sriov_vf added${how}; pod claim ${claim} may hold its device instead \\(${why}\\): if so, annotate netattach\\.io/networkClaims: sriov-net=${claim} \\(docs/dra\\.md\\)$`);
+  const cases: Case[] = [
+    { name: 'the class selects by the attribute: no extended resource, nothing said', claims: [fromTemplate('sriov', 'sriov-template')], resources: undefined, warnings: [] },
+    { name: "the request's own selector names the attribute", claims: [fromTemplate('sriov', 'request-selects')], resources: undefined, warnings: [] },
+    { name: 'one firstAvailable alternative serving is enough', claims: [fromTemplate('sriov', 'first-available')], resources: undefined, warnings: [] },
+    { name: 'a GPU+VF claim serves the network', claims: [fromTemplate('gpu-vf', 'gpu-and-vf')], resources: undefined, warnings: [] },
+    { name: 'a class whose extendedResourceName is the resource (KEP-5004)', claims: [fromTemplate('sriov', 'ext')], view: new StaticDraView([{ name: 'vf-extended', extendedResourceName: VF }], [{ namespace: 'default', name: 'ext', devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'vf-extended' }] }] } }]), resources: undefined, warnings: [] },
+    { name: 'two selections, one claim serving: neither is injected', networks: 'sriov-net@a, sriov-net@b', claims: [fromTemplate('sriov', 'sriov-template')], resources: undefined, warnings: [] },
+    {
+      name: "the how-to's class, by driver alone: injected as before, warned with the opt-out",
+      claims: [fromTemplate('sriov', 'driver-only')],
+      resources: injected,
+      warnings: [unchecked('sriov', 'no request of ResourceClaimTemplate driver-only names a DeviceClass known to select it')],
+    },
+    {
+      name: 'a ResourceClaim by name: injected, warned',
+      claims: [{ name: 'shared', resourceClaimName: 'shared-vf' }],
+      resources: injected,
+      warnings: [unchecked('shared', 'netattach does not read ResourceClaims')],
+    },
+    {
+      name: 'a template not in the cache: injected, warned',
+      claims: [fromTemplate('sriov', 'sriov-template')],
+      view: multusView({ templates: false }),
+      resources: injected,
+      warnings: [unchecked('sriov', 'no ResourceClaimTemplate sriov-template in namespace default')],
+    },
+    {
+      name: 'no DRA view (--no-dra): injected, warned',
+      claims: [fromTemplate('sriov', 'sriov-template')],
+      view: 'none',
+      resources: injected,
+      warnings: [unchecked('sriov', 'netattach does not read templates here')],
+    },
+    {
+      name: 'a class serving the resource to the scheduler (KEP-5004): injected, warned of a second device',
+      claims: [fromTemplate('sriov', 'driver-only')],
+      view: multusView({ ext: true }),
+      resources: { [VF]: '1' },
+      warnings: [unchecked('sriov', 'no request of ResourceClaimTemplate driver-only names a DeviceClass known to select it', ' \\(DeviceClass vf-extended\\)')],
+    },
+    {
+      // The pod the dra-multus branch broke: a GPU claim unrelated to the network, an SR-IOV NAD
+      // served by a device plugin. Not injecting would start it without its VF.
+      name: 'a GPU claim (class by driver alone) next to a device-plugin NAD: injected, warned',
+      claims: [fromTemplate('gpu', 'gpu-only')],
+      view: new StaticDraView(multusClasses.map((c) => deviceClassInfo(c as KubeObject)!), [
+        { namespace: 'default', name: 'gpu-only', devices: templateDevices(claimTemplate('gpu-only', [{ name: 'gpu', exactly: { deviceClassName: 'gpu' } }])) },
+      ]),
+      resources: injected,
+      warnings: [unchecked('gpu', 'no request of ResourceClaimTemplate gpu-only names a DeviceClass known to select it')],
+    },
+    {
+      name: 'a claim that certainly holds other devices: injected as before, nothing said',
+      claims: [fromTemplate('nic', 'other-nic')],
+      resources: { [VF]: '1' },
+      warnings: [],
+    },
+    { name: 'no claims: injected as before', claims: [], resources: { [VF]: '1' }, warnings: [] },
+    {
+      name: 'a claim serving one network leaves the other network injected',
+      networks: 'sriov-net, plugin',
+      claims: [fromTemplate('sriov', 'sriov-template')],
+      resources: undefined,
+      plugin: '1',
+      warnings: [],
+    },
+  ];
+  for (const c of cases) {
+    await t.test(c.name, async (t) => {
+      const p = multusPod(c.networks ?? 'sriov-net', c.claims);
+      const context_: AdmissionContext = { ...context(multusNads), ...(c.view === 'none' ? {} : { dra: c.view ?? multusView() }) };
+      const d = review(request(p), context_);
+      t.ok(d.allowed, d.errors.map(renderError).join('; '));
+      t.same(d.errors, []);
+      const out = applied(p, d.patch) as Obj;
+      const { requests, limits } = out.spec.containers[0].resources ?? {};
+      t.same(requests?.[VF] === undefined ? undefined : { [VF]: requests[VF] }, c.resources, 'requests');
+      t.same(limits?.[VF] === undefined ? undefined : { [VF]: limits[VF] }, c.resources, 'limits');
+      if (c.plugin) t.same([requests?.[PLUGIN], limits?.[PLUGIN]], [c.plugin, c.plugin], 'the device-plugin network');
+      t.same(out.spec.resourceClaims, p.spec.resourceClaims, 'the claims are the user\'s, untouched');
+      const texts = d.warnings.map((w) => ('note' in w ? w.note.text : renderError(w.field)));
+      t.equal(texts.length, c.warnings.length, texts.join('\n'));
+      c.warnings.forEach((w, i) => t.match(texts[i], w));
+      for (const line of warningLines(d)) t.ok(line.length <= MAX_WARNING_LONG, `not cut: ${line}`);
+      const again = review(request(out), context_);
+      t.same(again.patch, [], 'reinvocation yields no patch');
+    });
+  }
+});
+
+t.test("workload templates with the how-to's own claims: warned at apply time when netattach cannot tell", async (t) => {
+  const cases: Array<{ name: string; template: string; warning?: RegExp }> = [
+    { name: 'a class selecting the attribute: nothing to say', template: 'sriov-template' },
+    { name: 'a class selecting by driver alone', template: 'driver-only', warning: /^default\/sriov-net: intel\.com\/sriov_vf added; pod claim sriov may hold its device instead \(no request of ResourceClaimTemplate driver-only/m },
+  ];
+  for (const c of cases) {
+    const dep = deployment(multusPod('sriov-net', [{ name: 'sriov', resourceClaimTemplateName: c.template }]));
+    const d = review(request(dep, WORKLOAD), { ...context(multusNads, { endpoint: 'validate' }), dra: multusView() });
+    t.ok(d.allowed, c.name);
+    if (c.warning) t.match(warningLines(d).join('\n'), c.warning, c.name);
+    else t.same(d.warnings, [], c.name);
+  }
 });

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
-import { parseServeArgs, parseSize, run, startServe } from '../../src/cli/serve.js';
+import { draSourceOf, parseServeArgs, parseSize, run, startServe } from '../../src/cli/serve.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { podReview, request } from '../server/fixtures.js';
 import { eventually } from './policy-helpers.js';
@@ -262,4 +262,35 @@ t.test('SIGTERM: the request in flight is answered, then the process exits 0', a
   t.equal(await s.exit, 0, 'exit code 0');
   t.match(s.output(), /shutting down: draining requests/);
   t.match(s.output(), /"drained":true/);
+});
+
+// Issue 38: the server's DRA view forwarded classesFor, template and templateNamespaces only, so a
+// pod claim's template was never judged in a real server ("unchecked: netattach does not read
+// templates here"), whatever the watches held. Every reader is forwarded, with its arguments.
+t.test('draSourceOf forwards every DraView reader of the DRA watches', async (t) => {
+  const calls: string[] = [];
+  const seen = <T>(what: string, value: T): T => (calls.push(what), value);
+  const cls = { name: 'c', extendedResourceName: 'example.com/r' };
+  const devices = { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'c' }] }] };
+  const source = draSourceOf({
+    classesFor: (r) => seen(`classesFor ${r}`, [cls]),
+    template: (ns, n) => seen(`template ${ns}/${n}`, { status: 'found' as const }),
+    templateNamespaces: (n) => seen(`templateNamespaces ${n}`, ['a']),
+    deviceClass: (n) => seen(`deviceClass ${n}`, cls),
+    templateDevices: (ns, n) => seen(`templateDevices ${ns}/${n}`, devices),
+    templates: { lookup: async (ns, n, ms) => seen(`lookup ${ns}/${n} ${ms}`, { status: 'not-found' as const }) },
+  });
+  const cases: Array<[string, () => unknown, unknown]> = [
+    ['classesFor example.com/r', () => source.classesFor('example.com/r'), [cls]],
+    ['template ns/t', () => source.template('ns', 't'), { status: 'found' }],
+    ['templateNamespaces t', () => source.templateNamespaces?.('t'), ['a']],
+    ['deviceClass c', () => source.deviceClass?.('c'), cls],
+    ['templateDevices ns/t', () => source.templateDevices?.('ns', 't'), devices],
+  ];
+  for (const [what, call, want] of cases) {
+    t.same(call(), want, what);
+    t.equal(calls.at(-1), what, `${what}: asked of the watches`);
+  }
+  t.same(await source.lookup?.('ns', 't', 50), { status: 'not-found' });
+  t.equal(calls.at(-1), 'lookup ns/t 50');
 });

@@ -84,3 +84,50 @@ t.test('a review naming more templates than the per-review bound looks up only t
   t.equal(answer.json.response.allowed, true);
   t.match(answer.json.response.warnings.join('\n'), /more than 32 ResourceClaimTemplates to look up in one review/);
 });
+
+// Issue 38, item 1: the pod of Multus's DRA how-to (its own spec.resourceClaims, no netattach
+// annotation) through the whole server: /mutate adds no extended resource for the network its
+// claim serves; when it cannot tell it injects as before and says so, naming the opt-out.
+t.test("Multus's DRA how-to pod: its own claim serves the network, no extended resource injected", async (t) => {
+  const vf = 'intel.com/sriov_vf';
+  const view = new StaticDraView(
+    [
+      { name: 'sriov-vf', resourceNames: [vf] },
+      { name: 'sriovnetwork.k8snetworkplumbingwg.io' },
+    ],
+    [
+      { namespace: 'default', name: 'sriov-template', devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'sriov-vf' }] }] } },
+      { namespace: 'default', name: 'driver-only', devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'sriovnetwork.k8snetworkplumbingwg.io' }] }] } },
+    ],
+  );
+  const multus = new StaticNadSource([nadObject('sriov-net', { 'k8s.v1.cni.cncf.io/resourceName': vf })]);
+  const { url, ca } = await startServer(t, { deps: { core: undefined, nadSource: multus, dra: view } });
+  const withClaim = (claim: Record<string, string> | undefined): string => {
+    const r = podReview({ annotations: { [NETWORKS]: 'sriov-net' } });
+    const spec = (r.request!.object as { spec: { containers: Array<Record<string, unknown>>; resourceClaims?: unknown[] } }).spec;
+    if (claim) {
+      spec.resourceClaims = [claim];
+      spec.containers[0]!['resources'] = { claims: [{ name: claim['name'] }] };
+    }
+    return JSON.stringify(r);
+  };
+  const cases: Array<{ name: string; claim?: Record<string, string>; injected: boolean; warning?: RegExp }> = [
+    { name: 'a class selecting the attribute', claim: { name: 'sriov', resourceClaimTemplateName: 'sriov-template' }, injected: false },
+    {
+      name: 'a class selecting by driver alone',
+      claim: { name: 'sriov', resourceClaimTemplateName: 'driver-only' },
+      injected: true,
+      warning: /^default\/sriov-net: intel\.com\/sriov_vf added; pod claim sriov may hold its device instead \(no request of ResourceClaimTemplate driver-only names a DeviceClass known to select it\): if so, annotate netattach\.io\/networkClaims: sriov-net=sriov/,
+    },
+    { name: 'a ResourceClaim by name', claim: { name: 'shared', resourceClaimName: 'vf' }, injected: true, warning: /pod claim shared may hold its device instead \(netattach does not read ResourceClaims\)/ },
+    { name: 'no claim', injected: true },
+  ];
+  for (const c of cases) {
+    const answer = await request(`${url}/mutate`, withClaim(c.claim), { ca });
+    t.equal(answer.json.response.allowed, true, `${c.name}: ${JSON.stringify(answer.json.response.status)}`);
+    t.equal(patchOf(answer.json).includes('intel.com~1sriov_vf') || patchOf(answer.json).includes('"intel.com/sriov_vf"'), c.injected, `${c.name}: injected ${c.injected}`);
+    const warnings: string[] = answer.json.response.warnings ?? [];
+    if (c.warning) t.match(warnings.join('\n'), c.warning, c.name);
+    else t.same(warnings, [], `${c.name}: no warning`);
+  }
+});

@@ -1,5 +1,8 @@
-// DRA for networks: which selections get their device from a ResourceClaim instead of an extended
-// resource, and the claims netattach adds for them.
+// The device plan of a pod: which selections get their device from a ResourceClaim instead of an
+// extended resource, and the claims netattach adds for them. What a claim can serve (read from the
+// DRA objects alone) is src/dra/claim-serving.ts; this file stays in src/admission because it reads
+// and writes the pod (PodDraft, the default container, Notes and Findings), and src/dra must not
+// import src/admission (which imports src/dra).
 //
 // - A NAD annotated `netattach.io/resourceClaimTemplate: T` is served by explicit claims: each
 //   selection of it needs one `spec.resourceClaims` entry from template T (looked up in the pod's
@@ -10,9 +13,12 @@
 //   CLAIM (one of `spec.resourceClaims`). Covered selections get nothing from netattach, so the
 //   claim must hold a device with the network's resourceName (what Multus looks for):
 //   checkNetworkClaims tells the pod when it certainly does not (denied) or may not (warned).
+// - A pod that declares its own `spec.resourceClaims` without the annotation (Multus's DRA how-to)
+//   may get a network's device from them: ownClaimsServing reads them with the same judgement
+//   (claimServes) and says which extended resources netattach must not inject.
 import type { ParsedNetwork } from '../annotation/types.js';
 import { child, index, invalid, key, notFound, type FieldError } from '../field/index.js';
-import type { DeviceRequestAlternative, DraView } from '../dra/types.js';
+import { claimServes, deviceNamesOf, type DraView } from '../dra/index.js';
 import type { Nad } from '../nads/types.js';
 import type { Finding } from '../policy/types.js';
 import type { PodDraft } from './draft.js';
@@ -39,6 +45,8 @@ export interface DevicePlan {
   /** The pod's spec.resourceClaims entries, and the resources its containers request (another way Multus may find a device). */
   podClaims: JsonObject[];
   requested: ReadonlySet<string>;
+  /** Names of the pod claims netattach.io/networkClaims assigns to a network: not read again for the others. */
+  declared: ReadonlySet<string>;
 }
 
 export interface ClaimedSelection {
@@ -55,7 +63,9 @@ export interface ClaimedSelection {
 /** True when the pod needs the DRA planning at all: the fast path of every other pod skips it. */
 export function needsDevicePlan(pod: JsonObject | undefined, attachments: readonly Attachment[]): boolean {
   for (const a of attachments) if (a.nad.claimTemplate !== undefined) return true;
-  return annotationsOf(pod)?.[NETWORK_CLAIMS_ANNOTATION] !== undefined;
+  if (annotationsOf(pod)?.[NETWORK_CLAIMS_ANNOTATION] !== undefined) return true;
+  // Its own claims may serve a network with a device (Multus's DRA how-to): see ownClaimsServing.
+  return claimEntries(pod).length > 0 && attachments.some((a) => a.nad.resourceNames.length > 0);
 }
 
 /** The annotations of `pod`, the pod (or template) object itself. */
@@ -99,19 +109,20 @@ export function parseNetworkClaims(text: string, namespace: string, path: string
  * from a template, after removing the ones the pod covers with its own claims.
  */
 export function planDevices(pod: JsonObject | undefined, loc: PodLocation, attachments: readonly Attachment[], namespace: string): DevicePlan {
-  const plan: DevicePlan = { extended: [], templates: new Map(), errors: [], warnings: [], claimed: [], podClaims: [], requested: new Set() };
+  const declared = new Set<string>();
+  const plan: DevicePlan = { extended: [], templates: new Map(), errors: [], warnings: [], claimed: [], podClaims: [], requested: new Set(), declared };
   const covered = new Set<number>();
   const annotationPath = key(`${loc.metadataPath}.annotations`, NETWORK_CLAIMS_ANNOTATION);
+  const podClaims = new Map<string, JsonObject>();
+  for (const c of claimEntries(pod)) if (isObject(c) && typeof c['name'] === 'string' && !podClaims.has(c['name'])) podClaims.set(c['name'], c);
+  plan.podClaims = [...podClaims.values()];
+  plan.requested = requestedResources(pod);
   const text = annotationsOf(pod)?.[NETWORK_CLAIMS_ANNOTATION];
   if (text !== undefined) {
     if (typeof text !== 'string') plan.errors.push(invalid(annotationPath, text, 'must be a string'));
     else {
       const { pairs, errors } = parseNetworkClaims(text, namespace, annotationPath);
       plan.errors.push(...errors);
-      const podClaims = new Map<string, JsonObject>();
-      for (const c of claimEntries(pod)) if (isObject(c) && typeof c['name'] === 'string' && !podClaims.has(c['name'])) podClaims.set(c['name'], c);
-      plan.podClaims = [...podClaims.values()];
-      plan.requested = requestedResources(pod);
       for (const p of pairs) {
         const ref = `${p.namespace}/${p.name}`;
         const entry = podClaims.get(p.claim);
@@ -121,6 +132,7 @@ export function planDevices(pod: JsonObject | undefined, loc: PodLocation, attac
           );
           continue;
         }
+        declared.add(p.claim);
         const i = attachments.findIndex((a, j) => !covered.has(j) && a.net.selection.namespace === p.namespace && a.net.selection.name === p.name);
         if (i < 0) {
           const selected = attachments.some((a) => a.net.selection.namespace === p.namespace && a.net.selection.name === p.name);
@@ -207,44 +219,6 @@ function requestedResources(pod: JsonObject | undefined): Set<string> {
   return out;
 }
 
-/** Every name Multus may look a network's device up by: the extended resource names, then the DRA-only ones. */
-export const deviceNamesOf = (nad: Nad): readonly string[] =>
-  nad.draOnlyResourceNames?.length ? [...nad.resourceNames, ...nad.draOnlyResourceNames] : nad.resourceNames;
-
-type Serves = 'yes' | 'no' | 'unknown';
-
-/** Whether one way of serving a device request can yield a device with one of `resourceNames`. */
-function alternativeServes(a: DeviceRequestAlternative, resourceNames: readonly string[], dra: DraView): Serves {
-  if (resourceNames.some((r) => dra.classesFor(r).some((c) => c.name === a.deviceClassName))) return 'yes';
-  // Class and request selectors are ANDed: either one requiring other resourceNames rules it out.
-  const required = [dra.deviceClass?.(a.deviceClassName)?.resourceNames, a.resourceNames].filter((x): x is readonly string[] => x !== undefined);
-  if (required.length === 0) return 'unknown';
-  return required.every((names) => names.some((n) => resourceNames.includes(n))) ? 'yes' : 'no';
-}
-
-/** Whether pod claim `entry` can hold a device with one of `resourceNames`, and why not when unknown. */
-function claimServes(entry: JsonObject, resourceNames: readonly string[], namespace: string, dra: DraView | undefined): { serves: Serves; why?: string; template?: string; classes?: string[] } {
-  const template = entry['resourceClaimTemplateName'];
-  if (typeof template !== 'string') {
-    return { serves: 'unknown', why: typeof entry['resourceClaimName'] === 'string' ? 'netattach does not read ResourceClaims' : 'no resourceClaimTemplateName' };
-  }
-  if (!dra?.templateDevices || !dra.deviceClass) return { serves: 'unknown', why: 'netattach does not read templates here' };
-  const devices = dra.templateDevices(namespace, template);
-  if (!devices) {
-    const found = dra.template(namespace, template);
-    const why = found.status === 'unavailable' ? found.reason : found.status === 'not-found' ? `no ResourceClaimTemplate ${template} in namespace ${namespace}` : `the requests of ResourceClaimTemplate ${template} are unknown here`;
-    return { serves: 'unknown', why };
-  }
-  const verdicts = devices.requests.map((r): Serves => {
-    const each = r.alternatives.map((a) => alternativeServes(a, resourceNames, dra));
-    return each.includes('yes') ? 'yes' : each.length > 0 && each.every((v) => v === 'no') ? 'no' : 'unknown';
-  });
-  const classes = [...new Set(devices.requests.flatMap((r) => r.alternatives.map((a) => a.deviceClassName)))];
-  if (verdicts.includes('yes')) return { serves: 'yes', template, classes };
-  if (verdicts.length > 0 && verdicts.every((v) => v === 'no')) return { serves: 'no', template, classes };
-  return { serves: 'unknown', why: `no request of ResourceClaimTemplate ${template} names a DeviceClass known to select it`, template, classes };
-}
-
 export interface NetworkClaimsCheck {
   /** A Pod whose claim certainly holds no device for the network: it would fail at CNI ADD. */
   errors: FieldError[];
@@ -275,6 +249,104 @@ export function checkNetworkClaims(plan: DevicePlan, namespace: string, dra: Dra
     const elsewhere = wants.some((r) => plan.requested.has(r)) || plan.podClaims.some((e) => e !== c.entry && claimServes(e, wants, namespace, dra).serves !== 'no');
     if (workload || elsewhere) out.warnings.push({ path: '', text: elsewhere ? `${reason} (unless another claim of the pod serves it)` : reason });
     else out.errors.push(invalid(c.path, `${c.ref}=${c.claim}`, `${reason}, and the pod would fail at CNI ADD`));
+  }
+  return out;
+}
+
+/**
+ * Distinct sources (templates, ResourceClaims) of a pod's own claims that are read: real pods have
+ * a few. Mutating webhooks see a pod before Kubernetes validates it, so a forged pod may list
+ * thousands; past the bound the rest count as unread: the resource is injected as before, and the
+ * warning says how many claims were not read. Never a denial.
+ */
+export const MAX_OWN_CLAIM_SOURCES = 32;
+/**
+ * Distinct resources of a pod's selections judged against its own claims (sources x resources x
+ * a template's 256 alternatives stays near 260,000 steps). Past it, the rest are injected as
+ * before, with one warning: no real pod needs 32 kinds of device.
+ */
+export const MAX_OWN_CLAIM_RESOURCES = 32;
+
+export interface OwnClaimsCheck {
+  /** Extended resources netattach does not inject: one of the pod's own claims certainly serves them. */
+  served: Set<string>;
+  warnings: Note[];
+}
+
+/**
+ * The pod's own `spec.resourceClaims` as Multus's DRA how-to writes them: no annotation, a claim
+ * from a template whose DeviceClass selects the network's devices. Multus gives a selection the
+ * allocated device whose `k8s.cni.cncf.io/resourceName` attribute equals the NAD's resourceName,
+ * so such a claim serves the selection; injecting the resource too would keep the pod Pending on
+ * a node where only the DRA driver offers the device (no device plugin advertises it).
+ *
+ * Read per resource of the selections left for extended resources (`plan.extended`), with the
+ * judgement of netattach.io/networkClaims (claimServes), over the pod's claims except those that
+ * annotation assigns and those from a template netattach draws claims from itself:
+ * - a claim that certainly can hold such a device (its DeviceClass has that extendedResourceName,
+ *   or its class's or request's CEL selectors require the attribute): not injected, nothing said;
+ * - none certainly, but one netattach cannot judge (a `resourceClaimName`, a template or class it
+ *   does not hold, a class selecting by driver alone as the how-to's): **injected as before**,
+ *   with a warning naming the resource, the claim and the opt-out (`netattach.io/networkClaims`).
+ *   Why: not injecting would break working pods whose claim is unrelated to the network (a GPU
+ *   claim next to an SR-IOV NAD served by a device plugin: the pod would start without its VF),
+ *   and whether a node advertises the resource is not known here (docs/dra.md says why netattach
+ *   does not watch Nodes). Injecting keeps every pod that works today working, and the warning
+ *   tells the author of a DRA-only pod the one line that makes it schedulable;
+ * - every claim certainly holds other devices: injected as before, nothing said.
+ * A claim holding the device serves every selection of that resource: how many devices it holds
+ * (a request's count) is not read, so a pod selecting a network twice brings enough itself.
+ */
+export function ownClaimsServing(plan: DevicePlan, namespace: string, dra: DraView | undefined): OwnClaimsCheck {
+  const out: OwnClaimsCheck = { served: new Set(), warnings: [] };
+  if (plan.extended.length === 0) return out;
+  // One claim per source: claims from one template (or naming one ResourceClaim) are judged alike.
+  const sources = new Map<string, JsonObject>();
+  for (const e of plan.podClaims) {
+    if (plan.declared.has(e['name'] as string)) continue;
+    const template = e['resourceClaimTemplateName'];
+    const claim = e['resourceClaimName'];
+    const source = typeof template === 'string' ? (plan.templates.has(template) ? undefined : `t/${template}`) : typeof claim === 'string' ? `c/${claim}` : undefined;
+    if (source !== undefined && !sources.has(source)) sources.set(source, e);
+  }
+  if (sources.size === 0) return out;
+  const candidates = [...sources.values()].slice(0, MAX_OWN_CLAIM_SOURCES);
+  const unread = sources.size - candidates.length;
+  // Resource -> the selections needing it (namespace/name, and as the networks annotation writes it).
+  const users = new Map<string, Array<{ ref: string; short: string }>>();
+  for (const a of plan.extended) {
+    const { namespace: ns, name } = a.net.selection;
+    const ref = `${ns}/${name}`;
+    for (const r of a.nad.resourceNames) {
+      const refs = users.get(r) ?? [];
+      if (!refs.some((u) => u.ref === ref)) refs.push({ ref, short: ns === namespace ? name : ref });
+      users.set(r, refs);
+    }
+  }
+  const past = [...users.keys()].slice(MAX_OWN_CLAIM_RESOURCES);
+  if (past.length > 0) {
+    out.warnings.push({ path: '', text: `${past.length} resources (${past[0]}, ...) added without reading the pod's own claims: netattach reads them for ${MAX_OWN_CLAIM_RESOURCES}` });
+  }
+  for (const [resource, refs] of [...users].slice(0, MAX_OWN_CLAIM_RESOURCES)) {
+    const judged = candidates.map((e) => ({ name: e['name'] as string, ...claimServes(e, [resource], namespace, dra) }));
+    if (judged.some((j) => j.serves === 'yes')) {
+      out.served.add(resource);
+      continue;
+    }
+    const unknown = judged.filter((j) => j.serves === 'unknown');
+    if (unknown.length === 0 && unread === 0) continue;
+    const names = unknown.map((j) => j.name);
+    if (unread > 0) names.push(`${unread} more`);
+    const first = unknown[0]?.name ?? ([...sources.values()][MAX_OWN_CLAIM_SOURCES]!['name'] as string);
+    const why = unknown[0]?.why ?? `netattach reads ${MAX_OWN_CLAIM_SOURCES} claim sources`;
+    const scheduler = dra?.classesFor(resource)[0];
+    out.warnings.push({
+      path: '',
+      text:
+        `${refs.map((u) => u.ref).join(', ')}: ${resource} added${scheduler ? ` (DeviceClass ${scheduler.name})` : ''}; ` +
+        `pod claim${names.length > 1 ? 's' : ''} ${names.join(', ')} may hold its device instead (${why}): ` +
+        `if so, annotate netattach.io/networkClaims: ${refs[0]!.short}=${first} (docs/dra.md)`,
+    });
   }
   return out;
 }

@@ -1,4 +1,4 @@
-// src/admission/claims.ts through its exported functions (docs/dra.md): which pods need the DRA
+// src/admission/device-plan.ts through its exported functions (docs/dra.md): which pods need the DRA
 // planning, `netattach.io/networkClaims` parsing and its pairs, the template checks' exact messages,
 // and the claims `addTemplateClaims` writes (names, what it leaves alone, what it refuses).
 import t from 'tap';
@@ -6,13 +6,16 @@ import {
   addTemplateClaims,
   checkNetworkClaims,
   checkTemplates,
+  MAX_OWN_CLAIM_RESOURCES,
+  MAX_OWN_CLAIM_SOURCES,
   needsDevicePlan,
+  ownClaimsServing,
   parseNetworkClaims,
   planDevices,
   NETWORK_CLAIMS_ANNOTATION,
   type Attachment,
   type DevicePlan,
-} from '../../src/admission/claims.js';
+} from '../../src/admission/device-plan.js';
 import { PodDraft } from '../../src/admission/draft.js';
 import { POD_LOCATION } from '../../src/admission/object.js';
 import { StaticDraView, type DraView } from '../../src/dra/index.js';
@@ -48,12 +51,16 @@ function podWith(annotations: Obj | undefined, claims?: unknown): Obj {
   };
 }
 
-t.test('needsDevicePlan: a template NAD or the networkClaims annotation, nothing else', async (t) => {
+t.test('needsDevicePlan: a template NAD, the networkClaims annotation, or own claims with a device network; nothing else', async (t) => {
   const cases: Array<{ name: string; pod: Obj | undefined; attachments: Attachment[]; want: boolean }> = [
     { name: 'plain networks, no annotation', pod: podWith({ other: 'x' }), attachments: [attachment('a'), attachment('b')], want: false },
     { name: 'no pod, plain network', pod: undefined, attachments: [attachment('a')], want: false },
     { name: 'a template NAD', pod: podWith(undefined), attachments: [attachment('a'), attachment('b', { template: 'tpl' })], want: true },
     { name: 'the annotation alone', pod: podWith({ [NETWORK_CLAIMS_ANNOTATION]: 'a=c' }), attachments: [], want: true },
+    // Issue 38: Multus's DRA how-to pod declares its own claims and no annotation.
+    { name: 'own claims, a network with a resourceName', pod: podWith(undefined, [{ name: 'c', resourceClaimTemplateName: 't' }]), attachments: [attachment('a')], want: true },
+    { name: 'own claims, networks without a resourceName', pod: podWith(undefined, [{ name: 'c', resourceClaimTemplateName: 't' }]), attachments: [attachment('a', { resourceNames: [] })], want: false },
+    { name: 'an empty claims list', pod: podWith(undefined, []), attachments: [attachment('a')], want: false },
   ];
   for (const c of cases) t.equal(needsDevicePlan(c.pod, c.attachments), c.want, c.name);
 });
@@ -201,6 +208,7 @@ function planOf(templates: Array<[string, number]>): DevicePlan {
     claimed: [],
     podClaims: [],
     requested: new Set(),
+    declared: new Set(),
   };
 }
 
@@ -401,4 +409,94 @@ t.test('networkClaims through the admission core: a claim that cannot hold the d
   const admitted = review(request(podUsing('gpu-and-nic')), { ...context(nads), dra: view });
   t.equal(admitted.allowed, true, admitted.errors.map(renderError).join('; '));
   t.strictSame(admitted.warnings, [], 'no warning: the NIC request is served by a class selecting the resourceName');
+});
+
+// Issue 38, item 1: which of the pod's own claims ownClaimsServing reads. Claims the networkClaims
+// annotation assigns, and claims from a template netattach draws claims from itself, are not read
+// for the other selections (the annotation is explicit; the template's claims serve its network).
+t.test('ownClaimsServing: which claims are read, which resources are served', async (t) => {
+  const OTHER = 'example.com/sriov_b';
+  // Every template here names a class selecting by driver alone: netattach cannot tell.
+  const view = new StaticDraView([{ name: 'by-driver' }, { name: 'sriov-a', resourceNames: [NIC] }], [
+    { namespace: 'default', name: 'mine', devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'by-driver' }] }] } },
+    { namespace: 'default', name: 'nic-a', devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'sriov-a' }] }] } },
+    { namespace: 'default', name: 'tpl', devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'by-driver' }] }] } },
+  ]);
+  type Case = { name: string; annotation?: string; claims: Obj[]; attachments: Attachment[]; served: string[]; warned: string[] };
+  const cases: Case[] = [
+    { name: 'a claim netattach cannot judge: injected, warned', claims: [{ name: 'c', resourceClaimTemplateName: 'mine' }], attachments: [attachment('net', { resourceNames: [NIC] })], served: [], warned: ['default/net'] },
+    { name: 'a claim that serves: not injected, nothing said', claims: [{ name: 'c', resourceClaimTemplateName: 'nic-a' }], attachments: [attachment('net', { resourceNames: [NIC] })], served: [NIC], warned: [] },
+    { name: 'a claim serving one resource is ruled out for another', claims: [{ name: 'c', resourceClaimTemplateName: 'nic-a' }], attachments: [attachment('net', { resourceNames: [OTHER] })], served: [], warned: [] },
+    {
+      name: 'a claim the annotation assigns is not read for other networks',
+      annotation: 'a=c',
+      claims: [{ name: 'c', resourceClaimTemplateName: 'mine' }],
+      attachments: [attachment('a', { resourceNames: [NIC] }), attachment('b', { resourceNames: [OTHER], index: 1 })],
+      served: [],
+      warned: [],
+    },
+    {
+      name: "claims from a template NAD's template are netattach's, not read",
+      claims: [{ name: 'tpl-1', resourceClaimTemplateName: 'tpl' }],
+      attachments: [attachment('a', { template: 'tpl' }), attachment('b', { resourceNames: [OTHER], index: 1 })],
+      served: [],
+      warned: [],
+    },
+    { name: 'an entry naming neither a template nor a claim is not read', claims: [{ name: 'c' }], attachments: [attachment('net', { resourceNames: [NIC] })], served: [], warned: [] },
+    {
+      name: 'one warning per resource, naming its selections and every claim',
+      claims: [{ name: 'c', resourceClaimTemplateName: 'mine' }, { name: 'd', resourceClaimName: 'shared' }],
+      attachments: [attachment('x', { resourceNames: [NIC] }), attachment('y', { resourceNames: [NIC], index: 1 }), attachment('x', { resourceNames: [NIC], index: 2 })],
+      served: [],
+      warned: ['default/x, default/y'],
+    },
+  ];
+  for (const c of cases) {
+    const p = podWith(c.annotation ? { [NETWORK_CLAIMS_ANNOTATION]: c.annotation } : undefined, c.claims);
+    const plan = planDevices(p, POD_LOCATION, c.attachments, 'default');
+    const got = ownClaimsServing(plan, 'default', view);
+    t.strictSame([...got.served], c.served, `${c.name}: served`);
+    t.strictSame(got.warnings.map((w) => w.text.slice(0, w.text.indexOf(':'))), c.warned, `${c.name}: warned`);
+  }
+  const both = planDevices(podWith(undefined, [{ name: 'c', resourceClaimTemplateName: 'mine' }, { name: 'd', resourceClaimName: 'shared' }]), POD_LOCATION, [attachment('x', { resourceNames: [NIC] })], 'default');
+  t.strictSame(ownClaimsServing(both, 'default', view).warnings, [
+    {
+      path: '',
+      text: 'default/x: example.com/sriov_a added; pod claims c, d may hold its device instead (no request of ResourceClaimTemplate mine names a DeviceClass known to select it): if so, annotate netattach.io/networkClaims: x=c (docs/dra.md)',
+    },
+  ]);
+});
+
+t.test('ownClaimsServing: bounded work for a forged pod (mutating webhooks see it before validation)', async (t) => {
+  // Each of 40 templates is certainly for other devices: read ones say "no"; unread ones cannot.
+  const view = new StaticDraView([{ name: 'other', resourceNames: ['example.com/other'] }], Array.from({ length: 40 }, (_, i) => ({
+    namespace: 'default',
+    name: `t${i}`,
+    devices: { requests: [{ name: 'r', alternatives: [{ deviceClassName: 'other' }] }] },
+  })));
+  const claims = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `c${i}`, resourceClaimTemplateName: `t${i % 40}` }));
+  // 2,000 entries from 32 templates: one judgement per template, all "no": injected as before.
+  const within = planDevices(podWith(undefined, claims(2000).filter((c) => Number(c.resourceClaimTemplateName.slice(1)) < MAX_OWN_CLAIM_SOURCES)), POD_LOCATION, [attachment('net', { resourceNames: [NIC] })], 'default');
+  t.strictSame(ownClaimsServing(within, 'default', view), { served: new Set(), warnings: [] });
+  // 40 templates: 8 unread, so netattach cannot tell: injected as before (the answer at the bound), warned.
+  const past = planDevices(podWith(undefined, claims(2000)), POD_LOCATION, [attachment('net', { resourceNames: [NIC] })], 'default');
+  const got = ownClaimsServing(past, 'default', view);
+  t.strictSame([...got.served], []);
+  t.strictSame(got.warnings.map((w) => w.text), [
+    `default/net: ${NIC} added; pod claim 8 more may hold its device instead (netattach reads ${MAX_OWN_CLAIM_SOURCES} claim sources): if so, annotate netattach.io/networkClaims: net=c32 (docs/dra.md)`,
+  ]);
+  // One serving claim past the bound is not seen either: injected, warned (never a denial).
+  const hidden = claims(2000).map((c) => (c.name === 'c39' ? { name: 'c39', resourceClaimTemplateName: 'nic-a' } : c));
+  const viewA = new StaticDraView([{ name: 'other', resourceNames: ['example.com/other'] }, { name: 'sriov-a', resourceNames: [NIC] }], [
+    ...Array.from({ length: 40 }, (_, i) => ({ namespace: 'default', name: `t${i}`, devices: { requests: [{ name: 'r', alternatives: [{ deviceClassName: 'other' }] }] } })),
+    { namespace: 'default', name: 'nic-a', devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'sriov-a' }] }] } },
+  ]);
+  const unseen = ownClaimsServing(planDevices(podWith(undefined, hidden), POD_LOCATION, [attachment('net', { resourceNames: [NIC] })], 'default'), 'default', viewA);
+  t.strictSame([...unseen.served], [], 'the 40th source (past the 32 read) is not read');
+  t.equal(unseen.warnings.length, 1);
+  // 40 distinct resources: the 8 past the bound are injected without reading, said in one warning.
+  const many = Array.from({ length: 40 }, (_, i) => attachment(`n${i}`, { resourceNames: [`example.com/r${i}`], index: i }));
+  const wide = ownClaimsServing(planDevices(podWith(undefined, claims(1)), POD_LOCATION, many, 'default'), 'default', view);
+  t.strictSame([...wide.served], []);
+  t.strictSame(wide.warnings.map((w) => w.text), [`8 resources (example.com/r32, ...) added without reading the pod's own claims: netattach reads them for ${MAX_OWN_CLAIM_RESOURCES}`]);
 });
