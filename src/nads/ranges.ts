@@ -143,9 +143,45 @@ export interface Cidr {
   prefix: number;
 }
 
+/**
+ * parseCidr's answers by text: the same few addresses (a template's IP=, a NAD's gateway) are read
+ * on every review, and ipaddr.js's parse was 3-4 % of a saturated server's CPU (docs/performance.md).
+ * Bounded: texts longer than any address (64 characters) are not kept, and at CIDR_MEMO_MAX
+ * entries the oldest goes. Answers are frozen, so a caller cannot change another's.
+ */
+const CIDR_MEMO_MAX = 1024;
+const CIDR_TEXT_MAX = 64;
+const cidrMemo = new Map<string, Cidr | undefined>();
+
 /** Reads `a.b.c.d/n`, `x::y/n` or a bare address as Go's net.ParseCIDR and ParseIP do; undefined for anything else (IPv4-mapped included). */
 export function parseCidr(text: string): Cidr | undefined {
+  if (text.length > CIDR_TEXT_MAX) return readCidr(text);
+  const known = cidrMemo.get(text);
+  if (known !== undefined || cidrMemo.has(text)) return known;
+  const read = readCidr(text);
+  if (cidrMemo.size >= CIDR_MEMO_MAX) cidrMemo.delete(cidrMemo.keys().next().value!);
+  cidrMemo.set(text, read);
+  return read;
+}
+
+/**
+ * Go's parser (net/netip, behind ParseIP and ParseCIDR since Go 1.17) reads IPv4 only as four
+ * decimal octets without leading zeros, and no zone: ipaddr.js also reads `010.0.0.1` (octal: 8.0.0.1),
+ * `0x0a.0.0.1`, `10.1` and `fe80::1%eth0`. Such a text fails in the plugin, so it is not an address here.
+ */
+const GO_IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+const GO_IPV6_TAIL_V4 = /:((?:\d+\.){3}\d+)$/;
+function goReads(address: string): boolean {
+  if (!address.includes(':')) return GO_IPV4.test(address);
+  if (address.includes('%')) return false;
+  const tail = GO_IPV6_TAIL_V4.exec(address);
+  return tail === null ? !address.includes('.') : GO_IPV4.test(tail[1]!);
+}
+
+function readCidr(text: string): Cidr | undefined {
   const slash = text.indexOf('/');
+  if (!goReads(slash < 0 ? text : text.slice(0, slash))) return undefined;
+  if (slash >= 0 && !/^\d{1,3}$/.test(text.slice(slash + 1))) return undefined;
   let a: Addr;
   let prefix: number;
   try {
@@ -159,7 +195,7 @@ export function parseCidr(text: string): Cidr | undefined {
     return undefined;
   }
   if (a.kind() === 'ipv6' && (a as ipaddr.IPv6).isIPv4MappedAddress()) return undefined;
-  return { kind: a.kind() as Cidr['kind'], value: toBig(a), prefix };
+  return Object.freeze({ kind: a.kind() as Cidr['kind'], value: toBig(a), prefix });
 }
 
 /** Whether `address` lies in the subnet of `cidr`. */

@@ -113,8 +113,9 @@ t.test('hostile annotations (issue 15, finding 5): no stack overflow, errors cap
   const best = (k: number, runs: number): number => Math.min(...Array.from({ length: runs }, () => work(k)));
   work(12_500);
   const small = best(12_500, 5);
-  const large = best(100_000, 2);
-  t.ok(large / small < 24, `100,000 items in ${large.toFixed(0)} ms, 12,500 in ${small.toFixed(0)} ms: ${(large / small).toFixed(1)}x for 8x the items (first pass with assertions: ${ms.toFixed(0)} ms)`);
+  const large = best(100_000, 3);
+  // 32: four times linear's ratio, half the quadratic's; 24 failed once at 25x on a loaded machine.
+  t.ok(large / small < 32, `100,000 items in ${large.toFixed(0)} ms, 12,500 in ${small.toFixed(0)} ms: ${(large / small).toFixed(1)}x for 8x the items (first pass with assertions: ${ms.toFixed(0)} ms)`);
 });
 
 t.test('blank values, blank items, reasons joined', async (t) => {

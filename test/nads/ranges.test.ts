@@ -1,7 +1,7 @@
 // host-local's range check: an address is in a range when it is in the subnet and between
 // rangeStart and rangeEnd, both inclusive (host-local's allocator/range.go Contains).
 import t from 'tap';
-import { inRanges, placeInRanges } from '../../src/nads/ranges.js';
+import { inRanges, parseCidr, placeInRanges } from '../../src/nads/ranges.js';
 
 const wide = { subnet: '10.1.0.0/16', rangeStart: '10.1.0.200', rangeEnd: '10.1.2.10' };
 
@@ -58,4 +58,38 @@ t.test('placeInRanges: default bounds, the gateway, ranges host-local refuses', 
   }
   t.same(placeInRanges('10.1.0.5', [{ subnet: '10.1.0.0/24', rangeStart: '10.1.0.9', rangeEnd: '10.1.0.3' }]), { status: 'unknown' }, 'rangeStart after rangeEnd');
   t.match(placeInRanges('10.1.0.5', [r24]), { key: placeInRanges('10.1.0.5/16', [r24]).status === 'in' ? (placeInRanges('10.1.0.5/16', [r24]) as { key: string }).key : 'x' }, 'one key whatever the prefix');
+});
+
+t.test('parseCidr: answers kept by text are the same answers, frozen, and stay right past the cap', async (t) => {
+  const first = parseCidr('10.10.0.5/24');
+  t.same(first, { kind: 'ipv4', value: 0x0a0a0005n, prefix: 24 });
+  t.equal(parseCidr('10.10.0.5/24'), first, 'the second read is the kept answer');
+  t.ok(Object.isFrozen(first), 'a caller cannot change what another reads');
+  t.equal(parseCidr('10.10.0.300/24'), undefined);
+  t.equal(parseCidr('10.10.0.300/24'), undefined, 'a refusal is kept too');
+  t.equal(parseCidr('::ffff:10.1.2.3'), undefined, 'IPv4-mapped refused');
+  // More distinct texts than the memo keeps: every answer is still the parse of its own text.
+  for (let i = 0; i < 3000; i++) {
+    const text = `fd00::${i.toString(16)}/64`;
+    t.equal(parseCidr(text)?.value, 0xfd00n << 112n | BigInt(i), text);
+  }
+  t.same(parseCidr('10.10.0.5/24'), { kind: 'ipv4', value: 0x0a0a0005n, prefix: 24 }, 'dropped from the memo, read again alike');
+  t.equal(parseCidr(`10.0.0.1/${'x'.repeat(70)}`), undefined, 'a text longer than any address is read, not kept');
+});
+
+t.test('parseCidr reads addresses as Go does: forms ipaddr.js also takes are not addresses', async (t) => {
+  // Each fails in the plugin (Go's netip parser), so netattach must not read it as another address.
+  for (const text of ['010.0.0.1', '0x0a.0.0.1', '10.1', '10.0.0.01/24', '1.2.3', '1.2.3.4.5', 'fe80::1%eth0', '::ffff:010.0.0.1', '::1.2.3', '10.0.0.0/ 8']) {
+    t.equal(parseCidr(text), undefined, text);
+  }
+  for (const [text, value, prefix] of [
+    ['10.0.0.1', 0x0a000001n, 32],
+    ['0.0.0.0/0', 0n, 0],
+    ['255.255.255.255', 0xffffffffn, 32],
+    ['10.0.0.0/024', 0x0a000000n, 24],
+    ['64:ff9b::192.0.2.1/96', (0x64ff9bn << 96n) | 0xc0000201n, 96],
+    ['fd00::1/64', (0xfd00n << 112n) | 1n, 64],
+  ] as const) {
+    t.same(parseCidr(text), { kind: text.includes(':') ? 'ipv6' : 'ipv4', value, prefix }, text);
+  }
 });
