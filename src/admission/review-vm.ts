@@ -75,23 +75,34 @@ export function reviewVm(request: AdmissionRequest, context: AdmissionContext, r
   return toVm(decision, rendered, runs(resource, object));
 }
 
-/** The decision with every path the VM's own; a halted VM's uniqueness conflicts only warn. */
+/**
+ * The decision with every path the VM's own. Two kinds of Enforce findings only warn, since the
+ * launcher pod could pass them:
+ * - requestedFields: it judges who creates the pod, and KubeVirt's controller creates the
+ *   launcher pod, not the user applying the VM;
+ * - uniqueAddresses of a VM that does not run now: the holder may be gone when it starts.
+ */
 function toVm(d: Decision, r: RenderedLauncher, running: boolean): Decision {
   const field = (e: FieldError): FieldError => ({ ...e, path: vmPath(e.path, r) });
   const finding = (f: Finding): Finding => ({ ...f, error: field(f.error) });
   const warning = (w: Warning): Warning => ('field' in w ? { field: field(w.field) } : { note: { ...w.note, path: vmPath(w.note.path, r) } });
-  const findings = d.findings.map(finding);
-  if (running) {
-    return { ...d, errors: d.errors.map(field), warnings: d.warnings.map(warning), audits: d.audits.map(finding), findings, addresses: [] };
-  }
-  // Not running: rebuild so that uniqueness findings (judged against pods running now) warn.
+  const soften = (f: Finding): string | undefined =>
+    f.rule === 'requestedFields'
+      ? 'KubeVirt\'s controller creates the launcher pod; this rule judges it then'
+      : !running && f.rule === 'uniqueAddresses'
+        ? 'the VM does not run now; its launcher pod is judged when it starts'
+        : undefined;
   const v = new Verdict();
-  const unique = (f: Finding) => f.rule.startsWith('uniqueAddresses') || f.rule.endsWith('.unique');
   const enforced = new Set(d.findings.filter((f) => f.action === 'Enforce').map((f) => f.error));
   for (const e of d.errors) if (!enforced.has(e)) v.addInvalid(field(e));
   for (const f of d.findings) {
-    if (f.action !== 'Enforce') continue;
-    v.addFinding(unique(f) ? { ...finding(f), action: 'Warn' } : finding(f));
+    if (f.action !== 'Enforce') {
+      v.findings.push(finding(f));
+      continue;
+    }
+    const why = soften(f);
+    const g = finding(f);
+    v.addFinding(why ? { ...g, action: 'Warn', error: { ...g.error, reason: `${g.error.reason}; only a warning for a VM: ${why}` } } : g);
   }
   for (const w of d.warnings) v.warnings.push(warning(w));
   for (const a of d.audits) v.audits.push(finding(a));

@@ -114,3 +114,21 @@ t.test('other kinds: VMI, pool, replicaset paths; no multus network: allowed unj
   t.ok(plain.allowed);
   t.same(plain.warnings, []);
 });
+
+t.test('requestedFields only warns on a VM: KubeVirt\'s controller, not the user, creates the launcher pod', async (t) => {
+  const { policies, errors } = loadPolicyDocuments(
+    'apiVersion: netattach.io/v1alpha1\nkind: NetworkAttachmentPolicy\nmetadata: {name: nomac}\nspec:\n  rules:\n    requestedFields: {forbidden: [mac]}\n',
+    'test',
+  );
+  t.same(errors, []);
+  const policy = new PolicyEngine({ policies: policySet(policies), index: new AddressIndex() });
+  const object = vm('vm1', [{ name: 'blue', nad: 'blue-net', mac: '02:00:00:00:00:01' }]);
+  const d = review(vmRequest(object), context(nads, { endpoint: 'validate', policy }));
+  t.ok(d.allowed, JSON.stringify(errs(d)));
+  const w = d.warnings.find((x) => 'field' in x && x.field.path === `${S}.domain.devices.interfaces[1].macAddress`);
+  t.ok(w, 'warned at the VM field');
+  t.match(w && 'field' in w ? w.field.reason : '', /may not set mac.*only a warning for a VM/);
+  // The same MAC on a pod the user creates is denied: the rule is real.
+  const pod = { ...launcherPod('p', renderLauncher(object, ['spec', 'template', 'spec'], 'apps')), spec: { containers: [{ name: 'c' }] } };
+  t.notOk(review(request(pod, { namespace: 'apps' }), context(nads, { endpoint: 'validate', policy })).allowed);
+});
