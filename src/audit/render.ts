@@ -105,7 +105,11 @@ export function renderAuditJson(audits: readonly PodAudit[], nads: readonly NadA
 }
 
 /** kubectl's names: `pod/NAME`, `net-attach-def/NAME` (paste into `kubectl get -n NAMESPACE`). */
-const resourceOf = (r: AuditRow): string => (r.vm !== undefined ? `vm/${r.vm}` : `${r.kind === 'Pod' ? 'pod' : 'net-attach-def'}/${r.name}`);
+const resourceOf = (r: AuditRow): string => {
+  const own = `${r.kind === 'Pod' ? 'pod' : 'net-attach-def'}/${r.name}`;
+  // A launcher pod: its VM first, the pod beside it (a migrating VM has two).
+  return r.vm !== undefined ? `vm/${r.vm} (${own})` : own;
+};
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
 
 export function renderAuditTable(audits: readonly PodAudit[], nads: readonly NadAudit[] = []): string {

@@ -153,6 +153,6 @@ t.test('a KubeVirt launcher pod is reported by its VM (the controller VMI of the
   t.match(rows[0], { kind: 'Pod', name: 'virt-launcher-db-1-x7k2p', pod: 'virt-launcher-db-1-x7k2p', vm: 'db-1' });
   t.notOk('vm' in rows[1]!, 'a pod of another controller names no VM');
   const table = renderAuditTable([launcher, other]);
-  t.match(table, /\nvms\s+vm\/db-1\s+p/);
+  t.match(table, /\nvms\s+vm\/db-1 \(pod\/virt-launcher-db-1-x7k2p\)\s+p/);
   t.match(table, /\nvms\s+pod\/rs-pod\s+p/);
 });
