@@ -13,7 +13,7 @@ import pino from 'pino';
 import { BackgroundAudit } from '../src/audit/index.js';
 import { DEFAULT_ADMISSION_CONFIG } from '../src/admission/index.js';
 import { generateCertificates, writeCertificateSet } from '../src/certs/index.js';
-import { StaticNadSource, nadFromObject } from '../src/nads/index.js';
+import { StaticNadSource, } from '../src/nads/index.js';
 import { AddressIndex, NadUsage, PolicyEngine, loadPolicyDocuments, policySet } from '../src/policy/index.js';
 import { indexPod } from '../src/policy/pod-source.js';
 import { createServer } from '../src/server/index.js';

@@ -25,7 +25,7 @@ export interface BenchResult {
 
 export interface BenchSection {
   name: string;
-  run(log: (line: string) => void): Promise<BenchResult[] | void>;
+  run(log: (line: string) => void): Promise<BenchResult[] | undefined>;
 }
 
 export interface ThroughputOptions {

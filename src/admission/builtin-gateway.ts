@@ -9,8 +9,7 @@
 // static or host-local. IPv6 gateways are not judged (router advertisements may add prefixes).
 import { argsAddresses, DEFAULT_NETWORK_ANNOTATION, type ParsedNetwork } from '../annotation/index.js';
 import { child, invalid, type FieldError } from '../field/index.js';
-import { ipamsOf, type CniSummary } from '../nads/index.js';
-import { inSubnetOf, parseCidr, type Cidr } from '../nads/ranges.js';
+import { ipamsOf, type CniSummary, inSubnetOf, parseCidr, type Cidr } from '../nads/index.js';
 import type { Note } from './warnings.js';
 
 /**
@@ -83,7 +82,7 @@ export function defaultRouteChecks(net: ParsedNetwork, ref: string, cni: CniSumm
   let reach: Cidr[] | undefined | null = null;
   gateways.forEach((gw, j) => {
     const c = typeof gw === 'string' && !gw.includes('/') ? parseCidr(gw) : undefined;
-    if (!c || c.kind !== 'ipv4' || isUnspecified4(c)) return;
+    if (c?.kind !== 'ipv4' || isUnspecified4(c)) return;
     if (reach === null) reach = cni && reachableIpv4(net, cni);
     if (reach === undefined || reach.some((r) => inSubnetOf(r, c))) return;
     const path = `${child(net.path, 'default-route')}[${j}]`;

@@ -8,7 +8,7 @@
 // annotation's own warning (src/annotation/cross.ts) stays.
 import { multusAutoNumber, type ParsedNetwork } from '../annotation/index.js';
 import { child, invalid, type FieldError } from '../field/index.js';
-import { interfaceCreatorOf } from '../nads/mac-setters.js';
+import { interfaceCreatorOf } from '../nads/index.js';
 import type { CniSummary } from '../nads/index.js';
 
 /**

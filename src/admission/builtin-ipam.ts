@@ -11,8 +11,17 @@
 // On the hot path for every selection of a NAD with an IPAM: messages are built only for a problem.
 import { DEFAULT_NETWORK_ANNOTATION } from '../annotation/index.js';
 import { child, index, invalid, required, type FieldError } from '../field/index.js';
-import { EMPTY_IPAM_RESULT_FAILS, ipamsOf, type CniSummary, type IpamUse } from '../nads/index.js';
-import { inSubnetOf, isLinkLocal6, parseCidr, placeInRanges, type Cidr } from '../nads/ranges.js';
+import {
+  EMPTY_IPAM_RESULT_FAILS,
+  ipamsOf,
+  type CniSummary,
+  type IpamUse,
+  inSubnetOf,
+  isLinkLocal6,
+  parseCidr,
+  placeInRanges,
+  type Cidr,
+} from '../nads/index.js';
 import type { Note } from './warnings.js';
 
 export interface IpamOut {

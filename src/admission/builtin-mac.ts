@@ -6,11 +6,19 @@
 // - when the two doors disagree, one value is silently dropped: a warning naming the one that
 //   takes effect, and the dropped one's path, so that policy and the uniqueness index judge the
 //   value the pod really gets (both when the chain does not tell).
-import { argsAddresses, type ParsedNetwork } from '../annotation/index.js';
-import { canonicalMac, colonForm, parseHwAddr } from '../annotation/hwaddr.js';
+import { argsAddresses, type ParsedNetwork, canonicalMac, colonForm, parseHwAddr } from '../annotation/index.js';
 import { child, invalid, type FieldError } from '../field/index.js';
-import { macSettingOf, RUNTIME_CONFIG_OVER_ARGS_CNI, SETS_MAC_BY, type MacDoor, type MacSetter } from '../nads/mac-setters.js';
-import { argsReachOf, reachOf, type CniSummary, type ExtraReaders } from '../nads/index.js';
+import {
+  macSettingOf,
+  RUNTIME_CONFIG_OVER_ARGS_CNI,
+  SETS_MAC_BY,
+  type MacDoor,
+  type MacSetter,
+  argsReachOf,
+  reachOf,
+  type CniSummary,
+  type ExtraReaders,
+} from '../nads/index.js';
 import type { Note } from './warnings.js';
 
 export interface MacCheck {

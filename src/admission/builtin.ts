@@ -9,7 +9,7 @@ import { child, forbidden, index, invalid, notFound, type FieldError } from '../
 import { argsReachOf, ipamsOf, PLUGIN_FACTS, reachOf, type CniSummary, type ExtraReaders, type NadLookup, type Reach, type Requested } from '../nads/index.js';
 import { ipamRoadChecks, ipamSelectionChecks, sharedHostLocalAddresses, type ArgsIps, type SelectionIps } from './builtin-ipam.js';
 import { defaultRouteChecks } from './builtin-gateway.js';
-import type { Finding } from '../policy/types.js';
+import type { Finding } from '../policy/index.js';
 import type { Note } from './warnings.js';
 import { checkMacs } from './builtin-mac.js';
 import { interfaceNameCollisions } from './builtin-ifnames.js';

@@ -1,6 +1,6 @@
 // Accumulates what the checks found into one Decision.
 import { internal, type FieldError } from '../field/index.js';
-import type { HeldAddress, Finding } from '../policy/types.js';
+import type { HeldAddress, Finding } from '../policy/index.js';
 import type { Decision, JsonPatchOperation } from './types.js';
 import { mergeSameCause, type Note, type Warning } from './warnings.js';
 

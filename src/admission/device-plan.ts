@@ -16,11 +16,11 @@
 // - A pod that declares its own `spec.resourceClaims` without the annotation (Multus's DRA how-to)
 //   may get a network's device from them: ownClaimsServing reads them with the same judgement
 //   (claimServes) and says which extended resources netattach must not inject.
-import type { ParsedNetwork } from '../annotation/types.js';
+import type { ParsedNetwork } from '../annotation/index.js';
 import { child, index, invalid, key, notFound, type FieldError } from '../field/index.js';
 import { claimServes, deviceNamesOf, type DraView } from '../dra/index.js';
-import type { Nad } from '../nads/types.js';
-import type { Finding } from '../policy/types.js';
+import type { Nad } from '../nads/index.js';
+import type { Finding } from '../policy/index.js';
 import type { PodDraft } from './draft.js';
 import { targetContainer } from './inject-resources.js';
 import { isObject, type JsonObject, type PodLocation } from './object.js';

@@ -3,9 +3,9 @@
 // review-pod.ts); what this adds is the one thing a change cannot do in place: a running pod's
 // resources cannot grow, so a network whose NAD needs a device the pod has not requested cannot
 // be added (KubeVirt migrates the VM to a new pod for SR-IOV instead).
-import type { ParsedNetwork } from '../annotation/types.js';
+import type { ParsedNetwork } from '../annotation/index.js';
 import { forbidden, type FieldError } from '../field/index.js';
-import type { NadLookup } from '../nads/types.js';
+import type { NadLookup } from '../nads/index.js';
 import { amountIn } from './inject-resources.js';
 import { isObject, type JsonObject } from './object.js';
 

@@ -8,3 +8,5 @@ export { limitWarnings, renderWarning, responseWarnings, shortWarning, warningTe
 export { DEFAULT_CONTAINER_ANNOTATION } from './inject-resources.js';
 export { observed, ENFORCEMENT_MODES, OBSERVE_NOTE, type Enforcement } from './observe.js';
 export * from './types.js';
+export { parseMultusDefaultNetworks } from './builtin-ifnames.js';
+export { REQUEST_KEYS } from './builtin.js';

@@ -2,7 +2,7 @@
 import { index, invalid, key, required, type FieldError } from '../field/index.js';
 import type { PodDraft } from './draft.js';
 import { isObject, stringAt, type JsonObject } from './object.js';
-import { extendedResourceName } from '../nads/names.js';
+import { extendedResourceName } from '../nads/index.js';
 import { extendedCount } from './quantity.js';
 import type { Note } from './warnings.js';
 

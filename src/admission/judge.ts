@@ -1,6 +1,6 @@
 // The network checks shared by Pods and pod templates: parser errors, built-in rules, policy.
-import type { PolicyInput } from '../policy/types.js';
-import { sharingOwnerOf, type SharingOwner } from '../policy/owner.js';
+import type { PolicyInput } from '../policy/index.js';
+import { sharingOwnerOf, type SharingOwner } from '../policy/index.js';
 import { internal } from '../field/index.js';
 import type { Verdict } from './decision.js';
 import { builtinChecks } from './builtin.js';

@@ -5,11 +5,11 @@
 // and `compare` skips a shared subtree at once (`obj === mirror`). So a review costs the same for
 // a pod with 10 env vars or 1,000, and a pod that needs nothing costs next to nothing.
 import fastJsonPatch from 'fast-json-patch';
-import type { ParsedNetwork } from '../annotation/types.js';
+import type { ParsedNetwork } from '../annotation/index.js';
 import type { FieldError } from '../field/index.js';
-import type { Nad, NadLookup } from '../nads/types.js';
-import type { DraView } from '../dra/types.js';
-import type { Finding } from '../policy/types.js';
+import type { Nad, NadLookup } from '../nads/index.js';
+import type { DraView } from '../dra/index.js';
+import type { Finding } from '../policy/index.js';
 import { addTemplateClaims, checkNetworkClaims, checkTemplates, needsDevicePlan, ownClaimsServing, planDevices, type Attachment } from './device-plan.js';
 import { injectResources } from './inject-resources.js';
 import { mergeNodeSelector } from './node-selector.js';

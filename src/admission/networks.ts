@@ -1,7 +1,13 @@
 // The networks a pod (or pod template) asks for: both annotations, parsed, with their field paths.
 import { LRUCache } from 'lru-cache';
-import { gatewayConflicts, parseDefaultNetwork, parseNetworks } from '../annotation/index.js';
-import { DEFAULT_NETWORK_ANNOTATION, NETWORKS_ANNOTATION, type ParsedNetwork } from '../annotation/types.js';
+import {
+  gatewayConflicts,
+  parseDefaultNetwork,
+  parseNetworks,
+  DEFAULT_NETWORK_ANNOTATION,
+  NETWORKS_ANNOTATION,
+  type ParsedNetwork,
+} from '../annotation/index.js';
 import { key, type FieldError } from '../field/index.js';
 import { readAnnotations, type JsonObject, type PodLocation } from './object.js';
 import type { AdmissionConfig } from './types.js';

@@ -1,8 +1,8 @@
 // The NADs' nodeSelector annotations merged into the pod's spec.nodeSelector. A key the pod (or
 // another NAD) already sets to a different value is a conflict: denied, never overwritten.
-import type { ParsedNetwork } from '../annotation/types.js';
+import type { ParsedNetwork } from '../annotation/index.js';
 import { invalid, key, type FieldError } from '../field/index.js';
-import type { Nad } from '../nads/types.js';
+import type { Nad } from '../nads/index.js';
 import type { PodDraft } from './draft.js';
 import { isObject } from './object.js';
 

@@ -1,6 +1,6 @@
 // Pods and the pod templates of workloads.
 import { forbidden, required } from '../field/index.js';
-import type { ParsedNetwork } from '../annotation/types.js';
+import type { ParsedNetwork } from '../annotation/index.js';
 import { checkNetworkClaims, checkTemplates, needsDevicePlan, ownClaimsServing, planDevices, type Attachment } from './device-plan.js';
 import { allow, Verdict } from './decision.js';
 import { judgeNetworks } from './judge.js';
@@ -9,9 +9,8 @@ import { namespaceOf } from './namespace.js';
 import { annotationPath, NETWORK_ANNOTATIONS, readPodNetworks, resolvable } from './networks.js';
 import { isObject, objectAt, podAt, POD_LOCATION, type JsonObject, type PodLocation } from './object.js';
 import { addedDevices } from './hotplug.js';
-import { DEFAULT_NETWORK_ANNOTATION } from '../annotation/types.js';
-import { addressFacts } from '../policy/addresses.js';
-import { addressKey } from '../policy/rules.js';
+import { DEFAULT_NETWORK_ANNOTATION } from '../annotation/index.js';
+import { addressFacts, addressKey } from '../policy/index.js';
 import type { AdmissionContext, AdmissionRequest, Decision } from './types.js';
 
 /** The network annotations whose raw values differ between the old and the new pod (template). */

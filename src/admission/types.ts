@@ -1,88 +1,16 @@
-// The admission.k8s.io AdmissionReview wire types and the pure core's decision type.
+// The pure core's decision type and its inputs; the AdmissionReview wire types (src/contracts).
 // The core (src/admission) maps (request, context) -> Decision and knows nothing of HTTP;
 // src/server turns a Decision into the AdmissionReview response.
 import type { FieldError } from '../field/index.js';
 import type { Warning } from './warnings.js';
-import type { NadLookup } from '../nads/types.js';
-import { NO_EXTRA_READERS, type ExtraReaders } from '../nads/plugins.js';
-import { DEFAULT_SHARING_OWNERS } from '../policy/owner.js';
-import type { DraView } from '../dra/types.js';
-import type { Finding, PolicyEvaluator, HeldAddress } from '../policy/types.js';
-
-export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
-
-export interface GroupVersionKind {
-  group: string;
-  version: string;
-  kind: string;
-}
-
-export interface GroupVersionResource {
-  group: string;
-  version: string;
-  resource: string;
-}
-
-export interface UserInfo {
-  username?: string;
-  uid?: string;
-  groups?: string[];
-  extra?: Record<string, string[]>;
-}
-
-export interface AdmissionRequest {
-  uid: string;
-  kind: GroupVersionKind;
-  resource: GroupVersionResource;
-  subResource?: string;
-  requestKind?: GroupVersionKind;
-  requestResource?: GroupVersionResource;
-  name?: string;
-  namespace?: string;
-  operation: Operation;
-  userInfo: UserInfo;
-  object?: unknown;
-  oldObject?: unknown;
-  dryRun?: boolean;
-  options?: unknown;
-}
-
-export const ADMISSION_V1 = 'admission.k8s.io/v1';
-export const ADMISSION_V1BETA1 = 'admission.k8s.io/v1beta1';
-export type AdmissionApiVersion = typeof ADMISSION_V1 | typeof ADMISSION_V1BETA1;
-
-export interface AdmissionStatus {
-  code?: number;
-  reason?: string;
-  message?: string;
-}
-
-export interface AdmissionResponse {
-  uid: string;
-  allowed: boolean;
-  status?: AdmissionStatus;
-  patch?: string;
-  patchType?: 'JSONPatch';
-  warnings?: string[];
-  auditAnnotations?: Record<string, string>;
-}
-
-export interface AdmissionReview {
-  apiVersion: AdmissionApiVersion;
-  kind: 'AdmissionReview';
-  request?: AdmissionRequest;
-  response?: AdmissionResponse;
-}
-
-/** RFC 6902 operation, as produced by fast-json-patch's compare(). */
-export interface JsonPatchOperation {
-  op: 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test';
-  path: string;
-  value?: unknown;
-  from?: string;
-}
-
-export type Endpoint = 'mutate' | 'validate';
+import type { NadLookup } from '../nads/index.js';
+import { NO_EXTRA_READERS, type ExtraReaders } from '../nads/index.js';
+import { DEFAULT_SHARING_OWNERS } from '../policy/index.js';
+import type { DraView } from '../dra/index.js';
+import type { Finding, PolicyEvaluator, HeldAddress } from '../policy/index.js';
+// The wire types live in src/contracts (a leaf shared by every layer); the core's face keeps them.
+export * from '../contracts/index.js';
+import type { Endpoint, JsonPatchOperation } from '../contracts/index.js';
 
 /** What the core decided about one request. */
 export interface Decision {

@@ -79,7 +79,7 @@ const FF_GUID = 'ff:ff:ff:ff:ff:ff:ff:ff';
 /** Why `text` is not an `infiniband-guid` of the annotation: 8 bytes, colon form, not all-zero (all-FF is a warning). */
 export function guidFormatProblem(text: string): string | undefined {
   const addr = parseHwAddr(text);
-  if (!addr || addr.bytes.length !== 8) {
+  if (addr?.bytes.length !== 8) {
     if (addr) return `must be 8 bytes, not ${addr.bytes.length} (colon form xx:xx:xx:xx:xx:xx:xx:xx)`;
     return 'must be an 8-byte GUID in colon form xx:xx:xx:xx:xx:xx:xx:xx';
   }

@@ -1,6 +1,6 @@
 // Public face of the annotation parser/validator (pure functions, no I/O beyond loading the schema).
 export { parseNetworks, parseDefaultNetwork, detectFormat, MAX_PROBLEMS, MAX_ELEMENTS, DEFAULT_MULTUS_NAMESPACE } from './parse.js';
-export { canonicalMac, canonicalGuid } from './hwaddr.js';
+export { canonicalMac, canonicalGuid, colonForm, parseHwAddr } from './hwaddr.js';
 export { dns1123LabelProblem, dns1123SubdomainProblem } from './formats.js';
 export { gatewayConflicts, multusAutoNumber } from './cross.js';
 export { serializeSelections } from './serialize.js';

@@ -1,7 +1,7 @@
 // ajv, compiled once at module load from schemas/network-selection.schema.json, and the
 // translation of its errors into Kubernetes field errors with our paths and our wording.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { loadSchema } from '../schemas/load.js';
+import { loadSchema } from '../schemas/index.js';
 import { child, index, invalid, required, unsupported, type FieldError } from '../field/index.js';
 import { FORMATS, PORT_PROTOCOLS } from './formats.js';
 

@@ -4,7 +4,7 @@ export type { AuditFinding, AuditedNad, LivePod, NadAudit, PodAudit, ReportResul
 export { auditPod, findingsOf, hasNetworks, requestFor, type AuditContext } from './judge.js';
 export { auditNad, auditedNadOf, requestForNad, NAD_RULE } from './judge-nad.js';
 export { auditNadObjects, auditSnapshot, audited, type AuditSnapshot, type NadObjectsSnapshot } from './snapshot.js';
-export { livePodOf, finished } from './live-pod.js';
+export { livePodOf, finished, ownerReferencesOf } from './live-pod.js';
 export { POD_TEXT_CHARS, TEXT_BUDGET_CHARS, UNKEPT_ADDRESSES, type AnnotationBudgetOptions } from './kept-text.js';
 export {
   policyReport,

@@ -1,6 +1,6 @@
 // A pod object (from the metadata-only watch, a file, or `kubectl get -o yaml`) as a LivePod.
 import { DEFAULT_NETWORK_ANNOTATION, NETWORKS_ANNOTATION } from '../annotation/index.js';
-import { Interner, internString } from '../nads/intern.js';
+import { Interner, internString } from '../nads/index.js';
 import type { ControllerReference, LivePod, UnkeptAnnotations } from './types.js';
 
 type Json = Record<string, unknown>;

@@ -1,5 +1,5 @@
 // Metrics of the background audit and of the report writer, in the server's registry.
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { AuditFinding } from './types.js';
 
 /** What the gauges read of the background audit. */

@@ -1,8 +1,7 @@
 // What the audit judges and what it finds. A live pod is what the metadata-only pod watch
 // holds of it: identity, the two network annotations and the controller ownerReference (what
 // admission reads of a pod's metadata), nothing of its spec.
-import type { Action } from '../policy/types.js';
-import type { PodAddress } from '../policy/index.js';
+import type { Action, PodAddress } from '../policy/index.js';
 
 export interface LivePod {
   namespace: string;

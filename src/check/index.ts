@@ -1,5 +1,5 @@
 // Public face of `netattach check`: manifests in, the webhook's verdicts out.
-export type { CheckReport, CheckSummary, ManifestObject, Mutation, ObjectResult, ParsedManifests, ReadError, ReportedError } from './types.js';
+export type { CheckReport, CheckSummary, ManifestObject, Mutation, NetworkPathResult, ObjectResult, ParsedManifests, ReadError, ReportedError } from './types.js';
 export { parseManifests } from './parse.js';
 export { resourceOf, type ResourceInfo } from './resource.js';
 export { checkManifests, draViewOf, namespaceLabelsOf, EXCLUDED_NAMESPACES, ADMISSION_LABEL, type CheckOptions } from './engine.js';

@@ -1,7 +1,7 @@
 // What the mutating webhook's patch does to a Pod, in terms a reader checks: the resources of
 // each container it touches and the resulting nodeSelector.
 import fastJsonPatch from 'fast-json-patch';
-import type { JsonPatchOperation } from '../admission/types.js';
+import type { JsonPatchOperation } from '../admission/index.js';
 import type { Mutation } from './types.js';
 
 type Json = Record<string, unknown>;

@@ -1,7 +1,7 @@
 // apiVersion + kind -> the resource the apiserver would name in the AdmissionRequest. Only the
 // kinds the webhooks are registered for need to be exact (the admission core dispatches on
 // group + resource); any other kind gets a lower-case plural and is admitted without an opinion.
-import type { GroupVersionKind, GroupVersionResource } from '../admission/types.js';
+import type { GroupVersionKind, GroupVersionResource } from '../admission/index.js';
 
 /** `group/Kind` -> plural resource name, for the kinds the webhooks see. */
 const RESOURCES: ReadonlyMap<string, string> = new Map([

@@ -1,8 +1,8 @@
 // What `netattach check` reads and reports. The engine is pure: manifests in, findings out;
 // reading files, stdin and the cluster is the shell's job (files.ts, cluster.ts, src/cli/check.ts).
 import type { FieldError } from '../field/index.js';
-import type { JsonPatchOperation } from '../admission/types.js';
-import type { Finding } from '../policy/types.js';
+import type { JsonPatchOperation } from '../admission/index.js';
+import type { Finding } from '../policy/index.js';
 
 /** One object found in an input: a YAML document, a JSON file, or an item of a `List`. */
 export interface ManifestObject {

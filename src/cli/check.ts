@@ -14,8 +14,8 @@ import {
   type ReadError,
 } from '../check/index.js';
 import { devicePathOf, StaticDraView } from '../dra/index.js';
-import type { NetworkPathResult } from '../check/types.js';
-import { isNadObject, tryLoadKubeConfig, type Nad } from '../nads/index.js';
+import type { NetworkPathResult } from '../check/index.js';
+import { tryLoadKubeConfig, } from '../nads/index.js';
 import { configOfFlags, loadNadFiles, loadPolicyFiles, VERDICT_OPTIONS, VERDICT_USAGE } from './rule-inputs.js';
 import type { UserInfo } from '../admission/index.js';
 import { EXIT_USAGE, parseCommandLine, readAll, type CliIO } from './io.js';

@@ -4,8 +4,15 @@
 // `default`. kubectl passes none of its own flags to a plugin, so the plugin reads them itself.
 import { existsSync } from 'node:fs';
 // The light modules only (not ../kube/index.js): `kubectl netattach` reads the kubeconfig before the webhook's core is loaded.
-import { credentialsFromKubeconfig, defaultKubeconfigFiles, inClusterCredentials, serviceAccountNamespace, type KubeCredentials } from '../kube/credentials.js';
-import { KubeconfigError, readKubeconfig } from '../kube/kubeconfig.js';
+import {
+  credentialsFromKubeconfig,
+  defaultKubeconfigFiles,
+  inClusterCredentials,
+  serviceAccountNamespace,
+  type KubeCredentials,
+  KubeconfigError,
+  readKubeconfig,
+} from '../kube/index.js';
 
 export interface KubectlContext {
   credentials: KubeCredentials;

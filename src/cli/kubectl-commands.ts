@@ -112,7 +112,7 @@ async function whoAmI(credentials: KubeCredentials, timeoutMs: number, signal: A
   try {
     const r = await transport.send?.('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', review, AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]));
     const user = (r?.body as { status?: { userInfo?: { username?: unknown; groups?: unknown; uid?: unknown } } } | undefined)?.status?.userInfo;
-    if (!r || r.status !== 201 || typeof user?.username !== 'string') return undefined;
+    if (r?.status !== 201 || typeof user?.username !== 'string') return undefined;
     return {
       username: user.username,
       ...(typeof user.uid === 'string' && user.uid ? { uid: user.uid } : {}),

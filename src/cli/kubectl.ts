@@ -5,8 +5,7 @@
 // The kubeconfig is read and the server probed here, beside the import of the commands: a refused
 // server is said without waiting for the webhook's core to load.
 import { setTimeout as delay } from 'node:timers/promises';
-import { redactSecrets } from '../kube/credentials.js';
-import { probeServer } from '../kube/probe.js';
+import { redactSecrets, probeServer } from '../kube/index.js';
 import { EXIT_USAGE, type CliIO } from './io.js';
 import { loadKubectlContext } from './kubeconfig.js';
 import { parsePluginArgs } from './kubectl-args.js';

@@ -1,8 +1,7 @@
 // What `check` and `audit` both read before judging anything: policy files and NAD files. Any
 // problem there stops the command (exit 2): without them it would be a different judgement.
 import { readFile } from 'node:fs/promises';
-import { DEFAULT_ADMISSION_CONFIG, type AdmissionConfig } from '../admission/index.js';
-import { parseMultusDefaultNetworks } from '../admission/builtin-ifnames.js';
+import { DEFAULT_ADMISSION_CONFIG, type AdmissionConfig, parseMultusDefaultNetworks } from '../admission/index.js';
 import { loadManifests, renderReadError } from '../check/index.js';
 import { isNadObject, nadFromObject, parsePluginReads, type Nad } from '../nads/index.js';
 import { loadPolicyDocuments, parseSharingOwners, policySet, type CompiledPolicy, type PolicySet } from '../policy/index.js';

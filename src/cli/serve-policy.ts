@@ -27,7 +27,7 @@ import {
 import { watchCheck, type BackgroundTask, type ReadinessCheck, type ServerDeps, type WatchHealth } from '../server/index.js';
 import { kubeTransport, leaseApi, serviceAccountNamespace, type KubeCredentials } from '../kube/index.js';
 import { hostname } from 'node:os';
-import type { AdmissionConfig } from '../admission/types.js';
+import type { AdmissionConfig } from '../admission/index.js';
 import type { NadSource } from '../nads/index.js';
 import type { DraView } from '../dra/index.js';
 import { BackgroundAudit, registerAuditMetrics, ReportPublisher } from '../audit/index.js';

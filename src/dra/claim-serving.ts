@@ -3,7 +3,7 @@
 // `k8s.cni.cncf.io/resourceName` attribute Multus matches). A request's alternative serves when its
 // DeviceClass has that `extendedResourceName`, or when the class's or the request's CEL selectors
 // require the attribute; used for netattach.io/networkClaims and for the pod's own claims.
-import type { Nad } from '../nads/types.js';
+import type { Nad } from '../nads/index.js';
 import type { DeviceRequestAlternative, DraView } from './types.js';
 
 type JsonObject = Record<string, unknown>;

@@ -8,7 +8,6 @@ import {
   ListWatch,
   RequestSlots,
   METADATA_ACCEPT,
-  METADATA_WATCH_ACCEPT,
   transportFor,
   WatchedCache,
   type KubeCredentials,

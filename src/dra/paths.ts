@@ -1,7 +1,7 @@
 // Which way a network's device reaches its pods (pure): an explicit DRA claim from a
 // ResourceClaimTemplate, an extended resource served by a DeviceClass (KEP-5004), or an extended
 // resource of a device plugin. Said by `netattach check --cluster`, NAD warnings and the docs.
-import type { Nad } from '../nads/types.js';
+import type { Nad } from '../nads/index.js';
 import type { DeviceClassInfo, DraView } from './types.js';
 
 export type DevicePath = 'none' | 'claim-template' | 'dra-extended-resource' | 'device-plugin' | 'mixed';

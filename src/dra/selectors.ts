@@ -9,7 +9,7 @@ import type { DeviceRequestAlternative, TemplateDevices } from './types.js';
 /** The attribute, written either way (`.resourceName` or `["resourceName"]`), quotes matched. */
 const ATTRIBUTE = String.raw`device\.attributes\[\s*(?:"k8s\.cni\.cncf\.io"|'k8s\.cni\.cncf\.io')\s*\]\s*(?:\.\s*resourceName|\[\s*(?:"resourceName"|'resourceName')\s*\])`;
 /** A literal without escapes (expressions holding a backslash are not read at all). */
-const LITERAL = String.raw`(?:"([^"]*)"|'([^']*)')`;
+const LITERAL = `(?:"([^"]*)"|'([^']*)')`;
 /** One whole conjunct: the attribute equal to a literal, or the literal equal to the attribute. */
 const ATTRIBUTE_FIRST = new RegExp(String.raw`^\s*${ATTRIBUTE}\s*==\s*${LITERAL}\s*$`);
 const LITERAL_FIRST = new RegExp(String.raw`^\s*${LITERAL}\s*==\s*${ATTRIBUTE}\s*$`);

@@ -5,13 +5,11 @@
 // src/dra, the audit's findings from `auditSnapshot`. Nothing here judges on its own: it only
 // arranges what those answered. Pure: the cluster is read by the shell (src/cli/kubectl.ts).
 import fastJsonPatch from 'fast-json-patch';
-import { DEFAULT_ADMISSION_CONFIG, type AdmissionConfig, type UserInfo } from '../admission/index.js';
-import { REQUEST_KEYS } from '../admission/builtin.js';
+import { DEFAULT_ADMISSION_CONFIG, type AdmissionConfig, type UserInfo, REQUEST_KEYS } from '../admission/index.js';
 import { argsAddresses, DEFAULT_NETWORK_ANNOTATION, NETWORKS_ANNOTATION, parseDefaultNetwork, parseNetworks, type ParsedNetwork } from '../annotation/index.js';
-import { auditSnapshot, finished, hasNetworks, livePodOf, type LivePod } from '../audit/index.js';
-import { ownerReferencesOf } from '../audit/live-pod.js';
+import { auditSnapshot, finished, hasNetworks, livePodOf, type LivePod, ownerReferencesOf } from '../audit/index.js';
 import { checkManifests, type CheckOptions } from '../check/index.js';
-import type { ObjectResult } from '../check/types.js';
+import type { ObjectResult } from '../check/index.js';
 import { devicePathOf, StaticDraView } from '../dra/index.js';
 import { child, renderError } from '../field/index.js';
 import { argsReachOf, nadKey, reachOf, type CniSummary, type Nad, type Reach } from '../nads/index.js';

@@ -1,7 +1,7 @@
 // What `kubectl netattach explain` says about one pod: a versioned document (docs/kubectl-plugin.md)
 // that the text renderer and `-o json|yaml` both print. Pure data, built by explain.ts.
-import type { AuditFinding } from '../audit/types.js';
-import type { ReportedError } from '../check/types.js';
+import type { AuditFinding } from '../audit/index.js';
+import type { ReportedError } from '../check/index.js';
 
 export const EXPLAIN_FORMAT_VERSION = 1;
 

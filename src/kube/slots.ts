@@ -5,10 +5,16 @@
 
 export type SlotOutcome = 'ok' | 'full' | 'timeout';
 
+interface Waiter {
+  /** performance.now() past which the lookup no longer waits. */
+  deadline: number;
+  settle(outcome: 'ok' | 'timeout'): void;
+}
+
 export class RequestSlots {
   private running = 0;
-  /** Waiting lookups, in arrival order. */
-  private readonly waiting = new Set<() => void>();
+  /** Waiting lookups, in arrival order: each is woken with a slot, or told its wait ran out. */
+  private readonly waiting = new Set<Waiter>();
 
   constructor(
     readonly maxInFlight: number,
@@ -23,27 +29,39 @@ export class RequestSlots {
     }
     if (this.waiting.size >= this.maxWaiting) return 'full';
     return new Promise((resolve) => {
-      const wake = (): void => {
-        clearTimeout(timer);
-        resolve('ok');
+      const waiter: Waiter = {
+        deadline: performance.now() + waitMs,
+        settle: (outcome) => {
+          clearTimeout(timer);
+          resolve(outcome);
+        },
       };
       const timer = setTimeout(() => {
-        this.waiting.delete(wake);
+        this.waiting.delete(waiter);
         resolve('timeout');
       }, waitMs);
-      this.waiting.add(wake);
+      this.waiting.add(waiter);
     });
   }
 
-  /** Hands the slot to the longest waiting lookup, if any. */
+  /**
+   * Hands the slot to the longest waiting lookup whose wait has not run out. One whose deadline
+   * passed while its timer has not fired yet (a busy event loop runs the expired timers one after
+   * another, and a slot freed by the first may reach a later one) is told `timeout`: nobody
+   * awaits the answer of a GET it would send.
+   */
   release(): void {
-    const next = this.waiting.values().next();
-    if (next.done) {
-      this.running--;
+    const now = performance.now();
+    for (const waiter of this.waiting) {
+      this.waiting.delete(waiter);
+      if (waiter.deadline <= now) {
+        waiter.settle('timeout');
+        continue;
+      }
+      waiter.settle('ok');
       return;
     }
-    this.waiting.delete(next.value);
-    next.value();
+    this.running--;
   }
 
   /** Running and waiting now (metrics, tests). */

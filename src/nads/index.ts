@@ -15,3 +15,7 @@ export { StaticNadSource } from './static-source.js';
 export { DirectoryNadSource, type DirectoryNadSourceOptions } from './directory-source.js';
 export { ClusterNadSource, type ClusterNadSourceOptions } from './cluster-source.js';
 export { createNadSource, tryLoadKubeConfig, type CreateNadSourceOptions } from './factory.js';
+export { placeInRanges, parseCidr, inSubnetOf, isLinkLocal6, type Cidr } from './ranges.js';
+export { Interner, internString } from './intern.js';
+export { macSettingOf, interfaceCreatorOf, SETS_MAC_BY, RUNTIME_CONFIG_OVER_ARGS_CNI, type MacDoor, type MacSetter } from './mac-setters.js';
+export { extendedResourceName } from './names.js';

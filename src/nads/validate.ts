@@ -1,7 +1,7 @@
 // Validation of a NetworkAttachmentDefinition on CREATE and UPDATE (the nads.netattach.io
 // webhook and `netattach check`). Pure: the object in, field errors and warnings out.
 import { child, invalid, key, renderError, required, unsupported, type FieldError } from '../field/index.js';
-import type { Operation } from '../admission/types.js';
+import type { Operation } from '../contracts/index.js';
 import { parseClaimTemplate, parseNodeSelector, resourceNamesFromAnnotations } from './annotations.js';
 import { analyzeCniConfig } from './cni.js';
 import { dns1123Label } from './names.js';

@@ -12,7 +12,7 @@
 import type { HeldAddress, AddressKind, AddressReservations } from './types.js';
 import { sameOwner, type SharingOwner } from './owner.js';
 import { MAX_ARBITRATED_ADDRESSES_PER_POD } from './limits.js';
-import { Interner } from '../nads/intern.js';
+import { Interner } from '../nads/index.js';
 
 /** Namespaces and networks interned: a cluster's (2,000 and 10,000 at the size) with room. */
 const INTERNED_MAX = 50_000;

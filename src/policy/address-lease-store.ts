@@ -1,4 +1,4 @@
-// The shell of the address Leases: creates them when a pod is admitted (the arbiter), keeps
+// The shell of the address Leases: creates them when a pod is admitted, keeps
 // what exists from a list/watch of the address Leases, confirms a Lease when the pod watch shows its
 // holder using the address, releases the Leases of pods that ended (the pod watch calls
 // releaseHolder) and sweeps stale ones. Every write is bounded: per request (the first
@@ -43,7 +43,7 @@ export const leaseSweepMs = (pendingMs: number): number => Math.max(500, pending
 
 /** What the server asks of the Leases: take Leases on these addresses for an admitted pod. */
 export interface AddressLeases {
-  /** Outcomes for the addresses that need the arbiter (none: nothing to wait for). `dryRun`: read, never write. */
+  /** Outcomes for the addresses that need an address Lease (none: nothing to wait for). `dryRun`: read, never write. */
   acquire(addresses: readonly HeldAddress[], options: { dryRun: boolean }): Promise<LeaseOutcome[]> | undefined;
 }
 

@@ -1,4 +1,4 @@
-// Address Leases in the API server: the arbiter of uniqueness across replicas. Pure: names,
+// Address Leases in the API server: what keeps an address unique across replicas. Pure: names,
 // holders, the Lease object an address is held by and back, and what an outcome means for the
 // request. The I/O is in address-lease-store.ts (over src/kube/leases.ts).
 //
@@ -138,7 +138,7 @@ export function leaseName(kind: AddressKind, scope: string, address: string): st
 }
 
 /**
- * The addresses of an admitted pod that need the arbiter: judged by a uniqueAddresses rule whose
+ * The addresses of an admitted pod that need an address Lease: judged by a uniqueAddresses rule whose
  * action is Enforce or Warn (an Audit rule only observes: it makes no write), one per name.
  */
 export function wantedLeases(addresses: readonly HeldAddress[]): WantedLease[] {

@@ -5,7 +5,7 @@
 // Regenerate the manifest: npx tsx src/policy/crd.ts > manifests/base/crd-networkattachmentpolicy.yaml
 import { stringify } from 'yaml';
 import { pathToFileURL } from 'node:url';
-import { loadSchema } from '../schemas/load.js';
+import { loadSchema } from '../schemas/index.js';
 import { POLICY_GROUP, POLICY_KIND, POLICY_PLURAL, POLICY_VERSION } from './document.js';
 import { POLICY_SCHEMA_FILE } from './schema.js';
 

@@ -158,7 +158,7 @@ function unarbitratedFinding(input: PolicyInput, addresses: () => AddressFact[],
 
 /**
  * The strictest uniqueAddresses rule that judged `a` without finding a holder (an address a rule
- * already reported needs no arbiter: its conflict is known); on a tie, scope Cluster.
+ * already reported needs no address Lease: its conflict is known); on a tie, scope Cluster.
  */
 function uniqueRuleOf(a: AddressFact, applying: readonly CompiledPolicy[], findings: readonly Finding[]): UniqueRule | undefined {
   if (findings.some((f) => f.rule === 'uniqueAddresses' && f.error.path === a.path)) return undefined;

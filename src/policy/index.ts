@@ -31,3 +31,5 @@ export {
   type StoredLease,
   type WantedLease,
 } from './address-leases.js';
+export { addressFacts, type AddressFact } from './addresses.js';
+export { addressKey } from './rules.js';

@@ -6,7 +6,7 @@
 // the pod's namespace, and what it uses is found among its namespace's NADs (a namespace's pods
 // use a handful). At 150,000 pods that is one array slot (a set entry past SMALL pods of a
 // namespace on one NAD) per pod and NAD, nothing else per pod.
-import { internString } from '../nads/intern.js';
+import { internString } from '../nads/index.js';
 
 export interface NadUsageStats {
   pods: number;

@@ -3,7 +3,7 @@
 // confirmation window (an overloaded apiserver) would otherwise let a second pod take the address
 // of one that runs, and both would run with it. Rare by design: only Leases that look stale cost a GET.
 import { getObject, type KubeTransport } from '../kube/index.js';
-import { DEFAULT_NETWORK_ANNOTATION, NETWORKS_ANNOTATION } from '../annotation/types.js';
+import { DEFAULT_NETWORK_ANNOTATION, NETWORKS_ANNOTATION } from '../annotation/index.js';
 import { podNetworkFacts } from './pod-source.js';
 import type { LeaseHolder } from './address-leases.js';
 import type { AddressKind } from './types.js';

@@ -4,10 +4,16 @@
 // through its field selector, which the apiserver reports as DELETED, so their addresses are
 // released although metadata carries no phase.
 import { LRUCache } from 'lru-cache';
-import { DEFAULT_MULTUS_NAMESPACE, parseDefaultNetwork, parseNetworks } from '../annotation/index.js';
+import {
+  DEFAULT_MULTUS_NAMESPACE,
+  parseDefaultNetwork,
+  parseNetworks,
+  DEFAULT_NETWORK_ANNOTATION,
+  NETWORKS_ANNOTATION,
+  type ParsedNetwork,
+} from '../annotation/index.js';
 import { addressFacts } from './addresses.js';
 import { DEFAULT_SHARING_OWNERS, sharingOwnerOf } from './owner.js';
-import { DEFAULT_NETWORK_ANNOTATION, NETWORKS_ANNOTATION, type ParsedNetwork } from '../annotation/types.js';
 import type { AddressIndex, PodAddress } from './address-index.js';
 import type { SharingOwner } from './owner.js';
 import type { NadUsage } from './nad-usage.js';

@@ -4,7 +4,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FieldError } from '../field/index.js';
 import { child, forbidden, invalid, required, unsupported } from '../field/index.js';
-import { loadSchema } from '../schemas/load.js';
+import { loadSchema } from '../schemas/index.js';
 import type { PolicyDocument } from './document.js';
 
 export const POLICY_SCHEMA_FILE = 'network-attachment-policy.schema.json';

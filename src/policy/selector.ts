@@ -26,7 +26,7 @@ export function compileSelector(selector: LabelSelector | undefined): LabelPredi
   return (labels) => {
     for (const [k, v] of pairs) if (labels[k] !== v) return false;
     for (const e of exprs) {
-      const has = Object.prototype.hasOwnProperty.call(labels, e.key);
+      const has = Object.hasOwn(labels, e.key);
       switch (e.op) {
         case 'In':
           if (!has || !e.values.has(labels[e.key]!)) return false;

@@ -3,9 +3,9 @@
 // with action Enforce; policies may re-grade them (e.g. Warn while a GitOps tool catches up)
 // and add findings of their own.
 import type { FieldError } from '../field/index.js';
-import type { ParsedNetwork } from '../annotation/types.js';
-import type { NadLookup } from '../nads/types.js';
-import type { Operation, UserInfo } from '../admission/types.js';
+import type { ParsedNetwork } from '../annotation/index.js';
+import type { NadLookup } from '../nads/index.js';
+import type { Operation, UserInfo } from '../contracts/index.js';
 import type { SharingOwner } from './owner.js';
 
 export type Action = 'Enforce' | 'Warn' | 'Audit';

@@ -1,7 +1,7 @@
 // What the address Leases' outcomes do to a decision already made: a Lease lost to another
 // holder is a uniqueAddresses finding like one the index found (same message); a Lease that could
 // not be made denies with 503 (retryable) under Enforce, and only warns or audits otherwise.
-import type { Decision } from '../admission/types.js';
+import type { Decision } from '../admission/index.js';
 import type { FieldError } from '../field/index.js';
 import { outcomeFinding, type LeaseOutcome } from '../policy/index.js';
 

@@ -8,35 +8,13 @@ import type { TLSSocket } from 'node:tls';
 import { fastify, LogController, type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
-import type { Endpoint } from '../admission/types.js';
+import type { Endpoint } from '../admission/index.js';
 import { handleReview, type PipelineDeps, type PipelineResult } from './pipeline.js';
 import { lookupBudgetMs } from './deadline.js';
 import { secureContextOptions, type TlsMaterial } from './tls.js';
+import type { ConnectionLimits } from './types.js';
 import { containersFor, DEFAULT_ANSWER_DRAIN_MS, DEFAULT_INFLIGHT_BYTES, InflightBytes, jsonShapeProblem, MAX_BODY_DEPTH } from './body.js';
 
-/**
- * Connection limits, sized for the kube-apiserver as the only real client: it sends a request's
- * headers and body at once, waits at most 30 s for any webhook (timeoutSeconds <= 30), and keeps
- * idle connections up to 90 s.
- */
-export interface ConnectionLimits {
-  /** Idle time between requests on a connection: above the apiserver's 90 s, so it never reuses a connection just closed. */
-  keepAliveTimeoutMs: number;
-  /** A connection's first request must start within this after the TLS handshake; the handshake itself gets as long. */
-  firstRequestMs: number;
-  /** Headers of a request must arrive within this. */
-  headersTimeoutMs: number;
-  /** A whole request (headers and body) must arrive within this: no apiserver waits longer than 30 s. */
-  requestTimeoutMs: number;
-  /** How often Node checks the two above (its default, 30 s, would let a request live 60 s). */
-  checkIntervalMs: number;
-  /** Open connections at once; more are closed on accept (an idle TLS connection costs about 44 KB). */
-  maxConnections: number;
-  /** Bytes of unfinished request bodies and unread answers held at once over all connections (body.ts). */
-  inflightBytes: number;
-  /** An answer its client has not taken within this is dropped with the connection (body.ts). */
-  answerDrainMs: number;
-}
 
 const FIRST_REQUEST = Symbol('netattach.firstRequest');
 

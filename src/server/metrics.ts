@@ -1,7 +1,7 @@
 // Prometheus metrics of one server instance (its own registry, so tests can run several).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { HEAP_DEGRADED_RATIO, heapRatio, heapUse } from './heap.js';
-import type { NadSource } from '../nads/types.js';
+import type { NadSource } from '../nads/index.js';
 import type { WatchHealth } from './types.js';
 
 export type ReviewResult = 'allowed' | 'denied' | 'error' | 'patched';

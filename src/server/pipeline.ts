@@ -10,18 +10,15 @@ import type {
   AdmissionReview,
   Decision,
   Endpoint,
-} from '../admission/types.js';
-import { nadKey, type NadLookup, type NadSource } from '../nads/types.js';
-import { MAX_NAD_FETCHES_PER_REVIEW, NAD_FETCHES_IN_PARALLEL_PER_REVIEW } from '../nads/limits.js';
-import type { AddressReservations, PolicyEvaluator } from '../policy/types.js';
-import type { AddressLeases, LeaseOutcome } from '../policy/index.js';
+} from '../admission/index.js';
+import { nadKey, type NadLookup, type NadSource, MAX_NAD_FETCHES_PER_REVIEW, NAD_FETCHES_IN_PARALLEL_PER_REVIEW } from '../nads/index.js';
+import type { AddressReservations, PolicyEvaluator, AddressLeases, LeaseOutcome } from '../policy/index.js';
 import { settleAddressLeases } from './address-leases.js';
-import type { DraView, TemplateLookup } from '../dra/types.js';
+import type { DraView, TemplateLookup } from '../dra/index.js';
 import { TEMPLATE_LIMITS } from '../dra/index.js';
 import { cutText, renderError } from '../field/index.js';
-import { warningText } from '../admission/warnings.js';
-import { observed, type Enforcement } from '../admission/observe.js';
-import type { AdmissionCore } from './types.js';
+import { warningText, observed, type Enforcement } from '../admission/index.js';
+import type { AdmissionCore, DraSource } from './types.js';
 import { boundedKind, boundedOperation, type LookupOutcome, type ReviewResult, type ServerMetrics } from './metrics.js';
 
 export interface PipelineDeps {
@@ -29,7 +26,7 @@ export interface PipelineDeps {
   nadSource: NadSource;
   policy: PolicyEvaluator;
   reservations: AddressReservations;
-  /** Address Leases in the API server (cluster mode with the pod watch): the arbiter across replicas. */
+  /** Address Leases in the API server (cluster mode with the pod watch): what decides between replicas. */
   addressLeases?: AddressLeases;
   config: AdmissionConfig;
   namespaceLabels?: (namespace: string) => Record<string, string> | undefined;
@@ -40,10 +37,6 @@ export interface PipelineDeps {
   metrics: ServerMetrics;
   /** observe: nothing is denied; would-be denials are admitted with warnings, logged and counted. */
   enforcement?: Enforcement;
-}
-
-export interface DraSource extends DraView {
-  lookup?(namespace: string, name: string, timeoutMs: number): Promise<TemplateLookup>;
 }
 
 type Templates = ReadonlyMap<string, TemplateLookup>;
@@ -144,7 +137,9 @@ async function resolveNads(
   const results: Array<[NadLookup, LookupOutcome] | undefined> = new Array(refs.length);
   const cachedAt: number[] = [];
   const missingAt: number[] = [];
-  refs.forEach(([, ref], i) => (deps.nadSource.get(ref.namespace, ref.name) !== undefined ? cachedAt : missingAt).push(i));
+  refs.forEach(([, ref], i) => {
+    (deps.nadSource.get(ref.namespace, ref.name) !== undefined ? cachedAt : missingAt).push(i);
+  });
   const fetchedAt = missingAt.slice(0, MAX_NAD_FETCHES_PER_REVIEW);
   let expired = false;
   let timer: NodeJS.Timeout | undefined;
@@ -324,7 +319,7 @@ type Answer = { review: AdmissionReview; decision: Decision | undefined; wouldDe
 /**
  * The Lease in the API server, after the local reservation: the reservation keeps two requests
  * through this replica from both winning (no await between judging and reserving); the Lease is
- * the arbiter between replicas. Made once per create, by the validating call, which always has
+ * what decides between replicas. Made once per create, by the validating call, which always has
  * the pod's name and uid (the mutating call judged the index only). A lost or failed Lease
  * releases the reservation and re-answers with the Lease's findings.
  */
@@ -423,7 +418,7 @@ function failed(deps: PipelineDeps, request: AdmissionRequest, apiVersion: Admis
   return { review: internalErrorReview(apiVersion, request.uid), decision: undefined };
 }
 
-function finish(deps: PipelineDeps, request: AdmissionRequest, apiVersion: AdmissionApiVersion, endpoint: Endpoint, started: number, { review, decision, wouldDeny }: Answer): PipelineResult {
+function finish(deps: PipelineDeps, request: AdmissionRequest, _apiVersion: AdmissionApiVersion, endpoint: Endpoint, started: number, { review, decision, wouldDeny }: Answer): PipelineResult {
   const result = resultOf(review);
   const seconds = (performance.now() - started) / 1000;
   deps.metrics.reviews.inc({ endpoint, operation: boundedOperation(request.operation), kind: boundedKind(request.kind?.kind), result });

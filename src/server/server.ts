@@ -1,7 +1,7 @@
 // Puts the pieces together: the HTTPS admission app, the health/metrics app, certificate reload,
 // the NAD source's lifecycle, readiness, and a bounded graceful shutdown.
 import type { AddressInfo } from 'node:net';
-import { NO_POLICY, type AddressReservations } from '../policy/types.js';
+import { NO_POLICY, type AddressReservations } from '../policy/index.js';
 import { createMetrics, type ServerMetrics } from './metrics.js';
 import { heapCheck } from './heap.js';
 import { createAdmissionApp, type Drain } from './admission-app.js';

@@ -2,7 +2,6 @@
 // so that tests (and `check`) can swap any of them.
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { ConnectionLimits } from './admission-app.js';
 import type {
   AdmissionApiVersion,
   AdmissionConfig,
@@ -11,12 +10,11 @@ import type {
   AdmissionReview,
   Decision,
   Endpoint,
-} from '../admission/types.js';
-import type { NadSource } from '../nads/types.js';
-import type { Enforcement } from '../admission/observe.js';
-import type { AddressReservations, PolicyEvaluator } from '../policy/types.js';
-import type { AddressLeases } from '../policy/address-lease-store.js';
-import type { DraSource } from './pipeline.js';
+  Enforcement,
+} from '../admission/index.js';
+import type { NadSource } from '../nads/index.js';
+import type { AddressReservations, PolicyEvaluator, AddressLeases } from '../policy/index.js';
+import type { DraView, TemplateLookup } from '../dra/index.js';
 
 /** The public face of src/admission, as the pipeline uses it. */
 export interface AdmissionCore {
@@ -113,4 +111,33 @@ export interface ServerDeps {
   /** The registry for /metrics, when the wiring registered metrics of its own first. */
   registry?: Registry;
   logger: Logger;
+}
+
+/**
+ * Connection limits, sized for the kube-apiserver as the only real client: it sends a request's
+ * headers and body at once, waits at most 30 s for any webhook (timeoutSeconds <= 30), and keeps
+ * idle connections up to 90 s.
+ */
+export interface ConnectionLimits {
+  /** Idle time between requests on a connection: above the apiserver's 90 s, so it never reuses a connection just closed. */
+  keepAliveTimeoutMs: number;
+  /** A connection's first request must start within this after the TLS handshake; the handshake itself gets as long. */
+  firstRequestMs: number;
+  /** Headers of a request must arrive within this. */
+  headersTimeoutMs: number;
+  /** A whole request (headers and body) must arrive within this: no apiserver waits longer than 30 s. */
+  requestTimeoutMs: number;
+  /** How often Node checks the two above (its default, 30 s, would let a request live 60 s). */
+  checkIntervalMs: number;
+  /** Open connections at once; more are closed on accept (an idle TLS connection costs about 44 KB). */
+  maxConnections: number;
+  /** Bytes of unfinished request bodies and unread answers held at once over all connections (body.ts). */
+  inflightBytes: number;
+  /** An answer its client has not taken within this is dropped with the connection (body.ts). */
+  answerDrainMs: number;
+}
+
+/** DeviceClasses and ResourceClaimTemplates as the server reads them: a view, and a lookup on a cache miss. */
+export interface DraSource extends DraView {
+  lookup?(namespace: string, name: string, timeoutMs: number): Promise<TemplateLookup>;
 }

@@ -330,7 +330,7 @@ t.test('addTemplateClaims: refused shapes', async (t) => {
 // failed at CNI ADD (Multus found no device). Denied when certain, warned when netattach cannot tell.
 const NIC = 'example.com/sriov_a';
 const ATTR = 'device.attributes["k8s.cni.cncf.io"].resourceName';
-const pins = (name: string) => `${ATTR} == "${name}"`;
+const _pins = (name: string) => `${ATTR} == "${name}"`;
 const nicRequest = (deviceClassName: string, selector?: string) => ({
   name: 'nic',
   alternatives: [{ deviceClassName, ...(selector ? { resourceNames: [selector] } : {}) }],

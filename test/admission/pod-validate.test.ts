@@ -39,7 +39,7 @@ t.test('validation rules, table-driven', async (t) => {
       name: 'a missing NAD is named with its namespace',
       networks: 'nope',
       code: 403,
-      errors: [new RegExp(`^${escape(ANN)}\\[0\\]: Not found: "default/nope": no such NetworkAttachmentDefinition$`)],
+      errors: [new RegExp(`^${escapeRegExp(ANN)}\\[0\\]: Not found: "default/nope": no such NetworkAttachmentDefinition$`)],
     },
     {
       name: 'namespace of an unqualified name is the pod\'s; a qualified one is kept',
@@ -327,7 +327,7 @@ t.test('/mutate denies exactly what /validate denies', async (t) => {
   }
 });
 
-function escape(s: string): string {
+function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 

@@ -9,7 +9,7 @@ import { auditWith } from './helpers.js';
 const bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
 const MARKER = /\.\.\.\((\d+) bytes cut\)\.\.\./;
 
-t.test('cutMiddleBytes: within the bound, unchanged when it fits, the count of what was cut exact, no character split', async (t) => {
+t.test('cutMiddleBytes: within the bound, unchanged when it fits, the count of what was cut exact, no character split', async (_t) => {
   fc.assert(
     // size 'max': fast-check's default size gives strings of about 10 characters, which never
     // reach the cut (a text of at most max / 3 units is returned as it is). U+FFFD itself is left

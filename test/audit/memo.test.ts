@@ -345,8 +345,8 @@ t.test("a pod's judgement reads only template() of the DRA view (what the memo's
     classesFor: (r) => (others.push('classesFor'), view.classesFor(r)),
     template: (ns, n) => (templates++, view.template(ns, n)),
     templateNamespaces: (n) => (others.push('templateNamespaces'), view.templateNamespaces(n)),
-    deviceClass: (n) => (others.push('deviceClass'), undefined),
-    templateDevices: (ns, n) => (others.push('templateDevices'), { requests: [{ name: n, alternatives: [{ deviceClassName: 'net-class' }] }] }),
+    deviceClass: (_n) => (others.push('deviceClass'), undefined),
+    templateDevices: (_ns, n) => (others.push('templateDevices'), { requests: [{ name: n, alternatives: [{ deviceClassName: 'net-class' }] }] }),
   };
   const w = world(EMPTY_POLICY_SET, dra);
   w.nads.set(nadKey('team-a', 'claimed'), claimed);

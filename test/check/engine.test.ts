@@ -4,7 +4,7 @@ import { loadPolicyDocuments, policySet } from '../../src/policy/index.js';
 import { nadFromObject } from '../../src/nads/index.js';
 import { cni, inputs, nad, namespace, NETWORKS, pod, podTemplate, workloads } from './helpers.js';
 
-const only = (results: ObjectResult[], kind: string): ObjectResult => {
+const _only = (results: ObjectResult[], kind: string): ObjectResult => {
   const r = results.find((x) => x.kind === kind);
   if (!r) throw new Error(`no ${kind} in results`);
   return r;

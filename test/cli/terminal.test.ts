@@ -40,7 +40,7 @@ t.test('each steering character is shown as its \\u escape; tab, newline and oth
   t.equal(terminalSafe('\u001b]0;owned\u0007'), '\\u001b]0;owned\\u0007', 'a window-title sequence');
 });
 
-t.test('json output stays the same values; yaml output too; neither has a raw steering character', async (t) => {
+t.test('json output stays the same values; yaml output too; neither has a raw steering character', async (_t) => {
   const value = fc.jsonValue().filter((v) => v !== null && typeof v === 'object');
   const withControls = fc.string({ unit: fc.constantFrom(...STEERING, 'a', 'é', ' ', '\n', '\t', ':', '"', "'", '#', '-') });
   const doc = fc.record({ v: value, s: withControls, k: fc.dictionary(withControls, withControls, { maxKeys: 3 }) });

@@ -22,7 +22,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { stringify } from 'yaml';
-import * as core from '../../src/admission/index.js';
+import type * as core from '../../src/admission/index.js';
 import { run as runCheck } from '../../src/cli/check.js';
 import { run as runAudit } from '../../src/cli/audit.js';
 import type { CliIO } from '../../src/cli/io.js';
@@ -32,7 +32,7 @@ import { handleReview } from '../../src/server/index.js';
 import { CORPUS, launcher, NADS, NS, plainPod, type CorpusCase } from './corpus.js';
 import { ALICE, corpusDeps, corpusPolicies, stepReview } from './pipeline.js';
 
-const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
+const _NETWORKS = 'k8s.v1.cni.cncf.io/networks';
 const DEFAULT_NETWORK = 'v1.multus-cni.io/default-network';
 
 interface Case extends CorpusCase {

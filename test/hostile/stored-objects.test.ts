@@ -25,7 +25,7 @@ t.setTimeout(900_000);
 /** The Deployment's memory limit (320Mi), MiB. */
 const CONTAINER_LIMIT_MB = 320;
 const PODS = '/api/v1/pods';
-const NADS = '/apis/k8s.cni.cncf.io/v1/network-attachment-definitions';
+const _NADS = '/apis/k8s.cni.cncf.io/v1/network-attachment-definitions';
 const RESOURCE_API = '/apis/resource.k8s.io/v1';
 const BLOB = 'b'.repeat(250_000);
 const BLOB_PODS = 500;

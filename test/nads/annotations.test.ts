@@ -45,7 +45,7 @@ t.test('nodeSelector: key=value or key, comma-separated', async (t) => {
     { text: 'zone=rack1', selector: { zone: 'rack1' }, errors: [] },
     { text: 'sriov', selector: { sriov: '' }, errors: [] },
     { text: ' zone = rack1 , feature.node.kubernetes.io/rdma.capable=true', selector: { zone: 'rack1', 'feature.node.kubernetes.io/rdma.capable': 'true' }, errors: [] },
-    { text: 'a=b=c', selector: {}, errors: [new RegExp(`^${escape(NS)}: Invalid value: "a=b=c": must be 'key=value' or 'key' \\(more than one '='\\)$`)] },
+    { text: 'a=b=c', selector: {}, errors: [new RegExp(`^${escapeRegExp(NS)}: Invalid value: "a=b=c": must be 'key=value' or 'key' \\(more than one '='\\)$`)] },
     { text: 'a=1,,b=2', selector: { a: '1', b: '2' }, errors: [/empty item/] },
     { text: '', selector: {}, errors: [/at least one/] },
     { text: '=x', selector: {}, errors: [/not a valid label key: name part must be non-empty/] },
@@ -63,7 +63,7 @@ t.test('nodeSelector: key=value or key, comma-separated', async (t) => {
   }
 });
 
-function escape(s: string): string {
+function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 

@@ -138,7 +138,7 @@ t.test('claims: which uniqueAddresses rule judged each address', async (t) => {
   t.strictSame(
     uniqueOf([['u', 'rules:\n  uniqueAddresses: {mac: Network}']], `[{"name":"a","mac":"${MAC}"},{"name":"a","mac":"02:00:00:00:00:02"}]`, index),
     [undefined, unique('u', 'Enforce', 'Network', 1, '02:00:00:00:00:02')],
-    'an address the rule found held needs no arbiter; the free one beside it does',
+    'an address the rule found held needs no address Lease; the free one beside it does',
   );
 
   // Several rules judge one address: the strictest action, then scope Cluster, then the first by name.

@@ -4,7 +4,7 @@ import t, { type Test } from 'tap';
 import net from 'node:net';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { createHealthApp, HEALTH_LIMITS } from '../../src/server/health-app.js';
+import { createHealthApp, type HEALTH_LIMITS } from '../../src/server/health-app.js';
 
 async function start(t: Test, limits: Partial<typeof HEALTH_LIMITS>) {
   const app = createHealthApp({ logger: pino({ level: 'silent' }), registry: new Registry(), checks: () => ({}), limits });

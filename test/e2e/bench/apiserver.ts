@@ -59,7 +59,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 /** The Deployment's literal environment (manifests/base/deployment.yaml): NODE_OPTIONS, MALLOC_ARENA_MAX. */
 function deploymentEnv(): Record<string, string> {
   const docs = parseManifests(readFileSync(path.join(REPO, 'manifests/base/deployment.yaml'), 'utf8'));
-  const containers = ((docs[0]?.spec as Obj)?.template as { spec: { containers: Array<{ env?: Array<{ name: string; value?: string }> }> } }).spec.containers;
+  const containers = ((docs[0]!.spec as Obj).template as { spec: { containers: Array<{ env?: Array<{ name: string; value?: string }> }> } }).spec.containers;
   return Object.fromEntries((containers[0]?.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));
 }
 
@@ -381,8 +381,8 @@ async function main(): Promise<void> {
     out.push('');
     out.push(`CPU over the measured creates (${PHASES.length * CREATES} creates): kube-apiserver ${per('apiserver', PHASES.length * CREATES)} µs/create, etcd ${per('etcd', PHASES.length * CREATES)} µs/create` +
       (PHASES.includes('netattach') ? `, netattach ${per('netattach', CREATES)} µs per create in its phase (2 calls; includes its pod/NAD watch events for all ${PHASES.length * CREATES} creates)` : '') +
-      noops.map((n, i) => `, ${PHASES.filter((p) => p.startsWith('noop'))[i]} ${per(PHASES.filter((p) => p.startsWith('noop'))[i]!, CREATES)} µs`).join(''));
-    noops.forEach((n, i) => {
+      noops.map((_n, i) => `, ${PHASES.filter((p) => p.startsWith('noop'))[i]} ${per(PHASES.filter((p) => p.startsWith('noop'))[i]!, CREATES)} µs`).join(''));
+    noops.forEach((_n, i) => {
       const name = PHASES.filter((p) => p.startsWith('noop'))[i];
       out.push(`${name}: ${stats1[i]!.connections - stats0[i]!.connections} new TLS connections for ${stats1[i]!.requests - stats0[i]!.requests} requests (${stats1[i]!.h2Requests - stats0[i]!.h2Requests} over HTTP/2)`);
     });

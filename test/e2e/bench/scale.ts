@@ -146,7 +146,7 @@ class H2Loader {
 
 function deploymentEnv(): Record<string, string> {
   const docs = parseManifests(readFileSync(path.join(REPO, 'manifests/base/deployment.yaml'), 'utf8'));
-  const containers = ((docs[0]?.spec as Obj)?.template as { spec: { containers: Array<{ env?: Array<{ name: string; value?: string }> }> } }).spec.containers;
+  const containers = ((docs[0]!.spec as Obj).template as { spec: { containers: Array<{ env?: Array<{ name: string; value?: string }> }> } }).spec.containers;
   return Object.fromEntries((containers[0]?.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));
 }
 

@@ -28,8 +28,8 @@ export interface PendingCase {
   line: string;
 }
 
-const macs = (id: string, cls: PendingClass, line: string): PendingCase => ({ id, class: cls, branch: 'macs', line });
-const ipam = (id: string, cls: PendingClass, line: string): PendingCase => ({ id, class: cls, branch: 'ipam', line });
+const _macs = (id: string, cls: PendingClass, line: string): PendingCase => ({ id, class: cls, branch: 'macs', line });
+const _ipam = (id: string, cls: PendingClass, line: string): PendingCase => ({ id, class: cls, branch: 'ipam', line });
 
 // Both branches have merged: every case of their classes now agrees with execution.
 export const PENDING: readonly PendingCase[] = [];

@@ -1,7 +1,7 @@
 // Unit checks of the port picker: no cluster needed.
 import t from 'tap';
 import net from 'node:net';
-import { distinctFreePorts, ephemeralLow, freePort } from './ports.js';
+import { distinctFreePorts, ephemeralLow, } from './ports.js';
 
 t.test('ports come from below the ephemeral range, are distinct, and can be listened on', async (t) => {
   const low = ephemeralLow();

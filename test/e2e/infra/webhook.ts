@@ -165,7 +165,7 @@ export function canaryShowsWebhook(result: CanaryResult, baseline: CanaryResult 
     // "failed calling webhook" means configured but unreachable: not yet.
     return names.some((n) => result.stderr.includes(`admission webhook "${n}" denied`));
   }
-  if (!baseline || baseline.code !== 0 || !baseline.object || !result.object) return false;
+  if (baseline?.code !== 0 || !baseline.object || !result.object) return false;
   return JSON.stringify(result.object) !== JSON.stringify(baseline.object);
 }
 

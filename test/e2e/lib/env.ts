@@ -10,7 +10,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { freePort } from '../infra/ports.js';
 import { startCluster, type Cluster, type ClusterOptions, type KubectlResult } from '../infra/cluster.js';
-import { applyWebhookConfigs, parseManifests, rewriteWebhookConfigs, toYaml, type WebhookConfig } from '../infra/webhook.js';
+import { applyWebhookConfigs, parseManifests, rewriteWebhookConfigs, type WebhookConfig } from '../infra/webhook.js';
 import { MAIN, Netattach, REPO, plainEnv, type NetattachOptions } from './netattach.js';
 import { macvlanConfig, namespace, nad } from './objects.js';
 

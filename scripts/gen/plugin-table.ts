@@ -1,10 +1,9 @@
 // The plugin table of docs/cni-runtime.md, rendered from src/nads/plugins.ts (its single source).
-// Regenerate in place: npx tsx src/nads/plugin-doc.ts docs/cni-runtime.md
-import { pathToFileURL } from 'node:url';
-import { replaceGenerated, writeGenerated } from '../docs/generated.js';
-import { EMPTY_IPAM_RESULT_FAILS, IPAM_FACTS, PLUGIN_FACTS } from './plugins.js';
+// Regenerate in place: npm run gen (scripts/gen.ts).
+import { EMPTY_IPAM_RESULT_FAILS, IPAM_FACTS, PLUGIN_FACTS } from '../../src/nads/index.js';
+import { replaceGenerated } from './blocks.js';
 
-export const TABLE_BEGIN = '<!-- BEGIN GENERATED PLUGIN TABLE (src/nads/plugin-doc.ts) -->';
+export const TABLE_BEGIN = '<!-- BEGIN GENERATED PLUGIN TABLE (scripts/gen/plugin-table.ts) -->';
 export const TABLE_END = '<!-- END GENERATED PLUGIN TABLE -->';
 
 const yes = (b: boolean | undefined): string => (b ? 'yes' : '–');
@@ -37,7 +36,3 @@ export function renderPluginTable(): string {
 }
 
 export const withPluginTable = (markdown: string): string => replaceGenerated(markdown, TABLE_BEGIN, TABLE_END, renderPluginTable());
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  writeGenerated(process.argv[2], renderPluginTable(), withPluginTable);
-}

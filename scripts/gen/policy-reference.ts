@@ -1,12 +1,11 @@
 // The field reference of docs/policy.md, rendered from the JSON Schema (the docs' single source).
-// Regenerate in place: npx tsx src/policy/reference.ts docs/policy.md
-import { pathToFileURL } from 'node:url';
-import { replaceGenerated, writeGenerated } from '../docs/generated.js';
-import { loadSchema } from '../schemas/load.js';
-import { POLICY_SCHEMA_FILE } from './schema.js';
+// Regenerate in place: npm run gen (scripts/gen.ts).
+import { POLICY_SCHEMA_FILE } from '../../src/policy/index.js';
+import { loadSchema } from '../../src/schemas/index.js';
+import { replaceGenerated } from './blocks.js';
 
 type Schema = Record<string, unknown>;
-export const REFERENCE_BEGIN = '<!-- BEGIN GENERATED REFERENCE (src/policy/reference.ts) -->';
+export const REFERENCE_BEGIN = '<!-- BEGIN GENERATED REFERENCE (scripts/gen/policy-reference.ts) -->';
 export const REFERENCE_END = '<!-- END GENERATED REFERENCE -->';
 
 function typeOf(s: Schema): string {
@@ -43,8 +42,4 @@ export function renderPolicyReference(): string {
 }
 
 /** Replaces the generated block of a markdown text. */
-export const withReference = (markdown: string): string => replaceGenerated(markdown, REFERENCE_BEGIN, REFERENCE_END, renderPolicyReference());
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  writeGenerated(process.argv[2], renderPolicyReference(), withReference);
-}
+export const withPolicyReference = (markdown: string): string => replaceGenerated(markdown, REFERENCE_BEGIN, REFERENCE_END, renderPolicyReference());
