@@ -15,6 +15,11 @@ export interface JudgeOptions {
   warnOnly: boolean;
   /** A running pod's networks change (hotplug): what it held before. */
   change?: { heldBefore: ReadonlySet<string> };
+  /**
+   * The object is not the pod (a KubeVirt VM judged as its launcher pod): the owner its pods will
+   * have, and a NAD that cannot be read now only warns, since the pod is checked again when made.
+   */
+  standIn?: { owner?: SharingOwner };
 }
 
 export function judgeNetworks(
@@ -45,7 +50,7 @@ export function judgeNetworks(
   // A pod admitted while its NAD cannot be read would start without the device-plugin resources
   // the NAD names (nothing injects them later): deny, retryable. A template's pods, and an update
   // (which never changes the networks), are checked again later, so there it only warns.
-  const denyUnavailable = !opts.template && request.operation === 'CREATE';
+  const denyUnavailable = !opts.template && !opts.standIn && request.operation === 'CREATE';
   for (const { ref, reason, ...f } of builtin.unverified) {
     if (denyUnavailable) {
       verdict.addUnavailable({
@@ -73,7 +78,7 @@ export function judgeNetworks(
       ...optional('name', stringAt(meta, 'name') ?? (opts.template ? undefined : request.name)),
       ...optional('generateName', stringAt(meta, 'generateName')),
       ...optional('uid', stringAt(meta, 'uid')),
-      ...(opts.template ? {} : ownerOf(meta, opts.namespace, context)),
+      ...(opts.template ? {} : opts.standIn ? (opts.standIn.owner ? { owner: opts.standIn.owner } : {}) : ownerOf(meta, opts.namespace, context)),
     },
     template: opts.template,
     dryRun: request.dryRun === true,
@@ -88,7 +93,8 @@ export function judgeNetworks(
   for (const f of result.findings) {
     verdict.addFinding(opts.warnOnly && f.action === 'Enforce' ? { ...f, action: 'Warn' } : f);
   }
-  if (!opts.template) verdict.addresses = result.addresses;
+  // A stand-in holds nothing: its pods reserve their addresses when they are created.
+  if (!opts.template && !opts.standIn) verdict.addresses = result.addresses;
 }
 
 function ownerOf(meta: unknown, namespace: string, context: AdmissionContext): { owner?: SharingOwner } {

@@ -1,6 +1,8 @@
 // Which NADs a request refers to, so that the shell can resolve them before the (synchronous) review.
 import { identityErrors } from './identity.js';
-import { isObject, podAt } from './object.js';
+import { isObject, podAt, POD_LOCATION } from './object.js';
+import { renderLauncher, VM_RESOURCES } from '../kubevirt/render.js';
+import { launcherPod } from './review-vm.js';
 import { readPodNetworks, resolvable } from './networks.js';
 import { targetOf } from './target.js';
 import { namespaceOf } from './namespace.js';
@@ -14,15 +16,18 @@ export interface NadRef {
 export function plan(request: AdmissionRequest, config: AdmissionConfig): { nadRefs: NadRef[] } {
   try {
     const target = targetOf(request);
-    if (target.kind !== 'pod' && target.kind !== 'template') return { nadRefs: [] };
+    if (target.kind !== 'pod' && target.kind !== 'template' && target.kind !== 'vm') return { nadRefs: [] };
     if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return { nadRefs: [] };
     if (!isObject(request.object)) return { nadRefs: [] };
     // review() denies it: no NAD is looked up for it, and nothing of it is kept.
     if (identityErrors(request).length > 0) return { nadRefs: [] };
     // A pod update is judged only on whether the annotations changed, which needs no NAD.
     if (target.kind === 'pod' && request.operation === 'UPDATE' && isObject(request.oldObject)) return { nadRefs: [] };
-    const pod = podAt(request.object, target.location);
-    const nets = readPodNetworks(pod, target.location, namespaceOf(request), config);
+    const namespace = namespaceOf(request);
+    const nets =
+      target.kind === 'vm'
+        ? readPodNetworks(launcherPod(undefined, renderLauncher(request.object, VM_RESOURCES.get(target.resource)!.keys, namespace)), POD_LOCATION, namespace, config)
+        : readPodNetworks(podAt(request.object, target.location), target.location, namespace, config);
     const seen = new Map<string, NadRef>();
     for (const { selection } of resolvable(nets)) {
       seen.set(`${selection.namespace}/${selection.name}`, { namespace: selection.namespace, name: selection.name });

@@ -3,6 +3,7 @@ import { allow, internalError, Verdict } from './decision.js';
 import { identityErrors } from './identity.js';
 import { reviewNad } from './review-nad.js';
 import { reviewPod, reviewTemplate } from './review-pod.js';
+import { reviewVm } from './review-vm.js';
 import { targetOf } from './target.js';
 import type { AdmissionContext, AdmissionRequest, Decision } from './types.js';
 
@@ -18,6 +19,8 @@ export function review(request: AdmissionRequest, context: AdmissionContext): De
         return reviewPod(request, context);
       case 'template':
         return reviewTemplate(request, context, target.location);
+      case 'vm':
+        return reviewVm(request, context, target.resource);
       case 'nad':
         return reviewNad(request, context);
       case 'other':

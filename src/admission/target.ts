@@ -3,11 +3,13 @@
 // the apiserver fills in for every request, not from the object the client wrote.
 import type { AdmissionRequest } from './types.js';
 import { POD_LOCATION, type PodLocation } from './object.js';
+import { VM_RESOURCES } from '../kubevirt/render.js';
 
 export type Target =
   | { kind: 'pod'; location: PodLocation }
   | { kind: 'template'; location: PodLocation; resource: string }
   | { kind: 'nad' }
+  | { kind: 'vm'; resource: string }
   | { kind: 'other' };
 
 const at = (...keys: string[]): PodLocation => {
@@ -42,5 +44,7 @@ export function targetOf(request: AdmissionRequest): Target {
   if (group === NAD_GROUP && resource === NAD_RESOURCE) return { kind: 'nad' };
   const location = TEMPLATES.get(`${group}/${resource}`);
   if (location) return { kind: 'template', location, resource };
+  // KubeVirt VMs: judged as the launcher pod KubeVirt renders from them.
+  if (VM_RESOURCES.has(`${group}/${resource}`)) return { kind: 'vm', resource: `${group}/${resource}` };
   return { kind: 'other' };
 }

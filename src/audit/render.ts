@@ -18,6 +18,11 @@ export interface AuditRow {
   name: string;
   /** The pod's name again, on pod rows only (format version 1 had pods only, under `pod`). */
   pod?: string;
+  /**
+   * A KubeVirt launcher pod's VM: the name of its controller VMI (KubeVirt names the VMI a VM
+   * makes after the VM). The table names the row `vm/NAME`; the pod stays in `name` and `pod`.
+   */
+  vm?: string;
   uid?: string;
   policy: string;
   rule: string;
@@ -27,11 +32,12 @@ export interface AuditRow {
   message: string;
 }
 
-const row = (namespace: string, kind: string, name: string, uid: string | undefined, f: AuditFinding): AuditRow => ({
+const row = (namespace: string, kind: string, name: string, uid: string | undefined, f: AuditFinding, vm?: string): AuditRow => ({
   namespace,
   kind,
   name,
   ...(kind === 'Pod' ? { pod: name } : {}),
+  ...(vm ? { vm } : {}),
   ...(uid ? { uid } : {}),
   policy: f.policy,
   rule: f.rule,
@@ -44,7 +50,11 @@ const row = (namespace: string, kind: string, name: string, uid: string | undefi
 /** One row per finding: the pods' first, then the NADs'. */
 export function rowsOf(audits: readonly PodAudit[], nads: readonly NadAudit[] = []): AuditRow[] {
   const rows: AuditRow[] = [];
-  for (const { pod, findings } of audits) for (const f of findings) rows.push(row(pod.namespace, 'Pod', pod.name, pod.uid, f));
+  for (const { pod, findings } of audits) {
+    const c = pod.controller;
+    const vm = c && c.kind === 'VirtualMachineInstance' && c.apiVersion.startsWith('kubevirt.io/') ? c.name : undefined;
+    for (const f of findings) rows.push(row(pod.namespace, 'Pod', pod.name, pod.uid, f, vm));
+  }
   for (const { nad, findings } of nads) for (const f of findings) rows.push(row(nad.namespace, NAD_KIND, nad.name, nad.uid, f));
   return rows;
 }
@@ -95,7 +105,11 @@ export function renderAuditJson(audits: readonly PodAudit[], nads: readonly NadA
 }
 
 /** kubectl's names: `pod/NAME`, `net-attach-def/NAME` (paste into `kubectl get -n NAMESPACE`). */
-const resourceOf = (r: AuditRow): string => `${r.kind === 'Pod' ? 'pod' : 'net-attach-def'}/${r.name}`;
+const resourceOf = (r: AuditRow): string => {
+  const own = `${r.kind === 'Pod' ? 'pod' : 'net-attach-def'}/${r.name}`;
+  // A launcher pod: its VM first, the pod beside it (a migrating VM has two).
+  return r.vm !== undefined ? `vm/${r.vm} (${own})` : own;
+};
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
 
 export function renderAuditTable(audits: readonly PodAudit[], nads: readonly NadAudit[] = []): string {

@@ -23,7 +23,7 @@ export const EXIT_NOTHING_JUDGED = EXIT_READ_ERROR;
 
 /** What the webhooks judge, for the message when nothing among the inputs is one of them. */
 export const CHECK_JUDGES =
-  'check judges Pods, workloads (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob, ReplicationController, PodTemplate) and NetworkAttachmentDefinitions, outside the namespaces the webhooks leave out';
+  'check judges Pods, workloads (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob, ReplicationController, PodTemplate), KubeVirt VMs and NetworkAttachmentDefinitions, outside the namespaces the webhooks leave out';
 
 /** `3 objects skipped (2 ConfigMap, 1 Service)`, or that there were none; kinds by count, then name. */
 export function describeSkipped(kinds: ReadonlyMap<string, number>): string {

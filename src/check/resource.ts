@@ -15,6 +15,11 @@ const RESOURCES: ReadonlyMap<string, string> = new Map([
   ['batch/Job', 'jobs'],
   ['batch/CronJob', 'cronjobs'],
   ['k8s.cni.cncf.io/NetworkAttachmentDefinition', 'network-attachment-definitions'],
+  // KubeVirt: judged as the virt-launcher pod KubeVirt renders from them (src/kubevirt/render.ts).
+  ['kubevirt.io/VirtualMachine', 'virtualmachines'],
+  ['kubevirt.io/VirtualMachineInstance', 'virtualmachineinstances'],
+  ['kubevirt.io/VirtualMachineInstanceReplicaSet', 'virtualmachineinstancereplicasets'],
+  ['pool.kubevirt.io/VirtualMachinePool', 'virtualmachinepools'],
 ]);
 
 /** Cluster-scoped kinds commonly found next to workloads: shown without a namespace. */

@@ -18,6 +18,8 @@ export interface PluginArgs {
   command: PluginCommand | 'help';
   /** explain: the pod named on the command line (`pod NAME` or `pod/NAME`). */
   pod?: string;
+  /** explain: a KubeVirt VM or VMI named on the command line (`vm NAME`, `vmi/NAME`): its launcher pod is explained. */
+  vm?: { resource: 'virtualmachines' | 'virtualmachineinstances'; name: string };
   files: string[];
   /** `-n`: else the context's namespace. */
   namespace?: string;
@@ -32,6 +34,10 @@ export interface PluginArgs {
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 const POD_WORDS = new Set(['pod', 'pods', 'po']);
+const VM_WORDS: ReadonlyMap<string, 'virtualmachines' | 'virtualmachineinstances'> = new Map([
+  ...['vm', 'vms', 'virtualmachine', 'virtualmachines'].map((w) => [w, 'virtualmachines'] as const),
+  ...['vmi', 'vmis', 'virtualmachineinstance', 'virtualmachineinstances'].map((w) => [w, 'virtualmachineinstances'] as const),
+]);
 
 /** kubectl's `--request-timeout`: a number of seconds or one with a unit (`500ms`, `10s`, `1m`, `1h`); 0 is not a bound here. */
 export function parseTimeout(text: string): number | undefined {
@@ -84,10 +90,16 @@ export function parsePluginArgs(argv: readonly string[]): PluginArgs | { error: 
   if (v['all-namespaces'] && command !== 'audit') return { error: `-A/--all-namespaces applies to audit, not ${command}` };
 
   let pod: string | undefined;
-  if (command === 'explain') {
+  let vm: PluginArgs['vm'];
+  const [vmWord, slashName] = rest.length === 1 && rest[0]!.includes('/') ? [rest[0]!.slice(0, rest[0]!.indexOf('/')), rest[0]!.slice(rest[0]!.indexOf('/') + 1)] : [rest[0], rest[1]];
+  if (command === 'explain' && vmWord !== undefined && VM_WORDS.has(vmWord) && slashName !== undefined && rest.length <= 2) {
+    if (slashName === '') return { error: 'explain: the VM name must not be empty' };
+    if (files.length > 0) return { error: 'explain takes either "vm NAME" or -f FILE' };
+    vm = { resource: VM_WORDS.get(vmWord)!, name: slashName };
+  } else if (command === 'explain') {
     if (rest.length === 1 && /^(pods?|po)\//.test(rest[0]!)) pod = rest[0]!.slice(rest[0]!.indexOf('/') + 1);
     else if (rest.length === 2 && POD_WORDS.has(rest[0]!)) pod = rest[1];
-    else if (rest.length > 0) return { error: `explain takes "pod NAME" or -f FILE, not ${JSON.stringify(rest.join(' '))}` };
+    else if (rest.length > 0) return { error: `explain takes "pod NAME", "vm NAME", "vmi NAME" or -f FILE, not ${JSON.stringify(rest.join(' '))}` };
     if (pod === '') return { error: 'explain: the pod name must not be empty' };
     if ((pod === undefined) === (files.length === 0)) return { error: 'explain takes either "pod NAME" or -f FILE' };
   } else if (rest.length > 0) {
@@ -102,6 +114,7 @@ export function parsePluginArgs(argv: readonly string[]): PluginArgs | { error: 
   return {
     command,
     ...(pod !== undefined ? { pod } : {}),
+    ...(vm !== undefined ? { vm } : {}),
     files,
     ...(v.namespace !== undefined ? { namespace: v.namespace } : {}),
     allNamespaces: v['all-namespaces'] === true,

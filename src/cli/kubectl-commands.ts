@@ -6,6 +6,7 @@
 import { DEFAULT_ADMISSION_CONFIG, type UserInfo } from '../admission/index.js';
 import { auditNadObjects, auditSnapshot, loadAuditCluster, renderAuditJson, renderAuditTable, violatesEnforce, type AuditClusterSnapshot } from '../audit/index.js';
 import { buildReport, checkManifests, exitCodeOf, loadManifests, renderJson, renderReadError, renderText, type CheckOptions } from '../check/index.js';
+import { launcherPodObject, VM_RESOURCES } from '../kubevirt/render.js';
 import { explainExitCode, explainPod, heldAsServeHolds, renderExplanation, EXPLAIN_FORMAT_VERSION, type Explanation } from '../explain/index.js';
 import { getObject, kubeTransport, type KubeCredentials } from '../kube/index.js';
 import { EMPTY_POLICY_SET } from '../policy/index.js';
@@ -44,6 +45,9 @@ export async function runCommand(parsed: PluginArgs, io: CliIO, started: Started
   const podRead = args.pod !== undefined
     ? getObject(kubeTransport(creds), `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(args.pod)}`, { timeoutMs: args.timeoutMs, signal: unreadable.signal })
     : undefined;
+  const vmRead = args.vm !== undefined
+    ? getObject(kubeTransport(creds), `/apis/kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}/${args.vm.resource}/${encodeURIComponent(args.vm.name)}`, { timeoutMs: args.timeoutMs, signal: unreadable.signal })
+    : undefined;
   const asker = args.userInfo ? Promise.resolve(args.userInfo) : args.command === 'audit' ? Promise.resolve(undefined) : whoAmI(creds, args.timeoutMs, unreadable.signal);
   const loaded = await loadAuditCluster(creds, { timeoutMs: args.timeoutMs, resourceNameKeys: config.resourceNameKeys, readPolicies: true, signal: unreadable.signal });
   probeDone.abort();
@@ -61,7 +65,15 @@ export async function runCommand(parsed: PluginArgs, io: CliIO, started: Started
   if (args.command === 'check') return check(args, namespace, s, io);
 
   let pods: Array<{ object: unknown; source: 'cluster' | 'file' }>;
-  if (podRead) {
+  if (vmRead && args.vm) {
+    const got = await vmRead;
+    const what = `${args.vm.resource} ${JSON.stringify(args.vm.name)}`;
+    if (got.status === 'not-found') return fail(io, `${what} not found in namespace ${namespace}`);
+    if (got.status === 'unavailable') return fail(io, `cannot read ${what} in ${namespace}: ${got.reason}`);
+    const keys = VM_RESOURCES.get(`kubevirt.io/${args.vm.resource}`)!.keys;
+    io.stderr(`Explaining the virt-launcher pod KubeVirt makes for ${what} (its networks annotation rendered from ${keys.join('.')}.networks and .domain.devices.interfaces)\n`);
+    pods = [{ object: launcherPodObject(got.object, keys, namespace), source: 'cluster' }];
+  } else if (podRead) {
     const got = await podRead;
     if (got.status === 'not-found') return fail(io, `pods ${JSON.stringify(args.pod)} not found in namespace ${namespace}`);
     if (got.status === 'unavailable') return fail(io, `cannot read pod ${namespace}/${args.pod}: ${got.reason}`);

@@ -16,6 +16,7 @@ current kubeconfig context (read only).
 
 Usage:
   kubectl netattach explain pod NAME [-n NS] [-o wide|json|yaml]
+  kubectl netattach explain (vm|vmi) NAME [-n NS] [-o wide|json|yaml]   the KubeVirt VM's launcher pod
   kubectl netattach explain -f pod.yaml [-o wide|json|yaml]
   kubectl netattach check -f FILE... [-n NS] [-o wide|json|yaml]
   kubectl netattach audit [-n NS | -A] [-o json|yaml]

@@ -10,7 +10,7 @@
 // judging, confirming and releasing cost O(addresses of the request), and the periodic sweep (the
 // owner, src/cli/serve-policy.ts) drops the expired ones.
 import type { HeldAddress, AddressKind, AddressReservations } from './types.js';
-import type { SharingOwner } from './owner.js';
+import { sameOwner, type SharingOwner } from './owner.js';
 import { MAX_ARBITRATED_ADDRESSES_PER_POD } from './limits.js';
 import { Interner } from '../nads/index.js';
 
@@ -319,12 +319,11 @@ export class AddressIndex implements AddressReservations {
   conflicts(kind: AddressKind, value: string, network: string, scope: 'Network' | 'Cluster', self: PodRef, pending = true): Holder[] {
     const out: Holder[] = [];
     const selfKey = self.name ? `${self.namespace}/${self.name}` : undefined;
-    const ownerKey = self.owner?.key;
     const inScope = (n: string): boolean => scope === 'Cluster' || n === network || n === '*' || network === '*';
     const cur = (kind === 'mac' ? this.mac : this.guid).get(value);
     for (const p of cur === undefined ? [] : Array.isArray(cur) ? cur : [cur]) {
       const pod = `${p.ns}/${p.name}`;
-      if (pod === selfKey || (ownerKey !== undefined && p.owner?.key === ownerKey)) continue;
+      if (pod === selfKey || sameOwner(self.owner, p.owner)) continue;
       for (const net of networksOf(p, value)) {
         if (!inScope(net)) continue;
         out.push(p.owner ? { pod, network: net, owner: p.owner } : { pod, network: net });
@@ -338,7 +337,7 @@ export class AddressIndex implements AddressReservations {
           this.remove(r);
           continue;
         }
-        const same = (!!self.uid && r.uid === self.uid) || (selfKey !== undefined && r.pod === selfKey) || (ownerKey !== undefined && r.owner?.key === ownerKey);
+        const same = (!!self.uid && r.uid === self.uid) || (selfKey !== undefined && r.pod === selfKey) || sameOwner(self.owner, r.owner);
         if (same || !inScope(r.network)) continue;
         const h: Holder = { pod: r.pod, network: r.network, expires: r.expires };
         if (r.uid) h.uid = r.uid;

@@ -18,6 +18,18 @@ export interface SharingOwner {
   /** The owner's kind and name (an address Lease in the API server is held by the owner). */
   kind: string;
   name: string;
+  /**
+   * The owner as named before it exists (a VM judged at apply time: its VMI, of the VM's name, has
+   * no uid yet): the pods of any owner of this kind, namespace and name are its own.
+   */
+  anyUid?: boolean;
+}
+
+/** Whether `holder` (a pod's or reservation's owner) is `self`. */
+export function sameOwner(self: SharingOwner | undefined, holder: SharingOwner | undefined): boolean {
+  if (!self || !holder) return false;
+  if (self.key === holder.key) return true;
+  return self.anyUid === true && holder.kind === self.kind && holder.name === self.name && holder.namespace === self.namespace;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -142,3 +142,17 @@ t.test('bounds: each namespace over the cap has its own "and N more" line, in or
     table.slice(-300),
   );
 });
+
+t.test('a KubeVirt launcher pod is reported by its VM (the controller VMI of the VM\'s name)', async (t) => {
+  const launcher: PodAudit = {
+    pod: { namespace: 'vms', name: 'virt-launcher-db-1-x7k2p', uid: 'u', controller: { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name: 'db-1', uid: 'vmi-u' } },
+    findings: [finding({ message: 'mac' })],
+  };
+  const other: PodAudit = { pod: { namespace: 'vms', name: 'rs-pod', controller: { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'db-1' } }, findings: [finding()] };
+  const rows = rowsOf([launcher, other]);
+  t.match(rows[0], { kind: 'Pod', name: 'virt-launcher-db-1-x7k2p', pod: 'virt-launcher-db-1-x7k2p', vm: 'db-1' });
+  t.notOk('vm' in rows[1]!, 'a pod of another controller names no VM');
+  const table = renderAuditTable([launcher, other]);
+  t.match(table, /\nvms\s+vm\/db-1 \(pod\/virt-launcher-db-1-x7k2p\)\s+p/);
+  t.match(table, /\nvms\s+pod\/rs-pod\s+p/);
+});

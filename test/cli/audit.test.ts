@@ -225,7 +225,7 @@ t.test('a live migration: the two virt-launcher pods of one VMI are not a unique
   t.equal(r.out, '2 pods with networks and 1 NAD audited: 3 clean, 0 fail, 0 warn, 0 skip, 0 error\n');
   const notShared = await audit(['--policy', policy, '--address-sharing-owner', 'example.com/Mover', '-'], migration);
   t.equal(notShared.code, 1, '--address-sharing-owner replaces the owners, as serve\'s flag does');
-  t.match(notShared.out, /pod\/virt-launcher-vm1-src\s+unique-macs\s+uniqueAddresses\s+fail/);
+  t.match(notShared.out, /vm\/vm1 \(pod\/virt-launcher-vm1-src\)\s+unique-macs\s+uniqueAddresses\s+fail/);
   const twoVms = await audit(['--policy', policy, '-'], `apiVersion: v1\nkind: List\nitems:\n${nadYaml}${launcher('virt-launcher-vm1-src', 'vm1')}${launcher('virt-launcher-vm2-src', 'vm2')}`);
   t.equal(twoVms.code, 1, 'two VMs with one MAC still conflict');
   t.match(twoVms.out, /already used by VM team-a\/vm2/);

@@ -86,6 +86,7 @@ t.test('install: manifests/base applied server-side with strict validation', asy
     ['pods.netattach.io', 'Fail', `${e.netattach.url}/validate`],
     ['workloads.netattach.io', 'Ignore', `${e.netattach.url}/validate`],
     ['nads.netattach.io', 'Fail', `${e.netattach.url}/validate`],
+    ['kubevirt.netattach.io', 'Ignore', `${e.netattach.url}/validate`],
   ]);
   for (const [live, manifest] of [[mutating, e.webhooks[0]], [validating, e.webhooks[1]]] as const) {
     for (const w of live.webhooks) {

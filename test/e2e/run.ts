@@ -100,6 +100,7 @@ async function main(): Promise<number> {
       'test/e2e/cni/model.unit.ts',
       'test/e2e/cni-oracle.e2e.ts',
       'test/e2e/kubectl-plugin.e2e.ts',
+      'test/e2e/kubevirt.e2e.ts',
     ],
     { NETATTACH_E2E_NRI_BIN: nriBin, NETATTACH_E2E_HELM_BIN: helmBin, NETATTACH_E2E_CNI_BIN: cniBin },
   );

@@ -80,8 +80,8 @@ t.test('first install: a new CA, both Secrets, and the CA in every webhook', asy
   t.equal(tls.type, 'kubernetes.io/tls');
   t.same(Object.keys(tls.data).sort(), ['ca.crt', 'tls.crt', 'tls.key']);
   t.equal(tls.data['ca.crt'], ca.data['ca.crt']);
-  t.same(bundles(s), Array(4).fill(ca.data['ca.crt']), 'all four webhooks trust exactly the CA');
-  t.same((s.webhooks.validatingwebhookconfiguration!.webhooks as Obj[]).map((w) => w.clientConfig.service.path), ['/validate', '/validate', '/validate'], 'the rest of clientConfig is kept');
+  t.same(bundles(s), Array(5).fill(ca.data['ca.crt']), 'all five webhooks trust exactly the CA');
+  t.same((s.webhooks.validatingwebhookconfiguration!.webhooks as Obj[]).map((w) => w.clientConfig.service.path), ['/validate', '/validate', '/validate', '/validate'], 'the rest of clientConfig is kept');
 });
 
 t.test('renewal: same CA, same caBundle, a new serving certificate', async (t) => {

@@ -24,7 +24,7 @@ const DEFAULT_NETWORK = 'v1.multus-cni.io/default-network';
 t.test('the webhooks are the ones design.md names', async (t) => {
   t.same(
     webhooks.map((w) => `${w.kind} ${w.hook.name}`),
-    ['mutating pods.mutate.netattach.io', 'validating pods.netattach.io', 'validating workloads.netattach.io', 'validating nads.netattach.io'],
+    ['mutating pods.mutate.netattach.io', 'validating pods.netattach.io', 'validating workloads.netattach.io', 'validating nads.netattach.io', 'validating kubevirt.netattach.io'],
   );
 });
 
@@ -208,4 +208,41 @@ t.test('every condition evaluates without error on every covered resource, also 
       }
     }
   }
+});
+
+t.test('kubevirt.netattach.io fails open and sends only VMs with a multus network', async (t) => {
+  const w = hook('kubevirt.netattach.io');
+  t.equal(w.failurePolicy, 'Ignore', 'the launcher pod is where the Pod webhook enforces');
+  t.equal(w.sideEffects, 'None');
+  const kv = (resource: string, group: string, version: string, object: unknown, operation = 'CREATE'): AdmissionInput => ({
+    request: { operation, resource: { group, version, resource } },
+    object,
+    oldObject: operation === 'UPDATE' ? object : null,
+  });
+  const spec = (networks: unknown) => (networks === undefined ? {} : { networks });
+  const shapes: Array<[string, string, string, (s: object) => object]> = [
+    ['virtualmachineinstances', 'kubevirt.io', 'v1', (s) => ({ metadata: {}, spec: s })],
+    ['virtualmachines', 'kubevirt.io', 'v1', (s) => ({ metadata: {}, spec: { template: { spec: s } } })],
+    ['virtualmachineinstancereplicasets', 'kubevirt.io', 'v1', (s) => ({ metadata: {}, spec: { template: { spec: s } } })],
+    ['virtualmachinepools', 'pool.kubevirt.io', 'v1alpha1', (s) => ({ metadata: {}, spec: { virtualMachineTemplate: { spec: { template: { spec: s } } } } })],
+  ];
+  for (const [resource, group, version, wrap] of shapes) {
+    const cases: Array<[string, unknown, string]> = [
+      ['a secondary multus network', [{ name: 'd', pod: {} }, { name: 'b', multus: { networkName: 'blue' } }], 'call'],
+      ['a multus default network', [{ name: 'd', multus: { networkName: 'x', default: true } }], 'call'],
+      ['only the pod network', [{ name: 'd', pod: {} }], 'skip'],
+      ['no networks', undefined, 'skip'],
+      ['empty networks', [], 'skip'],
+    ];
+    for (const [name, networks, want] of cases) {
+      for (const op of ['CREATE', 'UPDATE']) {
+        t.same(evaluate(w.matchConditions, kv(resource, group, version, wrap(spec(networks)), op)), want, `${resource} ${op}: ${name}`);
+      }
+    }
+    for (const sparse of [{ metadata: {} }, { metadata: {}, spec: {} }, { metadata: {}, spec: { template: {} } }, { metadata: {}, spec: { virtualMachineTemplate: {} } }]) {
+      t.equal(evaluate(w.matchConditions, kv(resource, group, version, sparse)), 'skip', `${resource} sparse ${JSON.stringify(sparse)}`);
+    }
+  }
+  const covered = (w.rules as Obj[]).flatMap((r) => r.resources as string[]).sort();
+  t.same(covered, shapes.map((s) => s[0]).sort(), 'every VM resource the core judges (src/kubevirt/render.ts VM_RESOURCES)');
 });

@@ -1,0 +1,118 @@
+/**
+ * End-to-end: KubeVirt VMs judged at `kubectl apply` (issue 42). KubeVirt's CRDs are stood in by
+ * minimal ones written here (preserve-unknown-fields schemas; nothing of KubeVirt's is committed),
+ * so the real kube-apiserver sends VMs to kubevirt.netattach.io as it would in a KubeVirt cluster.
+ * A VM on a missing NAD is denied at its own field; a valid VM is admitted; and the launcher pod
+ * KubeVirt would create for each (the annotations src/kubevirt/render.ts renders, checked against
+ * KubeVirt's own test vectors in test/kubevirt) gets the same verdict from pods.netattach.io.
+ */
+import t from 'tap';
+import { startE2e, eventually, type E2e } from './lib/env.js';
+import { nad, namespace, podSpec } from './lib/objects.js';
+import { renderLauncher } from '../../src/kubevirt/render.js';
+
+type Obj = Record<string, unknown>;
+const NS = 'e2e-kubevirt';
+let e: E2e;
+
+function crd(group: string, kind: string, plural: string, versions: string[]): Obj {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${group}` },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
+      versions: versions.map((name, i) => ({
+        name,
+        served: true,
+        storage: i === 0,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      })),
+    },
+  };
+}
+
+const vm = (name: string, networkName: string): Obj => ({
+  apiVersion: 'kubevirt.io/v1',
+  kind: 'VirtualMachine',
+  metadata: { name, namespace: NS },
+  spec: {
+    runStrategy: 'Always',
+    template: {
+      spec: {
+        domain: { devices: { interfaces: [{ name: 'default', masquerade: {} }, { name: 'blue', bridge: {}, macAddress: '02:00:00:42:00:01' }] } },
+        networks: [{ name: 'default', pod: {} }, { name: 'blue', multus: { networkName } }],
+      },
+    },
+  },
+});
+
+/** The virt-launcher pod KubeVirt's virt-controller makes for `v`, as far as admission reads it. */
+function launcher(v: Obj, suffix: string): Obj {
+  const name = (v.metadata as Obj).name as string;
+  const r = renderLauncher(v, ['spec', 'template', 'spec'], NS);
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: `virt-launcher-${name}-${suffix}`,
+      namespace: NS,
+      annotations: r.annotations,
+      labels: { 'kubevirt.io': 'virt-launcher', 'vm.kubevirt.io/name': name },
+      // virt-controller's ownerReference: the VMI, as controller (pkg/virt-controller/services/template.go).
+      ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name, uid: '6f1b1f2e-0000-4000-8000-000000000042', controller: true, blockOwnerDeletion: true }],
+    },
+    spec: podSpec(),
+  };
+}
+
+t.before(async () => {
+  e = await startE2e((m) => t.comment(m));
+  await e.applyOk([
+    crd('kubevirt.io', 'VirtualMachine', 'virtualmachines', ['v1']),
+    crd('kubevirt.io', 'VirtualMachineInstance', 'virtualmachineinstances', ['v1']),
+    crd('pool.kubevirt.io', 'VirtualMachinePool', 'virtualmachinepools', ['v1alpha1']),
+  ]);
+  await e.cluster.kubectlOk(['wait', '--for=condition=Established', '--timeout=60s', 'crd/virtualmachines.kubevirt.io', 'crd/virtualmachineinstances.kubevirt.io', 'crd/virtualmachinepools.pool.kubevirt.io']);
+  await e.applyOk([namespace(NS), nad({ namespace: NS, name: 'blue-net', config: { cniVersion: '1.0.0', name: 'blue', type: 'bridge', bridge: 'br-kv', ipam: {} } })]);
+});
+
+t.teardown(async () => {
+  if (e && !t.passing()) process.stderr.write(`\n[e2e] failure: log tails\n${e.tails(80)}\n`);
+  await e?.stop();
+});
+
+t.test('a VM on a missing NAD is denied at apply, at the VM path; its launcher pod is denied too', async (t) => {
+  const bad = vm('vm-missing', 'missing-net');
+  const r = await e.apply(bad);
+  t.not(r.code, 0, 'kubectl apply fails');
+  t.match(r.stderr, 'admission webhook "kubevirt.netattach.io" denied the request');
+  t.match(r.stderr, `spec.template.spec.networks[1].multus.networkName: Not found: "${NS}/missing-net"`);
+  const p = await e.apply(launcher(bad, 'aaaaa'));
+  t.not(p.code, 0, 'the launcher pod KubeVirt would make is denied as well');
+  t.match(p.stderr, `Not found: "${NS}/missing-net"`);
+});
+
+t.test('a valid VM is admitted, and its launcher pod too', async (t) => {
+  const good = vm('vm-good', 'blue-net');
+  // netattach's NAD cache catches up with the apply above.
+  const r = await eventually('the valid VM admitted', async () => {
+    const x = await e.apply(good);
+    return x.code === 0 ? x : undefined;
+  });
+  t.equal(r.code, 0);
+  const p = await e.apply(launcher(good, 'bbbbb'));
+  t.equal(p.code, 0, `launcher pod admitted: ${p.stderr}`);
+  // The same VM applied again (a restart makes a new launcher pod holding its MAC) is still admitted.
+  const again = await e.apply({ ...good, metadata: { ...(good.metadata as Obj), labels: { restarted: 'yes' } } });
+  t.equal(again.code, 0, again.stderr);
+});
+
+t.test('a VM with only the pod network is not sent to netattach', async (t) => {
+  const plain = { ...vm('vm-plain', 'x'), spec: { runStrategy: 'Always', template: { spec: { networks: [{ name: 'default', pod: {} }] } } } };
+  const r = await e.apply(plain);
+  t.equal(r.code, 0, r.stderr);
+  t.notMatch(r.stderr, /Warning/);
+});
