@@ -1,7 +1,7 @@
 // Which NADs a request refers to, so that the shell can resolve them before the (synchronous) review.
 import { identityErrors } from './identity.js';
 import { isObject, podAt, POD_LOCATION } from './object.js';
-import { renderLauncher, VM_RESOURCES } from '../kubevirt/render.js';
+import { renderLauncher, VM_RESOURCES } from '../kubevirt/index.js';
 import { launcherPod } from './review-vm.js';
 import { readPodNetworks, resolvable } from './networks.js';
 import { targetOf } from './target.js';

@@ -4,11 +4,8 @@
 // the webhook fails open and the launcher pod still passes the Pod webhook, so the VM holds no
 // address here, and what the pod would pass is never denied.
 import { required, type FieldError } from '../field/index.js';
-import { renderLauncher, vmPath, VM_RESOURCES, type RenderedLauncher } from '../kubevirt/render.js';
-import { addressFacts } from '../policy/addresses.js';
-import type { SharingOwner } from '../policy/owner.js';
-import { addressKey } from '../policy/rules.js';
-import type { Finding } from '../policy/types.js';
+import { renderLauncher, vmPath, VM_RESOURCES, type RenderedLauncher } from '../kubevirt/index.js';
+import { addressFacts, addressKey, type Finding, type SharingOwner } from '../policy/index.js';
 import { allow, Verdict } from './decision.js';
 import { judgeNetworks } from './judge.js';
 import { namespaceOf } from './namespace.js';

@@ -3,7 +3,7 @@
 // the apiserver fills in for every request, not from the object the client wrote.
 import type { AdmissionRequest } from './types.js';
 import { POD_LOCATION, type PodLocation } from './object.js';
-import { VM_RESOURCES } from '../kubevirt/render.js';
+import { VM_RESOURCES } from '../kubevirt/index.js';
 
 export type Target =
   | { kind: 'pod'; location: PodLocation }

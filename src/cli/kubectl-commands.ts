@@ -6,7 +6,7 @@
 import { DEFAULT_ADMISSION_CONFIG, type UserInfo } from '../admission/index.js';
 import { auditNadObjects, auditSnapshot, loadAuditCluster, renderAuditJson, renderAuditTable, violatesEnforce, type AuditClusterSnapshot } from '../audit/index.js';
 import { buildReport, checkManifests, exitCodeOf, loadManifests, renderJson, renderReadError, renderText, type CheckOptions } from '../check/index.js';
-import { launcherPodObject, VM_RESOURCES } from '../kubevirt/render.js';
+import { launcherPodObject, VM_RESOURCES } from '../kubevirt/index.js';
 import { explainExitCode, explainPod, heldAsServeHolds, renderExplanation, EXPLAIN_FORMAT_VERSION, type Explanation } from '../explain/index.js';
 import { getObject, kubeTransport, type KubeCredentials } from '../kube/index.js';
 import { EMPTY_POLICY_SET } from '../policy/index.js';
