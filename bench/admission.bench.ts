@@ -2,7 +2,14 @@
 // pod (many containers and env vars), plus the whole per-request core path (plan + review +
 // toResponse), with the annotation parsed once (as for replicas of one template, the common case)
 // and with a different annotation on every call. Run alone: npx tsx bench/main.ts admission.
-import { DEFAULT_ADMISSION_CONFIG, plan, review, toResponse, type AdmissionContext, type AdmissionRequest } from '../src/admission/index.js';
+import {
+  DEFAULT_ADMISSION_CONFIG,
+  plan,
+  review,
+  toResponse,
+  type AdmissionContext,
+  type AdmissionRequest,
+} from '../src/admission/index.js';
 import { StaticNadSource } from '../src/nads/index.js';
 import type { NadLookup } from '../src/nads/types.js';
 import { NO_POLICY } from '../src/policy/types.js';
@@ -13,8 +20,21 @@ export const name = 'admission';
 const nadObject = (n: string, resourceName: string, caps: string[]) => ({
   apiVersion: 'k8s.cni.cncf.io/v1',
   kind: 'NetworkAttachmentDefinition',
-  metadata: { name: n, namespace: 'default', annotations: { 'k8s.v1.cni.cncf.io/resourceName': resourceName, 'k8s.v1.cni.cncf.io/nodeSelector': 'feature.node.kubernetes.io/network-sriov.capable=true' } },
-  spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: n, plugins: [{ type: 'sriov', capabilities: Object.fromEntries(caps.map((c) => [c, true])), ipam: { type: 'static' } }] }) },
+  metadata: {
+    name: n,
+    namespace: 'default',
+    annotations: {
+      'k8s.v1.cni.cncf.io/resourceName': resourceName,
+      'k8s.v1.cni.cncf.io/nodeSelector': 'feature.node.kubernetes.io/network-sriov.capable=true',
+    },
+  },
+  spec: {
+    config: JSON.stringify({
+      cniVersion: '1.0.0',
+      name: n,
+      plugins: [{ type: 'sriov', capabilities: Object.fromEntries(caps.map((c) => [c, true])), ipam: { type: 'static' } }],
+    }),
+  },
 });
 
 const source = new StaticNadSource([
@@ -50,7 +70,12 @@ function podOfSize(targetBytes: number): Record<string, unknown> {
   };
   do {
     const i = containers.length;
-    containers.push({ name: `c${i}`, image: `registry.example.com/app/c${i}:1.2.3`, env: env(i), resources: { requests: { cpu: '100m', memory: '128Mi' } } });
+    containers.push({
+      name: `c${i}`,
+      image: `registry.example.com/app/c${i}:1.2.3`,
+      env: env(i),
+      resources: { requests: { cpu: '100m', memory: '128Mi' } },
+    });
   } while (JSON.stringify(pod).length < targetBytes);
   return pod;
 }
@@ -81,7 +106,13 @@ export async function run(): Promise<BenchResult[]> {
     const r = measureThroughput(() => review(req, context), { warmupMs: 500, durationMs: 2000, batch: bytes > 10_000 ? 5 : 50 });
     // Judged on CPU time (one core), which a busy machine does not distort as much as wall time.
     const rate = r.opsPerCpuSec ?? r.opsPerSec;
-    results.push({ name: `review (mutate): ${label}`, ...r, target: `≥ ${target.toLocaleString('en')}/CPU-s`, met: rate >= target, notes: size });
+    results.push({
+      name: `review (mutate): ${label}`,
+      ...r,
+      target: `≥ ${target.toLocaleString('en')}/CPU-s`,
+      met: rate >= target,
+      notes: size,
+    });
     const full = measureThroughput(
       () => {
         plan(req, context.config);
@@ -89,21 +120,32 @@ export async function run(): Promise<BenchResult[]> {
       },
       { warmupMs: 300, durationMs: 1000, batch: bytes > 10_000 ? 5 : 50 },
     );
-    results.push({ name: `plan + review + toResponse: ${label}`, ...full, notes: `${size}; annotation parsed once (replicas of one template)` });
+    results.push({
+      name: `plan + review + toResponse: ${label}`,
+      ...full,
+      notes: `${size}; annotation parsed once (replicas of one template)`,
+    });
     // Every call a different annotation (a MAC and IPs per pod): nothing parsed is reused.
     let n = 0;
     const distinct = measureThroughput(
       () => {
         n++;
         const meta = pod['metadata'] as Record<string, unknown>;
-        const nets = NETWORKS.replace('02:23:45:67:89:01', `02:00:${(n >> 16 & 0xff).toString(16).padStart(2, '0')}:${(n >> 8 & 0xff).toString(16).padStart(2, '0')}:${(n & 0xff).toString(16).padStart(2, '0')}:01`);
+        const nets = NETWORKS.replace(
+          '02:23:45:67:89:01',
+          `02:00:${((n >> 16) & 0xff).toString(16).padStart(2, '0')}:${((n >> 8) & 0xff).toString(16).padStart(2, '0')}:${(n & 0xff).toString(16).padStart(2, '0')}:01`,
+        );
         const r = requestFor({ ...pod, metadata: { ...meta, annotations: { 'k8s.v1.cni.cncf.io/networks': nets } } });
         plan(r, context.config);
         return toResponse('admission.k8s.io/v1', r.uid, review(r, context), 'mutate');
       },
       { warmupMs: 300, durationMs: 1000, batch: bytes > 10_000 ? 5 : 50 },
     );
-    results.push({ name: `plan + review + toResponse: ${label}, distinct annotations`, ...distinct, notes: `${size}; every call parses its own annotation` });
+    results.push({
+      name: `plan + review + toResponse: ${label}, distinct annotations`,
+      ...distinct,
+      notes: `${size}; every call parses its own annotation`,
+    });
   }
   return results;
 }

@@ -21,7 +21,11 @@ export const ADVERSARIAL: Record<string, string> = {
   'commas (empty items, every one an error)': ','.repeat(KiB256),
   'valid simple items': fill('', 'a,', 'a'),
   'interfaces that collide': fill('', 'a@net1,', 'a'),
-  'JSON objects with every key invalid': fill('[', '{"Name":"X","mac":"02:00","ips":["1.2.3"],"interface":"a/b","bandwidth":{"ingressBurst":1.5}},', '{}]'),
+  'JSON objects with every key invalid': fill(
+    '[',
+    '{"Name":"X","mac":"02:00","ips":["1.2.3"],"interface":"a/b","bandwidth":{"ingressBurst":1.5}},',
+    '{}]',
+  ),
   'JSON objects with mac and ips': fill('[', '{"name":"a","mac":"02:00:00:00:00:01","ips":["10.0.0.1/24"]},', '{"name":"z"}]'),
   'unclosed brackets': '['.repeat(KiB256),
   'one long string of escapes': fill('["', '\\u0041', '"]'),

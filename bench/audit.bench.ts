@@ -13,7 +13,7 @@ import pino from 'pino';
 import { BackgroundAudit } from '../src/audit/index.js';
 import { DEFAULT_ADMISSION_CONFIG } from '../src/admission/index.js';
 import { generateCertificates, writeCertificateSet } from '../src/certs/index.js';
-import { StaticNadSource, } from '../src/nads/index.js';
+import { StaticNadSource } from '../src/nads/index.js';
 import { AddressIndex, NadUsage, PolicyEngine, loadPolicyDocuments, policySet } from '../src/policy/index.js';
 import { indexPod } from '../src/policy/pod-source.js';
 import { createServer } from '../src/server/index.js';
@@ -30,7 +30,9 @@ const hex = (n: number, bytes: number): string =>
 
 /** 10 policies over every namespace: networks, MAC prefixes, unique MACs, interface names. */
 function policies() {
-  const docs = Array.from({ length: 10 }, (_, i) => `apiVersion: netattach.io/v1alpha1
+  const docs = Array.from(
+    { length: 10 },
+    (_, i) => `apiVersion: netattach.io/v1alpha1
 kind: NetworkAttachmentPolicy
 metadata: {name: p${i}}
 spec:
@@ -39,7 +41,8 @@ spec:
     hardwareAddresses: {macPrefixes: ["02:00"]}
     uniqueAddresses: {mac: Network}
     interfaceNames: {allowed: ["net*"]}
-`);
+`,
+  );
   const { policies: out, errors } = loadPolicyDocuments(docs.join('---\n'), 'bench');
   if (errors.length) throw new Error(errors[0]!.message);
   return policySet(out);
@@ -50,8 +53,20 @@ const nadObjects = (count: number, broken = false) =>
   Array.from({ length: count }, (_, n) => ({
     apiVersion: 'k8s.cni.cncf.io/v1',
     kind: 'NetworkAttachmentDefinition',
-    metadata: { name: `net-${n}`, namespace: 'infra', uid: `nad-${n}`, resourceVersion: String(n + 1), annotations: { 'k8s.v1.cni.cncf.io/resourceName': `intel.com/sriov_${n % 10}` } },
-    spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: `net-${n}`, plugins: broken && n % 100 === 99 ? [{ name: 'x' }] : [{ type: 'sriov' }, { type: 'tuning', capabilities: { mac: true } }] }) },
+    metadata: {
+      name: `net-${n}`,
+      namespace: 'infra',
+      uid: `nad-${n}`,
+      resourceVersion: String(n + 1),
+      annotations: { 'k8s.v1.cni.cncf.io/resourceName': `intel.com/sriov_${n % 10}` },
+    },
+    spec: {
+      config: JSON.stringify({
+        cniVersion: '1.0.0',
+        name: `net-${n}`,
+        plugins: broken && n % 100 === 99 ? [{ name: 'x' }] : [{ type: 'sriov' }, { type: 'tuning', capabilities: { mac: true } }],
+      }),
+    },
   }));
 
 function nads(): StaticNadSource {
@@ -97,8 +112,19 @@ function world(nadSource: StaticNadSource) {
   const fill = (): void => {
     for (let n = 0; n < PODS; n++) {
       const prefix = n % 100 === 0 ? '06:00' : '02:00';
-      const annotations = { 'k8s.v1.cni.cncf.io/networks': JSON.stringify([{ name: `net-${n % NETS}`, namespace: 'infra', interface: 'net1', mac: `${prefix}:${hex(n, 4)}` }]) };
-      const obj = { metadata: { namespace: `ns-${n % 500}`, name: `pod-${n}`, uid: `0f8fad5b-d9cb-469f-a165-${String(n).padStart(12, '0')}`, annotations } };
+      const annotations = {
+        'k8s.v1.cni.cncf.io/networks': JSON.stringify([
+          { name: `net-${n % NETS}`, namespace: 'infra', interface: 'net1', mac: `${prefix}:${hex(n, 4)}` },
+        ]),
+      };
+      const obj = {
+        metadata: {
+          namespace: `ns-${n % 500}`,
+          name: `pod-${n}`,
+          uid: `0f8fad5b-d9cb-469f-a165-${String(n).padStart(12, '0')}`,
+          annotations,
+        },
+      };
       indexPod(index, obj, usage);
       audit.upsert(obj);
     }
@@ -157,8 +183,22 @@ async function serveChild(withAudit: boolean): Promise<void> {
   const w = world(nadSource);
   w.fill();
   const server = await createServer(
-    { host: '127.0.0.1', port: 0, healthPort: 0, tls: { certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') }, bodyLimit: 4 << 20, admission: DEFAULT_ADMISSION_CONFIG, shutdownGraceMs: 1000 },
-    { nadSource, policy: w.engine, reservations: w.index, logger: pino({ level: 'silent' }), namespaceLabels: (ns) => ({ 'kubernetes.io/metadata.name': ns }) },
+    {
+      host: '127.0.0.1',
+      port: 0,
+      healthPort: 0,
+      tls: { certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') },
+      bodyLimit: 4 << 20,
+      admission: DEFAULT_ADMISSION_CONFIG,
+      shutdownGraceMs: 1000,
+    },
+    {
+      nadSource,
+      policy: w.engine,
+      reservations: w.index,
+      logger: pino({ level: 'silent' }),
+      namespaceLabels: (ns) => ({ 'kubernetes.io/metadata.name': ns }),
+    },
   );
   const { url } = await server.listen();
   if (withAudit) w.audit.start();
@@ -171,7 +211,10 @@ async function serveChild(withAudit: boolean): Promise<void> {
     const cpu = process.cpuUsage(cpu0);
     delay.disable();
     const loopP99Ms = delay.percentile(99) / 1e6;
-    process.stdout.write(JSON.stringify({ pending: w.audit.pending(), judged: PODS - w.audit.pending(), cpuS: (cpu.user + cpu.system) / 1e6, loopP99Ms }) + '\n');
+    process.stdout.write(
+      JSON.stringify({ pending: w.audit.pending(), judged: PODS - w.audit.pending(), cpuS: (cpu.user + cpu.system) / 1e6, loopP99Ms }) +
+        '\n',
+    );
     void server.close().then(() => (rmSync(dir, { recursive: true, force: true }), process.exit(0)));
   });
 }
@@ -191,7 +234,15 @@ const review = (i: number): string =>
       object: {
         apiVersion: 'v1',
         kind: 'Pod',
-        metadata: { name: 'new-pod', namespace: 'ns-1', annotations: { 'k8s.v1.cni.cncf.io/networks': JSON.stringify([{ name: 'net-7', namespace: 'infra', interface: 'net1', mac: '02:00:ff:ff:ff:01' }]) } },
+        metadata: {
+          name: 'new-pod',
+          namespace: 'ns-1',
+          annotations: {
+            'k8s.v1.cni.cncf.io/networks': JSON.stringify([
+              { name: 'net-7', namespace: 'infra', interface: 'net1', mac: '02:00:ff:ff:ff:01' },
+            ]),
+          },
+        },
         spec: { containers: [{ name: 'app', image: 'registry.example.com/app:1' }] },
       },
       dryRun: false,
@@ -199,7 +250,9 @@ const review = (i: number): string =>
   });
 
 async function latency(withAudit: boolean, log: (l: string) => void): Promise<BenchResult> {
-  const child = spawn(process.execPath, [...process.execArgv, self, '--serve-child', ...(withAudit ? ['--audit'] : [])], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...process.execArgv, self, '--serve-child', ...(withAudit ? ['--audit'] : [])], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const lines: string[] = [];
   let buffer = '';
   let wake: (() => void) | undefined;
@@ -222,8 +275,17 @@ async function latency(withAudit: boolean, log: (l: string) => void): Promise<Be
   const end = JSON.parse(await next()) as { pending: number; judged: number; cpuS: number; loopP99Ms: number };
   agent.destroy();
   const label = `HTTPS /mutate at 1,000/s, 100,000 live pods indexed, ${withAudit ? 'audit running (1,000 pods/s)' : 'no audit'}`;
-  log(`${label}: p50 ${(p.p50Us / 1000).toFixed(2)} ms, p99 ${(p.p99Us / 1000).toFixed(2)} ms, ${p.failed} failed; server CPU ${end.cpuS.toFixed(1)} s, event-loop delay p99 ${end.loopP99Ms.toFixed(1)} ms${withAudit ? `; audit judged ${end.judged} pods meanwhile` : ''}`);
-  return { name: label, p50Us: p.p50Us, p99Us: p.p99Us, target: 'p99 < 2 ms', met: p.p99Us < 2000 && p.failed === 0, notes: `${p.failed} failed; event-loop delay p99 ${end.loopP99Ms.toFixed(1)} ms${withAudit ? `; ${end.judged.toLocaleString('en')} pods judged during the run` : ''}` };
+  log(
+    `${label}: p50 ${(p.p50Us / 1000).toFixed(2)} ms, p99 ${(p.p99Us / 1000).toFixed(2)} ms, ${p.failed} failed; server CPU ${end.cpuS.toFixed(1)} s, event-loop delay p99 ${end.loopP99Ms.toFixed(1)} ms${withAudit ? `; audit judged ${end.judged} pods meanwhile` : ''}`,
+  );
+  return {
+    name: label,
+    p50Us: p.p50Us,
+    p99Us: p.p99Us,
+    target: 'p99 < 2 ms',
+    met: p.p99Us < 2000 && p.failed === 0,
+    notes: `${p.failed} failed; event-loop delay p99 ${end.loopP99Ms.toFixed(1)} ms${withAudit ? `; ${end.judged.toLocaleString('en')} pods judged during the run` : ''}`,
+  };
 }
 
 function fullPass(log: (l: string) => void): BenchResult[] {
@@ -258,7 +320,9 @@ function fullPass(log: (l: string) => void): BenchResult[] {
 }
 
 export async function run(log: (line: string) => void): Promise<BenchResult[]> {
-  log('The audit judges each live pod and NAD through the admission core; serve throttles it to --audit-rate (1,000 objects/s): 20 ms ticks, slices of at most 2 ms.');
+  log(
+    'The audit judges each live pod and NAD through the admission core; serve throttles it to --audit-rate (1,000 objects/s): 20 ms ticks, slices of at most 2 ms.',
+  );
   return [...fullPass(log), await latency(false, log), await latency(true, log)];
 }
 

@@ -13,10 +13,17 @@ import { MIN_TLS_VERSION, TLS12_CIPHERS } from '../src/server/tls.js';
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: floor-server TLS_DIR');
 const app = fastify({
-  https: { cert: readFileSync(join(dir, 'tls.crt')), key: readFileSync(join(dir, 'tls.key')), minVersion: MIN_TLS_VERSION, ciphers: TLS12_CIPHERS },
+  https: {
+    cert: readFileSync(join(dir, 'tls.crt')),
+    key: readFileSync(join(dir, 'tls.key')),
+    minVersion: MIN_TLS_VERSION,
+    ciphers: TLS12_CIPHERS,
+  },
   bodyLimit: 3 * 1024 * 1024,
 });
-const patch = Buffer.from(JSON.stringify([{ op: 'add', path: '/spec/containers/0/resources/requests/intel.com~1sriov_a', value: '1' }])).toString('base64');
+const patch = Buffer.from(
+  JSON.stringify([{ op: 'add', path: '/spec/containers/0/resources/requests/intel.com~1sriov_a', value: '1' }]),
+).toString('base64');
 app.post('/mutate', async (request) => {
   const uid = (request.body as { request?: { uid?: string } } | undefined)?.request?.uid ?? '';
   return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid, allowed: true, patchType: 'JSONPatch', patch } };

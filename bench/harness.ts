@@ -115,6 +115,15 @@ export function formatTable(section: string, rows: readonly BenchResult[]): stri
   ];
   const cells = [['measure', 'result', 'latency', 'target', 'notes'], ...rows.map(fmt)];
   const widths = cells[0]!.map((_, c) => Math.max(...cells.map((row) => row[c]!.length)));
-  const line = (row: string[]): string => row.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd();
-  return [`## ${section} (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs)`, line(cells[0]!), line(widths.map((w) => '-'.repeat(w))), ...cells.slice(1).map(line)].join('\n');
+  const line = (row: string[]): string =>
+    row
+      .map((cell, c) => cell.padEnd(widths[c]!))
+      .join('  ')
+      .trimEnd();
+  return [
+    `## ${section} (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs)`,
+    line(cells[0]!),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...cells.slice(1).map(line),
+  ].join('\n');
 }

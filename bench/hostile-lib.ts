@@ -41,7 +41,8 @@ const nad = (name: string, resourceName: string) =>
     spec: { config: JSON.stringify({ cniVersion: '1.0.0', name, plugins: [{ type: 'sriov', capabilities: { mac: true, ips: true } }] }) },
   });
 /** A NAD object of NAMESPACE (`sriov-a`, `intel.com/sriov_a` is what valid reviews select): for a fake API server in cluster mode. */
-export const hostileNadObject = (name: string, resourceName: string): Record<string, unknown> => JSON.parse(nad(name, resourceName)) as Record<string, unknown>;
+export const hostileNadObject = (name: string, resourceName: string): Record<string, unknown> =>
+  JSON.parse(nad(name, resourceName)) as Record<string, unknown>;
 
 function procStatus(pid: number): { rss: number; peak: number } {
   try {
@@ -93,7 +94,24 @@ export async function startServe(options: ServeOptions = {}): Promise<Serve> {
   }
   const env = { ...process.env, NODE_OPTIONS: PRODUCTION_NODE_OPTIONS };
   const args = options.main ? [options.main] : nodeArgs;
-  const certs = spawnSync(process.execPath, [...args, 'certs', '--out', tlsDir, '--service', 'netattach', '--namespace', 'netattach-system', '--san', '127.0.0.1', '--san', 'localhost'], { env, encoding: 'utf8' });
+  const certs = spawnSync(
+    process.execPath,
+    [
+      ...args,
+      'certs',
+      '--out',
+      tlsDir,
+      '--service',
+      'netattach',
+      '--namespace',
+      'netattach-system',
+      '--san',
+      '127.0.0.1',
+      '--san',
+      'localhost',
+    ],
+    { env, encoding: 'utf8' },
+  );
   if (certs.status !== 0) throw new Error(`netattach certs failed: ${certs.stderr}`);
   const ca = readFileSync(join(tlsDir, 'ca.crt'), 'utf8');
   let source = ['--nads', nads];
@@ -101,11 +119,28 @@ export async function startServe(options: ServeOptions = {}): Promise<Serve> {
     writeFileSync(join(dir, 'kubeconfig'), options.kubeconfig);
     source = ['--kubeconfig', join(dir, 'kubeconfig')];
   }
-  const serveArgs = ['serve', '--tls-dir', tlsDir, ...source, '--port', '0', '--health-port', '0', '--host', '127.0.0.1', ...policyArgs, ...(options.extraArgs ?? [])];
+  const serveArgs = [
+    'serve',
+    '--tls-dir',
+    tlsDir,
+    ...source,
+    '--port',
+    '0',
+    '--health-port',
+    '0',
+    '--host',
+    '127.0.0.1',
+    ...policyArgs,
+    ...(options.extraArgs ?? []),
+  ];
   // Through env(1), which sets NODE_OPTIONS afresh and execs node (same pid): a test runner that
   // adds its own --import to NODE_OPTIONS of every child (tap's processinfo) would otherwise load
   // into serve, and its hooks alone ran serve's heap out on a 125 MB list the Deployment reads.
-  const child = spawn('/usr/bin/env', ['-u', 'NODE_OPTIONS', `NODE_OPTIONS=${PRODUCTION_NODE_OPTIONS}`, process.execPath, ...args, ...serveArgs], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    '/usr/bin/env',
+    ['-u', 'NODE_OPTIONS', `NODE_OPTIONS=${PRODUCTION_NODE_OPTIONS}`, process.execPath, ...args, ...serveArgs],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const lines: string[] = [];
   let exited = false;
   let partial = '';
@@ -132,7 +167,8 @@ export async function startServe(options: ServeOptions = {}): Promise<Serve> {
   const urls = await listening;
   // Ready once the NAD directory has been read.
   const readyBy = performance.now() + (options.readyWithinMs ?? 20_000);
-  while (performance.now() < readyBy && (await getText(`${urls.healthUrl}/readyz`).catch(() => ({ status: 0 }))).status !== 200) await sleep(100);
+  while (performance.now() < readyBy && (await getText(`${urls.healthUrl}/readyz`).catch(() => ({ status: 0 }))).status !== 200)
+    await sleep(100);
   return {
     child,
     ...urls,
@@ -168,23 +204,32 @@ export interface Answer {
 }
 
 /** One POST over HTTPS; never rejects (a reset or refusal comes back as status 0 with the error). */
-export function post(s: Pick<Serve, 'url' | 'ca'>, path: string, body: string | Buffer, agent: https.Agent | false = false): Promise<Answer> {
+export function post(
+  s: Pick<Serve, 'url' | 'ca'>,
+  path: string,
+  body: string | Buffer,
+  agent: https.Agent | false = false,
+): Promise<Answer> {
   const started = performance.now();
   return new Promise((resolveAnswer) => {
-    const req = https.request(`${s.url}${path}`, { method: 'POST', ca: s.ca, agent, servername: 'localhost', headers: { 'content-type': 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        let json: unknown;
-        try {
-          json = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        } catch {
-          json = undefined;
-        }
-        resolveAnswer({ status: res.statusCode ?? 0, json, ms: performance.now() - started });
-      });
-      res.on('error', (e) => resolveAnswer({ status: 0, json: undefined, ms: performance.now() - started, error: e.message }));
-    });
+    const req = https.request(
+      `${s.url}${path}`,
+      { method: 'POST', ca: s.ca, agent, servername: 'localhost', headers: { 'content-type': 'application/json' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          let json: unknown;
+          try {
+            json = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          } catch {
+            json = undefined;
+          }
+          resolveAnswer({ status: res.statusCode ?? 0, json, ms: performance.now() - started });
+        });
+        res.on('error', (e) => resolveAnswer({ status: 0, json: undefined, ms: performance.now() - started, error: e.message }));
+      },
+    );
     req.on('error', (e) => resolveAnswer({ status: 0, json: undefined, ms: performance.now() - started, error: e.message }));
     req.end(body);
   });
@@ -213,22 +258,39 @@ export function review(object: Record<string, unknown>, kind: string, resource: 
 
 export const podReview = (networks: string): string =>
   review(
-    { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: NAMESPACE, annotations: { 'k8s.v1.cni.cncf.io/networks': networks } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: NAMESPACE, annotations: { 'k8s.v1.cni.cncf.io/networks': networks } },
+      spec: { containers: [{ name: 'c', image: 'busybox' }] },
+    },
     'Pod',
     'pods',
   );
 
 /** A valid review and the answer it must get: allowed, with the SR-IOV resource patched in. */
-export async function validReviewAnswered(s: Pick<Serve, 'url' | 'ca'>, agent: https.Agent | false = false): Promise<{ ok: boolean; ms: number; detail: string }> {
+export async function validReviewAnswered(
+  s: Pick<Serve, 'url' | 'ca'>,
+  agent: https.Agent | false = false,
+): Promise<{ ok: boolean; ms: number; detail: string }> {
   const a = await post(s, '/mutate', podReview('sriov-a'), agent);
   const patch = a.json?.response?.patch ? Buffer.from(String(a.json.response.patch), 'base64').toString() : '';
   const ok = a.status === 200 && a.json?.response?.allowed === true && patch.includes('intel.com/sriov_a');
-  return { ok, ms: a.ms, detail: ok ? 'allowed with the resource patch' : `${a.status} ${a.error ?? JSON.stringify(a.json)?.slice(0, 300)}` };
+  return {
+    ok,
+    ms: a.ms,
+    detail: ok ? 'allowed with the resource patch' : `${a.status} ${a.error ?? JSON.stringify(a.json)?.slice(0, 300)}`,
+  };
 }
 
 export const nadReview = (annotations: Record<string, string>, config = ''): string =>
   review(
-    { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name: 'evil', namespace: NAMESPACE, annotations }, spec: { config } },
+    {
+      apiVersion: 'k8s.cni.cncf.io/v1',
+      kind: 'NetworkAttachmentDefinition',
+      metadata: { name: 'evil', namespace: NAMESPACE, annotations },
+      spec: { config },
+    },
     'NetworkAttachmentDefinition',
     'network-attachment-definitions',
     'k8s.cni.cncf.io',
@@ -252,11 +314,18 @@ export async function uniquePaths(s: Serve, n: number): Promise<{ metricsBytes: 
 }
 
 /** Finding 2: `k` bodies of 4 MB at once, with a valid review sent alongside. */
-export async function bigBodies(s: Serve, k: number, body: string): Promise<{ answers: Answer[]; valid: Awaited<ReturnType<typeof validReviewAnswered>> }> {
-  const [answers, valid] = await Promise.all([Promise.all(Array.from({ length: k }, () => post(s, '/validate', body))), (async () => {
-    await sleep(20);
-    return validReviewAnswered(s);
-  })()]);
+export async function bigBodies(
+  s: Serve,
+  k: number,
+  body: string,
+): Promise<{ answers: Answer[]; valid: Awaited<ReturnType<typeof validReviewAnswered>> }> {
+  const [answers, valid] = await Promise.all([
+    Promise.all(Array.from({ length: k }, () => post(s, '/validate', body))),
+    (async () => {
+      await sleep(20);
+      return validReviewAnswered(s);
+    })(),
+  ]);
   return { answers, valid };
 }
 
@@ -271,7 +340,13 @@ export async function slowBodies(
   s: Serve,
   n: number,
   giveUpMs: number,
-): Promise<{ peakRssMb: number; closedMs: number[]; lifetimeMs: number[]; open: number; valid: Awaited<ReturnType<typeof validReviewAnswered>> }> {
+): Promise<{
+  peakRssMb: number;
+  closedMs: number[];
+  lifetimeMs: number[];
+  open: number;
+  valid: Awaited<ReturnType<typeof validReviewAnswered>>;
+}> {
   const u = new URL(s.url);
   const length = 4 * 1024 * 1024;
   const chunk = Buffer.alloc(length - 2048, 0x20);
@@ -320,7 +395,8 @@ export function quadraticAnnotation(number = '1e400'): string {
 }
 
 /** Finding 6: a NAD config with `n` plugins that each lack `type` (80,000: 1.44 MB). */
-export const manyPlugins = (n: number): string => JSON.stringify({ cniVersion: '1.0.0', name: 'evil', plugins: Array.from({ length: n }, () => ({ x: 1 })) });
+export const manyPlugins = (n: number): string =>
+  JSON.stringify({ cniVersion: '1.0.0', name: 'evil', plugins: Array.from({ length: n }, () => ({ x: 1 })) });
 
 /** Finding 7: whether a TLS 1.2 handshake offering only `cipher` completes. */
 export function handshake(s: Pick<Serve, 'url' | 'ca'>, options: tls.ConnectionOptions): Promise<boolean> {
@@ -334,7 +410,14 @@ export function handshake(s: Pick<Serve, 'url' | 'ca'>, options: tls.ConnectionO
   });
 }
 
-export const WEAK_TLS12_SUITES = ['AES128-SHA', 'AES256-GCM-SHA384', 'ECDHE-RSA-AES128-SHA', 'ECDHE-RSA-AES256-SHA384', 'AES128-CCM8', 'ARIA128-GCM-SHA256'];
+export const WEAK_TLS12_SUITES = [
+  'AES128-SHA',
+  'AES256-GCM-SHA384',
+  'ECDHE-RSA-AES128-SHA',
+  'ECDHE-RSA-AES256-SHA384',
+  'AES128-CCM8',
+  'ARIA128-GCM-SHA256',
+];
 export const STRONG_TLS12_SUITES = ['ECDHE-RSA-AES128-GCM-SHA256', 'ECDHE-RSA-AES256-GCM-SHA384', 'ECDHE-RSA-CHACHA20-POLY1305'];
 
 /** CPU milliseconds the server process has used (utime + stime, 10 ms ticks): steadier than wall time on a busy machine. */
@@ -399,16 +482,31 @@ export const macNads = (count: number): Record<string, string> =>
         apiVersion: 'k8s.cni.cncf.io/v1',
         kind: 'NetworkAttachmentDefinition',
         metadata: { name: `mac-${n}`, namespace: NAMESPACE },
-        spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: `mac-${n}`, plugins: [{ type: 'macvlan', master: 'eth0', capabilities: { mac: true } }] }) },
+        spec: {
+          config: JSON.stringify({
+            cniVersion: '1.0.0',
+            name: `mac-${n}`,
+            plugins: [{ type: 'macvlan', master: 'eth0', capabilities: { mac: true } }],
+          }),
+        },
       }),
     ]),
   );
 
-const macOf = (n: number): string => `02:${[24, 16, 8, 0].map((shift) => ((n >>> shift) & 0xff).toString(16).padStart(2, '0')).join(':')}:01`;
+const macOf = (n: number): string =>
+  `02:${[24, 16, 8, 0].map((shift) => ((n >>> shift) & 0xff).toString(16).padStart(2, '0')).join(':')}:01`;
 
 /** A forged `/mutate` Pod CREATE in `namespace` named `name`: `attachments` of sriov-a (NAD namespace `hostile`) with MACs from `firstMac` on. */
-export function manyMacPod(namespace: string, name: string, firstMac: number, attachments: number, network = (_: number) => 'sriov-a'): string {
-  const networks = JSON.stringify(Array.from({ length: attachments }, (_, k) => ({ name: network(k), namespace: NAMESPACE, mac: macOf(firstMac + k) })));
+export function manyMacPod(
+  namespace: string,
+  name: string,
+  firstMac: number,
+  attachments: number,
+  network = (_: number) => 'sriov-a',
+): string {
+  const networks = JSON.stringify(
+    Array.from({ length: attachments }, (_, k) => ({ name: network(k), namespace: NAMESPACE, mac: macOf(firstMac + k) })),
+  );
   return JSON.stringify({
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
@@ -471,7 +569,10 @@ export interface FloodResult {
  * `namespace(n)`, sent as fast as they are answered over `connections` keep-alive
  * connections; a valid review every 200 ms meanwhile.
  */
-export async function reservationFlood(s: Serve, opts: { reviews: number; macs: number; connections: number; namespace: (n: number) => string }): Promise<FloodResult> {
+export async function reservationFlood(
+  s: Serve,
+  opts: { reviews: number; macs: number; connections: number; namespace: (n: number) => string },
+): Promise<FloodResult> {
   const validIdleMs: number[] = [];
   const validWrong: string[] = [];
   // The apiserver keeps its connections open: so does the prober (its own connection).
@@ -520,7 +621,8 @@ export async function reservationFlood(s: Serve, opts: { reviews: number; macs: 
   const cap = (name: string) => metrics.get(`netattach_address_reservations_capped_total{cap="${name}"}`) ?? Number.NaN;
   const capped = { pod: cap('pod'), address: cap('address'), namespace: cap('namespace'), total: cap('total') };
   let unarbitratedPods = 0;
-  for (const [series, value] of metrics) if (series.startsWith('netattach_policy_findings_total{') && series.includes('rule="uniqueAddresses.limit"')) unarbitratedPods += value;
+  for (const [series, value] of metrics)
+    if (series.startsWith('netattach_policy_findings_total{') && series.includes('rule="uniqueAddresses.limit"')) unarbitratedPods += value;
   return {
     answers,
     seconds,
@@ -542,7 +644,10 @@ export { median };
  * for the same `networks` MACs, one on each NAD mac-0.., so each MAC piles up one reservation per
  * pod; all admitted with a warning. Server CPU (ms, 10 ms ticks) per batch of `batch` pods, in order.
  */
-export async function warnPileUp(s: Serve, opts: { namespace: string; pods: number; networks: number; batch: number; connections: number }): Promise<{ cpuMsPerBatch: number[]; warned: number; unwarned: number; denied: number; failed: number; seconds: number }> {
+export async function warnPileUp(
+  s: Serve,
+  opts: { namespace: string; pods: number; networks: number; batch: number; connections: number },
+): Promise<{ cpuMsPerBatch: number[]; warned: number; unwarned: number; denied: number; failed: number; seconds: number }> {
   const agent = new https.Agent({ keepAlive: true, maxSockets: opts.connections });
   const cpuMsPerBatch: number[] = [];
   let warned = 0;
@@ -558,7 +663,12 @@ export async function warnPileUp(s: Serve, opts: { namespace: string; pods: numb
       Array.from({ length: opts.connections }, async () => {
         while (next < end) {
           const n = next++;
-          const a = await post(s, '/mutate', manyMacPod(opts.namespace, `dup-${n}`, 7, opts.networks, (k) => `mac-${k}`), agent);
+          const a = await post(
+            s,
+            '/mutate',
+            manyMacPod(opts.namespace, `dup-${n}`, 7, opts.networks, (k) => `mac-${k}`),
+            agent,
+          );
           if (a.status !== 200) failed++;
           else if (a.json?.response?.allowed !== true) denied++;
           // Warnings are cut to 120 characters: the rule's name is what is left to recognise.

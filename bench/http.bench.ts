@@ -13,11 +13,12 @@ import { tmpdir } from 'node:os';
 import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { type BenchResult } from './harness.js';
+import type { BenchResult } from './harness.js';
 import { paced, post } from './https-client.js';
 import { PRODUCTION_NODE_OPTIONS } from './hostile-lib.js';
 
-const benchNodeArgs = (): string[] | undefined => (process.env.BENCH_NODE_OPTIONS === undefined ? undefined : process.env.BENCH_NODE_OPTIONS.split(' ').filter(Boolean));
+const benchNodeArgs = (): string[] | undefined =>
+  process.env.BENCH_NODE_OPTIONS === undefined ? undefined : process.env.BENCH_NODE_OPTIONS.split(' ').filter(Boolean);
 
 export const name = 'http';
 
@@ -33,7 +34,13 @@ const nadYaml = (n: string, resourceName: string, caps: string[]) =>
     apiVersion: 'k8s.cni.cncf.io/v1',
     kind: 'NetworkAttachmentDefinition',
     metadata: { name: n, namespace: NAMESPACE, annotations: { 'k8s.v1.cni.cncf.io/resourceName': resourceName } },
-    spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: n, plugins: [{ type: 'sriov', capabilities: Object.fromEntries(caps.map((c) => [c, true])), ipam: { type: 'static' } }] }) },
+    spec: {
+      config: JSON.stringify({
+        cniVersion: '1.0.0',
+        name: n,
+        plugins: [{ type: 'sriov', capabilities: Object.fromEntries(caps.map((c) => [c, true])), ipam: { type: 'static' } }],
+      }),
+    },
   });
 
 const NETWORKS = JSON.stringify([
@@ -44,8 +51,13 @@ const NETWORKS = JSON.stringify([
 
 /** CPU pinning: server on CPU 0, load generator (this process) on CPU 1; none on a 1-CPU machine or without taskset. */
 const pinning = (() => {
-  const ok = availableParallelism() >= 2 && spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' }).status === 0;
-  return { ok, server: ok ? ['taskset', '-c', '0'] : [], note: ok ? 'server pinned to CPU 0, load generator to CPU 1' : 'not pinned (no taskset or one CPU)' };
+  const ok =
+    availableParallelism() >= 2 && spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' }).status === 0;
+  return {
+    ok,
+    server: ok ? ['taskset', '-c', '0'] : [],
+    note: ok ? 'server pinned to CPU 0, load generator to CPU 1' : 'not pinned (no taskset or one CPU)',
+  };
 })();
 
 /** An AdmissionReview body whose pod is about `targetBytes` of JSON (containers with env vars). */
@@ -54,13 +66,23 @@ function reviewOfSize(targetBytes: number, networks = NETWORKS): string {
   const pod = {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { generateName: 'app-7d9f8c6b5-', namespace: NAMESPACE, labels: { app: 'app', 'pod-template-hash': '7d9f8c6b5' }, annotations: { 'k8s.v1.cni.cncf.io/networks': networks } },
+    metadata: {
+      generateName: 'app-7d9f8c6b5-',
+      namespace: NAMESPACE,
+      labels: { app: 'app', 'pod-template-hash': '7d9f8c6b5' },
+      annotations: { 'k8s.v1.cni.cncf.io/networks': networks },
+    },
     spec: { containers, restartPolicy: 'Always' },
   };
   do {
     const i = containers.length;
     const env = Array.from({ length: 12 }, (_, j) => ({ name: `VAR_${i}_${j}`, value: `value-${i}-${j}-${'x'.repeat(20)}` }));
-    containers.push({ name: `c${i}`, image: `registry.example.com/app/c${i}:1.2.3`, env, resources: { requests: { cpu: '100m', memory: '128Mi' } } });
+    containers.push({
+      name: `c${i}`,
+      image: `registry.example.com/app/c${i}:1.2.3`,
+      env,
+      resources: { requests: { cpu: '100m', memory: '128Mi' } },
+    });
   } while (JSON.stringify(pod).length < targetBytes);
   return JSON.stringify({
     apiVersion: 'admission.k8s.io/v1',
@@ -92,8 +114,26 @@ function writeManyNads(dir: string, count: number): void {
   for (let f = 0; f * perFile < count; f++) {
     const docs: string[] = [];
     for (let n = f * perFile; n < Math.min(count, (f + 1) * perFile); n++) {
-      const config = { cniVersion: '1.0.0', name: `net-${n}`, plugins: [{ type: 'sriov', vlan: n % 4000, ipam: { type: 'whereabouts', range: `10.${n % 250}.0.0/16` } }, { type: 'tuning', capabilities: { mac: true } }] };
-      docs.push(JSON.stringify({ apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name: `net-${n}`, namespace: `ns-${n % 50}`, annotations: { 'k8s.v1.cni.cncf.io/resourceName': `intel.com/sriov_pool_${n % 20}` } }, spec: { config: JSON.stringify(config) } }));
+      const config = {
+        cniVersion: '1.0.0',
+        name: `net-${n}`,
+        plugins: [
+          { type: 'sriov', vlan: n % 4000, ipam: { type: 'whereabouts', range: `10.${n % 250}.0.0/16` } },
+          { type: 'tuning', capabilities: { mac: true } },
+        ],
+      };
+      docs.push(
+        JSON.stringify({
+          apiVersion: 'k8s.cni.cncf.io/v1',
+          kind: 'NetworkAttachmentDefinition',
+          metadata: {
+            name: `net-${n}`,
+            namespace: `ns-${n % 50}`,
+            annotations: { 'k8s.v1.cni.cncf.io/resourceName': `intel.com/sriov_pool_${n % 20}` },
+          },
+          spec: { config: JSON.stringify(config) },
+        }),
+      );
     }
     writeFileSync(join(dir, `many-${f}.yaml`), docs.join('\n---\n'));
   }
@@ -112,7 +152,22 @@ async function startServer(dir: string, extra: { nads?: number; nodeArgs?: strin
   writeFileSync(join(dir, 'nads', 'b.json'), nadYaml('sriov-b', 'intel.com/sriov_b', ['ips', 'mac']));
   writeFileSync(join(dir, 'nads', 'c.json'), nadYaml('rdma-c', 'rdma/hca_shared_c', ['ips']));
   if (extra.nads) writeManyNads(join(dir, 'nads'), extra.nads);
-  const args = [process.execPath, ...(extra.nodeArgs ?? []), ...mainArgs, 'serve', '--tls-dir', join(dir, 'tls'), '--nads', join(dir, 'nads'), '--host', '127.0.0.1', '--port', '0', '--health-port', '0'];
+  const args = [
+    process.execPath,
+    ...(extra.nodeArgs ?? []),
+    ...mainArgs,
+    'serve',
+    '--tls-dir',
+    join(dir, 'tls'),
+    '--nads',
+    join(dir, 'nads'),
+    '--host',
+    '127.0.0.1',
+    '--port',
+    '0',
+    '--health-port',
+    '0',
+  ];
   // taskset execs node: the child's pid is the server's.
   const [command, ...rest] = [...pinning.server, ...args];
   const child = spawn(command!, rest, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -178,10 +233,18 @@ function saturate(url: string, body: string | (() => string), seconds: number): 
 }
 
 /** Saturation in rounds (after a warm-up): the median round's rate, and the range, so one noisy second does not decide. */
-async function saturateRounds(server: Server, url: string, body: string | (() => string), rounds = 3, seconds = 4): Promise<{ rps: number; min: number; max: number; errors: number; p99: number; cpuUs: number }> {
+async function saturateRounds(
+  server: Server,
+  url: string,
+  body: string | (() => string),
+  rounds = 3,
+  seconds = 4,
+): Promise<{ rps: number; min: number; max: number; errors: number; p99: number; cpuUs: number }> {
   await saturate(url, body, 2);
   const rates: number[] = [];
-  let errors = 0, ok = 0, p99 = 0;
+  let errors = 0,
+    ok = 0,
+    p99 = 0;
   const cpu0 = cpuSeconds(server.child.pid);
   for (let i = 0; i < rounds; i++) {
     const s = await saturate(url, body, seconds);
@@ -202,7 +265,12 @@ function distinctNetworks(): () => string {
     n++;
     const b = (shift: number) => ((n >> shift) & 0xff).toString(16).padStart(2, '0');
     return JSON.stringify([
-      { name: 'sriov-a', interface: 'net1', mac: `02:00:00:${b(16)}:${b(8)}:${b(0)}`, ips: [`10.${(n >> 16) & 0xff}.${(n >> 8) & 0xff}.${n & 0xff}/8`] },
+      {
+        name: 'sriov-a',
+        interface: 'net1',
+        mac: `02:00:00:${b(16)}:${b(8)}:${b(0)}`,
+        ips: [`10.${(n >> 16) & 0xff}.${(n >> 8) & 0xff}.${n & 0xff}/8`],
+      },
       { name: 'sriov-b', interface: 'net2', ips: [`fd00:10::${n.toString(16)}/64`] },
       { name: 'rdma-c', interface: 'net3', ips: ['192.168.1.10/24'] },
     ]);
@@ -225,13 +293,16 @@ export async function run(log: (line: string) => void = () => {}): Promise<Bench
       const url = `${server.url}/mutate?timeout=10s`;
       const check = await post(agent, url, body);
       const response = (JSON.parse(check.text) as { response?: { allowed?: boolean; patch?: string; status?: unknown } }).response;
-      if (check.status !== 200 || !response?.allowed || !response.patch) throw new Error(`bench review not admitted with a patch: ${check.status} ${check.text.slice(0, 800)}`);
+      if (check.status !== 200 || !response?.allowed || !response.patch)
+        throw new Error(`bench review not admitted with a patch: ${check.status} ${check.text.slice(0, 800)}`);
       const size = `${(body.length / 1024).toFixed(1)} KiB body`;
       await paced(agent, url, body, rate, 2); // warm-up
       const cpu0 = cpuSeconds(server.child.pid);
       const p = await paced(agent, url, body, rate, 10);
       const cpuUs = ((cpuSeconds(server.child.pid) - cpu0) / p.sent) * 1e6;
-      log(`${label}: ${p.sent} requests at ${rate}/s (achieved ${p.achieved.toFixed(0)}/s), ${p.failed} failed, p50 ${(p.p50Us / 1000).toFixed(2)} ms, p99 ${(p.p99Us / 1000).toFixed(2)} ms, server CPU ${cpuUs.toFixed(0)} µs/request`);
+      log(
+        `${label}: ${p.sent} requests at ${rate}/s (achieved ${p.achieved.toFixed(0)}/s), ${p.failed} failed, p50 ${(p.p50Us / 1000).toFixed(2)} ms, p99 ${(p.p99Us / 1000).toFixed(2)} ms, server CPU ${cpuUs.toFixed(0)} µs/request`,
+      );
       results.push({
         name: `HTTPS /mutate at ${rate}/s: ${label}`,
         p50Us: p.p50Us,
@@ -241,7 +312,9 @@ export async function run(log: (line: string) => void = () => {}): Promise<Bench
         notes: `${size}; ${p.failed} failed; server CPU ${cpuUs.toFixed(0)} µs/req`,
       });
       const s = await saturateRounds(server, url, body);
-      log(`${label}: saturation ${s.rps.toFixed(0)} req/s median of 3 rounds (${s.min.toFixed(0)}–${s.max.toFixed(0)}), 32 connections, errors ${s.errors}, p99 ${s.p99} ms, server CPU ${s.cpuUs.toFixed(0)} µs/request; ${pinning.note}`);
+      log(
+        `${label}: saturation ${s.rps.toFixed(0)} req/s median of 3 rounds (${s.min.toFixed(0)}–${s.max.toFixed(0)}), 32 connections, errors ${s.errors}, p99 ${s.p99} ms, server CPU ${s.cpuUs.toFixed(0)} µs/request; ${pinning.note}`,
+      );
       results.push({
         name: `HTTPS /mutate saturation: ${label}`,
         opsPerSec: s.rps,
@@ -254,7 +327,9 @@ export async function run(log: (line: string) => void = () => {}): Promise<Bench
         const next = distinctNetworks();
         const template = reviewOfSize(bytes, '@NETWORKS@');
         const d = await saturateRounds(server, url, () => template.replace('@NETWORKS@', JSON.stringify(next()).slice(1, -1)));
-        log(`${label}, a different annotation on every request: saturation ${d.rps.toFixed(0)} req/s (${d.min.toFixed(0)}–${d.max.toFixed(0)}), errors ${d.errors}, server CPU ${d.cpuUs.toFixed(0)} µs/request`);
+        log(
+          `${label}, a different annotation on every request: saturation ${d.rps.toFixed(0)} req/s (${d.min.toFixed(0)}–${d.max.toFixed(0)}), errors ${d.errors}, server CPU ${d.cpuUs.toFixed(0)} µs/request`,
+        );
         results.push({
           name: `HTTPS /mutate saturation: ${label}, distinct annotations`,
           opsPerSec: d.rps,
@@ -313,7 +388,9 @@ async function againstTheFloor(tlsDir: string, log: (line: string) => void): Pro
     const sat = await saturateRounds(target, url, body);
     agent.destroy();
     const rss = rssMb(target.child.pid).rss;
-    log(`${label}: ${sat.rps.toFixed(0)} reviews/s, CPU ${sat.cpuUs.toFixed(0)} µs/review, p50 ${(p.p50Us / 1000).toFixed(2)} / p99 ${(p.p99Us / 1000).toFixed(2)} ms at 1,000/s, RSS after load ${rss.toFixed(0)} MB`);
+    log(
+      `${label}: ${sat.rps.toFixed(0)} reviews/s, CPU ${sat.cpuUs.toFixed(0)} µs/review, p50 ${(p.p50Us / 1000).toFixed(2)} / p99 ${(p.p99Us / 1000).toFixed(2)} ms at 1,000/s, RSS after load ${rss.toFixed(0)} MB`,
+    );
     return { rps: sat.rps, cpuUs: sat.cpuUs, p50Us: p.p50Us, p99Us: p.p99Us, rss };
   };
   const flags = benchNodeArgs() ?? PRODUCTION_NODE_OPTIONS.split(' ');
@@ -336,10 +413,25 @@ async function againstTheFloor(tlsDir: string, log: (line: string) => void): Pro
   }
   const cpu = ours.cpuUs / base.cpuUs;
   const rss = ours.rss / base.rss;
-  log(`netattach / floor: CPU per review ${cpu.toFixed(2)}x (goal ≤ 1.3x), throughput ${(ours.rps / base.rps).toFixed(2)}x, p99 ${(ours.p99Us / base.p99Us).toFixed(2)}x, RSS after load ${rss.toFixed(2)}x (goal ≤ 1.1x); flags ${flags.join(' ')}`);
+  log(
+    `netattach / floor: CPU per review ${cpu.toFixed(2)}x (goal ≤ 1.3x), throughput ${(ours.rps / base.rps).toFixed(2)}x, p99 ${(ours.p99Us / base.p99Us).toFixed(2)}x, RSS after load ${rss.toFixed(2)}x (goal ≤ 1.1x); flags ${flags.join(' ')}`,
+  );
   return [
-    { name: 'netattach / bare fastify route: CPU per review (~4 KiB pod)', target: '≤ 1.3x', met: cpu <= 1.3, notes: `${ours.cpuUs.toFixed(0)} / ${base.cpuUs.toFixed(0)} µs = ${cpu.toFixed(2)}x; throughput ${ours.rps.toFixed(0)} / ${base.rps.toFixed(0)} reviews/s` },
-    { name: 'netattach / bare fastify route: RSS after load', target: '≤ 1.1x', met: rss <= 1.1, notes: `${ours.rss.toFixed(0)} / ${base.rss.toFixed(0)} MB = ${rss.toFixed(2)}x` },
-    { name: 'netattach / bare fastify route: p99 at 1,000/s', notes: `${(ours.p99Us / 1000).toFixed(2)} / ${(base.p99Us / 1000).toFixed(2)} ms; p50 ${(ours.p50Us / 1000).toFixed(2)} / ${(base.p50Us / 1000).toFixed(2)} ms` },
+    {
+      name: 'netattach / bare fastify route: CPU per review (~4 KiB pod)',
+      target: '≤ 1.3x',
+      met: cpu <= 1.3,
+      notes: `${ours.cpuUs.toFixed(0)} / ${base.cpuUs.toFixed(0)} µs = ${cpu.toFixed(2)}x; throughput ${ours.rps.toFixed(0)} / ${base.rps.toFixed(0)} reviews/s`,
+    },
+    {
+      name: 'netattach / bare fastify route: RSS after load',
+      target: '≤ 1.1x',
+      met: rss <= 1.1,
+      notes: `${ours.rss.toFixed(0)} / ${base.rss.toFixed(0)} MB = ${rss.toFixed(2)}x`,
+    },
+    {
+      name: 'netattach / bare fastify route: p99 at 1,000/s',
+      notes: `${(ours.p99Us / 1000).toFixed(2)} / ${(base.p99Us / 1000).toFixed(2)} ms; p50 ${(ours.p50Us / 1000).toFixed(2)} / ${(base.p50Us / 1000).toFixed(2)} ms`,
+    },
   ];
 }

@@ -6,18 +6,28 @@ import { percentile } from './harness.js';
 
 export function post(agent: https.Agent, url: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((res, rej) => {
-    const req = https.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (r) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c));
-      r.on('end', () => res({ status: r.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-    });
+    const req = https.request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (r) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (c: Buffer) => chunks.push(c));
+        r.on('end', () => res({ status: r.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+      },
+    );
     req.on('error', rej);
     req.end(body);
   });
 }
 
 /** Sends `rate` requests per second for `seconds`, on keep-alive connections; per-request latency in µs. */
-export async function paced(agent: https.Agent, url: string, body: string, rate: number, seconds: number): Promise<{ p50Us: number; p99Us: number; sent: number; failed: number; achieved: number }> {
+export async function paced(
+  agent: https.Agent,
+  url: string,
+  body: string,
+  rate: number,
+  seconds: number,
+): Promise<{ p50Us: number; p99Us: number; sent: number; failed: number; achieved: number }> {
   const latencies: number[] = [];
   let failed = 0;
   const total = rate * seconds;
@@ -46,4 +56,3 @@ export async function paced(agent: https.Agent, url: string, body: string, rate:
   latencies.sort((a, b) => a - b);
   return { p50Us: percentile(latencies, 50), p99Us: percentile(latencies, 99), sent: total, failed, achieved: total / elapsed };
 }
-

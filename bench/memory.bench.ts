@@ -28,7 +28,9 @@ const NADS = 10_000;
 const PAGE = 500;
 
 const hex = (n: number, bytes: number): string =>
-  Array.from({ length: bytes }, (_, i) => ((n >>> (8 * (Math.min(bytes, 4) - 1 - (i % 4)))) & 0xff).toString(16).padStart(2, '0')).join(':');
+  Array.from({ length: bytes }, (_, i) => ((n >>> (8 * (Math.min(bytes, 4) - 1 - (i % 4)))) & 0xff).toString(16).padStart(2, '0')).join(
+    ':',
+  );
 const uid = (n: number, salt: string): string => `${salt}0fad5b-d9cb-469f-a165-${String(n).padStart(12, '0')}`;
 
 /** Pod `n` as PartialObjectMetadata: a ReplicaSet's pod in one of 2,000 namespaces, on one or two of 10,000 NADs. */
@@ -67,7 +69,9 @@ export function podMetadata(n: number): Record<string, unknown> {
         'k8s.v1.cni.cncf.io/networks': networks,
         'k8s.v1.cni.cncf.io/network-status': JSON.stringify(status, null, 4),
       },
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rs, uid: uid(n % 50, 'b2'), controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rs, uid: uid(n % 50, 'b2'), controller: true, blockOwnerDeletion: true },
+      ],
       managedFields: [
         {
           manager: 'kube-controller-manager',
@@ -75,9 +79,24 @@ export function podMetadata(n: number): Record<string, unknown> {
           apiVersion: 'v1',
           time: '2026-12-01T10:00:00Z',
           fieldsType: 'FieldsV1',
-          fieldsV1: { 'f:metadata': { 'f:annotations': { '.': {}, 'f:k8s.v1.cni.cncf.io/networks': {} }, 'f:generateName': {}, 'f:labels': { '.': {}, 'f:app': {}, 'f:pod-template-hash': {} }, 'f:ownerReferences': { '.': {}, [`k:{"uid":"${uid(n % 50, 'b2')}"}`]: {} } } },
+          fieldsV1: {
+            'f:metadata': {
+              'f:annotations': { '.': {}, 'f:k8s.v1.cni.cncf.io/networks': {} },
+              'f:generateName': {},
+              'f:labels': { '.': {}, 'f:app': {}, 'f:pod-template-hash': {} },
+              'f:ownerReferences': { '.': {}, [`k:{"uid":"${uid(n % 50, 'b2')}"}`]: {} },
+            },
+          },
         },
-        { manager: 'multus', operation: 'Update', apiVersion: 'v1', time: '2026-12-01T10:00:01Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:annotations': { 'f:k8s.v1.cni.cncf.io/network-status': {} } } }, subresource: 'status' },
+        {
+          manager: 'multus',
+          operation: 'Update',
+          apiVersion: 'v1',
+          time: '2026-12-01T10:00:01Z',
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:metadata': { 'f:annotations': { 'f:k8s.v1.cni.cncf.io/network-status': {} } } },
+          subresource: 'status',
+        },
       ],
     },
   };
@@ -97,7 +116,11 @@ export function pagedPods(count: number, afterPage: () => void): KubeTransport {
       const to = Math.min(count, from + limit);
       const items = [];
       for (let n = from; n < to; n++) items.push(podMetadata(n));
-      const text = JSON.stringify({ kind: 'PartialObjectMetadataList', metadata: { resourceVersion: '1', ...(to < count ? { continue: String(to) } : {}) }, items });
+      const text = JSON.stringify({
+        kind: 'PartialObjectMetadataList',
+        metadata: { resourceVersion: '1', ...(to < count ? { continue: String(to) } : {}) },
+        items,
+      });
       return JSON.parse(text) as unknown;
     },
     watch: (_p, _q, _a, _e, signal) =>
@@ -111,8 +134,22 @@ const nadObjects = (): unknown[] =>
   Array.from({ length: NADS }, (_, n) => ({
     apiVersion: 'k8s.cni.cncf.io/v1',
     kind: 'NetworkAttachmentDefinition',
-    metadata: { name: `net-${n}`, namespace: `team-${String(n % NAMESPACES).padStart(4, '0')}`, uid: uid(n, 'c3'), resourceVersion: String(n + 1) },
-    spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: `net-${n}`, plugins: [{ type: 'macvlan', master: 'eth1', ipam: { type: 'whereabouts', range: '10.0.0.0/8' } }, { type: 'tuning', capabilities: { mac: true } }] }) },
+    metadata: {
+      name: `net-${n}`,
+      namespace: `team-${String(n % NAMESPACES).padStart(4, '0')}`,
+      uid: uid(n, 'c3'),
+      resourceVersion: String(n + 1),
+    },
+    spec: {
+      config: JSON.stringify({
+        cniVersion: '1.0.0',
+        name: `net-${n}`,
+        plugins: [
+          { type: 'macvlan', master: 'eth1', ipam: { type: 'whereabouts', range: '10.0.0.0/8' } },
+          { type: 'tuning', capabilities: { mac: true } },
+        ],
+      }),
+    },
   }));
 
 interface ChildReport {
@@ -172,7 +209,12 @@ async function child(pods: number, parts: boolean): Promise<void> {
     const one = async (what: string, make: () => { observer?: BackgroundAudit; usage?: NadUsage; index: AddressIndex }): Promise<void> => {
       const b = heap();
       const w = make();
-      const s = new PodAddressSource(undefined, w.index, { transport: pagedPods(pods, () => undefined), pageSize: PAGE, ...(w.usage ? { usage: w.usage } : {}), ...(w.observer ? { observer: w.observer } : {}) });
+      const s = new PodAddressSource(undefined, w.index, {
+        transport: pagedPods(pods, () => undefined),
+        pageSize: PAGE,
+        ...(w.usage ? { usage: w.usage } : {}),
+        ...(w.observer ? { observer: w.observer } : {}),
+      });
       await s.start();
       byPart[what] = Math.round((heap() - b) / pods);
       await s.stop();
@@ -201,7 +243,11 @@ async function child(pods: number, parts: boolean): Promise<void> {
 }
 
 export function measure(pods: number, parts = false): ChildReport {
-  const out = spawnSync(process.execPath, [...process.execArgv, ...HEAP_FLAGS, '--expose-gc', self, '--child', String(pods), ...(parts ? ['--parts'] : [])], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const out = spawnSync(
+    process.execPath,
+    [...process.execArgv, ...HEAP_FLAGS, '--expose-gc', self, '--child', String(pods), ...(parts ? ['--parts'] : [])],
+    { encoding: 'utf8', maxBuffer: 1 << 20 },
+  );
   if (out.status !== 0) throw new Error(`memory child (${pods} pods) failed: ${out.stderr.slice(-2000)}`);
   return JSON.parse(out.stdout.trim().split('\n').at(-1)!) as ChildReport;
 }

@@ -12,7 +12,14 @@ import { stringify } from 'yaml';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { KubeCredentials } from '../src/kube/index.js';
-import { ClusterNadSource, DirectoryNadSource, StaticNadSource, nadFromObject, validateNadObject, type ClusterNadSourceOptions } from '../src/nads/index.js';
+import {
+  ClusterNadSource,
+  DirectoryNadSource,
+  StaticNadSource,
+  nadFromObject,
+  validateNadObject,
+  type ClusterNadSourceOptions,
+} from '../src/nads/index.js';
 import { measureThroughput, type BenchResult } from './harness.js';
 
 export const name = 'nads';
@@ -28,12 +35,36 @@ function nadObject(i: number): Record<string, unknown> {
   const name = `net-${i}`;
   const config =
     kind === 0
-      ? { cniVersion: '0.3.1', name, type: 'sriov', vlan: i % 4000, ipam: { type: 'host-local', subnet: `10.${(i >> 8) & 255}.${i & 255}.0/24` } }
+      ? {
+          cniVersion: '0.3.1',
+          name,
+          type: 'sriov',
+          vlan: i % 4000,
+          ipam: { type: 'host-local', subnet: `10.${(i >> 8) & 255}.${i & 255}.0/24` },
+        }
       : kind === 1
-        ? { cniVersion: '1.0.0', name, plugins: [{ type: 'macvlan', master: 'eth1', mode: 'bridge', capabilities: { ips: true }, ipam: { type: 'static' } }, { type: 'tuning', capabilities: { mac: true } }] }
+        ? {
+            cniVersion: '1.0.0',
+            name,
+            plugins: [
+              { type: 'macvlan', master: 'eth1', mode: 'bridge', capabilities: { ips: true }, ipam: { type: 'static' } },
+              { type: 'tuning', capabilities: { mac: true } },
+            ],
+          }
         : kind === 2
-          ? { cniVersion: '0.3.1', name, type: 'ib-sriov', pkey: '0x6611', capabilities: { infinibandGUID: true }, ipam: { type: 'whereabouts', range: '192.168.100.0/24' } }
-          : { cniVersion: '0.3.1', name, plugins: [{ type: 'macvlan', master: 'ens13f1np1', ipam: { type: 'whereabouts', range: '192.168.50.0/24' } }] };
+          ? {
+              cniVersion: '0.3.1',
+              name,
+              type: 'ib-sriov',
+              pkey: '0x6611',
+              capabilities: { infinibandGUID: true },
+              ipam: { type: 'whereabouts', range: '192.168.100.0/24' },
+            }
+          : {
+              cniVersion: '0.3.1',
+              name,
+              plugins: [{ type: 'macvlan', master: 'ens13f1np1', ipam: { type: 'whereabouts', range: '192.168.50.0/24' } }],
+            };
   const resource = ['intel.com/sriov_netdevice', undefined, 'mellanox.com/mlnx_sriov_ib', 'rdma/hpc_shared_devices_ens13f1np1'][kind];
   return {
     apiVersion: 'k8s.cni.cncf.io/v1',
@@ -58,7 +89,19 @@ async function listServer(): Promise<{ kubeConfig: KubeCredentials; server: Serv
     const obj = nadObject(i);
     const meta = obj.metadata as Record<string, unknown>;
     (meta.annotations as Record<string, string>)['kubectl.kubernetes.io/last-applied-configuration'] = JSON.stringify(obj);
-    meta.managedFields = [{ manager: 'kubectl-client-side-apply', operation: 'Update', apiVersion: 'k8s.cni.cncf.io/v1', time: '2024-05-01T10:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:annotations': { '.': {}, 'f:kubectl.kubernetes.io/last-applied-configuration': {} } }, 'f:spec': { '.': {}, 'f:config': {} } } }];
+    meta.managedFields = [
+      {
+        manager: 'kubectl-client-side-apply',
+        operation: 'Update',
+        apiVersion: 'k8s.cni.cncf.io/v1',
+        time: '2024-05-01T10:00:00Z',
+        fieldsType: 'FieldsV1',
+        fieldsV1: {
+          'f:metadata': { 'f:annotations': { '.': {}, 'f:kubectl.kubernetes.io/last-applied-configuration': {} } },
+          'f:spec': { '.': {}, 'f:config': {} },
+        },
+      },
+    ];
     return obj;
   });
   // Pages of 500 with continue tokens, as kube-apiserver answers the source's paginated list.
@@ -66,7 +109,17 @@ async function listServer(): Promise<{ kubeConfig: KubeCredentials; server: Serv
   for (let from = 0; from < items.length; from += PAGE) {
     const more = from + PAGE < items.length;
     const metadata = { resourceVersion: '200000', ...(more ? { continue: String(from + PAGE) } : {}) };
-    pages.set(from, Buffer.from(JSON.stringify({ apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinitionList', metadata, items: items.slice(from, from + PAGE) })));
+    pages.set(
+      from,
+      Buffer.from(
+        JSON.stringify({
+          apiVersion: 'k8s.cni.cncf.io/v1',
+          kind: 'NetworkAttachmentDefinitionList',
+          metadata,
+          items: items.slice(from, from + PAGE),
+        }),
+      ),
+    );
   }
   const server = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -139,7 +192,15 @@ async function memoryChild(mode: string): Promise<void> {
   if (dir) rmSync(dir, { recursive: true, force: true });
   server?.closeAllConnections();
   server?.close();
-  const report: MemoryReport = { mode, rssMB: (after.rss - base.rss) / 2 ** 20, heapMB: (after.heapUsed - base.heapUsed) / 2 ** 20, totalRssMB: (after.rss - servedBytes) / 2 ** 20, ms, cpuMs, size };
+  const report: MemoryReport = {
+    mode,
+    rssMB: (after.rss - base.rss) / 2 ** 20,
+    heapMB: (after.heapUsed - base.heapUsed) / 2 ** 20,
+    totalRssMB: (after.rss - servedBytes) / 2 ** 20,
+    ms,
+    cpuMs,
+    size,
+  };
   process.stdout.write(`${JSON.stringify(report)}\n`);
   if (keep === null) process.stdout.write('unreachable\n');
 }
@@ -155,7 +216,7 @@ function memoryBench(mode: string, label: string): BenchResult {
     cpuMs: r.cpuMs,
     target: `process RSS < ${RSS_TARGET_MB} MB`,
     met: r.totalRssMB < RSS_TARGET_MB,
-    notes: `+${r.heapMB.toFixed(1)} MB heap, +${r.rssMB.toFixed(1)} MB RSS over baseline; process RSS ${r.totalRssMB.toFixed(0)} MB${mode === 'cluster' ? ' (less the fake server\'s prepared pages)' : ''}; result = load time`,
+    notes: `+${r.heapMB.toFixed(1)} MB heap, +${r.rssMB.toFixed(1)} MB RSS over baseline; process RSS ${r.totalRssMB.toFixed(0)} MB${mode === 'cluster' ? " (less the fake server's prepared pages)" : ''}; result = load time`,
   };
 }
 
@@ -171,7 +232,9 @@ export async function run(log: (line: string) => void = console.log): Promise<Be
     memoryBench('directory', 'DirectoryNadSource, 100 YAML files'),
     memoryBench('cluster', 'ClusterNadSource (kubectl-applied objects)'),
   ];
-  log(`NADs: ${results.map((r) => `${r.name}: ${r.opsPerSec ? `${Math.round(r.opsPerSec).toLocaleString('en')}/s` : r.notes}`).join('; ')}`);
+  log(
+    `NADs: ${results.map((r) => `${r.name}: ${r.opsPerSec ? `${Math.round(r.opsPerSec).toLocaleString('en')}/s` : r.notes}`).join('; ')}`,
+  );
   return results;
 }
 

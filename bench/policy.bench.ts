@@ -47,7 +47,18 @@ function populate(index: AddressIndex, pods: number, usage?: NadUsage): void {
     const nets: Array<Record<string, string>> = [{ name: `net-${n % 100}`, mac: `02:00:${hex(n, 4)}` }];
     if (n % 2 === 0) nets.push({ name: 'ib', 'infiniband-guid': `00:11:22:33:${hex(n, 4)}` });
     const annotations = { 'k8s.v1.cni.cncf.io/networks': JSON.stringify(nets) };
-    indexPod(index, { metadata: { namespace: `ns-${n % 500}`, name: `pod-${n}`, uid: `0f8fad5b-d9cb-469f-a165-${String(n).padStart(12, '0')}`, annotations } }, usage);
+    indexPod(
+      index,
+      {
+        metadata: {
+          namespace: `ns-${n % 500}`,
+          name: `pod-${n}`,
+          uid: `0f8fad5b-d9cb-469f-a165-${String(n).padStart(12, '0')}`,
+          annotations,
+        },
+      },
+      usage,
+    );
   }
 }
 
@@ -114,7 +125,12 @@ function rssChild(): void {
   gc();
   gc();
   const after = process.memoryUsage();
-  const report: RssReport = { rssMB: (after.rss - base.rss) / 2 ** 20, heapMB: (after.heapUsed - base.heapUsed) / 2 ** 20, ms, ...index.stats() };
+  const report: RssReport = {
+    rssMB: (after.rss - base.rss) / 2 ** 20,
+    heapMB: (after.heapUsed - base.heapUsed) / 2 ** 20,
+    ms,
+    ...index.stats(),
+  };
   process.stdout.write(JSON.stringify(report) + '\n');
 }
 

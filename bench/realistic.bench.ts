@@ -19,7 +19,15 @@ import { Registry } from 'prom-client';
 import * as core from '../src/admission/index.js';
 import { DEFAULT_ADMISSION_CONFIG } from '../src/admission/types.js';
 import { StaticNadSource } from '../src/nads/index.js';
-import { AddressIndex, AddressLeaseStore, NadUsage, PolicyEngine, loadPolicyDocuments, policySet, registerPolicyMetrics } from '../src/policy/index.js';
+import {
+  AddressIndex,
+  AddressLeaseStore,
+  NadUsage,
+  PolicyEngine,
+  loadPolicyDocuments,
+  policySet,
+  registerPolicyMetrics,
+} from '../src/policy/index.js';
 import { NO_POLICY } from '../src/policy/types.js';
 import { leaseApi, type KubeTransport } from '../src/kube/index.js';
 import { BackgroundAudit, registerAuditMetrics } from '../src/audit/index.js';
@@ -44,18 +52,28 @@ const MODIFIED_AFTER = [20, 60, 120];
 const nadObject = (namespace: string, n: string, type: 'sriov' | 'ib-sriov') => ({
   apiVersion: 'k8s.cni.cncf.io/v1',
   kind: 'NetworkAttachmentDefinition',
-  metadata: { name: n, namespace, annotations: { 'k8s.v1.cni.cncf.io/resourceName': type === 'sriov' ? `intel.com/sriov_${n}` : `mellanox.com/ib_${n}` } },
+  metadata: {
+    name: n,
+    namespace,
+    annotations: { 'k8s.v1.cni.cncf.io/resourceName': type === 'sriov' ? `intel.com/sriov_${n}` : `mellanox.com/ib_${n}` },
+  },
   spec: {
     config: JSON.stringify({
       cniVersion: '1.0.0',
       name: n,
-      plugins: [{ type, capabilities: type === 'sriov' ? { mac: true, ips: true } : { infinibandGUID: true, ips: true }, ipam: { type: 'static' } }],
+      plugins: [
+        { type, capabilities: type === 'sriov' ? { mac: true, ips: true } : { infinibandGUID: true, ips: true }, ipam: { type: 'static' } },
+      ],
     }),
   },
 });
 
 function realisticNads(): StaticNadSource {
-  const objects: unknown[] = [nadObject('default', 'sriov-a', 'sriov'), nadObject('default', 'sriov-b', 'sriov'), nadObject('default', 'ib-c', 'ib-sriov')];
+  const objects: unknown[] = [
+    nadObject('default', 'sriov-a', 'sriov'),
+    nadObject('default', 'sriov-b', 'sriov'),
+    nadObject('default', 'ib-c', 'ib-sriov'),
+  ];
   for (let ns = 0; ns < NAMESPACES; ns++) {
     for (let i = 0; i < NADS_PER_NAMESPACE; i++) objects.push(nadObject(`ns-${ns}`, `net-${i}`, i % 3 === 2 ? 'ib-sriov' : 'sriov'));
   }
@@ -164,12 +182,20 @@ class LeaseServer implements KubeTransport {
   }
   async getJson(path: string): Promise<unknown> {
     const name = path.split('/leases/')[1];
-    if (name === undefined) return JSON.parse(JSON.stringify({ metadata: { resourceVersion: String(this.rv) }, items: [...this.objects.values()] }));
+    if (name === undefined)
+      return JSON.parse(JSON.stringify({ metadata: { resourceVersion: String(this.rv) }, items: [...this.objects.values()] }));
     const o = this.objects.get(decodeURIComponent(name));
     if (!o) throw Object.assign(new Error('not found'), { statusCode: 404 });
     return JSON.parse(JSON.stringify(o));
   }
-  watch(_path: string, _query: unknown, _accept: string, onEvent: (e: unknown) => void, signal: AbortSignal, onOpen?: () => void): Promise<void> {
+  watch(
+    _path: string,
+    _query: unknown,
+    _accept: string,
+    onEvent: (e: unknown) => void,
+    signal: AbortSignal,
+    onOpen?: () => void,
+  ): Promise<void> {
     onOpen?.();
     this.watchers.add(onEvent);
     return new Promise((resolve) => signal.addEventListener('abort', () => (this.watchers.delete(onEvent), resolve()), { once: true }));
@@ -183,7 +209,15 @@ class LeaseServer implements KubeTransport {
     if (method === 'POST') {
       const name = sent.metadata['name'] as string;
       if (this.objects.has(name)) return { status: 409, body: { kind: 'Status', code: 409 } };
-      const obj = { ...sent, metadata: { ...sent.metadata, uid: `lease-${++this.rv}`, resourceVersion: String(this.rv), creationTimestamp: new Date().toISOString() } };
+      const obj = {
+        ...sent,
+        metadata: {
+          ...sent.metadata,
+          uid: `lease-${++this.rv}`,
+          resourceVersion: String(this.rv),
+          creationTimestamp: new Date().toISOString(),
+        },
+      };
       this.objects.set(name, obj);
       this.emit('ADDED', obj);
       return { status: 201, body: JSON.parse(JSON.stringify(obj)) };
@@ -248,7 +282,11 @@ async function review(deps: PipelineDeps, body: string, endpoint: 'mutate' | 'va
 
 export function bareMix(): Mix {
   const logs = sink();
-  const nadSource = new StaticNadSource([nadObject('default', 'sriov-a', 'sriov'), nadObject('default', 'sriov-b', 'sriov'), nadObject('default', 'rdma-c', 'sriov')]);
+  const nadSource = new StaticNadSource([
+    nadObject('default', 'sriov-a', 'sriov'),
+    nadObject('default', 'sriov-b', 'sriov'),
+    nadObject('default', 'rdma-c', 'sriov'),
+  ]);
   const deps: PipelineDeps = {
     core,
     nadSource,
@@ -309,7 +347,9 @@ export async function realisticMix(log: (line: string) => void): Promise<Mix> {
     logger,
   });
   // The pod watch: index (and NAD usage), confirm Leases, tell the audit; on removal, release.
-  const watched = (podName: string, namespace: string, annotation: string) => ({ metadata: { name: podName, namespace, uid: `uid-${podName}`, annotations: { [NETWORKS]: annotation } } });
+  const watched = (podName: string, namespace: string, annotation: string) => ({
+    metadata: { name: podName, namespace, uid: `uid-${podName}`, annotations: { [NETWORKS]: annotation } },
+  });
   const upsert = (obj: ReturnType<typeof watched>): void => {
     const pod = indexPod(index, obj, usage);
     if (pod) leases.confirm({ kind: 'Pod', namespace: pod.namespace, name: pod.name, ...(pod.uid ? { uid: pod.uid } : {}) });
@@ -330,7 +370,9 @@ export async function realisticMix(log: (line: string) => void): Promise<Mix> {
   audit.resynced();
   // The first audit pass, before measuring (it is paced by --audit-rate in the server).
   audit.drain();
-  log(`realistic: ${nadSource.size()} NADs, ${LIVE_PODS.toLocaleString('en')} live pods indexed and audited in ${((performance.now() - t0) / 1000).toFixed(1)} s; index ${JSON.stringify(index.stats())}`);
+  log(
+    `realistic: ${nadSource.size()} NADs, ${LIVE_PODS.toLocaleString('en')} live pods indexed and audited in ${((performance.now() - t0) / 1000).toFixed(1)} s; index ${JSON.stringify(index.stats())}`,
+  );
   const deps: PipelineDeps = {
     core,
     nadSource,
@@ -409,7 +451,15 @@ export async function run(log: (line: string) => void = () => {}): Promise<Bench
     let next = 2_000_000;
     let denied = 0;
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [mix, out] of round % 2 === 0 ? ([[bare, bareUs], [real, realUs]] as const) : ([[real, realUs], [bare, bareUs]] as const)) {
+      for (const [mix, out] of round % 2 === 0
+        ? ([
+            [bare, bareUs],
+            [real, realUs],
+          ] as const)
+        : ([
+            [real, realUs],
+            [bare, bareUs],
+          ] as const)) {
         mix.prepare(next, PODS_PER_ROUND);
         const c0 = cpuUs();
         for (let i = 0; i < PODS_PER_ROUND; i++) {

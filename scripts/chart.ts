@@ -70,7 +70,13 @@ export const VALUE_HOLES: ValueHole[] = [
   { kind: 'Deployment', name: 'netattach', pointer: '/spec/template/spec/containers/0/imagePullPolicy', value: 'image.pullPolicy' },
   { kind: 'Deployment', name: 'netattach', pointer: '/spec/template/spec/containers/0/resources', value: 'resources' },
   // The heap cap goes with the memory limit (docs/performance.md, "Sizing").
-  { kind: 'Deployment', name: 'netattach', pointer: '/spec/template/spec/containers/0/env/2/value', value: 'nodeOptions', named: 'NODE_OPTIONS' },
+  {
+    kind: 'Deployment',
+    name: 'netattach',
+    pointer: '/spec/template/spec/containers/0/env/2/value',
+    value: 'nodeOptions',
+    named: 'NODE_OPTIONS',
+  },
   { kind: 'MutatingWebhookConfiguration', name: 'netattach', pointer: '/webhooks/0/failurePolicy', value: 'failurePolicy' },
   { kind: 'ValidatingWebhookConfiguration', name: 'netattach', pointer: '/webhooks/0/failurePolicy', value: 'failurePolicy' },
   { kind: 'ValidatingWebhookConfiguration', name: 'netattach', pointer: '/webhooks/2/failurePolicy', value: 'failurePolicy' },
@@ -79,14 +85,16 @@ export const VALUE_HOLES: ValueHole[] = [
     name: 'netattach',
     pointer: '/spec/ingress/0/from',
     value: 'networkPolicy.apiserverFrom',
-    peers: 'networkPolicy.apiserverFrom: the NetworkPolicy needs at least one peer for the webhook port (the kube-apiserver); empty or null, it would admit every source',
+    peers:
+      'networkPolicy.apiserverFrom: the NetworkPolicy needs at least one peer for the webhook port (the kube-apiserver); empty or null, it would admit every source',
   },
   {
     kind: 'NetworkPolicy',
     name: 'netattach',
     pointer: '/spec/ingress/1/from',
     value: 'networkPolicy.prometheusFrom',
-    peers: 'networkPolicy.prometheusFrom: the NetworkPolicy needs at least one peer for the health and metrics port (Prometheus); empty or null, it would admit every source',
+    peers:
+      'networkPolicy.prometheusFrom: the NetworkPolicy needs at least one peer for the health and metrics port (Prometheus); empty or null, it would admit every source',
   },
 ];
 
@@ -109,7 +117,10 @@ class Hole {
 }
 /** Items of a list, or keys of a map, that only a condition puts there. */
 class Cond {
-  constructor(readonly cond: string, readonly content: unknown[] | Obj) {}
+  constructor(
+    readonly cond: string,
+    readonly content: unknown[] | Obj,
+  ) {}
 }
 /** A list value's items, appended to a list. */
 class Splice {
@@ -123,14 +134,17 @@ interface Item {
   object: Obj;
 }
 
-const isMap = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Hole) && !(v instanceof Cond) && !(v instanceof Splice);
+const isMap = (v: unknown): v is Obj =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Hole) && !(v instanceof Cond) && !(v instanceof Splice);
 const decode = (token: string): string => token.replace(/~1/g, '/').replace(/~0/g, '~');
 const tokens = (pointer: string): string[] => pointer.split('/').slice(1).map(decode);
 const valuesExpr = (value: string): string => `.Values.${value}`;
 
 // kustomize reads YAML 1.1 (sigs.k8s.io/yaml over go-yaml): 0440 is octal there, decimal 440 in 1.2.
 function readYaml(path: string): unknown[] {
-  return YAML.parseAllDocuments(readFileSync(path, 'utf8'), { version: '1.1' }).map((d) => d.toJS({ maxAliasCount: 100 }) as unknown).filter((v) => v != null);
+  return YAML.parseAllDocuments(readFileSync(path, 'utf8'), { version: '1.1' })
+    .map((d) => d.toJS({ maxAliasCount: 100 }) as unknown)
+    .filter((v) => v != null);
 }
 
 /** The parent of the pointer's last token, or an error naming what is missing. */
@@ -167,13 +181,15 @@ export function mergeKeys(target: Obj, patch: Obj, cond: string, path: string, e
     const here = `${path}.${key}`;
     if (!(key in target)) target[key] = cond ? new Cond(cond, { [key]: value }) : value;
     else if (isMap(target[key]) && isMap(value)) mergeKeys(target[key] as Obj, value, cond, here, errors);
-    else if (JSON.stringify(target[key]) !== JSON.stringify(value)) errors.push({ path: here, value, reason: 'a patch may only add keys (the chart has no way to replace a value under a condition)' });
+    else if (JSON.stringify(target[key]) !== JSON.stringify(value))
+      errors.push({ path: here, value, reason: 'a patch may only add keys (the chart has no way to replace a value under a condition)' });
   }
 }
 
 /** Applies one entry of a kustomization's `patches` to the objects it targets. */
 export function applyPatch(items: Item[], entry: Obj, cond: string, where: string, errors: ChartError[]): void {
-  if (entry.path !== undefined) return void errors.push({ path: `${where}.path`, value: entry.path, reason: 'patch files are not supported: inline the patch' });
+  if (entry.path !== undefined)
+    return void errors.push({ path: `${where}.path`, value: entry.path, reason: 'patch files are not supported: inline the patch' });
   const text = String(entry.patch ?? '');
   const parsed = YAML.parse(text) as unknown;
   if (Array.isArray(parsed)) {
@@ -194,7 +210,12 @@ export function applyPatch(items: Item[], entry: Obj, cond: string, where: strin
     }
   } else if (isMap(parsed)) {
     const target = items.find((i) => i.object.kind === parsed.kind && i.object.metadata?.name === parsed.metadata?.name);
-    if (!target) return void errors.push({ path: `${where}.patch`, value: `${parsed.kind}/${parsed.metadata?.name}`, reason: 'no object of an earlier layer matches' });
+    if (!target)
+      return void errors.push({
+        path: `${where}.patch`,
+        value: `${parsed.kind}/${parsed.metadata?.name}`,
+        reason: 'no object of an earlier layer matches',
+      });
     const { apiVersion: _a, kind: _k, ...rest } = parsed;
     const { name: _n, ...metadata } = (rest.metadata ?? {}) as Obj;
     mergeKeys(target.object, { ...rest, metadata }, cond, `${where}.patch`, errors);
@@ -212,38 +233,67 @@ export function collect(manifests: string, errors: ChartError[]): { items: Item[
     const dir = join(manifests, layer.dir);
     const where = `manifests/${layer.dir}/kustomization.yaml`;
     const k = readYaml(join(dir, 'kustomization.yaml'))[0] as Obj;
-    for (const field of Object.keys(k)) if (!KNOWN_FIELDS.has(field)) errors.push({ path: `${where}.${field}`, value: k[field], reason: 'not supported by the chart generator' });
-    if (k.components) errors.push({ path: `${where}.components`, value: k.components, reason: 'a layer may not include components: the chart adds them by value' });
+    for (const field of Object.keys(k))
+      if (!KNOWN_FIELDS.has(field))
+        errors.push({ path: `${where}.${field}`, value: k[field], reason: 'not supported by the chart generator' });
+    if (k.components)
+      errors.push({
+        path: `${where}.components`,
+        value: k.components,
+        reason: 'a layer may not include components: the chart adds them by value',
+      });
     const own: Item[] = [];
     for (const entry of (k.resources ?? []) as string[]) {
       const path = join(dir, entry);
       if (statSync(path).isDirectory()) {
-        if (!layerDirs.has(path)) errors.push({ path: `${where}.resources`, value: entry, reason: 'a directory that is not a layer of scripts/chart.ts' });
+        if (!layerDirs.has(path))
+          errors.push({ path: `${where}.resources`, value: entry, reason: 'a directory that is not a layer of scripts/chart.ts' });
         continue;
       }
-      for (const object of readYaml(path)) own.push({ source: relative(ROOT, path), template: `templates/${layer.dir}/${entry}`, cond: layer.cond, object: object as Obj });
+      for (const object of readYaml(path))
+        own.push({ source: relative(ROOT, path), template: `templates/${layer.dir}/${entry}`, cond: layer.cond, object: object as Obj });
     }
     for (const [n, gen] of ((k.configMapGenerator ?? []) as Obj[]).entries()) {
       const genWhere = `${where}.configMapGenerator[${n}]`;
-      if (gen.options?.disableNameSuffixHash !== true) errors.push({ path: `${genWhere}.options.disableNameSuffixHash`, value: gen.options?.disableNameSuffixHash, reason: 'must be true (a hashed name would need kustomize to compute it)' });
+      if (gen.options?.disableNameSuffixHash !== true)
+        errors.push({
+          path: `${genWhere}.options.disableNameSuffixHash`,
+          value: gen.options?.disableNameSuffixHash,
+          reason: 'must be true (a hashed name would need kustomize to compute it)',
+        });
       const data: Obj = {};
       for (const file of (gen.files ?? []) as string[]) {
         const chartFile = `files/${layer.dir}/${file}`;
         files.set(chartFile, readFileSync(join(dir, file), 'utf8'));
         data[file] = new Hole(`.Files.Get ${JSON.stringify(chartFile)} | toJson`);
       }
-      const metadata: Obj = { name: gen.name, ...(gen.namespace ? { namespace: gen.namespace } : {}), ...(gen.options?.labels ? { labels: gen.options.labels } : {}) };
-      own.push({ source: `manifests/${layer.dir}/kustomization.yaml`, template: `templates/${layer.dir}/configmap-${gen.name}.yaml`, cond: layer.cond, object: { apiVersion: 'v1', kind: 'ConfigMap', metadata, data } });
+      const metadata: Obj = {
+        name: gen.name,
+        ...(gen.namespace ? { namespace: gen.namespace } : {}),
+        ...(gen.options?.labels ? { labels: gen.options.labels } : {}),
+      };
+      own.push({
+        source: `manifests/${layer.dir}/kustomization.yaml`,
+        template: `templates/${layer.dir}/configmap-${gen.name}.yaml`,
+        cond: layer.cond,
+        object: { apiVersion: 'v1', kind: 'ConfigMap', metadata, data },
+      });
     }
     // labels: metadata.labels of the layer's own objects (includeSelectors false, no templates).
     for (const [n, l] of ((k.labels ?? []) as Obj[]).entries()) {
-      if (l.includeSelectors || l.includeTemplates) errors.push({ path: `${where}.labels[${n}]`, value: l, reason: 'only includeSelectors: false without includeTemplates is supported' });
+      if (l.includeSelectors || l.includeTemplates)
+        errors.push({
+          path: `${where}.labels[${n}]`,
+          value: l,
+          reason: 'only includeSelectors: false without includeTemplates is supported',
+        });
       for (const item of own) item.object.metadata = { ...item.object.metadata, labels: { ...item.object.metadata?.labels, ...l.pairs } };
     }
     // images: applied to every container image of the layer's own objects (the holes come later).
     for (const image of (k.images ?? []) as Obj[]) {
       if (image.newName || image.digest) errors.push({ path: `${where}.images`, value: image, reason: 'only newTag is supported' });
-      for (const item of own) for (const c of containersOf(item.object)) if (repositoryOf(c.image) === image.name) c.image = `${image.name}:${image.newTag}`;
+      for (const item of own)
+        for (const c of containersOf(item.object)) if (repositoryOf(c.image) === image.name) c.image = `${image.name}:${image.newTag}`;
     }
     items.push(...own);
     for (const [n, p] of ((k.patches ?? []) as Obj[]).entries()) applyPatch(items, p, layer.cond, `${where}.patches[${n}]`, errors);
@@ -262,7 +312,12 @@ function containersOf(object: Obj): Obj[] {
 export function cutHoles(items: Item[], errors: ChartError[]): Map<string, unknown> {
   const defaults = new Map<string, unknown>();
   const record = (value: string, found: unknown, where: string): void => {
-    if (defaults.has(value) && JSON.stringify(defaults.get(value)) !== JSON.stringify(found)) errors.push({ path: where, value: found, reason: `differs from the other fields of value ${value} (${JSON.stringify(defaults.get(value))})` });
+    if (defaults.has(value) && JSON.stringify(defaults.get(value)) !== JSON.stringify(found))
+      errors.push({
+        path: where,
+        value: found,
+        reason: `differs from the other fields of value ${value} (${JSON.stringify(defaults.get(value))})`,
+      });
     else defaults.set(value, found);
   };
   for (const hole of VALUE_HOLES) {
@@ -276,14 +331,22 @@ export function cutHoles(items: Item[], errors: ChartError[]): Map<string, unkno
     if (hole.named !== undefined) {
       const entry = get(item!.object, hole.pointer.slice(0, hole.pointer.lastIndexOf('/'))) as Obj | undefined;
       if (entry?.name !== hole.named) {
-        errors.push({ path: where, value: entry?.name, reason: `the entry there is not ${hole.named} (the manifests' list changed: fix the pointer of value ${hole.value})` });
+        errors.push({
+          path: where,
+          value: entry?.name,
+          reason: `the entry there is not ${hole.named} (the manifests' list changed: fix the pointer of value ${hole.value})`,
+        });
         continue;
       }
     }
     record(hole.value, found, where);
     // `or` and `and` stop at their first deciding argument (Go 1.18+ templates): `fail` runs only when the list is empty or null.
     const expr = valuesExpr(hole.value);
-    set(item!.object, hole.pointer, new Hole(hole.peers ? `or (and ${expr} (${expr} | toJson)) (fail ${JSON.stringify(hole.peers)})` : `${expr} | toJson`));
+    set(
+      item!.object,
+      hole.pointer,
+      new Hole(hole.peers ? `or (and ${expr} (${expr} | toJson)) (fail ${JSON.stringify(hole.peers)})` : `${expr} | toJson`),
+    );
   }
   for (const item of items) {
     for (const c of containersOf(item.object)) {
@@ -298,7 +361,8 @@ export function cutHoles(items: Item[], errors: ChartError[]): Map<string, unkno
   for (const splice of SPLICES) {
     const item = items.find((i) => i.object.kind === splice.kind && i.object.metadata?.name === splice.name);
     const list = item && get(item.object, splice.pointer);
-    if (!Array.isArray(list)) errors.push({ path: `${splice.kind}/${splice.name}${splice.pointer}`, value: splice.value, reason: 'not a list in the manifests' });
+    if (!Array.isArray(list))
+      errors.push({ path: `${splice.kind}/${splice.name}${splice.pointer}`, value: splice.value, reason: 'not a list in the manifests' });
     else list.push(new Splice(valuesExpr(splice.value)));
   }
   return defaults;
@@ -347,7 +411,14 @@ function expand(lines: string[], markers: Array<Hole | Cond | Splice>): string[]
       if (block.some((l) => l.trim() === '')) throw new Error(`a conditional block with an empty line: ${block.join('\n')}`);
       const shift = Math.min(...block.map(indentOf)) - base;
       const pad = ' '.repeat(base);
-      out.push(`${pad}{{- if ${(markers[Number(cond[3])] as Cond).cond} }}`, ...expand(block.map((l) => l.slice(shift)), markers), `${pad}{{- end }}`);
+      out.push(
+        `${pad}{{- if ${(markers[Number(cond[3])] as Cond).cond} }}`,
+        ...expand(
+          block.map((l) => l.slice(shift)),
+          markers,
+        ),
+        `${pad}{{- end }}`,
+      );
       i = j - 1;
       continue;
     }
@@ -384,11 +455,21 @@ export function valuesOf(schema: Schema, defaults: Map<string, unknown>, errors:
     if (sub.properties) out[key] = valuesOf(sub, defaults, errors, path);
     else if (sub.default !== undefined) out[key] = sub.default;
     else if (defaults.has(path)) out[key] = defaults.get(path);
-    else errors.push({ path: `schemas/helm-values.schema.json: ${path}`, value: null, reason: 'no default in the schema and no field of the manifests sets it' });
+    else
+      errors.push({
+        path: `schemas/helm-values.schema.json: ${path}`,
+        value: null,
+        reason: 'no default in the schema and no field of the manifests sets it',
+      });
   }
   if (prefix === '') {
     for (const value of defaults.keys()) {
-      if (!hasPath(schema, value)) errors.push({ path: `schemas/helm-values.schema.json: ${value}`, value: null, reason: 'a value of scripts/chart.ts that the schema does not declare' });
+      if (!hasPath(schema, value))
+        errors.push({
+          path: `schemas/helm-values.schema.json: ${value}`,
+          value: null,
+          reason: 'a value of scripts/chart.ts that the schema does not declare',
+        });
     }
   }
   return out;
@@ -424,35 +505,56 @@ export function renderChart(root = ROOT): { files: Map<string, string>; errors: 
   const values = valuesOf(schema, defaults, errors);
   const rootResources = (readYaml(join(manifests, 'kustomization.yaml'))[0] as Obj).resources as string[];
   const defaultMode = `overlays/${values.certificates?.mode}`;
-  if (JSON.stringify(rootResources) !== JSON.stringify([defaultMode])) errors.push({ path: 'manifests/kustomization.yaml.resources', value: rootResources, reason: `the chart's default is certificates.mode ${values.certificates?.mode}, i.e. [${defaultMode}]` });
+  if (JSON.stringify(rootResources) !== JSON.stringify([defaultMode]))
+    errors.push({
+      path: 'manifests/kustomization.yaml.resources',
+      value: rootResources,
+      reason: `the chart's default is certificates.mode ${values.certificates?.mode}, i.e. [${defaultMode}]`,
+    });
 
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string; description: string };
   const files = new Map<string, string>();
-  files.set('Chart.yaml', `# Generated from manifests/ and package.json ${GENERATED_BY}\n${YAML.stringify({
-    apiVersion: 'v2',
-    name: 'netattach',
-    description: pkg.description,
-    type: 'application',
-    version: pkg.version,
-    appVersion: values.image?.tag,
-    // webhook matchConditions are GA from 1.30 (docs/deploy.md)
-    kubeVersion: '>=1.30.0-0',
-  }, { lineWidth: 0 })}`);
+  files.set(
+    'Chart.yaml',
+    `# Generated from manifests/ and package.json ${GENERATED_BY}\n${YAML.stringify(
+      {
+        apiVersion: 'v2',
+        name: 'netattach',
+        description: pkg.description,
+        type: 'application',
+        version: pkg.version,
+        appVersion: values.image?.tag,
+        // webhook matchConditions are GA from 1.30 (docs/deploy.md)
+        kubeVersion: '>=1.30.0-0',
+      },
+      { lineWidth: 0 },
+    )}`,
+  );
   files.set('values.yaml', valuesYaml(values, schema));
   files.set('values.schema.json', readFileSync(join(root, 'schemas/helm-values.schema.json'), 'utf8'));
   for (const [path, text] of sources) files.set(path, text);
   const byTemplate = new Map<string, Item[]>();
   for (const item of items) byTemplate.set(item.template, [...(byTemplate.get(item.template) ?? []), item]);
-  for (const [template, group] of byTemplate) files.set(template, renderTemplate(group[0]!.source, group[0]!.cond, group.map((i) => i.object)));
+  for (const [template, group] of byTemplate)
+    files.set(
+      template,
+      renderTemplate(
+        group[0]!.source,
+        group[0]!.cond,
+        group.map((i) => i.object),
+      ),
+    );
   return { files, errors };
 }
 
 function listFiles(dir: string, prefix = ''): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).sort().flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? listFiles(path, `${prefix}${name}/`) : [`${prefix}${name}`];
-  });
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const path = join(dir, name);
+      return statSync(path).isDirectory() ? listFiles(path, `${prefix}${name}/`) : [`${prefix}${name}`];
+    });
 }
 
 /** The differences between the committed chart and the generator's: one line each. */

@@ -153,16 +153,56 @@ t.test('the scanner: every form of import, and nothing in comments or strings', 
     "import fastify from 'fastify';",
     "// import { no } from './commented.js';",
     "/* export * from './block-comment.js'; */",
-    "const s = \"import { no } from './in-a-string.js'\";",
+    'const s = "import { no } from \'./in-a-string.js\'";',
   ].join('\n');
-  t.strictSame(importsOf(text), ['./a.js', '../b/index.js', '../c/c.js', './side-effect.js', './d.js', './e.js', '../f/index.js', '../h/index.js']);
+  t.strictSame(importsOf(text), [
+    './a.js',
+    '../b/index.js',
+    '../c/c.js',
+    './side-effect.js',
+    './d.js',
+    './e.js',
+    '../f/index.js',
+    '../h/index.js',
+  ]);
 });
 
 t.test('the cycle finder: a path around each circle, none in a chain', async (t) => {
-  t.strictSame(cyclesOf(graphOf([['a', 'b'], ['b', 'c']])), []);
-  t.strictSame(cyclesOf(graphOf([['a', 'b'], ['b', 'a'], ['b', 'c']])), [['a', 'b', 'a']]);
+  t.strictSame(
+    cyclesOf(
+      graphOf([
+        ['a', 'b'],
+        ['b', 'c'],
+      ]),
+    ),
+    [],
+  );
+  t.strictSame(
+    cyclesOf(
+      graphOf([
+        ['a', 'b'],
+        ['b', 'a'],
+        ['b', 'c'],
+      ]),
+    ),
+    [['a', 'b', 'a']],
+  );
   t.strictSame(cyclesOf(graphOf([['x', 'x']])), [['x', 'x']]);
-  t.strictSame(cyclesOf(graphOf([['c', 'd'], ['d', 'e'], ['e', 'c'], ['a', 'b'], ['b', 'a']])).sort(), [['a', 'b', 'a'], ['c', 'd', 'e', 'c']]);
+  t.strictSame(
+    cyclesOf(
+      graphOf([
+        ['c', 'd'],
+        ['d', 'e'],
+        ['e', 'c'],
+        ['a', 'b'],
+        ['b', 'a'],
+      ]),
+    ).sort(),
+    [
+      ['a', 'b', 'a'],
+      ['c', 'd', 'e', 'c'],
+    ],
+  );
 });
 
 const { edges, unresolved } = scan();
@@ -180,7 +220,7 @@ t.test('every relative import names a file of src/', async (t) => {
   );
 });
 
-t.test('imports across folders go through the folder\'s index.ts', async (t) => {
+t.test("imports across folders go through the folder's index.ts", async (t) => {
   const deep = edges.filter((e) => folderOf(e.from) !== folderOf(e.to) && !isFace(e.to) && !excepted(e));
   t.strictSame(
     deep.map((e) => `${e.from} imports '${e.specifier}': across folders only through src/${folderOf(e.to)}/index.ts`),
@@ -188,7 +228,7 @@ t.test('imports across folders go through the folder\'s index.ts', async (t) => 
   );
 });
 
-t.test('no file imports its own folder\'s index.ts', async (t) => {
+t.test("no file imports its own folder's index.ts", async (t) => {
   const own = edges.filter((e) => folderOf(e.from) === folderOf(e.to) && isFace(e.to) && !isFace(e.from) && !excepted(e));
   t.strictSame(
     own.map((e) => `${e.from} imports '${e.specifier}': its own folder's face; import the file itself`),
@@ -200,23 +240,38 @@ t.test('the leaves import nothing of src/', async (t) => {
   for (const leaf of LEAVES) {
     t.ok(existsSync(join(SRC, leaf, 'index.ts')), `src/${leaf}/index.ts exists`);
     const out = edges.filter((e) => folderOf(e.from) === leaf && folderOf(e.to) !== leaf && !excepted(e));
-    t.strictSame(out.map((e) => `${e.from} imports '${e.specifier}': src/${leaf} is a leaf`), [], `src/${leaf}`);
+    t.strictSame(
+      out.map((e) => `${e.from} imports '${e.specifier}': src/${leaf} is a leaf`),
+      [],
+      `src/${leaf}`,
+    );
   }
 });
 
 t.test('no import cycle between folders', async (t) => {
-  const folders = graphOf(edges.filter((e) => folderOf(e.from) !== folderOf(e.to) && !excepted(e)).map((e) => [folderOf(e.from), folderOf(e.to)]));
-  t.strictSame(cyclesOf(folders).map((c) => `folders in a cycle: ${c.join(' -> ')}`), []);
+  const folders = graphOf(
+    edges.filter((e) => folderOf(e.from) !== folderOf(e.to) && !excepted(e)).map((e) => [folderOf(e.from), folderOf(e.to)]),
+  );
+  t.strictSame(
+    cyclesOf(folders).map((c) => `folders in a cycle: ${c.join(' -> ')}`),
+    [],
+  );
 });
 
 t.test('no import cycle between files', async (t) => {
   const files = graphOf(edges.filter((e) => !excepted(e)).map((e) => [e.from, e.to]));
-  t.strictSame(cyclesOf(files).map((c) => `files in a cycle: ${c.join(' -> ')}`), []);
+  t.strictSame(
+    cyclesOf(files).map((c) => `files in a cycle: ${c.join(' -> ')}`),
+    [],
+  );
 });
 
 t.test('each exception is still needed and says why', async (t) => {
   for (const x of EXCEPTIONS) {
     t.ok(x.reason.length > 20, `${x.from} -> ${x.to}: a reason`);
-    t.ok(edges.some((e) => e.from === x.from && e.to === x.to), `${x.from} -> ${x.to}: still imported`);
+    t.ok(
+      edges.some((e) => e.from === x.from && e.to === x.to),
+      `${x.from} -> ${x.to}: still imported`,
+    );
   }
 });

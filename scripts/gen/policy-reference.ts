@@ -42,4 +42,5 @@ export function renderPolicyReference(): string {
 }
 
 /** Replaces the generated block of a markdown text. */
-export const withPolicyReference = (markdown: string): string => replaceGenerated(markdown, REFERENCE_BEGIN, REFERENCE_END, renderPolicyReference());
+export const withPolicyReference = (markdown: string): string =>
+  replaceGenerated(markdown, REFERENCE_BEGIN, REFERENCE_END, renderPolicyReference());

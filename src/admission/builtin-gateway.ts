@@ -18,7 +18,19 @@ import type { Note } from './warnings.js';
  * and the meta plugins add no link route. Any other type (host-device, sriov, a vendor's) leaves
  * the subnets unknown.
  */
-const ROUTES_KNOWN: ReadonlySet<string> = new Set(['bridge', 'macvlan', 'ipvlan', 'vlan', 'tap', 'ptp', 'tuning', 'portmap', 'bandwidth', 'firewall', 'sbr']);
+const ROUTES_KNOWN: ReadonlySet<string> = new Set([
+  'bridge',
+  'macvlan',
+  'ipvlan',
+  'vlan',
+  'tap',
+  'ptp',
+  'tuning',
+  'portmap',
+  'bandwidth',
+  'firewall',
+  'sbr',
+]);
 
 export interface GatewayOut {
   errors: FieldError[];
@@ -66,7 +78,7 @@ export function reachableIpv4(net: ParsedNetwork, cni: CniSummary): Cidr[] | und
  * which SetDefaultGW ignores (executed; upstream multus-cni PR #1552).
  */
 export const DEFAULT_ROUTE_KEPT =
-  "Multus v4.3 leaves the cluster network's default route in place (an upstream bug: it does not find that route to delete it, and ignores the \"file exists\" of adding this one): where the cluster network installs a default route, as nearly every one does, that route stays and this gateway may not become the default";
+  'Multus v4.3 leaves the cluster network\'s default route in place (an upstream bug: it does not find that route to delete it, and ignores the "file exists" of adding this one): where the cluster network installs a default route, as nearly every one does, that route stays and this gateway may not become the default';
 
 const isUnspecified4 = (c: Cidr): boolean => c.kind === 'ipv4' && c.value === 0n;
 
@@ -78,7 +90,8 @@ export function defaultRouteChecks(net: ParsedNetwork, ref: string, cni: CniSumm
   const gateways = net.selection['default-route'];
   if (!Array.isArray(gateways) || gateways.length === 0) return;
   // The default network's element replaces the cluster network: there is no other default route.
-  if (!net.path.includes(DEFAULT_NETWORK_ANNOTATION)) out.warnings.push({ path: child(net.path, 'default-route'), text: DEFAULT_ROUTE_KEPT });
+  if (!net.path.includes(DEFAULT_NETWORK_ANNOTATION))
+    out.warnings.push({ path: child(net.path, 'default-route'), text: DEFAULT_ROUTE_KEPT });
   let reach: Cidr[] | undefined | null = null;
   gateways.forEach((gw, j) => {
     const c = typeof gw === 'string' && !gw.includes('/') ? parseCidr(gw) : undefined;
@@ -91,7 +104,10 @@ export function defaultRouteChecks(net: ParsedNetwork, ref: string, cni: CniSumm
     if (j === gateways.length - 1) {
       out.errors.push(invalid(path, gw, `${why}, and Multus fails the ADD ("error setting default gateway: network is unreachable")`));
     } else {
-      out.warnings.push({ path, text: `${why}: not installed; Multus keeps only the last gateway's error, so the pod starts without this default route` });
+      out.warnings.push({
+        path,
+        text: `${why}: not installed; Multus keeps only the last gateway's error, so the pod starts without this default route`,
+      });
     }
   });
 }

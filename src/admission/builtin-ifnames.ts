@@ -18,7 +18,10 @@ import type { CniSummary } from '../nads/index.js';
  */
 export function parseMultusDefaultNetworks(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^\d{1,3}$/.test(text)) throw new RangeError(`--multus-default-networks: invalid value ${JSON.stringify(text)}: a whole number, the length of defaultNetworks in Multus's config`);
+  if (!/^\d{1,3}$/.test(text))
+    throw new RangeError(
+      `--multus-default-networks: invalid value ${JSON.stringify(text)}: a whole number, the length of defaultNetworks in Multus's config`,
+    );
   return Number(text);
 }
 
@@ -75,7 +78,13 @@ export function interfaceNameCollisions(
       const why = `Multus names element [${other.index}] "${name}" too (it sets no interface): element [${first.index}] runs first and ${creator.type} in ${ns}/${nad} creates "${name}"`;
       const path = child(named.path, 'interface');
       if (defaultNetworks !== undefined) {
-        out.errors.push(invalid(path, name, `${why}, so Multus fails element [${second.index}]'s ADD ("interface name ${name} already exists"); name every interface, or none`));
+        out.errors.push(
+          invalid(
+            path,
+            name,
+            `${why}, so Multus fails element [${second.index}]'s ADD ("interface name ${name} already exists"); name every interface, or none`,
+          ),
+        );
       } else {
         out.warnings.push({
           path,

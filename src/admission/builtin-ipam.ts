@@ -78,11 +78,18 @@ export function ipamRoadChecks(
     if (road === 'cniArgs' ? f.ipFromCniArgs === 'no' : !f.ipsFromArgsCni) continue;
     if (f.needsPrefix) {
       ips.forEach((ip, j) => {
-        if (!ip.includes('/')) out.errors.push(invalid(pathOf(j), ip, `${where(ref, use)} needs an address with a /prefix: the ADD would fail`));
+        if (!ip.includes('/'))
+          out.errors.push(invalid(pathOf(j), ip, `${where(ref, use)} needs an address with a /prefix: the ADD would fail`));
       });
     }
     if (road === 'cniArgs' && f.ipFromCniArgs === 'one' && ips.length > 1) {
-      out.errors.push(invalid(listPath, ips, `${where(ref, use)} reads one address from IP= in CNI_ARGS, where Multus passes all ${ips.length}: the ADD would fail`));
+      out.errors.push(
+        invalid(
+          listPath,
+          ips,
+          `${where(ref, use)} reads one address from IP= in CNI_ARGS, where Multus passes all ${ips.length}: the ADD would fail`,
+        ),
+      );
     }
     if (f.needsInRange) {
       ips.forEach((ip, j) => {
@@ -91,7 +98,10 @@ export function ipamRoadChecks(
       });
     }
     if (f.unreserved) {
-      out.warnings.push({ path: listPath, text: `${where(ref, use)} hands out a requested address without reserving it in its pool: another pod may be given the same address` });
+      out.warnings.push({
+        path: listPath,
+        text: `${where(ref, use)} hands out a requested address without reserving it in its pool: another pod may be given the same address`,
+      });
     }
   }
 }
@@ -121,9 +131,30 @@ function hostLocalUnion(ref: string, use: IpamUse, roads: Roads, out: IpamOut): 
   // Several addresses in IP= fail already (the road check says so): nothing more to predict.
   if (top && top.length > 1) return;
   const requested: Sourced[] = [];
-  if (top) requested.push(...fromList(top, (j) => index(topPath, j), (j) => `ips[${j}]`));
-  if (args) requested.push(...fromList(args.values, (j) => args.paths[j], (j) => `cni-args.ips[${j}]`));
-  else if (use.plugin.ipam?.ownArgsIps) requested.push(...fromList(use.plugin.ipam.ownArgsIps, () => undefined, () => `its own args.cni.ips`));
+  if (top)
+    requested.push(
+      ...fromList(
+        top,
+        (j) => index(topPath, j),
+        (j) => `ips[${j}]`,
+      ),
+    );
+  if (args)
+    requested.push(
+      ...fromList(
+        args.values,
+        (j) => args.paths[j],
+        (j) => `cni-args.ips[${j}]`,
+      ),
+    );
+  else if (use.plugin.ipam?.ownArgsIps)
+    requested.push(
+      ...fromList(
+        use.plugin.ipam.ownArgsIps,
+        () => undefined,
+        () => `its own args.cni.ips`,
+      ),
+    );
   if (requested.length < 2) return;
   const bySet = new Map<number, { key: string; first: Sourced }>();
   for (const r of requested) {
@@ -133,9 +164,16 @@ function hostLocalUnion(ref: string, use: IpamUse, roads: Roads, out: IpamOut): 
     const held = bySet.get(set);
     if (!held) bySet.set(set, { key: p.key, first: r });
     else if (held.key !== p.key && r.path !== undefined) {
-      const subnets = ranges.filter((x) => (x.set ?? -1) === set).map((x) => x.subnet).join(', ');
+      const subnets = ranges
+        .filter((x) => (x.set ?? -1) === set)
+        .map((x) => x.subnet)
+        .join(', ');
       out.errors.push(
-        invalid(r.path, r.text, `${where(ref, use)} takes one requested address per range set, and range set ${set} (${subnets}) also gets ${held.first.text} (${held.first.label}): the ADD would fail`),
+        invalid(
+          r.path,
+          r.text,
+          `${where(ref, use)} takes one requested address per range set, and range set ${set} (${subnets}) also gets ${held.first.text} (${held.first.label}): the ADD would fail`,
+        ),
       );
     }
   }
@@ -153,15 +191,39 @@ function staticAssigns(ref: string, cni: CniSummary, use: IpamUse, roads: Roads,
   let assigned: Sourced[];
   let replacedBy: { label: string; path: string; values: readonly string[] } | undefined;
   if (runtime) {
-    assigned = fromList(runtime, (j) => index(topPath, j), (j) => `ips[${j}] (runtimeConfig)`);
+    assigned = fromList(
+      runtime,
+      (j) => index(topPath, j),
+      (j) => `ips[${j}] (runtimeConfig)`,
+    );
     replacedBy = { label: 'runtimeConfig "ips" (the top-level ips)', path: topPath, values: runtime };
   } else if (argsIps?.length) {
-    assigned = args ? fromList(args.values, (j) => args.paths[j], (j) => `cni-args.ips[${j}]`) : fromList(argsIps, () => undefined, () => 'its own args.cni.ips');
+    assigned = args
+      ? fromList(
+          args.values,
+          (j) => args.paths[j],
+          (j) => `cni-args.ips[${j}]`,
+        )
+      : fromList(
+          argsIps,
+          () => undefined,
+          () => 'its own args.cni.ips',
+        );
     if (args) replacedBy = { label: 'cni-args.ips (args.cni)', path: args.listPath, values: args.values };
   } else {
     assigned = [
-      ...fromList(ipam.addresses ?? [], () => undefined, (j) => `addresses[${j}]`),
-      ...(top ? fromList(top, (j) => index(topPath, j), (j) => `ips[${j}]`) : []),
+      ...fromList(
+        ipam.addresses ?? [],
+        () => undefined,
+        (j) => `addresses[${j}]`,
+      ),
+      ...(top
+        ? fromList(
+            top,
+            (j) => index(topPath, j),
+            (j) => `ips[${j}]`,
+          )
+        : []),
     ];
   }
   disagreement(ref, use, roads, runtime !== undefined, out);
@@ -169,7 +231,12 @@ function staticAssigns(ref: string, cni: CniSummary, use: IpamUse, roads: Roads,
   if (assigned.length === 0) {
     const failing = EMPTY_IPAM_RESULT_FAILS.get(use.plugin.type);
     if (failing) {
-      out.errors.push(required(topPath, `${where(ref, use)} has no address to assign: none configured and none requested (ips or cni-args.ips); ${use.plugin.type} fails the ADD when its IPAM returns none ("IPAM plugin returned missing IP config")`));
+      out.errors.push(
+        required(
+          topPath,
+          `${where(ref, use)} has no address to assign: none configured and none requested (ips or cni-args.ips); ${use.plugin.type} fails the ADD when its IPAM returns none ("IPAM plugin returned missing IP config")`,
+        ),
+      );
     }
     return;
   }
@@ -210,11 +277,23 @@ function duplicates(ref: string, use: IpamUse, cidrs: ReadonlyArray<Cidr & { fro
     if (c.from.path === undefined) continue;
     const first = cidrs.slice(0, i).find((d) => d.kind === c.kind && d.value === c.value && (c.kind === 'ipv6' || d.prefix === c.prefix));
     if (!first) continue;
-    out.errors.push(invalid(c.from.path, c.from.text, `${where(ref, use)} would assign this address twice (also ${first.from.label}: ${first.from.text}); adding it again fails with "file exists", and the ADD would fail`));
+    out.errors.push(
+      invalid(
+        c.from.path,
+        c.from.text,
+        `${where(ref, use)} would assign this address twice (also ${first.from.label}: ${first.from.text}); adding it again fails with "file exists", and the ADD would fail`,
+      ),
+    );
   }
 }
 
-function oneAddressPerFamily(ref: string, cni: CniSummary, use: IpamUse, cidrs: ReadonlyArray<Cidr & { from: Sourced }>, out: IpamOut): void {
+function oneAddressPerFamily(
+  ref: string,
+  cni: CniSummary,
+  use: IpamUse,
+  cidrs: ReadonlyArray<Cidr & { from: Sourced }>,
+  out: IpamOut,
+): void {
   const version = cni.cniVersion;
   if (version === undefined || !OLD_CNI_VERSIONS.has(version)) return;
   for (const kind of ['ipv4', 'ipv6'] as const) {
@@ -222,20 +301,34 @@ function oneAddressPerFamily(ref: string, cni: CniSummary, use: IpamUse, cidrs: 
     const second = family.slice(1).find((c) => c.from.path !== undefined);
     if (!second) continue;
     out.errors.push(
-      invalid(second.from.path!, second.from.text, `${where(ref, use)} would assign ${family.length} ${kind === 'ipv4' ? 'IPv4' : 'IPv6'} addresses (${family.map((c) => c.from.text).join(', ')}), and cniVersion ${version} allows one per family: the ADD would fail`),
+      invalid(
+        second.from.path!,
+        second.from.text,
+        `${where(ref, use)} would assign ${family.length} ${kind === 'ipv4' ? 'IPv4' : 'IPv6'} addresses (${family.map((c) => c.from.text).join(', ')}), and cniVersion ${version} allows one per family: the ADD would fail`,
+      ),
     );
   }
 }
 
 /** A route's gateway must lie in the subnet of an assigned address (or be IPv6 link-local) for the kernel to add it. */
-function unreachableGateways(ref: string, use: IpamUse, cidrs: ReadonlyArray<Cidr & { from: Sourced }>, replacedBy: { label: string; path: string; values: readonly string[] }, out: IpamOut): void {
+function unreachableGateways(
+  ref: string,
+  use: IpamUse,
+  cidrs: ReadonlyArray<Cidr & { from: Sourced }>,
+  replacedBy: { label: string; path: string; values: readonly string[] },
+  out: IpamOut,
+): void {
   for (const route of use.plugin.ipam?.routes ?? []) {
     if (route.gw === undefined) continue;
     const gw = parseCidr(route.gw);
     if (!gw || isLinkLocal6(gw)) continue;
     if (cidrs.some((c) => inSubnetOf(c, gw))) continue;
     out.errors.push(
-      invalid(replacedBy.path, replacedBy.values, `${replacedBy.label} replace the configured addresses of ${where(ref, use)}, and none of them is in the subnet of its route ${route.dst} via ${route.gw}: adding the route fails ("${gw.kind === 'ipv4' ? 'network is unreachable' : 'no route to host'}"), and the ADD would fail`),
+      invalid(
+        replacedBy.path,
+        replacedBy.values,
+        `${replacedBy.label} replace the configured addresses of ${where(ref, use)}, and none of them is in the subnet of its route ${route.dst} via ${route.gw}: adding the route fails ("${gw.kind === 'ipv4' ? 'network is unreachable' : 'no route to host'}"), and the ADD would fail`,
+      ),
     );
   }
 }
@@ -255,9 +348,15 @@ function disagreement(ref: string, use: IpamUse, roads: Roads, runtime: boolean,
   const { top, topPath, args } = roads;
   if (!top || !args || sameAddresses(top, args.values)) return;
   if (runtime) {
-    out.warnings.push({ path: args.listPath, text: `dropped by ${where(ref, use)}: ${use.plugin.type} declares the ips capability, so runtimeConfig "ips" replaces args.cni.ips and ${json(top)} (the top-level ips) take effect` });
+    out.warnings.push({
+      path: args.listPath,
+      text: `dropped by ${where(ref, use)}: ${use.plugin.type} declares the ips capability, so runtimeConfig "ips" replaces args.cni.ips and ${json(top)} (the top-level ips) take effect`,
+    });
   } else {
-    out.warnings.push({ path: topPath, text: `dropped by ${where(ref, use)}: it reads args.cni.ips after IP= and they replace IP= and its configured addresses, so ${json(args.values)} (cni-args.ips) take effect` });
+    out.warnings.push({
+      path: topPath,
+      text: `dropped by ${where(ref, use)}: it reads args.cni.ips after IP= and they replace IP= and its configured addresses, so ${json(args.values)} (cni-args.ips) take effect`,
+    });
   }
 }
 
@@ -300,15 +399,30 @@ export interface SelectionIps {
 export function sharedHostLocalAddresses(selections: readonly SelectionIps[], out: IpamOut): void {
   const first = new Map<string, { who: SelectionIps; text: string }>();
   // In ADD order: the default network's element is Multus's delegate 0, then the annotation's.
-  const ordered = [...selections.filter((s) => s.netPath.includes(DEFAULT_NETWORK_ANNOTATION)), ...selections.filter((s) => !s.netPath.includes(DEFAULT_NETWORK_ANNOTATION))];
+  const ordered = [
+    ...selections.filter((s) => s.netPath.includes(DEFAULT_NETWORK_ANNOTATION)),
+    ...selections.filter((s) => !s.netPath.includes(DEFAULT_NETWORK_ANNOTATION)),
+  ];
   for (const s of ordered) {
     for (const use of ipamsOf(s.cni)) {
       const ranges = use.plugin.ipam?.ranges;
       if (use.facts?.combines !== 'union' || !ranges?.length) continue;
       const topPath = child(s.netPath, 'ips');
       const requested = [
-        ...(use.facts.ipFromCniArgs === 'no' ? [] : fromList(s.top ?? [], (j) => index(topPath, j), (j) => `ips[${j}]`)),
-        ...(s.args && use.facts.ipsFromArgsCni ? fromList(s.args.values, (j) => s.args!.paths[j], (j) => `cni-args.ips[${j}]`) : []),
+        ...(use.facts.ipFromCniArgs === 'no'
+          ? []
+          : fromList(
+              s.top ?? [],
+              (j) => index(topPath, j),
+              (j) => `ips[${j}]`,
+            )),
+        ...(s.args && use.facts.ipsFromArgsCni
+          ? fromList(
+              s.args.values,
+              (j) => s.args!.paths[j],
+              (j) => `cni-args.ips[${j}]`,
+            )
+          : []),
       ];
       for (const r of requested) {
         const p = placeInRanges(r.text, ranges);
@@ -321,7 +435,11 @@ export function sharedHostLocalAddresses(selections: readonly SelectionIps[], ou
           // The default network's element (delegate 0) runs first; elements of one annotation in order.
           const other = sameAnnotation(held.who.netPath, s.netPath) ? `element [${held.who.index}]` : held.who.netPath;
           out.errors.push(
-            invalid(r.path, r.text, `${other} requests ${held.text} of ${where(s.ref, use)} too, and host-local reserves it for that interface first: the ADD would fail ("requested IP address ${r.text.split("/")[0]} is not available in range set ...")`),
+            invalid(
+              r.path,
+              r.text,
+              `${other} requests ${held.text} of ${where(s.ref, use)} too, and host-local reserves it for that interface first: the ADD would fail ("requested IP address ${r.text.split('/')[0]} is not available in range set ...")`,
+            ),
           );
         }
       }

@@ -57,14 +57,24 @@ function judgeSet(bytes: readonly number[], setter: MacSetter, ref: string): { e
   const by = SETS_MAC_BY.get(type) ?? 'create';
   if (bytes.length !== 6) {
     const what = `an ${bytes.length}-byte address`.replace('an 20', 'a 20');
-    if (by === 'create') return { error: `${what}: ${where}, and the kernel refuses it ("invalid argument"): the ADD would fail${LENGTH_HINT[bytes.length] ?? ''}` };
+    if (by === 'create')
+      return {
+        error: `${what}: ${where}, and the kernel refuses it ("invalid argument"): the ADD would fail${LENGTH_HINT[bytes.length] ?? ''}`,
+      };
     const head = bytes.slice(0, 6);
     const special = specialMac(head);
-    if (special) return { error: `${what}: ${where}, which takes its first 6 bytes, ${colonForm(head)}, ${special} the kernel refuses ("cannot assign requested address"): the ADD would fail` };
-    return { warning: `${what}: ${where} and takes only its first 6 bytes: the interface gets ${colonForm(head)}${LENGTH_HINT[bytes.length] ?? ''}` };
+    if (special)
+      return {
+        error: `${what}: ${where}, which takes its first 6 bytes, ${colonForm(head)}, ${special} the kernel refuses ("cannot assign requested address"): the ADD would fail`,
+      };
+    return {
+      warning: `${what}: ${where} and takes only its first 6 bytes: the interface gets ${colonForm(head)}${LENGTH_HINT[bytes.length] ?? ''}`,
+    };
   }
   const special = specialMac(bytes);
-  return special ? { error: `${special}: ${where}, and the kernel refuses it ("cannot assign requested address"): the ADD would fail` } : {};
+  return special
+    ? { error: `${special}: ${where}, and the kernel refuses it ("cannot assign requested address"): the ADD would fail` }
+    : {};
 }
 
 function requestedMacs(net: ParsedNetwork): Requested[] {
@@ -72,13 +82,23 @@ function requestedMacs(net: ParsedNetwork): Requested[] {
   const top = net.selection.mac;
   if (typeof top === 'string') {
     const addr = parseHwAddr(top);
-    out.push({ door: 'top', path: child(net.path, 'mac'), value: top, ...(addr ? { bytes: addr.bytes, canonical: colonForm(addr.bytes) } : {}) });
+    out.push({
+      door: 'top',
+      path: child(net.path, 'mac'),
+      value: top,
+      ...(addr ? { bytes: addr.bytes, canonical: colonForm(addr.bytes) } : {}),
+    });
   }
   for (const a of argsAddresses(net)) {
     if (a.key !== 'mac') continue;
     // A malformed or 8-byte cni-args mac is already reported where it is read (builtin checkArgs).
     const bytes = a.problem === undefined && typeof a.value === 'string' ? parseHwAddr(a.value)?.bytes : undefined;
-    out.push({ door: 'args', path: a.path, value: String(a.value), ...(bytes ? { bytes, canonical: a.canonical ?? canonicalMac(String(a.value)) } : {}) });
+    out.push({
+      door: 'args',
+      path: a.path,
+      value: String(a.value),
+      ...(bytes ? { bytes, canonical: a.canonical ?? canonicalMac(String(a.value)) } : {}),
+    });
   }
   return out;
 }
@@ -122,18 +142,24 @@ export function checkMacs(net: ParsedNetwork, ref: string, cni: CniSummary, extr
       const lostIsRead = (lost[0]!.door === 'top' ? reachOf(cni, 'mac', extra) : argsReachOf(cni, 'mac', extra)).status === 'read';
       for (const m of lost) {
         out.dropped.push(m.path);
-        if (lostIsRead) out.warnings.push({
-          path: m.path,
-          text: `dropped: the interface gets ${kept[0]!.value} (${DOOR_NAME[last.door]}), set last by ${last.plugin.type} in ${ref}: ${precedence(last)}`,
-        });
+        if (lostIsRead)
+          out.warnings.push({
+            path: m.path,
+            text: `dropped: the interface gets ${kept[0]!.value} (${DOOR_NAME[last.door]}), set last by ${last.plugin.type} in ${ref}: ${precedence(last)}`,
+          });
       }
       return out;
     }
   }
   if (setting.setters.length === 0 && setting.unknown.length === 0) return out; // nothing sets either: reported as unread
-  const who = setting.unknown.length ? `plugin ${setting.unknown.map((u) => `"${u}"`).join(', ')}, which netattach does not know,` : 'the chain';
+  const who = setting.unknown.length
+    ? `plugin ${setting.unknown.map((u) => `"${u}"`).join(', ')}, which netattach does not know,`
+    : 'the chain';
   for (const m of macs) {
-    out.warnings.push({ path: m.path, text: `the top-level "mac" and cni-args "mac" ask for different MACs; which one ${who} sets cannot be told, so both are judged` });
+    out.warnings.push({
+      path: m.path,
+      text: `the top-level "mac" and cni-args "mac" ask for different MACs; which one ${who} sets cannot be told, so both are judged`,
+    });
   }
   return out;
 }

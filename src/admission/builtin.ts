@@ -6,7 +6,17 @@
 // IPAM certainly fails the ADD on it (an object error). Unknown plugins give a warning.
 import { ARGS_KEY_FIELD, argsAddresses, type ParsedNetwork } from '../annotation/index.js';
 import { child, forbidden, index, invalid, notFound, type FieldError } from '../field/index.js';
-import { argsReachOf, ipamsOf, PLUGIN_FACTS, reachOf, type CniSummary, type ExtraReaders, type NadLookup, type Reach, type Requested } from '../nads/index.js';
+import {
+  argsReachOf,
+  ipamsOf,
+  PLUGIN_FACTS,
+  reachOf,
+  type CniSummary,
+  type ExtraReaders,
+  type NadLookup,
+  type Reach,
+  type Requested,
+} from '../nads/index.js';
 import { ipamRoadChecks, ipamSelectionChecks, sharedHostLocalAddresses, type ArgsIps, type SelectionIps } from './builtin-ipam.js';
 import { defaultRouteChecks } from './builtin-gateway.js';
 import type { Finding } from '../policy/index.js';
@@ -27,7 +37,8 @@ export const REQUEST_KEYS: ReadonlyArray<readonly ['ips' | 'mac' | 'infiniband-g
 const ROADS: Readonly<Record<Requested, string>> = {
   mac: 'a MAC (MAC= in CNI_ARGS, or runtimeConfig "mac" where the capability is declared)',
   ips: 'IPs (an IPAM reading IP= from CNI_ARGS, or runtimeConfig "ips" where the capability is declared)',
-  infinibandGUID: 'runtimeConfig "infinibandGUID" (Multus passes the GUID only there, to a plugin declaring the capability, such as ib-sriov)',
+  infinibandGUID:
+    'runtimeConfig "infinibandGUID" (Multus passes the GUID only there, to a plugin declaring the capability, such as ib-sriov)',
   portMappings: 'runtimeConfig "portMappings" (the portmap plugin with the capability declared)',
   bandwidth: 'runtimeConfig "bandwidth" (the bandwidth plugin with the capability declared)',
 };
@@ -65,7 +76,12 @@ function checkRequests(net: ParsedNetwork, ref: string, cni: CniSummary, extra: 
     const path = child(net.path, selKey);
     const reach = reachOf(cni, requested, extra);
     if (reach.status === 'ignored') {
-      out.findings.push(enforce('capabilities', forbidden(path, `${ref} would ignore it: no plugin of its chain (${chainOf(cni)}) reads ${ROADS[requested]}`)));
+      out.findings.push(
+        enforce(
+          'capabilities',
+          forbidden(path, `${ref} would ignore it: no plugin of its chain (${chainOf(cni)}) reads ${ROADS[requested]}`),
+        ),
+      );
       continue;
     }
     if (reach.status === 'unknown') out.warnings.push(unknownNote(path, reach, selKey === 'ips' || selKey === 'mac' ? selKey : ''));
@@ -84,14 +100,26 @@ function checkArgsTypes(net: ParsedNetwork, ref: string, cni: CniSummary, out: B
   for (const [k, v] of Object.entries(args)) {
     if (typeof v !== 'string') {
       reported.add(k);
-      out.errors.push(invalid(child(child(net.path, 'cni-args'), k), v, `must be a string: ${strict.type} in ${ref} reads args.cni as strings only, and the ADD would fail`));
+      out.errors.push(
+        invalid(
+          child(child(net.path, 'cni-args'), k),
+          v,
+          `must be a string: ${strict.type} in ${ref} reads args.cni as strings only, and the ADD would fail`,
+        ),
+      );
     }
   }
   return reported;
 }
 
 /** Checks `cni-args`; returns its string `ips` that some IPAM of the chain reads, for the selection-wide IPAM checks. */
-function checkArgs(net: ParsedNetwork, ref: string, cni: CniSummary | undefined, extra: ExtraReaders, out: BuiltinResult): ArgsIps | undefined {
+function checkArgs(
+  net: ParsedNetwork,
+  ref: string,
+  cni: CniSummary | undefined,
+  extra: ExtraReaders,
+  out: BuiltinResult,
+): ArgsIps | undefined {
   if (net.selection['cni-args'] === undefined) return undefined;
   const reported = cni ? checkArgsTypes(net, ref, cni, out) : undefined;
   const found = argsAddresses(net);
@@ -105,12 +133,23 @@ function checkArgs(net: ParsedNetwork, ref: string, cni: CniSummary | undefined,
     const reach: Reach = cni ? argsReachOf(cni, a.key, extra) : { status: 'unknown', types: ['a config read from the node'] };
     if (a.problem) {
       // Malformed: it fails the ADD where a plugin reads it; elsewhere it may be harmless.
-      if (reach.status === 'read') out.errors.push(invalid(a.path, a.value, `${a.problem} (${reach.by} reads ${what} and would fail the ADD)`));
-      else out.fieldWarnings.push(invalid(a.path, a.value, `${a.problem} (${reach.status === 'ignored' ? `no plugin of ${ref} reads it` : `${reach.types.join(', ')} may read it`})`));
+      if (reach.status === 'read')
+        out.errors.push(invalid(a.path, a.value, `${a.problem} (${reach.by} reads ${what} and would fail the ADD)`));
+      else
+        out.fieldWarnings.push(
+          invalid(
+            a.path,
+            a.value,
+            `${a.problem} (${reach.status === 'ignored' ? `no plugin of ${ref} reads it` : `${reach.types.join(', ')} may read it`})`,
+          ),
+        );
       continue;
     }
     if (reach.status === 'ignored') {
-      out.warnings.push({ path: a.path, text: `${what} is read by no plugin of ${ref} (${chainOf(cni!)}), so it is ignored; ${ARGS_KEY_FIELD[a.key]} at the top level may be what you meant` });
+      out.warnings.push({
+        path: a.path,
+        text: `${what} is read by no plugin of ${ref} (${chainOf(cni!)}), so it is ignored; ${ARGS_KEY_FIELD[a.key]} at the top level may be what you meant`,
+      });
     } else if (a.key === 'ips' && cni && typeof a.value === 'string') {
       ips.push(a.value);
       ipPaths.push(a.path);
@@ -154,13 +193,20 @@ export function builtinChecks(
     const { cni, configUnloadable } = lookup.nad;
     if (configUnloadable !== undefined) {
       // Stored before netattach checked NADs, or where it does not: Multus cannot load it.
-      out.errors.push(invalid(net.path, ref, `${ref} has a spec.config Multus cannot load (${configUnloadable}): it fails every pod on this network ("failed to unmarshal Spec.Config"); fix the NetworkAttachmentDefinition`));
+      out.errors.push(
+        invalid(
+          net.path,
+          ref,
+          `${ref} has a spec.config Multus cannot load (${configUnloadable}): it fails every pod on this network ("failed to unmarshal Spec.Config"); fix the NetworkAttachmentDefinition`,
+        ),
+      );
       continue;
     }
     if (cni) checkRequests(net, ref, cni, extra, out);
     else {
       for (const [selKey] of REQUEST_KEYS) {
-        if (net.selection[selKey] !== undefined) out.warnings.push({ path: child(net.path, selKey), text: `"${selKey}" unchecked: ${ref} has no readable CNI config` });
+        if (net.selection[selKey] !== undefined)
+          out.warnings.push({ path: child(net.path, selKey), text: `"${selKey}" unchecked: ${ref} has no readable CNI config` });
       }
     }
     const argsIps = checkArgs(net, ref, cni, extra, out);
@@ -179,7 +225,11 @@ export function builtinChecks(
     }
   }
   if (withIps.length > 1) sharedHostLocalAddresses(withIps, out);
-  const collisions = interfaceNameCollisions(networks, (n) => chainFound(nads(n.selection.namespace, n.selection.name)), multusDefaultNetworks);
+  const collisions = interfaceNameCollisions(
+    networks,
+    (n) => chainFound(nads(n.selection.namespace, n.selection.name)),
+    multusDefaultNetworks,
+  );
   out.errors.push(...collisions.errors);
   out.warnings.push(...collisions.warnings);
   out.supersedes.push(...collisions.warnings.map((w) => w.path));

@@ -22,7 +22,8 @@ export function decodeReview(body: unknown): DecodeResult {
   if (!VERSIONS.includes(body['apiVersion'] as string)) errors.push(unsupported('apiVersion', body['apiVersion'], VERSIONS));
   if (body['kind'] !== 'AdmissionReview') errors.push(unsupported('kind', body['kind'], ['AdmissionReview']));
   const request = body['request'];
-  if (!isObject(request)) errors.push(request === undefined ? required('request') : invalid('request', typeOf(request), 'must be an object'));
+  if (!isObject(request))
+    errors.push(request === undefined ? required('request') : invalid('request', typeOf(request), 'must be an object'));
   else checkRequest(request, errors);
   if (errors.length > 0) return { ok: false, error: renderErrors(errors) };
   return { ok: true, review: body as unknown as AdmissionReview };
@@ -58,7 +59,8 @@ function checkRequest(r: JsonObject, errors: FieldError[]): void {
   else if (!isObject(user)) errors.push(invalid('request.userInfo', typeOf(user), 'must be an object'));
   else {
     for (const f of ['username', 'uid'])
-      if (user[f] !== undefined && typeof user[f] !== 'string') errors.push(invalid(`request.userInfo.${f}`, typeOf(user[f]), 'must be a string'));
+      if (user[f] !== undefined && typeof user[f] !== 'string')
+        errors.push(invalid(`request.userInfo.${f}`, typeOf(user[f]), 'must be a string'));
     const groups = user['groups'];
     if (groups !== undefined && groups !== null && !(Array.isArray(groups) && groups.every((g) => typeof g === 'string'))) {
       errors.push(invalid('request.userInfo.groups', typeOf(groups), 'must be a list of strings'));
@@ -88,7 +90,8 @@ function triple(r: JsonObject, name: string, fields: readonly string[], mandator
     const x = v[f];
     // The core group is "" (an encoder may omit it); version and kind/resource may not be empty.
     if (f === 'group' && (x === undefined || x === '')) continue;
-    if (typeof x !== 'string' || x === '') errors.push(x === undefined ? required(`${path}.${f}`) : invalid(`${path}.${f}`, typeOf(x), 'must be a non-empty string'));
+    if (typeof x !== 'string' || x === '')
+      errors.push(x === undefined ? required(`${path}.${f}`) : invalid(`${path}.${f}`, typeOf(x), 'must be a non-empty string'));
   }
 }
 

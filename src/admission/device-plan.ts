@@ -96,7 +96,13 @@ export function parseNetworkClaims(text: string, namespace: string, path: string
     const item = raw.trim();
     const m = /^(?:([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/)?([a-z0-9]([-a-z0-9.]*[a-z0-9])?)\s*=\s*([a-z0-9]([-a-z0-9]*[a-z0-9])?)$/.exec(item);
     if (!m || m[5]!.length > 63) {
-      errors.push(invalid(path, item, "each item must be 'network=claim' or 'namespace/network=claim', claim being the name of one of spec.resourceClaims"));
+      errors.push(
+        invalid(
+          path,
+          item,
+          "each item must be 'network=claim' or 'namespace/network=claim', claim being the name of one of spec.resourceClaims",
+        ),
+      );
       continue;
     }
     pairs.push({ namespace: m[1] ?? namespace, name: m[3]!, claim: m[5]! });
@@ -108,13 +114,28 @@ export function parseNetworkClaims(text: string, namespace: string, path: string
  * Splits the pod's attachments into those served by extended resources and those needing claims
  * from a template, after removing the ones the pod covers with its own claims.
  */
-export function planDevices(pod: JsonObject | undefined, loc: PodLocation, attachments: readonly Attachment[], namespace: string): DevicePlan {
+export function planDevices(
+  pod: JsonObject | undefined,
+  loc: PodLocation,
+  attachments: readonly Attachment[],
+  namespace: string,
+): DevicePlan {
   const declared = new Set<string>();
-  const plan: DevicePlan = { extended: [], templates: new Map(), errors: [], warnings: [], claimed: [], podClaims: [], requested: new Set(), declared };
+  const plan: DevicePlan = {
+    extended: [],
+    templates: new Map(),
+    errors: [],
+    warnings: [],
+    claimed: [],
+    podClaims: [],
+    requested: new Set(),
+    declared,
+  };
   const covered = new Set<number>();
   const annotationPath = key(`${loc.metadataPath}.annotations`, NETWORK_CLAIMS_ANNOTATION);
   const podClaims = new Map<string, JsonObject>();
-  for (const c of claimEntries(pod)) if (isObject(c) && typeof c['name'] === 'string' && !podClaims.has(c['name'])) podClaims.set(c['name'], c);
+  for (const c of claimEntries(pod))
+    if (isObject(c) && typeof c['name'] === 'string' && !podClaims.has(c['name'])) podClaims.set(c['name'], c);
   plan.podClaims = [...podClaims.values()];
   plan.requested = requestedResources(pod);
   const text = annotationsOf(pod)?.[NETWORK_CLAIMS_ANNOTATION];
@@ -128,12 +149,18 @@ export function planDevices(pod: JsonObject | undefined, loc: PodLocation, attac
         const entry = podClaims.get(p.claim);
         if (!entry) {
           plan.errors.push(
-            notFound(annotationPath, p.claim, `${ref} is said to use pod claim "${p.claim}", but spec.resourceClaims has no entry of that name: the network would get no device`),
+            notFound(
+              annotationPath,
+              p.claim,
+              `${ref} is said to use pod claim "${p.claim}", but spec.resourceClaims has no entry of that name: the network would get no device`,
+            ),
           );
           continue;
         }
         declared.add(p.claim);
-        const i = attachments.findIndex((a, j) => !covered.has(j) && a.net.selection.namespace === p.namespace && a.net.selection.name === p.name);
+        const i = attachments.findIndex(
+          (a, j) => !covered.has(j) && a.net.selection.namespace === p.namespace && a.net.selection.name === p.name,
+        );
         if (i < 0) {
           const selected = attachments.some((a) => a.net.selection.namespace === p.namespace && a.net.selection.name === p.name);
           plan.warnings.push({
@@ -177,7 +204,10 @@ export function checkTemplates(plan: DevicePlan, namespace: string, dra: DraView
     const path = paths[0]!;
     // Warnings without a path: kubectl shows one line of 120 characters, the message is what counts.
     if (!dra) {
-      out.warnings.push({ path: '', text: `ResourceClaimTemplate ${namespace}/${template} unchecked: netattach does not read templates here` });
+      out.warnings.push({
+        path: '',
+        text: `ResourceClaimTemplate ${namespace}/${template} unchecked: netattach does not read templates here`,
+      });
       continue;
     }
     const found = dra.template(namespace, template);
@@ -188,13 +218,20 @@ export function checkTemplates(plan: DevicePlan, namespace: string, dra: DraView
     }
     const how = `create it in namespace ${namespace} (kubectl -n ${namespace} apply -f a ResourceClaimTemplate named ${template}; see docs/dra.md)`;
     if (workload) {
-      out.warnings.push({ path: '', text: `no ResourceClaimTemplate ${template} in namespace ${namespace}: its pods will be denied until it exists` });
+      out.warnings.push({
+        path: '',
+        text: `no ResourceClaimTemplate ${template} in namespace ${namespace}: its pods will be denied until it exists`,
+      });
     } else {
       out.findings.push({
         policy: 'builtin',
         rule: 'claimTemplateExists',
         action: 'Enforce',
-        error: notFound(path, `${namespace}/${template}`, `the network's device is claimed from ResourceClaimTemplate ${template}, which namespace ${namespace} lacks: ${how}`),
+        error: notFound(
+          path,
+          `${namespace}/${template}`,
+          `the network's device is claimed from ResourceClaimTemplate ${template}, which namespace ${namespace} lacks: ${how}`,
+        ),
       });
     }
   }
@@ -246,8 +283,11 @@ export function checkNetworkClaims(plan: DevicePlan, namespace: string, dra: Dra
     }
     const reason = `pod claim "${c.claim}" (ResourceClaimTemplate ${judged.template}) cannot hold a device with resourceName ${wants.join(' or ')}: its requests' DeviceClasses (${judged.classes!.join(', ')}) select other devices, so Multus would find no device for ${c.ref}`;
     // Certain only if no other claim or requested resource of the pod could give Multus the device.
-    const elsewhere = wants.some((r) => plan.requested.has(r)) || plan.podClaims.some((e) => e !== c.entry && claimServes(e, wants, namespace, dra).serves !== 'no');
-    if (workload || elsewhere) out.warnings.push({ path: '', text: elsewhere ? `${reason} (unless another claim of the pod serves it)` : reason });
+    const elsewhere =
+      wants.some((r) => plan.requested.has(r)) ||
+      plan.podClaims.some((e) => e !== c.entry && claimServes(e, wants, namespace, dra).serves !== 'no');
+    if (workload || elsewhere)
+      out.warnings.push({ path: '', text: elsewhere ? `${reason} (unless another claim of the pod serves it)` : reason });
     else out.errors.push(invalid(c.path, `${c.ref}=${c.claim}`, `${reason}, and the pod would fail at CNI ADD`));
   }
   return out;
@@ -306,7 +346,14 @@ export function ownClaimsServing(plan: DevicePlan, namespace: string, dra: DraVi
     if (plan.declared.has(e['name'] as string)) continue;
     const template = e['resourceClaimTemplateName'];
     const claim = e['resourceClaimName'];
-    const source = typeof template === 'string' ? (plan.templates.has(template) ? undefined : `t/${template}`) : typeof claim === 'string' ? `c/${claim}` : undefined;
+    const source =
+      typeof template === 'string'
+        ? plan.templates.has(template)
+          ? undefined
+          : `t/${template}`
+        : typeof claim === 'string'
+          ? `c/${claim}`
+          : undefined;
     if (source !== undefined && !sources.has(source)) sources.set(source, e);
   }
   if (sources.size === 0) return out;
@@ -325,7 +372,10 @@ export function ownClaimsServing(plan: DevicePlan, namespace: string, dra: DraVi
   }
   const past = [...users.keys()].slice(MAX_OWN_CLAIM_RESOURCES);
   if (past.length > 0) {
-    out.warnings.push({ path: '', text: `${past.length} resources (${past[0]}, ...) added without reading the pod's own claims: netattach reads them for ${MAX_OWN_CLAIM_RESOURCES}` });
+    out.warnings.push({
+      path: '',
+      text: `${past.length} resources (${past[0]}, ...) added without reading the pod's own claims: netattach reads them for ${MAX_OWN_CLAIM_RESOURCES}`,
+    });
   }
   for (const [resource, refs] of [...users].slice(0, MAX_OWN_CLAIM_RESOURCES)) {
     const judged = candidates.map((e) => ({ name: e['name'] as string, ...claimServes(e, [resource], namespace, dra) }));
@@ -394,7 +444,7 @@ export function addTemplateClaims(draft: PodDraft, plan: DevicePlan, specPath = 
   const containers = isObject(spec) ? spec['containers'] : undefined;
   const containersPath = child(specPath, 'containers');
   if (!Array.isArray(containers) || containers.length === 0 || !containers.every(isObject)) {
-    out.errors.push(invalid(containersPath, '<list>', 'the claims for the pod\'s networks need a container'));
+    out.errors.push(invalid(containersPath, '<list>', "the claims for the pod's networks need a container"));
     return out;
   }
   const target = targetContainer(draft.pod, containers as JsonObject[], out.warnings);

@@ -41,7 +41,8 @@ export function addedDevices(
     if (users.length <= requested) continue;
     // Name the elements the change added: those beyond the old count of their network.
     const oldCount = new Map<string, number>();
-    for (const n of old.get(resource) ?? []) oldCount.set(`${n.selection.namespace}/${n.selection.name}`, (oldCount.get(`${n.selection.namespace}/${n.selection.name}`) ?? 0) + 1);
+    for (const n of old.get(resource) ?? [])
+      oldCount.set(`${n.selection.namespace}/${n.selection.name}`, (oldCount.get(`${n.selection.namespace}/${n.selection.name}`) ?? 0) + 1);
     for (const n of users) {
       const ref = `${n.selection.namespace}/${n.selection.name}`;
       const left = oldCount.get(ref) ?? 0;

@@ -35,7 +35,10 @@ export function hugepageFiles(containers: unknown): Array<{ container: number; n
     if (!isObject(c) || typeof c['name'] !== 'string' || !isObject(c['resources'])) return;
     const name = c['name'];
     const files: HugepageFile[] = [];
-    for (const [kind, file] of [['requests', 'request'], ['limits', 'limit']] as const) {
+    for (const [kind, file] of [
+      ['requests', 'request'],
+      ['limits', 'limit'],
+    ] as const) {
       const list = c['resources'][kind];
       if (!isObject(list)) continue;
       for (const [resource, quantity] of Object.entries(list)) {
@@ -56,7 +59,11 @@ export function hugepageFiles(containers: unknown): Array<{ container: number; n
  * `CONTAINER_NAME=<name>` in each container with hugepages. An existing variable of that name is
  * kept as it is, with a warning when it says something else (the files are named for `name`).
  */
-export function addContainerNameEnv(draft: PodDraft, containers: ReadonlyArray<{ container: number; name: string }>, specPath = 'spec'): Note[] {
+export function addContainerNameEnv(
+  draft: PodDraft,
+  containers: ReadonlyArray<{ container: number; name: string }>,
+  specPath = 'spec',
+): Note[] {
   const warnings: Note[] = [];
   const list = draft.pod['spec'] && isObject(draft.pod['spec']) ? draft.pod['spec']['containers'] : undefined;
   if (!Array.isArray(list)) return warnings;

@@ -36,7 +36,9 @@ export function identityErrors(request: AdmissionRequest): FieldError[] {
     check('metadata.name', metadata['name'], MAX_NAME_BYTES, dns1123SubdomainProblem);
     // generateName is a prefix: Kubernetes checks it as its maskTrailingDash leaves it (the last
     // two characters replaced by "a" when it ends with '-').
-    check('metadata.generateName', metadata['generateName'], MAX_NAME_BYTES, (p) => dns1123SubdomainProblem(p.length > 1 && p.endsWith('-') ? `${p.slice(0, -2)}a` : p));
+    check('metadata.generateName', metadata['generateName'], MAX_NAME_BYTES, (p) =>
+      dns1123SubdomainProblem(p.length > 1 && p.endsWith('-') ? `${p.slice(0, -2)}a` : p),
+    );
     check('metadata.namespace', metadata['namespace'], MAX_NAMESPACE_BYTES, dns1123LabelProblem);
     check('metadata.uid', metadata['uid'], MAX_OBJECT_UID_BYTES);
   }

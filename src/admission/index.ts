@@ -4,7 +4,19 @@ export { identityErrors, MAX_NAME_BYTES, MAX_NAMESPACE_BYTES, MAX_OBJECT_UID_BYT
 export { plan, type NadRef } from './plan.js';
 export { review } from './review.js';
 export { toResponse, denialMessage, MAX_LISTED_ERRORS, MAX_DENIAL_BYTES } from './response.js';
-export { limitWarnings, renderWarning, responseWarnings, shortWarning, warningText, MAX_WARNING_LENGTH, MAX_WARNING_LONG, MAX_WARNINGS_TOTAL, MAX_WARNINGS, type Note, type Warning } from './warnings.js';
+export {
+  limitWarnings,
+  renderWarning,
+  responseWarnings,
+  shortWarning,
+  warningText,
+  MAX_WARNING_LENGTH,
+  MAX_WARNING_LONG,
+  MAX_WARNINGS_TOTAL,
+  MAX_WARNINGS,
+  type Note,
+  type Warning,
+} from './warnings.js';
 export { DEFAULT_CONTAINER_ANNOTATION } from './inject-resources.js';
 export { observed, ENFORCEMENT_MODES, OBSERVE_NOTE, type Enforcement } from './observe.js';
 export * from './types.js';

@@ -29,7 +29,10 @@ export function injectResources(draft: PodDraft, needed: ReadonlyMap<string, num
   const refused = [...needed.keys()].filter((name) => extendedResourceName(name).length > 0);
   if (refused.length > 0) {
     needed = new Map([...needed].filter(([name]) => !refused.includes(name)));
-    out.warnings.push({ path: '', text: `not requested: ${refused.join(', ')} (not an extended resource name; only a DRA claim can serve it)` });
+    out.warnings.push({
+      path: '',
+      text: `not requested: ${refused.join(', ')} (not an extended resource name; only a DRA claim can serve it)`,
+    });
   }
   if (needed.size === 0) return out;
   const pod = draft.pod;

@@ -78,7 +78,13 @@ export function judgeNetworks(
       ...optional('name', stringAt(meta, 'name') ?? (opts.template ? undefined : request.name)),
       ...optional('generateName', stringAt(meta, 'generateName')),
       ...optional('uid', stringAt(meta, 'uid')),
-      ...(opts.template ? {} : opts.standIn ? (opts.standIn.owner ? { owner: opts.standIn.owner } : {}) : ownerOf(meta, opts.namespace, context)),
+      ...(opts.template
+        ? {}
+        : opts.standIn
+          ? opts.standIn.owner
+            ? { owner: opts.standIn.owner }
+            : {}
+          : ownerOf(meta, opts.namespace, context)),
     },
     template: opts.template,
     dryRun: request.dryRun === true,

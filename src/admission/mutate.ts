@@ -10,7 +10,15 @@ import type { FieldError } from '../field/index.js';
 import type { Nad, NadLookup } from '../nads/index.js';
 import type { DraView } from '../dra/index.js';
 import type { Finding } from '../policy/index.js';
-import { addTemplateClaims, checkNetworkClaims, checkTemplates, needsDevicePlan, ownClaimsServing, planDevices, type Attachment } from './device-plan.js';
+import {
+  addTemplateClaims,
+  checkNetworkClaims,
+  checkTemplates,
+  needsDevicePlan,
+  ownClaimsServing,
+  planDevices,
+  type Attachment,
+} from './device-plan.js';
 import { injectResources } from './inject-resources.js';
 import { mergeNodeSelector } from './node-selector.js';
 import { isObject, POD_LOCATION, type JsonObject } from './object.js';
@@ -99,7 +107,9 @@ export function mutatePod(
       warnings.push(...added.warnings);
     }
   }
-  if ((config.podNetInfo.enabled || config.podNetInfo.hugepages) && needed.size > 0) warnings.push(...addPodNetInfo(draft, config.podNetInfo));
-  const patch = errors.length > 0 || findings.length > 0 || !draft.changed ? [] : (fastJsonPatch.compare(pod, draft.pod) as JsonPatchOperation[]);
+  if ((config.podNetInfo.enabled || config.podNetInfo.hugepages) && needed.size > 0)
+    warnings.push(...addPodNetInfo(draft, config.podNetInfo));
+  const patch =
+    errors.length > 0 || findings.length > 0 || !draft.changed ? [] : (fastJsonPatch.compare(pod, draft.pod) as JsonPatchOperation[]);
   return { patch, errors, warnings, findings };
 }

@@ -41,8 +41,7 @@ export function resolvable(nets: PodNetworks): ParsedNetwork[] {
   return nets.networks.filter((n) => !bad.has(n.path) && !bad.has(`${n.path}.name`) && !bad.has(`${n.path}.namespace`));
 }
 
-export const annotationPath = (loc: PodLocation, annotation: string): string =>
-  key(`${loc.metadataPath}.annotations`, annotation);
+export const annotationPath = (loc: PodLocation, annotation: string): string => key(`${loc.metadataPath}.annotations`, annotation);
 
 // Every pod a controller creates from one template carries the same annotation text, and plan()
 // and review() of one request read it twice. So parsed annotations are kept, keyed by everything
@@ -93,12 +92,7 @@ function seenBefore(key: string): boolean {
   return false;
 }
 
-export function readPodNetworks(
-  pod: JsonObject | undefined,
-  loc: PodLocation,
-  namespace: string,
-  config: AdmissionConfig,
-): PodNetworks {
+export function readPodNetworks(pod: JsonObject | undefined, loc: PodLocation, namespace: string, config: AdmissionConfig): PodNetworks {
   const annotations = readAnnotations(pod, loc.metadataPath, NETWORK_ANNOTATIONS);
   // Malformed metadata is rare and its errors point into this object: never kept.
   if (annotations.errors.length > 0) return parsePodNetworks(annotations, loc, namespace, config);

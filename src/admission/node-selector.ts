@@ -19,9 +19,7 @@ export function mergeNodeSelector(
       const prior = wanted.get(k);
       if (prior === undefined) wanted.set(k, { value, ref });
       else if (prior.value !== value) {
-        errors.push(
-          invalid(net.path, ref, `its nodeSelector ${k}=${value} conflicts with ${k}=${prior.value} of ${prior.ref}`),
-        );
+        errors.push(invalid(net.path, ref, `its nodeSelector ${k}=${value} conflicts with ${k}=${prior.value} of ${prior.ref}`));
       }
     }
   }

@@ -26,7 +26,12 @@ export function plan(request: AdmissionRequest, config: AdmissionConfig): { nadR
     const namespace = namespaceOf(request);
     const nets =
       target.kind === 'vm'
-        ? readPodNetworks(launcherPod(undefined, renderLauncher(request.object, VM_RESOURCES.get(target.resource)!.keys, namespace)), POD_LOCATION, namespace, config)
+        ? readPodNetworks(
+            launcherPod(undefined, renderLauncher(request.object, VM_RESOURCES.get(target.resource)!.keys, namespace)),
+            POD_LOCATION,
+            namespace,
+            config,
+          )
         : readPodNetworks(podAt(request.object, target.location), target.location, namespace, config);
     const seen = new Map<string, NadRef>();
     for (const { selection } of resolvable(nets)) {

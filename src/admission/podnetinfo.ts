@@ -35,7 +35,8 @@ function withFiles(volume: JsonObject, files: readonly HugepageFile[], path: str
   for (const f of files) {
     const at = items.findIndex((i) => isObject(i) && i['path'] === f.path);
     if (at < 0) missing.push(f);
-    else if (!sameFile(items[at], f)) warnings.push({ path: `${path}.downwardAPI${index('.items', at)}`, text: `"${f.path}" exists: kept as it is` });
+    else if (!sameFile(items[at], f))
+      warnings.push({ path: `${path}.downwardAPI${index('.items', at)}`, text: `"${f.path}" exists: kept as it is` });
   }
   return missing.length === 0 ? undefined : { ...volume, downwardAPI: { ...dapi, items: [...items, ...missing] } };
 }

@@ -46,6 +46,9 @@ function warnIfUsed(request: AdmissionRequest, context: AdmissionContext, verdic
   if (pods.length === 0) return verdict;
   const shown = pods.slice(0, SHOWN_PODS).join(', ');
   const more = pods.length > SHOWN_PODS ? ` and ${pods.length - SHOWN_PODS} more` : '';
-  verdict.warnNote({ path: '', text: `${namespace}/${name} is still used by ${pods.length} pod${pods.length === 1 ? '' : 's'} (${shown}${more}); new pods naming it will fail` });
+  verdict.warnNote({
+    path: '',
+    text: `${namespace}/${name} is still used by ${pods.length} pod${pods.length === 1 ? '' : 's'} (${shown}${more}); new pods naming it will fail`,
+  });
   return verdict;
 }

@@ -61,10 +61,22 @@ export function reviewPod(request: AdmissionRequest, context: AdmissionContext):
  * requested cannot be added in place. The default network is set up once, when the pod starts.
  * `--immutable-networks` (or a policy's immutableNetworks rule) refuses every change instead.
  */
-function reviewNetworkChange(verdict: Verdict, request: AdmissionRequest, context: AdmissionContext, oldPod: JsonObject, pod: JsonObject, changed: string[]): Decision {
+function reviewNetworkChange(
+  verdict: Verdict,
+  request: AdmissionRequest,
+  context: AdmissionContext,
+  oldPod: JsonObject,
+  pod: JsonObject,
+  changed: string[],
+): Decision {
   if (context.config.immutableNetworks) {
     for (const k of changed) {
-      verdict.addInvalid(forbidden(annotationPath(POD_LOCATION, k), 'may not be changed after the pod is created (netattach runs with --immutable-networks)'));
+      verdict.addInvalid(
+        forbidden(
+          annotationPath(POD_LOCATION, k),
+          'may not be changed after the pod is created (netattach runs with --immutable-networks)',
+        ),
+      );
     }
     return verdict.build();
   }

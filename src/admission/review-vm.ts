@@ -45,7 +45,8 @@ export function reviewVm(request: AdmissionRequest, context: AdmissionContext, r
   verdict.warnNote(...rendered.notes);
   if (Object.keys(rendered.annotations).length === 0) return verdict.build();
 
-  const before = request.operation === 'UPDATE' && isObject(request.oldObject) ? renderLauncher(request.oldObject, where.keys, namespace) : undefined;
+  const before =
+    request.operation === 'UPDATE' && isObject(request.oldObject) ? renderLauncher(request.oldObject, where.keys, namespace) : undefined;
   // An edit that leaves the networks alone (start, stop, labels) is not blocked by them.
   const warnOnly = before !== undefined && sameAnnotations(before, rendered);
   const name = stringAt(objectAt(object, 'metadata'), 'name') || request.name || undefined;
@@ -54,12 +55,23 @@ export function reviewVm(request: AdmissionRequest, context: AdmissionContext, r
   // The VMI a VM makes has the VM's name; its launcher pods (restarts, migrations) share its addresses.
   const owner: SharingOwner | undefined =
     !where.template && name && context.config.addressSharingOwners.includes('kubevirt.io/VirtualMachineInstance')
-      ? { key: `kubevirt.io/VirtualMachineInstance/${namespace}/${name}`, label: `VM ${namespace}/${name}`, namespace, kind: 'VirtualMachineInstance', name, anyUid: true }
+      ? {
+          key: `kubevirt.io/VirtualMachineInstance/${namespace}/${name}`,
+          label: `VM ${namespace}/${name}`,
+          namespace,
+          kind: 'VirtualMachineInstance',
+          name,
+          anyUid: true,
+        }
       : undefined;
   // A network added to a VM (hotplug) is judged like a new one; what it held before is not.
   const change =
     before && !warnOnly && request.operation === 'UPDATE'
-      ? { heldBefore: new Set(addressFacts(resolvable(readPodNetworks(launcherPod(name, before), POD_LOCATION, namespace, context.config))).map(addressKey)) }
+      ? {
+          heldBefore: new Set(
+            addressFacts(resolvable(readPodNetworks(launcherPod(name, before), POD_LOCATION, namespace, context.config))).map(addressKey),
+          ),
+        }
       : undefined;
   judgeNetworks(verdict, nets, pod, { ...request, operation: change ? 'UPDATE' : 'CREATE' }, context, {
     template: where.template,
@@ -82,10 +94,11 @@ export function reviewVm(request: AdmissionRequest, context: AdmissionContext, r
 function toVm(d: Decision, r: RenderedLauncher, running: boolean): Decision {
   const field = (e: FieldError): FieldError => ({ ...e, path: vmPath(e.path, r) });
   const finding = (f: Finding): Finding => ({ ...f, error: field(f.error) });
-  const warning = (w: Warning): Warning => ('field' in w ? { field: field(w.field) } : { note: { ...w.note, path: vmPath(w.note.path, r) } });
+  const warning = (w: Warning): Warning =>
+    'field' in w ? { field: field(w.field) } : { note: { ...w.note, path: vmPath(w.note.path, r) } };
   const soften = (f: Finding): string | undefined =>
     f.rule === 'requestedFields'
-      ? 'KubeVirt\'s controller creates the launcher pod; this rule judges it then'
+      ? "KubeVirt's controller creates the launcher pod; this rule judges it then"
       : !running && f.rule === 'uniqueAddresses'
         ? 'the VM does not run now; its launcher pod is judged when it starts'
         : undefined;

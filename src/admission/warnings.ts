@@ -166,7 +166,14 @@ export function mergeSameCause(warnings: readonly Warning[]): Warning[] {
   for (const group of groups.values()) {
     const first = group[0]!;
     const firstPath = 'field' in first ? first.field.path : first.note.path;
-    const others = [...new Set(group.slice(1).map((w) => ('field' in w ? w.field.path : w.note.path)).filter((p) => p !== firstPath))];
+    const others = [
+      ...new Set(
+        group
+          .slice(1)
+          .map((w) => ('field' in w ? w.field.path : w.note.path))
+          .filter((p) => p !== firstPath),
+      ),
+    ];
     if (others.length === 0) {
       out.push(first);
       continue;

@@ -55,7 +55,8 @@ export function checkAcross({ count, interfaces, networks, defaultNetwork = fals
       const id = `${m.hostPort}/${(m.protocol ?? 'TCP').toUpperCase()}/${m.hostIP ?? ''}`;
       const path = `${child(n.path, 'portMappings')}[${j}].hostPort`;
       const first = ports.get(id);
-      if (first !== undefined) out.warning(duplicate(path, m.hostPort, `${first} already maps this host port and protocol; the first mapping wins`));
+      if (first !== undefined)
+        out.warning(duplicate(path, m.hostPort, `${first} already maps this host port and protocol; the first mapping wins`));
       else ports.set(id, path);
     });
   }
@@ -105,7 +106,13 @@ function claimGateways(n: ParsedNetwork, owners: GatewayOwners, record: boolean)
     const path = `${child(n.path, 'default-route')}[${j}]`;
     const first = owners[family];
     if (first !== undefined && !first.startsWith(`${n.path}.`)) {
-      errors.push(invalid(path, gw, `Multus allows one IPv${family} default-route gateway in total, over both annotations ("multus does not support ECMP for default-route"): ${first} is one already`));
+      errors.push(
+        invalid(
+          path,
+          gw,
+          `Multus allows one IPv${family} default-route gateway in total, over both annotations ("multus does not support ECMP for default-route"): ${first} is one already`,
+        ),
+      );
     } else if (record && first === undefined) owners[family] = path;
   });
   return errors;

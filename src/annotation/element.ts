@@ -74,8 +74,17 @@ function goMerge(key: string, occurrences: unknown[]): unknown {
 
 /** The JSON type Go's decoder needs for each spec key Multus decodes (it ignores ipam-claim-reference). */
 const GO_TYPES: ReadonlyMap<string, 'string' | 'array' | 'object'> = new Map([
-  ['name', 'string'], ['namespace', 'string'], ['interface', 'string'], ['mac', 'string'], ['infiniband-guid', 'string'], ['deviceID', 'string'],
-  ['ips', 'array'], ['default-route', 'array'], ['portMappings', 'array'], ['bandwidth', 'object'], ['cni-args', 'object'],
+  ['name', 'string'],
+  ['namespace', 'string'],
+  ['interface', 'string'],
+  ['mac', 'string'],
+  ['infiniband-guid', 'string'],
+  ['deviceID', 'string'],
+  ['ips', 'array'],
+  ['default-route', 'array'],
+  ['portMappings', 'array'],
+  ['bandwidth', 'object'],
+  ['cni-args', 'object'],
 ] as const);
 
 const jsonType = (v: unknown): string => (Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v === 'object' ? 'object' : typeof v);
@@ -98,7 +107,13 @@ function shadowedErrors(path: string, shadowed: Map<string, unknown[]>): FieldEr
         if (gw !== undefined) problem = `${JSON.stringify(gw)} is not an IP address`;
       }
       if (problem) {
-        errors.push(invalid(child(path, key), v, `an earlier value of this repeated key ${problem}: Go's decoder reads every value and fails the whole annotation (Multus fails the pod)`));
+        errors.push(
+          invalid(
+            child(path, key),
+            v,
+            `an earlier value of this repeated key ${problem}: Go's decoder reads every value and fails the whole annotation (Multus fails the pod)`,
+          ),
+        );
         break;
       }
     }
@@ -110,7 +125,9 @@ function shadowedErrors(path: string, shadowed: Map<string, unknown[]>): FieldEr
 function normalizeNested(values: Map<string, unknown>, shadowed: Map<string, unknown[]>, path: string, out: Collector): void {
   const mappingsOf = (mappings: unknown, o: Collector): unknown =>
     Array.isArray(mappings)
-      ? mappings.map((m, j) => (isObject(m) ? toRecord(normalizeKeys(m, PORT_MAPPING_KEYS, at(child(path, 'portMappings'), j), o).values) : m))
+      ? mappings.map((m, j) =>
+          isObject(m) ? toRecord(normalizeKeys(m, PORT_MAPPING_KEYS, at(child(path, 'portMappings'), j), o).values) : m,
+        )
       : mappings;
   const bandwidthOf = (bandwidth: unknown, o: Collector): unknown =>
     isObject(bandwidth) ? toRecord(normalizeKeys(bandwidth, BANDWIDTH_KEYS, child(path, 'bandwidth'), o).values) : bandwidth;
@@ -171,7 +188,13 @@ function lexicalErrors(path: string, notes: ElementNotes, bad: Set<string>, out:
   for (const d of notes.duplicateKeys) {
     const where = d.path.length === 0 ? path : nestedPath(d.path);
     const key = d.path.length === 0 ? canonicalKey(ELEMENT_KEYS, d.key) : d.key;
-    out.warning(duplicate(child(where, key), d.key, 'key appears more than once in this object; Multus uses the last value (objects merge, as Go decodes them): write it once'));
+    out.warning(
+      duplicate(
+        child(where, key),
+        d.key,
+        'key appears more than once in this object; Multus uses the last value (objects merge, as Go decodes them): write it once',
+      ),
+    );
   }
   // Paths already reported out of range: a Set, since 41,000 notes fit in one annotation.
   const outOfRange = new Set<string>();
@@ -182,7 +205,13 @@ function lexicalErrors(path: string, notes: ElementNotes, bad: Set<string>, out:
       outOfRange.add(p);
       errors.push(invalid(p, n.lexeme, 'number out of range: Go (Multus) cannot read it'));
     } else {
-      out.warning(invalid(nestedPath(n.path), n.lexeme, 'number out of range: Go (Multus) skips this key, so the pod runs; left out of the selection'));
+      out.warning(
+        invalid(
+          nestedPath(n.path),
+          n.lexeme,
+          'number out of range: Go (Multus) skips this key, so the pod runs; left out of the selection',
+        ),
+      );
     }
     bad.add(top);
   }
@@ -259,7 +288,13 @@ export function checkElement(value: unknown, path: string, namespace: string, ou
   }
   const ips = values.get('ips');
   if (Array.isArray(ips) && ips.length === 0) {
-    out.warning(invalid(child(path, 'ips'), ips, 'empty: requests no address, treated as not set (Multus passes an empty IP= that every IPAM ignores)'));
+    out.warning(
+      invalid(
+        child(path, 'ips'),
+        ips,
+        'empty: requests no address, treated as not set (Multus passes an empty IP= that every IPAM ignores)',
+      ),
+    );
     values.delete('ips');
   }
   normalizeNested(values, shadowed, path, out);
@@ -318,7 +353,13 @@ function elementRules(path: string, values: Map<string, unknown>, bad: Set<strin
       if (family === undefined) return;
       const k = first[family];
       if (k !== undefined) {
-        errors.push(invalid(at(child(path, 'default-route'), j), gw, `only one IPv${family} gateway is allowed (default-route[${k}] is one already; Multus counts an IPv4-mapped IPv6 address as IPv4)`));
+        errors.push(
+          invalid(
+            at(child(path, 'default-route'), j),
+            gw,
+            `only one IPv${family} gateway is allowed (default-route[${k}] is one already; Multus counts an IPv4-mapped IPv6 address as IPv4)`,
+          ),
+        );
         bad.add('default-route');
       } else first[family] = j;
     });
@@ -346,7 +387,11 @@ function elementWarnings(path: string, values: Map<string, unknown>, bad: Set<st
     if (typeof claim !== 'string') bad.add('ipam-claim-reference');
     if (values.has('ips') && !bad.has('ips')) {
       warnings.push(
-        invalid(child(path, 'ips'), values.get('ips'), 'set together with ipam-claim-reference, which the spec forbids (v1.3): Multus ignores the claim and passes the ips; a CNI that reads the claim decides'),
+        invalid(
+          child(path, 'ips'),
+          values.get('ips'),
+          'set together with ipam-claim-reference, which the spec forbids (v1.3): Multus ignores the claim and passes the ips; a CNI that reads the claim decides',
+        ),
       );
     }
   }
@@ -368,7 +413,13 @@ function elementWarnings(path: string, values: Map<string, unknown>, bad: Set<st
   if (isObject(bandwidth) && !bad.has('bandwidth')) {
     for (const dir of ['ingress', 'egress'] as const) {
       if (bandwidth[`${dir}Rate`] !== undefined && bandwidth[`${dir}Burst`] === undefined) {
-        warnings.push(invalid(child(child(path, 'bandwidth'), `${dir}Rate`), bandwidth[`${dir}Rate`], `set without ${dir}Burst: the CNI bandwidth plugin rejects a rate without a burst`));
+        warnings.push(
+          invalid(
+            child(child(path, 'bandwidth'), `${dir}Rate`),
+            bandwidth[`${dir}Rate`],
+            `set without ${dir}Burst: the CNI bandwidth plugin rejects a rate without a burst`,
+          ),
+        );
       }
     }
   }

@@ -108,7 +108,10 @@ function isIPv4Mapped(text: string): boolean {
     const colon = text.lastIndexOf(':');
     let hex = text;
     if (dot > colon && colon >= 0) {
-      const q = text.slice(colon + 1).split('.').map(Number);
+      const q = text
+        .slice(colon + 1)
+        .split('.')
+        .map(Number);
       hex = `${text.slice(0, colon + 1)}${((q[0]! << 8) | q[1]!).toString(16)}:${((q[2]! << 8) | q[3]!).toString(16)}`;
     }
     const address = ipaddr.parse(hex);

@@ -53,7 +53,8 @@ export function parseHwAddr(text: string): HwAddr | undefined {
 
 export const colonForm = (bytes: readonly number[]): string => bytes.map((b) => b.toString(16).padStart(2, '0')).join(':');
 
-const MAC_FORMS = '6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms';
+const MAC_FORMS =
+  '6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms';
 const EIGHT_BYTE_MAC =
   'an 8-byte address is not a valid mac (the spec allows 6-byte Ethernet or 20-byte IPoIB addresses; Multus accepts it): use infiniband-guid for an InfiniBand GUID';
 
@@ -137,7 +138,8 @@ export function macWarning(text: string): string | undefined {
   if (b.length === 8) return EIGHT_BYTE_MAC;
   if (b.length === 6) {
     // Only the NAD's chain tells whether a plugin sets it (the admission's MAC checks deny it there).
-    const refused = 'the kernel refuses it as the address of an Ethernet interface, so only a network whose plugins do not set the MAC can take it';
+    const refused =
+      'the kernel refuses it as the address of an Ethernet interface, so only a network whose plugins do not set the MAC can take it';
     const special = specialMacText(b);
     return special === undefined ? undefined : `${special}: ${refused}`;
   }

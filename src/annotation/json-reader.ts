@@ -13,9 +13,7 @@ export interface JsonNotes {
   outOfRangeNumbers: Array<{ path: JsonPath; lexeme: string }>;
 }
 
-export type JsonReadResult =
-  | { ok: true; value: unknown; notes: JsonNotes }
-  | { ok: false; offset: number; reason: string };
+export type JsonReadResult = { ok: true; value: unknown; notes: JsonNotes } | { ok: false; offset: number; reason: string };
 
 export const MAX_DEPTH = 64;
 
@@ -37,8 +35,7 @@ class JsonSyntaxError {
   ) {}
 }
 
-const describeChar = (text: string, i: number): string =>
-  i >= text.length ? 'end of input' : `character ${JSON.stringify(text[i])}`;
+const describeChar = (text: string, i: number): string => (i >= text.length ? 'end of input' : `character ${JSON.stringify(text[i])}`);
 
 class Reader {
   private i = 0;
@@ -176,14 +173,30 @@ class Reader {
       out += t.slice(chunk, i);
       const e = t[i + 1];
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           const hex = t.slice(i + 2, i + 6);
           if (hex.length !== 4 || !isHex4(hex)) this.fail('invalid \\u escape in a string', i);

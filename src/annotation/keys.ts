@@ -118,7 +118,13 @@ export function normalizeKeys(obj: Record<string, unknown>, table: KeyTable, pat
     }
     const first = spelled.get(canonical);
     if (first !== undefined && first !== key) {
-      out.warning(duplicate(child(path, canonical), key, `${JSON.stringify(key)} and ${JSON.stringify(first)} name the same key; Multus reads them as one (the later value wins, objects merge): write it once`));
+      out.warning(
+        duplicate(
+          child(path, canonical),
+          key,
+          `${JSON.stringify(key)} and ${JSON.stringify(first)} name the same key; Multus reads them as one (the later value wins, objects merge): write it once`,
+        ),
+      );
     }
     if (first === undefined) spelled.set(canonical, key);
     const target = table.deprecated && Object.hasOwn(table.deprecated, canonical) ? table.deprecated[canonical] : undefined;

@@ -79,7 +79,10 @@ export function detectFormat(value: string): AnnotationFormat {
  * Duplicate keys and out-of-range numbers each make one error: past MAX_PROBLEMS of one kind under
  * one key of an element the list of errors is full anyway, so the rest are only counted (`unlisted`).
  */
-function notesByElement(notes: JsonNotes): { byElement: Map<number, ElementNotes>; unlisted: Map<number, { errors: number; warnings: number }> } {
+function notesByElement(notes: JsonNotes): {
+  byElement: Map<number, ElementNotes>;
+  unlisted: Map<number, { errors: number; warnings: number }>;
+} {
   const byElement = new Map<number, ElementNotes>();
   const unlisted = new Map<number, { errors: number; warnings: number }>();
   const add = <K extends keyof ElementNotes>(kind: K, capped: boolean) => {
@@ -133,7 +136,12 @@ const BLANK = 'blank: Multus reads it as one network with an empty name, and the
  * The result, and how many elements the list has (undefined when it could not be read as a list).
  * `defaultNetwork`: the value replaces the cluster network, so its interface is eth0.
  */
-function parseAnnotation(value: string, namespace: string, path: string, defaultNetwork = false): { result: ParseResult; count: number | undefined } {
+function parseAnnotation(
+  value: string,
+  namespace: string,
+  path: string,
+  defaultNetwork = false,
+): { result: ParseResult; count: number | undefined } {
   const problems = new Problems();
   const networks: ParsedNetwork[] = [];
   const interfaces = new Map<number, string>();
@@ -143,7 +151,13 @@ function parseAnnotation(value: string, namespace: string, path: string, default
   if (typeof value !== 'string') {
     problems.error(invalid(path, value, 'must be a string'));
   } else if (format === 'simple' && goTrimSpace(value) === '') {
-    problems.error(invalid(path, value, `${BLANK} (${defaultNetwork ? 'remove the annotation for no override' : 'remove the annotation, or set it to "", for no attachments'})`));
+    problems.error(
+      invalid(
+        path,
+        value,
+        `${BLANK} (${defaultNetwork ? 'remove the annotation for no override' : 'remove the annotation, or set it to "", for no attachments'})`,
+      ),
+    );
     count = 1;
   } else if (format === 'simple') {
     let start = 0;
@@ -164,7 +178,13 @@ function parseAnnotation(value: string, namespace: string, path: string, default
     } else if (!Array.isArray(read.value)) {
       const bare = read.value !== null && typeof read.value === 'object';
       problems.error(
-        invalid(path, value, bare ? 'must be a JSON array of objects: wrap a single object in [ ] (Multus rejects a bare object too)' : 'must be a JSON array of objects'),
+        invalid(
+          path,
+          value,
+          bare
+            ? 'must be a JSON array of objects: wrap a single object in [ ] (Multus rejects a bare object too)'
+            : 'must be a JSON array of objects',
+        ),
       );
     } else {
       const elements = read.value;
@@ -203,7 +223,9 @@ export function parseDefaultNetwork(value: string, options: DefaultNetworkOption
   const path = options.path ?? key('metadata.annotations', DEFAULT_NETWORK_ANNOTATION);
   const { result, count } = parseAnnotation(value, options.defaultNamespace ?? DEFAULT_MULTUS_NAMESPACE, path, true);
   if (result.format === 'empty') {
-    result.errors.unshift(invalid(path, value, 'empty: Multus cannot parse it and the pod fails to start (remove the annotation for no override)'));
+    result.errors.unshift(
+      invalid(path, value, 'empty: Multus cannot parse it and the pod fails to start (remove the annotation for no override)'),
+    );
   } else if (count !== undefined && count !== 1) {
     result.errors.unshift(invalid(path, value, `must select exactly one network, not ${count} (it replaces the cluster default network)`));
   }
@@ -214,7 +236,7 @@ export function parseDefaultNetwork(value: string, options: DefaultNetworkOption
       invalid(
         child(chosen.path, 'interface'),
         ifname,
-        'Multus names the default network\'s interface as requested, not eth0; the container runtime expects eth0 and may not find the pod\'s address (remove it, or use eth0)',
+        "Multus names the default network's interface as requested, not eth0; the container runtime expects eth0 and may not find the pod's address (remove it, or use eth0)",
       ),
     );
   }

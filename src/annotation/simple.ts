@@ -28,7 +28,13 @@ export function parseSimpleItem(raw: string, i: number, base: string, namespace:
   const item = goTrimSpace(raw);
   const none = { index: i, path, selection: undefined, interface: undefined };
   if (item === '') {
-    out.error(invalid(path, raw, 'empty list item (look for a doubled or trailing comma); Multus would accept it and the pod would then fail to start'));
+    out.error(
+      invalid(
+        path,
+        raw,
+        'empty list item (look for a doubled or trailing comma); Multus would accept it and the pod would then fail to start',
+      ),
+    );
     return none;
   }
   const slashes = item.split('/');
@@ -48,7 +54,9 @@ export function parseSimpleItem(raw: string, i: number, base: string, namespace:
 
   let ok = true;
   if (ns === '') {
-    out.warning(invalid(child(path, 'namespace'), '', "empty namespace before '/': Multus uses the default namespace, as without the '/'; omit it"));
+    out.warning(
+      invalid(child(path, 'namespace'), '', "empty namespace before '/': Multus uses the default namespace, as without the '/'; omit it"),
+    );
   } else if (ns !== undefined) {
     const problem = dns1123LabelProblem(ns);
     if (problem) out.error(invalid(child(path, 'namespace'), ns, problem));
@@ -62,7 +70,13 @@ export function parseSimpleItem(raw: string, i: number, base: string, namespace:
   }
   let validIf: string | undefined;
   if (ifname === '') {
-    out.warning(invalid(child(path, 'interface'), '', "empty interface name after '@': Multus names the interface itself, as without the '@'; omit it"));
+    out.warning(
+      invalid(
+        child(path, 'interface'),
+        '',
+        "empty interface name after '@': Multus names the interface itself, as without the '@'; omit it",
+      ),
+    );
   } else if (ifname !== undefined) {
     const problem = interfaceNameProblem(ifname);
     if (problem) out.error(invalid(child(path, 'interface'), ifname, problem));

@@ -23,7 +23,14 @@
 import type { AdmissionConfig } from '../admission/index.js';
 import type { DraView } from '../dra/index.js';
 import { nadKey, type Nad, type NadSource } from '../nads/index.js';
-import { podNetworkFacts, type AddressIndex, type PodAddress, type PodNetworkFacts, type PolicyEngine, type PolicySet } from '../policy/index.js';
+import {
+  podNetworkFacts,
+  type AddressIndex,
+  type PodAddress,
+  type PodNetworkFacts,
+  type PolicyEngine,
+  type PolicySet,
+} from '../policy/index.js';
 import type { KubeObject, ListWatchHandler } from '../kube/index.js';
 import { hasNetworks, type AuditContext } from './judge.js';
 import { auditNad, auditedNadOf } from './judge-nad.js';
@@ -253,7 +260,10 @@ export class BackgroundAudit implements ListWatchHandler {
     const empty = this.queue.size === 0 && this.nadQueue.size === 0;
     if (empty && !this.firstPassDone) {
       this.firstPassDone = true;
-      this.o.logger?.info({ pods: this.podCount(), nads: this.nadCount(), withFindings: this.findings.size + this.nadFindings.size }, 'audit: first pass over the live pods and NADs done');
+      this.o.logger?.info(
+        { pods: this.podCount(), nads: this.nadCount(), withFindings: this.findings.size + this.nadFindings.size },
+        'audit: first pass over the live pods and NADs done',
+      );
     }
     if (empty) this.o.metrics?.passDone(this.now() / 1000);
   }
@@ -276,7 +286,11 @@ export class BackgroundAudit implements ListWatchHandler {
   private judge(pod: LivePod): void {
     const { namespace } = pod;
     if (this.pods.get(namespace)?.get(pod.name) !== pod) return; // gone or replaced (the replacement is queued)
-    const findings = !audited(namespace, this.o.namespaceLabels(namespace)) ? [] : pod.unkept ? [notJudgedFinding(pod.unkept)] : capFindings(this.memo.judge(pod, this.ctx));
+    const findings = !audited(namespace, this.o.namespaceLabels(namespace))
+      ? []
+      : pod.unkept
+        ? [notJudgedFinding(pod.unkept)]
+        : capFindings(this.memo.judge(pod, this.ctx));
     this.setFindings(podKeyOf(pod), namespace, findings);
   }
 
@@ -300,7 +314,8 @@ export class BackgroundAudit implements ListWatchHandler {
     this.lastCheck = t;
     const policies = this.o.engine.policies();
     if (policies !== this.policiesSeen || t - this.lastFull >= this.resyncMs) {
-      if (this.policiesSeen !== undefined && policies !== this.policiesSeen) this.o.logger?.info({}, 'audit: policies changed; judging every live pod again');
+      if (this.policiesSeen !== undefined && policies !== this.policiesSeen)
+        this.o.logger?.info({}, 'audit: policies changed; judging every live pod again');
       this.policiesSeen = policies;
       this.lastFull = t;
       this.queueAll();
@@ -344,7 +359,8 @@ export class BackgroundAudit implements ListWatchHandler {
       const seen = this.nadsRelisted;
       this.nadsRelisted = undefined;
       if (!seen) return;
-      for (const [ns, names] of this.nadsKnown) for (const name of [...names.keys()]) if (!seen.has(`${ns}/${name}`)) this.forgetNad(ns, name);
+      for (const [ns, names] of this.nadsKnown)
+        for (const name of [...names.keys()]) if (!seen.has(`${ns}/${name}`)) this.forgetNad(ns, name);
     },
   };
 
@@ -467,16 +483,16 @@ export class BackgroundAudit implements ListWatchHandler {
   namespaceAudits(namespace: string): PodAudit[] {
     const byName = this.pods.get(namespace);
     if (!byName || !audited(namespace, this.o.namespaceLabels(namespace))) return [];
-    return [...byName.values()]
-      .sort(nameOrder)
-      .map((pod) => ({ pod, findings: this.findings.get(podKeyOf(pod)) ?? [] }));
+    return [...byName.values()].sort(nameOrder).map((pod) => ({ pod, findings: this.findings.get(podKeyOf(pod)) ?? [] }));
   }
 
   /** The NADs of a namespace the NAD webhook sees (clean ones with no findings), sorted by name. */
   namespaceNadAudits(namespace: string): NadAudit[] {
     const names = this.nadsKnown.get(namespace);
     if (!names || !audited(namespace, this.o.namespaceLabels(namespace))) return [];
-    return [...names.values()].sort(nameOrder).map(({ resourceVersion: _rv, ...nad }) => ({ nad, findings: this.nadFindings.get(nadKey(nad.namespace, nad.name)) ?? [] }));
+    return [...names.values()]
+      .sort(nameOrder)
+      .map(({ resourceVersion: _rv, ...nad }) => ({ nad, findings: this.nadFindings.get(nadKey(nad.namespace, nad.name)) ?? [] }));
   }
 
   /** All pod findings now (tests, `netattach audit` equality). */

@@ -110,7 +110,12 @@ export class ResultBudget {
  * is kept is always a prefix: the worst findings, sorted first, are the ones kept), and how many
  * were left out. `size` is called only for items considered.
  */
-export function keepWithin<T>(items: readonly T[], size: (item: T) => number, maxCount = MAX_RESULTS, maxBytes = MAX_RESULTS_BYTES): { kept: T[]; omitted: number } {
+export function keepWithin<T>(
+  items: readonly T[],
+  size: (item: T) => number,
+  maxCount = MAX_RESULTS,
+  maxBytes = MAX_RESULTS_BYTES,
+): { kept: T[]; omitted: number } {
   const budget = new ResultBudget(maxCount, maxBytes);
   const kept: T[] = [];
   for (const item of items) {

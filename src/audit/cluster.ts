@@ -2,7 +2,15 @@
 // objects too: they are judged themselves) and namespace labels (as `check --cluster` reads them)
 // and the NetworkAttachmentPolicies of the cluster in the current kubeconfig, read once, read-only.
 import { loadFromCluster, within, type ClusterSnapshot } from '../check/index.js';
-import { ListWatch, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, kubeTransport, type KubeCredentials, type KubeObject, type ListWatchHandler } from '../kube/index.js';
+import {
+  ListWatch,
+  METADATA_ACCEPT,
+  METADATA_WATCH_ACCEPT,
+  kubeTransport,
+  type KubeCredentials,
+  type KubeObject,
+  type ListWatchHandler,
+} from '../kube/index.js';
 import { ClusterPolicySource, LIVE_PODS_FIELD_SELECTOR, type PolicySet } from '../policy/index.js';
 import { livePodOf } from './live-pod.js';
 import type { LivePod } from './types.js';
@@ -49,7 +57,11 @@ async function listPods(kc: KubeCredentials, timeoutMs: number, signal?: AbortSi
   }
 }
 
-async function readPolicies(kc: KubeCredentials, timeoutMs: number, signal?: AbortSignal): Promise<{ policies?: PolicySet; problem?: string }> {
+async function readPolicies(
+  kc: KubeCredentials,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<{ policies?: PolicySet; problem?: string }> {
   const source = new ClusterPolicySource(kc, { writeStatus: false, backoffMs: 200 });
   // No CRD is an answer too: do not wait out the timeout for it.
   let poll: NodeJS.Timeout | undefined;
@@ -87,12 +99,22 @@ function nadObjectCollector(): { handler: ListWatchHandler; objects: () => KubeO
   };
 }
 
-export async function loadAuditCluster(kc: KubeCredentials, options: { timeoutMs: number; resourceNameKeys?: readonly string[]; readPolicies: boolean; signal?: AbortSignal }): Promise<AuditClusterLoad> {
+export async function loadAuditCluster(
+  kc: KubeCredentials,
+  options: { timeoutMs: number; resourceNameKeys?: readonly string[]; readPolicies: boolean; signal?: AbortSignal },
+): Promise<AuditClusterLoad> {
   const nadObjects = nadObjectCollector();
   const [base, pods, policies] = await Promise.all([
-    loadFromCluster(kc, { timeoutMs: options.timeoutMs, nadObserver: nadObjects.handler, ...(options.resourceNameKeys ? { resourceNameKeys: options.resourceNameKeys } : {}), ...(options.signal ? { signal: options.signal } : {}) }),
+    loadFromCluster(kc, {
+      timeoutMs: options.timeoutMs,
+      nadObserver: nadObjects.handler,
+      ...(options.resourceNameKeys ? { resourceNameKeys: options.resourceNameKeys } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    }),
     listPods(kc, options.timeoutMs, options.signal),
-    options.readPolicies ? readPolicies(kc, options.timeoutMs, options.signal) : Promise.resolve<{ policies?: PolicySet; problem?: string }>({}),
+    options.readPolicies
+      ? readPolicies(kc, options.timeoutMs, options.signal)
+      : Promise.resolve<{ policies?: PolicySet; problem?: string }>({}),
   ]);
   if (!base.ok) return base;
   if (typeof pods === 'string') return { ok: false, error: pods };

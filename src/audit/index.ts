@@ -30,4 +30,14 @@ export { ReportPublisher, type PublisherOptions } from './publisher.js';
 export { Lease, microTime, type LeaseOptions } from './lease.js';
 export { registerAuditMetrics, type AuditMetrics } from './metrics.js';
 export { loadAuditCluster, type AuditClusterLoad, type AuditClusterSnapshot } from './cluster.js';
-export { boundedRowsOf, renderAuditJson, renderAuditTable, rowsOf, summaryOf, violatesEnforce, AUDIT_JSON_FORMAT_VERSION, type AuditRow, type OmittedRows } from './render.js';
+export {
+  boundedRowsOf,
+  renderAuditJson,
+  renderAuditTable,
+  rowsOf,
+  summaryOf,
+  violatesEnforce,
+  AUDIT_JSON_FORMAT_VERSION,
+  type AuditRow,
+  type OmittedRows,
+} from './render.js';

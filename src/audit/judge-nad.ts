@@ -49,7 +49,21 @@ export function auditNad(obj: unknown, nad: AuditedNad, config: AdmissionConfig)
   if (decision.allowed) return [];
   // The core's net under a bug: the NAD could not be judged, which is not the NAD's fault.
   if (decision.code === 500) {
-    return decision.errors.map((e) => ({ policy: 'builtin', rule: 'internal', action: 'Enforce', result: 'error', severity: 'info', message: messageOf(e) }));
+    return decision.errors.map((e) => ({
+      policy: 'builtin',
+      rule: 'internal',
+      action: 'Enforce',
+      result: 'error',
+      severity: 'info',
+      message: messageOf(e),
+    }));
   }
-  return decision.errors.map((e) => ({ policy: 'builtin', rule: NAD_RULE, action: 'Enforce', result: 'fail', severity: 'high', message: messageOf(e) }));
+  return decision.errors.map((e) => ({
+    policy: 'builtin',
+    rule: NAD_RULE,
+    action: 'Enforce',
+    result: 'fail',
+    severity: 'high',
+    message: messageOf(e),
+  }));
 }

@@ -54,13 +54,19 @@ const RESULT: Record<Action, ReportResult> = { Enforce: 'fail', Warn: 'warn', Au
 export const messageOf = (e: FieldError, room = MAX_MESSAGE_BYTES): string => cutMiddleBytes(renderError(e), room);
 
 /** Does the pod carry a networks annotation (the webhooks see only such pods)? */
-export const hasNetworks = (pod: LivePod): boolean => pod.networks !== undefined || pod.defaultNetwork !== undefined || pod.unkept !== undefined;
+export const hasNetworks = (pod: LivePod): boolean =>
+  pod.networks !== undefined || pod.defaultNetwork !== undefined || pod.unkept !== undefined;
 
 type Gvk = AdmissionRequest['kind'];
 type Gvr = AdmissionRequest['resource'];
 
 /** The dry-run CREATE of an object the audit judges, from nobody (the audit does not know who created it). */
-export function dryRunCreate(kind: Gvk, resource: Gvr, who: { namespace: string; name: string; uid?: string }, object: unknown): AdmissionRequest {
+export function dryRunCreate(
+  kind: Gvk,
+  resource: Gvr,
+  who: { namespace: string; name: string; uid?: string },
+  object: unknown,
+): AdmissionRequest {
   return {
     uid: `netattach-audit-${who.uid ?? `${who.namespace}/${who.name}`}`,
     kind,
@@ -121,7 +127,14 @@ function subjectDependent(policies: PolicySet): Set<string> {
 export function findingsOf(decision: Decision, policies: PolicySet): AuditFinding[] {
   // The core's net under a bug: the pod could not be judged, which is not the pod's fault.
   if (decision.code === 500) {
-    return decision.errors.map((e) => ({ policy: 'builtin', rule: 'internal', action: 'Enforce', result: 'error', severity: 'info', message: messageOf(e) }));
+    return decision.errors.map((e) => ({
+      policy: 'builtin',
+      rule: 'internal',
+      action: 'Enforce',
+      result: 'error',
+      severity: 'info',
+      message: messageOf(e),
+    }));
   }
   const bySubject = subjectDependent(policies);
   const out: AuditFinding[] = [];
@@ -153,5 +166,12 @@ function reported(f: Finding, bySubject: ReadonlySet<string>): AuditFinding {
       message: `${messageOf(f.error, MAX_MESSAGE_BYTES - NOT_JUDGED.length)}${NOT_JUDGED}`,
     };
   }
-  return { policy: f.policy, rule: f.rule, action: f.action, result: RESULT[f.action], severity: SEVERITY[f.action], message: messageOf(f.error) };
+  return {
+    policy: f.policy,
+    rule: f.rule,
+    action: f.action,
+    result: RESULT[f.action],
+    severity: SEVERITY[f.action],
+    message: messageOf(f.error),
+  };
 }

@@ -108,7 +108,8 @@ const addressChars = (addresses: readonly PodAddress[] | undefined): number => {
 };
 
 /** What a kept pod counts against the budget: its own texts (shared ones are bounded by the interner), or an unkept one's addresses. */
-export const chargeOf = (pod: LivePod): number => (pod.unkept ? addressChars(pod.unkept.addresses) : ownChars(pod.networks) + ownChars(pod.defaultNetwork));
+export const chargeOf = (pod: LivePod): number =>
+  pod.unkept ? addressChars(pod.unkept.addresses) : ownChars(pod.networks) + ownChars(pod.defaultNetwork);
 
 /** The finding of a pod whose annotations are not kept: reported as not judged (`error`), never as clean. */
 export function notJudgedFinding(u: UnkeptAnnotations): AuditFinding {
@@ -156,10 +157,18 @@ export class AnnotationBudget {
     return networks === read.networks && defaultNetwork === read.defaultNetwork ? read : withAnnotations(read, networks, defaultNetwork);
   }
 
-  private unkeptPod(read: LivePod, bound: UnkeptAnnotations['bound'], limit: number, chars: number, room: number, addresses: () => readonly PodAddress[]): LivePod {
+  private unkeptPod(
+    read: LivePod,
+    bound: UnkeptAnnotations['bound'],
+    limit: number,
+    chars: number,
+    room: number,
+    addresses: () => readonly PodAddress[],
+  ): LivePod {
     const unkept: UnkeptAnnotations = { bound, limit, chars, fingerprint: fingerprintOf(read.networks, read.defaultNetwork) };
     const held = addresses();
-    if (held.length > 0 && held.length <= UNKEPT_ADDRESSES && addressChars(held) <= room) unkept.addresses = held.map((a) => ({ kind: a.kind, value: a.value, network: a.network }));
+    if (held.length > 0 && held.length <= UNKEPT_ADDRESSES && addressChars(held) <= room)
+      unkept.addresses = held.map((a) => ({ kind: a.kind, value: a.value, network: a.network }));
     return withAnnotations(read, undefined, undefined, unkept);
   }
 

@@ -46,7 +46,11 @@ export class Lease {
     const body = {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
-      metadata: { name: this.o.name, namespace: this.o.namespace, ...(current.metadata?.resourceVersion ? { resourceVersion: current.metadata.resourceVersion } : {}) },
+      metadata: {
+        name: this.o.name,
+        namespace: this.o.namespace,
+        ...(current.metadata?.resourceVersion ? { resourceVersion: current.metadata.resourceVersion } : {}),
+      },
       spec: { holderIdentity: '', leaseDurationSeconds: this.o.durationSeconds, renewTime: microTime(this.now()) },
     };
     await this.transport.patchJson(`${this.path}?fieldManager=${FIELD_MANAGER}&force=true`, body, APPLY_PATCH);

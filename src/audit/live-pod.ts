@@ -8,7 +8,10 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /** An object's namespace, name and uid; undefined without a namespace or name (nothing to report against). */
-export function identityOf(obj: unknown, defaultNamespace?: string): { namespace: string; name: string; uid?: string; metadata: Json } | undefined {
+export function identityOf(
+  obj: unknown,
+  defaultNamespace?: string,
+): { namespace: string; name: string; uid?: string; metadata: Json } | undefined {
   if (!isObject(obj)) return undefined;
   const metadata = isObject(obj['metadata']) ? obj['metadata'] : {};
   const namespace = str(metadata['namespace']) ?? defaultNamespace;
@@ -48,7 +51,10 @@ export function sharedAnnotation(value: string): string {
 }
 
 /** How many controllers and annotations are shared now (tests: the bound). */
-export const sharedSizes = (): { controllers: number; annotations: number } => ({ controllers: sharedControllers.size, annotations: sharedAnnotations.size });
+export const sharedSizes = (): { controllers: number; annotations: number } => ({
+  controllers: sharedControllers.size,
+  annotations: sharedAnnotations.size,
+});
 
 /** Undefined when the object has no namespace or name (nothing to report against). */
 export function livePodOf(obj: unknown, defaultNamespace?: string): LivePod | undefined {
@@ -74,7 +80,14 @@ export function livePodOf(obj: unknown, defaultNamespace?: string): LivePod | un
  * a literal's properties in the object, while each one added later goes to a separate property
  * array (40 B more per pod, one live pod in three of the heap's objects at 150,000 pods).
  */
-function shaped(namespace: string, name: string, uid?: string, networks?: string, defaultNetwork?: string, controller?: ControllerReference): LivePod {
+function shaped(
+  namespace: string,
+  name: string,
+  uid?: string,
+  networks?: string,
+  defaultNetwork?: string,
+  controller?: ControllerReference,
+): LivePod {
   if (uid !== undefined && networks !== undefined && defaultNetwork === undefined) {
     return controller ? { namespace, name, uid, networks, controller } : { namespace, name, uid, networks };
   }
@@ -87,7 +100,12 @@ function shaped(namespace: string, name: string, uid?: string, networks?: string
 }
 
 /** `pod` with other annotation texts (the audit's compacted ones), or with none and what stands for them. */
-export function withAnnotations(pod: LivePod, networks: string | undefined, defaultNetwork: string | undefined, unkept?: UnkeptAnnotations): LivePod {
+export function withAnnotations(
+  pod: LivePod,
+  networks: string | undefined,
+  defaultNetwork: string | undefined,
+  unkept?: UnkeptAnnotations,
+): LivePod {
   const out = shaped(pod.namespace, pod.name, pod.uid, networks, defaultNetwork, pod.controller);
   if (unkept) out.unkept = unkept;
   return out;
@@ -109,7 +127,8 @@ export function controllerOf(metadata: Json): ControllerReference | undefined {
 }
 
 /** The pod's metadata.ownerReferences as admission would see them (the controller only, the one read). */
-export const ownerReferencesOf = (pod: LivePod): Json[] | undefined => (pod.controller ? [{ ...pod.controller, controller: true }] : undefined);
+export const ownerReferencesOf = (pod: LivePod): Json[] | undefined =>
+  pod.controller ? [{ ...pod.controller, controller: true }] : undefined;
 
 /**
  * Two readings of a pod judged alike (the background audit judges a pod again only when they differ);

@@ -38,7 +38,7 @@ export function registerAuditMetrics(registry: Registry): AuditMetrics {
   });
   new Gauge({
     name: 'netattach_audit_pods',
-    help: 'Live pods with networks known to the audit (audited), those of them whose annotations are over the audit\'s bounds and not judged (not-kept), and the pods and NADs waiting to be judged (pending)',
+    help: "Live pods with networks known to the audit (audited), those of them whose annotations are over the audit's bounds and not judged (not-kept), and the pods and NADs waiting to be judged (pending)",
     labelNames: ['state'] as const,
     registers,
     collect() {
@@ -48,13 +48,42 @@ export function registerAuditMetrics(registry: Registry): AuditMetrics {
       this.set({ state: 'not-kept' }, audit.notKept());
     },
   });
-  const judged = new Counter({ name: 'netattach_audit_judgements_total', help: 'Live pods and NADs judged by the background audit', registers });
-  const seconds = new Counter({ name: 'netattach_audit_cpu_seconds_total', help: 'Time spent judging live pods and NADs (wall time of the audit slices)', registers });
-  const pass = new Gauge({ name: 'netattach_audit_last_complete_timestamp_seconds', help: 'When the audit queue was last empty (every live pod judged against what is in force)', registers });
-  const writes = new Counter({ name: 'netattach_audit_report_writes_total', help: 'PolicyReport writes by result (unchanged: compared and skipped)', labelNames: ['result'] as const, registers });
-  const failing = new Gauge({ name: 'netattach_audit_report_namespaces_failing', help: 'Namespaces whose last PolicyReport write failed (each retried with a growing delay; the others are written meanwhile)', registers });
-  const leader = new Gauge({ name: 'netattach_audit_leader', help: '1 when this replica holds the audit Lease and writes the PolicyReports', registers });
-  const crd = new Gauge({ name: 'netattach_audit_policyreport_crd_present', help: '1 when the PolicyReport CRD (wgpolicyk8s.io/v1alpha2) is installed', registers });
+  const judged = new Counter({
+    name: 'netattach_audit_judgements_total',
+    help: 'Live pods and NADs judged by the background audit',
+    registers,
+  });
+  const seconds = new Counter({
+    name: 'netattach_audit_cpu_seconds_total',
+    help: 'Time spent judging live pods and NADs (wall time of the audit slices)',
+    registers,
+  });
+  const pass = new Gauge({
+    name: 'netattach_audit_last_complete_timestamp_seconds',
+    help: 'When the audit queue was last empty (every live pod judged against what is in force)',
+    registers,
+  });
+  const writes = new Counter({
+    name: 'netattach_audit_report_writes_total',
+    help: 'PolicyReport writes by result (unchanged: compared and skipped)',
+    labelNames: ['result'] as const,
+    registers,
+  });
+  const failing = new Gauge({
+    name: 'netattach_audit_report_namespaces_failing',
+    help: 'Namespaces whose last PolicyReport write failed (each retried with a growing delay; the others are written meanwhile)',
+    registers,
+  });
+  const leader = new Gauge({
+    name: 'netattach_audit_leader',
+    help: '1 when this replica holds the audit Lease and writes the PolicyReports',
+    registers,
+  });
+  const crd = new Gauge({
+    name: 'netattach_audit_policyreport_crd_present',
+    help: '1 when the PolicyReport CRD (wgpolicyk8s.io/v1alpha2) is installed',
+    registers,
+  });
   const bump = (f: AuditFinding, by: number): void => {
     const labels = { policy: f.policy, rule: f.rule, action: f.action, result: f.result };
     const k = JSON.stringify(labels);

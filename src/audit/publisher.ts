@@ -83,7 +83,14 @@ export class ReportPublisher {
     await this.running;
     if (!this.leader) return;
     this.setLeader(false);
-    await this.lease.release().catch((err: unknown) => this.o.logger?.warn({ err: describeKubeError(err) }, 'audit: could not release the Lease; another replica takes over when it expires'));
+    await this.lease
+      .release()
+      .catch((err: unknown) =>
+        this.o.logger?.warn(
+          { err: describeKubeError(err) },
+          'audit: could not release the Lease; another replica takes over when it expires',
+        ),
+      );
   }
 
   isLeader(): boolean {
@@ -106,7 +113,12 @@ export class ReportPublisher {
   private async roundOnce(): Promise<void> {
     const present = await this.crdInstalled();
     if (present !== this.crdPresent) {
-      this.o.logger?.info({ crd: `policyreports.${REPORT_API_VERSION}`, present }, present ? 'audit: PolicyReport CRD found; reports will be written' : 'audit: no PolicyReport CRD; findings only in metrics and logs');
+      this.o.logger?.info(
+        { crd: `policyreports.${REPORT_API_VERSION}`, present },
+        present
+          ? 'audit: PolicyReport CRD found; reports will be written'
+          : 'audit: no PolicyReport CRD; findings only in metrics and logs',
+      );
       this.crdPresent = present;
       this.o.metrics?.crd(present);
       // Installed later: what exists must be read again before writing.
@@ -121,7 +133,11 @@ export class ReportPublisher {
   }
 
   private setLeader(leader: boolean): void {
-    if (leader !== this.leader) this.o.logger?.info({ identity: this.o.identity }, leader ? 'audit: holding the Lease; writing PolicyReports' : 'audit: not holding the Lease');
+    if (leader !== this.leader)
+      this.o.logger?.info(
+        { identity: this.o.identity },
+        leader ? 'audit: holding the Lease; writing PolicyReports' : 'audit: not holding the Lease',
+      );
     this.leader = leader;
     this.o.metrics?.leader(leader);
   }
@@ -138,18 +154,29 @@ export class ReportPublisher {
 
   /** On taking the lease: what is written now (by a previous holder) is the base for the diff. */
   private async takeOver(): Promise<void> {
-    const selector = Object.entries(MANAGED_BY).map(([k, v]) => `${k}=${v}`).join(',');
+    const selector = Object.entries(MANAGED_BY)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
     this.written.clear();
     // In pages: each report can be 512 KiB, and only its digest and first-seen times are kept.
     let next: string | undefined;
     do {
       // Streamed: one report at a time is held, whatever a namespace user stored under the label.
-      const page = await listPage(this.transport, `${reportsPath}/policyreports`, { labelSelector: selector, limit: String(TAKEOVER_PAGE), ...(next ? { continue: next } : {}) }, 'application/json', (raw) => {
-        const item = raw as PolicyReportObject;
-        const ns = item.metadata?.namespace;
-        if (!ns || item.metadata.name !== REPORT_NAME) return;
-        this.written.set(ns, { digest: reportDigest({ summary: item.summary, results: item.results ?? [], metadata: item.metadata }), firstSeen: firstSeenOf(item) });
-      });
+      const page = await listPage(
+        this.transport,
+        `${reportsPath}/policyreports`,
+        { labelSelector: selector, limit: String(TAKEOVER_PAGE), ...(next ? { continue: next } : {}) },
+        'application/json',
+        (raw) => {
+          const item = raw as PolicyReportObject;
+          const ns = item.metadata?.namespace;
+          if (!ns || item.metadata.name !== REPORT_NAME) return;
+          this.written.set(ns, {
+            digest: reportDigest({ summary: item.summary, results: item.results ?? [], metadata: item.metadata }),
+            firstSeen: firstSeenOf(item),
+          });
+        },
+      );
       next = page.metadata?.continue || undefined;
     } while (next);
     this.audit.markChanged([...this.written.keys(), ...this.audit.namespaces()]);
@@ -225,7 +252,10 @@ export class ReportPublisher {
     this.failing.set(ns, { failures, retryAt: this.now() + delay, problem });
     this.o.metrics?.failingNamespaces(this.failing.size);
     if (problem !== was?.problem) {
-      this.o.logger?.warn({ namespace: ns, err: problem, retryInSeconds: Math.round(delay / 1000) }, 'audit: writing the PolicyReport of a namespace failed; retrying later, other namespaces go on');
+      this.o.logger?.warn(
+        { namespace: ns, err: problem, retryInSeconds: Math.round(delay / 1000) },
+        'audit: writing the PolicyReport of a namespace failed; retrying later, other namespaces go on',
+      );
     }
   }
 

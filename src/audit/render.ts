@@ -85,7 +85,10 @@ export function boundedRowsOf(audits: readonly PodAudit[], nads: readonly NadAud
   return { rows: rows.filter((_, i) => keep[i]), omitted };
 }
 
-export function summaryOf(audits: readonly PodAudit[], nads: readonly NadAudit[] = []): Record<ReportResult, number> & { pods: number; nads: number } {
+export function summaryOf(
+  audits: readonly PodAudit[],
+  nads: readonly NadAudit[] = [],
+): Record<ReportResult, number> & { pods: number; nads: number } {
   const s = { pods: audits.length, nads: nads.length, pass: 0, fail: 0, warn: 0, error: 0, skip: 0 };
   for (const a of [...audits, ...nads]) {
     if (a.findings.length === 0) s.pass++;
@@ -101,7 +104,18 @@ export const violatesEnforce = (audits: readonly PodAudit[], nads: readonly NadA
 /** `omitted` (findings left out, by namespace) is there only when some were. */
 export function renderAuditJson(audits: readonly PodAudit[], nads: readonly NadAudit[] = []): string {
   const { rows, omitted } = boundedRowsOf(audits, nads);
-  return JSON.stringify({ formatVersion: AUDIT_JSON_FORMAT_VERSION, summary: summaryOf(audits, nads), findings: rows, ...(omitted.length > 0 ? { omitted } : {}) }, null, 2) + '\n';
+  return (
+    JSON.stringify(
+      {
+        formatVersion: AUDIT_JSON_FORMAT_VERSION,
+        summary: summaryOf(audits, nads),
+        findings: rows,
+        ...(omitted.length > 0 ? { omitted } : {}),
+      },
+      null,
+      2,
+    ) + '\n'
+  );
 }
 
 /** kubectl's names: `pod/NAME`, `net-attach-def/NAME` (paste into `kubectl get -n NAMESPACE`). */
@@ -115,7 +129,9 @@ const plural = (n: number, one: string, many: string): string => `${n} ${n === 1
 export function renderAuditTable(audits: readonly PodAudit[], nads: readonly NadAudit[] = []): string {
   const { rows, omitted } = boundedRowsOf(audits, nads);
   const s = summaryOf(audits, nads);
-  const more = omitted.map((o) => `... and ${plural(o.findings, 'more finding', 'more findings')} in namespace ${o.namespace} (not shown; counted below)\n`).join('');
+  const more = omitted
+    .map((o) => `... and ${plural(o.findings, 'more finding', 'more findings')} in namespace ${o.namespace} (not shown; counted below)\n`)
+    .join('');
   const tail = `${more}${plural(s.pods, 'pod', 'pods')} with networks and ${plural(s.nads, 'NAD', 'NADs')} audited: ${s.pass} clean, ${s.fail} fail, ${s.warn} warn, ${s.skip} skip, ${s.error} error\n`;
   if (rows.length === 0) return tail;
   const header = ['NAMESPACE', 'RESOURCE', 'POLICY', 'RULE', 'RESULT', 'ACTION', 'MESSAGE'];

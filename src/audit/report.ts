@@ -59,7 +59,8 @@ const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
  * Identity of a result across runs (its first-seen time is kept while it stays). `subject` is
  * the pod's name, or `NetworkAttachmentDefinition/<name>` for a NAD (see subjectOf).
  */
-export const resultKey = (subject: string, f: Pick<AuditFinding, 'policy' | 'rule' | 'message'>): string => `${subject}\u0000${f.policy}\u0000${f.rule}\u0000${f.message}`;
+export const resultKey = (subject: string, f: Pick<AuditFinding, 'policy' | 'rule' | 'message'>): string =>
+  `${subject}\u0000${f.policy}\u0000${f.rule}\u0000${f.message}`;
 
 /** A result's subject in resultKey: pods by name (as before NADs were reported), other kinds prefixed. */
 const subjectOf = (kind: string | undefined, name: string): string => (kind === undefined || kind === 'Pod' ? name : `${kind}/${name}`);
@@ -86,7 +87,12 @@ export interface ReportOptions {
  * (worst first, then kind, name, policy, rule, message), so the same findings always give the
  * same object.
  */
-export function policyReport(namespace: string, audits: readonly PodAudit[], options: ReportOptions, nads: readonly NadAudit[] = []): PolicyReportObject {
+export function policyReport(
+  namespace: string,
+  audits: readonly PodAudit[],
+  options: ReportOptions,
+  nads: readonly NadAudit[] = [],
+): PolicyReportObject {
   const summary: ReportSummary = { pass: 0, fail: 0, warn: 0, error: 0, skip: 0 };
   const rows: Array<{ subject: Subject; finding: AuditFinding }> = [];
   const add = (subject: Subject, findings: readonly AuditFinding[]): void => {
@@ -96,8 +102,13 @@ export function policyReport(namespace: string, audits: readonly PodAudit[], opt
       rows.push({ subject, finding });
     }
   };
-  for (const { pod, findings } of audits) add({ apiVersion: 'v1', kind: 'Pod', namespace: pod.namespace, name: pod.name, ...(pod.uid ? { uid: pod.uid } : {}) }, findings);
-  for (const { nad, findings } of nads) add({ apiVersion: NAD_API_VERSION, kind: NAD_KIND, namespace: nad.namespace, name: nad.name, ...(nad.uid ? { uid: nad.uid } : {}) }, findings);
+  for (const { pod, findings } of audits)
+    add({ apiVersion: 'v1', kind: 'Pod', namespace: pod.namespace, name: pod.name, ...(pod.uid ? { uid: pod.uid } : {}) }, findings);
+  for (const { nad, findings } of nads)
+    add(
+      { apiVersion: NAD_API_VERSION, kind: NAD_KIND, namespace: nad.namespace, name: nad.name, ...(nad.uid ? { uid: nad.uid } : {}) },
+      findings,
+    );
   rows.sort(
     (a, b) =>
       RESULT_ORDER[a.finding.result] - RESULT_ORDER[b.finding.result] ||
@@ -160,7 +171,8 @@ export function firstSeenOf(report: { results?: readonly Partial<ReportResultObj
     const name = r.resources?.[0]?.name;
     if (!name || r.policy === undefined || r.rule === undefined || r.message === undefined) continue;
     const subject = subjectOf(r.resources?.[0]?.kind, name);
-    if (typeof r.timestamp?.seconds === 'number') out.set(resultKey(subject, { policy: r.policy, rule: r.rule, message: r.message }), r.timestamp.seconds);
+    if (typeof r.timestamp?.seconds === 'number')
+      out.set(resultKey(subject, { policy: r.policy, rule: r.rule, message: r.message }), r.timestamp.seconds);
   }
   return out;
 }

@@ -41,7 +41,9 @@ export function auditSnapshot(s: AuditSnapshot): PodAudit[] {
   for (const p of s.pods) {
     const facts = podNetworkFacts(p.namespace, p.networks, p.defaultNetwork, s.config.defaultNetworkNamespace);
     // Held as serve's pod watch holds it (indexPod): by the pod, or with the owner it shares them with.
-    const owner = facts.addresses.length ? sharingOwnerOf({ ownerReferences: ownerReferencesOf(p) }, s.config.addressSharingOwners, p.namespace) : undefined;
+    const owner = facts.addresses.length
+      ? sharingOwnerOf({ ownerReferences: ownerReferencesOf(p) }, s.config.addressSharingOwners, p.namespace)
+      : undefined;
     index.setPod({ namespace: p.namespace, name: p.name, ...(p.uid ? { uid: p.uid } : {}), ...(owner ? { owner } : {}) }, facts.addresses);
   }
   const byKey = new Map(s.nads.map((n) => [nadKey(n.namespace, n.name), n]));
@@ -57,7 +59,9 @@ export function auditSnapshot(s: AuditSnapshot): PodAudit[] {
     config: s.config,
     ...(s.dra ? { dra: s.dra } : {}),
   };
-  return s.pods.filter((p) => hasNetworks(p) && audited(p.namespace, labels(p.namespace))).map((pod) => ({ pod, findings: auditPod(pod, ctx) }));
+  return s.pods
+    .filter((p) => hasNetworks(p) && audited(p.namespace, labels(p.namespace)))
+    .map((pod) => ({ pod, findings: auditPod(pod, ctx) }));
 }
 
 /** Every NAD in a namespace the NAD webhook sees, in input order, each with its findings (none when clean). */

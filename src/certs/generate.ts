@@ -64,7 +64,8 @@ const UTF8_STRING = forge.asn1.Type.UTF8 as number as forge.asn1.Class;
 const commonName = (value: string): forge.pki.CertificateField => ({ name: 'commonName', value, valueTagClass: UTF8_STRING });
 
 function checkDays(name: string, days: number): void {
-  if (!Number.isInteger(days) || days < 1 || days > 36500) throw new RangeError(`${name} must be an integer between 1 and 36500, got ${days}`);
+  if (!Number.isInteger(days) || days < 1 || days > 36500)
+    throw new RangeError(`${name} must be an integer between 1 and 36500, got ${days}`);
 }
 
 export function generateCertificates(request: CertificateRequest): CertificateSet {

@@ -59,7 +59,12 @@ async function noDraApi(dra: ClusterDra, done: () => boolean): Promise<'absent' 
 
 export async function loadFromCluster(
   kc: KubeCredentials,
-  options: { timeoutMs: number; resourceNameKeys?: readonly string[]; /** Sees the NAD objects as listed (`netattach audit` judges them). */ nadObserver?: ListWatchHandler; /** Gives up at once (the caller knows the cluster cannot be read). */ signal?: AbortSignal },
+  options: {
+    timeoutMs: number;
+    resourceNameKeys?: readonly string[] /** Sees the NAD objects as listed (`netattach audit` judges them). */;
+    nadObserver?: ListWatchHandler /** Gives up at once (the caller knows the cluster cannot be read). */;
+    signal?: AbortSignal;
+  },
 ): Promise<ClusterLoad> {
   const server = kc.server;
   const nadErrors = errorRecorder();

@@ -3,10 +3,27 @@
 // The inputs are judged as if applied together to a cluster that holds the given NADs: NADs and
 // Namespaces among them count as present whatever their order, and Pods are admitted in order
 // (so two Pods in the inputs claiming one unique MAC conflict, as they would when applied).
-import { DEFAULT_ADMISSION_CONFIG, review, warningText, type AdmissionConfig, type AdmissionRequest, type Decision, type UserInfo } from '../admission/index.js';
+import {
+  DEFAULT_ADMISSION_CONFIG,
+  review,
+  warningText,
+  type AdmissionConfig,
+  type AdmissionRequest,
+  type Decision,
+  type UserInfo,
+} from '../admission/index.js';
 import type { FieldError } from '../field/index.js';
 import { isNadObject, nadFromObject, nadKey, type Nad, type NadLookup } from '../nads/index.js';
-import { AddressIndex, EMPTY_POLICY_SET, NAME_LABEL, PolicyEngine, podNetworkFacts, type Finding, type PolicySet, type SharingOwner } from '../policy/index.js';
+import {
+  AddressIndex,
+  EMPTY_POLICY_SET,
+  NAME_LABEL,
+  PolicyEngine,
+  podNetworkFacts,
+  type Finding,
+  type PolicySet,
+  type SharingOwner,
+} from '../policy/index.js';
 import { StaticDraView, deviceClassInfo, type DeviceClassInfo, type DraView, type TemplateLookup } from '../dra/index.js';
 import { describeMutation } from './mutation.js';
 import { resourceOf } from './resource.js';
@@ -33,7 +50,14 @@ export interface CheckOptions {
   /** DeviceClasses and ResourceClaimTemplates of the cluster (`--cluster`); without them a template not among the inputs is unchecked. */
   dra?: { classes: readonly DeviceClassInfo[]; templates: ReadonlyArray<{ namespace: string; name: string }> };
   /** Running pods whose addresses the uniqueness index holds, as serve's pod watch does (`kubectl netattach explain`). */
-  livePods?: ReadonlyArray<{ namespace: string; name: string; uid?: string; owner?: SharingOwner; networks?: string; defaultNetwork?: string }>;
+  livePods?: ReadonlyArray<{
+    namespace: string;
+    name: string;
+    uid?: string;
+    owner?: SharingOwner;
+    networks?: string;
+    defaultNetwork?: string;
+  }>;
 }
 
 type Json = Record<string, unknown>;
@@ -64,7 +88,16 @@ export function checkManifests(objects: readonly ManifestObject[], options: Chec
   };
 
   return objects.map((m, position): ObjectResult => {
-    const base: ObjectResult = { file: m.file, index: m.index, ...optional('item', m.item), ...optional('line', m.line), allowed: true, errors: [], warnings: [], audits: [] };
+    const base: ObjectResult = {
+      file: m.file,
+      index: m.index,
+      ...optional('item', m.item),
+      ...optional('line', m.line),
+      allowed: true,
+      errors: [],
+      warnings: [],
+      audits: [],
+    };
     const o = m.object;
     if (!isObject(o)) return { ...base, skipped: `not a Kubernetes object (a ${Array.isArray(o) ? 'list' : typeof o}, not a mapping)` };
     const meta = metadataOf(o);
@@ -82,8 +115,10 @@ export function checkManifests(objects: readonly ManifestObject[], options: Chec
     if (!resource.watched || namespace === undefined) return result;
 
     const nsLabels = labels(namespace);
-    if (EXCLUDED_NAMESPACES.includes(namespace)) return { ...result, skipped: `namespace ${namespace} is excluded from the netattach webhooks` };
-    if (nsLabels[ADMISSION_LABEL] === 'disabled') return { ...result, skipped: `namespace ${namespace} is labelled ${ADMISSION_LABEL}=disabled` };
+    if (EXCLUDED_NAMESPACES.includes(namespace))
+      return { ...result, skipped: `namespace ${namespace} is excluded from the netattach webhooks` };
+    if (nsLabels[ADMISSION_LABEL] === 'disabled')
+      return { ...result, skipped: `namespace ${namespace} is labelled ${ADMISSION_LABEL}=disabled` };
 
     const isPod = resource.gvr.group === '' && resource.gvr.resource === 'pods';
     const request: AdmissionRequest = {
@@ -100,7 +135,14 @@ export function checkManifests(objects: readonly ManifestObject[], options: Chec
       dryRun: true,
     };
     // The mutating endpoint checks everything the validating one does and adds the patch.
-    const decision = review(request, { endpoint: isPod ? 'mutate' : 'validate', nads: lookup, namespaceLabels: nsLabels, policy, config, dra });
+    const decision = review(request, {
+      endpoint: isPod ? 'mutate' : 'validate',
+      nads: lookup,
+      namespaceLabels: nsLabels,
+      policy,
+      config,
+      dra,
+    });
     // What admission would hold after this Pod is created: later Pods in the inputs see it.
     if (isPod && decision.allowed) index.reserve(decision.addresses);
     return {
@@ -125,7 +167,12 @@ function verdictOf(decision: Decision): Pick<ObjectResult, 'allowed' | 'errors' 
   };
 }
 
-function nadsOf(objects: readonly ManifestObject[], options: CheckOptions, defaultNamespace: string, config: AdmissionConfig): Map<string, Nad> {
+function nadsOf(
+  objects: readonly ManifestObject[],
+  options: CheckOptions,
+  defaultNamespace: string,
+  config: AdmissionConfig,
+): Map<string, Nad> {
   const out = new Map<string, Nad>();
   for (const nad of options.nads ?? []) out.set(nadKey(nad.namespace, nad.name), nad);
   for (const { object } of objects) {
@@ -157,7 +204,9 @@ export function draViewOf(objects: readonly unknown[], cluster: CheckOptions['dr
   return {
     classesFor: (resource) => view.classesFor(resource),
     template: (namespace, name): TemplateLookup =>
-      view.template(namespace, name).status === 'found' ? { status: 'found' } : { status: 'unavailable', reason: 'not among the inputs, and the cluster was not read (--cluster)' },
+      view.template(namespace, name).status === 'found'
+        ? { status: 'found' }
+        : { status: 'unavailable', reason: 'not among the inputs, and the cluster was not read (--cluster)' },
     templateNamespaces: () => undefined,
   };
 }
@@ -166,18 +215,24 @@ export function draViewOf(objects: readonly unknown[], cluster: CheckOptions['dr
  * Namespace labels as admission sees them: the inputs' Namespace objects (string labels only, as the
  * apiserver stores them), else the cluster's, and always the name label. `netattach audit` too.
  */
-export function namespaceLabelsOf(objects: readonly unknown[], cluster?: (namespace: string) => Record<string, string> | undefined): (namespace: string) => Record<string, string> {
+export function namespaceLabelsOf(
+  objects: readonly unknown[],
+  cluster?: (namespace: string) => Record<string, string> | undefined,
+): (namespace: string) => Record<string, string> {
   const known = new Map<string, Record<string, string>>();
   for (const object of objects) {
     if (!isObject(object) || object['apiVersion'] !== 'v1' || object['kind'] !== 'Namespace') continue;
     const meta = metadataOf(object);
     const name = str(meta['name']);
     if (!name) continue;
-    const labels = isObject(meta['labels']) ? Object.entries(meta['labels']).filter((e): e is [string, string] => typeof e[1] === 'string') : [];
+    const labels = isObject(meta['labels'])
+      ? Object.entries(meta['labels']).filter((e): e is [string, string] => typeof e[1] === 'string')
+      : [];
     known.set(name, Object.fromEntries(labels));
   }
   // The apiserver sets the name label on every namespace, whatever the manifest says.
   return (namespace) => ({ ...(known.get(namespace) ?? cluster?.(namespace)), [NAME_LABEL]: namespace });
 }
 
-const optional = <K extends string, V>(k: K, v: V | undefined): Partial<Record<K, V>> => (v === undefined ? {} : ({ [k]: v } as Partial<Record<K, V>>));
+const optional = <K extends string, V>(k: K, v: V | undefined): Partial<Record<K, V>> =>
+  v === undefined ? {} : ({ [k]: v } as Partial<Record<K, V>>);

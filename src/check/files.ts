@@ -16,7 +16,10 @@ export interface InputText {
   text: string;
 }
 
-export async function readInputs(paths: readonly string[], readStdin: () => Promise<string>): Promise<{ inputs: InputText[]; errors: ReadError[] }> {
+export async function readInputs(
+  paths: readonly string[],
+  readStdin: () => Promise<string>,
+): Promise<{ inputs: InputText[]; errors: ReadError[] }> {
   const inputs: InputText[] = [];
   const errors: ReadError[] = [];
   const visited = new Set<string>();

@@ -10,7 +10,8 @@ const stringMap = (v: unknown): Record<string, string> | undefined =>
   isObject(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, typeof x === 'string' ? x : JSON.stringify(x)])) : undefined;
 
 export function describeMutation(pod: Json, patch: JsonPatchOperation[]): Mutation {
-  const after = fastJsonPatch.applyPatch(structuredClone(pod), structuredClone(patch) as fastJsonPatch.Operation[], false, false).newDocument as Json;
+  const after = fastJsonPatch.applyPatch(structuredClone(pod), structuredClone(patch) as fastJsonPatch.Operation[], false, false)
+    .newDocument as Json;
   const before = containersOf(pod);
   const resources: Mutation['resources'] = {};
   for (const [name, c] of containersOf(after)) {

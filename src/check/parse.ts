@@ -61,4 +61,7 @@ function lineOf(offset: number | undefined, lines: LineCounter): { line?: number
 
 /** The message without its position suffix (` at line 3, column 5:`): the position is reported apart. */
 const firstLine = (message: string): string =>
-  message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '').trim();
+  message
+    .split('\n')[0]!
+    .replace(/ at line \d+, column \d+:?$/, '')
+    .trim();

@@ -51,7 +51,17 @@ export function renderJson(report: CheckReport): string {
     version: JSON_FORMAT_VERSION,
     results: report.results.map(result),
     readErrors: report.readErrors.map(readError),
-    ...(report.networks ? { networks: report.networks.map((n) => ({ namespace: n.namespace, name: n.name, path: n.path, summary: n.summary, problems: n.problems })) } : {}),
+    ...(report.networks
+      ? {
+          networks: report.networks.map((n) => ({
+            namespace: n.namespace,
+            name: n.name,
+            path: n.path,
+            summary: n.summary,
+            problems: n.problems,
+          })),
+        }
+      : {}),
     summary: { objects: s.objects, denied: s.denied, errors: s.errors, warnings: s.warnings, skipped: s.skipped, readErrors: s.readErrors },
   };
   return `${JSON.stringify(doc, null, 2)}\n`;

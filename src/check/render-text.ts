@@ -45,13 +45,17 @@ function linesOf(r: ObjectResult, options: TextOptions): string[] {
   if (r.skipped !== undefined && (options.verbose || !r.kind || !r.apiVersion)) lines.push(`  skipped: ${r.skipped}`);
   for (const e of r.errors) lines.push(`  error: ${renderError(e)}`);
   for (const w of r.warnings) lines.push(`  warning: ${w}`);
-  if (options.verbose) for (const a of r.audits) lines.push(`  audit: ${renderError(a)}${a.policy ? ` (policy ${a.policy}, rule ${a.rule})` : ''}`);
+  if (options.verbose)
+    for (const a of r.audits) lines.push(`  audit: ${renderError(a)}${a.policy ? ` (policy ${a.policy}, rule ${a.rule})` : ''}`);
   if (r.mutation) lines.push(...mutationLines(r.mutation));
   return lines;
 }
 
 function mutationLines(m: Mutation): string[] {
-  const pairs = (map: Record<string, string>): string => Object.entries(map).map(([k, v]) => `${k}=${v}`).join(', ');
+  const pairs = (map: Record<string, string>): string =>
+    Object.entries(map)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ');
   const lines: string[] = [];
   for (const [container, res] of Object.entries(m.resources)) {
     const parts = [res.requests && `requests ${pairs(res.requests)}`, res.limits && `limits ${pairs(res.limits)}`].filter(Boolean);

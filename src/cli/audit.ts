@@ -1,7 +1,17 @@
 // `netattach audit`: the background audit's judgement on demand, of the live pods and NADs of the
 // cluster (`--cluster`) or of pods and NADs in files (`kubectl get pods,net-attach-def -A -o
 // yaml`). Same engine, same messages.
-import { auditNadObjects, auditSnapshot, finished, livePodOf, loadAuditCluster, renderAuditJson, renderAuditTable, violatesEnforce, type LivePod } from '../audit/index.js';
+import {
+  auditNadObjects,
+  auditSnapshot,
+  finished,
+  livePodOf,
+  loadAuditCluster,
+  renderAuditJson,
+  renderAuditTable,
+  violatesEnforce,
+  type LivePod,
+} from '../audit/index.js';
 import { describeSkipped, draViewOf, loadManifests, namespaceLabelsOf, renderReadError } from '../check/index.js';
 import type { DraView } from '../dra/index.js';
 import { isNadObject, nadFromObject, nadKey, tryLoadKubeConfig, type Nad } from '../nads/index.js';
@@ -34,7 +44,8 @@ would be denied now), 2 usage error, an input that could not be read, or nothing
 `;
 
 /** What the audit judges, for the message when the input holds none of it. */
-export const AUDIT_JUDGES = "audit judges Pods and NetworkAttachmentDefinitions (e.g. 'kubectl get pods,namespaces,net-attach-def -A -o yaml')";
+export const AUDIT_JUDGES =
+  "audit judges Pods and NetworkAttachmentDefinitions (e.g. 'kubectl get pods,namespaces,net-attach-def -A -o yaml')";
 
 const fail = (io: CliIO, message: string): number => (io.stderr(`netattach audit: ${message}\n`), EXIT_USAGE);
 
@@ -68,7 +79,8 @@ export async function run(argv: string[], rawIO: CliIO): Promise<number> {
     return EXIT_USAGE;
   }
   const timeoutSeconds = values.timeout === undefined ? 10 : Number(values.timeout);
-  if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) return fail(io, `--timeout must be a positive number of seconds, not ${JSON.stringify(values.timeout)}`);
+  if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0)
+    return fail(io, `--timeout must be a positive number of seconds, not ${JSON.stringify(values.timeout)}`);
   // The flags of serve that change a pod's verdict: the audit must be told them to judge alike.
   const config = configOfFlags(values);
   if (typeof config === 'string') return fail(io, config);
@@ -104,7 +116,11 @@ export async function run(argv: string[], rawIO: CliIO): Promise<number> {
   if (values.cluster) {
     const kc = await tryLoadKubeConfig({ env: io.env });
     if (!kc) return fail(io, '--cluster: no kubeconfig found ($KUBECONFIG, ~/.kube/config, or in-cluster)');
-    const loaded = await loadAuditCluster(kc, { timeoutMs: timeoutSeconds * 1000, resourceNameKeys: config.resourceNameKeys, readPolicies: policies === undefined });
+    const loaded = await loadAuditCluster(kc, {
+      timeoutMs: timeoutSeconds * 1000,
+      resourceNameKeys: config.resourceNameKeys,
+      readPolicies: policies === undefined,
+    });
     if (!loaded.ok) return fail(io, `--cluster: ${loaded.error}`);
     const s = loaded.snapshot;
     for (const o of s.nadObjects) addNad(o, false);
@@ -113,7 +129,8 @@ export async function run(argv: string[], rawIO: CliIO): Promise<number> {
     namespaceLabels = s.namespaceLabels;
     if (s.dra) dra = draViewOf([], s.dra, 'default');
     policies ??= s.policies;
-    for (const problem of [s.namespaceProblem, s.policyProblem, s.draProblem]) if (problem) io.stderr(`netattach audit: warning: ${problem}\n`);
+    for (const problem of [s.namespaceProblem, s.policyProblem, s.draProblem])
+      if (problem) io.stderr(`netattach audit: warning: ${problem}\n`);
   } else {
     const manifests = await loadManifests(positionals, () => readAll(io.stdin));
     if (manifests.errors.length > 0) {
@@ -129,7 +146,8 @@ export async function run(argv: string[], rawIO: CliIO): Promise<number> {
         const p = livePodOf(object, 'default');
         if (p) pods.push(p);
       } else {
-        const kind = isObject(object) && typeof object['kind'] === 'string' && object['kind'] !== '' ? object['kind'] : 'not a Kubernetes object';
+        const kind =
+          isObject(object) && typeof object['kind'] === 'string' && object['kind'] !== '' ? object['kind'] : 'not a Kubernetes object';
         skipped.set(kind, (skipped.get(kind) ?? 0) + 1);
       }
     }
@@ -139,7 +157,14 @@ export async function run(argv: string[], rawIO: CliIO): Promise<number> {
   }
 
   const labels = namespaceLabels ? { namespaceLabels } : {};
-  const audits = auditSnapshot({ pods, nads: [...nads.values()], ...labels, policies: policies ?? EMPTY_POLICY_SET, config, ...(dra ? { dra } : {}) });
+  const audits = auditSnapshot({
+    pods,
+    nads: [...nads.values()],
+    ...labels,
+    policies: policies ?? EMPTY_POLICY_SET,
+    config,
+    ...(dra ? { dra } : {}),
+  });
   const nadAudits = auditNadObjects({ objects: [...nadObjects.values()], ...labels, config, defaultNamespace: 'default' });
   io.stdout(output === 'json' ? renderAuditJson(audits, nadAudits) : renderAuditTable(audits, nadAudits));
   // An empty `kubectl get ... |` (a failed pipeline) must not pass CI as "no findings".

@@ -32,7 +32,11 @@ function positiveInt(name: string, text: string | undefined, fallback: number): 
   return n;
 }
 
-const exists = (path: string): Promise<boolean> => access(path).then(() => true, () => false);
+const exists = (path: string): Promise<boolean> =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
 
 export async function run(argv: string[], io: CliIO): Promise<number> {
   const parsed = parseCommandLine('certs', HELP, io, {
@@ -68,7 +72,9 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     const ca = values['new-ca'] ? undefined : await readCa(out);
     const set = generateCertificates({ service: values.service, namespace: values.namespace, sans: values.san, days, caDays, ca });
     const files = await writeCertificateSet(out, set);
-    io.stderr(`${ca ? 'signed with the existing CA in' : 'created a new CA in'} ${out}\nwrote ${files.join(', ')}\ncaBundle follows on stdout\n`);
+    io.stderr(
+      `${ca ? 'signed with the existing CA in' : 'created a new CA in'} ${out}\nwrote ${files.join(', ')}\ncaBundle follows on stdout\n`,
+    );
     io.stdout(caBundle(set.caCert) + '\n');
     return EXIT_OK;
   } catch (err) {

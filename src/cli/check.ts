@@ -15,7 +15,7 @@ import {
 } from '../check/index.js';
 import { devicePathOf, StaticDraView } from '../dra/index.js';
 import type { NetworkPathResult } from '../check/index.js';
-import { tryLoadKubeConfig, } from '../nads/index.js';
+import { tryLoadKubeConfig } from '../nads/index.js';
 import { configOfFlags, loadNadFiles, loadPolicyFiles, VERDICT_OPTIONS, VERDICT_USAGE } from './rule-inputs.js';
 import type { UserInfo } from '../admission/index.js';
 import { EXIT_USAGE, parseCommandLine, readAll, type CliIO } from './io.js';
@@ -88,7 +88,8 @@ export async function run(argv: string[], rawIO: CliIO): Promise<number> {
   if (values.cluster && values.nads) return fail(io, '--nads and --cluster are mutually exclusive');
   if (values.namespace === '') return fail(io, '--namespace must not be empty');
   const timeoutSeconds = values.timeout === undefined ? 10 : Number(values.timeout);
-  if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) return fail(io, `--timeout must be a positive number of seconds, not ${JSON.stringify(values.timeout)}`);
+  if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0)
+    return fail(io, `--timeout must be a positive number of seconds, not ${JSON.stringify(values.timeout)}`);
 
   const config = configOfFlags(values);
   if (typeof config === 'string') return fail(io, config);
@@ -129,7 +130,10 @@ export async function run(argv: string[], rawIO: CliIO): Promise<number> {
     networks = loaded.snapshot.nads
       .filter((nad) => nad.resourceNames.length > 0 || nad.claimTemplate !== undefined)
       .map((nad) => {
-        const p = devicePathOf(nad, { classesFor: (r) => view.classesFor(r), templateNamespaces: (t) => (templatesKnown ? view.templateNamespaces(t) : undefined) });
+        const p = devicePathOf(nad, {
+          classesFor: (r) => view.classesFor(r),
+          templateNamespaces: (t) => (templatesKnown ? view.templateNamespaces(t) : undefined),
+        });
         return { namespace: nad.namespace, name: nad.name, path: p.path, summary: p.summary, problems: p.problems };
       });
   }

@@ -38,7 +38,12 @@ export const EXIT_USAGE = 2;
  * usage text and gives EXIT_USAGE, `--help` prints the usage and gives EXIT_OK. Either way the
  * caller gets a number to return; otherwise the parsed options.
  */
-export function parseCommandLine<T extends ParseArgsConfig>(command: string, usage: string, io: CliIO, config: T): ReturnType<typeof parseArgs<T>> | number {
+export function parseCommandLine<T extends ParseArgsConfig>(
+  command: string,
+  usage: string,
+  io: CliIO,
+  config: T,
+): ReturnType<typeof parseArgs<T>> | number {
   let parsed: ReturnType<typeof parseArgs<T>>;
   try {
     parsed = parseArgs(config);

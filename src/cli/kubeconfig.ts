@@ -35,7 +35,8 @@ export interface KubectlConfigOptions {
 /** The kubeconfig files kubectl would read, in order; empty when there are none (in-cluster, or nothing). */
 export function kubeconfigFiles(o: KubectlConfigOptions): string[] | { error: string } {
   const exists = o.exists ?? existsSync;
-  if (o.kubeconfig !== undefined) return exists(o.kubeconfig) ? [o.kubeconfig] : { error: `--kubeconfig: no such file ${JSON.stringify(o.kubeconfig)}` };
+  if (o.kubeconfig !== undefined)
+    return exists(o.kubeconfig) ? [o.kubeconfig] : { error: `--kubeconfig: no such file ${JSON.stringify(o.kubeconfig)}` };
   return defaultKubeconfigFiles({ env: o.env, exists, ...(o.home ? { home: o.home } : {}) });
 }
 
@@ -45,14 +46,20 @@ export async function loadKubectlContext(o: KubectlConfigOptions): Promise<Kubec
   if (files.length === 0) {
     const inCluster = o.context === undefined ? inClusterCredentials({ env: o.env }) : undefined;
     if (inCluster) return { credentials: inCluster, namespace: serviceAccountNamespace(o.env) ?? 'default', warnings: [] };
-    return { error: o.context === undefined ? 'no kubeconfig found ($KUBECONFIG, ~/.kube/config, or in-cluster)' : `--context ${o.context}: no kubeconfig found` };
+    return {
+      error:
+        o.context === undefined
+          ? 'no kubeconfig found ($KUBECONFIG, ~/.kube/config, or in-cluster)'
+          : `--context ${o.context}: no kubeconfig found`,
+    };
   }
   try {
     const config = readKubeconfig(files, o.context !== undefined ? { context: o.context } : {});
     const credentials = await credentialsFromKubeconfig(config, { env: o.env });
     return { credentials, namespace: config.namespace || 'default', context: config.context, warnings: config.warnings };
   } catch (e) {
-    if (e instanceof KubeconfigError && e.problem.path === '--context') return { error: `--context: context ${JSON.stringify(o.context)} not found in ${files.join(', ')}` };
+    if (e instanceof KubeconfigError && e.problem.path === '--context')
+      return { error: `--context: context ${JSON.stringify(o.context)} not found in ${files.join(', ')}` };
     if (e instanceof KubeconfigError) return { error: e.message };
     return { error: `kubeconfig ${files.join(', ')}: ${kubeconfigErrorText(e)}` };
   }
@@ -68,7 +75,10 @@ export function kubeconfigErrorText(e: unknown): string {
   if (e instanceof KubeconfigError) return e.message;
   const yamlError = e as { name?: unknown; reason?: unknown; mark?: { line?: unknown; column?: unknown } };
   if (yamlError?.name === 'YAMLException') {
-    const at = typeof yamlError.mark?.line === 'number' && typeof yamlError.mark.column === 'number' ? ` at line ${yamlError.mark.line + 1}, column ${yamlError.mark.column + 1}` : '';
+    const at =
+      typeof yamlError.mark?.line === 'number' && typeof yamlError.mark.column === 'number'
+        ? ` at line ${yamlError.mark.line + 1}, column ${yamlError.mark.column + 1}`
+        : '';
     return `not valid YAML${at}: ${typeof yamlError.reason === 'string' ? yamlError.reason : 'syntax error'}`;
   }
   // Other messages (a missing file, an unknown context) name no value of the file; cut them all the same.

@@ -72,18 +72,27 @@ export function parsePluginArgs(argv: readonly string[]): PluginArgs | { error: 
   }
   const { values: v, positionals } = parsed;
   const [word, ...rest] = positionals;
-  if (v.help || word === undefined || word === 'help') return { command: 'help', files: [], allNamespaces: false, output: '', timeoutMs: DEFAULT_TIMEOUT_MS };
-  if (!(PLUGIN_COMMANDS as readonly string[]).includes(word)) return { error: `unknown command ${JSON.stringify(word)}: one of ${PLUGIN_COMMANDS.join(', ')}` };
+  if (v.help || word === undefined || word === 'help')
+    return { command: 'help', files: [], allNamespaces: false, output: '', timeoutMs: DEFAULT_TIMEOUT_MS };
+  if (!(PLUGIN_COMMANDS as readonly string[]).includes(word))
+    return { error: `unknown command ${JSON.stringify(word)}: one of ${PLUGIN_COMMANDS.join(', ')}` };
   const command = word as PluginCommand;
   const output = v.output ?? OUTPUTS[command][0]!;
-  if (!OUTPUTS[command].includes(output)) return { error: `-o/--output: ${JSON.stringify(output)} is not one of ${OUTPUTS[command].slice(1).join(', ')} for ${command}` };
-  for (const [flag, value] of [['--namespace', v.namespace], ['--context', v.context], ['--kubeconfig', v.kubeconfig], ['--as', v.as]] as const) {
+  if (!OUTPUTS[command].includes(output))
+    return { error: `-o/--output: ${JSON.stringify(output)} is not one of ${OUTPUTS[command].slice(1).join(', ')} for ${command}` };
+  for (const [flag, value] of [
+    ['--namespace', v.namespace],
+    ['--context', v.context],
+    ['--kubeconfig', v.kubeconfig],
+    ['--as', v.as],
+  ] as const) {
     if (value === '') return { error: `${flag} must not be empty` };
   }
   let timeoutMs = DEFAULT_TIMEOUT_MS;
   if (v['request-timeout'] !== undefined) {
     const t = parseTimeout(v['request-timeout']);
-    if (t === undefined) return { error: `--request-timeout: ${JSON.stringify(v['request-timeout'])} is not a positive duration (e.g. 10s, 1m)` };
+    if (t === undefined)
+      return { error: `--request-timeout: ${JSON.stringify(v['request-timeout'])} is not a positive duration (e.g. 10s, 1m)` };
     timeoutMs = t;
   }
   const files = v.filename ?? [];
@@ -91,7 +100,10 @@ export function parsePluginArgs(argv: readonly string[]): PluginArgs | { error: 
 
   let pod: string | undefined;
   let vm: PluginArgs['vm'];
-  const [vmWord, slashName] = rest.length === 1 && rest[0]!.includes('/') ? [rest[0]!.slice(0, rest[0]!.indexOf('/')), rest[0]!.slice(rest[0]!.indexOf('/') + 1)] : [rest[0], rest[1]];
+  const [vmWord, slashName] =
+    rest.length === 1 && rest[0]!.includes('/')
+      ? [rest[0]!.slice(0, rest[0]!.indexOf('/')), rest[0]!.slice(rest[0]!.indexOf('/') + 1)]
+      : [rest[0], rest[1]];
   if (command === 'explain' && vmWord !== undefined && VM_WORDS.has(vmWord) && slashName !== undefined && rest.length <= 2) {
     if (slashName === '') return { error: 'explain: the VM name must not be empty' };
     if (files.length > 0) return { error: 'explain takes either "vm NAME" or -f FILE' };
@@ -99,18 +111,23 @@ export function parsePluginArgs(argv: readonly string[]): PluginArgs | { error: 
   } else if (command === 'explain') {
     if (rest.length === 1 && /^(pods?|po)\//.test(rest[0]!)) pod = rest[0]!.slice(rest[0]!.indexOf('/') + 1);
     else if (rest.length === 2 && POD_WORDS.has(rest[0]!)) pod = rest[1];
-    else if (rest.length > 0) return { error: `explain takes "pod NAME", "vm NAME", "vmi NAME" or -f FILE, not ${JSON.stringify(rest.join(' '))}` };
+    else if (rest.length > 0)
+      return { error: `explain takes "pod NAME", "vm NAME", "vmi NAME" or -f FILE, not ${JSON.stringify(rest.join(' '))}` };
     if (pod === '') return { error: 'explain: the pod name must not be empty' };
     if ((pod === undefined) === (files.length === 0)) return { error: 'explain takes either "pod NAME" or -f FILE' };
   } else if (rest.length > 0) {
-    return { error: `${command} takes no arguments, got ${JSON.stringify(rest.join(' '))}${command === 'check' ? ' (give files with -f)' : ''}` };
+    return {
+      error: `${command} takes no arguments, got ${JSON.stringify(rest.join(' '))}${command === 'check' ? ' (give files with -f)' : ''}`,
+    };
   }
   if (command === 'check' && files.length === 0) return { error: "check needs -f FILE (a file, a directory, or '-' for stdin)" };
   if (command === 'audit' && files.length > 0) return { error: 'audit reads the cluster; for files use "netattach audit PATH"' };
-  if (files.filter((f) => f === '-').length > 1) return { error: "-f - (stdin) may be given only once" };
+  if (files.filter((f) => f === '-').length > 1) return { error: '-f - (stdin) may be given only once' };
 
   const userInfo: UserInfo | undefined =
-    v.as !== undefined || v['as-group'] !== undefined ? { ...(v.as !== undefined ? { username: v.as } : {}), ...(v['as-group'] ? { groups: v['as-group'] } : {}) } : undefined;
+    v.as !== undefined || v['as-group'] !== undefined
+      ? { ...(v.as !== undefined ? { username: v.as } : {}), ...(v['as-group'] ? { groups: v['as-group'] } : {}) }
+      : undefined;
   return {
     command,
     ...(pod !== undefined ? { pod } : {}),

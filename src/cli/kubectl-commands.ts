@@ -4,10 +4,34 @@
 // cluster's NADs, policies, namespaces and running pods) and `audit` (netattach audit --cluster,
 // one namespace or all). Only wiring here: the judging is the webhook's own core.
 import { DEFAULT_ADMISSION_CONFIG, type UserInfo } from '../admission/index.js';
-import { auditNadObjects, auditSnapshot, loadAuditCluster, renderAuditJson, renderAuditTable, violatesEnforce, type AuditClusterSnapshot } from '../audit/index.js';
-import { buildReport, checkManifests, exitCodeOf, loadManifests, renderJson, renderReadError, renderText, type CheckOptions } from '../check/index.js';
+import {
+  auditNadObjects,
+  auditSnapshot,
+  loadAuditCluster,
+  renderAuditJson,
+  renderAuditTable,
+  violatesEnforce,
+  type AuditClusterSnapshot,
+} from '../audit/index.js';
+import {
+  buildReport,
+  checkManifests,
+  exitCodeOf,
+  loadManifests,
+  renderJson,
+  renderReadError,
+  renderText,
+  type CheckOptions,
+} from '../check/index.js';
 import { launcherPodObject, VM_RESOURCES } from '../kubevirt/index.js';
-import { explainExitCode, explainPod, heldAsServeHolds, renderExplanation, EXPLAIN_FORMAT_VERSION, type Explanation } from '../explain/index.js';
+import {
+  explainExitCode,
+  explainPod,
+  heldAsServeHolds,
+  renderExplanation,
+  EXPLAIN_FORMAT_VERSION,
+  type Explanation,
+} from '../explain/index.js';
 import { getObject, kubeTransport, type KubeCredentials } from '../kube/index.js';
 import { EMPTY_POLICY_SET } from '../policy/index.js';
 import { EXIT_USAGE, readAll, type CliIO } from './io.js';
@@ -42,14 +66,32 @@ export async function runCommand(parsed: PluginArgs, io: CliIO, started: Started
     return why;
   });
   // The pod is read beside the rest: a missing pod is said as soon as the cluster answers.
-  const podRead = args.pod !== undefined
-    ? getObject(kubeTransport(creds), `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(args.pod)}`, { timeoutMs: args.timeoutMs, signal: unreadable.signal })
-    : undefined;
-  const vmRead = args.vm !== undefined
-    ? getObject(kubeTransport(creds), `/apis/kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}/${args.vm.resource}/${encodeURIComponent(args.vm.name)}`, { timeoutMs: args.timeoutMs, signal: unreadable.signal })
-    : undefined;
-  const asker = args.userInfo ? Promise.resolve(args.userInfo) : args.command === 'audit' ? Promise.resolve(undefined) : whoAmI(creds, args.timeoutMs, unreadable.signal);
-  const loaded = await loadAuditCluster(creds, { timeoutMs: args.timeoutMs, resourceNameKeys: config.resourceNameKeys, readPolicies: true, signal: unreadable.signal });
+  const podRead =
+    args.pod !== undefined
+      ? getObject(kubeTransport(creds), `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(args.pod)}`, {
+          timeoutMs: args.timeoutMs,
+          signal: unreadable.signal,
+        })
+      : undefined;
+  const vmRead =
+    args.vm !== undefined
+      ? getObject(
+          kubeTransport(creds),
+          `/apis/kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}/${args.vm.resource}/${encodeURIComponent(args.vm.name)}`,
+          { timeoutMs: args.timeoutMs, signal: unreadable.signal },
+        )
+      : undefined;
+  const asker = args.userInfo
+    ? Promise.resolve(args.userInfo)
+    : args.command === 'audit'
+      ? Promise.resolve(undefined)
+      : whoAmI(creds, args.timeoutMs, unreadable.signal);
+  const loaded = await loadAuditCluster(creds, {
+    timeoutMs: args.timeoutMs,
+    resourceNameKeys: config.resourceNameKeys,
+    readPolicies: true,
+    signal: unreadable.signal,
+  });
   probeDone.abort();
   const why = await probe;
   if (why) return fail(io, why);
@@ -57,7 +99,8 @@ export async function runCommand(parsed: PluginArgs, io: CliIO, started: Started
   // Policies judge who creates the pod: by default the kubeconfig's user, as `kubectl auth whoami` finds it.
   const userInfo = await asker;
   if (userInfo) args = { ...args, userInfo };
-  else if (args.command !== 'audit') io.stderr('Warning: who you are could not be read (SelfSubjectReview); policies that name users judge an unknown user (give --as)\n');
+  else if (args.command !== 'audit')
+    io.stderr('Warning: who you are could not be read (SelfSubjectReview); policies that name users judge an unknown user (give --as)\n');
   const s = loaded.snapshot;
   for (const problem of [s.namespaceProblem, s.policyProblem, s.draProblem]) if (problem) io.stderr(`Warning: ${problem}\n`);
 
@@ -71,7 +114,9 @@ export async function runCommand(parsed: PluginArgs, io: CliIO, started: Started
     if (got.status === 'not-found') return fail(io, `${what} not found in namespace ${namespace}`);
     if (got.status === 'unavailable') return fail(io, `cannot read ${what} in ${namespace}: ${got.reason}`);
     const keys = VM_RESOURCES.get(`kubevirt.io/${args.vm.resource}`)!.keys;
-    io.stderr(`Explaining the virt-launcher pod KubeVirt makes for ${what} (its networks annotation rendered from ${keys.join('.')}.networks and .domain.devices.interfaces)\n`);
+    io.stderr(
+      `Explaining the virt-launcher pod KubeVirt makes for ${what} (its networks annotation rendered from ${keys.join('.')}.networks and .domain.devices.interfaces)\n`,
+    );
     pods = [{ object: launcherPodObject(got.object, keys, namespace), source: 'cluster' }];
   } else if (podRead) {
     const got = await podRead;
@@ -85,7 +130,8 @@ export async function runCommand(parsed: PluginArgs, io: CliIO, started: Started
       return EXIT_USAGE;
     }
     pods = manifests.objects.filter(({ object }) => isPod(object)).map(({ object }) => ({ object, source: 'file' as const }));
-    if (pods.length === 0) return fail(io, `no Pod in ${args.files.join(', ')} (explain explains Pods; 'kubectl netattach check -f' judges any object)`);
+    if (pods.length === 0)
+      return fail(io, `no Pod in ${args.files.join(', ')} (explain explains Pods; 'kubectl netattach check -f' judges any object)`);
   }
   const explanations = pods.map(({ object, source }) =>
     explainPod({
@@ -110,8 +156,14 @@ async function whoAmI(credentials: KubeCredentials, timeoutMs: number, signal: A
   const transport = kubeTransport(credentials);
   const review = { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' };
   try {
-    const r = await transport.send?.('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', review, AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]));
-    const user = (r?.body as { status?: { userInfo?: { username?: unknown; groups?: unknown; uid?: unknown } } } | undefined)?.status?.userInfo;
+    const r = await transport.send?.(
+      'POST',
+      '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+      review,
+      AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]),
+    );
+    const user = (r?.body as { status?: { userInfo?: { username?: unknown; groups?: unknown; uid?: unknown } } } | undefined)?.status
+      ?.userInfo;
     if (r?.status !== 201 || typeof user?.username !== 'string') return undefined;
     return {
       username: user.username,
@@ -123,7 +175,11 @@ async function whoAmI(credentials: KubeCredentials, timeoutMs: number, signal: A
   }
 }
 
-const isPod = (o: unknown): boolean => typeof o === 'object' && o !== null && (o as Record<string, unknown>)['apiVersion'] === 'v1' && (o as Record<string, unknown>)['kind'] === 'Pod';
+const isPod = (o: unknown): boolean =>
+  typeof o === 'object' &&
+  o !== null &&
+  (o as Record<string, unknown>)['apiVersion'] === 'v1' &&
+  (o as Record<string, unknown>)['kind'] === 'Pod';
 
 /** One explanation as itself, several as a List (as kubectl prints one object or several). */
 export function renderExplanations(explanations: readonly Explanation[], output: string): string {
@@ -150,7 +206,9 @@ function check(args: PluginArgs, namespace: string, s: AuditClusterSnapshot, io:
     const report = buildReport(checkManifests(manifests.objects, options), manifests.errors);
     for (const e of manifests.errors) io.stderr(renderReadError(e));
     const json = (): string => renderJson(report);
-    io.stdout(args.output === 'json' ? json() : args.output === 'yaml' ? yamlOf(json()) : renderText(report, { verbose: args.output === 'wide' }));
+    io.stdout(
+      args.output === 'json' ? json() : args.output === 'yaml' ? yamlOf(json()) : renderText(report, { verbose: args.output === 'wide' }),
+    );
     return exitCodeOf(report);
   });
 }
@@ -160,8 +218,12 @@ function audit(args: PluginArgs, namespace: string, s: AuditClusterSnapshot, io:
   const labels = s.namespaceLabels ? { namespaceLabels: s.namespaceLabels } : {};
   // Uniqueness is judged among all the running pods; only the output is narrowed to the namespace.
   const inScope = (ns: string): boolean => args.allNamespaces || ns === namespace;
-  const pods = auditSnapshot({ pods: s.pods, nads: s.nads, ...labels, policies: s.policies ?? EMPTY_POLICY_SET, config }).filter((a) => inScope(a.pod.namespace));
-  const nads = auditNadObjects({ objects: s.nadObjects, ...labels, config, defaultNamespace: 'default' }).filter((a) => inScope(a.nad.namespace));
+  const pods = auditSnapshot({ pods: s.pods, nads: s.nads, ...labels, policies: s.policies ?? EMPTY_POLICY_SET, config }).filter((a) =>
+    inScope(a.pod.namespace),
+  );
+  const nads = auditNadObjects({ objects: s.nadObjects, ...labels, config, defaultNamespace: 'default' }).filter((a) =>
+    inScope(a.nad.namespace),
+  );
   const json = (): string => renderAuditJson(pods, nads);
   io.stdout(args.output === 'json' ? json() : args.output === 'yaml' ? yamlOf(json()) : renderAuditTable(pods, nads));
   return violatesEnforce(pods, nads) ? 1 : 0;

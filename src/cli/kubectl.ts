@@ -60,7 +60,11 @@ export async function run(argv: string[], rawIO: CliIO): Promise<number> {
     io.stdout(USAGE);
     return 0;
   }
-  const ctx = await loadKubectlContext({ env: io.env, ...(parsed.kubeconfig !== undefined ? { kubeconfig: parsed.kubeconfig } : {}), ...(parsed.context !== undefined ? { context: parsed.context } : {}) });
+  const ctx = await loadKubectlContext({
+    env: io.env,
+    ...(parsed.kubeconfig !== undefined ? { kubeconfig: parsed.kubeconfig } : {}),
+    ...(parsed.context !== undefined ? { context: parsed.context } : {}),
+  });
   if ('error' in ctx) return fail(io, ctx.error);
   for (const warning of ctx.warnings) io.stderr(`Warning: ${warning}\n`);
   // Whatever is said from here on may quote a server, a proxy or a credential plugin: never a secret of the kubeconfig.

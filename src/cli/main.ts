@@ -9,7 +9,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
   certs: { summary: 'generate a CA and a serving certificate for the webhook', load: () => import('./certs.js') },
   check: { summary: 'lint manifests offline with the webhook rules', load: () => import('./check.js') },
   audit: { summary: 'judge running pods (cluster or files) with the webhook rules', load: () => import('./audit.js') },
-  kubectl: { summary: "the kubectl plugin: 'netattach kubectl explain ...' is 'kubectl netattach explain ...'", load: () => import('./kubectl.js') },
+  kubectl: {
+    summary: "the kubectl plugin: 'netattach kubectl explain ...' is 'kubectl netattach explain ...'",
+    load: () => import('./kubectl.js'),
+  },
 };
 
 /** Installed as `kubectl-netattach` (npm's bin link, krew, a symlink on PATH), the CLI is the kubectl plugin. */
@@ -18,7 +21,11 @@ export const PLUGIN_NAME = /(?:^|[\\/])kubectl-netattach(?:\.(?:js|cmd|exe))?$/;
 export function usage(): string {
   const lines = ['Usage: netattach <command> [options]', '', 'Commands:'];
   for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(8)} ${c.summary}`);
-  lines.push('', "Run 'netattach <command> --help' for a command's options.", "As a kubectl plugin (installed as kubectl-netattach): 'kubectl netattach --help'.");
+  lines.push(
+    '',
+    "Run 'netattach <command> --help' for a command's options.",
+    "As a kubectl plugin (installed as kubectl-netattach): 'kubectl netattach --help'.",
+  );
   return lines.join('\n') + '\n';
 }
 

@@ -1,6 +1,12 @@
 // `netattach parse [--namespace NS] [--default-network] [--output json|text] VALUE`: parses and
 // validates an annotation value offline. `-` reads the value from stdin; `--` ends the options.
-import { DEFAULT_MULTUS_NAMESPACE, parseDefaultNetwork, parseNetworks, serializeSelections, type NetworkSelection } from '../annotation/index.js';
+import {
+  DEFAULT_MULTUS_NAMESPACE,
+  parseDefaultNetwork,
+  parseNetworks,
+  serializeSelections,
+  type NetworkSelection,
+} from '../annotation/index.js';
 import { renderError } from '../field/index.js';
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, parseCommandLine, readAll, type CliIO } from './io.js';
 
@@ -27,7 +33,9 @@ export function textLine(s: NetworkSelection): string {
   const src = s as unknown as Record<string, unknown>;
   for (const [k, v] of Object.entries(src)) {
     if (k === 'name' || k === 'namespace' || k === 'interface') continue;
-    parts.push(`${k}=${Array.isArray(v) && v.every((x) => typeof x === 'string') ? v.join(',') : typeof v === 'string' ? v : JSON.stringify(v)}`);
+    parts.push(
+      `${k}=${Array.isArray(v) && v.every((x) => typeof x === 'string') ? v.join(',') : typeof v === 'string' ? v : JSON.stringify(v)}`,
+    );
   }
   return parts.join(' ');
 }

@@ -44,7 +44,12 @@ export async function loadNadObjects(paths: readonly string[], io: CliIO): Promi
 }
 
 /** The NADs of `--nads` files or directories, or EXIT_USAGE after printing the read errors. */
-export async function loadNadFiles(paths: readonly string[], io: CliIO, defaultNamespace: string, resourceNameKeys: readonly string[]): Promise<Nad[] | number> {
+export async function loadNadFiles(
+  paths: readonly string[],
+  io: CliIO,
+  defaultNamespace: string,
+  resourceNameKeys: readonly string[],
+): Promise<Nad[] | number> {
   const objects = await loadNadObjects(paths, io);
   return typeof objects === 'number' ? objects : objects.map((o): Nad => nadFromObject(o, { defaultNamespace, resourceNameKeys }));
 }
@@ -94,7 +99,8 @@ export function configOfFlags(values: VerdictFlags): AdmissionConfig | string {
   }
   const ns = values['default-network-namespace'];
   if (ns !== undefined) {
-    if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(ns)) return `--default-network-namespace: invalid value ${JSON.stringify(ns)}: must be a namespace name (RFC 1123 label)`;
+    if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(ns))
+      return `--default-network-namespace: invalid value ${JSON.stringify(ns)}: must be a namespace name (RFC 1123 label)`;
     config = { ...config, defaultNetworkNamespace: ns };
   }
   const keys = values['resource-name-key'];

@@ -224,9 +224,17 @@ export async function wirePolicy(options: PolicyWiringOptions): Promise<PolicyWi
   const sweep = (): void => {
     index.sweep();
     const now = index.reservationsCapped();
-    const since = Object.fromEntries(Object.entries(now).map(([cap, n]) => [cap, n - capped[cap as keyof typeof now]]).filter(([, n]) => n !== 0));
+    const since = Object.fromEntries(
+      Object.entries(now)
+        .map(([cap, n]) => [cap, n - capped[cap as keyof typeof now]])
+        .filter(([, n]) => n !== 0),
+    );
     capped = now;
-    if (Object.keys(since).length > 0) logger.warn({ since, limits: index.reservationLimits(), reservations: index.stats().reservations }, 'address reservations reached their bounds (pod: addresses not reserved; address, namespace, total: oldest evicted)');
+    if (Object.keys(since).length > 0)
+      logger.warn(
+        { since, limits: index.reservationLimits(), reservations: index.stats().reservations },
+        'address reservations reached their bounds (pod: addresses not reserved; address, namespace, total: oldest evicted)',
+      );
   };
   background.push({
     name: 'reservation sweeper',
@@ -249,7 +257,13 @@ export async function wirePolicy(options: PolicyWiringOptions): Promise<PolicyWi
     engine,
     index,
     ...(leases ? { addressLeases: leases } : {}),
-    summary: { policies, namespaceLabels: kc ? 'namespace watch' : 'name label only', podIndex, claims: leasesSummary, audit: auditSummary },
+    summary: {
+      policies,
+      namespaceLabels: kc ? 'namespace watch' : 'name label only',
+      podIndex,
+      claims: leasesSummary,
+      audit: auditSummary,
+    },
     ...(audit ? { audit } : {}),
     ...(publisher ? { publisher } : {}),
   };
@@ -279,7 +293,10 @@ function wireAddressLeases(
     live: (h, address) => index.heldBy(address.kind, address.value, h),
     livenessCurrent: () => pods.synced() && pods.staleSince() === undefined,
     // Before a Lease never confirmed is taken over or swept: is its pod running after all (a lagging watch)?
-    holderRuns: apiHolderLookup(kubeTransport(kc), options.defaultNetworkNamespace ? { defaultNetworkNamespace: options.defaultNetworkNamespace } : {}),
+    holderRuns: apiHolderLookup(
+      kubeTransport(kc),
+      options.defaultNetworkNamespace ? { defaultNetworkNamespace: options.defaultNetworkNamespace } : {},
+    ),
     ...(options.leasePendingMs !== undefined ? { pendingMs: options.leasePendingMs } : {}),
     ...(options.leaseTimeoutMs !== undefined ? { timeoutMs: options.leaseTimeoutMs } : {}),
     ...(options.backoffMs !== undefined ? { backoffMs: options.backoffMs } : {}),
@@ -306,7 +323,11 @@ function wireAddressLeases(
   let sweeper: NodeJS.Timeout | undefined;
   into.background.push({
     name: 'address claim sweeper',
-    start: () => void (sweeper = setInterval(() => void leases.sweep(), options.leaseSweepMs ?? leaseSweepMs(options.leasePendingMs ?? DEFAULT_LEASE_PENDING_MS)).unref()),
+    start: () =>
+      void (sweeper = setInterval(
+        () => void leases.sweep(),
+        options.leaseSweepMs ?? leaseSweepMs(options.leasePendingMs ?? DEFAULT_LEASE_PENDING_MS),
+      ).unref()),
     stop: () => clearInterval(sweeper),
   });
   // The readiness check's and the watch's name `claims`, the metric names above and the task names

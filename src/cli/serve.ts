@@ -9,7 +9,15 @@ import { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import { EXIT_OK, EXIT_USAGE, type CliIO } from './io.js';
 import { generateCertificates, writeCertificateSet, readCa, checkKeyPair, CERT_FILES } from '../certs/index.js';
-import { createServer, createLogger, LOG_LEVELS, parseGoDuration, type LogLevel, type ServerOptions, type WebhookServer } from '../server/index.js';
+import {
+  createServer,
+  createLogger,
+  LOG_LEVELS,
+  parseGoDuration,
+  type LogLevel,
+  type ServerOptions,
+  type WebhookServer,
+} from '../server/index.js';
 import { createNadSource, parsePluginReads, tryLoadKubeConfig, type NadSource } from '../nads/index.js';
 import { kubeconfigErrorText } from './kubeconfig.js';
 import { getObject, kubeconfigCredentials, kubeTransport, serviceAccountNamespace, type KubeCredentials } from '../kube/index.js';
@@ -133,8 +141,25 @@ export interface ServeConfig {
 }
 
 const STRING_OPTIONS = [
-  'port', 'health-port', 'host', 'tls-dir', 'tls-cert', 'tls-key', 'client-ca', 'nads', 'kubeconfig', 'log-level',
-  'default-network-namespace', 'body-limit', 'shutdown-grace', 'policy', 'namespace', 'claims-namespace', 'claim-pending', 'enforcement', 'audit-rate',
+  'port',
+  'health-port',
+  'host',
+  'tls-dir',
+  'tls-cert',
+  'tls-key',
+  'client-ca',
+  'nads',
+  'kubeconfig',
+  'log-level',
+  'default-network-namespace',
+  'body-limit',
+  'shutdown-grace',
+  'policy',
+  'namespace',
+  'claims-namespace',
+  'claim-pending',
+  'enforcement',
+  'audit-rate',
   'multus-default-networks',
 ] as const;
 
@@ -142,7 +167,8 @@ const envName = (flag: string): string => `NETATTACH_${flag.toUpperCase().replac
 
 function port(name: string, text: string): number {
   const n = Number(text);
-  if (!/^\d+$/.test(text) || n > 65535) throw new RangeError(`--${name}: invalid value ${JSON.stringify(text)}: must be a port number 0-65535`);
+  if (!/^\d+$/.test(text) || n > 65535)
+    throw new RangeError(`--${name}: invalid value ${JSON.stringify(text)}: must be a port number 0-65535`);
   return n;
 }
 
@@ -190,11 +216,13 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
   };
   const dev = values.dev ?? flagBool('dev', env.NETATTACH_DEV);
   const logLevel = (get('log-level') ?? 'info') as LogLevel;
-  if (!LOG_LEVELS.includes(logLevel)) throw new RangeError(`--log-level: unsupported value ${JSON.stringify(logLevel)}: one of ${LOG_LEVELS.join(', ')}`);
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new RangeError(`--log-level: unsupported value ${JSON.stringify(logLevel)}: one of ${LOG_LEVELS.join(', ')}`);
 
   const bodyText = get('body-limit');
   const bodyLimit = bodyText === undefined ? DEFAULT_BODY_LIMIT : parseSize(bodyText);
-  if (bodyLimit === undefined || bodyLimit < 1024) throw new RangeError(`--body-limit: invalid value ${JSON.stringify(bodyText)}: a size of at least 1024 bytes, e.g. 4Mi`);
+  if (bodyLimit === undefined || bodyLimit < 1024)
+    throw new RangeError(`--body-limit: invalid value ${JSON.stringify(bodyText)}: a size of at least 1024 bytes, e.g. 4Mi`);
   const graceText = get('shutdown-grace');
   const grace = graceText === undefined ? 20_000 : parseGoDuration(graceText);
   if (grace === undefined) throw new RangeError(`--shutdown-grace: invalid value ${JSON.stringify(graceText)}: a duration such as 20s`);
@@ -210,9 +238,26 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
   }
   const abs = (p: string) => resolve(cwd, p);
   const clientCa = get('client-ca');
-  const extraKeys = values['resource-name-key'] ?? (env.NETATTACH_RESOURCE_NAME_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean);
-  const pluginReads = parsePluginReads(values['plugin-reads'] ?? (env.NETATTACH_PLUGIN_READS ?? '').split(';').map((k) => k.trim()).filter(Boolean));
-  const ownerFlags = values['address-sharing-owner'] ?? (env.NETATTACH_ADDRESS_SHARING_OWNERS !== undefined ? env.NETATTACH_ADDRESS_SHARING_OWNERS.split(',').map((k) => k.trim()).filter(Boolean) : undefined);
+  const extraKeys =
+    values['resource-name-key'] ??
+    (env.NETATTACH_RESOURCE_NAME_KEYS ?? '')
+      .split(',')
+      .map((k) => k.trim())
+      .filter(Boolean);
+  const pluginReads = parsePluginReads(
+    values['plugin-reads'] ??
+      (env.NETATTACH_PLUGIN_READS ?? '')
+        .split(';')
+        .map((k) => k.trim())
+        .filter(Boolean),
+  );
+  const ownerFlags =
+    values['address-sharing-owner'] ??
+    (env.NETATTACH_ADDRESS_SHARING_OWNERS !== undefined
+      ? env.NETATTACH_ADDRESS_SHARING_OWNERS.split(',')
+          .map((k) => k.trim())
+          .filter(Boolean)
+      : undefined);
   const addressSharingOwners = ownerFlags ? parseSharingOwners(ownerFlags) : [...DEFAULT_ADMISSION_CONFIG.addressSharingOwners];
   const nads = get('nads');
   const kubeconfig = get('kubeconfig');
@@ -222,16 +267,19 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv, cwd: stri
   const leaseNamespace = noClaims ? undefined : (get('claims-namespace') ?? get('namespace') ?? serviceAccountNamespace(env));
   const pendingText = get('claim-pending');
   const leasePendingMs = pendingText === undefined ? DEFAULT_LEASE_PENDING_MS : parseGoDuration(pendingText);
-  if (leasePendingMs === undefined || leasePendingMs < 1000) throw new RangeError(`--claim-pending: invalid value ${JSON.stringify(pendingText)}: a duration of at least 1s, e.g. 35s`);
+  if (leasePendingMs === undefined || leasePendingMs < 1000)
+    throw new RangeError(`--claim-pending: invalid value ${JSON.stringify(pendingText)}: a duration of at least 1s, e.g. 35s`);
   if (leaseNamespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(leaseNamespace)) {
     throw new RangeError(`--${claimsFlag}: invalid value ${JSON.stringify(leaseNamespace)}: must be a namespace name (RFC 1123 label)`);
   }
   const enforcement = get('enforcement') ?? 'enforce';
-  if (!ENFORCEMENT_MODES.includes(enforcement as Enforcement)) throw new RangeError(`--enforcement: invalid value ${JSON.stringify(enforcement)}: enforce or observe`);
+  if (!ENFORCEMENT_MODES.includes(enforcement as Enforcement))
+    throw new RangeError(`--enforcement: invalid value ${JSON.stringify(enforcement)}: enforce or observe`);
   const multusDefaultNetworks = parseMultusDefaultNetworks(get('multus-default-networks'));
   const rateText = get('audit-rate') ?? '1000';
   const podsPerSecond = Number(rateText);
-  if (!/^\d+$/.test(rateText) || podsPerSecond < 1) throw new RangeError(`--audit-rate: invalid value ${JSON.stringify(rateText)}: a whole number of pods per second, at least 1`);
+  if (!/^\d+$/.test(rateText) || podsPerSecond < 1)
+    throw new RangeError(`--audit-rate: invalid value ${JSON.stringify(rateText)}: a whole number of pods per second, at least 1`);
 
   return {
     dev,
@@ -303,12 +351,23 @@ async function ensureCertificates(config: ServeConfig, logger: Logger): Promise<
     if (check.ok || !config.dev) return;
     logger.warn({ dir, problem: check.error }, 'development certificate unusable; generating a new one');
   } else {
-    const writable = await access(existsSync(dir) ? dir : dirname(dir), constants.W_OK).then(() => true, () => false);
+    const writable = await access(existsSync(dir) ? dir : dirname(dir), constants.W_OK).then(
+      () => true,
+      () => false,
+    );
     if (!writable) return; // loading fails with a clear "cannot read" message
   }
-  const set = generateCertificates({ service: 'netattach', namespace: 'netattach-system', sans: ['localhost', '127.0.0.1', '::1'], ca: await readCa(dir) });
+  const set = generateCertificates({
+    service: 'netattach',
+    namespace: 'netattach-system',
+    sans: ['localhost', '127.0.0.1', '::1'],
+    ca: await readCa(dir),
+  });
   await writeCertificateSet(dir, set);
-  logger.warn({ dir, sans: 'netattach.netattach-system.svc, localhost, 127.0.0.1, ::1' }, 'generated a self-signed certificate (CA in ca.crt)');
+  logger.warn(
+    { dir, sans: 'netattach.netattach-system.svc, localhost, 127.0.0.1, ::1' },
+    'generated a self-signed certificate (CA in ca.crt)',
+  );
 }
 
 /** Is the cluster answering? (dev mode only: decides between the cluster and example NADs). */
@@ -317,26 +376,37 @@ async function clusterReachable(kc: KubeCredentials, ms = 2000): Promise<boolean
 }
 
 /** The NAD source, and the cluster when it is read (cluster mode: policies, namespaces, pods too). */
-async function chooseNadSource(config: ServeConfig, root: string, logger: Logger): Promise<{ nadSource: NadSource; kubeConfig?: KubeCredentials }> {
+async function chooseNadSource(
+  config: ServeConfig,
+  root: string,
+  logger: Logger,
+): Promise<{ nadSource: NadSource; kubeConfig?: KubeCredentials }> {
   const common = { logger, resourceNameKeys: config.server.admission.resourceNameKeys };
   if (config.nadsDir) {
     logger.info({ source: 'directory', dir: config.nadsDir }, 'NADs are read from files');
     return { nadSource: createNadSource({ ...common, dir: config.nadsDir })! };
   }
-  const kc = config.kubeconfig ? await kubeconfigCredentials([config.kubeconfig]).catch((e: unknown) => {
-    // Said without the file's text (kubeconfigErrorText): a parser's message would quote its token.
-    throw new RangeError(`--kubeconfig ${config.kubeconfig}: ${kubeconfigErrorText(e)}`);
-  }) : await tryLoadKubeConfig({ env: process.env });
+  const kc = config.kubeconfig
+    ? await kubeconfigCredentials([config.kubeconfig]).catch((e: unknown) => {
+        // Said without the file's text (kubeconfigErrorText): a parser's message would quote its token.
+        throw new RangeError(`--kubeconfig ${config.kubeconfig}: ${kubeconfigErrorText(e)}`);
+      })
+    : await tryLoadKubeConfig({ env: process.env });
   if (kc && (!config.dev || (await clusterReachable(kc)))) {
     logger.info({ source: 'cluster', server: kc.server, credentials: kc.source }, 'NADs are read from the cluster');
     return { nadSource: createNadSource({ ...common, kubeConfig: kc })!, kubeConfig: kc };
   }
   if (config.dev) {
     const dir = join(root, 'examples', 'nads');
-    logger.warn({ source: 'directory', dir, reason: kc ? 'cluster not reachable' : 'no kubeconfig' }, 'development: NADs are read from the examples');
+    logger.warn(
+      { source: 'directory', dir, reason: kc ? 'cluster not reachable' : 'no kubeconfig' },
+      'development: NADs are read from the examples',
+    );
     return { nadSource: createNadSource({ ...common, dir })! };
   }
-  throw new RangeError('no NAD source: no cluster configuration found (KUBECONFIG, ~/.kube/config, in-cluster); give --kubeconfig FILE or --nads DIR');
+  throw new RangeError(
+    'no NAD source: no cluster configuration found (KUBECONFIG, ~/.kube/config, in-cluster); give --kubeconfig FILE or --nads DIR',
+  );
 }
 
 /**
@@ -345,7 +415,10 @@ async function chooseNadSource(config: ServeConfig, root: string, logger: Logger
  */
 function wireDra(kc: KubeCredentials, logger: Logger): { source: DraSource; task: BackgroundTask } {
   const dra = new ClusterDra(kc, { logger });
-  return { source: draSourceOf(dra), task: { name: 'DRA watch (DeviceClasses, ResourceClaimTemplates)', start: () => dra.start(), stop: () => dra.stop() } };
+  return {
+    source: draSourceOf(dra),
+    task: { name: 'DRA watch (DeviceClasses, ResourceClaimTemplates)', start: () => dra.start(), stop: () => dra.stop() },
+  };
 }
 
 /**
@@ -353,7 +426,11 @@ function wireDra(kc: KubeCredentials, logger: Logger): { source: DraSource; task
  * templateDevices, a pod claim's template could never be judged (networkClaims, own claims):
  * always "unchecked" in the server, whatever the watches held.
  */
-export function draSourceOf(dra: Pick<ClusterDra, 'classesFor' | 'template' | 'templateNamespaces' | 'deviceClass' | 'templateDevices'> & { templates: Pick<ClusterDra['templates'], 'lookup'> }): DraSource {
+export function draSourceOf(
+  dra: Pick<ClusterDra, 'classesFor' | 'template' | 'templateNamespaces' | 'deviceClass' | 'templateDevices'> & {
+    templates: Pick<ClusterDra['templates'], 'lookup'>;
+  },
+): DraSource {
   return {
     classesFor: (r) => dra.classesFor(r),
     template: (ns, name) => dra.template(ns, name),
@@ -394,7 +471,16 @@ export async function startServe(argv: string[], io: CliIO): Promise<Serving | '
     defaultNetworkNamespace: config.server.admission.defaultNetworkNamespace,
     sharingOwners: config.server.admission.addressSharingOwners,
     logger,
-    ...(config.audit.enabled ? { audit: { nadSource, config: config.server.admission, podsPerSecond: config.audit.podsPerSecond, ...(dra ? { dra: dra.source } : {}) } } : {}),
+    ...(config.audit.enabled
+      ? {
+          audit: {
+            nadSource,
+            config: config.server.admission,
+            podsPerSecond: config.audit.podsPerSecond,
+            ...(dra ? { dra: dra.source } : {}),
+          },
+        }
+      : {}),
   });
   logger.info(policy.summary, kubeConfig ? 'policies: cluster mode' : 'policies: offline mode');
   let server: WebhookServer;
@@ -409,10 +495,23 @@ export async function startServe(argv: string[], io: CliIO): Promise<Serving | '
   const { url, healthUrl } = await server.listen();
   const { tls } = config.server;
   logger.info(
-    { url, healthUrl, serial: server.servingSerial(), certFile: tls.certFile, clientCa: tls.clientCaFile ?? null, nads: nadSource.kind, dev: config.dev, enforcement: config.server.enforcement },
+    {
+      url,
+      healthUrl,
+      serial: server.servingSerial(),
+      certFile: tls.certFile,
+      clientCa: tls.clientCaFile ?? null,
+      nads: nadSource.kind,
+      dev: config.dev,
+      enforcement: config.server.enforcement,
+    },
     'netattach serving',
   );
-  if (config.server.enforcement === 'observe') logger.warn({ enforcement: 'observe' }, 'observe mode: nothing is denied; would-be denials are admitted with warnings, logged and counted');
+  if (config.server.enforcement === 'observe')
+    logger.warn(
+      { enforcement: 'observe' },
+      'observe mode: nothing is denied; would-be denials are admitted with warnings, logged and counted',
+    );
   return { server, policy, url, healthUrl, logger, config };
 }
 

@@ -100,7 +100,10 @@ export class ClusterClaimTemplates extends WatchedCache {
     if (this.byName.get(name)?.has(namespace)) return { status: 'found' };
     if (!this.synced()) {
       const failure = this.lastFailure();
-      return { status: 'unavailable', reason: failure ? `ResourceClaimTemplates cannot be read: ${failure.message}` : 'ResourceClaimTemplates not read yet' };
+      return {
+        status: 'unavailable',
+        reason: failure ? `ResourceClaimTemplates cannot be read: ${failure.message}` : 'ResourceClaimTemplates not read yet',
+      };
     }
     return { status: 'not-found' };
   }
@@ -135,7 +138,13 @@ export class ClusterClaimTemplates extends WatchedCache {
     const slot = await this.slots.acquire(timeoutMs);
     if (slot !== 'ok') {
       const { inFlight, waiting } = TEMPLATE_LIMITS;
-      return { status: 'unavailable', reason: slot === 'full' ? `too many ResourceClaimTemplate lookups in progress (${inFlight} running, ${waiting} waiting)` : `no ResourceClaimTemplate lookup slot free within ${timeoutMs} ms` };
+      return {
+        status: 'unavailable',
+        reason:
+          slot === 'full'
+            ? `too many ResourceClaimTemplate lookups in progress (${inFlight} running, ${waiting} waiting)`
+            : `no ResourceClaimTemplate lookup slot free within ${timeoutMs} ms`,
+      };
     }
     try {
       const left = Math.max(1, Math.round(timeoutMs - (performance.now() - started)));

@@ -16,7 +16,9 @@ export function deviceClassInfo(o: KubeObject): DeviceClassInfo | undefined {
   const spec = o['spec'];
   const ext = typeof spec === 'object' && spec !== null ? (spec as Record<string, unknown>)['extendedResourceName'] : undefined;
   const created = (o.metadata as { creationTimestamp?: unknown } | undefined)?.creationTimestamp;
-  const resourceNames = requiredResourceNames(celExpressions(typeof spec === 'object' && spec !== null ? (spec as Record<string, unknown>)['selectors'] : undefined));
+  const resourceNames = requiredResourceNames(
+    celExpressions(typeof spec === 'object' && spec !== null ? (spec as Record<string, unknown>)['selectors'] : undefined),
+  );
   return {
     name,
     ...(typeof ext === 'string' && ext !== '' ? { extendedResourceName: ext } : {}),

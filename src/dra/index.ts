@@ -1,6 +1,14 @@
 // Public face of src/dra: what netattach knows of DRA (DeviceClasses, ResourceClaimTemplates) and
 // which way each network's device is served.
-export { RESOURCE_API, byScheduler, type DeviceClassInfo, type DeviceRequestAlternative, type DraView, type TemplateDevices, type TemplateLookup } from './types.js';
+export {
+  RESOURCE_API,
+  byScheduler,
+  type DeviceClassInfo,
+  type DeviceRequestAlternative,
+  type DraView,
+  type TemplateDevices,
+  type TemplateLookup,
+} from './types.js';
 export { requiredResourceNames, templateDevices } from './selectors.js';
 export { StaticDraView } from './static-view.js';
 export { ClusterDeviceClasses, deviceClassInfo, type DraLogger } from './device-classes.js';

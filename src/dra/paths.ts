@@ -36,11 +36,17 @@ export function devicePathOf(nad: Nad, view: Pick<DraView, 'classesFor' | 'templ
       problems.push(`no namespace has ResourceClaimTemplate ${nad.claimTemplate} yet: pods using this network will be denied`);
     }
     const where = namespaces && namespaces.length > 0 ? ` (present in ${namespaces.join(', ')})` : '';
-    return { path: 'claim-template', resources, problems, summary: `explicit DRA claims from ResourceClaimTemplate ${nad.claimTemplate} in the pod's namespace${where}` };
+    return {
+      path: 'claim-template',
+      resources,
+      problems,
+      summary: `explicit DRA claims from ResourceClaimTemplate ${nad.claimTemplate} in the pod's namespace${where}`,
+    };
   }
   if (resources.length === 0) {
     const draOnly = nad.draOnlyResourceNames ?? [];
-    const summary = draOnly.length > 0 ? `no extended resource; ${draOnly.join(', ')} only from a DRA claim of the pod` : 'no device (no resourceName)';
+    const summary =
+      draOnly.length > 0 ? `no extended resource; ${draOnly.join(', ')} only from a DRA claim of the pod` : 'no device (no resourceName)';
     return { path: 'none', resources, problems, summary };
   }
   const served = resources.filter((r) => r.classes.length > 0);

@@ -87,13 +87,21 @@ export function celExpressions(selectors: unknown): string[] {
  * no resourceName; two distinct literals already require the impossible (the conjuncts are ANDed),
  * so more add nothing.
  */
-export const TEMPLATE_SUMMARY_LIMITS = { requests: 32, alternatives: 8, className: 253, requestName: 63, literal: 64, literals: 2 } as const;
+export const TEMPLATE_SUMMARY_LIMITS = {
+  requests: 32,
+  alternatives: 8,
+  className: 253,
+  requestName: 63,
+  literal: 64,
+  literals: 2,
+} as const;
 /** Ends a cut literal: no resourceName holds it, so a cut requirement never matches one. */
 const CUT_MARK = '\u0000';
 
 function alternative(r: Record<string, unknown>): DeviceRequestAlternative | undefined {
   const deviceClassName = r['deviceClassName'];
-  if (typeof deviceClassName !== 'string' || deviceClassName === '' || deviceClassName.length > TEMPLATE_SUMMARY_LIMITS.className) return undefined;
+  if (typeof deviceClassName !== 'string' || deviceClassName === '' || deviceClassName.length > TEMPLATE_SUMMARY_LIMITS.className)
+    return undefined;
   const required = requiredResourceNames(celExpressions(r['selectors']));
   const { literal, literals } = TEMPLATE_SUMMARY_LIMITS;
   const resourceNames = required?.slice(0, literals).map((n) => (n.length > literal ? `${n.slice(0, literal)}${CUT_MARK}` : n));
@@ -121,10 +129,12 @@ export function templateDevices(obj: unknown): TemplateDevices {
       if (a) alternatives.push(a);
     }
     const first = r['firstAvailable'];
-    if (Array.isArray(first)) for (const sub of first.slice(0, TEMPLATE_SUMMARY_LIMITS.alternatives)) if (isObject(sub)) {
-      const a = alternative(sub);
-      if (a) alternatives.push(a);
-    }
+    if (Array.isArray(first))
+      for (const sub of first.slice(0, TEMPLATE_SUMMARY_LIMITS.alternatives))
+        if (isObject(sub)) {
+          const a = alternative(sub);
+          if (a) alternatives.push(a);
+        }
     out.requests.push({ name, alternatives });
   }
   return out;

@@ -7,7 +7,10 @@ export class StaticDraView implements DraView {
   private readonly byName = new Map<string, DeviceClassInfo>();
   private readonly devices = new Map<string, TemplateDevices>();
 
-  constructor(classes: readonly DeviceClassInfo[] = [], templates: ReadonlyArray<{ namespace: string; name: string; devices?: TemplateDevices }> = []) {
+  constructor(
+    classes: readonly DeviceClassInfo[] = [],
+    templates: ReadonlyArray<{ namespace: string; name: string; devices?: TemplateDevices }> = [],
+  ) {
     for (const c of classes) this.addClass(c);
     for (const t of templates) this.addTemplate(t.namespace, t.name, t.devices);
   }

@@ -6,7 +6,14 @@
 // arranges what those answered. Pure: the cluster is read by the shell (src/cli/kubectl.ts).
 import fastJsonPatch from 'fast-json-patch';
 import { DEFAULT_ADMISSION_CONFIG, type AdmissionConfig, type UserInfo, REQUEST_KEYS } from '../admission/index.js';
-import { argsAddresses, DEFAULT_NETWORK_ANNOTATION, NETWORKS_ANNOTATION, parseDefaultNetwork, parseNetworks, type ParsedNetwork } from '../annotation/index.js';
+import {
+  argsAddresses,
+  DEFAULT_NETWORK_ANNOTATION,
+  NETWORKS_ANNOTATION,
+  parseDefaultNetwork,
+  parseNetworks,
+  type ParsedNetwork,
+} from '../annotation/index.js';
 import { auditSnapshot, finished, hasNetworks, livePodOf, type LivePod, ownerReferencesOf } from '../audit/index.js';
 import { checkManifests, type CheckOptions } from '../check/index.js';
 import type { ObjectResult } from '../check/index.js';
@@ -97,28 +104,47 @@ function selectionsOf(meta: Json, namespace: string, input: ExplainInput, config
   const view = new StaticDraView(input.dra?.classes ?? [], input.dra?.templates ?? []);
   const out: SelectionExplanation[] = [];
   const add = (nets: readonly ParsedNetwork[], annotation: SelectionExplanation['annotation']): void => {
-    for (const net of nets) out.push(selectionOf(net, annotation, byKey.get(nadKey(net.selection.namespace, net.selection.name)), view, input.dra !== undefined, config));
+    for (const net of nets)
+      out.push(
+        selectionOf(net, annotation, byKey.get(nadKey(net.selection.namespace, net.selection.name)), view, input.dra !== undefined, config),
+      );
   };
   const networks = annotations[NETWORKS_ANNOTATION];
   if (typeof networks === 'string') add(parseNetworks(networks, { namespace }).networks, 'networks');
   const defaultNetwork = annotations[DEFAULT_NETWORK_ANNOTATION];
-  if (typeof defaultNetwork === 'string') add(parseDefaultNetwork(defaultNetwork, { defaultNamespace: config.defaultNetworkNamespace }).networks, 'default-network');
+  if (typeof defaultNetwork === 'string')
+    add(parseDefaultNetwork(defaultNetwork, { defaultNamespace: config.defaultNetworkNamespace }).networks, 'default-network');
   return out;
 }
 
-function selectionOf(net: ParsedNetwork, annotation: SelectionExplanation['annotation'], nad: Nad | undefined, view: StaticDraView, draKnown: boolean, config: AdmissionConfig): SelectionExplanation {
+function selectionOf(
+  net: ParsedNetwork,
+  annotation: SelectionExplanation['annotation'],
+  nad: Nad | undefined,
+  view: StaticDraView,
+  draKnown: boolean,
+  config: AdmissionConfig,
+): SelectionExplanation {
   const s = net.selection;
   const base = { selection: `${s.namespace}/${s.name}${s.interface ? `@${s.interface}` : ''}`, path: net.path, annotation };
   if (!nad) return { ...base, nad: { status: 'not-found' }, requested: requestedOf(net, undefined, config) };
   const cni = nad.cni;
-  const device = devicePathOf(nad, { classesFor: (r) => view.classesFor(r), templateNamespaces: (t) => (draKnown ? view.templateNamespaces(t) : undefined) });
+  const device = devicePathOf(nad, {
+    classesFor: (r) => view.classesFor(r),
+    templateNamespaces: (t) => (draKnown ? view.templateNamespaces(t) : undefined),
+  });
   return {
     ...base,
     nad: {
       status: 'found',
       ...(cni
         ? {
-            chain: cni.plugins.map((p) => ({ type: p.type, path: p.path, capabilities: [...p.capabilities], ...(p.ipam ? { ipam: p.ipam.type } : {}) })),
+            chain: cni.plugins.map((p) => ({
+              type: p.type,
+              path: p.path,
+              capabilities: [...p.capabilities],
+              ...(p.ipam ? { ipam: p.ipam.type } : {}),
+            })),
             ...(cni.cniVersion !== undefined ? { cniVersion: cni.cniVersion } : {}),
           }
         : {}),
@@ -136,7 +162,11 @@ function selectionOf(net: ParsedNetwork, annotation: SelectionExplanation['annot
 }
 
 const fromReach = (r: Reach): Pick<RequestedValue, 'status' | 'by' | 'types'> =>
-  r.status === 'read' ? { status: 'read', by: r.by } : r.status === 'unknown' ? { status: 'unknown', types: r.types } : { status: 'ignored' };
+  r.status === 'read'
+    ? { status: 'read', by: r.by }
+    : r.status === 'unknown'
+      ? { status: 'unknown', types: r.types }
+      : { status: 'ignored' };
 
 /** Each requested value and who reads it: the table and keys the capability check uses. */
 function requestedOf(net: ParsedNetwork, cni: CniSummary | undefined, config: AdmissionConfig): RequestedValue[] {
@@ -148,12 +178,21 @@ function requestedOf(net: ParsedNetwork, cni: CniSummary | undefined, config: Ad
     out.push({ field: key, path, ...(cni ? fromReach(reachOf(cni, requested, config.pluginReads)) : { status: 'unchecked' }) });
   }
   for (const a of argsAddresses(net)) {
-    out.push({ field: `cni-args.${a.written}`, path: a.path, ...(cni ? fromReach(argsReachOf(cni, a.key, config.pluginReads)) : { status: 'unchecked' }) });
+    out.push({
+      field: `cni-args.${a.written}`,
+      path: a.path,
+      ...(cni ? fromReach(argsReachOf(cni, a.key, config.pluginReads)) : { status: 'unchecked' }),
+    });
   }
   return out;
 }
 
-function policiesOf(policies: PolicySet, namespace: string, labels: Record<string, string>, findings: readonly Finding[]): PolicyExplanation[] {
+function policiesOf(
+  policies: PolicySet,
+  namespace: string,
+  labels: Record<string, string>,
+  findings: readonly Finding[],
+): PolicyExplanation[] {
   const rulesOf = (policy: string, rules: ReadonlyArray<readonly [string, string]>): RuleExplanation[] =>
     rules.map(([rule, action]) => {
       const own = findings.filter((f) => f.policy === policy && (f.rule === rule || f.rule.startsWith(`${rule}.`)));
@@ -163,19 +202,37 @@ function policiesOf(policies: PolicySet, namespace: string, labels: Record<strin
   const builtinRules = new Set<string>(BUILTIN_RULES);
   for (const f of findings) if (f.policy === 'builtin' && f.rule !== 'exemption') builtinRules.add(f.rule);
   const out: PolicyExplanation[] = [
-    { name: 'builtin', status: 'applies', rules: rulesOf('builtin', [...builtinRules].map((r) => [r, findings.find((f) => f.policy === 'builtin' && f.rule === r)?.action ?? 'Enforce'] as const)) },
+    {
+      name: 'builtin',
+      status: 'applies',
+      rules: rulesOf(
+        'builtin',
+        [...builtinRules].map((r) => [r, findings.find((f) => f.policy === 'builtin' && f.rule === r)?.action ?? 'Enforce'] as const),
+      ),
+    },
   ];
   for (const p of policies.policies) {
     const status = !p.selects(labels) ? 'not-selected' : labels[EXEMPT_LABEL] === 'true' || p.exempts(namespace) ? 'exempt' : 'applies';
     const rules = Object.entries(p.rules)
       .filter((e): e is [string, { action: Action }] => isObject(e[1]) && typeof e[1]['action'] === 'string')
       .map(([rule, setting]) => [rule, setting.action] as const);
-    out.push({ name: p.name, status, rules: status === 'applies' ? rulesOf(p.name, rules) : rules.map(([rule, action]) => ({ rule, action, verdict: 'pass', messages: [] })) });
+    out.push({
+      name: p.name,
+      status,
+      rules:
+        status === 'applies' ? rulesOf(p.name, rules) : rules.map(([rule, action]) => ({ rule, action, verdict: 'pass', messages: [] })),
+    });
   }
   return out;
 }
 
-function auditOf(input: ExplainInput, namespace: string, name: string | undefined, policies: PolicySet, config: AdmissionConfig): AuditExplanation {
+function auditOf(
+  input: ExplainInput,
+  namespace: string,
+  name: string | undefined,
+  policies: PolicySet,
+  config: AdmissionConfig,
+): AuditExplanation {
   if (!input.livePods) return { status: 'unavailable', reason: 'the running pods were not read', findings: [] };
   const self = livePodOf(input.pod, input.defaultNamespace);
   if (!self || !name) return { status: 'not-audited', reason: 'the pod has no name yet (the audit judges running pods)', findings: [] };
@@ -183,7 +240,13 @@ function auditOf(input: ExplainInput, namespace: string, name: string | undefine
   if (!hasNetworks(self)) return { status: 'not-audited', reason: 'the pod has no network annotation', findings: [] };
   // A pod from a file is judged as if it ran beside the running ones; a running pod as itself.
   const pods = [...input.livePods.filter((p) => p.namespace !== namespace || p.name !== name), self];
-  const audits = auditSnapshot({ pods, nads: input.nads, ...(input.namespaceLabels ? { namespaceLabels: input.namespaceLabels } : {}), policies, config });
+  const audits = auditSnapshot({
+    pods,
+    nads: input.nads,
+    ...(input.namespaceLabels ? { namespaceLabels: input.namespaceLabels } : {}),
+    policies,
+    config,
+  });
   const mine = audits.find((a) => a.pod.namespace === namespace && a.pod.name === name);
   if (!mine) return { status: 'not-audited', reason: `namespace ${namespace} is not seen by the netattach webhooks`, findings: [] };
   return { status: 'judged', findings: mine.findings };
@@ -208,10 +271,13 @@ function admissionOf(r: ObjectResult, pod: unknown): Admission {
 
 /** Names of the pod-level resourceClaims the patch adds (the explicit-claim DRA path). */
 function addedClaims(pod: Json, patch: NonNullable<ObjectResult['mutation']>['patch']): string[] {
-  const after = fastJsonPatch.applyPatch(structuredClone(pod), structuredClone(patch) as fastJsonPatch.Operation[], false, false).newDocument as Json;
+  const after = fastJsonPatch.applyPatch(structuredClone(pod), structuredClone(patch) as fastJsonPatch.Operation[], false, false)
+    .newDocument as Json;
   const names = (o: Json): string[] => {
     const spec = isObject(o['spec']) ? o['spec'] : {};
-    return Array.isArray(spec['resourceClaims']) ? spec['resourceClaims'].map((c: unknown) => (isObject(c) ? String(c['name']) : '')).filter(Boolean) : [];
+    return Array.isArray(spec['resourceClaims'])
+      ? spec['resourceClaims'].map((c: unknown) => (isObject(c) ? String(c['name']) : '')).filter(Boolean)
+      : [];
   };
   const before = new Set(names(pod));
   return names(after).filter((n) => !before.has(n));

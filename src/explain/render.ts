@@ -7,7 +7,12 @@ import type { Explanation, RequestedValue } from './types.js';
 /** Columns padded to their widest cell, two spaces apart, the last one free. */
 export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>, indent = ''): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]): string => indent + cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: readonly string[]): string =>
+    indent +
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...rows.map(line)];
 }
 
@@ -30,7 +35,9 @@ export function verdictLine(e: Explanation): string {
   const a = e.admission;
   if (a.verdict === 'skipped') return `would be admitted without netattach: ${a.skipped}`;
   if (a.verdict === 'denied') return `would be denied (${a.errors.length} error${a.errors.length === 1 ? '' : 's'})`;
-  return a.warnings.length > 0 ? `would be allowed, with ${a.warnings.length} warning${a.warnings.length === 1 ? '' : 's'}` : 'would be allowed';
+  return a.warnings.length > 0
+    ? `would be allowed, with ${a.warnings.length} warning${a.warnings.length === 1 ? '' : 's'}`
+    : 'would be allowed';
 }
 
 export function renderExplanation(e: Explanation, options: { wide?: boolean } = {}): string {
@@ -45,14 +52,23 @@ export function renderExplanation(e: Explanation, options: { wide?: boolean } = 
     else {
       const chain = n.nad.chain?.map((p) => (p.ipam ? `${p.type} (ipam ${p.ipam})` : p.type)).join(' -> ');
       out.push(`    NAD:       ${n.selection.split('@')[0]}`, `    Chain:     ${chain ?? '<no readable CNI config: read from the node>'}`);
-      if (options.wide && n.nad.chain) for (const p of n.nad.chain) out.push(`      ${p.path}: ${p.type}${p.capabilities.length ? ` capabilities ${p.capabilities.join(',')}` : ''}`);
+      if (options.wide && n.nad.chain)
+        for (const p of n.nad.chain)
+          out.push(`      ${p.path}: ${p.type}${p.capabilities.length ? ` capabilities ${p.capabilities.join(',')}` : ''}`);
       for (const p of n.nad.problems ?? []) out.push(`    Problem:   ${p}`);
     }
     if (n.device) {
       out.push(`    Device:    ${n.device.summary}`);
       for (const p of n.device.problems) out.push(`    Missing:   ${p}`);
     }
-    if (n.requested.length > 0) out.push(...table(['REQUESTED', 'READER'], n.requested.map((r) => [r.field, readerText(r)]), '    '));
+    if (n.requested.length > 0)
+      out.push(
+        ...table(
+          ['REQUESTED', 'READER'],
+          n.requested.map((r) => [r.field, readerText(r)]),
+          '    ',
+        ),
+      );
   }
 
   out.push('Policies:');
@@ -63,19 +79,41 @@ export function renderExplanation(e: Explanation, options: { wide?: boolean } = 
     }
     out.push(`  ${p.name}:${p.status === 'applies' ? '' : ` ${p.status}`}`);
     if (p.rules.length === 0) out.push('    <no rules>');
-    else out.push(...table(['RULE', 'ACTION', 'VERDICT'], p.rules.map((r) => [r.rule, r.action, r.verdict]), '    '));
+    else
+      out.push(
+        ...table(
+          ['RULE', 'ACTION', 'VERDICT'],
+          p.rules.map((r) => [r.rule, r.action, r.verdict]),
+          '    ',
+        ),
+      );
     for (const r of p.rules) for (const m of r.messages) out.push(`    ${r.rule}: ${m}`);
   }
 
-  out.push(`Audit:      ${e.audit.status === 'judged' ? (e.audit.findings.length === 0 ? 'clean' : `${e.audit.findings.length} finding${e.audit.findings.length === 1 ? '' : 's'}`) : `${e.audit.status}: ${e.audit.reason}`}`);
-  if (e.audit.findings.length > 0) out.push(...table(['POLICY', 'RULE', 'RESULT', 'ACTION', 'MESSAGE'], e.audit.findings.map((f) => [f.policy, f.rule, f.result, f.action, f.message]), '  '));
+  out.push(
+    `Audit:      ${e.audit.status === 'judged' ? (e.audit.findings.length === 0 ? 'clean' : `${e.audit.findings.length} finding${e.audit.findings.length === 1 ? '' : 's'}`) : `${e.audit.status}: ${e.audit.reason}`}`,
+  );
+  if (e.audit.findings.length > 0)
+    out.push(
+      ...table(
+        ['POLICY', 'RULE', 'RESULT', 'ACTION', 'MESSAGE'],
+        e.audit.findings.map((f) => [f.policy, f.rule, f.result, f.action, f.message]),
+        '  ',
+      ),
+    );
 
   const a = e.admission;
   out.push('Mutation:');
   const containers = Object.entries(a.mutation.resources);
   if (containers.length === 0 && a.mutation.resourceClaims.length === 0 && !a.mutation.nodeSelector) out.push('  <none>');
-  const pairs = (m?: Record<string, string>): string => Object.entries(m ?? {}).map(([k, v]) => `${k}=${v}`).join(', ');
-  for (const [c, r] of containers) out.push(`  container ${c}: ${[r.requests && `requests ${pairs(r.requests)}`, r.limits && `limits ${pairs(r.limits)}`].filter(Boolean).join('; ')}`);
+  const pairs = (m?: Record<string, string>): string =>
+    Object.entries(m ?? {})
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ');
+  for (const [c, r] of containers)
+    out.push(
+      `  container ${c}: ${[r.requests && `requests ${pairs(r.requests)}`, r.limits && `limits ${pairs(r.limits)}`].filter(Boolean).join('; ')}`,
+    );
   if (a.mutation.resourceClaims.length > 0) out.push(`  resourceClaims: ${a.mutation.resourceClaims.join(', ')}`);
   if (a.mutation.nodeSelector) out.push(`  nodeSelector: ${pairs(a.mutation.nodeSelector)}`);
 

@@ -34,7 +34,8 @@ export function cutBytes(text: string, maxBytes: number, marker = '...'): string
   if (text.length === head.length && Buffer.byteLength(head) <= maxBytes) return text;
   const room = maxBytes - Buffer.byteLength(marker);
   let cut = headOf(head, Math.max(0, room));
-  while (cut.length > 0 && Buffer.byteLength(cut) > room) cut = headOf(cut, Math.max(0, cut.length - Math.ceil((Buffer.byteLength(cut) - room) / 3)));
+  while (cut.length > 0 && Buffer.byteLength(cut) > room)
+    cut = headOf(cut, Math.max(0, cut.length - Math.ceil((Buffer.byteLength(cut) - room) / 3)));
   return `${cut}${marker}`;
 }
 
@@ -58,4 +59,3 @@ export const terminalSafe = (text: string): string => text.replace(UNSAFE, escap
 
 /** One line of text output: newlines and carriage returns inside a value are shown escaped too. */
 export const oneLineSafe = (text: string): string => text.replace(UNSAFE_IN_LINE, escaped);
-

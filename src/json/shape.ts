@@ -38,4 +38,3 @@ export function jsonShapeProblem(text: string, limits: ShapeLimits): string | un
   }
   return undefined;
 }
-

@@ -107,7 +107,10 @@ export function inClusterCredentials(options: InClusterOptions = {}): KubeCreden
  * cannot be (a socks5 proxy-url) is refused with a KubeconfigError naming it. client-node is
  * loaded only for `exec` and `auth-provider` (its authenticators run them, as before).
  */
-export async function credentialsFromKubeconfig(config: ResolvedKubeconfig, options: { now?: () => number; rereadMs?: number; /** For HTTPS_PROXY, NO_PROXY (default: process.env). */ env?: NodeJS.ProcessEnv } = {}): Promise<KubeCredentials> {
+export async function credentialsFromKubeconfig(
+  config: ResolvedKubeconfig,
+  options: { now?: () => number; rereadMs?: number /** For HTTPS_PROXY, NO_PROXY (default: process.env). */; env?: NodeJS.ProcessEnv } = {},
+): Promise<KubeCredentials> {
   const { cluster, user } = config;
   // The user's own list: a plugin's tokens and a re-read token file join it as they come.
   const secrets = user.secrets;
@@ -118,8 +121,19 @@ export async function credentialsFromKubeconfig(config: ResolvedKubeconfig, opti
   if (proxyText) {
     const parsed = parseProxyUrl(proxyText);
     if (!(parsed instanceof URL)) {
-      if (fromEnv) throw new KubeconfigError({ file: '$' + fromEnv.variable, path: '', ...(parsed.value ? { value: parsed.value } : {}), reason: `the proxy for ${cluster.server} ${parsed.reason}` });
-      throw new KubeconfigError({ file: cluster.origin.file, path: `${cluster.origin.path}.proxy-url`, ...(parsed.value ? { value: parsed.value } : {}), reason: parsed.reason });
+      if (fromEnv)
+        throw new KubeconfigError({
+          file: '$' + fromEnv.variable,
+          path: '',
+          ...(parsed.value ? { value: parsed.value } : {}),
+          reason: `the proxy for ${cluster.server} ${parsed.reason}`,
+        });
+      throw new KubeconfigError({
+        file: cluster.origin.file,
+        path: `${cluster.origin.path}.proxy-url`,
+        ...(parsed.value ? { value: parsed.value } : {}),
+        reason: parsed.reason,
+      });
     }
     proxy = parsed;
     if (proxy.password) secrets.push(proxy.password, decodeURIComponent(proxy.password));
@@ -134,7 +148,9 @@ export async function credentialsFromKubeconfig(config: ResolvedKubeconfig, opti
     ...(proxy ? { proxy } : {}),
     ...(cluster.disableCompression ? { disableCompression: true } : {}),
     ...(user.username !== undefined ? { basicAuth: { username: user.username, password: user.password ?? '' } } : {}),
-    ...(user.as ? { impersonate: { user: user.as, ...(user.asUid ? { uid: user.asUid } : {}), groups: user.asGroups, extra: user.asUserExtra } } : {}),
+    ...(user.as
+      ? { impersonate: { user: user.as, ...(user.asUid ? { uid: user.asUid } : {}), groups: user.asGroups, extra: user.asUserExtra } }
+      : {}),
     secrets,
     source: 'kubeconfig',
   };
@@ -151,7 +167,12 @@ export async function credentialsFromKubeconfig(config: ResolvedKubeconfig, opti
 }
 
 /** token, else tokenFile; the file wins while it can be read and is re-read each minute and on a 401 (client-go's cached file token source). */
-function tokenOf(user: KubeconfigUser, now: () => number, rereadMs: number, secrets: string[]): Pick<KubeCredentials, 'token' | 'unauthorized'> {
+function tokenOf(
+  user: KubeconfigUser,
+  now: () => number,
+  rereadMs: number,
+  secrets: string[],
+): Pick<KubeCredentials, 'token' | 'unauthorized'> {
   const file = user.tokenFile;
   if (!file) return { token: () => user.token };
   const read = (): string | undefined => {
@@ -186,8 +207,14 @@ function tokenOf(user: KubeconfigUser, now: () => number, rereadMs: number, secr
 }
 
 /** Kubeconfig files merged as kubectl merges them, the current (or the given) context's credentials. */
-export async function kubeconfigCredentials(files: readonly string[], options: { context?: string; env?: NodeJS.ProcessEnv } = {}): Promise<KubeCredentials> {
-  return credentialsFromKubeconfig(readKubeconfig(files, options.context !== undefined ? { context: options.context } : {}), options.env ? { env: options.env } : {});
+export async function kubeconfigCredentials(
+  files: readonly string[],
+  options: { context?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<KubeCredentials> {
+  return credentialsFromKubeconfig(
+    readKubeconfig(files, options.context !== undefined ? { context: options.context } : {}),
+    options.env ? { env: options.env } : {},
+  );
 }
 
 /** `text` with every secret of `creds` replaced: for messages that quote what a server, a proxy or a credential plugin said. */
@@ -223,7 +250,11 @@ export interface FindCredentialsOptions {
 export async function findCredentials(where: FindCredentialsOptions = {}): Promise<KubeCredentials | undefined> {
   const env = where.env ?? process.env;
   try {
-    const files = defaultKubeconfigFiles({ env, ...(where.home ? { home: where.home } : {}), ...(where.exists ? { exists: where.exists } : {}) });
+    const files = defaultKubeconfigFiles({
+      env,
+      ...(where.home ? { home: where.home } : {}),
+      ...(where.exists ? { exists: where.exists } : {}),
+    });
     if (files.length > 0) return await kubeconfigCredentials(files);
     return inClusterCredentials({ env, ...(where.serviceAccountDir ? { dir: where.serviceAccountDir } : {}) });
   } catch {

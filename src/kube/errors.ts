@@ -7,7 +7,8 @@ export function describeKubeError(err: unknown): string {
     const status = [err.reason, err.detail].filter((v) => v !== undefined && v !== '').join(': ');
     return `HTTP ${err.statusCode}${status ? ` (${status})` : ''}`;
   }
-  if (typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string') return (err as { code: string }).code;
+  if (typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string')
+    return (err as { code: string }).code;
   if (err instanceof Error) {
     const first = err.message.split('\n')[0]!;
     return err.name === 'Error' ? first : `${err.name}: ${first}`;

@@ -23,7 +23,8 @@ export async function getObject(transport: KubeTransport, path: string, options:
     return { status: 'ok', object: await transport.getJson(path, {}, options.accept, signal) };
   } catch (err) {
     if (err instanceof KubeRequestError && err.statusCode === 404) return { status: 'not-found' };
-    if (deadline.aborted) return { status: 'unavailable', reason: `the API server did not answer within ${options.timeoutMs} ms`, timedOut: true };
+    if (deadline.aborted)
+      return { status: 'unavailable', reason: `the API server did not answer within ${options.timeoutMs} ms`, timedOut: true };
     return { status: 'unavailable', reason: describeKubeError(err), timedOut: false };
   }
 }

@@ -1,9 +1,24 @@
 // Public face of src/kube: the one way this project talks to the API server. Raw HTTP(S) with
 // in-cluster or kubeconfig credentials (client-node is loaded only for kubeconfig files); a
 // list-then-watch loop that keeps no objects; a GET bounded by a deadline for the request path.
-export { kubeTransport, KubeRequestError, MAX_RESPONSE_BYTES, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, type KubeTransport } from './transport.js';
+export {
+  kubeTransport,
+  KubeRequestError,
+  MAX_RESPONSE_BYTES,
+  METADATA_ACCEPT,
+  METADATA_WATCH_ACCEPT,
+  type KubeTransport,
+} from './transport.js';
 export { ListSplitter, LineSplitter, ListTooLargeError, MAX_ITEM_BYTES, MAX_ENVELOPE_BYTES, type ListEnvelope } from './list-stream.js';
-export { ListWatch, listPage, type KubeObject, type ObjectMeta, type ListWatchHandler, type ListWatchOptions, type RetryInfo } from './list-watch.js';
+export {
+  ListWatch,
+  listPage,
+  type KubeObject,
+  type ObjectMeta,
+  type ListWatchHandler,
+  type ListWatchOptions,
+  type RetryInfo,
+} from './list-watch.js';
 export { RequestSlots, type SlotOutcome } from './slots.js';
 export { getObject, type GetObjectOptions, type GetOutcome } from './get.js';
 export { describeKubeError } from './errors.js';

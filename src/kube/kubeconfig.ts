@@ -31,9 +31,25 @@ export function renderKubeconfigProblem(p: KubeconfigProblem): string {
 }
 
 /** Fields whose values are secrets: said by name only, never by value. */
-export const SECRET_USER_FIELDS: ReadonlySet<string> = new Set(['token', 'password', 'client-key-data', 'client-certificate-data', 'auth-provider', 'exec']);
+export const SECRET_USER_FIELDS: ReadonlySet<string> = new Set([
+  'token',
+  'password',
+  'client-key-data',
+  'client-certificate-data',
+  'auth-provider',
+  'exec',
+]);
 
-export const CLUSTER_FIELDS = ['server', 'tls-server-name', 'insecure-skip-tls-verify', 'certificate-authority', 'certificate-authority-data', 'proxy-url', 'disable-compression', 'extensions'] as const;
+export const CLUSTER_FIELDS = [
+  'server',
+  'tls-server-name',
+  'insecure-skip-tls-verify',
+  'certificate-authority',
+  'certificate-authority-data',
+  'proxy-url',
+  'disable-compression',
+  'extensions',
+] as const;
 export const USER_FIELDS = [
   'client-certificate',
   'client-certificate-data',
@@ -121,7 +137,11 @@ function parseFile(file: string, text: string): Map_ {
   if (err) {
     const at = lineCounter.linePos(err.pos[0]);
     // The message only: yaml's "pretty" form quotes the lines around the error, which may hold a token.
-    throw new KubeconfigError({ file, path: '', reason: `not valid YAML at line ${at.line}, column ${at.col}: ${err.message.split('\n')[0]!.slice(0, 200)}` });
+    throw new KubeconfigError({
+      file,
+      path: '',
+      reason: `not valid YAML at line ${at.line}, column ${at.col}: ${err.message.split('\n')[0]!.slice(0, 200)}`,
+    });
   }
   const js: unknown = doc.toJS();
   if (js === null || js === undefined || js === '') return {};
@@ -137,7 +157,8 @@ function namedList(file: string, doc: Map_, key: 'clusters' | 'users' | 'context
     const path = `${key}[${i}]`;
     if (!isMap(entry)) throw new KubeconfigError({ file, path, reason: `must be a map with name and ${inner}` });
     const name = entry['name'];
-    if (typeof name !== 'string' || name === '') throw new KubeconfigError({ file, path: `${path}.name`, reason: 'must be a non-empty string' });
+    if (typeof name !== 'string' || name === '')
+      throw new KubeconfigError({ file, path: `${path}.name`, reason: 'must be a non-empty string' });
     const value = entry[inner] ?? {};
     if (!isMap(value)) throw new KubeconfigError({ file, path: `${path}.${inner}`, reason: 'must be a map' });
     return { name, value, origin: { file, path: `${path}.${inner}` } };
@@ -172,20 +193,39 @@ export function readKubeconfig(files: readonly string[], options: ReadOptions = 
   const context = contexts.get(contextName);
   if (!context) {
     throw new KubeconfigError(
-      options.context !== undefined ? { file: all, path: '--context', value: contextName, reason: 'no such context' } : { file: all, path: 'current-context', value: contextName, reason: 'no such context' },
+      options.context !== undefined
+        ? { file: all, path: '--context', value: contextName, reason: 'no such context' }
+        : { file: all, path: 'current-context', value: contextName, reason: 'no such context' },
     );
   }
   const ctx = context.value;
   const clusterName = str(ctx, 'cluster', context.origin);
   const userName = str(ctx, 'user', context.origin);
   const namespace = str(ctx, 'namespace', context.origin);
-  if (!clusterName) throw new KubeconfigError({ file: context.origin.file, path: `${context.origin.path}.cluster`, reason: `context ${JSON.stringify(contextName)} names no cluster` });
+  if (!clusterName)
+    throw new KubeconfigError({
+      file: context.origin.file,
+      path: `${context.origin.path}.cluster`,
+      reason: `context ${JSON.stringify(contextName)} names no cluster`,
+    });
   const cluster = clusters.get(clusterName);
-  if (!cluster) throw new KubeconfigError({ file: context.origin.file, path: `${context.origin.path}.cluster`, value: clusterName, reason: `no such cluster in ${all}` });
+  if (!cluster)
+    throw new KubeconfigError({
+      file: context.origin.file,
+      path: `${context.origin.path}.cluster`,
+      value: clusterName,
+      reason: `no such cluster in ${all}`,
+    });
   let user: Named | undefined;
   if (userName) {
     user = users.get(userName);
-    if (!user) throw new KubeconfigError({ file: context.origin.file, path: `${context.origin.path}.user`, value: userName, reason: `no such user in ${all}` });
+    if (!user)
+      throw new KubeconfigError({
+        file: context.origin.file,
+        path: `${context.origin.path}.user`,
+        value: userName,
+        reason: `no such user in ${all}`,
+      });
   }
   const warnings: string[] = [];
   return {
@@ -213,7 +253,12 @@ function bool(m: Map_, key: string, o: Origin): boolean {
   if (v === undefined || v === '') return false;
   if (typeof v === 'string' && TRUE.has(v)) return true;
   if (typeof v === 'string' && FALSE.has(v)) return false;
-  throw new KubeconfigError({ file: o.file, path: `${o.path}.${key}`, ...(typeof v === 'string' ? { value: v } : {}), reason: 'must be true or false' });
+  throw new KubeconfigError({
+    file: o.file,
+    path: `${o.path}.${key}`,
+    ...(typeof v === 'string' ? { value: v } : {}),
+    reason: 'must be true or false',
+  });
 }
 
 /** base64 as Go's encoding/json decodes []byte (StdEncoding; line breaks ignored). */
@@ -222,7 +267,12 @@ function base64Field(m: Map_, key: string, o: Origin, secret: boolean): Buffer |
   if (v === undefined) return undefined;
   const clean = v.replace(/[\r\n]/g, '');
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean) || clean.length % 4 !== 0) {
-    throw new KubeconfigError({ file: o.file, path: `${o.path}.${key}`, ...(secret ? {} : { value: v.slice(0, 40) }), reason: 'is not valid base64' });
+    throw new KubeconfigError({
+      file: o.file,
+      path: `${o.path}.${key}`,
+      ...(secret ? {} : { value: v.slice(0, 40) }),
+      reason: 'is not valid base64',
+    });
   }
   return Buffer.from(clean, 'base64');
 }
@@ -235,14 +285,20 @@ function fileField(m: Map_, key: string, o: Origin, read: (p: string) => Buffer)
   try {
     return { path, content: read(path) };
   } catch (e) {
-    throw new KubeconfigError({ file: o.file, path: `${o.path}.${key}`, value: v, reason: `cannot read: ${(e as { code?: string }).code ?? 'error'}` });
+    throw new KubeconfigError({
+      file: o.file,
+      path: `${o.path}.${key}`,
+      value: v,
+      reason: `cannot read: ${(e as { code?: string }).code ?? 'error'}`,
+    });
   }
 }
 
 export const absoluteFrom = (kubeconfigFile: string, p: string): string => (isAbsolute(p) ? p : resolve(dirname(kubeconfigFile), p));
 
 function unknownFields(m: Map_, known: readonly string[], o: Origin, warnings: string[]): void {
-  for (const k of Object.keys(m)) if (!known.includes(k)) warnings.push(`kubeconfig ${o.file}: ${o.path}.${k}: unknown field, ignored (as kubectl ignores it)`);
+  for (const k of Object.keys(m))
+    if (!known.includes(k)) warnings.push(`kubeconfig ${o.file}: ${o.path}.${k}: unknown field, ignored (as kubectl ignores it)`);
 }
 
 function readCluster(c: Named, read: (p: string) => Buffer, warnings: string[]): KubeconfigCluster {
@@ -250,7 +306,8 @@ function readCluster(c: Named, read: (p: string) => Buffer, warnings: string[]):
   const o = c.origin;
   unknownFields(m, CLUSTER_FIELDS, o, warnings);
   const server = str(m, 'server', o);
-  if (!server) throw new KubeconfigError({ file: o.file, path: `${o.path}.server`, reason: `cluster ${JSON.stringify(c.name)} has no server` });
+  if (!server)
+    throw new KubeconfigError({ file: o.file, path: `${o.path}.server`, reason: `cluster ${JSON.stringify(c.name)} has no server` });
   let url: URL;
   try {
     url = new URL(server);
@@ -262,15 +319,30 @@ function readCluster(c: Named, read: (p: string) => Buffer, warnings: string[]):
       throw new KubeconfigError({ file: o.file, path: `${o.path}.server`, reason: 'is not a URL' });
     }
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new KubeconfigError({ file: o.file, path: `${o.path}.server`, value: `${url.protocol}//${url.host}`, reason: 'must be an https or http URL' });
-  if (url.username || url.password) throw new KubeconfigError({ file: o.file, path: `${o.path}.server`, reason: 'credentials in the server URL are not supported (use the user\'s username and password)' });
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new KubeconfigError({
+      file: o.file,
+      path: `${o.path}.server`,
+      value: `${url.protocol}//${url.host}`,
+      reason: 'must be an https or http URL',
+    });
+  if (url.username || url.password)
+    throw new KubeconfigError({
+      file: o.file,
+      path: `${o.path}.server`,
+      reason: "credentials in the server URL are not supported (use the user's username and password)",
+    });
   const insecure = bool(m, 'insecure-skip-tls-verify', o);
   const caData = base64Field(m, 'certificate-authority-data', o, false);
   const caFile = fileField(m, 'certificate-authority', o, read);
   const ca = caData && caData.length > 0 ? caData : caFile?.content;
   if (insecure && ca) {
     // client-go: "specifying a root certificates file with the insecure flag is not allowed".
-    throw new KubeconfigError({ file: o.file, path: `${o.path}.insecure-skip-tls-verify`, reason: `cannot be true with ${caData ? 'certificate-authority-data' : 'certificate-authority'} (a root certificate with the insecure flag is not allowed, as in kubectl)` });
+    throw new KubeconfigError({
+      file: o.file,
+      path: `${o.path}.insecure-skip-tls-verify`,
+      reason: `cannot be true with ${caData ? 'certificate-authority-data' : 'certificate-authority'} (a root certificate with the insecure flag is not allowed, as in kubectl)`,
+    });
   }
   const tlsServerName = str(m, 'tls-server-name', o);
   const proxyUrl = str(m, 'proxy-url', o);
@@ -298,8 +370,18 @@ function readUser(u: Named, read: (p: string) => Buffer, warnings: string[]): Ku
   const keyFile = keyData && keyData.length > 0 ? undefined : fileField(m, 'client-key', o, read);
   const key = keyData && keyData.length > 0 ? keyData : keyFile?.content;
   if (keyFile) secrets.push(keyFile.content.toString('utf8').trim());
-  if (cert && !key) throw new KubeconfigError({ file: o.file, path: `${o.path}.client-key`, reason: 'client-key-data or client-key must be given with a client certificate' });
-  if (key && !cert) throw new KubeconfigError({ file: o.file, path: `${o.path}.client-certificate`, reason: 'client-certificate-data or client-certificate must be given with a client key' });
+  if (cert && !key)
+    throw new KubeconfigError({
+      file: o.file,
+      path: `${o.path}.client-key`,
+      reason: 'client-key-data or client-key must be given with a client certificate',
+    });
+  if (key && !cert)
+    throw new KubeconfigError({
+      file: o.file,
+      path: `${o.path}.client-certificate`,
+      reason: 'client-certificate-data or client-certificate must be given with a client key',
+    });
 
   const token = keep(str(m, 'token', o));
   const tokenFileText = str(m, 'tokenFile', o);
@@ -309,7 +391,8 @@ function readUser(u: Named, read: (p: string) => Buffer, warnings: string[]): Ku
   const exec = m['exec'];
   const authProvider = m['auth-provider'];
   if (exec !== undefined && !isMap(exec)) throw new KubeconfigError({ file: o.file, path: `${o.path}.exec`, reason: 'must be a map' });
-  if (authProvider !== undefined && !isMap(authProvider)) throw new KubeconfigError({ file: o.file, path: `${o.path}.auth-provider`, reason: 'must be a map' });
+  if (authProvider !== undefined && !isMap(authProvider))
+    throw new KubeconfigError({ file: o.file, path: `${o.path}.auth-provider`, reason: 'must be a map' });
   // clientcmd's validateAuthInfo: one way of proving who you are (a client certificate may join any).
   const methods = [
     ...(token || tokenFile ? ['token' + (tokenFile && !token ? 'File' : '')] : []),
@@ -317,29 +400,42 @@ function readUser(u: Named, read: (p: string) => Buffer, warnings: string[]): Ku
     ...(exec ? ['exec'] : []),
     ...(authProvider ? ['auth-provider'] : []),
   ];
-  if (exec && authProvider) throw new KubeconfigError({ file: o.file, path: `${o.path}.exec`, reason: 'cannot be given with auth-provider (as in kubectl)' });
-  if ((token || tokenFile) && (username || password)) throw new KubeconfigError({ file: o.file, path: `${o.path}.username`, reason: `more than one authentication method (${methods.join(', ')}); only one is allowed, as in kubectl` });
+  if (exec && authProvider)
+    throw new KubeconfigError({ file: o.file, path: `${o.path}.exec`, reason: 'cannot be given with auth-provider (as in kubectl)' });
+  if ((token || tokenFile) && (username || password))
+    throw new KubeconfigError({
+      file: o.file,
+      path: `${o.path}.username`,
+      reason: `more than one authentication method (${methods.join(', ')}); only one is allowed, as in kubectl`,
+    });
   if (exec) collectSecrets(exec['env'], secrets);
   if (authProvider) collectSecrets(authProvider['config'], secrets);
 
   const as = str(m, 'as', o);
   const asUid = str(m, 'as-uid', o);
   const groups = m['as-groups'];
-  if (groups !== undefined && groups !== '' && (!Array.isArray(groups) || groups.some((g) => typeof g !== 'string'))) throw new KubeconfigError({ file: o.file, path: `${o.path}.as-groups`, reason: 'must be a list of strings' });
+  if (groups !== undefined && groups !== '' && (!Array.isArray(groups) || groups.some((g) => typeof g !== 'string')))
+    throw new KubeconfigError({ file: o.file, path: `${o.path}.as-groups`, reason: 'must be a list of strings' });
   const extraRaw = m['as-user-extra'];
   const asUserExtra: Record<string, string[]> = {};
   if (extraRaw !== undefined && extraRaw !== '') {
-    if (!isMap(extraRaw)) throw new KubeconfigError({ file: o.file, path: `${o.path}.as-user-extra`, reason: 'must be a map of lists of strings' });
+    if (!isMap(extraRaw))
+      throw new KubeconfigError({ file: o.file, path: `${o.path}.as-user-extra`, reason: 'must be a map of lists of strings' });
     for (const [k, v] of Object.entries(extraRaw)) {
       const values = typeof v === 'string' ? [v] : v;
-      if (!Array.isArray(values) || values.some((x) => typeof x !== 'string')) throw new KubeconfigError({ file: o.file, path: `${o.path}.as-user-extra.${k}`, reason: 'must be a list of strings' });
+      if (!Array.isArray(values) || values.some((x) => typeof x !== 'string'))
+        throw new KubeconfigError({ file: o.file, path: `${o.path}.as-user-extra.${k}`, reason: 'must be a list of strings' });
       asUserExtra[k] = values as string[];
     }
   }
   const asGroups = Array.isArray(groups) ? (groups as string[]) : [];
   if (!as && (asUid || asGroups.length > 0 || Object.keys(asUserExtra).length > 0)) {
     // As kubectl: "requesting uid, groups or user-extra ... without impersonating a user".
-    throw new KubeconfigError({ file: o.file, path: `${o.path}.as`, reason: 'is required with as-uid, as-groups or as-user-extra (impersonating groups or extras needs a user, as in kubectl)' });
+    throw new KubeconfigError({
+      file: o.file,
+      path: `${o.path}.as`,
+      reason: 'is required with as-uid, as-groups or as-user-extra (impersonating groups or extras needs a user, as in kubectl)',
+    });
   }
   return {
     origin: o,

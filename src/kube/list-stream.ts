@@ -130,7 +130,8 @@ export class ListSplitter {
   private appendEnvelope(bytes: Buffer): void {
     if (!bytes.length) return;
     this.envelopeBytes += bytes.length;
-    if (this.envelopeBytes > this.maxEnvelopeBytes) throw new ListTooLargeError(`the list's own fields are larger than ${this.maxEnvelopeBytes} bytes`);
+    if (this.envelopeBytes > this.maxEnvelopeBytes)
+      throw new ListTooLargeError(`the list's own fields are larger than ${this.maxEnvelopeBytes} bytes`);
     this.envelope.push(Buffer.from(bytes));
   }
 

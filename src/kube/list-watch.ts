@@ -108,7 +108,13 @@ export class ListWatch {
         const opened = Date.now();
         await this.o.transport.watch(
           this.o.path,
-          { resourceVersion: this.rv, allowWatchBookmarks: 'true', fieldSelector: this.o.fieldSelector, labelSelector: this.o.labelSelector, timeoutSeconds: '300' },
+          {
+            resourceVersion: this.rv,
+            allowWatchBookmarks: 'true',
+            fieldSelector: this.o.fieldSelector,
+            labelSelector: this.o.labelSelector,
+            timeoutSeconds: '300',
+          },
           this.o.watchAccept,
           (e) => this.event(e),
           this.abort.signal,
@@ -121,7 +127,10 @@ export class ListWatch {
       } catch (err) {
         if (this.abort.signal.aborted) break;
         if (err instanceof KubeRequestError && err.statusCode === 410) this.rv = '';
-        this.failure = { message: err instanceof Error ? err.message : String(err), ...(err instanceof KubeRequestError ? { statusCode: err.statusCode } : {}) };
+        this.failure = {
+          message: err instanceof Error ? err.message : String(err),
+          ...(err instanceof KubeRequestError ? { statusCode: err.statusCode } : {}),
+        };
         this.failingSince ??= Date.now();
         const delayMs = Math.min((this.o.backoffMs ?? 1000) * 2 ** this.failures, this.o.maxBackoffMs ?? 30_000);
         this.failures++;
@@ -136,7 +145,9 @@ export class ListWatch {
     let rv = '';
     this.o.handler.resync();
     do {
-      const signal = this.o.pageTimeoutMs ? AbortSignal.any([this.abort.signal, AbortSignal.timeout(this.o.pageTimeoutMs)]) : this.abort.signal;
+      const signal = this.o.pageTimeoutMs
+        ? AbortSignal.any([this.abort.signal, AbortSignal.timeout(this.o.pageTimeoutMs)])
+        : this.abort.signal;
       const page = await listPage(
         this.o.transport,
         this.o.path,

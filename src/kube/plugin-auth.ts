@@ -19,8 +19,14 @@ export async function pluginCredentials(config: ResolvedKubeconfig): Promise<Plu
   if (exec && typeof command === 'string' && command.includes('/')) exec = { ...exec, command: absoluteFrom(user.origin.file, command) };
   const kc = new KubeConfig();
   kc.loadFromOptions({
-    clusters: [{ name: 'c', server: cluster.server, // Only credentials are taken from it (it never connects); client-node refuses an http server without this.
-        skipTLSVerify: cluster.insecureSkipTLSVerify || cluster.server.startsWith('http:'), ...(cluster.tlsServerName ? { tlsServerName: cluster.tlsServerName } : {}) }],
+    clusters: [
+      {
+        name: 'c',
+        server: cluster.server, // Only credentials are taken from it (it never connects); client-node refuses an http server without this.
+        skipTLSVerify: cluster.insecureSkipTLSVerify || cluster.server.startsWith('http:'),
+        ...(cluster.tlsServerName ? { tlsServerName: cluster.tlsServerName } : {}),
+      },
+    ],
     users: [{ name: 'u', ...(exec ? { exec } : {}), ...(user.authProvider ? { authProvider: user.authProvider } : {}) }],
     contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
     currentContext: 'x',
@@ -34,12 +40,17 @@ export async function pluginCredentials(config: ResolvedKubeconfig): Promise<Plu
       // A plugin's stderr or a provider's message may repeat its env or config: said by the caller
       // through redactSecrets, cut to its first line here.
       const why = (e instanceof Error ? e.message : String(e)).split('\n').find((l) => l.trim()) ?? 'failed';
-      throw new KubeconfigError({ file: user.origin.file, path: `${user.origin.path}.${field}`, reason: `getting credentials: ${redact(why, user.secrets).slice(0, 300)}` });
+      throw new KubeconfigError({
+        file: user.origin.file,
+        path: `${user.origin.path}.${field}`,
+        reason: `getting credentials: ${redact(why, user.secrets).slice(0, 300)}`,
+      });
     }
     return opts;
   };
   const first = await apply();
-  const buf = (v: unknown): Buffer | undefined => (v === undefined || v === null ? undefined : Buffer.isBuffer(v) ? v : Buffer.from(String(v)));
+  const buf = (v: unknown): Buffer | undefined =>
+    v === undefined || v === null ? undefined : Buffer.isBuffer(v) ? v : Buffer.from(String(v));
   const cert = buf(first.cert);
   const key = buf(first.key);
   if (key) user.secrets.push(key.toString('utf8').trim());

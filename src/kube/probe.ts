@@ -26,7 +26,8 @@ export function describeConnectionError(err: unknown, creds: KubeCredentials): s
   const first = (typeof e?.message === 'string' ? e.message : String(err)).split('\n')[0]!.slice(0, 300);
   let text: string;
   if (err instanceof KubeRequestError && err.statusCode === 401) text = `You must be logged in to the server ${host} (Unauthorized)`;
-  else if (err instanceof KubeRequestError) text = `the server ${host} answered HTTP ${err.statusCode}${err.detail ? `: ${err.detail}` : ''}`;
+  else if (err instanceof KubeRequestError)
+    text = `the server ${host} answered HTTP ${err.statusCode}${err.detail ? `: ${err.detail}` : ''}`;
   else if (err instanceof KubeconfigError) text = err.message;
   else if (err instanceof ProxyError) {
     text =
@@ -36,8 +37,10 @@ export function describeConnectionError(err: unknown, creds: KubeCredentials): s
           ? `Unable to connect to the server ${host}: the proxy ${err.proxy} (proxy-url): no such host`
           : `Unable to connect to the server ${host} through the proxy ${err.proxy} (proxy-url): ${err.message}`;
   } else if (code === 'ECONNREFUSED') text = `The connection to the server ${host} was refused - did you specify the right host or port?`;
-  else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') text = `Unable to connect to the server ${host}: no such host (${code})`;
-  else if (code && TLS_CODES.test(code)) text = `Unable to connect to the server ${host}: tls: failed to verify certificate: ${first} (${code}; see certificate-authority, tls-server-name)`;
+  else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME')
+    text = `Unable to connect to the server ${host}: no such host (${code})`;
+  else if (code && TLS_CODES.test(code))
+    text = `Unable to connect to the server ${host}: tls: failed to verify certificate: ${first} (${code}; see certificate-authority, tls-server-name)`;
   else text = `Unable to connect to the server ${host}: ${code ?? first}`;
   return redactSecrets(text, creds);
 }

@@ -16,8 +16,14 @@ export function parseProxyUrl(text: string): URL | { reason: string; value?: str
   } catch {
     return { reason: 'is not a URL' };
   }
-  if (url.protocol === 'socks5:' || url.protocol === 'socks5h:') return { reason: 'socks5 proxies are not supported by netattach (only http and https proxies); run the plugin where the API server is reachable through an http proxy', value: proxyDisplay(url) };
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { reason: 'must be an http, https or socks5 URL', value: proxyDisplay(url) };
+  if (url.protocol === 'socks5:' || url.protocol === 'socks5h:')
+    return {
+      reason:
+        'socks5 proxies are not supported by netattach (only http and https proxies); run the plugin where the API server is reachable through an http proxy',
+      value: proxyDisplay(url),
+    };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { reason: 'must be an http, https or socks5 URL', value: proxyDisplay(url) };
   if (!url.hostname) return { reason: 'names no host' };
   return url;
 }
@@ -27,7 +33,9 @@ export const proxyDisplay = (url: URL): string => `${url.protocol}//${url.host}`
 
 const proxyAuthorization = (proxy: URL): Record<string, string> =>
   proxy.username || proxy.password
-    ? { 'Proxy-Authorization': `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}` }
+    ? {
+        'Proxy-Authorization': `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}`,
+      }
     : {};
 
 /** An error of the proxy leg (refused, DNS, a non-200 CONNECT answer): the plugin names the proxy. */
@@ -65,7 +73,13 @@ export function connectTunnel(proxy: URL, target: { host: string; port: number }
     req.on('connect', (res, socket, head) => {
       if (res.statusCode !== 200) {
         socket.destroy();
-        reject(new ProxyError(`the proxy ${display} answered CONNECT with HTTP ${res.statusCode}${res.statusMessage ? ` ${res.statusMessage}` : ''}`, display, `HTTP_${res.statusCode}`));
+        reject(
+          new ProxyError(
+            `the proxy ${display} answered CONNECT with HTTP ${res.statusCode}${res.statusMessage ? ` ${res.statusMessage}` : ''}`,
+            display,
+            `HTTP_${res.statusCode}`,
+          ),
+        );
         return;
       }
       if (head.length > 0) socket.unshift(head);
@@ -87,12 +101,25 @@ export function connectTunnel(proxy: URL, target: { host: string; port: number }
  * A request to `url` through `proxy`: https through a CONNECT tunnel (the TLS options of `opts`
  * apply to the server inside it), http as an absolute-URI request to the proxy.
  */
-export function proxiedRequest(proxy: URL, url: URL, opts: https.RequestOptions, onResponse: (res: http.IncomingMessage) => void): http.ClientRequest {
+export function proxiedRequest(
+  proxy: URL,
+  url: URL,
+  opts: https.RequestOptions,
+  onResponse: (res: http.IncomingMessage) => void,
+): http.ClientRequest {
   if (url.protocol === 'http:') {
     const lib = proxy.protocol === 'https:' ? https : http;
     const headers = { ...(opts.headers as Record<string, string | string[]>), Host: url.host, ...proxyAuthorization(proxy) };
     return lib.request(
-      { method: opts.method, host: proxy.hostname.replace(/^\[|\]$/g, ''), port: proxyPort(proxy), path: url.href, headers, agent: false, ...(opts.signal ? { signal: opts.signal } : {}) },
+      {
+        method: opts.method,
+        host: proxy.hostname.replace(/^\[|\]$/g, ''),
+        port: proxyPort(proxy),
+        path: url.href,
+        headers,
+        agent: false,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      },
       onResponse,
     );
   }
@@ -109,7 +136,9 @@ export function proxiedRequest(proxy: URL, url: URL, opts: https.RequestOptions,
           ...(opts.cert ? { cert: opts.cert } : {}),
           ...(opts.key ? { key: opts.key } : {}),
           rejectUnauthorized: opts.rejectUnauthorized !== false,
-          checkServerIdentity: (opts.checkServerIdentity as tls.ConnectionOptions['checkServerIdentity']) ?? ((_h: string, cert: tls.PeerCertificate) => tls.checkServerIdentity(host, cert)),
+          checkServerIdentity:
+            (opts.checkServerIdentity as tls.ConnectionOptions['checkServerIdentity']) ??
+            ((_h: string, cert: tls.PeerCertificate) => tls.checkServerIdentity(host, cert)),
           ALPNProtocols: ['http/1.1'],
         });
         done(null, secure);
@@ -138,7 +167,10 @@ export function proxyFromEnvironment(server: string, env: NodeJS.ProcessEnv): { 
   const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   const port = target.port || (https_ ? '443' : '80');
   if (host === 'localhost' || isLoopback(host)) return undefined;
-  const noProxy = (env.NO_PROXY ?? env.no_proxy ?? '').split(',').map((e) => e.trim().toLowerCase()).filter(Boolean);
+  const noProxy = (env.NO_PROXY ?? env.no_proxy ?? '')
+    .split(',')
+    .map((e) => e.trim().toLowerCase())
+    .filter(Boolean);
   for (const entry of noProxy) {
     if (entry === '*') return undefined;
     let [h, p] = [entry, ''];

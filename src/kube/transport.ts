@@ -19,7 +19,6 @@ export const METADATA_WATCH_ACCEPT = 'application/json;as=PartialObjectMetadata;
  */
 export const MAX_RESPONSE_BYTES = 2 * MAX_ITEM_BYTES;
 
-
 /** A non-2xx answer; `reason` and `detail` are the Status object's reason and message, if any. */
 export class KubeRequestError extends Error {
   constructor(
@@ -38,9 +37,22 @@ export interface KubeTransport {
    * One page of a list, read as it arrives: each item goes to `onItem` parsed, and only one item
    * is held at a time. Optional for test doubles: without it, the page comes from `getJson`.
    */
-  list?(path: string, query: Record<string, string | undefined>, accept: string, onItem: (item: unknown) => void, signal?: AbortSignal): Promise<ListEnvelope>;
+  list?(
+    path: string,
+    query: Record<string, string | undefined>,
+    accept: string,
+    onItem: (item: unknown) => void,
+    signal?: AbortSignal,
+  ): Promise<ListEnvelope>;
   /** Streams a watch; resolves when the server ends it or `signal` aborts. `onOpen`: the server accepted it (HTTP 200). */
-  watch(path: string, query: Record<string, string | undefined>, accept: string, onEvent: (event: unknown) => void, signal: AbortSignal, onOpen?: () => void): Promise<void>;
+  watch(
+    path: string,
+    query: Record<string, string | undefined>,
+    accept: string,
+    onEvent: (event: unknown) => void,
+    signal: AbortSignal,
+    onOpen?: () => void,
+  ): Promise<void>;
   patchJson(path: string, body: unknown, contentType: string): Promise<unknown>;
   /**
    * One write (POST, PUT, DELETE) bounded by `signal`: resolves with any HTTP status and the parsed
@@ -54,7 +66,8 @@ async function requestOptions(creds: KubeCredentials, method: string, headers: R
   const token = await creds.token?.();
   const all: Record<string, string | string[]> = { ...headers, ...impersonationHeaders(creds) };
   if (token) all['Authorization'] = `Bearer ${token}`;
-  else if (creds.basicAuth) all['Authorization'] = `Basic ${Buffer.from(`${creds.basicAuth.username}:${creds.basicAuth.password}`).toString('base64')}`;
+  else if (creds.basicAuth)
+    all['Authorization'] = `Basic ${Buffer.from(`${creds.basicAuth.username}:${creds.basicAuth.password}`).toString('base64')}`;
   const name = creds.tlsServerName;
   return {
     method,
@@ -64,7 +77,12 @@ async function requestOptions(creds: KubeCredentials, method: string, headers: R
     ...(creds.key ? { key: creds.key } : {}),
     ...(creds.insecureSkipTLSVerify ? { rejectUnauthorized: false } : {}),
     // tls-server-name: the SNI (a name only: RFC 6066 forbids an address there) and the name the certificate must carry.
-    ...(name ? { ...(net.isIP(name) ? {} : { servername: name }), checkServerIdentity: (_host: string, cert: tls.PeerCertificate) => tls.checkServerIdentity(name, cert) } : {}),
+    ...(name
+      ? {
+          ...(net.isIP(name) ? {} : { servername: name }),
+          checkServerIdentity: (_host: string, cert: tls.PeerCertificate) => tls.checkServerIdentity(name, cert),
+        }
+      : {}),
   };
 }
 
@@ -81,10 +99,21 @@ export function impersonationHeaders(creds: KubeCredentials): Record<string, str
 
 /** client-go's headerKeyEscape: characters outside a header token, percent-encoded (the apiserver unescapes them). */
 const escapeExtraKey = (k: string): string =>
-  [...Buffer.from(k, 'utf8')].map((b) => (/[A-Za-z0-9!#$&'*+.^_`|~-]/.test(String.fromCharCode(b)) && b < 0x80 ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  [...Buffer.from(k, 'utf8')]
+    .map((b) =>
+      /[A-Za-z0-9!#$&'*+.^_`|~-]/.test(String.fromCharCode(b)) && b < 0x80
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
+    .join('');
 
 /** One request to `url`: directly, or through the kubeconfig's proxy-url. */
-function issue(creds: KubeCredentials, url: URL, opts: https.RequestOptions, onResponse: (res: http.IncomingMessage) => void): http.ClientRequest {
+function issue(
+  creds: KubeCredentials,
+  url: URL,
+  opts: https.RequestOptions,
+  onResponse: (res: http.IncomingMessage) => void,
+): http.ClientRequest {
   if (creds.proxy) return proxiedRequest(creds.proxy, url, opts, onResponse);
   return (url.protocol === 'http:' ? http : https).request(url, opts, onResponse);
 }
@@ -144,7 +173,12 @@ export function kubeTransport(creds: KubeCredentials, requestTimeoutMs = 30_000)
       /* not a Status object */
     }
     const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-    throw new KubeRequestError(res.statusCode ?? 0, `${what}: HTTP ${res.statusCode}: ${message}`, text(status.reason), text(status.message));
+    throw new KubeRequestError(
+      res.statusCode ?? 0,
+      `${what}: HTTP ${res.statusCode}: ${message}`,
+      text(status.reason),
+      text(status.message),
+    );
   };
   return {
     async getJson(path, query, accept = 'application/json', signal) {
@@ -194,7 +228,8 @@ export function kubeTransport(creds: KubeCredentials, requestTimeoutMs = 30_000)
         // Content-Length always: Node sends a DELETE body neither chunked nor sized otherwise, and
         // the server would drop it (and with it the preconditions).
         const headers: Record<string, string> = { Accept: 'application/json' };
-        if (payload !== undefined) Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)) });
+        if (payload !== undefined)
+          Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)) });
         const opts = await requestOptions(creds, method, headers);
         opts.signal = signal;
         return new Promise<{ res: http.IncomingMessage }>((resolve, reject) => {

@@ -38,8 +38,14 @@ export const DEFAULT_NETWORK_ANNOTATION = 'v1.multus-cni.io/default-network';
 export const VM_RESOURCES: ReadonlyMap<string, { keys: readonly string[]; template: boolean; kind: string }> = new Map([
   ['kubevirt.io/virtualmachineinstances', { keys: ['spec'], template: false, kind: 'VirtualMachineInstance' }],
   ['kubevirt.io/virtualmachines', { keys: ['spec', 'template', 'spec'], template: false, kind: 'VirtualMachine' }],
-  ['kubevirt.io/virtualmachineinstancereplicasets', { keys: ['spec', 'template', 'spec'], template: true, kind: 'VirtualMachineInstanceReplicaSet' }],
-  ['pool.kubevirt.io/virtualmachinepools', { keys: ['spec', 'virtualMachineTemplate', 'spec', 'template', 'spec'], template: true, kind: 'VirtualMachinePool' }],
+  [
+    'kubevirt.io/virtualmachineinstancereplicasets',
+    { keys: ['spec', 'template', 'spec'], template: true, kind: 'VirtualMachineInstanceReplicaSet' },
+  ],
+  [
+    'pool.kubevirt.io/virtualmachinepools',
+    { keys: ['spec', 'virtualMachineTemplate', 'spec', 'template', 'spec'], template: true, kind: 'VirtualMachinePool' },
+  ],
 ]);
 
 /** The same table by `apiVersion` group and `kind`, for files (`netattach check`). */
@@ -80,8 +86,7 @@ export interface RenderedLauncher {
   notes: { path: string; text: string }[];
 }
 
-export const hashedInterfaceName = (network: string): string =>
-  `pod${createHash('sha256').update(network).digest('hex').slice(0, 11)}`;
+export const hashedInterfaceName = (network: string): string => `pod${createHash('sha256').update(network).digest('hex').slice(0, 11)}`;
 
 function nadName(namespace: string, full: string): { namespace: string; name: string } {
   const slash = full.indexOf('/');
@@ -145,9 +150,15 @@ export function renderLauncher(object: unknown, keys: readonly string[], namespa
       const bindingPath = `${ifacePath}[${j}].binding.name`;
       const plugin = bindings?.[binding];
       if (!bindings) {
-        out.notes.push({ path: bindingPath, text: `binding plugin "${binding}": its NetworkAttachmentDefinition (KubeVirt's configuration) is not known here, so its selection is not checked` });
+        out.notes.push({
+          path: bindingPath,
+          text: `binding plugin "${binding}": its NetworkAttachmentDefinition (KubeVirt's configuration) is not known here, so its selection is not checked`,
+        });
       } else if (!plugin) {
-        out.notes.push({ path: bindingPath, text: `binding plugin "${binding}" is not registered in KubeVirt's configuration: virt-controller would fail the VMI` });
+        out.notes.push({
+          path: bindingPath,
+          text: `binding plugin "${binding}" is not registered in KubeVirt's configuration: virt-controller would fail the VMI`,
+        });
       } else if (plugin.networkAttachmentDefinition) {
         const ref = nadName(namespace, plugin.networkAttachmentDefinition);
         elements.push({ name: ref.name, namespace: ref.namespace, 'cni-args': { logicNetworkName: name } });
@@ -201,7 +212,16 @@ export function launcherPodObject(object: unknown, keys: readonly string[], name
       name: `virt-launcher-${name}`,
       namespace,
       annotations: rendered.annotations,
-      ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name, ...(uid ? { uid } : {}), controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'kubevirt.io/v1',
+          kind: 'VirtualMachineInstance',
+          name,
+          ...(uid ? { uid } : {}),
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     spec: { containers: [{ name: 'compute', image: 'virt-launcher' }] },
   };

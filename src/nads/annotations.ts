@@ -26,7 +26,13 @@ class Errors {
   }
 
   done(path: string): FieldError[] {
-    if (this.dropped > 0) this.list.push({ path, type: 'Too many', value: this.dropped, reason: `${this.dropped} more errors not listed (only the first ${MAX_ANNOTATION_ERRORS} are)` });
+    if (this.dropped > 0)
+      this.list.push({
+        path,
+        type: 'Too many',
+        value: this.dropped,
+        reason: `${this.dropped} more errors not listed (only the first ${MAX_ANNOTATION_ERRORS} are)`,
+      });
     return this.list;
   }
 }
@@ -55,7 +61,13 @@ export function parseResourceNames(text: string, annotationKey = RESOURCE_NAME_A
   const seen = new Set<string>();
   const errors = new Errors();
   const warnings = new Errors();
-  if (text.trim() === '') return { value, draOnly, errors: [invalid(path, text, 'must name at least one extended resource (e.g. intel.com/sriov_netdevice)')], warnings: [] };
+  if (text.trim() === '')
+    return {
+      value,
+      draOnly,
+      errors: [invalid(path, text, 'must name at least one extended resource (e.g. intel.com/sriov_netdevice)')],
+      warnings: [],
+    };
   for (const raw of text.split(',')) {
     const item = raw.trim();
     if (item === '') {
@@ -105,7 +117,10 @@ export function resourceNamesFromAnnotations(
     // Not push(...errors): a spread of 100,000 items overflows the stack.
     for (const e of parsed.errors) errors.push(e);
     for (const w of parsed.warnings) warnings.push(w);
-    for (const [names, into] of [[parsed.value, value], [parsed.draOnly, draOnly]] as const) {
+    for (const [names, into] of [
+      [parsed.value, value],
+      [parsed.draOnly, draOnly],
+    ] as const) {
       for (const name of names) {
         if (seen.has(name)) continue;
         seen.add(name);
@@ -150,7 +165,13 @@ export function parseNodeSelector(text: string, annotationKey = NODE_SELECTOR_AN
       continue;
     }
     if (Object.hasOwn(value, labelKey) && value[labelKey] !== labelVal) {
-      errors.add(duplicate(path, labelKey, `label key given twice with different values (${JSON.stringify(value[labelKey])} and ${JSON.stringify(labelVal)})`));
+      errors.add(
+        duplicate(
+          path,
+          labelKey,
+          `label key given twice with different values (${JSON.stringify(value[labelKey])} and ${JSON.stringify(labelVal)})`,
+        ),
+      );
     }
     value[labelKey] = labelVal;
   }
@@ -164,6 +185,7 @@ export function parseClaimTemplate(text: unknown): Parsed<string | undefined> {
   if (typeof text !== 'string') return { value: undefined, errors: [invalid(path, text, 'must be a string')] };
   const name = text.trim();
   const reasons = name === '' ? ['must name a ResourceClaimTemplate'] : dns1123Subdomain(name);
-  if (reasons.length > 0) return { value: undefined, errors: [invalid(path, text, `not a valid ResourceClaimTemplate name: ${reasons.join('; ')}`)] };
+  if (reasons.length > 0)
+    return { value: undefined, errors: [invalid(path, text, `not a valid ResourceClaimTemplate name: ${reasons.join('; ')}`)] };
   return { value: name, errors: [] };
 }

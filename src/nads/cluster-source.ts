@@ -8,10 +8,28 @@
 // is built, so the memory of a large cluster is its entries plus one page. An observer (the
 // background audit, which judges the NAD objects themselves) sees the same objects as they pass.
 import { LRUCache } from 'lru-cache';
-import { ListWatch, RequestSlots, describeKubeError, getObject, kubeTransport, type KubeObject, type KubeTransport, type ListWatchHandler, type RetryInfo, type KubeCredentials } from '../kube/index.js';
+import {
+  ListWatch,
+  RequestSlots,
+  describeKubeError,
+  getObject,
+  kubeTransport,
+  type KubeObject,
+  type KubeTransport,
+  type ListWatchHandler,
+  type RetryInfo,
+  type KubeCredentials,
+} from '../kube/index.js';
 import { silentLogger, type NadLogger, type NadSourceEventHandler } from './logger.js';
 import { nadFromObject } from './model.js';
-import { cachedNadChars, MAX_CACHED_NAD_CHARS, MAX_MISSING_NADS_REMEMBERED, MAX_NAD_GETS_IN_FLIGHT, MAX_NAD_GETS_WAITING, MISSING_NAD_MEMORY_MS } from './limits.js';
+import {
+  cachedNadChars,
+  MAX_CACHED_NAD_CHARS,
+  MAX_MISSING_NADS_REMEMBERED,
+  MAX_NAD_GETS_IN_FLIGHT,
+  MAX_NAD_GETS_WAITING,
+  MISSING_NAD_MEMORY_MS,
+} from './limits.js';
 import { NAD_GROUP, NAD_PLURAL, NAD_VERSION } from './object.js';
 import { nadKey, type Nad, type NadLookup, type NadSource } from './types.js';
 
@@ -66,7 +84,10 @@ export class ClusterNadSource implements NadSource {
     this.#log = options.logger ?? silentLogger;
     this.#onEvent = options.onEvent ?? (() => {});
     this.#lookupTimeoutMs = Math.min(options.lookupTimeoutMs ?? MAX_LOOKUP_TIMEOUT_MS, MAX_LOOKUP_TIMEOUT_MS);
-    this.#missing = new LRUCache<string, true>({ max: MAX_MISSING_NADS_REMEMBERED, ttl: options.missingNadMemoryMs ?? MISSING_NAD_MEMORY_MS });
+    this.#missing = new LRUCache<string, true>({
+      max: MAX_MISSING_NADS_REMEMBERED,
+      ttl: options.missingNadMemoryMs ?? MISSING_NAD_MEMORY_MS,
+    });
     this.#listTimeoutMs = options.listTimeoutMs ?? 60_000;
     this.#listPageSize = options.listPageSize ?? 500;
     this.#backoffInitialMs = options.backoff?.initialMs ?? 500;
@@ -92,7 +113,7 @@ export class ClusterNadSource implements NadSource {
       minWatchMs: this.#minWatchMs,
       onError: (err, retry) => this.#failed(err, retry),
       handler: {
-        resync: () => (this.#relisted = new Map(), this.#missing.clear(), this.#observer?.resync()),
+        resync: () => ((this.#relisted = new Map()), this.#missing.clear(), this.#observer?.resync()),
         upsert: (obj) => (this.#upsert(obj), this.#observer?.upsert(obj)),
         remove: (obj) => (this.#remove(obj), this.#observer?.remove(obj)),
         resynced: () => (this.#resynced(), this.#observer?.resynced()),
@@ -176,7 +197,13 @@ export class ClusterNadSource implements NadSource {
     if (!meta || typeof meta.name !== 'string' || typeof meta.namespace !== 'string') return undefined;
     const existing = this.#nads.get(nadKey(meta.namespace, meta.name));
     // Same object version as cached: keep the parsed entry (relists and replays are free).
-    if (existing && existing.resourceVersion !== undefined && existing.resourceVersion === meta.resourceVersion && existing.uid === meta.uid) return existing;
+    if (
+      existing &&
+      existing.resourceVersion !== undefined &&
+      existing.resourceVersion === meta.resourceVersion &&
+      existing.uid === meta.uid
+    )
+      return existing;
     const nad = nadFromObject(obj, { resourceNameKeys: this.#resourceNameKeys });
     if (nad.problems.length > 0) this.#log.debug({ nad: nadKey(nad.namespace, nad.name), problems: nad.problems }, 'NAD has problems');
     return nad;
@@ -223,9 +250,10 @@ export class ClusterNadSource implements NadSource {
       this.#onEvent({ type: 'lookup', outcome: 'unavailable' });
       return {
         status: 'unavailable',
-        reason: slot === 'full'
-          ? `too many NAD lookups in progress (${MAX_NAD_GETS_IN_FLIGHT} running, ${MAX_NAD_GETS_WAITING} waiting)`
-          : `no NAD lookup slot free within ${this.#lookupTimeoutMs} ms (${MAX_NAD_GETS_IN_FLIGHT} running)`,
+        reason:
+          slot === 'full'
+            ? `too many NAD lookups in progress (${MAX_NAD_GETS_IN_FLIGHT} running, ${MAX_NAD_GETS_WAITING} waiting)`
+            : `no NAD lookup slot free within ${this.#lookupTimeoutMs} ms (${MAX_NAD_GETS_IN_FLIGHT} running)`,
       };
     }
     let result: NadLookup;
@@ -247,7 +275,9 @@ export class ClusterNadSource implements NadSource {
         // A timeout names the lookup's whole deadline, not what the wait for a slot left of it.
         result = {
           status: 'unavailable',
-          reason: got.timedOut ? `the API server did not answer within ${this.#lookupTimeoutMs} ms` : `cannot read NAD ${namespace}/${name} from the API server: ${got.reason}`,
+          reason: got.timedOut
+            ? `the API server did not answer within ${this.#lookupTimeoutMs} ms`
+            : `cannot read NAD ${namespace}/${name} from the API server: ${got.reason}`,
         };
       }
     } finally {

@@ -19,7 +19,14 @@ const INTERFACE_PLUGINS = CREATES_INTERFACE;
 // Chained plugins that act on "the" interface: two of them receive the same runtimeConfig and
 // undo or repeat each other's work. CNI does not forbid repeats, so this is only a warning.
 const SINGLE_INSTANCE_PLUGINS: ReadonlySet<string> = new Set([
-  ...INTERFACE_PLUGINS, 'tuning', 'portmap', 'bandwidth', 'firewall', 'sbr', 'rdma', 'vrf',
+  ...INTERFACE_PLUGINS,
+  'tuning',
+  'portmap',
+  'bandwidth',
+  'firewall',
+  'sbr',
+  'rdma',
+  'vrf',
 ]);
 
 export interface CniAnalysis {
@@ -64,7 +71,9 @@ export function analyzeCniConfig(text: string, path = 'spec.config'): CniAnalysi
   if (!isObject(config)) {
     errors.push(invalid(path, text, 'must be a JSON object: a CNI network configuration or configuration list'));
     // JSON null decodes into Go's nil map without an error: what Multus then does is not judged.
-    return config === null ? { errors, warnings } : { errors, warnings, unloadable: `not a JSON object but ${Array.isArray(config) ? 'an array' : `a ${typeof config}`}` };
+    return config === null
+      ? { errors, warnings }
+      : { errors, warnings, unloadable: `not a JSON object but ${Array.isArray(config) ? 'an array' : `a ${typeof config}`}` };
   }
 
   checkNetworkName(config, path, errors);
@@ -111,7 +120,13 @@ export function analyzeCniConfig(text: string, path = 'spec.config'): CniAnalysi
       return { errors, warnings };
     }
     if (Object.hasOwn(config, 'plugins')) {
-      warnings.push(invalid(child(path, 'plugins'), config.plugins, `ignored: with a top-level 'type' Multus runs that plugin alone; remove 'type' to run the list`));
+      warnings.push(
+        invalid(
+          child(path, 'plugins'),
+          config.plugins,
+          `ignored: with a top-level 'type' Multus runs that plugin alone; remove 'type' to run the list`,
+        ),
+      );
     }
     addPlugin(config, checkPluginType(config, path, errors), checkCapabilities(config, path, errors), path);
   }
@@ -126,7 +141,8 @@ export function analyzeCniConfig(text: string, path = 'spec.config'): CniAnalysi
  * conf.go LoadDelegateNetConf reads a list when the decoded Type is "", as JSON null decodes). With a `type`, the
  * top-level config runs alone and `plugins` is ignored, whatever the CNI SPEC says of the shape.
  */
-const isPluginList = (config: Json): boolean => Object.hasOwn(config, 'plugins') && (config.type === undefined || config.type === null || config.type === '');
+const isPluginList = (config: Json): boolean =>
+  Object.hasOwn(config, 'plugins') && (config.type === undefined || config.type === null || config.type === '');
 
 /** The cache's view of `spec.config`: undefined when empty (read from the node) or unreadable. */
 export function summarizeCniConfig(config: string): CniSummary | undefined {
@@ -152,7 +168,9 @@ function ipRange(r: unknown, set: number): IpRange | undefined {
 const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined);
 
 function staticParts(ipam: Json, summary: IpamSummary): void {
-  const addresses = Array.isArray(ipam.addresses) ? ipam.addresses.flatMap((a) => (isObject(a) && typeof a.address === 'string' ? [a.address] : [])) : [];
+  const addresses = Array.isArray(ipam.addresses)
+    ? ipam.addresses.flatMap((a) => (isObject(a) && typeof a.address === 'string' ? [a.address] : []))
+    : [];
   if (addresses.length) summary.addresses = addresses;
   const routes: IpamRoute[] = [];
   if (Array.isArray(ipam.routes)) {
@@ -166,9 +184,13 @@ function staticParts(ipam: Json, summary: IpamSummary): void {
     }
   }
   if (routes.length) summary.routes = routes;
-  const gateways = Array.isArray(ipam.addresses) ? ipam.addresses.flatMap((a) => (isObject(a) && typeof a.gateway === 'string' ? [a.gateway] : [])) : [];
+  const gateways = Array.isArray(ipam.addresses)
+    ? ipam.addresses.flatMap((a) => (isObject(a) && typeof a.gateway === 'string' ? [a.gateway] : []))
+    : [];
   if (gateways.length) summary.gateways = gateways;
-  const bare = Array.isArray(ipam.addresses) ? ipam.addresses.flatMap((a) => (isObject(a) && typeof a.address === 'string' && str(a.gateway) === undefined ? [a.address] : [])) : [];
+  const bare = Array.isArray(ipam.addresses)
+    ? ipam.addresses.flatMap((a) => (isObject(a) && typeof a.address === 'string' && str(a.gateway) === undefined ? [a.address] : []))
+    : [];
   if (bare.length) summary.gatewaylessAddresses = bare;
 }
 
@@ -197,7 +219,11 @@ function ipamSummary(ipam: unknown, args: unknown): IpamSummary | undefined {
     if (Array.isArray(ipam.ranges)) {
       const first = legacy ? 1 : 0;
       ipam.ranges.forEach((rs, i) => {
-        if (Array.isArray(rs)) for (const r of rs) { const x = ipRange(r, first + i); if (x) ranges.push(x); }
+        if (Array.isArray(rs))
+          for (const r of rs) {
+            const x = ipRange(r, first + i);
+            if (x) ranges.push(x);
+          }
       });
     }
     summary.ranges = ranges;
@@ -251,7 +277,14 @@ function checkCniVersion(config: Json, path: string, errors: FieldError[], warni
     return undefined;
   }
   if (!(KNOWN_CNI_VERSIONS as readonly string[]).includes(version)) {
-    errors.push(unsupported(versionPath, version, KNOWN_CNI_VERSIONS, `unknown CNI version; supported values: ${KNOWN_CNI_VERSIONS.map((v) => JSON.stringify(v)).join(', ')}`));
+    errors.push(
+      unsupported(
+        versionPath,
+        version,
+        KNOWN_CNI_VERSIONS,
+        `unknown CNI version; supported values: ${KNOWN_CNI_VERSIONS.map((v) => JSON.stringify(v)).join(', ')}`,
+      ),
+    );
   }
   return version;
 }
@@ -300,9 +333,17 @@ function checkRepeats(plugins: unknown[], pluginsPath: string, warnings: FieldEr
     const typePath = child(index(pluginsPath, i), 'type');
     const seen = firstIndex.get(type);
     if (seen !== undefined && SINGLE_INSTANCE_PLUGINS.has(type)) {
-      warnings.push(invalid(typePath, type, `also at plugins[${seen}]: both instances get the same runtimeConfig and act on the same interface`));
+      warnings.push(
+        invalid(typePath, type, `also at plugins[${seen}]: both instances get the same runtimeConfig and act on the same interface`),
+      );
     } else if (INTERFACE_PLUGINS.has(type) && firstInterface && firstInterface.type !== type) {
-      warnings.push(invalid(typePath, type, `plugins[${firstInterface.at}] (${firstInterface.type}) already creates the interface: a chain creates one`));
+      warnings.push(
+        invalid(
+          typePath,
+          type,
+          `plugins[${firstInterface.at}] (${firstInterface.type}) already creates the interface: a chain creates one`,
+        ),
+      );
     }
     if (seen === undefined) firstIndex.set(type, i);
     if (INTERFACE_PLUGINS.has(type) && !firstInterface) firstInterface = { type, at: i };

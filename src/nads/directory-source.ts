@@ -185,7 +185,8 @@ export class DirectoryNadSource implements NadSource {
       }
       const nads = parsed.nads.map((o) => nadFromObject(o, { resourceNameKeys: this.#resourceNameKeys }));
       for (const nad of nads) {
-        if (nad.problems.length > 0) this.#log.warn({ file: path, nad: nadKey(nad.namespace, nad.name), problems: nad.problems }, 'NAD has problems');
+        if (nad.problems.length > 0)
+          this.#log.warn({ file: path, nad: nadKey(nad.namespace, nad.name), problems: nad.problems }, 'NAD has problems');
       }
       this.#log.debug({ file: path, nads: nads.length, skipped: parsed.skipped }, 'read NAD file');
       return { mtimeMs: info.mtimeMs, size: info.size, nads };

@@ -36,7 +36,8 @@ export function nadObjectsFromText(text: string, json: boolean): ManifestParse {
   const visit = (doc: unknown): void => {
     if (Array.isArray(doc)) doc.forEach(visit);
     else if (isNadObject(doc)) nads.push(doc);
-    else if (isObject(doc) && typeof doc.kind === 'string' && doc.kind.endsWith('List') && Array.isArray(doc.items)) doc.items.forEach(visit);
+    else if (isObject(doc) && typeof doc.kind === 'string' && doc.kind.endsWith('List') && Array.isArray(doc.items))
+      doc.items.forEach(visit);
     else if (doc !== null && doc !== undefined) skipped++;
   };
   documents.forEach(visit);

@@ -33,7 +33,9 @@ export function nadFromObject(obj: unknown, options: NadFromObjectOptions = {}):
   }
   const meta = metadataOf(source);
   const nad: Nad = {
-    namespace: internString(typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : (options.defaultNamespace ?? 'default')),
+    namespace: internString(
+      typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : (options.defaultNamespace ?? 'default'),
+    ),
     name: typeof meta.name === 'string' ? detach(meta.name) : '',
     resourceNames: EMPTY_LIST,
     nodeSelector: EMPTY_SELECTOR,

@@ -84,7 +84,9 @@ export function extendedResourceName(value: string): string[] {
   const reasons = qualifiedName(value);
   if (reasons.length > 0) return reasons;
   if (qualifiedName(`requests.${value}`).length > 0) {
-    return [`domain must be no more than ${DNS1123_SUBDOMAIN_MAX - 'requests.'.length} characters, to leave room for the quota prefix 'requests.'`];
+    return [
+      `domain must be no more than ${DNS1123_SUBDOMAIN_MAX - 'requests.'.length} characters, to leave room for the quota prefix 'requests.'`,
+    ];
   }
   return [];
 }

@@ -68,39 +68,181 @@ const none = { macFromCniArgs: false, runtimeConfig: [], argsCni: [] } as const;
  * - accelerated-bridge: k8snetworkplumbingwg/accelerated-bridge-cni (moves the VF in, renamed ifName).
  */
 export const CREATES_INTERFACE: ReadonlySet<string> = new Set([
-  'bridge', 'macvlan', 'ipvlan', 'vlan', 'ptp', 'host-device', 'tap', 'dummy', 'bond',
-  'sriov', 'ib-sriov', 'ipoib', 'ovs', 'accelerated-bridge',
+  'bridge',
+  'macvlan',
+  'ipvlan',
+  'vlan',
+  'ptp',
+  'host-device',
+  'tap',
+  'dummy',
+  'bond',
+  'sriov',
+  'ib-sriov',
+  'ipoib',
+  'ovs',
+  'accelerated-bridge',
 ]);
-
 
 /** Plugin type -> facts. */
 export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, PluginFacts>([
-  ['bridge', { source: `${EXECUTED_REPO} plugins/main/bridge/bridge.go${EXECUTED}`, macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: ['mac'], delegatesIpam: true }],
-  ['macvlan', { source: `${EXECUTED_REPO} plugins/main/macvlan/macvlan.go${EXECUTED}`, macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: [], delegatesIpam: true }],
-  ['tuning', { source: `${EXECUTED_REPO} plugins/meta/tuning/tuning.go${EXECUTED}`, macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: ['mac'], delegatesIpam: false }],
-  ['tap', { source: `${PLUGINS_REPO} plugins/main/tap/tap.go`, macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: [], delegatesIpam: true }],
+  [
+    'bridge',
+    {
+      source: `${EXECUTED_REPO} plugins/main/bridge/bridge.go${EXECUTED}`,
+      macFromCniArgs: true,
+      runtimeConfig: ['mac'],
+      argsCni: ['mac'],
+      delegatesIpam: true,
+    },
+  ],
+  [
+    'macvlan',
+    {
+      source: `${EXECUTED_REPO} plugins/main/macvlan/macvlan.go${EXECUTED}`,
+      macFromCniArgs: true,
+      runtimeConfig: ['mac'],
+      argsCni: [],
+      delegatesIpam: true,
+    },
+  ],
+  [
+    'tuning',
+    {
+      source: `${EXECUTED_REPO} plugins/meta/tuning/tuning.go${EXECUTED}`,
+      macFromCniArgs: true,
+      runtimeConfig: ['mac'],
+      argsCni: ['mac'],
+      delegatesIpam: false,
+    },
+  ],
+  [
+    'tap',
+    { source: `${PLUGINS_REPO} plugins/main/tap/tap.go`, macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: [], delegatesIpam: true },
+  ],
   ['ipvlan', { source: `${PLUGINS_REPO} plugins/main/ipvlan/ipvlan.go`, ...none, delegatesIpam: true }],
   ['vlan', { source: `${PLUGINS_REPO} plugins/main/vlan/vlan.go`, ...none, delegatesIpam: true }],
   ['ptp', { source: `${EXECUTED_REPO} plugins/main/ptp/ptp.go${EXECUTED}`, ...none, delegatesIpam: true }],
   ['host-device', { source: `${EXECUTED_REPO} plugins/main/host-device/host-device.go${EXECUTED}`, ...none, delegatesIpam: true }],
-  ['portmap', { source: `${PLUGINS_REPO} plugins/meta/portmap/main.go`, macFromCniArgs: false, runtimeConfig: ['portMappings'], argsCni: [], delegatesIpam: false }],
-  ['bandwidth', { source: `${PLUGINS_REPO} plugins/meta/bandwidth/main.go`, macFromCniArgs: false, runtimeConfig: ['bandwidth'], argsCni: [], delegatesIpam: false }],
+  [
+    'portmap',
+    {
+      source: `${PLUGINS_REPO} plugins/meta/portmap/main.go`,
+      macFromCniArgs: false,
+      runtimeConfig: ['portMappings'],
+      argsCni: [],
+      delegatesIpam: false,
+    },
+  ],
+  [
+    'bandwidth',
+    {
+      source: `${PLUGINS_REPO} plugins/meta/bandwidth/main.go`,
+      macFromCniArgs: false,
+      runtimeConfig: ['bandwidth'],
+      argsCni: [],
+      delegatesIpam: false,
+    },
+  ],
   ['firewall', { source: `${PLUGINS_REPO} plugins/meta/firewall/firewall.go`, ...none, delegatesIpam: false }],
   ['sbr', { source: `${PLUGINS_REPO} plugins/meta/sbr/main.go`, ...none, delegatesIpam: false }],
   ['vrf', { source: `${PLUGINS_REPO} plugins/meta/vrf/main.go`, ...none, delegatesIpam: false }],
-  ['sriov', { source: 'k8snetworkplumbingwg/sriov-cni v2.10.0 pkg/types/types.go', macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: [], delegatesIpam: true }],
-  ['ib-sriov', { source: 'k8snetworkplumbingwg/ib-sriov-cni v1.3.0 pkg/types/types.go, cmd/ib-sriov-cni/main.go', macFromCniArgs: false, runtimeConfig: ['infinibandGUID'], argsCni: ['guid'], delegatesIpam: true, argsCniStringsOnly: true }],
+  [
+    'sriov',
+    {
+      source: 'k8snetworkplumbingwg/sriov-cni v2.10.0 pkg/types/types.go',
+      macFromCniArgs: true,
+      runtimeConfig: ['mac'],
+      argsCni: [],
+      delegatesIpam: true,
+    },
+  ],
+  [
+    'ib-sriov',
+    {
+      source: 'k8snetworkplumbingwg/ib-sriov-cni v1.3.0 pkg/types/types.go, cmd/ib-sriov-cni/main.go',
+      macFromCniArgs: false,
+      runtimeConfig: ['infinibandGUID'],
+      argsCni: ['guid'],
+      delegatesIpam: true,
+      argsCniStringsOnly: true,
+    },
+  ],
   ['ipoib', { source: 'Mellanox/ipoib-cni v1.2.2 cmd/ipoib/ipoib.go', ...none, delegatesIpam: true }],
-  ['ovs', { source: 'k8snetworkplumbingwg/ovs-cni v0.39.0 pkg/plugin/plugin.go', macFromCniArgs: true, runtimeConfig: [], argsCni: [], delegatesIpam: true }],
-  ['accelerated-bridge', { source: 'k8snetworkplumbingwg/accelerated-bridge-cni v0.6.0 pkg/config/config.go', macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: [], delegatesIpam: true }],
+  [
+    'ovs',
+    {
+      source: 'k8snetworkplumbingwg/ovs-cni v0.39.0 pkg/plugin/plugin.go',
+      macFromCniArgs: true,
+      runtimeConfig: [],
+      argsCni: [],
+      delegatesIpam: true,
+    },
+  ],
+  [
+    'accelerated-bridge',
+    {
+      source: 'k8snetworkplumbingwg/accelerated-bridge-cni v0.6.0 pkg/config/config.go',
+      macFromCniArgs: true,
+      runtimeConfig: ['mac'],
+      argsCni: [],
+      delegatesIpam: true,
+    },
+  ],
 ]);
 
 /** IPAM type -> facts. */
 export const IPAM_FACTS: ReadonlyMap<string, IpamFacts> = new Map<string, IpamFacts>([
-  ['static', { source: `${EXECUTED_REPO} plugins/ipam/static/main.go${EXECUTED}`, ipFromCniArgs: 'several', ipsFromRuntimeConfig: true, ipsFromArgsCni: true, needsPrefix: true, needsInRange: false, unreserved: false, combines: 'replace' }],
-  ['host-local', { source: `${EXECUTED_REPO} plugins/ipam/host-local/backend/allocator/config.go, range.go, allocator.go${EXECUTED}`, ipFromCniArgs: 'one', ipsFromRuntimeConfig: true, ipsFromArgsCni: true, needsPrefix: false, needsInRange: true, unreserved: false, combines: 'union' }],
-  ['whereabouts', { source: 'k8snetworkplumbingwg/whereabouts v0.9.4 pkg/config/config.go', ipFromCniArgs: 'several', ipsFromRuntimeConfig: false, ipsFromArgsCni: false, needsPrefix: true, needsInRange: false, unreserved: true }],
-  ['dhcp', { source: `${PLUGINS_REPO} plugins/ipam/dhcp/main.go`, ipFromCniArgs: 'no', ipsFromRuntimeConfig: false, ipsFromArgsCni: false, needsPrefix: false, needsInRange: false, unreserved: false }],
+  [
+    'static',
+    {
+      source: `${EXECUTED_REPO} plugins/ipam/static/main.go${EXECUTED}`,
+      ipFromCniArgs: 'several',
+      ipsFromRuntimeConfig: true,
+      ipsFromArgsCni: true,
+      needsPrefix: true,
+      needsInRange: false,
+      unreserved: false,
+      combines: 'replace',
+    },
+  ],
+  [
+    'host-local',
+    {
+      source: `${EXECUTED_REPO} plugins/ipam/host-local/backend/allocator/config.go, range.go, allocator.go${EXECUTED}`,
+      ipFromCniArgs: 'one',
+      ipsFromRuntimeConfig: true,
+      ipsFromArgsCni: true,
+      needsPrefix: false,
+      needsInRange: true,
+      unreserved: false,
+      combines: 'union',
+    },
+  ],
+  [
+    'whereabouts',
+    {
+      source: 'k8snetworkplumbingwg/whereabouts v0.9.4 pkg/config/config.go',
+      ipFromCniArgs: 'several',
+      ipsFromRuntimeConfig: false,
+      ipsFromArgsCni: false,
+      needsPrefix: true,
+      needsInRange: false,
+      unreserved: true,
+    },
+  ],
+  [
+    'dhcp',
+    {
+      source: `${PLUGINS_REPO} plugins/ipam/dhcp/main.go`,
+      ipFromCniArgs: 'no',
+      ipsFromRuntimeConfig: false,
+      ipsFromArgsCni: false,
+      needsPrefix: false,
+      needsInRange: false,
+      unreserved: false,
+    },
+  ],
 ]);
 
 /**
@@ -109,7 +251,10 @@ export const IPAM_FACTS: ReadonlyMap<string, IpamFacts> = new Map<string, IpamFa
  */
 export const EMPTY_IPAM_RESULT_FAILS: ReadonlyMap<string, string> = new Map([
   ['bridge', `${EXECUTED_REPO} plugins/main/bridge/bridge.go cmdAdd (executed)`],
-  ...['macvlan', 'ipvlan', 'ptp', 'host-device', 'vlan', 'tap'].map((t): [string, string] => [t, `${EXECUTED_REPO} plugins/main/${t}/${t}.go cmdAdd`]),
+  ...['macvlan', 'ipvlan', 'ptp', 'host-device', 'vlan', 'tap'].map((t): [string, string] => [
+    t,
+    `${EXECUTED_REPO} plugins/main/${t}/${t}.go cmdAdd`,
+  ]),
 ]);
 
 /**
@@ -128,12 +273,19 @@ export function parsePluginReads(entries: readonly string[]): ExtraReaders {
   for (const entry of entries) {
     const eq = entry.indexOf('=');
     const type = entry.slice(0, eq).trim();
-    const keys = entry.slice(eq + 1).split(',').map((k) => k.trim()).filter(Boolean);
+    const keys = entry
+      .slice(eq + 1)
+      .split(',')
+      .map((k) => k.trim())
+      .filter(Boolean);
     if (eq <= 0 || keys.length === 0 || type.includes('/')) {
       throw new RangeError(`--plugin-reads: invalid value ${JSON.stringify(entry)}: expected TYPE=KEY[,KEY...], e.g. my-cni=mac,ips`);
     }
     const bad = keys.find((k) => !(EXTRA_KEYS as readonly string[]).includes(k));
-    if (bad !== undefined) throw new RangeError(`--plugin-reads: unsupported key ${JSON.stringify(bad)} in ${JSON.stringify(entry)}: one of ${EXTRA_KEYS.join(', ')}`);
+    if (bad !== undefined)
+      throw new RangeError(
+        `--plugin-reads: unsupported key ${JSON.stringify(bad)} in ${JSON.stringify(entry)}: one of ${EXTRA_KEYS.join(', ')}`,
+      );
     const set = out.get(type) ?? new Set<ArgsCniKey>();
     for (const k of keys) set.add(k as ArgsCniKey);
     out.set(type, set);

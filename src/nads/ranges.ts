@@ -121,7 +121,13 @@ export function placeInRanges(address: string, ranges: readonly IpRange[]): Plac
     if (n >= c.start && n <= c.end) return { status: 'in', range: r, gateway: n === c.gateway, key: `${kind}/${n}` };
     if (!bounds) {
       const special = n === c.network ? 'network address' : kind === 'ipv4' && n === c.last ? 'broadcast address' : undefined;
-      bounds = { status: 'outside-bounds', range: r, first: fromBig(c.start, kind), last: fromBig(c.end, kind), ...(special ? { special } : {}) };
+      bounds = {
+        status: 'outside-bounds',
+        range: r,
+        first: fromBig(c.start, kind),
+        last: fromBig(c.end, kind),
+        ...(special ? { special } : {}),
+      };
     }
   }
   return bounds ?? (readable ? { status: 'no-subnet' } : { status: 'unknown' });

@@ -5,10 +5,7 @@
 import { IPAM_FACTS, PLUGIN_FACTS, type ArgsCniKey, type ExtraReaders, type IpamFacts, type Requested } from './plugins.js';
 import type { CniSummary, PluginSummary } from './types.js';
 
-export type Reach =
-  | { status: 'read'; by: string }
-  | { status: 'ignored' }
-  | { status: 'unknown'; types: string[] };
+export type Reach = { status: 'read'; by: string } | { status: 'ignored' } | { status: 'unknown'; types: string[] };
 
 type PluginReach = 'read' | 'ignored' | 'unknown';
 
@@ -92,16 +89,18 @@ export function reachOf(cni: CniSummary, key: Requested, extra: ExtraReaders): R
 
 /** Whether a `cni-args` key (merged into every plugin's args.cni) reaches a reader. */
 export function argsReachOf(cni: CniSummary, key: ArgsCniKey, extra: ExtraReaders): Reach {
-  return memoized(cni, extra, `args.${key}`, () => combine(cni, (p) => {
-    if (extra.get(p.type)?.has(key)) return 'read';
-    const facts = PLUGIN_FACTS.get(p.type);
-    if (!facts) return 'unknown';
-    if (facts.argsCni.includes(key)) return 'read';
-    if (key === 'ips' && facts.delegatesIpam && p.ipam) {
-      const ipam = IPAM_FACTS.get(p.ipam.type);
-      if (!ipam) return 'unknown';
-      return ipam.ipsFromArgsCni ? 'read' : 'ignored';
-    }
-    return 'ignored';
-  }));
+  return memoized(cni, extra, `args.${key}`, () =>
+    combine(cni, (p) => {
+      if (extra.get(p.type)?.has(key)) return 'read';
+      const facts = PLUGIN_FACTS.get(p.type);
+      if (!facts) return 'unknown';
+      if (facts.argsCni.includes(key)) return 'read';
+      if (key === 'ips' && facts.delegatesIpam && p.ipam) {
+        const ipam = IPAM_FACTS.get(p.ipam.type);
+        if (!ipam) return 'unknown';
+        return ipam.ipsFromArgsCni ? 'read' : 'ignored';
+      }
+      return 'ignored';
+    }),
+  );
 }

@@ -46,7 +46,9 @@ export function validateNadObject(obj: unknown, pathOrOptions: string | Validate
   const result = check(obj, options.path ?? '', options.resourceNameKeys ?? [RESOURCE_NAME_ANNOTATION], operation);
   if (operation !== 'UPDATE' || options.oldObject === undefined) return result;
 
-  const before = new Set(check(options.oldObject, options.path ?? '', options.resourceNameKeys ?? [RESOURCE_NAME_ANNOTATION], 'CREATE').errors.map(renderError));
+  const before = new Set(
+    check(options.oldObject, options.path ?? '', options.resourceNameKeys ?? [RESOURCE_NAME_ANNOTATION], 'CREATE').errors.map(renderError),
+  );
   const errors: FieldError[] = [];
   const warnings = [...result.warnings];
   for (const e of result.errors) {
@@ -81,7 +83,8 @@ function check(obj: unknown, base: string, resourceNameKeys: readonly string[], 
     if (!isObject(spec)) errors.push(invalid(specPath, spec, 'must be an object'));
     else if (spec.config !== undefined && spec.config !== null) {
       const configPath = child(specPath, 'config');
-      if (typeof spec.config !== 'string') errors.push(invalid(configPath, spec.config, 'must be a string holding the CNI configuration as JSON'));
+      if (typeof spec.config !== 'string')
+        errors.push(invalid(configPath, spec.config, 'must be a string holding the CNI configuration as JSON'));
       else {
         const analysis = analyzeCniConfig(spec.config, configPath);
         // Loops, not push(...list): a config with 100,000 plugins has as many errors.
@@ -93,12 +96,19 @@ function check(obj: unknown, base: string, resourceNameKeys: readonly string[], 
   return { errors, warnings };
 }
 
-function checkName(meta: Record<string, unknown>, metaPath: string, operation: Operation, errors: FieldError[], warnings: FieldError[]): void {
+function checkName(
+  meta: Record<string, unknown>,
+  metaPath: string,
+  operation: Operation,
+  errors: FieldError[],
+  warnings: FieldError[],
+): void {
   const namePath = child(metaPath, 'name');
   const name = meta.name;
   if (name === undefined || name === '') {
     // A mutating webhook sees generateName objects before the apiserver names them.
-    if (typeof meta.generateName !== 'string' || meta.generateName === '') errors.push(required(namePath, 'name or generateName is required'));
+    if (typeof meta.generateName !== 'string' || meta.generateName === '')
+      errors.push(required(namePath, 'name or generateName is required'));
     return;
   }
   if (typeof name !== 'string') {
@@ -114,7 +124,13 @@ function checkName(meta: Record<string, unknown>, metaPath: string, operation: O
   (operation === 'UPDATE' ? warnings : errors).push(problem);
 }
 
-function checkAnnotations(meta: Record<string, unknown>, annotationsPath: string, resourceNameKeys: readonly string[], errors: FieldError[], warnings: FieldError[]): void {
+function checkAnnotations(
+  meta: Record<string, unknown>,
+  annotationsPath: string,
+  resourceNameKeys: readonly string[],
+  errors: FieldError[],
+  warnings: FieldError[],
+): void {
   if (!isObject(meta.annotations)) return;
   const annotations = meta.annotations;
   // Errors carry `metadata.annotations[...]` paths; re-root them under this object's path.

@@ -103,7 +103,6 @@ interface PodRecord {
   uid: string | undefined;
 }
 
-
 interface Reservation {
   /** The address (`reservationKey`). */
   readonly address: string;
@@ -298,7 +297,9 @@ export class AddressIndex implements AddressReservations {
       const pod = podKey(c.pod);
       const network = c.scope.startsWith('network:') ? c.scope.slice(8) : '*';
       const address = reservationKey(c.kind, c.value);
-      const own = this.reservations.get(address)?.find((r) => r.network === network && samePod(r, pod, c.pod.name !== undefined, c.pod.uid));
+      const own = this.reservations
+        .get(address)
+        ?.find((r) => r.network === network && samePod(r, pod, c.pod.name !== undefined, c.pod.uid));
       if (own) {
         this.refresh(own, expires, c.pod.name ? pod : undefined, c.pod.uid);
         continue;

@@ -5,7 +5,15 @@
 // MAX_ARBITRATED_ADDRESSES_PER_POD addresses), in flight (LeaseWriteGate), and in Leases not
 // confirmed yet (globally and per namespace); the request path waits at most `timeoutMs`.
 import { setMaxListeners } from 'node:events';
-import { ListWatch, describeKubeError, transportFor, WatchedCache, type KubeCredentials, type KubeTransport, type LeaseApi } from '../kube/index.js';
+import {
+  ListWatch,
+  describeKubeError,
+  transportFor,
+  WatchedCache,
+  type KubeCredentials,
+  type KubeTransport,
+  type LeaseApi,
+} from '../kube/index.js';
 import type { HeldAddress, AddressKind } from './types.js';
 import type { PolicyLogger } from './log.js';
 import { MAX_ARBITRATED_ADDRESSES_PER_POD } from './limits.js';
@@ -47,7 +55,16 @@ export interface AddressLeases {
   acquire(addresses: readonly HeldAddress[], options: { dryRun: boolean }): Promise<LeaseOutcome[]> | undefined;
 }
 
-export type LeaseEvent = 'won' | 'lost' | 'unavailable' | 'not-claimed' | 'taken-over' | 'released' | 'swept' | 'release-failed' | 'kept-running';
+export type LeaseEvent =
+  | 'won'
+  | 'lost'
+  | 'unavailable'
+  | 'not-claimed'
+  | 'taken-over'
+  | 'released'
+  | 'swept'
+  | 'release-failed'
+  | 'kept-running';
 
 export interface AddressLeaseLimits {
   /** Addresses given a Lease per request (MAX_ARBITRATED_ADDRESSES_PER_POD). */
@@ -186,11 +203,18 @@ export class AddressLeaseStore extends WatchedCache implements AddressLeases {
     setMaxListeners(4 * wanted.length + 10, deadline);
     return Promise.all(
       wanted.map((w) =>
-        this.attempt(w, deadline, options.dryRun).catch((err: unknown): LeaseOutcome => ({
-          wanted: w,
-          result: 'unavailable',
-          reason: err instanceof GateRefused ? err.message : deadline.aborted ? `the API server did not answer within ${this.timeoutMs} ms` : describeKubeError(err),
-        })),
+        this.attempt(w, deadline, options.dryRun).catch(
+          (err: unknown): LeaseOutcome => ({
+            wanted: w,
+            result: 'unavailable',
+            reason:
+              err instanceof GateRefused
+                ? err.message
+                : deadline.aborted
+                  ? `the API server did not answer within ${this.timeoutMs} ms`
+                  : describeKubeError(err),
+          }),
+        ),
       ),
     ).then((outcomes) => {
       if (beyond > 0) outcomes.push({ wanted: all[wanted.length]!, result: 'not-claimed', count: beyond, limit: this.limits.perPod });
@@ -242,7 +266,8 @@ export class AddressLeaseStore extends WatchedCache implements AddressLeases {
       this.busy = 0;
       const done = await Promise.all(stale.map(async (c) => !(await this.runsUnseen(c, 'background')) && this.remove(c, 'swept')));
       // The log field `claims` and the message keep the words from before the rename (log queries).
-      if (this.busy > 0) this.o.logger?.warn({ claims: this.busy }, 'address claim deletes found no free call slot in time; the next sweep retries');
+      if (this.busy > 0)
+        this.o.logger?.warn({ claims: this.busy }, 'address claim deletes found no free call slot in time; the next sweep retries');
       return done.filter(Boolean).length;
     } finally {
       this.sweeping = false;
@@ -299,12 +324,17 @@ export class AddressLeaseStore extends WatchedCache implements AddressLeases {
       if (!sameHolder(existing.holder, w.holder) && (await this.runsUnseen(existing, 'request', signal))) {
         return { wanted: w, result: 'lost', holder: existing.holder, live: true };
       }
-      const deleted = await this.call('request', signal, () => api.delete(existing.name, { uid: existing.uid, resourceVersion: existing.resourceVersion }, signal));
+      const deleted = await this.call('request', signal, () =>
+        api.delete(existing.name, { uid: existing.uid, resourceVersion: existing.resourceVersion }, signal),
+      );
       if (deleted.status === 'failed') return { wanted: w, result: 'unavailable', reason: deleted.reason };
       if (deleted.status === 'deleted') {
         this.forget(existing);
         this.o.onEvent?.('taken-over');
-        this.o.logger?.info({ claim: existing.name, from: holderKey(existing.holder), to: holderKey(w.holder) }, 'took over a stale address claim');
+        this.o.logger?.info(
+          { claim: existing.name, from: holderKey(existing.holder), to: holderKey(w.holder) },
+          'took over a stale address claim',
+        );
       }
     }
     return { wanted: w, result: 'unavailable', reason: `claim ${w.name} kept changing` };
@@ -337,7 +367,9 @@ export class AddressLeaseStore extends WatchedCache implements AddressLeases {
     const lookup = this.o.holderRuns;
     if (!lookup || c.holder.kind !== 'Pod' || this.holderState(c) !== 'unconfirmed') return false;
     const signal = given ?? AbortSignal.timeout(this.writeTimeoutMs);
-    const runs = await this.call(priority, signal, () => lookup(c.holder, { kind: c.kind, value: c.address }, signal)).catch(() => undefined);
+    const runs = await this.call(priority, signal, () => lookup(c.holder, { kind: c.kind, value: c.address }, signal)).catch(
+      () => undefined,
+    );
     if (runs !== true) return false;
     this.o.onEvent?.('kept-running');
     this.o.logger?.warn(
@@ -350,7 +382,13 @@ export class AddressLeaseStore extends WatchedCache implements AddressLeases {
   private lost(w: WantedLease, c: StoredLease): LeaseOutcome {
     const state = this.holderState(c);
     if (state === 'live') return { wanted: w, result: 'lost', holder: c.holder, live: true };
-    return { wanted: w, result: 'lost', holder: c.holder, live: false, yieldsInMs: state === 'gone' ? 0 : yieldsIn(c, this.now(), this.pendingMs) };
+    return {
+      wanted: w,
+      result: 'lost',
+      holder: c.holder,
+      live: false,
+      yieldsInMs: state === 'gone' ? 0 : yieldsIn(c, this.now(), this.pendingMs),
+    };
   }
 
   private isLive(c: StoredLease): boolean {
@@ -394,14 +432,24 @@ export class AddressLeaseStore extends WatchedCache implements AddressLeases {
   private async remove(c: StoredLease, event: 'released' | 'swept'): Promise<boolean> {
     try {
       const signal = this.backgroundDeadline();
-      const r = await this.call('background', signal, () => this.o.api.delete(c.name, { uid: c.uid, resourceVersion: c.resourceVersion }, signal));
+      const r = await this.call('background', signal, () =>
+        this.o.api.delete(c.name, { uid: c.uid, resourceVersion: c.resourceVersion }, signal),
+      );
       if (r.status === 'failed') throw new Error(r.reason);
       if (r.status !== 'changed') this.forget(c);
       if (r.status === 'deleted') {
         this.o.onEvent?.(event);
         // A release is routine (every ending pod with an address; counted by onEvent): debug. A sweep is not: info.
-        if (event === 'released') this.o.logger?.debug?.({ claim: c.name, holder: holderKey(c.holder), address: c.address, scope: c.scope }, 'released an address claim');
-        else this.o.logger?.info({ claim: c.name, holder: holderKey(c.holder), address: c.address, scope: c.scope }, 'swept a stale address claim');
+        if (event === 'released')
+          this.o.logger?.debug?.(
+            { claim: c.name, holder: holderKey(c.holder), address: c.address, scope: c.scope },
+            'released an address claim',
+          );
+        else
+          this.o.logger?.info(
+            { claim: c.name, holder: holderKey(c.holder), address: c.address, scope: c.scope },
+            'swept a stale address claim',
+          );
         return true;
       }
     } catch (err) {

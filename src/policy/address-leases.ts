@@ -125,7 +125,8 @@ export const holderKey = (h: LeaseHolder): string => `${h.kind} ${h.namespace}/$
  * The same holder name: same kind, namespace and name (a Pod and a VMI of one name are two
  * holders). The uid is compared by the callers, which know whether both are set.
  */
-export const sameHolder = (a: LeaseHolder, b: LeaseHolder): boolean => a.kind === b.kind && a.namespace === b.namespace && a.name === b.name;
+export const sameHolder = (a: LeaseHolder, b: LeaseHolder): boolean =>
+  a.kind === b.kind && a.namespace === b.namespace && a.name === b.name;
 
 export const leaseScope = (c: HeldAddress & { unique: NonNullable<HeldAddress['unique']> }): string =>
   c.unique.scope === 'Cluster' ? 'cluster' : c.scope;
@@ -228,13 +229,33 @@ export function outcomeFinding(o: LeaseOutcome, requestNamespace: string): { fin
   const prefix = `policy "${u.policy}" (uniqueAddresses): `;
   if (o.result === 'lost') {
     const network = o.wanted.scope.startsWith('network:') ? o.wanted.scope.slice(8) : '*';
-    const owner = o.holder.kind === 'Pod' ? undefined : { key: o.holder.uid ?? '', label: `${o.holder.kind === 'VirtualMachineInstance' ? 'VM' : o.holder.kind} ${o.holder.namespace}/${o.holder.name}`, namespace: o.holder.namespace, kind: o.holder.kind, name: o.holder.name };
-    const who = describeHolder({ pod: `${o.holder.namespace}/${o.holder.name}`, network, ...(o.live ? {} : { expires: 0 }), ...(owner ? { owner } : {}) }, requestNamespace);
+    const owner =
+      o.holder.kind === 'Pod'
+        ? undefined
+        : {
+            key: o.holder.uid ?? '',
+            label: `${o.holder.kind === 'VirtualMachineInstance' ? 'VM' : o.holder.kind} ${o.holder.namespace}/${o.holder.name}`,
+            namespace: o.holder.namespace,
+            kind: o.holder.kind,
+            name: o.holder.name,
+          };
+    const who = describeHolder(
+      { pod: `${o.holder.namespace}/${o.holder.name}`, network, ...(o.live ? {} : { expires: 0 }), ...(owner ? { owner } : {}) },
+      requestNamespace,
+    );
     // A holder not seen yet may never come (a create that failed later, a forged review): say when
     // its Lease yields, so a pod denied by it knows a retry will pass.
-    const yields = !o.live && o.yieldsInMs !== undefined ? `; unless that pod appears, its claim yields in ${Math.max(1, Math.ceil(o.yieldsInMs / 1000))} s` : '';
+    const yields =
+      !o.live && o.yieldsInMs !== undefined
+        ? `; unless that pod appears, its claim yields in ${Math.max(1, Math.ceil(o.yieldsInMs / 1000))} s`
+        : '';
     return {
-      finding: { policy: u.policy, rule: 'uniqueAddresses', action: u.action, error: { path: u.path, type: 'Forbidden', reason: `${prefix}${u.label} is already used by ${who} (scope ${u.scope})${yields}` } },
+      finding: {
+        policy: u.policy,
+        rule: 'uniqueAddresses',
+        action: u.action,
+        error: { path: u.path, type: 'Forbidden', reason: `${prefix}${u.label} is already used by ${who} (scope ${u.scope})${yields}` },
+      },
       unavailable: false,
     };
   }
@@ -245,7 +266,11 @@ export function outcomeFinding(o: LeaseOutcome, requestNamespace: string): { fin
         policy: u.policy,
         rule: 'uniqueAddresses',
         action: 'Warn',
-        error: { path: u.path, type: 'Too many', reason: `${prefix}${o.count} addresses from here on were judged against running pods only, not claimed across replicas (at most ${o.limit} per pod are)` },
+        error: {
+          path: u.path,
+          type: 'Too many',
+          reason: `${prefix}${o.count} addresses from here on were judged against running pods only, not claimed across replicas (at most ${o.limit} per pod are)`,
+        },
       },
       unavailable: false,
     };
@@ -255,7 +280,10 @@ export function outcomeFinding(o: LeaseOutcome, requestNamespace: string): { fin
       policy: u.policy,
       rule: 'uniqueAddresses',
       action: u.action,
-      error: internal(u.path, `${prefix}${u.label} could not be claimed in the API server (${o.reason}); ${u.action === 'Enforce' ? 'retry' : 'admitted without the check across replicas'}`),
+      error: internal(
+        u.path,
+        `${prefix}${u.label} could not be claimed in the API server (${o.reason}); ${u.action === 'Enforce' ? 'retry' : 'admitted without the check across replicas'}`,
+      ),
     },
     unavailable: u.action === 'Enforce',
   };

@@ -49,11 +49,30 @@ function guidSpecial(guid: string): string | undefined {
 function macFact(mac: string, network: string, path: string): AddressFact {
   if (mac.length === 17) return { kind: 'mac', value: mac, network, path, ethernet: true, special: macSpecial(mac), label: `MAC ${mac}` };
   const guid = mac.slice(36); // bytes 12-19 of a 20-byte IPoIB address: the port GUID
-  return { kind: 'mac', value: mac, network, path, ethernet: false, guid, guidValue: guidNumber(guid), special: guidSpecial(guid), label: `IPoIB port GUID ${guid}` };
+  return {
+    kind: 'mac',
+    value: mac,
+    network,
+    path,
+    ethernet: false,
+    guid,
+    guidValue: guidNumber(guid),
+    special: guidSpecial(guid),
+    label: `IPoIB port GUID ${guid}`,
+  };
 }
 
-const guidFact = (guid: string, network: string, path: string): AddressFact =>
-  ({ kind: 'infiniband-guid', value: guid, network, path, ethernet: false, guid, guidValue: guidNumber(guid), special: guidSpecial(guid), label: `GUID ${guid}` });
+const guidFact = (guid: string, network: string, path: string): AddressFact => ({
+  kind: 'infiniband-guid',
+  value: guid,
+  network,
+  path,
+  ethernet: false,
+  guid,
+  guidValue: guidNumber(guid),
+  special: guidSpecial(guid),
+  label: `GUID ${guid}`,
+});
 
 /**
  * The hardware addresses a request asks for: top-level `mac` and `infiniband-guid`, and the same

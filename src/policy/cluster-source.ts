@@ -24,7 +24,10 @@ export class ClusterPolicySource extends WatchedCache implements PolicySource {
   private seen: Set<string> | undefined;
   private statusWrites: Promise<unknown> = Promise.resolve();
 
-  constructor(kc: KubeCredentials | undefined, private readonly options: ClusterPolicySourceOptions = {}) {
+  constructor(
+    kc: KubeCredentials | undefined,
+    private readonly options: ClusterPolicySourceOptions = {},
+  ) {
     super();
     this.store = new PolicyStore('cluster', options);
     this.transport = transportFor('ClusterPolicySource', kc, options.transport);

@@ -10,7 +10,13 @@ import { compileSelector, selectorErrors, type LabelPredicate } from './selector
 import { guidNumber, type GuidRange } from './addresses.js';
 
 export interface CompiledRules {
-  allowedNetworks?: { action: Action; ownNamespace: boolean; globalNamespaces: ReadonlySet<string>; networks: NetworkPattern[]; summary: string };
+  allowedNetworks?: {
+    action: Action;
+    ownNamespace: boolean;
+    globalNamespaces: ReadonlySet<string>;
+    networks: NetworkPattern[];
+    summary: string;
+  };
   maxAttachments?: { action: Action; max: number };
   requestedFields?: {
     action: Action;
@@ -95,7 +101,8 @@ export function compilePolicy(doc: PolicyDocument): { policy?: CompiledPolicy; e
   if (r.networkExists) rules.networkExists = { action: r.networkExists.action };
   if (r.capabilities) rules.capabilities = { action: r.capabilities.action };
   if (r.immutableNetworks) rules.immutableNetworks = { action: r.immutableNetworks.action };
-  if (r.interfaceNames) rules.interfaceNames = { action: r.interfaceNames.action ?? base, allowed: r.interfaceNames.allowed.map(compileGlob) };
+  if (r.interfaceNames)
+    rules.interfaceNames = { action: r.interfaceNames.action ?? base, allowed: r.interfaceNames.allowed.map(compileGlob) };
 
   if (errors.length) return { errors };
   const exempt = (spec.exemptNamespaces ?? []).map(compileGlob);

@@ -26,7 +26,16 @@ export function toStructural(schema: Schema): Schema {
       out[k] = Object.fromEntries(Object.entries(v as Record<string, Schema>).map(([name, s]) => [name, toStructural(s)]));
     } else if (k === 'items') {
       out[k] = toStructural(v as Schema);
-    } else if (k === '$ref' || k === 'definitions' || k === 'patternProperties' || k === 'oneOf' || k === 'anyOf' || k === 'allOf' || k === 'not' || k === 'const') {
+    } else if (
+      k === '$ref' ||
+      k === 'definitions' ||
+      k === 'patternProperties' ||
+      k === 'oneOf' ||
+      k === 'anyOf' ||
+      k === 'allOf' ||
+      k === 'not' ||
+      k === 'const'
+    ) {
       throw new Error(`keyword ${k} is not supported by the CRD derivation`);
     } else out[k] = v;
   }

@@ -62,7 +62,11 @@ function exemption(policy: string, input: PolicyInput, why: string): Finding {
     policy,
     rule: 'exemption',
     action: 'Audit',
-    error: { path: 'metadata.namespace', type: 'Forbidden', reason: `policy "${policy}" not applied: namespace "${input.namespace}" is exempt (${why})` },
+    error: {
+      path: 'metadata.namespace',
+      type: 'Forbidden',
+      reason: `policy "${policy}" not applied: namespace "${input.namespace}" is exempt (${why})`,
+    },
   };
 }
 
@@ -89,7 +93,11 @@ export function evaluatePolicies(set: PolicySet, input: PolicyInput, index?: Add
   const holders = (a: AddressFact, scope: UniquenessScope): readonly Holder[] => {
     const key = `${scope}${a.path}`;
     let found = lookups.get(key);
-    if (!found) lookups.set(key, (found = index?.conflicts(a.kind, a.value, a.network, scope, self, (options.pendingHolders ?? true) && arbitrated(a)) ?? []));
+    if (!found)
+      lookups.set(
+        key,
+        (found = index?.conflicts(a.kind, a.value, a.network, scope, self, (options.pendingHolders ?? true) && arbitrated(a)) ?? []),
+      );
     return found;
   };
   for (const p of applying) {
@@ -126,19 +134,26 @@ function regrade(f: Finding, applying: readonly CompiledPolicy[]): Finding {
 }
 
 /** What a pod will hold once admitted: every requested address, on the network it uses it on (none before it has an identity). */
-function heldAddressesOf(input: PolicyInput, addresses: () => AddressFact[], applying: readonly CompiledPolicy[], findings: readonly Finding[]): HeldAddress[] {
+function heldAddressesOf(
+  input: PolicyInput,
+  addresses: () => AddressFact[],
+  applying: readonly CompiledPolicy[],
+  findings: readonly Finding[],
+): HeldAddress[] {
   if (!rules.judgesUniqueness(input)) return [];
   const pod: HeldAddress['pod'] = { namespace: input.namespace };
   if (input.pod.name) pod.name = input.pod.name;
   if (input.pod.generateName) pod.generateName = input.pod.generateName;
   if (input.pod.uid) pod.uid = input.pod.uid;
   if (input.pod.owner) pod.owner = input.pod.owner;
-  return addresses().slice(0, MAX_ARBITRATED_ADDRESSES_PER_POD).map((a) => {
-    const held: HeldAddress = { kind: a.kind, value: a.value, scope: `network:${a.network}`, pod };
-    const unique = uniqueRuleOf(a, applying, findings);
-    if (unique) held.unique = unique;
-    return held;
-  });
+  return addresses()
+    .slice(0, MAX_ARBITRATED_ADDRESSES_PER_POD)
+    .map((a) => {
+      const held: HeldAddress = { kind: a.kind, value: a.value, scope: `network:${a.network}`, pod };
+      const unique = uniqueRuleOf(a, applying, findings);
+      if (unique) held.unique = unique;
+      return held;
+    });
 }
 
 /**
@@ -167,7 +182,10 @@ function uniqueRuleOf(a: AddressFact, applying: readonly CompiledPolicy[], findi
     const r = p.rules.uniqueAddresses;
     const scope = r?.[a.kind];
     if (!r || !scope) continue;
-    const stronger = !chosen || STRENGTH[r.action] > STRENGTH[chosen.action] || (STRENGTH[r.action] === STRENGTH[chosen.action] && scope === 'Cluster' && chosen.scope !== 'Cluster');
+    const stronger =
+      !chosen ||
+      STRENGTH[r.action] > STRENGTH[chosen.action] ||
+      (STRENGTH[r.action] === STRENGTH[chosen.action] && scope === 'Cluster' && chosen.scope !== 'Cluster');
     if (stronger) chosen = { policy: p.name, action: r.action, scope, path: a.path, label: a.label };
   }
   return chosen;

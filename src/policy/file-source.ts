@@ -76,6 +76,10 @@ export class FilePolicySource implements PolicySource {
     if (text === this.lastText) return;
     this.lastText = text;
     const { policies, errors } = loadPolicyDocuments(text, this.path);
-    this.store.replaceAll(policies, errors, errors.some((e) => e.name === undefined));
+    this.store.replaceAll(
+      policies,
+      errors,
+      errors.some((e) => e.name === undefined),
+    );
   }
 }

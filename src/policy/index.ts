@@ -5,7 +5,15 @@ export * from './document.js';
 export { validatePolicyDocument, POLICY_SCHEMA_FILE } from './schema.js';
 export { compilePolicy, type CompiledPolicy } from './compile.js';
 export { loadPolicyDocuments, loadPolicyObject, type LoadedPolicies, type PolicyLoadError } from './load.js';
-export { PolicyEngine, policySet, evaluatePolicies, strictest, EMPTY_POLICY_SET, type PolicySet, type PolicyEngineOptions } from './engine.js';
+export {
+  PolicyEngine,
+  policySet,
+  evaluatePolicies,
+  strictest,
+  EMPTY_POLICY_SET,
+  type PolicySet,
+  type PolicyEngineOptions,
+} from './engine.js';
 export { AddressIndex, podKey, type Holder, type PodAddress, type PodRef, type AddressIndexOptions } from './address-index.js';
 export { registerPolicyMetrics, type PolicyMetrics } from './metrics.js';
 export { FilePolicySource, type FilePolicySourceOptions } from './file-source.js';
@@ -18,7 +26,14 @@ export { policyCrd, renderPolicyCrd } from './crd.js';
 export type { PolicyLogger } from './log.js';
 export { DEFAULT_SHARING_OWNERS, parseSharingOwners, sharingOwnerOf, type SharingOwner } from './owner.js';
 export { apiHolderLookup, podRunsWith, type HolderLookup } from './pod-lookup.js';
-export { AddressLeaseStore, leaseSweepMs, DEFAULT_LEASE_PENDING_MS, type AddressLeases, type AddressLeaseStoreOptions, type LeaseEvent } from './address-lease-store.js';
+export {
+  AddressLeaseStore,
+  leaseSweepMs,
+  DEFAULT_LEASE_PENDING_MS,
+  type AddressLeases,
+  type AddressLeaseStoreOptions,
+  type LeaseEvent,
+} from './address-lease-store.js';
 export {
   LEASE_LABEL,
   leaseName,

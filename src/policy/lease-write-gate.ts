@@ -57,7 +57,10 @@ export class LeaseWriteGate {
   private mayStart(priority: GatePriority): boolean {
     if (this.running >= this.limits.inFlight) return false;
     if (priority === 'request') return true;
-    return this.runningBackground < (this.requests.length === 0 ? this.limits.background : Math.min(this.limits.background, this.limits.backgroundGuaranteed ?? 2));
+    return (
+      this.runningBackground <
+      (this.requests.length === 0 ? this.limits.background : Math.min(this.limits.background, this.limits.backgroundGuaranteed ?? 2))
+    );
   }
 
   private wait(priority: GatePriority, signal: AbortSignal): Promise<void> {

@@ -53,7 +53,11 @@ export function loadPolicyDocuments(text: string, origin: string): LoadedPolicie
     const { policy, error } = loadPolicyObject(data, origin, n);
     if (error) errors.push(error);
     else if (policy && names.has(policy.name)) {
-      errors.push(loadError(origin, n, policy.name, [{ path: 'metadata.name', type: 'Duplicate value', value: policy.name, reason: 'defined earlier in the same source' }]));
+      errors.push(
+        loadError(origin, n, policy.name, [
+          { path: 'metadata.name', type: 'Duplicate value', value: policy.name, reason: 'defined earlier in the same source' },
+        ]),
+      );
     } else if (policy) {
       names.add(policy.name);
       policies.push(policy);
@@ -61,7 +65,11 @@ export function loadPolicyDocuments(text: string, origin: string): LoadedPolicie
   };
   for (const doc of parseAllDocuments(text)) {
     if (doc.errors.length) {
-      errors.push(loadError(origin, position++, undefined, [{ path: '', type: 'Invalid value', value: doc.errors[0]!.message.split('\n')[0], reason: 'not valid YAML or JSON' }]));
+      errors.push(
+        loadError(origin, position++, undefined, [
+          { path: '', type: 'Invalid value', value: doc.errors[0]!.message.split('\n')[0], reason: 'not valid YAML or JSON' },
+        ]),
+      );
       continue;
     }
     const data: unknown = doc.toJS({ maxAliasCount: 100 });

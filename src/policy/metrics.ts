@@ -15,7 +15,12 @@ export interface PolicyMetrics {
 
 export function registerPolicyMetrics(registry: Registry): PolicyMetrics {
   const registers = [registry];
-  const loaded = new Gauge({ name: 'netattach_policies_loaded', help: 'Policies in force, by source.', labelNames: ['source'] as const, registers });
+  const loaded = new Gauge({
+    name: 'netattach_policies_loaded',
+    help: 'Policies in force, by source.',
+    labelNames: ['source'] as const,
+    registers,
+  });
   const invalid = new Counter({
     name: 'netattach_policy_invalid_total',
     help: 'Policy documents rejected as invalid (the previous valid version, if any, stays in force).',

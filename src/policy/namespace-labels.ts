@@ -1,7 +1,15 @@
 // Namespace labels for policy selection. The apiserver labels every namespace with
 // kubernetes.io/metadata.name; offline and file modes know only that (plus a static map).
 import type { PolicyLogger } from './log.js';
-import { ListWatch, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, transportFor, WatchedCache, type KubeTransport, type KubeCredentials } from '../kube/index.js';
+import {
+  ListWatch,
+  METADATA_ACCEPT,
+  METADATA_WATCH_ACCEPT,
+  transportFor,
+  WatchedCache,
+  type KubeTransport,
+  type KubeCredentials,
+} from '../kube/index.js';
 
 export const NAME_LABEL = 'kubernetes.io/metadata.name';
 

@@ -58,7 +58,9 @@ export function sharingOwnerOf(metadata: unknown, owners: readonly string[], nam
 export function parseSharingOwners(entries: readonly string[]): string[] {
   for (const e of entries) {
     if (!/^[a-z0-9.-]*\/[A-Z][A-Za-z0-9]*$/.test(e)) {
-      throw new RangeError(`--address-sharing-owner: invalid value ${JSON.stringify(e)}: expected group/Kind, e.g. kubevirt.io/VirtualMachineInstance`);
+      throw new RangeError(
+        `--address-sharing-owner: invalid value ${JSON.stringify(e)}: expected group/Kind, e.g. kubevirt.io/VirtualMachineInstance`,
+      );
     }
   }
   return [...new Set(entries)];

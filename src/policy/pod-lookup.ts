@@ -9,7 +9,11 @@ import type { LeaseHolder } from './address-leases.js';
 import type { AddressKind } from './types.js';
 
 /** true: the holder runs with the address; false: it does not (gone, ended, another uid or address); undefined: cannot tell. */
-export type HolderLookup = (holder: LeaseHolder, address: { kind: AddressKind; value: string }, signal: AbortSignal) => Promise<boolean | undefined>;
+export type HolderLookup = (
+  holder: LeaseHolder,
+  address: { kind: AddressKind; value: string },
+  signal: AbortSignal,
+) => Promise<boolean | undefined>;
 
 interface PodLike {
   metadata?: { namespace?: string; name?: string; uid?: string; annotations?: Record<string, string> };
@@ -21,7 +25,12 @@ interface PodLike {
  * read as the pod watch reads them (podNetworkFacts), so the answer is the one the index will give
  * once the watch catches up. A pod that finished (Succeeded, Failed) holds nothing: the watch drops it.
  */
-export function podRunsWith(obj: unknown, holder: LeaseHolder, address: { kind: AddressKind; value: string }, defaultNetworkNamespace?: string): boolean {
+export function podRunsWith(
+  obj: unknown,
+  holder: LeaseHolder,
+  address: { kind: AddressKind; value: string },
+  defaultNetworkNamespace?: string,
+): boolean {
   if (holder.kind !== 'Pod' || typeof obj !== 'object' || obj === null) return false;
   const pod = obj as PodLike;
   const md = pod.metadata;
@@ -30,12 +39,20 @@ export function podRunsWith(obj: unknown, holder: LeaseHolder, address: { kind: 
   const phase = pod.status?.phase;
   if (phase === 'Succeeded' || phase === 'Failed') return false;
   const annotations = md.annotations ?? {};
-  const facts = podNetworkFacts(md.namespace, annotations[NETWORKS_ANNOTATION], annotations[DEFAULT_NETWORK_ANNOTATION], defaultNetworkNamespace);
+  const facts = podNetworkFacts(
+    md.namespace,
+    annotations[NETWORKS_ANNOTATION],
+    annotations[DEFAULT_NETWORK_ANNOTATION],
+    defaultNetworkNamespace,
+  );
   return facts.addresses.some((a) => a.kind === address.kind && a.value === address.value);
 }
 
 /** The lookup over the API server: one GET of the holder pod, within `timeoutMs`; holders that are not pods (a VMI) are not asked. */
-export function apiHolderLookup(transport: KubeTransport, options: { defaultNetworkNamespace?: string; timeoutMs?: number } = {}): HolderLookup {
+export function apiHolderLookup(
+  transport: KubeTransport,
+  options: { defaultNetworkNamespace?: string; timeoutMs?: number } = {},
+): HolderLookup {
   const timeoutMs = options.timeoutMs ?? 2_000;
   return async (holder, address, signal) => {
     if (holder.kind !== 'Pod') return undefined;

@@ -18,7 +18,17 @@ import type { AddressIndex, PodAddress } from './address-index.js';
 import type { SharingOwner } from './owner.js';
 import type { NadUsage } from './nad-usage.js';
 import type { PolicyLogger } from './log.js';
-import { ListWatch, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, transportFor, WatchedCache, type KubeObject, type KubeTransport, type KubeCredentials, type ListWatchHandler } from '../kube/index.js';
+import {
+  ListWatch,
+  METADATA_ACCEPT,
+  METADATA_WATCH_ACCEPT,
+  transportFor,
+  WatchedCache,
+  type KubeObject,
+  type KubeTransport,
+  type KubeCredentials,
+  type ListWatchHandler,
+} from '../kube/index.js';
 
 export const LIVE_PODS_FIELD_SELECTOR = 'status.phase!=Succeeded,status.phase!=Failed';
 
@@ -37,7 +47,8 @@ export interface PodNetworkFacts {
  * the events of the pods started in the last seconds; 2 MiB held ~6 B more per pod at 150,000.
  */
 export const POD_FACTS_CACHE_BYTES = 1024 * 1024;
-const factsSize = (facts: PodNetworkFacts, key: string): number => 2 * key.length + 256 + 128 * (facts.addresses.length + facts.nads.length);
+const factsSize = (facts: PodNetworkFacts, key: string): number =>
+  2 * key.length + 256 + 128 * (facts.addresses.length + facts.nads.length);
 const factsCache = new LRUCache<string, PodNetworkFacts>({ max: 4096, maxSize: POD_FACTS_CACHE_BYTES, sizeCalculation: factsSize });
 /** Texts longer than this are read every time (a real annotation is a few hundred bytes). */
 const MAX_CACHED_TEXT = 4096;
@@ -95,7 +106,12 @@ export function indexPod(
 ): IndexedPod | undefined {
   const md = obj.metadata;
   if (!md?.namespace || !md.name) return undefined;
-  const facts = podNetworkFacts(md.namespace, md.annotations?.[NETWORKS_ANNOTATION], md.annotations?.[DEFAULT_NETWORK_ANNOTATION], defaultNetworkNamespace);
+  const facts = podNetworkFacts(
+    md.namespace,
+    md.annotations?.[NETWORKS_ANNOTATION],
+    md.annotations?.[DEFAULT_NETWORK_ANNOTATION],
+    defaultNetworkNamespace,
+  );
   const ref: IndexedPod = { namespace: md.namespace, name: md.name };
   if (md.uid) ref.uid = md.uid;
   const owner = facts.addresses.length ? sharingOwnerOf(md, sharingOwners, md.namespace) : undefined;
@@ -158,12 +174,12 @@ export class PodAddressSource extends WatchedCache {
         remove: (o) => {
           unindexPod(index, o, options.usage);
           const md = o.metadata;
-          if (options.onRemove && md?.namespace && md.name) options.onRemove({ namespace: md.namespace, name: md.name, ...(md.uid ? { uid: md.uid } : {}) });
+          if (options.onRemove && md?.namespace && md.name)
+            options.onRemove({ namespace: md.namespace, name: md.name, ...(md.uid ? { uid: md.uid } : {}) });
           options.observer?.remove(o);
         },
         resynced: () => (index.endResync(), options.usage?.endResync(), options.observer?.resynced()),
       },
     });
   }
-
 }

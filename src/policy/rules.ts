@@ -33,7 +33,15 @@ export function allowedNetworks(r: NonNullable<CompiledRules['allowedNetworks']>
     if (r.ownNamespace && namespace === ns) continue;
     if (r.globalNamespaces.has(namespace)) continue;
     if (r.networks.some((p) => p.matches(namespace, name))) continue;
-    out.push(finding(ctx, 'allowedNetworks', r.action, n.path, `network "${namespace}/${name}" is not allowed for pods in namespace "${ns}" (allowed: ${r.summary})`));
+    out.push(
+      finding(
+        ctx,
+        'allowedNetworks',
+        r.action,
+        n.path,
+        `network "${namespace}/${name}" is not allowed for pods in namespace "${ns}" (allowed: ${r.summary})`,
+      ),
+    );
   }
   return out;
 }
@@ -84,7 +92,11 @@ export function hardwareAddresses(r: NonNullable<CompiledRules['hardwareAddresse
     if (r.forbidSpecialValues && a.special) text = `${a.label} is ${a.special}`;
     else if (a.ethernet && r.macPrefixes.length && !r.macPrefixes.some((p) => a.value.startsWith(p))) {
       text = `${a.label} does not start with an allowed prefix (${r.macPrefixes.join(', ')})`;
-    } else if (a.guidValue !== undefined && r.guidRanges.length && !r.guidRanges.some((g) => a.guidValue! >= g.from && a.guidValue! <= g.to)) {
+    } else if (
+      a.guidValue !== undefined &&
+      r.guidRanges.length &&
+      !r.guidRanges.some((g) => a.guidValue! >= g.from && a.guidValue! <= g.to)
+    ) {
       text = `${a.label} is outside the allowed ranges ${r.guidRanges.map((g) => g.text).join(', ')}`;
     }
     if (text) out.push(finding(ctx, 'hardwareAddresses', r.action, a.path, text));
@@ -140,7 +152,15 @@ export function uniqueAddresses(r: NonNullable<CompiledRules['uniqueAddresses']>
     }
     const holders = ctx.holders(a, scope);
     if (holders.length) {
-      out.push(finding(ctx, 'uniqueAddresses', r.action, a.path, `${a.label} is already used by ${describeHolder(holders[0]!, input.namespace)} (scope ${scope})`));
+      out.push(
+        finding(
+          ctx,
+          'uniqueAddresses',
+          r.action,
+          a.path,
+          `${a.label} is already used by ${describeHolder(holders[0]!, input.namespace)} (scope ${scope})`,
+        ),
+      );
     }
   }
   return out;
@@ -151,12 +171,28 @@ export function interfaceNames(r: NonNullable<CompiledRules['interfaceNames']>, 
   for (const n of ctx.input.networks) {
     const name = n.selection.interface;
     if (typeof name !== 'string' || r.allowed.some((g) => g.matches(name))) continue;
-    out.push(finding(ctx, 'interfaceNames', r.action, child(n.path, 'interface'), `interface name "${name}" does not match ${r.allowed.map((g) => JSON.stringify(g.source)).join(', ')}`));
+    out.push(
+      finding(
+        ctx,
+        'interfaceNames',
+        r.action,
+        child(n.path, 'interface'),
+        `interface name "${name}" does not match ${r.allowed.map((g) => JSON.stringify(g.source)).join(', ')}`,
+      ),
+    );
   }
   return out;
 }
 
 export function immutableNetworks(r: NonNullable<CompiledRules['immutableNetworks']>, ctx: RuleContext): Finding[] {
   if (!ctx.input.change) return [];
-  return [finding(ctx, 'immutableNetworks', r.action, ctx.input.annotationPath, 'the networks of a running pod may not be changed (no NIC hotplug)')];
+  return [
+    finding(
+      ctx,
+      'immutableNetworks',
+      r.action,
+      ctx.input.annotationPath,
+      'the networks of a running pod may not be changed (no NIC hotplug)',
+    ),
+  ];
 }

@@ -13,8 +13,10 @@ export function selectorErrors(selector: LabelSelector | undefined, path: string
   (selector?.matchExpressions ?? []).forEach((e, i) => {
     const p = child(index(child(path, 'matchExpressions'), i), 'values');
     const n = e.values?.length ?? 0;
-    if ((e.operator === 'In' || e.operator === 'NotIn') && n === 0) errors.push(required(p, `must be specified when operator is ${e.operator}`));
-    if ((e.operator === 'Exists' || e.operator === 'DoesNotExist') && n > 0) errors.push(forbidden(p, `may not be specified when operator is ${e.operator}`));
+    if ((e.operator === 'In' || e.operator === 'NotIn') && n === 0)
+      errors.push(required(p, `must be specified when operator is ${e.operator}`));
+    if ((e.operator === 'Exists' || e.operator === 'DoesNotExist') && n > 0)
+      errors.push(forbidden(p, `may not be specified when operator is ${e.operator}`));
   });
   return errors;
 }

@@ -91,7 +91,10 @@ export class PolicyStore {
 
   private report(e: PolicyLoadError): void {
     const kept = e.name !== undefined && this.byName.has(e.name);
-    this.options.logger?.warn({ source: this.source, policy: e.name, kept }, `${e.message}; ignored${kept ? ', the previous valid version stays in force' : ''}`);
+    this.options.logger?.warn(
+      { source: this.source, policy: e.name, kept },
+      `${e.message}; ignored${kept ? ', the previous valid version stays in force' : ''}`,
+    );
     this.options.metrics?.invalid(this.source, e.name);
   }
 

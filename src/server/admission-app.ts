@@ -15,7 +15,6 @@ import { secureContextOptions, type TlsMaterial } from './tls.js';
 import type { ConnectionLimits } from './types.js';
 import { containersFor, DEFAULT_ANSWER_DRAIN_MS, DEFAULT_INFLIGHT_BYTES, InflightBytes, jsonShapeProblem, MAX_BODY_DEPTH } from './body.js';
 
-
 const FIRST_REQUEST = Symbol('netattach.firstRequest');
 
 export const CONNECTION_LIMITS: ConnectionLimits = {
@@ -55,8 +54,7 @@ export interface Drain {
 export type AdmissionApp = FastifyInstance<https.Server>;
 
 /** Whether JSON text could hold a `__proto__` or `constructor` key, escaped or not. */
-export const mayBePoisoned = (text: string): boolean =>
-  text.includes('__proto__') || text.includes('constructor') || text.includes('\\u');
+export const mayBePoisoned = (text: string): boolean => text.includes('__proto__') || text.includes('constructor') || text.includes('\\u');
 
 /** The `endpoint` label of a refused request: its route, or `other` (no route matched). */
 export const routeLabel = (route: string | undefined): string => (route === '/mutate' || route === '/validate' ? route : 'other');
@@ -176,7 +174,13 @@ export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
       try {
         secureJson.scan(parsed as Record<string, unknown>, { protoAction: 'error', constructorAction: 'error' });
       } catch {
-        return done(refuse(400, 'NETATTACH_PROTOTYPE_POISONING', 'the body holds a "__proto__" key or a "constructor" with a "prototype" (prototype poisoning): refused'));
+        return done(
+          refuse(
+            400,
+            'NETATTACH_PROTOTYPE_POISONING',
+            'the body holds a "__proto__" key or a "constructor" with a "prototype" (prototype poisoning): refused',
+          ),
+        );
       }
     }
     return done(null, parsed);
@@ -215,7 +219,9 @@ export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
       if (!inflight.add(arrival, chunk.length)) finish(refuse(503, 'NETATTACH_BUSY', 'too many request bodies arriving at once: retry'));
     };
     payload.on('data', onData);
-    payload.on('error', (err: Error) => finish(refuse(400, 'NETATTACH_BODY_ABORTED', `the request body could not be read: ${err.message}`)));
+    payload.on('error', (err: Error) =>
+      finish(refuse(400, 'NETATTACH_BODY_ABORTED', `the request body could not be read: ${err.message}`)),
+    );
     // 'close' follows 'end' on every request: the error (and its stack trace, 28 µs of a cold call)
     // is made only when the body really was cut short.
     payload.on('close', () => settled || finish(refuse(400, 'NETATTACH_BODY_ABORTED', 'the request body was not completed')));
@@ -233,7 +239,8 @@ export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
   /** The answer to a failed request: counted, logged, and the body sent (by fastify or the fast path). */
   const failure = (err: FastifyError, route: string | undefined, url: string): { status: number; body: Record<string, unknown> } => {
     // 4xx, and the 503 of a body cut or refused for room (body.ts), are the client's; anything else is ours.
-    const status = err.statusCode !== undefined && ((err.statusCode >= 400 && err.statusCode < 500) || err.statusCode === 503) ? err.statusCode : 500;
+    const status =
+      err.statusCode !== undefined && ((err.statusCode >= 400 && err.statusCode < 500) || err.statusCode === 503) ? err.statusCode : 500;
     // A label value from a fixed set: the raw path is the client's, and one series per unique
     // path grew the registry without bound (finding 1 of issue 15).
     const endpoint = routeLabel(route);
@@ -250,7 +257,9 @@ export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
     return reply.code(status).send(body);
   });
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ error: `no route ${request.method} ${shortUrl(request.url)}: use POST /mutate or POST /validate`, statusCode: 404 }),
+    reply
+      .code(404)
+      .send({ error: `no route ${request.method} ${shortUrl(request.url)}: use POST /mutate or POST /validate`, statusCode: 404 }),
   );
 
   type Reply = { code: (n: number) => { send: (b: unknown) => unknown } };
@@ -286,7 +295,8 @@ export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
   };
   function fastPath(req: IncomingMessage, res: ServerResponse): boolean {
     const length = req.headers['content-length'];
-    if (req.method !== 'POST' || req.headers['content-type'] !== 'application/json' || length === undefined || !/^[1-9]\d*$/.test(length)) return false;
+    if (req.method !== 'POST' || req.headers['content-type'] !== 'application/json' || length === undefined || !/^[1-9]\d*$/.test(length))
+      return false;
     if (req.headers['transfer-encoding'] !== undefined || req.headers.expect !== undefined) return false;
     const url = req.url ?? '';
     const q = url.indexOf('?');

@@ -1,7 +1,7 @@
 // The apiserver sends its remaining patience as `?timeout=10s` (a Go duration). NAD lookups must
 // finish well before it, leaving time to review, serialize and send the answer.
 
-const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, 'µs': 0.001, ns: 0.000001 };
+const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, µs: 0.001, ns: 0.000001 };
 
 /** Parses a Go duration (`10s`, `1m30s`, `500ms`); undefined when it is not one. */
 export function parseGoDuration(text: string): number | undefined {

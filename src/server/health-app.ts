@@ -55,7 +55,9 @@ export function watchCheck(what: string, source: WatchHealth, now: () => number 
     const since = source.staleSince?.();
     if (since === undefined) return true;
     const age = Math.max(0, Math.round((now() - since) / 1000));
-    return { degraded: `${what} failing since ${new Date(since).toISOString()} (stale for ${age} s): ${failure?.message ?? 'reconnecting'}; answering from the cache` };
+    return {
+      degraded: `${what} failing since ${new Date(since).toISOString()} (stale for ${age} s): ${failure?.message ?? 'reconnecting'}; answering from the cache`,
+    };
   };
 }
 
@@ -64,7 +66,13 @@ export function verboseText(r: Readiness): string {
   const lines = Object.entries(r.checks).map(([name, c]) =>
     c.ok ? `[+]${name} ok${c.degraded ? ` (degraded: ${c.degraded})` : ''}` : `[-]${name} failed: ${c.reason ?? 'not ready'}`,
   );
-  lines.push(r.ready ? (r.degraded.length ? `readyz check passed (degraded: ${r.degraded.join(', ')})` : 'readyz check passed') : 'readyz check failed');
+  lines.push(
+    r.ready
+      ? r.degraded.length
+        ? `readyz check passed (degraded: ${r.degraded.join(', ')})`
+        : 'readyz check passed'
+      : 'readyz check failed',
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -109,10 +117,17 @@ function limitedServer(limits: HealthLimits) {
       clearTimeout(timer);
       waiting.delete(socket);
     };
-    const server = http.createServer({ connectionsCheckingInterval: limits.checkIntervalMs, requestTimeout: limits.requestTimeoutMs, headersTimeout: limits.requestTimeoutMs }, (req, res) => {
-      served(req.socket);
-      handler(req, res);
-    });
+    const server = http.createServer(
+      {
+        connectionsCheckingInterval: limits.checkIntervalMs,
+        requestTimeout: limits.requestTimeoutMs,
+        headersTimeout: limits.requestTimeoutMs,
+      },
+      (req, res) => {
+        served(req.socket);
+        handler(req, res);
+      },
+    );
     server.keepAliveTimeout = limits.keepAliveTimeoutMs;
     server.maxConnections = limits.maxConnections;
     server.on('connection', (socket: Socket) => {
@@ -144,7 +159,8 @@ export function createHealthApp(options: HealthAppOptions & { limits?: Partial<H
     const r = readiness(options.checks());
     const code = r.ready ? 200 : 503;
     // `?verbose`: one line per check, as the kube-apiserver prints its own.
-    if ((request.query as Record<string, unknown> | undefined)?.verbose !== undefined) return reply.code(code).type('text/plain; charset=utf-8').send(verboseText(r));
+    if ((request.query as Record<string, unknown> | undefined)?.verbose !== undefined)
+      return reply.code(code).type('text/plain; charset=utf-8').send(verboseText(r));
     return reply.code(code).send(r);
   });
   app.get('/metrics', async (_request, reply) => {

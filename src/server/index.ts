@@ -1,5 +1,15 @@
 export { createServer, type WebhookServer } from './server.js';
-export type { AdmissionCore, BackgroundTask, ConnectionLimits, DraSource, ServerDeps, ServerOptions, TlsFiles, ReadinessCheck, WatchHealth } from './types.js';
+export type {
+  AdmissionCore,
+  BackgroundTask,
+  ConnectionLimits,
+  DraSource,
+  ServerDeps,
+  ServerOptions,
+  TlsFiles,
+  ReadinessCheck,
+  WatchHealth,
+} from './types.js';
 export { createLogger, LOG_LEVELS, type LogLevel } from './logger.js';
 export { handleReview, internalErrorReview, type PipelineDeps, type PipelineResult } from './pipeline.js';
 export { createMetrics, type ServerMetrics } from './metrics.js';

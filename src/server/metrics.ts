@@ -11,8 +11,16 @@ export type LookupOutcome = 'hit' | 'fetched' | 'not-found' | 'not-found-remembe
 // Label values come from requests: anything outside these sets is counted as `other`, so a
 // client cannot grow the number of series without bound.
 const KINDS = new Set([
-  'Pod', 'Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob', 'ReplicationController',
-  'PodTemplate', 'NetworkAttachmentDefinition',
+  'Pod',
+  'Deployment',
+  'ReplicaSet',
+  'StatefulSet',
+  'DaemonSet',
+  'Job',
+  'CronJob',
+  'ReplicationController',
+  'PodTemplate',
+  'NetworkAttachmentDefinition',
 ]);
 const OPERATIONS = new Set(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
 export const boundedKind = (kind: unknown): string => (typeof kind === 'string' && KINDS.has(kind) ? kind : 'other');
@@ -33,7 +41,11 @@ export interface ServerMetrics {
 }
 
 /** `registry`: one the wiring already registered its own metrics in (policy sources, index). */
-export function createMetrics(nadSource: () => NadSource | undefined, registry = new Registry(), watches: Record<string, WatchHealth> = {}): ServerMetrics {
+export function createMetrics(
+  nadSource: () => NadSource | undefined,
+  registry = new Registry(),
+  watches: Record<string, WatchHealth> = {},
+): ServerMetrics {
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
   new Gauge({

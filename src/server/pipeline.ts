@@ -3,14 +3,7 @@
 // addresses judged unique) take Leases on them in the API server, which may change the answer. Every
 // well-formed review gets an answer; only malformed HTTP input is refused (400).
 import type { Logger } from 'pino';
-import type {
-  AdmissionApiVersion,
-  AdmissionConfig,
-  AdmissionRequest,
-  AdmissionReview,
-  Decision,
-  Endpoint,
-} from '../admission/index.js';
+import type { AdmissionApiVersion, AdmissionConfig, AdmissionRequest, AdmissionReview, Decision, Endpoint } from '../admission/index.js';
 import { nadKey, type NadLookup, type NadSource, MAX_NAD_FETCHES_PER_REVIEW, NAD_FETCHES_IN_PARALLEL_PER_REVIEW } from '../nads/index.js';
 import type { AddressReservations, PolicyEvaluator, AddressLeases, LeaseOutcome } from '../policy/index.js';
 import { settleAddressLeases } from './address-leases.js';
@@ -46,7 +39,11 @@ const NO_TEMPLATES: Templates = new Map();
  * ResourceClaimTemplates a Pod CREATE draws claims from that the cache does not hold (created a
  * moment ago?): read before the review. Empty for every pod without explicit-claim networks.
  */
-function templatesToRead(request: AdmissionRequest, resolved: ReadonlyMap<string, NadLookup>, deps: PipelineDeps): Array<{ namespace: string; name: string }> {
+function templatesToRead(
+  request: AdmissionRequest,
+  resolved: ReadonlyMap<string, NadLookup>,
+  deps: PipelineDeps,
+): Array<{ namespace: string; name: string }> {
   const dra = deps.dra;
   if (!dra?.lookup || !request.namespace || !isPodCreate(request)) return [];
   let names: Set<string> | undefined;
@@ -59,12 +56,19 @@ function templatesToRead(request: AdmissionRequest, resolved: ReadonlyMap<string
   return names ? [...names].map((name) => ({ namespace, name })) : [];
 }
 
-async function readTemplates(refs: ReadonlyArray<{ namespace: string; name: string }>, budgetMs: number | (() => number), deps: PipelineDeps): Promise<Templates> {
+async function readTemplates(
+  refs: ReadonlyArray<{ namespace: string; name: string }>,
+  budgetMs: number | (() => number),
+  deps: PipelineDeps,
+): Promise<Templates> {
   const ms = Math.max(1, typeof budgetMs === 'function' ? budgetMs() : budgetMs);
   const out = new Map<string, TemplateLookup>();
   // Past the per-review bound, no GET: unavailable (503, retryable), never read as absent.
   for (const r of refs.slice(TEMPLATE_LIMITS.perReview)) {
-    out.set(nadKey(r.namespace, r.name), { status: 'unavailable', reason: `more than ${TEMPLATE_LIMITS.perReview} ResourceClaimTemplates to look up in one review` });
+    out.set(nadKey(r.namespace, r.name), {
+      status: 'unavailable',
+      reason: `more than ${TEMPLATE_LIMITS.perReview} ResourceClaimTemplates to look up in one review`,
+    });
   }
   await Promise.all(
     refs.slice(0, TEMPLATE_LIMITS.perReview).map(async (r) => {
@@ -86,7 +90,12 @@ const message = (err: unknown): string => (err instanceof Error ? err.message : 
  * Looks a NAD missing from the cache up (a GET, or the source's memory of absent NADs), giving up
  * (as `unavailable`) when the budget runs out.
  */
-async function lookupWithin(source: NadSource, namespace: string, name: string, signal: Promise<NadLookup>): Promise<[NadLookup, LookupOutcome]> {
+async function lookupWithin(
+  source: NadSource,
+  namespace: string,
+  name: string,
+  signal: Promise<NadLookup>,
+): Promise<[NadLookup, LookupOutcome]> {
   let result: NadLookup;
   try {
     result = await Promise.race([source.lookup(namespace, name), signal]);
@@ -102,7 +111,10 @@ async function lookupWithin(source: NadSource, namespace: string, name: string, 
  * The common case: every NAD is in the cache. Answered without a timer or a promise; undefined
  * when one is missing.
  */
-function resolveFromCache(unique: ReadonlyMap<string, { namespace: string; name: string }>, deps: PipelineDeps): Map<string, NadLookup> | undefined {
+function resolveFromCache(
+  unique: ReadonlyMap<string, { namespace: string; name: string }>,
+  deps: PipelineDeps,
+): Map<string, NadLookup> | undefined {
   const resolved = new Map<string, NadLookup>();
   for (const [key, ref] of unique) {
     const nad = deps.nadSource.get(ref.namespace, ref.name);
@@ -162,7 +174,10 @@ async function resolveNads(
     }
   };
   try {
-    await Promise.all([...cachedAt.map((i) => lookUp(i, true)), ...Array.from({ length: Math.min(NAD_FETCHES_IN_PARALLEL_PER_REVIEW, fetchedAt.length) }, worker)]);
+    await Promise.all([
+      ...cachedAt.map((i) => lookUp(i, true)),
+      ...Array.from({ length: Math.min(NAD_FETCHES_IN_PARALLEL_PER_REVIEW, fetchedAt.length) }, worker),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -212,7 +227,9 @@ function logFailedLookups(
       notFoundCount: notFound.length,
       notLookedUp,
     },
-    notLookedUp > 0 ? `NAD lookups capped at ${MAX_NAD_FETCHES_PER_REVIEW} per review; the rest answered unavailable` : 'NAD lookups failed',
+    notLookedUp > 0
+      ? `NAD lookups capped at ${MAX_NAD_FETCHES_PER_REVIEW} per review; the rest answered unavailable`
+      : 'NAD lookups failed',
   );
 }
 
@@ -244,7 +261,11 @@ export function internalErrorReview(apiVersion: AdmissionApiVersion, uid: string
     response: {
       uid,
       allowed: false,
-      status: { code: 500, reason: 'InternalError', message: `netattach could not review this request (internal error, uid ${uid}); see the webhook log` },
+      status: {
+        code: 500,
+        reason: 'InternalError',
+        message: `netattach could not review this request (internal error, uid ${uid}); see the webhook log`,
+      },
     },
   };
 }
@@ -254,7 +275,11 @@ function observedErrorReview(apiVersion: AdmissionApiVersion, uid: string): Admi
   return {
     apiVersion,
     kind: 'AdmissionReview',
-    response: { uid, allowed: true, warnings: [`netattach observe mode: could not review this request (internal error, uid ${uid}); admitted unchanged`] },
+    response: {
+      uid,
+      allowed: true,
+      warnings: [`netattach observe mode: could not review this request (internal error, uid ${uid}); admitted unchanged`],
+    },
   };
 }
 
@@ -275,7 +300,12 @@ function objectName(request: AdmissionRequest): string | undefined {
  * when a NAD is not in the cache). Synchronous when every NAD is cached (the hot path of every pod
  * create): no promise, no timer.
  */
-export function handleReview(body: unknown, endpoint: Endpoint, budgetMs: number | (() => number), deps: PipelineDeps): PipelineResult | Promise<PipelineResult> {
+export function handleReview(
+  body: unknown,
+  endpoint: Endpoint,
+  budgetMs: number | (() => number),
+  deps: PipelineDeps,
+): PipelineResult | Promise<PipelineResult> {
   const started = performance.now();
   const decoded = deps.core.decodeReview(body);
   if (!decoded.ok) return { status: 400, error: decoded.error };
@@ -323,9 +353,16 @@ type Answer = { review: AdmissionReview; decision: Decision | undefined; wouldDe
  * the pod's name and uid (the mutating call judged the index only). A lost or failed Lease
  * releases the reservation and re-answers with the Lease's findings.
  */
-function arbitrate(deps: PipelineDeps, request: AdmissionRequest, apiVersion: AdmissionApiVersion, endpoint: Endpoint, answer: Answer): Answer | Promise<Answer> {
+function arbitrate(
+  deps: PipelineDeps,
+  request: AdmissionRequest,
+  apiVersion: AdmissionApiVersion,
+  endpoint: Endpoint,
+  answer: Answer,
+): Answer | Promise<Answer> {
   const { decision } = answer;
-  if (!deps.addressLeases || endpoint !== 'validate' || !decision?.allowed || !isPodCreate(request) || decision.addresses.length === 0) return answer;
+  if (!deps.addressLeases || endpoint !== 'validate' || !decision?.allowed || !isPodCreate(request) || decision.addresses.length === 0)
+    return answer;
   const pending = deps.addressLeases.acquire(decision.addresses, { dryRun: request.dryRun === true });
   if (!pending) return answer;
   return pending.then((outcomes) => {
@@ -392,7 +429,9 @@ function decide(
     if (problem) throw new Error(`invalid response from the admission core: ${problem}`);
     if (observing) return { review, decision, wouldDeny: judged };
     const arbitrated = arbitrate(deps, request, apiVersion, endpoint, { review, decision });
-    return arbitrated instanceof Promise ? arbitrated.catch((err: unknown) => failed(deps, request, apiVersion, endpoint, err)) : arbitrated;
+    return arbitrated instanceof Promise
+      ? arbitrated.catch((err: unknown) => failed(deps, request, apiVersion, endpoint, err))
+      : arbitrated;
   } catch (err) {
     return failed(deps, request, apiVersion, endpoint, err);
   }
@@ -418,7 +457,14 @@ function failed(deps: PipelineDeps, request: AdmissionRequest, apiVersion: Admis
   return { review: internalErrorReview(apiVersion, request.uid), decision: undefined };
 }
 
-function finish(deps: PipelineDeps, request: AdmissionRequest, _apiVersion: AdmissionApiVersion, endpoint: Endpoint, started: number, { review, decision, wouldDeny }: Answer): PipelineResult {
+function finish(
+  deps: PipelineDeps,
+  request: AdmissionRequest,
+  _apiVersion: AdmissionApiVersion,
+  endpoint: Endpoint,
+  started: number,
+  { review, decision, wouldDeny }: Answer,
+): PipelineResult {
   const result = resultOf(review);
   const seconds = (performance.now() - started) / 1000;
   deps.metrics.reviews.inc({ endpoint, operation: boundedOperation(request.operation), kind: boundedKind(request.kind?.kind), result });
@@ -428,7 +474,8 @@ function finish(deps: PipelineDeps, request: AdmissionRequest, _apiVersion: Admi
     logDecision(deps, request, endpoint, decision, result);
   }
   if (wouldDeny) logWouldDeny(deps, request, endpoint, wouldDeny);
-  if (deps.logger.isLevelEnabled('debug')) deps.logger.debug({ ...who(request, endpoint), result, ms: Math.round(seconds * 1e4) / 10 }, 'reviewed');
+  if (deps.logger.isLevelEnabled('debug'))
+    deps.logger.debug({ ...who(request, endpoint), result, ms: Math.round(seconds * 1e4) / 10 }, 'reviewed');
   return { status: 200, review };
 }
 
@@ -450,14 +497,20 @@ function who(request: AdmissionRequest, endpoint: Endpoint): Record<string, unkn
 
 function logWouldDeny(deps: PipelineDeps, request: AdmissionRequest, endpoint: Endpoint, decision: Decision): void {
   const rules = [...new Set(decision.findings.filter((f) => f.action === 'Enforce').map((f) => f.rule))];
-  for (const reason of rules.length > 0 ? rules : [decision.code === 503 ? 'unavailable' : decision.code === 500 ? 'internal' : 'validation']) deps.metrics.wouldDeny.inc({ reason });
+  for (const reason of rules.length > 0
+    ? rules
+    : [decision.code === 503 ? 'unavailable' : decision.code === 500 ? 'internal' : 'validation'])
+    deps.metrics.wouldDeny.inc({ reason });
   deps.logger.info({ ...who(request, endpoint), rules, reasons: decision.errors.map(renderError) }, 'would deny (observe mode); admitted');
 }
 
 function logDecision(deps: PipelineDeps, request: AdmissionRequest, endpoint: Endpoint, decision: Decision, result: ReviewResult): void {
   if (result === 'error') {
     // The core caught an exception itself (its internalError decision): logged and counted like one thrown here.
-    deps.logger.error({ ...who(request, endpoint), err: decision.errors.map(renderError).join('; ') }, 'review failed; denied with code 500');
+    deps.logger.error(
+      { ...who(request, endpoint), err: decision.errors.map(renderError).join('; ') },
+      'review failed; denied with code 500',
+    );
     deps.metrics.denials.inc({ reason: 'internal' });
     return;
   }
@@ -466,13 +519,21 @@ function logDecision(deps: PipelineDeps, request: AdmissionRequest, endpoint: En
   // denied it; an admitting mutating call's audits are counted (findings), not logged. On the
   // decision's own line when it has one (a line per pod less for every denial: issue 28).
   const audits =
-    (endpoint === 'validate' || result === 'denied') && decision.audits.length > 0 ? decision.audits.map((f) => `${f.policy}/${f.rule}: ${renderError(f.error)}`) : undefined;
+    (endpoint === 'validate' || result === 'denied') && decision.audits.length > 0
+      ? decision.audits.map((f) => `${f.policy}/${f.rule}: ${renderError(f.error)}`)
+      : undefined;
   if (result === 'denied') {
     const rules = [...new Set(decision.findings.filter((f) => f.action === 'Enforce').map((f) => f.rule))];
     for (const reason of rules.length > 0 ? rules : ['validation']) deps.metrics.denials.inc({ reason });
-    deps.logger.info({ ...who(request, endpoint), rules, reasons: decision.errors.map(renderError), ...(audits ? { audits } : {}) }, 'denied');
+    deps.logger.info(
+      { ...who(request, endpoint), rules, reasons: decision.errors.map(renderError), ...(audits ? { audits } : {}) },
+      'denied',
+    );
   } else if (decision.warnings.length > 0) {
-    deps.logger.info({ ...who(request, endpoint), warnings: decision.warnings.map(warningText), ...(audits ? { audits } : {}) }, 'admitted with warnings');
+    deps.logger.info(
+      { ...who(request, endpoint), warnings: decision.warnings.map(warningText), ...(audits ? { audits } : {}) },
+      'admitted with warnings',
+    );
   } else if (audits) {
     deps.logger.info({ ...who(request, endpoint), audits }, 'audit findings');
   }

@@ -86,7 +86,10 @@ export async function createServer(options: ServerOptions, deps: ServerDeps): Pr
     onTlsError: (err, socket) => {
       metrics.tlsHandshakeFailures.inc();
       tlsFailures((suppressed) =>
-        logger.warn({ err: err.message.slice(0, 300), code: err.code, remote: socket.remoteAddress, notLogged: suppressed }, 'TLS handshake failed'),
+        logger.warn(
+          { err: err.message.slice(0, 300), code: err.code, remote: socket.remoteAddress, notLogged: suppressed },
+          'TLS handshake failed',
+        ),
       );
     },
     logger,
@@ -127,9 +130,17 @@ export async function createServer(options: ServerOptions, deps: ServerDeps): Pr
     servingSerial: () => reloader.material.info.serial,
 
     async listen() {
-      await app.listen({ host: options.host, port: options.port, listenTextResolver: (a) => `admission webhook (HTTPS) listening at ${a.replace(/^http:/, 'https:')}` });
+      await app.listen({
+        host: options.host,
+        port: options.port,
+        listenTextResolver: (a) => `admission webhook (HTTPS) listening at ${a.replace(/^http:/, 'https:')}`,
+      });
       try {
-        await health.listen({ host: options.host, port: options.healthPort, listenTextResolver: (a) => `health and metrics (HTTP) listening at ${a}` });
+        await health.listen({
+          host: options.host,
+          port: options.healthPort,
+          listenTextResolver: (a) => `health and metrics (HTTP) listening at ${a}`,
+        });
       } catch (err) {
         await app.close();
         throw err;
@@ -172,7 +183,11 @@ export async function createServer(options: ServerOptions, deps: ServerDeps): Pr
       drain.draining = true;
       const quietMs = options.drainQuietMs ?? 0;
       const quietBound = started + options.shutdownGraceMs / 2;
-      for (let wait = drain.lastRequestAt + quietMs - Date.now(); wait > 0 && Date.now() < quietBound; wait = drain.lastRequestAt + quietMs - Date.now()) {
+      for (
+        let wait = drain.lastRequestAt + quietMs - Date.now();
+        wait > 0 && Date.now() < quietBound;
+        wait = drain.lastRequestAt + quietMs - Date.now()
+      ) {
         await new Promise((r) => setTimeout(r, Math.min(wait, quietBound - Date.now())));
       }
       try {

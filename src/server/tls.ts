@@ -38,7 +38,10 @@ export const TLS12_CIPHERS = [
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-export async function loadTlsMaterial(files: TlsFiles, now = new Date()): Promise<{ ok: true; material: TlsMaterial } | { ok: false; error: string }> {
+export async function loadTlsMaterial(
+  files: TlsFiles,
+  now = new Date(),
+): Promise<{ ok: true; material: TlsMaterial } | { ok: false; error: string }> {
   let cert: Buffer, key: Buffer, clientCa: Buffer | undefined;
   try {
     [cert, key, clientCa] = await Promise.all([
@@ -55,7 +58,13 @@ export async function loadTlsMaterial(files: TlsFiles, now = new Date()): Promis
     const ca = checkCaBundle(clientCa);
     if (!ca.ok) return { ok: false, error: `${files.clientCaFile}: ${ca.error}` };
   }
-  const digest = createHash('sha256').update(cert).update('\0').update(key).update('\0').update(clientCa ?? '').digest('hex');
+  const digest = createHash('sha256')
+    .update(cert)
+    .update('\0')
+    .update(key)
+    .update('\0')
+    .update(clientCa ?? '')
+    .digest('hex');
   return { ok: true, material: { cert, key, clientCa, info: pair.info, digest } };
 }
 
@@ -154,7 +163,10 @@ export class TlsReloader {
       if (this.lastFailedDigest !== key) {
         this.lastFailedDigest = key;
         metrics.tlsReloads.inc({ result: 'failure' });
-        logger.error({ err: loaded.error, serving: this.current.info.serial }, 'certificate reload failed; keeping the certificate in service');
+        logger.error(
+          { err: loaded.error, serving: this.current.info.serial },
+          'certificate reload failed; keeping the certificate in service',
+        );
       }
       return false;
     }
@@ -164,14 +176,20 @@ export class TlsReloader {
       this.options.apply(loaded.material);
     } catch (err) {
       metrics.tlsReloads.inc({ result: 'failure' });
-      logger.error({ err: message(err), serving: this.current.info.serial }, 'certificate rejected by TLS; keeping the certificate in service');
+      logger.error(
+        { err: message(err), serving: this.current.info.serial },
+        'certificate rejected by TLS; keeping the certificate in service',
+      );
       return false;
     }
     const previous = this.current.info.serial;
     this.current = loaded.material;
     metrics.tlsReloads.inc({ result: 'success' });
     metrics.tlsExpiry.set(loaded.material.info.notAfter.getTime() / 1000);
-    logger.info({ previous, serial: loaded.material.info.serial, notAfter: loaded.material.info.notAfter.toISOString() }, 'certificate reloaded');
+    logger.info(
+      { previous, serial: loaded.material.info.serial, notAfter: loaded.material.info.notAfter.toISOString() },
+      'certificate reloaded',
+    );
     return true;
   }
 }

@@ -15,14 +15,43 @@ const macvlan = (ipam: object) => chain({ type: 'macvlan', master: 'eth1', ipam 
 const nads = nadLookup(
   nadObject('st', { config: macvlan({ type: 'static', addresses: [{ address: '10.1.0.5/24' }] }) }),
   nadObject('st-empty', { config: macvlan({ type: 'static' }) }),
-  nadObject('st-link-route', { config: macvlan({ type: 'static', addresses: [{ address: '10.1.0.5/24' }], routes: [{ dst: '10.7.0.0/24', scope: 253 }] }) }),
-  nadObject('st-own-args', { config: { cniVersion: '1.0.0', name: 'n', type: 'macvlan', master: 'eth1', ipam: { type: 'static' }, args: { cni: { ips: ['10.4.0.5/24'] } } } }),
-  nadObject('ptp-gw', { config: chain({ type: 'ptp', ipam: { type: 'static', addresses: [{ address: '10.50.0.5/24', gateway: '10.9.9.1' }] } }) }),
-  nadObject('hl', { config: chain({ type: 'bridge', bridge: 'br0', ipam: { type: 'host-local', ranges: [[{ subnet: '10.10.0.0/24' }], [{ subnet: 'fd00::/64' }]] } }) }),
+  nadObject('st-link-route', {
+    config: macvlan({ type: 'static', addresses: [{ address: '10.1.0.5/24' }], routes: [{ dst: '10.7.0.0/24', scope: 253 }] }),
+  }),
+  nadObject('st-own-args', {
+    config: {
+      cniVersion: '1.0.0',
+      name: 'n',
+      type: 'macvlan',
+      master: 'eth1',
+      ipam: { type: 'static' },
+      args: { cni: { ips: ['10.4.0.5/24'] } },
+    },
+  }),
+  nadObject('ptp-gw', {
+    config: chain({ type: 'ptp', ipam: { type: 'static', addresses: [{ address: '10.50.0.5/24', gateway: '10.9.9.1' }] } }),
+  }),
+  nadObject('hl', {
+    config: chain({
+      type: 'bridge',
+      bridge: 'br0',
+      ipam: { type: 'host-local', ranges: [[{ subnet: '10.10.0.0/24' }], [{ subnet: 'fd00::/64' }]] },
+    }),
+  }),
   nadObject('hl6', { config: chain({ type: 'bridge', bridge: 'br0', ipam: { type: 'host-local', subnet: 'fd00::/64' } }) }),
-  nadObject('hl-tuning-sbr', { config: chain({ type: 'bridge', bridge: 'br0', ipam: { type: 'host-local', subnet: '10.10.0.0/24' } }, { type: 'tuning' }, { type: 'sbr' }) }),
-  nadObject('hl-vendor', { config: chain({ type: 'bridge', bridge: 'br0', ipam: { type: 'host-local', subnet: '10.10.0.0/24' } }, { type: 'route-override' }) }),
-  nadObject('hd', { config: chain({ type: 'host-device', device: 'eth9', ipam: { type: 'static', addresses: [{ address: '10.1.0.5/24' }] } }) }),
+  nadObject('hl-tuning-sbr', {
+    config: chain(
+      { type: 'bridge', bridge: 'br0', ipam: { type: 'host-local', subnet: '10.10.0.0/24' } },
+      { type: 'tuning' },
+      { type: 'sbr' },
+    ),
+  }),
+  nadObject('hl-vendor', {
+    config: chain({ type: 'bridge', bridge: 'br0', ipam: { type: 'host-local', subnet: '10.10.0.0/24' } }, { type: 'route-override' }),
+  }),
+  nadObject('hd', {
+    config: chain({ type: 'host-device', device: 'eth9', ipam: { type: 'static', addresses: [{ address: '10.1.0.5/24' }] } }),
+  }),
   nadObject('dhcp', { config: macvlan({ type: 'dhcp' }) }),
   nadObject('whereabouts', { config: macvlan({ type: 'whereabouts', range: '10.1.0.0/24' }) }),
   nadObject('none', { config: chain({ type: 'macvlan', master: 'eth1' }) }),
@@ -43,11 +72,28 @@ interface Case {
 
 const cases: Case[] = [
   // Executed: macvlan + static 10.1.0.5/24, then Multus's SetDefaultGW.
-  { name: 'outside the static subnet: "network is unreachable"', networks: '[{"name":"st","default-route":["10.2.0.1"]}]', errors: [UNREACHABLE(0, 0, '10.2.0.1', 'st', 'at most 10.1.0.5/24')], warnings: [KEPT(0)] },
-  { name: 'inside the static subnet: runs, the cluster default stays ("file exists", ignored)', networks: '[{"name":"st","default-route":["10.1.0.1"]}]', warnings: [KEPT(0)] },
+  {
+    name: 'outside the static subnet: "network is unreachable"',
+    networks: '[{"name":"st","default-route":["10.2.0.1"]}]',
+    errors: [UNREACHABLE(0, 0, '10.2.0.1', 'st', 'at most 10.1.0.5/24')],
+    warnings: [KEPT(0)],
+  },
+  {
+    name: 'inside the static subnet: runs, the cluster default stays ("file exists", ignored)',
+    networks: '[{"name":"st","default-route":["10.1.0.1"]}]',
+    warnings: [KEPT(0)],
+  },
   { name: 'the network address of the subnet is in it', networks: '[{"name":"st","default-route":["10.1.0.0"]}]', warnings: [KEPT(0)] },
-  { name: "IP= adds an address: its subnet counts", networks: '[{"name":"st","ips":["10.2.0.9/24"],"default-route":["10.2.0.1"]}]', warnings: [KEPT(0)] },
-  { name: 'cni-args.ips replace the addresses: their subnet counts (and may be the only one)', networks: '[{"name":"st","cni-args":{"ips":["10.2.0.9/24"]},"default-route":["10.2.0.1"]}]', warnings: [KEPT(0)] },
+  {
+    name: 'IP= adds an address: its subnet counts',
+    networks: '[{"name":"st","ips":["10.2.0.9/24"],"default-route":["10.2.0.1"]}]',
+    warnings: [KEPT(0)],
+  },
+  {
+    name: 'cni-args.ips replace the addresses: their subnet counts (and may be the only one)',
+    networks: '[{"name":"st","cni-args":{"ips":["10.2.0.9/24"]},"default-route":["10.2.0.1"]}]',
+    warnings: [KEPT(0)],
+  },
   { name: "the config's own args.cni.ips", networks: '[{"name":"st-own-args","default-route":["10.4.0.1"]}]', warnings: [KEPT(0)] },
   {
     name: 'static with nothing to assign: no IPv4 address either',
@@ -55,23 +101,62 @@ const cases: Case[] = [
     errors: [/has no address to assign/, UNREACHABLE(0, 0, '10.2.0.1', 'st-empty', 'no IPv4 address')],
     warnings: [KEPT(0)],
   },
-  { name: 'a gateway-less route may be a link route (scope 253): not judged', networks: '[{"name":"st-link-route","default-route":["10.7.0.1"]}]', warnings: [KEPT(0)] },
-  { name: "ptp routes to static's gateway directly (executed): it is reachable", networks: '[{"name":"ptp-gw","default-route":["10.9.9.1"]}]', warnings: [KEPT(0)] },
-  { name: 'host-local: outside every range', networks: '[{"name":"hl","default-route":["10.8.0.1"]}]', errors: [UNREACHABLE(0, 0, '10.8.0.1', 'hl', 'at most 10.10.0.0/24')], warnings: [KEPT(0)] },
+  {
+    name: 'a gateway-less route may be a link route (scope 253): not judged',
+    networks: '[{"name":"st-link-route","default-route":["10.7.0.1"]}]',
+    warnings: [KEPT(0)],
+  },
+  {
+    name: "ptp routes to static's gateway directly (executed): it is reachable",
+    networks: '[{"name":"ptp-gw","default-route":["10.9.9.1"]}]',
+    warnings: [KEPT(0)],
+  },
+  {
+    name: 'host-local: outside every range',
+    networks: '[{"name":"hl","default-route":["10.8.0.1"]}]',
+    errors: [UNREACHABLE(0, 0, '10.8.0.1', 'hl', 'at most 10.10.0.0/24')],
+    warnings: [KEPT(0)],
+  },
   { name: 'host-local: in the range', networks: '[{"name":"hl","default-route":["10.10.0.1"]}]', warnings: [KEPT(0)] },
-  { name: 'host-local IPv6 only: an IPv4 gateway has no IPv4 address to reach it', networks: '[{"name":"hl6","default-route":["10.10.0.1"]}]', errors: [UNREACHABLE(0, 0, '10.10.0.1', 'hl6', 'no IPv4 address')], warnings: [KEPT(0)] },
-  { name: 'tuning and sbr add no link route', networks: '[{"name":"hl-tuning-sbr","default-route":["10.8.0.1"]}]', errors: [UNREACHABLE(0, 0, '10.8.0.1', 'hl-tuning-sbr', 'at most 10.10.0.0/24')], warnings: [KEPT(0)] },
+  {
+    name: 'host-local IPv6 only: an IPv4 gateway has no IPv4 address to reach it',
+    networks: '[{"name":"hl6","default-route":["10.10.0.1"]}]',
+    errors: [UNREACHABLE(0, 0, '10.10.0.1', 'hl6', 'no IPv4 address')],
+    warnings: [KEPT(0)],
+  },
+  {
+    name: 'tuning and sbr add no link route',
+    networks: '[{"name":"hl-tuning-sbr","default-route":["10.8.0.1"]}]',
+    errors: [UNREACHABLE(0, 0, '10.8.0.1', 'hl-tuning-sbr', 'at most 10.10.0.0/24')],
+    warnings: [KEPT(0)],
+  },
   // Multus keeps the last gateway's error only (executed: IPv4 unreachable, then IPv6: the ADD succeeds).
   {
     name: 'an unreachable IPv4 gateway before an IPv6 one is not installed, and the pod starts',
     networks: '[{"name":"hl","default-route":["10.8.0.1","fd00::1"]}]',
-    warnings: [KEPT(0), /^.*\[0\]\.default-route\[0\]: in no subnet of the interface: .*not installed; Multus keeps only the last gateway's error/],
+    warnings: [
+      KEPT(0),
+      /^.*\[0\]\.default-route\[0\]: in no subnet of the interface: .*not installed; Multus keeps only the last gateway's error/,
+    ],
   },
-  { name: 'an unreachable IPv4 gateway after an IPv6 one fails', networks: '[{"name":"hl","default-route":["fd00::1","10.8.0.1"]}]', errors: [UNREACHABLE(0, 1, '10.8.0.1', 'hl', 'at most 10.10.0.0/24')], warnings: [KEPT(0)] },
+  {
+    name: 'an unreachable IPv4 gateway after an IPv6 one fails',
+    networks: '[{"name":"hl","default-route":["fd00::1","10.8.0.1"]}]',
+    errors: [UNREACHABLE(0, 1, '10.8.0.1', 'hl', 'at most 10.10.0.0/24')],
+    warnings: [KEPT(0)],
+  },
   // Not judged: what reaches the interface is not known for certain.
-  { name: 'IPv6 gateways are not judged (router advertisements may add prefixes)', networks: '[{"name":"hl6","default-route":["fd01::1"]}]', warnings: [KEPT(0)] },
+  {
+    name: 'IPv6 gateways are not judged (router advertisements may add prefixes)',
+    networks: '[{"name":"hl6","default-route":["fd01::1"]}]',
+    warnings: [KEPT(0)],
+  },
   { name: '0.0.0.0 makes a device route', networks: '[{"name":"st","default-route":["0.0.0.0"]}]', warnings: [KEPT(0)] },
-  { name: 'a plugin the table does not know may add routes', networks: '[{"name":"hl-vendor","default-route":["10.8.0.1"]}]', warnings: [KEPT(0)] },
+  {
+    name: 'a plugin the table does not know may add routes',
+    networks: '[{"name":"hl-vendor","default-route":["10.8.0.1"]}]',
+    warnings: [KEPT(0)],
+  },
   { name: 'host-device moves a device in', networks: '[{"name":"hd","default-route":["10.2.0.1"]}]', warnings: [KEPT(0)] },
   { name: 'dhcp', networks: '[{"name":"dhcp","default-route":["10.2.0.1"]}]', warnings: [KEPT(0)] },
   { name: 'whereabouts', networks: '[{"name":"whereabouts","default-route":["10.2.0.1"]}]', warnings: [KEPT(0)] },
@@ -87,16 +172,23 @@ t.test('default-route verdicts by chain', async (t) => {
     const r = builtinChecks(parsed.networks, nads, NO_EXTRA_READERS, 0);
     const errors = r.errors.map(renderError);
     t.equal(errors.length, c.errors?.length ?? 0, `${c.name}: errors ${JSON.stringify(errors)}`);
-    c.errors?.forEach((e, i) => (typeof e === 'string' ? t.equal(errors[i], e, `${c.name}: error ${i}`) : t.match(errors[i], e, `${c.name}: error ${i}`)));
+    c.errors?.forEach((e, i) =>
+      typeof e === 'string' ? t.equal(errors[i], e, `${c.name}: error ${i}`) : t.match(errors[i], e, `${c.name}: error ${i}`),
+    );
     const warnings = r.warnings.map((n) => `${n.path}: ${n.text}`);
     t.equal(warnings.length, c.warnings?.length ?? 0, `${c.name}: warnings ${JSON.stringify(warnings)}`);
-    c.warnings?.forEach((w, i) => (typeof w === 'string' ? t.equal(warnings[i], w, `${c.name}: warning ${i}`) : t.match(warnings[i], w, `${c.name}: warning ${i}`)));
+    c.warnings?.forEach((w, i) =>
+      typeof w === 'string' ? t.equal(warnings[i], w, `${c.name}: warning ${i}`) : t.match(warnings[i], w, `${c.name}: warning ${i}`),
+    );
     for (const w of warnings) t.notMatch(w, /would fail|fails the ADD/, `${c.name}: a warning never says the pod fails`);
   }
 });
 
 t.test("the default network's element replaces the cluster network: no warning about its default route", async (t) => {
-  const parsed = parseNetworks('[{"name":"st","default-route":["10.1.0.1"]}]', { namespace: 'default', path: 'metadata.annotations[v1.multus-cni.io/default-network]' });
+  const parsed = parseNetworks('[{"name":"st","default-route":["10.1.0.1"]}]', {
+    namespace: 'default',
+    path: 'metadata.annotations[v1.multus-cni.io/default-network]',
+  });
   const r = builtinChecks(parsed.networks, nads, NO_EXTRA_READERS, 0);
   t.same(r.warnings, []);
   t.same(r.errors, []);

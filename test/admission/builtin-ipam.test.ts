@@ -8,8 +8,13 @@ import { renderError } from '../../src/field/index.js';
 import { NO_EXTRA_READERS } from '../../src/nads/index.js';
 import { chain, nadLookup, nadObject } from './fixtures.js';
 
-const hostLocal = (ranges: object[][], caps: object = {}) => chain({ type: 'bridge', bridge: 'br0', capabilities: caps, ipam: { type: 'host-local', ranges } });
-const staticIpam = (ipam: object, caps: object = {}, cniVersion = '1.0.0') => ({ cniVersion, name: 'n', plugins: [{ type: 'bridge', bridge: 'br0', capabilities: caps, ipam: { type: 'static', ...ipam } }] });
+const hostLocal = (ranges: object[][], caps: object = {}) =>
+  chain({ type: 'bridge', bridge: 'br0', capabilities: caps, ipam: { type: 'host-local', ranges } });
+const staticIpam = (ipam: object, caps: object = {}, cniVersion = '1.0.0') => ({
+  cniVersion,
+  name: 'n',
+  plugins: [{ type: 'bridge', bridge: 'br0', capabilities: caps, ipam: { type: 'static', ...ipam } }],
+});
 const ROUTE = { addresses: [{ address: '10.0.0.5/24' }], routes: [{ dst: '0.0.0.0/0', gw: '10.0.0.1' }] };
 
 const nads = nadLookup(
@@ -22,26 +27,47 @@ const nads = nadLookup(
   nadObject('hl-dual', { config: hostLocal([[{ subnet: '10.1.0.0/24' }], [{ subnet: 'fd00::/64' }]]) }),
   nadObject('hl-cap', { config: hostLocal([[{ subnet: '10.1.0.0/24' }], [{ subnet: 'fd00::/64' }]], { ips: true }) }),
   nadObject('hl-2in1', { config: hostLocal([[{ subnet: '10.1.0.0/24' }, { subnet: '10.2.0.0/24' }]]) }),
-  nadObject('hl-legacy', { config: chain({ type: 'bridge', ipam: { type: 'host-local', subnet: '10.1.0.0/24', ranges: [[{ subnet: '10.3.0.0/24' }]] } }) }),
+  nadObject('hl-legacy', {
+    config: chain({ type: 'bridge', ipam: { type: 'host-local', subnet: '10.1.0.0/24', ranges: [[{ subnet: '10.3.0.0/24' }]] } }),
+  }),
   nadObject('st-empty', { config: staticIpam({}) }),
   nadObject('st-empty-ptp', { config: { cniVersion: '1.0.0', name: 'n', type: 'ptp', ipam: { type: 'static' } } }),
-  nadObject('ptp-gw', { config: { cniVersion: '1.0.0', name: 'n', type: 'ptp', ipam: { type: 'static', addresses: [{ address: '10.50.0.5/24', gateway: '10.50.0.1' }] } } }),
-  nadObject('ptp-nogw', { config: { cniVersion: '1.0.0', name: 'n', type: 'ptp', ipam: { type: 'static', addresses: [{ address: '10.50.0.5/24' }] } } }),
+  nadObject('ptp-gw', {
+    config: {
+      cniVersion: '1.0.0',
+      name: 'n',
+      type: 'ptp',
+      ipam: { type: 'static', addresses: [{ address: '10.50.0.5/24', gateway: '10.50.0.1' }] },
+    },
+  }),
+  nadObject('ptp-nogw', {
+    config: { cniVersion: '1.0.0', name: 'n', type: 'ptp', ipam: { type: 'static', addresses: [{ address: '10.50.0.5/24' }] } },
+  }),
   nadObject('hl-too', { config: hostLocal([[{ subnet: '10.1.0.0/24' }]]) }),
   nadObject('st-empty-sriov', { config: { cniVersion: '1.0.0', name: 'n', type: 'sriov', ipam: { type: 'static' } } }),
-  nadObject('st-own-args', { config: { cniVersion: '1.0.0', name: 'n', type: 'bridge', ipam: { type: 'static' }, args: { cni: { ips: ['10.0.0.9/24'] } } } }),
+  nadObject('st-own-args', {
+    config: { cniVersion: '1.0.0', name: 'n', type: 'bridge', ipam: { type: 'static' }, args: { cni: { ips: ['10.0.0.9/24'] } } },
+  }),
   nadObject('st', { config: staticIpam({ addresses: [{ address: '10.0.0.5/24' }] }) }),
   nadObject('st6', { config: staticIpam({ addresses: [{ address: 'fd00::5/64' }] }) }),
   nadObject('st-cap', { config: staticIpam({ addresses: [{ address: '10.0.0.5/24' }] }, { ips: true }) }),
   nadObject('st-020', { config: staticIpam({ addresses: [{ address: '10.0.0.5/24' }] }, {}, '0.2.0') }),
   nadObject('st-030', { config: staticIpam({ addresses: [{ address: '10.0.0.5/24' }] }, {}, '0.3.0') }),
-  nadObject('st-010-cap', { config: staticIpam({ addresses: [{ address: '10.0.0.5/24' }, { address: '10.0.0.6/24' }] }, { ips: true }, '0.1.0') }),
+  nadObject('st-010-cap', {
+    config: staticIpam({ addresses: [{ address: '10.0.0.5/24' }, { address: '10.0.0.6/24' }] }, { ips: true }, '0.1.0'),
+  }),
   nadObject('st-route', { config: staticIpam(ROUTE) }),
   nadObject('st-route-cap', { config: staticIpam(ROUTE, { ips: true }) }),
-  nadObject('st-route6', { config: staticIpam({ addresses: [{ address: '10.0.0.5/24' }], routes: [{ dst: 'fd01::/64', gw: 'fd00::1' }] }) }),
+  nadObject('st-route6', {
+    config: staticIpam({ addresses: [{ address: '10.0.0.5/24' }], routes: [{ dst: 'fd01::/64', gw: 'fd00::1' }] }),
+  }),
   nadObject('st-route-ll', { config: staticIpam({ addresses: [{ address: 'fd00::5/64' }], routes: [{ dst: '::/0', gw: 'fe80::1' }] }) }),
-  nadObject('st-route-nogw', { config: staticIpam({ addresses: [{ address: '10.0.0.5/24', gateway: '10.0.0.1' }], routes: [{ dst: '0.0.0.0/0' }] }) }),
-  nadObject('st-route-table', { config: staticIpam({ addresses: [{ address: '10.0.0.5/24' }], routes: [{ dst: '0.0.0.0/0', gw: '10.0.0.1', table: 100 }] }) }),
+  nadObject('st-route-nogw', {
+    config: staticIpam({ addresses: [{ address: '10.0.0.5/24', gateway: '10.0.0.1' }], routes: [{ dst: '0.0.0.0/0' }] }),
+  }),
+  nadObject('st-route-table', {
+    config: staticIpam({ addresses: [{ address: '10.0.0.5/24' }], routes: [{ dst: '0.0.0.0/0', gw: '10.0.0.1', table: 100 }] }),
+  }),
 );
 
 interface Case {
@@ -58,24 +84,32 @@ const HL = (nad: string) => `default/${nad}'s IPAM "host-local" (spec.config.plu
 const hostLocalCases: Case[] = [
   // 1. reserved addresses
   {
-    name: "host-local: the default gateway (the subnet's first address) fails: \"requested ip 10.1.0.1 is subnet's gateway\"",
+    name: 'host-local: the default gateway (the subnet\'s first address) fails: "requested ip 10.1.0.1 is subnet\'s gateway"',
     networks: '[{"name":"hl","ips":["10.1.0.1"]}]',
-    errors: [`${A}[0].ips[0]: Invalid value: "10.1.0.1": the gateway of 10.1.0.0/24 (host-local's default: the subnet's first address), which ${HL('hl')} never hands out: the ADD would fail`],
+    errors: [
+      `${A}[0].ips[0]: Invalid value: "10.1.0.1": the gateway of 10.1.0.0/24 (host-local's default: the subnet's first address), which ${HL('hl')} never hands out: the ADD would fail`,
+    ],
   },
   {
     name: 'host-local: an explicit gateway fails; the first address is then an ordinary one',
     networks: '[{"name":"hl-gw","ips":["10.1.0.254"]},{"name":"hl-gw","interface":"net2","ips":["10.1.0.1"]}]',
-    errors: [`${A}[0].ips[0]: Invalid value: "10.1.0.254": the gateway of 10.1.0.0/24, which ${HL('hl-gw')} never hands out: the ADD would fail`],
+    errors: [
+      `${A}[0].ips[0]: Invalid value: "10.1.0.254": the gateway of 10.1.0.0/24, which ${HL('hl-gw')} never hands out: the ADD would fail`,
+    ],
   },
   {
     name: 'host-local: the network address lies before the default rangeStart: "failed to allocate all requested IPs"',
     networks: '[{"name":"hl","ips":["10.1.0.0"]}]',
-    errors: [`${A}[0].ips[0]: Invalid value: "10.1.0.0": the network address of 10.1.0.0/24: ${HL('hl')} hands out 10.1.0.1-10.1.0.254 there, and the ADD would fail`],
+    errors: [
+      `${A}[0].ips[0]: Invalid value: "10.1.0.0": the network address of 10.1.0.0/24: ${HL('hl')} hands out 10.1.0.1-10.1.0.254 there, and the ADD would fail`,
+    ],
   },
   {
     name: 'host-local: the IPv4 broadcast address lies after the default rangeEnd',
     networks: '[{"name":"hl","ips":["10.1.0.255/24"]}]',
-    errors: [`${A}[0].ips[0]: Invalid value: "10.1.0.255/24": the broadcast address of 10.1.0.0/24: ${HL('hl')} hands out 10.1.0.1-10.1.0.254 there, and the ADD would fail`],
+    errors: [
+      `${A}[0].ips[0]: Invalid value: "10.1.0.255/24": the broadcast address of 10.1.0.0/24: ${HL('hl')} hands out 10.1.0.1-10.1.0.254 there, and the ADD would fail`,
+    ],
   },
   {
     name: 'host-local: network and broadcast addresses inside an explicit rangeStart..rangeEnd are handed out (and the kernel takes them)',
@@ -84,28 +118,38 @@ const hostLocalCases: Case[] = [
   {
     name: 'host-local /30: .2 is handed out, .3 (broadcast) is not',
     networks: '[{"name":"hl30","ips":["10.1.0.2"]},{"name":"hl30","interface":"net2","ips":["10.1.0.3"]}]',
-    errors: [`${A}[1].ips[0]: Invalid value: "10.1.0.3": the broadcast address of 10.1.0.0/30: ${HL('hl30')} hands out 10.1.0.1-10.1.0.2 there, and the ADD would fail`],
+    errors: [
+      `${A}[1].ips[0]: Invalid value: "10.1.0.3": the broadcast address of 10.1.0.0/30: ${HL('hl30')} hands out 10.1.0.1-10.1.0.2 there, and the ADD would fail`,
+    ],
   },
   {
     name: 'host-local IPv6: the gateway fails, the last address is handed out (no broadcast)',
     networks: '[{"name":"hl6","ips":["fd00::1"]},{"name":"hl6","interface":"net2","ips":["fd00::ffff:ffff:ffff:ffff"]}]',
-    errors: [`${A}[0].ips[0]: Invalid value: "fd00::1": the gateway of fd00::/64 (host-local's default: the subnet's first address), which ${HL('hl6')} never hands out: the ADD would fail`],
+    errors: [
+      `${A}[0].ips[0]: Invalid value: "fd00::1": the gateway of fd00::/64 (host-local's default: the subnet's first address), which ${HL('hl6')} never hands out: the ADD would fail`,
+    ],
   },
   {
     name: 'host-local IPv6: the subnet address fails by default, and is handed out from rangeStart fd00::',
     networks: '[{"name":"hl6","ips":["fd00::"]},{"name":"hl6-wide","interface":"net2","ips":["fd00::"]}]',
-    errors: [`${A}[0].ips[0]: Invalid value: "fd00::": the network address of fd00::/64: ${HL('hl6')} hands out fd00::1-fd00::ffff:ffff:ffff:ffff there, and the ADD would fail`],
+    errors: [
+      `${A}[0].ips[0]: Invalid value: "fd00::": the network address of fd00::/64: ${HL('hl6')} hands out fd00::1-fd00::ffff:ffff:ffff:ffff there, and the ADD would fail`,
+    ],
   },
   {
     name: 'host-local: the same reservations through cni-args.ips',
     networks: '[{"name":"hl","cni-args":{"ips":["10.1.0.1"]}}]',
-    errors: [`${A}[0].cni-args.ips[0]: Invalid value: "10.1.0.1": the gateway of 10.1.0.0/24 (host-local's default: the subnet's first address), which ${HL('hl')} never hands out: the ADD would fail`],
+    errors: [
+      `${A}[0].cni-args.ips[0]: Invalid value: "10.1.0.1": the gateway of 10.1.0.0/24 (host-local's default: the subnet's first address), which ${HL('hl')} never hands out: the ADD would fail`,
+    ],
   },
   // 2. one requested address per range set, over every road
   {
     name: 'host-local: IP= and args.cni.ips in one range set fail ("failed to allocate all requested IPs: 10.1.0.6")',
     networks: '[{"name":"hl","ips":["10.1.0.5"],"cni-args":{"ips":["10.1.0.6"]}}]',
-    errors: [`${A}[0].cni-args.ips[0]: Invalid value: "10.1.0.6": ${HL('hl')} takes one requested address per range set, and range set 0 (10.1.0.0/24) also gets 10.1.0.5 (ips[0]): the ADD would fail`],
+    errors: [
+      `${A}[0].cni-args.ips[0]: Invalid value: "10.1.0.6": ${HL('hl')} takes one requested address per range set, and range set 0 (10.1.0.0/24) also gets 10.1.0.5 (ips[0]): the ADD would fail`,
+    ],
   },
   {
     name: 'host-local: the same address by both roads is one request (its prefix ignored)',
@@ -118,7 +162,9 @@ const hostLocalCases: Case[] = [
   {
     name: 'host-local: one set holding two ranges takes one address for both',
     networks: '[{"name":"hl-2in1","cni-args":{"ips":["10.1.0.5","10.2.0.5"]}}]',
-    errors: [`${A}[0].cni-args.ips[1]: Invalid value: "10.2.0.5": ${HL('hl-2in1')} takes one requested address per range set, and range set 0 (10.1.0.0/24, 10.2.0.0/24) also gets 10.1.0.5 (cni-args.ips[0]): the ADD would fail`],
+    errors: [
+      `${A}[0].cni-args.ips[1]: Invalid value: "10.2.0.5": ${HL('hl-2in1')} takes one requested address per range set, and range set 0 (10.1.0.0/24, 10.2.0.0/24) also gets 10.1.0.5 (cni-args.ips[0]): the ADD would fail`,
+    ],
   },
   {
     name: 'host-local: the legacy subnet is range set 0, the ranges follow',
@@ -126,8 +172,11 @@ const hostLocalCases: Case[] = [
   },
   {
     name: 'host-local with the ips capability: runtimeConfig repeats IP= (one request), cni-args adds to it',
-    networks: '[{"name":"hl-cap","ips":["10.1.0.5/24"]},{"name":"hl-cap","interface":"net2","ips":["10.1.0.6/24"],"cni-args":{"ips":["10.1.0.7"]}}]',
-    errors: [`${A}[1].cni-args.ips[0]: Invalid value: "10.1.0.7": ${HL('hl-cap')} takes one requested address per range set, and range set 0 (10.1.0.0/24) also gets 10.1.0.6/24 (ips[0]): the ADD would fail`],
+    networks:
+      '[{"name":"hl-cap","ips":["10.1.0.5/24"]},{"name":"hl-cap","interface":"net2","ips":["10.1.0.6/24"],"cni-args":{"ips":["10.1.0.7"]}}]',
+    errors: [
+      `${A}[1].cni-args.ips[0]: Invalid value: "10.1.0.7": ${HL('hl-cap')} takes one requested address per range set, and range set 0 (10.1.0.0/24) also gets 10.1.0.6/24 (ips[0]): the ADD would fail`,
+    ],
   },
 ];
 
@@ -151,10 +200,22 @@ hostLocalCases.push(
     networks: '[{"name":"hl"},{"name":"hl","ips":["10.1.0.50"]},{"name":"hl","ips":["10.1.0.50"]}]',
     errors: [`${A}[2].ips[0]: Invalid value: "10.1.0.50": ${REUSED(1, '10.1.0.50', '10.1.0.50')}`],
   },
-  { name: 'host-local: two addresses of one NAD on two selections', networks: '[{"name":"hl","ips":["10.1.0.50"]},{"name":"hl","ips":["10.1.0.51"]}]' },
-  { name: 'host-local: one address on two NADs, whose stores may differ: not judged', networks: '[{"name":"hl","ips":["10.1.0.50"]},{"name":"hl-too","ips":["10.1.0.50"]}]' },
-  { name: 'host-local: one address by two roads of one selection (executed: succeeds)', networks: '[{"name":"hl","ips":["10.1.0.50"],"cni-args":{"ips":["10.1.0.50"]}}]' },
-  { name: 'static reserves nothing: one address on two selections is for the kernel to take', networks: '[{"name":"st","ips":["10.0.0.9/24"]},{"name":"st","ips":["10.0.0.9/24"]}]' },
+  {
+    name: 'host-local: two addresses of one NAD on two selections',
+    networks: '[{"name":"hl","ips":["10.1.0.50"]},{"name":"hl","ips":["10.1.0.51"]}]',
+  },
+  {
+    name: 'host-local: one address on two NADs, whose stores may differ: not judged',
+    networks: '[{"name":"hl","ips":["10.1.0.50"]},{"name":"hl-too","ips":["10.1.0.50"]}]',
+  },
+  {
+    name: 'host-local: one address by two roads of one selection (executed: succeeds)',
+    networks: '[{"name":"hl","ips":["10.1.0.50"],"cni-args":{"ips":["10.1.0.50"]}}]',
+  },
+  {
+    name: 'static reserves nothing: one address on two selections is for the kernel to take',
+    networks: '[{"name":"st","ips":["10.0.0.9/24"]},{"name":"st","ips":["10.0.0.9/24"]}]',
+  },
 );
 
 const staticCases: Case[] = [
@@ -163,91 +224,152 @@ const staticCases: Case[] = [
   {
     name: 'ptp + static: a configured address without a gateway fails every pod ("failed to add route ... file exists")',
     networks: '[{"name":"ptp-nogw"}]',
-    errors: [`${A}[0]: Invalid value: "default/ptp-nogw": addresses[0] 10.50.0.5/24: ptp routes the interface through its IPAM's gateway, and ${IPAM('ptp-nogw', 'spec.config')} gives none for it (only a configured address written with "gateway" has one): the ADD would fail`],
+    errors: [
+      `${A}[0]: Invalid value: "default/ptp-nogw": addresses[0] 10.50.0.5/24: ptp routes the interface through its IPAM's gateway, and ${IPAM('ptp-nogw', 'spec.config')} gives none for it (only a configured address written with "gateway" has one): the ADD would fail`,
+    ],
   },
   {
     name: 'ptp + static: an address requested by IP= has no gateway, beside one that has',
     networks: '[{"name":"ptp-gw","ips":["10.51.0.5/24"]}]',
-    errors: [`${A}[0].ips[0]: Invalid value: "10.51.0.5/24": ptp routes the interface through its IPAM's gateway, and ${IPAM('ptp-gw', 'spec.config')} gives none for it (only a configured address written with "gateway" has one): the ADD would fail`],
+    errors: [
+      `${A}[0].ips[0]: Invalid value: "10.51.0.5/24": ptp routes the interface through its IPAM's gateway, and ${IPAM('ptp-gw', 'spec.config')} gives none for it (only a configured address written with "gateway" has one): the ADD would fail`,
+    ],
   },
   {
     name: 'ptp + static: cni-args.ips replace the configured address and bring no gateway',
     networks: '[{"name":"ptp-gw","cni-args":{"ips":["10.51.0.5/24"]}}]',
-    errors: [`${A}[0].cni-args.ips[0]: Invalid value: "10.51.0.5/24": ptp routes the interface through its IPAM's gateway, and ${IPAM('ptp-gw', 'spec.config')} gives none for it (only a configured address written with "gateway" has one): the ADD would fail`],
+    errors: [
+      `${A}[0].cni-args.ips[0]: Invalid value: "10.51.0.5/24": ptp routes the interface through its IPAM's gateway, and ${IPAM('ptp-gw', 'spec.config')} gives none for it (only a configured address written with "gateway" has one): the ADD would fail`,
+    ],
   },
   {
     name: 'static with nothing configured nor requested: ptp fails (executed: "IPAM plugin returned missing IP config")',
     networks: '[{"name":"st-empty-ptp"}]',
-    errors: [`${A}[0].ips: Required value: ${IPAM('st-empty-ptp', 'spec.config')} has no address to assign: none configured and none requested (ips or cni-args.ips); ptp fails the ADD when its IPAM returns none ("IPAM plugin returned missing IP config")`],
+    errors: [
+      `${A}[0].ips: Required value: ${IPAM('st-empty-ptp', 'spec.config')} has no address to assign: none configured and none requested (ips or cni-args.ips); ptp fails the ADD when its IPAM returns none ("IPAM plugin returned missing IP config")`,
+    ],
   },
   // 3. static
   {
     name: 'static with nothing configured nor requested: bridge fails ("IPAM plugin returned missing IP config")',
     networks: '[{"name":"st-empty"}]',
-    errors: [`${A}[0].ips: Required value: ${IPAM('st-empty')} has no address to assign: none configured and none requested (ips or cni-args.ips); bridge fails the ADD when its IPAM returns none ("IPAM plugin returned missing IP config")`],
+    errors: [
+      `${A}[0].ips: Required value: ${IPAM('st-empty')} has no address to assign: none configured and none requested (ips or cni-args.ips); bridge fails the ADD when its IPAM returns none ("IPAM plugin returned missing IP config")`,
+    ],
   },
   { name: 'static with nothing configured, an address requested', networks: '[{"name":"st-empty","ips":["10.0.0.5/24"]}]' },
-  { name: 'static with nothing configured, an address through cni-args', networks: '[{"name":"st-empty","cni-args":{"ips":["10.0.0.5/24"]}}]' },
+  {
+    name: 'static with nothing configured, an address through cni-args',
+    networks: '[{"name":"st-empty","cni-args":{"ips":["10.0.0.5/24"]}}]',
+  },
   { name: "static with nothing configured but the config's own args.cni.ips", networks: '[{"name":"st-own-args"}]' },
-  { name: 'static with nothing configured under a plugin whose empty result is not known to fail (sriov)', networks: '[{"name":"st-empty-sriov"}]' },
+  {
+    name: 'static with nothing configured under a plugin whose empty result is not known to fail (sriov)',
+    networks: '[{"name":"st-empty-sriov"}]',
+  },
   {
     name: 'static: a requested address it already configures is added twice: "file exists"',
     networks: '[{"name":"st","ips":["10.0.0.5/24"]}]',
-    errors: [`${A}[0].ips[0]: Invalid value: "10.0.0.5/24": ${IPAM('st')} would assign this address twice (also addresses[0]: 10.0.0.5/24); adding it again fails with "file exists", and the ADD would fail`],
+    errors: [
+      `${A}[0].ips[0]: Invalid value: "10.0.0.5/24": ${IPAM('st')} would assign this address twice (also addresses[0]: 10.0.0.5/24); adding it again fails with "file exists", and the ADD would fail`,
+    ],
   },
-  { name: 'static: the same IPv4 address with another prefix is a second address (the kernel takes it)', networks: '[{"name":"st","ips":["10.0.0.5/16"]}]' },
+  {
+    name: 'static: the same IPv4 address with another prefix is a second address (the kernel takes it)',
+    networks: '[{"name":"st","ips":["10.0.0.5/16"]}]',
+  },
   {
     name: 'static: the same IPv6 address with another prefix is refused',
     networks: '[{"name":"st6","ips":["fd00::5/48"]}]',
-    errors: [`${A}[0].ips[0]: Invalid value: "fd00::5/48": ${IPAM('st6')} would assign this address twice (also addresses[0]: fd00::5/64); adding it again fails with "file exists", and the ADD would fail`],
+    errors: [
+      `${A}[0].ips[0]: Invalid value: "fd00::5/48": ${IPAM('st6')} would assign this address twice (also addresses[0]: fd00::5/64); adding it again fails with "file exists", and the ADD would fail`,
+    ],
   },
-  { name: 'static with the ips capability: runtimeConfig replaces the configured address, no duplicate', networks: '[{"name":"st-cap","ips":["10.0.0.5/24"]}]' },
-  { name: 'static: args.cni.ips replace the configured address and IP=, no duplicate', networks: '[{"name":"st","ips":["10.0.0.5/24"],"cni-args":{"ips":["10.0.0.5/24"]}}]' },
+  {
+    name: 'static with the ips capability: runtimeConfig replaces the configured address, no duplicate',
+    networks: '[{"name":"st-cap","ips":["10.0.0.5/24"]}]',
+  },
+  {
+    name: 'static: args.cni.ips replace the configured address and IP=, no duplicate',
+    networks: '[{"name":"st","ips":["10.0.0.5/24"],"cni-args":{"ips":["10.0.0.5/24"]}}]',
+  },
   {
     name: 'static: twice within cni-args.ips',
     networks: '[{"name":"st","cni-args":{"ips":["10.0.0.8/24","10.0.0.8/24"]}}]',
-    errors: [`${A}[0].cni-args.ips[1]: Invalid value: "10.0.0.8/24": ${IPAM('st')} would assign this address twice (also cni-args.ips[0]: 10.0.0.8/24); adding it again fails with "file exists", and the ADD would fail`],
+    errors: [
+      `${A}[0].cni-args.ips[1]: Invalid value: "10.0.0.8/24": ${IPAM('st')} would assign this address twice (also cni-args.ips[0]: 10.0.0.8/24); adding it again fails with "file exists", and the ADD would fail`,
+    ],
   },
   {
     name: 'static on cniVersion 0.2.0: a second IPv4 address fails ("does not support more than 1 address per family")',
     networks: '[{"name":"st-020","ips":["10.0.0.6/24"]}]',
-    errors: [`${A}[0].ips[0]: Invalid value: "10.0.0.6/24": ${IPAM('st-020')} would assign 2 IPv4 addresses (10.0.0.5/24, 10.0.0.6/24), and cniVersion 0.2.0 allows one per family: the ADD would fail`],
+    errors: [
+      `${A}[0].ips[0]: Invalid value: "10.0.0.6/24": ${IPAM('st-020')} would assign 2 IPv4 addresses (10.0.0.5/24, 10.0.0.6/24), and cniVersion 0.2.0 allows one per family: the ADD would fail`,
+    ],
   },
   { name: 'static on cniVersion 0.2.0: one address per family is fine', networks: '[{"name":"st-020","ips":["fd00::6/64"]}]' },
   { name: 'static on cniVersion 0.3.0: two IPv4 addresses are fine', networks: '[{"name":"st-030","ips":["10.0.0.6/24"]}]' },
-  { name: 'static on cniVersion 0.1.0: runtimeConfig replaces two configured addresses with one', networks: '[{"name":"st-010-cap","ips":["10.0.0.7/24"]}]' },
+  {
+    name: 'static on cniVersion 0.1.0: runtimeConfig replaces two configured addresses with one',
+    networks: '[{"name":"st-010-cap","ips":["10.0.0.7/24"]}]',
+  },
   {
     name: "static: cni-args.ips replace the configured address, and the route's gateway is unreachable",
     networks: '[{"name":"st-route","cni-args":{"ips":["192.168.1.5/24"]}}]',
-    errors: [`${A}[0].cni-args.ips: Invalid value: ["192.168.1.5/24"]: cni-args.ips (args.cni) replace the configured addresses of ${IPAM('st-route')}, and none of them is in the subnet of its route 0.0.0.0/0 via 10.0.0.1: adding the route fails ("network is unreachable"), and the ADD would fail`],
+    errors: [
+      `${A}[0].cni-args.ips: Invalid value: ["192.168.1.5/24"]: cni-args.ips (args.cni) replace the configured addresses of ${IPAM('st-route')}, and none of them is in the subnet of its route 0.0.0.0/0 via 10.0.0.1: adding the route fails ("network is unreachable"), and the ADD would fail`,
+    ],
   },
   {
     name: "static with the ips capability: runtimeConfig ips replace the configured address, and the route's gateway is unreachable",
     networks: '[{"name":"st-route-cap","ips":["192.168.1.5/24"]}]',
-    errors: [`${A}[0].ips: Invalid value: ["192.168.1.5/24"]: runtimeConfig "ips" (the top-level ips) replace the configured addresses of ${IPAM('st-route-cap')}, and none of them is in the subnet of its route 0.0.0.0/0 via 10.0.0.1: adding the route fails ("network is unreachable"), and the ADD would fail`],
+    errors: [
+      `${A}[0].ips: Invalid value: ["192.168.1.5/24"]: runtimeConfig "ips" (the top-level ips) replace the configured addresses of ${IPAM('st-route-cap')}, and none of them is in the subnet of its route 0.0.0.0/0 via 10.0.0.1: adding the route fails ("network is unreachable"), and the ADD would fail`,
+    ],
   },
   {
     name: 'static: an IPv6 route with no IPv6 address left',
     networks: '[{"name":"st-route6","cni-args":{"ips":["192.168.1.5/24"]}}]',
-    errors: [`${A}[0].cni-args.ips: Invalid value: ["192.168.1.5/24"]: cni-args.ips (args.cni) replace the configured addresses of ${IPAM('st-route6')}, and none of them is in the subnet of its route fd01::/64 via fd00::1: adding the route fails ("no route to host"), and the ADD would fail`],
+    errors: [
+      `${A}[0].cni-args.ips: Invalid value: ["192.168.1.5/24"]: cni-args.ips (args.cni) replace the configured addresses of ${IPAM('st-route6')}, and none of them is in the subnet of its route fd01::/64 via fd00::1: adding the route fails ("no route to host"), and the ADD would fail`,
+    ],
   },
-  { name: 'static: a replacing address in the gateway subnet (a wider prefix) keeps the route', networks: '[{"name":"st-route","cni-args":{"ips":["10.0.0.9/16"]}}]' },
-  { name: 'static: IP= adds to the configured address, which still reaches the gateway', networks: '[{"name":"st-route","ips":["192.168.1.5/24"]}]' },
-  { name: 'static: a route without gw becomes a device route', networks: '[{"name":"st-route-nogw","cni-args":{"ips":["192.168.1.5/24"]}}]' },
+  {
+    name: 'static: a replacing address in the gateway subnet (a wider prefix) keeps the route',
+    networks: '[{"name":"st-route","cni-args":{"ips":["10.0.0.9/16"]}}]',
+  },
+  {
+    name: 'static: IP= adds to the configured address, which still reaches the gateway',
+    networks: '[{"name":"st-route","ips":["192.168.1.5/24"]}]',
+  },
+  {
+    name: 'static: a route without gw becomes a device route',
+    networks: '[{"name":"st-route-nogw","cni-args":{"ips":["192.168.1.5/24"]}}]',
+  },
   { name: 'static: an IPv6 link-local gateway is not judged', networks: '[{"name":"st-route-ll","cni-args":{"ips":["fd01::5/64"]}}]' },
-  { name: 'static: a route into another table is not judged', networks: '[{"name":"st-route-table","cni-args":{"ips":["192.168.1.5/24"]}}]' },
+  {
+    name: 'static: a route into another table is not judged',
+    networks: '[{"name":"st-route-table","cni-args":{"ips":["192.168.1.5/24"]}}]',
+  },
   // 4. disagreement: which road takes effect
   {
     name: 'static: top-level ips and cni-args.ips disagree: args.cni.ips replace IP= (executed: 10.0.0.7 only)',
     networks: '[{"name":"st","ips":["10.0.0.6/24"],"cni-args":{"ips":["10.0.0.7/24"]}}]',
-    warnings: [`${A}[0].ips: dropped by ${IPAM('st')}: it reads args.cni.ips after IP= and they replace IP= and its configured addresses, so ["10.0.0.7/24"] (cni-args.ips) take effect`],
+    warnings: [
+      `${A}[0].ips: dropped by ${IPAM('st')}: it reads args.cni.ips after IP= and they replace IP= and its configured addresses, so ["10.0.0.7/24"] (cni-args.ips) take effect`,
+    ],
   },
   {
     name: 'static with the ips capability: runtimeConfig replaces args.cni.ips (executed: the top-level address only)',
     networks: '[{"name":"st-cap","ips":["10.0.0.6/24"],"cni-args":{"ips":["10.0.0.7/24"]}}]',
-    warnings: [`${A}[0].cni-args.ips: dropped by ${IPAM('st-cap')}: bridge declares the ips capability, so runtimeConfig "ips" replaces args.cni.ips and ["10.0.0.6/24"] (the top-level ips) take effect`],
+    warnings: [
+      `${A}[0].cni-args.ips: dropped by ${IPAM('st-cap')}: bridge declares the ips capability, so runtimeConfig "ips" replaces args.cni.ips and ["10.0.0.6/24"] (the top-level ips) take effect`,
+    ],
   },
-  { name: 'static: both roads with the same addresses: nothing dropped', networks: '[{"name":"st","ips":["10.0.0.6/24"],"cni-args":{"ips":["10.0.0.6/24"]}}]' },
+  {
+    name: 'static: both roads with the same addresses: nothing dropped',
+    networks: '[{"name":"st","ips":["10.0.0.6/24"],"cni-args":{"ips":["10.0.0.6/24"]}}]',
+  },
 ];
 
 t.test('host-local and static IPAM, as executed', async (t) => {
@@ -258,7 +380,11 @@ t.test('host-local and static IPAM, as executed', async (t) => {
     t.same(r.errors.map(renderError), c.errors ?? [], `${c.name}: errors`);
     t.same(r.findings, [], `${c.name}: findings`);
     t.same(r.fieldWarnings, [], `${c.name}: field warnings`);
-    t.same(r.warnings.map((n) => `${n.path}: ${n.text}`), c.warnings ?? [], `${c.name}: warnings`);
+    t.same(
+      r.warnings.map((n) => `${n.path}: ${n.text}`),
+      c.warnings ?? [],
+      `${c.name}: warnings`,
+    );
   }
 });
 

@@ -23,8 +23,12 @@ const nads = nadLookup(
   nadObject('br-vendor', { config: chain({ type: 'bridge', bridge: 'br0' }, { type: 'vendor-meta' }) }),
   nadObject('ipoib', { config: chain({ type: 'ipoib', master: 'ib0' }) }),
   // Both a top-level type and plugins: Multus runs the top-level config alone (LoadDelegateNetConf).
-  nadObject('br-over-ipvlan', { config: { cniVersion: '1.0.0', name: 'n', type: 'bridge', bridge: 'br0', plugins: [{ type: 'ipvlan', master: 'eth1' }] } }),
-  nadObject('ipvlan-over-br', { config: { cniVersion: '1.0.0', name: 'n', type: 'ipvlan', master: 'eth1', plugins: [{ type: 'bridge', bridge: 'br0' }] } }),
+  nadObject('br-over-ipvlan', {
+    config: { cniVersion: '1.0.0', name: 'n', type: 'bridge', bridge: 'br0', plugins: [{ type: 'ipvlan', master: 'eth1' }] },
+  }),
+  nadObject('ipvlan-over-br', {
+    config: { cniVersion: '1.0.0', name: 'n', type: 'ipvlan', master: 'eth1', plugins: [{ type: 'bridge', bridge: 'br0' }] },
+  }),
 );
 
 const A = 'metadata.annotations[k8s.v1.cni.cncf.io/networks]';
@@ -47,27 +51,37 @@ const cases: Case[] = [
   {
     name: 'a multicast MAC on bridge (executed: "failed to make veth pair: cannot assign requested address")',
     networks: '[{"name":"br","mac":"03:00:00:00:00:01"}]',
-    errors: [`${A}[0].mac: Invalid value: "03:00:00:00:00:01": a multicast MAC (lowest bit of the first octet set): bridge sets the MAC on an Ethernet interface (default/br spec.config.plugins[0]), and the kernel refuses it ("cannot assign requested address"): the ADD would fail`],
+    errors: [
+      `${A}[0].mac: Invalid value: "03:00:00:00:00:01": a multicast MAC (lowest bit of the first octet set): bridge sets the MAC on an Ethernet interface (default/br spec.config.plugins[0]), and the kernel refuses it ("cannot assign requested address"): the ADD would fail`,
+    ],
   },
   {
     name: 'the broadcast MAC on macvlan (executed)',
     networks: '[{"name":"mv","mac":"FF:FF:FF:FF:FF:FF"}]',
-    errors: [`${A}[0].mac: Invalid value: "FF:FF:FF:FF:FF:FF": the broadcast MAC: macvlan sets the MAC on an Ethernet interface (default/mv spec.config.plugins[0]), and the kernel refuses it ("cannot assign requested address"): the ADD would fail`],
+    errors: [
+      `${A}[0].mac: Invalid value: "FF:FF:FF:FF:FF:FF": the broadcast MAC: macvlan sets the MAC on an Ethernet interface (default/mv spec.config.plugins[0]), and the kernel refuses it ("cannot assign requested address"): the ADD would fail`,
+    ],
   },
   {
     name: 'the all-zero MAC on tap (executed)',
     networks: '[{"name":"tap","mac":"00-00-00-00-00-00"}]',
-    errors: [`${A}[0].mac: Invalid value: "00-00-00-00-00-00": the all-zero MAC: tap sets the MAC on an Ethernet interface (default/tap spec.config.plugins[0]), and the kernel refuses it ("cannot assign requested address"): the ADD would fail`],
+    errors: [
+      `${A}[0].mac: Invalid value: "00-00-00-00-00-00": the all-zero MAC: tap sets the MAC on an Ethernet interface (default/tap spec.config.plugins[0]), and the kernel refuses it ("cannot assign requested address"): the ADD would fail`,
+    ],
   },
   {
     name: 'a multicast MAC on sriov (read: the VF MAC goes through the kernel and the PF driver)',
     networks: '[{"name":"sriov","mac":"01:00:5e:00:00:01"}]',
-    errors: [`${A}[0].mac: Invalid value: "01:00:5e:00:00:01": a multicast MAC (lowest bit of the first octet set): sriov sets the MAC on an Ethernet interface (default/sriov spec.config.plugins[0]), and the kernel refuses it ("cannot assign requested address"): the ADD would fail`],
+    errors: [
+      `${A}[0].mac: Invalid value: "01:00:5e:00:00:01": a multicast MAC (lowest bit of the first octet set): sriov sets the MAC on an Ethernet interface (default/sriov spec.config.plugins[0]), and the kernel refuses it ("cannot assign requested address"): the ADD would fail`,
+    ],
   },
   {
     name: 'a multicast cni-args mac where tuning sets it (executed)',
     networks: '[{"name":"ptp-tuning","cni-args":{"mac":"03:00:00:00:00:01"}}]',
-    errors: [`${A}[0].cni-args.mac: Invalid value: "03:00:00:00:00:01": a multicast MAC (lowest bit of the first octet set): tuning sets the MAC on an Ethernet interface (default/ptp-tuning spec.config.plugins[1]), and the kernel refuses it ("cannot assign requested address"): the ADD would fail`],
+    errors: [
+      `${A}[0].cni-args.mac: Invalid value: "03:00:00:00:00:01": a multicast MAC (lowest bit of the first octet set): tuning sets the MAC on an Ethernet interface (default/ptp-tuning spec.config.plugins[1]), and the kernel refuses it ("cannot assign requested address"): the ADD would fail`,
+    ],
   },
   {
     name: 'a multicast MAC an unknown plugin may read: no error (the annotation warns)',
@@ -88,7 +102,9 @@ const cases: Case[] = [
   {
     name: 'a 20-byte IPoIB address on bridge (executed: "invalid argument")',
     networks: `[{"name":"br","mac":"${IPOIB}"}]`,
-    errors: [`${A}[0].mac: Invalid value: "${IPOIB}": a 20-byte address: bridge sets the MAC on an Ethernet interface (default/br spec.config.plugins[0]), and the kernel refuses it ("invalid argument"): the ADD would fail (an IPoIB address is for an ipoib or ib-sriov network)`],
+    errors: [
+      `${A}[0].mac: Invalid value: "${IPOIB}": a 20-byte address: bridge sets the MAC on an Ethernet interface (default/br spec.config.plugins[0]), and the kernel refuses it ("invalid argument"): the ADD would fail (an IPoIB address is for an ipoib or ib-sriov network)`,
+    ],
   },
   {
     name: 'a 20-byte IPoIB address on macvlan (executed)',
@@ -98,7 +114,9 @@ const cases: Case[] = [
   {
     name: 'a 20-byte address where tuning sets it: the kernel takes its first 6 bytes (executed), a warning',
     networks: `[{"name":"ptp-tuning","mac":"${IPOIB}"}]`,
-    warnings: [/\[0\]\.mac: a 20-byte address: tuning sets the MAC on an Ethernet interface \(default\/ptp-tuning spec\.config\.plugins\[1\]\) and takes only its first 6 bytes: the interface gets 00:00:00:48:fe:80/],
+    warnings: [
+      /\[0\]\.mac: a 20-byte address: tuning sets the MAC on an Ethernet interface \(default\/ptp-tuning spec\.config\.plugins\[1\]\) and takes only its first 6 bytes: the interface gets 00:00:00:48:fe:80/,
+    ],
   },
   {
     name: 'an 8-byte address where tuning sets it: a warning, not a false denial (executed: the pod runs with 02:00:00:00:00:00)',
@@ -108,31 +126,43 @@ const cases: Case[] = [
   {
     name: 'an 8-byte address whose first 6 bytes are multicast, where tuning sets it: an error',
     networks: '[{"name":"ptp-tuning","mac":"03:00:00:00:00:00:00:01"}]',
-    errors: [/an 8-byte address: tuning sets the MAC .* which takes its first 6 bytes, 03:00:00:00:00:00, a multicast MAC .* the ADD would fail/],
+    errors: [
+      /an 8-byte address: tuning sets the MAC .* which takes its first 6 bytes, 03:00:00:00:00:00, a multicast MAC .* the ADD would fail/,
+    ],
   },
   {
     name: 'macvlan then tuning: macvlan fails first on the length, no word on tuning',
     networks: '[{"name":"mv-tuning","mac":"02:00:00:00:00:00:00:01"}]',
     errors: [/an 8-byte address: macvlan sets the MAC .*"invalid argument"/],
   },
-  { name: 'a 20-byte address on an ipoib network: valid (ipoib does not set it; the capabilities rule judges)', networks: `[{"name":"ipoib","mac":"${IPOIB}"}]`, findings: [/would ignore it/] },
+  {
+    name: 'a 20-byte address on an ipoib network: valid (ipoib does not set it; the capabilities rule judges)',
+    networks: `[{"name":"ipoib","mac":"${IPOIB}"}]`,
+    findings: [/would ignore it/],
+  },
   // Class 4: two doors that disagree.
   {
     name: 'bridge without the mac capability: cni-args wins over MAC= (executed)',
     networks: '[{"name":"br","mac":"02:00:00:00:00:0a","cni-args":{"mac":"02:00:00:00:00:0b"}}]',
-    warnings: [/^.*\[0\]\.mac: dropped: the interface gets 02:00:00:00:00:0b \(cni-args "mac"\), set last by bridge in default\/br: it reads args\.cni "mac" after MAC= \(runtimeConfig "mac" would win/],
+    warnings: [
+      /^.*\[0\]\.mac: dropped: the interface gets 02:00:00:00:00:0b \(cni-args "mac"\), set last by bridge in default\/br: it reads args\.cni "mac" after MAC= \(runtimeConfig "mac" would win/,
+    ],
     dropped: [`${A}[0].mac`],
   },
   {
     name: 'bridge with the mac capability: runtimeConfig wins over cni-args (executed)',
     networks: '[{"name":"brcap","mac":"02:00:00:00:00:0a","cni-args":{"MAC":"02:00:00:00:00:0b"}}]',
-    warnings: [/\[0\]\.cni-args\.MAC: dropped: the interface gets 02:00:00:00:00:0a \(the top-level "mac"\), set last by bridge in default\/brcap: it reads runtimeConfig "mac"/],
+    warnings: [
+      /\[0\]\.cni-args\.MAC: dropped: the interface gets 02:00:00:00:00:0a \(the top-level "mac"\), set last by bridge in default\/brcap: it reads runtimeConfig "mac"/,
+    ],
     dropped: [`${A}[0].cni-args.MAC`],
   },
   {
     name: 'macvlan then tuning: tuning sets cni-args last (executed)',
     networks: '[{"name":"mv-tuning","mac":"02:00:00:00:00:0a","cni-args":{"mac":"02:00:00:00:00:0b"}}]',
-    warnings: [/\[0\]\.mac: dropped: the interface gets 02:00:00:00:00:0b \(cni-args "mac"\), set last by tuning in default\/mv-tuning: it reads args\.cni "mac" last/],
+    warnings: [
+      /\[0\]\.mac: dropped: the interface gets 02:00:00:00:00:0b \(cni-args "mac"\), set last by tuning in default\/mv-tuning: it reads args\.cni "mac" last/,
+    ],
     dropped: [`${A}[0].mac`],
   },
   {
@@ -156,22 +186,39 @@ const cases: Case[] = [
   {
     name: 'an unknown plugin after bridge: which one wins cannot be told, both judged',
     networks: '[{"name":"br-vendor","mac":"02:00:00:00:00:0a","cni-args":{"mac":"02:00:00:00:00:0b"}}]',
-    warnings: [/\[0\]\.mac: the top-level "mac" and cni-args "mac" ask for different MACs; which one plugin "vendor-meta", which netattach does not know, sets cannot be told, so both are judged/, /\[0\]\.cni-args\.mac: .* both are judged/],
+    warnings: [
+      /\[0\]\.mac: the top-level "mac" and cni-args "mac" ask for different MACs; which one plugin "vendor-meta", which netattach does not know, sets cannot be told, so both are judged/,
+      /\[0\]\.cni-args\.mac: .* both are judged/,
+    ],
   },
-  { name: 'the same MAC through both doors, spelled differently: nothing to say', networks: '[{"name":"br","mac":"02:00:00:00:00:0A","cni-args":{"mac":"02-00-00-00-00-0a"}}]' },
+  {
+    name: 'the same MAC through both doors, spelled differently: nothing to say',
+    networks: '[{"name":"br","mac":"02:00:00:00:00:0A","cni-args":{"mac":"02-00-00-00-00-0a"}}]',
+  },
   // Class 3: an explicit netN that Multus gives another element.
   {
     name: 'interface net2 on element [0], element [1] unnamed: macvlan creates net2 first, Multus fails element [1]',
     networks: '[{"name":"mv","interface":"net2"},{"name":"ptp"}]',
-    errors: [`${A}[0].interface: Invalid value: "net2": Multus names element [1] "net2" too (it sets no interface): element [0] runs first and macvlan in default/mv creates "net2", so Multus fails element [1]'s ADD ("interface name net2 already exists"); name every interface, or none`],
+    errors: [
+      `${A}[0].interface: Invalid value: "net2": Multus names element [1] "net2" too (it sets no interface): element [0] runs first and macvlan in default/mv creates "net2", so Multus fails element [1]'s ADD ("interface name net2 already exists"); name every interface, or none`,
+    ],
   },
   {
     name: 'element [0] unnamed gets net1, created by bridge before element [1] asks for it',
     networks: '[{"name":"br"},{"name":"vendor","interface":"net1"}]',
-    errors: [/\[1\]\.interface: Invalid value: "net1": Multus names element \[0\] "net1" too .* element \[0\] runs first and bridge in default\/br creates "net1", so Multus fails element \[1\]'s ADD/],
+    errors: [
+      /\[1\]\.interface: Invalid value: "net1": Multus names element \[0\] "net1" too .* element \[0\] runs first and bridge in default\/br creates "net1", so Multus fails element \[1\]'s ADD/,
+    ],
   },
-  { name: 'the first element\'s plugin is unknown (a KubeVirt binding creates none): no error', networks: '[{"name":"vendor"},{"name":"mv","interface":"net1"}]' },
-  { name: 'defaultNetworks shift the numbers: element [1] is net3, no collision', networks: '[{"name":"mv","interface":"net2"},{"name":"ptp"}]', multusDefaultNetworks: 1 },
+  {
+    name: "the first element's plugin is unknown (a KubeVirt binding creates none): no error",
+    networks: '[{"name":"vendor"},{"name":"mv","interface":"net1"}]',
+  },
+  {
+    name: 'defaultNetworks shift the numbers: element [1] is net3, no collision',
+    networks: '[{"name":"mv","interface":"net2"},{"name":"ptp"}]',
+    multusDefaultNetworks: 1,
+  },
   {
     name: 'defaultNetworks shift the numbers: element [1] is net3',
     networks: '[{"name":"mv","interface":"net3"},{"name":"ptp"}]',
@@ -182,23 +229,39 @@ const cases: Case[] = [
     name: 'the count not stated: the collision is read with no defaultNetworks, and only warned (with one, element [1] is net3 and the pod works)',
     networks: '[{"name":"mv","interface":"net2"},{"name":"ptp"}]',
     multusDefaultNetworks: undefined,
-    warnings: [/\[0\]\.interface: "net2": Multus names element \[1\] "net2" too .*macvlan in default\/mv creates "net2" when Multus's config has no defaultNetworks .*--multus-default-networks/],
+    warnings: [
+      /\[0\]\.interface: "net2": Multus names element \[1\] "net2" too .*macvlan in default\/mv creates "net2" when Multus's config has no defaultNetworks .*--multus-default-networks/,
+    ],
   },
   // The simple form names interfaces with '@': Multus numbers its elements the same way.
   {
     name: 'simple form: mv@net2 then ptp, which Multus names net2 too',
     networks: 'mv@net2,ptp',
-    errors: [`${A}[0].interface: Invalid value: "net2": Multus names element [1] "net2" too (it sets no interface): element [0] runs first and macvlan in default/mv creates "net2", so Multus fails element [1]'s ADD ("interface name net2 already exists"); name every interface, or none`],
+    errors: [
+      `${A}[0].interface: Invalid value: "net2": Multus names element [1] "net2" too (it sets no interface): element [0] runs first and macvlan in default/mv creates "net2", so Multus fails element [1]'s ADD ("interface name net2 already exists"); name every interface, or none`,
+    ],
   },
-  { name: 'simple form: ptp (net1) then mv@net1', networks: 'ptp, default/mv@net1', errors: [/\[1\]\.interface: Invalid value: "net1": Multus names element \[0\] "net1" too .* ptp in default\/ptp creates "net1"/] },
+  {
+    name: 'simple form: ptp (net1) then mv@net1',
+    networks: 'ptp, default/mv@net1',
+    errors: [/\[1\]\.interface: Invalid value: "net1": Multus names element \[0\] "net1" too .* ptp in default\/ptp creates "net1"/],
+  },
   { name: 'simple form: defaultNetworks shift the numbers', networks: 'mv@net2,ptp', multusDefaultNetworks: 1 },
-  { name: 'every interface named: no automatic name to collide with', networks: '[{"name":"mv","interface":"net2"},{"name":"ptp","interface":"net1"}]' },
+  {
+    name: 'every interface named: no automatic name to collide with',
+    networks: '[{"name":"mv","interface":"net2"},{"name":"ptp","interface":"net1"}]',
+  },
   // A config with both `type` and `plugins`: Multus runs the top-level config alone, never the list.
-  { name: 'type bridge with a plugins list of ipvlan: bridge runs and sets the MAC (no false denial)', networks: '[{"name":"br-over-ipvlan","mac":"02:00:00:00:00:01"}]' },
+  {
+    name: 'type bridge with a plugins list of ipvlan: bridge runs and sets the MAC (no false denial)',
+    networks: '[{"name":"br-over-ipvlan","mac":"02:00:00:00:00:01"}]',
+  },
   {
     name: 'type ipvlan with a plugins list of bridge: ipvlan runs alone and ignores the MAC',
     networks: '[{"name":"ipvlan-over-br","mac":"02:00:00:00:00:01"}]',
-    findings: [/^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/networks\]\[0\]\.mac: Forbidden: default\/ipvlan-over-br would ignore it: no plugin of its chain \(ipvlan\) reads a MAC/],
+    findings: [
+      /^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/networks\]\[0\]\.mac: Forbidden: default\/ipvlan-over-br would ignore it: no plugin of its chain \(ipvlan\) reads a MAC/,
+    ],
   },
 ];
 
@@ -210,7 +273,9 @@ t.test('MAC and interface-name verdicts by chain', async (t) => {
     const r = builtinChecks(parsed.networks, nads, extra, 'multusDefaultNetworks' in c ? c.multusDefaultNetworks : 0);
     const errors = r.errors.map(renderError);
     t.equal(errors.length, c.errors?.length ?? 0, `${c.name}: errors ${JSON.stringify(errors)}`);
-    c.errors?.forEach((e, i) => (typeof e === 'string' ? t.equal(errors[i], e, `${c.name}: error ${i}`) : t.match(errors[i], e, `${c.name}: error ${i}`)));
+    c.errors?.forEach((e, i) =>
+      typeof e === 'string' ? t.equal(errors[i], e, `${c.name}: error ${i}`) : t.match(errors[i], e, `${c.name}: error ${i}`),
+    );
     const findings = r.findings.map((f) => renderError(f.error));
     t.equal(findings.length, c.findings?.length ?? 0, `${c.name}: findings ${JSON.stringify(findings)}`);
     c.findings?.forEach((f, i) => t.match(findings[i], f, `${c.name}: finding ${i}`));
@@ -222,44 +287,52 @@ t.test('MAC and interface-name verdicts by chain', async (t) => {
   }
 });
 
-t.test('any MAC through either door: an error exactly where the plugin that keeps it cannot set it; warnings never say the pod fails', async (t) => {
-  const octet = fc.integer({ min: 0, max: 255 });
-  const mac = fc.oneof(
-    fc.array(octet, { minLength: 6, maxLength: 6 }),
-    fc.constantFrom([0, 0, 0, 0, 0, 0], [255, 255, 255, 255, 255, 255]),
-    fc.array(octet, { minLength: 20, maxLength: 20 }),
-  ).map((b) => b.map((x) => x.toString(16).padStart(2, '0')).join(':'));
-  const nadName = fc.constantFrom('br', 'brcap', 'mv', 'tap', 'ptp-tuning', 'mv-tuning', 'vendor', 'br-vendor');
-  fc.assert(
-    fc.property(nadName, fc.option(mac, { nil: undefined }), fc.option(mac, { nil: undefined }), (name, top, args) => {
-      const sel: Record<string, unknown> = { name };
-      if (top !== undefined) sel['mac'] = top;
-      if (args !== undefined) sel['cni-args'] = { mac: args };
-      const parsed = parseNetworks(JSON.stringify([sel]), { namespace: 'default' });
-      const r = builtinChecks(parsed.networks, nads, NO_EXTRA_READERS);
-      // The value each chain's MAC setters keep (executed facts, docs/cni-runtime.md).
-      const setters: Record<string, Array<['top' | 'args', 'create' | 'set']>> = {
-        br: [[args !== undefined ? 'args' : 'top', 'create']],
-        brcap: [[top !== undefined ? 'top' : 'args', 'create']],
-        mv: [['top', 'create']],
-        tap: [['top', 'create']],
-        'ptp-tuning': [[args !== undefined ? 'args' : 'top', 'set']],
-        'mv-tuning': [['top', 'create'], [args !== undefined ? 'args' : 'top', 'set']],
-        vendor: [],
-        'br-vendor': [[args !== undefined ? 'args' : 'top', 'create']],
-      };
-      const fails = setters[name]!.some(([door, how]) => {
-        const v = door === 'top' ? top : args;
-        if (v === undefined) return false;
-        const b = v.split(':').map((x) => parseInt(x, 16));
-        if (b.length !== 6 && how === 'create') return true;
-        const head = b.slice(0, 6);
-        return head.every((x) => x === 0) || (head[0]! & 1) === 1;
-      });
-      const notes = [...r.fieldWarnings.map(renderError), ...r.warnings.map((n) => n.text)];
-      return (r.errors.length > 0) === fails && notes.every((w) => !/will fail|would fail/.test(w));
-    }),
-    { numRuns: 500 },
-  );
-  t.pass('held');
-});
+t.test(
+  'any MAC through either door: an error exactly where the plugin that keeps it cannot set it; warnings never say the pod fails',
+  async (t) => {
+    const octet = fc.integer({ min: 0, max: 255 });
+    const mac = fc
+      .oneof(
+        fc.array(octet, { minLength: 6, maxLength: 6 }),
+        fc.constantFrom([0, 0, 0, 0, 0, 0], [255, 255, 255, 255, 255, 255]),
+        fc.array(octet, { minLength: 20, maxLength: 20 }),
+      )
+      .map((b) => b.map((x) => x.toString(16).padStart(2, '0')).join(':'));
+    const nadName = fc.constantFrom('br', 'brcap', 'mv', 'tap', 'ptp-tuning', 'mv-tuning', 'vendor', 'br-vendor');
+    fc.assert(
+      fc.property(nadName, fc.option(mac, { nil: undefined }), fc.option(mac, { nil: undefined }), (name, top, args) => {
+        const sel: Record<string, unknown> = { name };
+        if (top !== undefined) sel['mac'] = top;
+        if (args !== undefined) sel['cni-args'] = { mac: args };
+        const parsed = parseNetworks(JSON.stringify([sel]), { namespace: 'default' });
+        const r = builtinChecks(parsed.networks, nads, NO_EXTRA_READERS);
+        // The value each chain's MAC setters keep (executed facts, docs/cni-runtime.md).
+        const setters: Record<string, Array<['top' | 'args', 'create' | 'set']>> = {
+          br: [[args !== undefined ? 'args' : 'top', 'create']],
+          brcap: [[top !== undefined ? 'top' : 'args', 'create']],
+          mv: [['top', 'create']],
+          tap: [['top', 'create']],
+          'ptp-tuning': [[args !== undefined ? 'args' : 'top', 'set']],
+          'mv-tuning': [
+            ['top', 'create'],
+            [args !== undefined ? 'args' : 'top', 'set'],
+          ],
+          vendor: [],
+          'br-vendor': [[args !== undefined ? 'args' : 'top', 'create']],
+        };
+        const fails = setters[name]!.some(([door, how]) => {
+          const v = door === 'top' ? top : args;
+          if (v === undefined) return false;
+          const b = v.split(':').map((x) => parseInt(x, 16));
+          if (b.length !== 6 && how === 'create') return true;
+          const head = b.slice(0, 6);
+          return head.every((x) => x === 0) || (head[0]! & 1) === 1;
+        });
+        const notes = [...r.fieldWarnings.map(renderError), ...r.warnings.map((n) => n.text)];
+        return r.errors.length > 0 === fails && notes.every((w) => !/will fail|would fail/.test(w));
+      }),
+      { numRuns: 500 },
+    );
+    t.pass('held');
+  },
+);

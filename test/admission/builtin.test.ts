@@ -10,7 +10,13 @@ import { chain, nadLookup, nadObject } from './fixtures.js';
 
 const nads = nadLookup(
   nadObject('static', { config: chain({ type: 'macvlan', master: 'eth1', ipam: { type: 'static' } }) }),
-  nadObject('hl', { config: chain({ type: 'macvlan', capabilities: { ips: true }, ipam: { type: 'host-local', ranges: [[{ subnet: '10.1.0.0/24', rangeStart: '10.1.0.100', rangeEnd: '10.1.0.200' }]] } }) }),
+  nadObject('hl', {
+    config: chain({
+      type: 'macvlan',
+      capabilities: { ips: true },
+      ipam: { type: 'host-local', ranges: [[{ subnet: '10.1.0.0/24', rangeStart: '10.1.0.100', rangeEnd: '10.1.0.200' }]] },
+    }),
+  }),
   nadObject('wb', { config: chain({ type: 'ipvlan', ipam: { type: 'whereabouts', range: '10.2.0.0/24' } }) }),
   nadObject('tuned', { config: chain({ type: 'sriov' }, { type: 'tuning' }) }),
   nadObject('plain', { config: chain({ type: 'sriov' }) }),
@@ -33,18 +39,24 @@ const cases: Case[] = [
   {
     name: 'static: a bare address fails the ADD',
     networks: '[{"name":"static","ips":["10.0.0.5/24","10.0.0.6"]}]',
-    errors: [`${A}[0].ips[1]: Invalid value: "10.0.0.6": default/static's IPAM "static" (spec.config.plugins[0].ipam) needs an address with a /prefix: the ADD would fail`],
+    errors: [
+      `${A}[0].ips[1]: Invalid value: "10.0.0.6": default/static's IPAM "static" (spec.config.plugins[0].ipam) needs an address with a /prefix: the ADD would fail`,
+    ],
   },
   { name: 'host-local: one address in range', networks: '[{"name":"hl","ips":["10.1.0.150"]}]' },
   {
     name: 'host-local: two addresses fail (IP= holds one), even with the ips capability',
     networks: '[{"name":"hl","ips":["10.1.0.150/24","10.1.0.151/24"]}]',
-    errors: [`${A}[0].ips: Invalid value: ["10.1.0.150/24","10.1.0.151/24"]: default/hl's IPAM "host-local" (spec.config.plugins[0].ipam) reads one address from IP= in CNI_ARGS, where Multus passes all 2: the ADD would fail`],
+    errors: [
+      `${A}[0].ips: Invalid value: ["10.1.0.150/24","10.1.0.151/24"]: default/hl's IPAM "host-local" (spec.config.plugins[0].ipam) reads one address from IP= in CNI_ARGS, where Multus passes all 2: the ADD would fail`,
+    ],
   },
   {
     name: 'host-local: an address outside rangeStart..rangeEnd fails',
     networks: '[{"name":"hl","ips":["10.1.0.50"]}]',
-    errors: [`${A}[0].ips[0]: Invalid value: "10.1.0.50": outside rangeStart..rangeEnd of 10.1.0.0/24: default/hl's IPAM "host-local" (spec.config.plugins[0].ipam) hands out 10.1.0.100-10.1.0.200 there, and the ADD would fail`],
+    errors: [
+      `${A}[0].ips[0]: Invalid value: "10.1.0.50": outside rangeStart..rangeEnd of 10.1.0.0/24: default/hl's IPAM "host-local" (spec.config.plugins[0].ipam) hands out 10.1.0.100-10.1.0.200 there, and the ADD would fail`,
+    ],
   },
   {
     name: 'whereabouts: honoured but not reserved: a warning',
@@ -54,7 +66,9 @@ const cases: Case[] = [
   {
     name: 'cni-args mac: a malformed value fails where tuning reads it',
     networks: '[{"name":"tuned","cni-args":{"mac":"zz"}}]',
-    errors: [`${A}[0].cni-args.mac: Invalid value: "zz": must be a 6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms (tuning reads cni-args "mac" and would fail the ADD)`],
+    errors: [
+      `${A}[0].cni-args.mac: Invalid value: "zz": must be a 6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms (tuning reads cni-args "mac" and would fail the ADD)`,
+    ],
   },
   {
     name: 'cni-args mac: malformed but read by no plugin: a warning',
@@ -69,12 +83,16 @@ const cases: Case[] = [
   {
     name: 'cni-args keys match case-insensitively, as Go decodes them',
     networks: '[{"name":"tuned","cni-args":{"MAC":"zz"}}]',
-    errors: [`${A}[0].cni-args.MAC: Invalid value: "zz": must be a 6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms (tuning reads cni-args "MAC" and would fail the ADD)`],
+    errors: [
+      `${A}[0].cni-args.MAC: Invalid value: "zz": must be a 6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms (tuning reads cni-args "MAC" and would fail the ADD)`,
+    ],
   },
   {
     name: 'cni-args ips through static need a prefix',
     networks: '[{"name":"static","cni-args":{"ips":["10.0.0.7"]}}]',
-    errors: [`${A}[0].cni-args.ips[0]: Invalid value: "10.0.0.7": default/static's IPAM "static" (spec.config.plugins[0].ipam) needs an address with a /prefix: the ADD would fail`],
+    errors: [
+      `${A}[0].cni-args.ips[0]: Invalid value: "10.0.0.7": default/static's IPAM "static" (spec.config.plugins[0].ipam) needs an address with a /prefix: the ADD would fail`,
+    ],
   },
   {
     name: 'ib-sriov decodes args.cni as strings: any other value fails its ADD',
@@ -101,7 +119,11 @@ t.test('built-in checks, table-driven', async (t) => {
     t.same(parsed.errors, [], `${c.name}: the annotation itself is valid`);
     const r = builtinChecks(parsed.networks, nads, NO_EXTRA_READERS);
     t.same(r.errors.map(renderError), c.errors ?? [], `${c.name}: errors`);
-    t.same(r.findings.map((f) => renderError(f.error)), c.findings ?? [], `${c.name}: findings`);
+    t.same(
+      r.findings.map((f) => renderError(f.error)),
+      c.findings ?? [],
+      `${c.name}: findings`,
+    );
     const warnings = [...r.fieldWarnings.map(renderError), ...r.warnings.map((n) => `${n.path}: ${n.text}`)];
     t.equal(warnings.length, c.warnings?.length ?? 0, `${c.name}: warnings ${JSON.stringify(warnings)}`);
     c.warnings?.forEach((w, i) => t.match(warnings[i], w, `${c.name}: warning ${i}`));
@@ -113,7 +135,9 @@ t.test('an 8-byte MAC fails where a plugin sets the MAC', async (t) => {
   // annotation parser's own verdict on 8 bytes is tested in test/annotation.
   const net = { index: 0, path: `${A}[0]`, selection: { name: 'macvlan', namespace: 'default', mac: '02:00:00:00:00:00:00:01' } };
   const r = builtinChecks([net], nads, NO_EXTRA_READERS);
-  t.same(r.errors.map(renderError), [`${A}[0].mac: Invalid value: "02:00:00:00:00:00:00:01": an 8-byte address: macvlan sets the MAC on an Ethernet interface (default/macvlan spec.config.plugins[0]), and the kernel refuses it ("invalid argument"): the ADD would fail (use infiniband-guid for an InfiniBand GUID)`]);
+  t.same(r.errors.map(renderError), [
+    `${A}[0].mac: Invalid value: "02:00:00:00:00:00:00:01": an 8-byte address: macvlan sets the MAC on an Ethernet interface (default/macvlan spec.config.plugins[0]), and the kernel refuses it ("invalid argument"): the ADD would fail (use infiniband-guid for an InfiniBand GUID)`,
+  ]);
   const vendor = builtinChecks([{ ...net, selection: { ...net.selection, name: 'vendor' } }], nads, NO_EXTRA_READERS);
   t.same(vendor.errors, [], 'an unknown plugin: only the warning that it may be ignored');
 });
@@ -143,11 +167,22 @@ const more = nadLookup(
   nadObject('list', { config: '[{"type": "macvlan"}]' }),
   nadObject('null', { config: 'null' }),
   nadObject('untyped', { config: chain({ master: 'eth1' }) }),
-  nadObject('static-wb', { config: chain({ type: 'macvlan', ipam: { type: 'static' } }, { type: 'ipvlan', ipam: { type: 'whereabouts', range: '10.2.0.0/24' } }) }),
+  nadObject('static-wb', {
+    config: chain({ type: 'macvlan', ipam: { type: 'static' } }, { type: 'ipvlan', ipam: { type: 'whereabouts', range: '10.2.0.0/24' } }),
+  }),
   nadObject('hl', { config: chain({ type: 'macvlan', ipam: { type: 'host-local', ranges: [[{ subnet: '10.1.0.0/24' }]] } }) }),
-  nadObject('hl2', { config: chain({ type: 'macvlan', ipam: { type: 'host-local', ranges: [[{ subnet: '10.1.0.0/24' }], [{ subnet: '10.3.0.0/24' }]] } }) }),
-  nadObject('static-tuned', { config: chain({ type: 'macvlan', ipam: { type: 'static', addresses: [{ address: '192.0.2.1/24' }] } }, { type: 'tuning' }) }),
-  nadObject('static-portmap', { config: chain({ type: 'macvlan', ipam: { type: 'static', addresses: [{ address: '192.0.2.1/24' }] } }, { type: 'portmap', capabilities: { portMappings: true } }) }),
+  nadObject('hl2', {
+    config: chain({ type: 'macvlan', ipam: { type: 'host-local', ranges: [[{ subnet: '10.1.0.0/24' }], [{ subnet: '10.3.0.0/24' }]] } }),
+  }),
+  nadObject('static-tuned', {
+    config: chain({ type: 'macvlan', ipam: { type: 'static', addresses: [{ address: '192.0.2.1/24' }] } }, { type: 'tuning' }),
+  }),
+  nadObject('static-portmap', {
+    config: chain(
+      { type: 'macvlan', ipam: { type: 'static', addresses: [{ address: '192.0.2.1/24' }] } },
+      { type: 'portmap', capabilities: { portMappings: true } },
+    ),
+  }),
 );
 
 interface ExactCase {
@@ -174,27 +209,46 @@ const exact: ExactCase[] = [
   {
     name: 'two unknown plugins: both named, the hint for the first',
     networks: '[{"name":"two-vendors","ips":["10.0.0.1/24"]}]',
-    warnings: [`${A}[0].ips: may be ignored: netattach does not know plugin "vendor-a", "vendor-b"; if it reads it: --plugin-reads vendor-a=ips`],
+    warnings: [
+      `${A}[0].ips: may be ignored: netattach does not know plugin "vendor-a", "vendor-b"; if it reads it: --plugin-reads vendor-a=ips`,
+    ],
   },
   {
     name: 'a known plugin with an unknown IPAM: the hint names the plugin type only',
     networks: '[{"name":"vendor-ipam","ips":["10.0.0.1"]}]',
-    warnings: [`${A}[0].ips: may be ignored: netattach does not know plugin "macvlan (IPAM vendor-ipam)"; if it reads it: --plugin-reads macvlan=ips`],
+    warnings: [
+      `${A}[0].ips: may be ignored: netattach does not know plugin "macvlan (IPAM vendor-ipam)"; if it reads it: --plugin-reads macvlan=ips`,
+    ],
   },
   {
     name: 'ips where no plugin reads them: a capabilities finding',
     networks: '[{"name":"plain","ips":["10.0.0.1/24"]}]',
-    findings: [{ rule: 'capabilities', text: `${A}[0].ips: Forbidden: default/plain would ignore it: no plugin of its chain (sriov) reads ${IPS_ROAD}` }],
+    findings: [
+      {
+        rule: 'capabilities',
+        text: `${A}[0].ips: Forbidden: default/plain would ignore it: no plugin of its chain (sriov) reads ${IPS_ROAD}`,
+      },
+    ],
   },
   {
     name: 'a chain whose only plugin has no type: "no plugin" reads the IPs',
     networks: '[{"name":"untyped","ips":["10.0.0.1/24"]}]',
-    findings: [{ rule: 'capabilities', text: `${A}[0].ips: Forbidden: default/untyped would ignore it: no plugin of its chain (no plugin) reads ${IPS_ROAD}` }],
+    findings: [
+      {
+        rule: 'capabilities',
+        text: `${A}[0].ips: Forbidden: default/untyped would ignore it: no plugin of its chain (no plugin) reads ${IPS_ROAD}`,
+      },
+    ],
   },
   {
     name: 'portMappings on a chain of two plugins, neither declaring it: the chain is listed',
     networks: '[{"name":"tuned","portMappings":[{"hostPort":8080,"containerPort":80,"protocol":"tcp"}]}]',
-    findings: [{ rule: 'capabilities', text: `${A}[0].portMappings: Forbidden: default/tuned would ignore it: no plugin of its chain (sriov, tuning) reads runtimeConfig "portMappings" (the portmap plugin with the capability declared)` }],
+    findings: [
+      {
+        rule: 'capabilities',
+        text: `${A}[0].portMappings: Forbidden: default/tuned would ignore it: no plugin of its chain (sriov, tuning) reads runtimeConfig "portMappings" (the portmap plugin with the capability declared)`,
+      },
+    ],
   },
   {
     name: 'portMappings read by portmap next to a static IPAM: no address prediction on them',
@@ -219,17 +273,23 @@ const exact: ExactCase[] = [
   {
     name: 'cni-args ips: two in one range set fail (executed: "failed to allocate all requested IPs")',
     networks: '[{"name":"hl","cni-args":{"ips":["10.1.0.150","10.1.0.151"]}}]',
-    errors: [`${A}[0].cni-args.ips[1]: Invalid value: "10.1.0.151": default/hl's IPAM "host-local" (spec.config.plugins[0].ipam) takes one requested address per range set, and range set 0 (10.1.0.0/24) also gets 10.1.0.150 (cni-args.ips[0]): the ADD would fail`],
+    errors: [
+      `${A}[0].cni-args.ips[1]: Invalid value: "10.1.0.151": default/hl's IPAM "host-local" (spec.config.plugins[0].ipam) takes one requested address per range set, and range set 0 (10.1.0.0/24) also gets 10.1.0.150 (cni-args.ips[0]): the ADD would fail`,
+    ],
   },
   {
     name: 'host-local with two ranges: both listed when an address is outside them',
     networks: '[{"name":"hl2","ips":["10.9.0.5"]}]',
-    errors: [`${A}[0].ips[0]: Invalid value: "10.9.0.5": not in any range of default/hl2's IPAM "host-local" (spec.config.plugins[0].ipam): 10.1.0.0/24, 10.3.0.0/24; the ADD would fail`],
+    errors: [
+      `${A}[0].ips[0]: Invalid value: "10.9.0.5": not in any range of default/hl2's IPAM "host-local" (spec.config.plugins[0].ipam): 10.1.0.0/24, 10.3.0.0/24; the ADD would fail`,
+    ],
   },
   {
     name: 'cni-args on a NAD whose config is read on the node: malformed is a warning naming that',
     networks: '[{"name":"node","cni-args":{"mac":"zz"}}]',
-    fieldWarnings: [`${A}[0].cni-args.mac: Invalid value: "zz": must be a 6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms (a config read from the node may read it)`],
+    fieldWarnings: [
+      `${A}[0].cni-args.mac: Invalid value: "zz": must be a 6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms (a config read from the node may read it)`,
+    ],
   },
   {
     name: 'cni-args ips on a NAD whose config is read on the node: nothing predicted',
@@ -238,12 +298,16 @@ const exact: ExactCase[] = [
   {
     name: 'a NAD whose spec.config is not JSON: Multus fails every pod on it ("failed to unmarshal Spec.Config")',
     networks: '[{"name":"broken","mac":"02:00:00:00:00:01"}]',
-    errors: [`${A}[0]: Invalid value: "default/broken": default/broken has a spec.config Multus cannot load (invalid JSON at line 1, column 43: Expected double-quoted property name): it fails every pod on this network ("failed to unmarshal Spec.Config"); fix the NetworkAttachmentDefinition`],
+    errors: [
+      `${A}[0]: Invalid value: "default/broken": default/broken has a spec.config Multus cannot load (invalid JSON at line 1, column 43: Expected double-quoted property name): it fails every pod on this network ("failed to unmarshal Spec.Config"); fix the NetworkAttachmentDefinition`,
+    ],
   },
   {
     name: 'a NAD whose spec.config is JSON but no object: Go cannot decode it into a map',
     networks: '[{"name":"list"}]',
-    errors: [`${A}[0]: Invalid value: "default/list": default/list has a spec.config Multus cannot load (not a JSON object but an array): it fails every pod on this network ("failed to unmarshal Spec.Config"); fix the NetworkAttachmentDefinition`],
+    errors: [
+      `${A}[0]: Invalid value: "default/list": default/list has a spec.config Multus cannot load (not a JSON object but an array): it fails every pod on this network ("failed to unmarshal Spec.Config"); fix the NetworkAttachmentDefinition`,
+    ],
   },
   {
     name: 'JSON null decodes without an error into a nil map: not judged',
@@ -252,7 +316,9 @@ const exact: ExactCase[] = [
   {
     name: 'cni-args on two unknown plugins: both named',
     networks: '[{"name":"two-vendors","cni-args":{"mac":"zz"}}]',
-    fieldWarnings: [`${A}[0].cni-args.mac: Invalid value: "zz": must be a 6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms (vendor-a, vendor-b may read it)`],
+    fieldWarnings: [
+      `${A}[0].cni-args.mac: Invalid value: "zz": must be a 6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms (vendor-a, vendor-b may read it)`,
+    ],
   },
 ];
 
@@ -268,7 +334,11 @@ t.test('built-in checks, exact findings, errors and warnings', async (t) => {
       `${c.name}: findings`,
     );
     t.same(r.fieldWarnings.map(renderError), c.fieldWarnings ?? [], `${c.name}: field warnings`);
-    t.same(r.warnings.map((n) => `${n.path}: ${n.text}`), c.warnings ?? [], `${c.name}: warnings`);
+    t.same(
+      r.warnings.map((n) => `${n.path}: ${n.text}`),
+      c.warnings ?? [],
+      `${c.name}: warnings`,
+    );
     t.same(r.unverified, [], `${c.name}: unverified`);
   }
 });

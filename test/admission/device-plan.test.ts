@@ -28,7 +28,10 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 const ANN_PATH = `metadata.annotations[${NETWORK_CLAIMS_ANNOTATION}]`;
 const ITEM_REASON = "each item must be 'network=claim' or 'namespace/network=claim', claim being the name of one of spec.resourceClaims";
 
-function attachment(name: string, opts: { namespace?: string; template?: string; resourceNames?: string[]; index?: number } = {}): Attachment {
+function attachment(
+  name: string,
+  opts: { namespace?: string; template?: string; resourceNames?: string[]; index?: number } = {},
+): Attachment {
   const namespace = opts.namespace ?? 'default';
   const i = opts.index ?? 0;
   return {
@@ -58,8 +61,18 @@ t.test('needsDevicePlan: a template NAD, the networkClaims annotation, or own cl
     { name: 'a template NAD', pod: podWith(undefined), attachments: [attachment('a'), attachment('b', { template: 'tpl' })], want: true },
     { name: 'the annotation alone', pod: podWith({ [NETWORK_CLAIMS_ANNOTATION]: 'a=c' }), attachments: [], want: true },
     // Issue 38: Multus's DRA how-to pod declares its own claims and no annotation.
-    { name: 'own claims, a network with a resourceName', pod: podWith(undefined, [{ name: 'c', resourceClaimTemplateName: 't' }]), attachments: [attachment('a')], want: true },
-    { name: 'own claims, networks without a resourceName', pod: podWith(undefined, [{ name: 'c', resourceClaimTemplateName: 't' }]), attachments: [attachment('a', { resourceNames: [] })], want: false },
+    {
+      name: 'own claims, a network with a resourceName',
+      pod: podWith(undefined, [{ name: 'c', resourceClaimTemplateName: 't' }]),
+      attachments: [attachment('a')],
+      want: true,
+    },
+    {
+      name: 'own claims, networks without a resourceName',
+      pod: podWith(undefined, [{ name: 'c', resourceClaimTemplateName: 't' }]),
+      attachments: [attachment('a', { resourceNames: [] })],
+      want: false,
+    },
     { name: 'an empty claims list', pod: podWith(undefined, []), attachments: [attachment('a')], want: false },
   ];
   for (const c of cases) t.equal(needsDevicePlan(c.pod, c.attachments), c.want, c.name);
@@ -72,7 +85,13 @@ t.test('parseNetworkClaims: the pairs and the items refused', async (t) => {
     { text: 'n=c', pairs: [{ namespace: 'ns', name: 'n', claim: 'c' }] },
     { text: 'a/net=gpu', pairs: [{ namespace: 'a', name: 'net', claim: 'gpu' }] },
     { text: 'team-b/sriov.a=gpu-nic', pairs: [{ namespace: 'team-b', name: 'sriov.a', claim: 'gpu-nic' }] },
-    { text: ' net = claim , other=x ', pairs: [{ namespace: 'ns', name: 'net', claim: 'claim' }, { namespace: 'ns', name: 'other', claim: 'x' }] },
+    {
+      text: ' net = claim , other=x ',
+      pairs: [
+        { namespace: 'ns', name: 'net', claim: 'claim' },
+        { namespace: 'ns', name: 'other', claim: 'x' },
+      ],
+    },
     { text: `net=${claim63}`, pairs: [{ namespace: 'ns', name: 'net', claim: claim63 }] },
   ];
   for (const c of ok) t.strictSame(parseNetworkClaims(c.text, 'ns', 'P'), { pairs: c.pairs, errors: [] }, JSON.stringify(c.text));
@@ -94,14 +113,20 @@ t.test('parseNetworkClaims: the pairs and the items refused', async (t) => {
   }
   // A good item next to a bad one: the pair is kept, the bad one is an error.
   t.strictSame(parseNetworkClaims('a=b,,c=d', 'ns', 'P'), {
-    pairs: [{ namespace: 'ns', name: 'a', claim: 'b' }, { namespace: 'ns', name: 'c', claim: 'd' }],
+    pairs: [
+      { namespace: 'ns', name: 'a', claim: 'b' },
+      { namespace: 'ns', name: 'c', claim: 'd' },
+    ],
     errors: [{ path: 'P', type: 'Invalid value', value: '', reason: ITEM_REASON }],
   });
 
   for (const text of ['', '   ']) {
     t.strictSame(
       parseNetworkClaims(text, 'ns', 'P'),
-      { pairs: [], errors: [{ path: 'P', type: 'Invalid value', value: text, reason: "must hold 'network=claim' pairs, comma-separated" }] },
+      {
+        pairs: [],
+        errors: [{ path: 'P', type: 'Invalid value', value: text, reason: "must hold 'network=claim' pairs, comma-separated" }],
+      },
       `blank ${JSON.stringify(text)}: one error for the whole value`,
     );
   }
@@ -109,7 +134,15 @@ t.test('parseNetworkClaims: the pairs and the items refused', async (t) => {
 
 t.test('planDevices: the pairs against the pod claims and the selections', async (t) => {
   const own = (text: unknown, claims: unknown): Obj => podWith({ [NETWORK_CLAIMS_ANNOTATION]: text }, claims);
-  const cases: Array<{ name: string; pod: Obj; attachments: Attachment[]; errors: FieldError[]; warnings: Obj[]; covered: number; extended: number }> = [
+  const cases: Array<{
+    name: string;
+    pod: Obj;
+    attachments: Attachment[];
+    errors: FieldError[];
+    warnings: Obj[];
+    covered: number;
+    extended: number;
+  }> = [
     {
       name: 'not a string',
       pod: own(5, [{ name: 'gpu' }]),
@@ -146,7 +179,8 @@ t.test('planDevices: the pairs against the pod claims and the selections', async
           path: ANN_PATH,
           type: 'Not found',
           value: 'gpu',
-          reason: 'default/a is said to use pod claim "gpu", but spec.resourceClaims has no entry of that name: the network would get no device',
+          reason:
+            'default/a is said to use pod claim "gpu", but spec.resourceClaims has no entry of that name: the network would get no device',
         },
       ],
       warnings: [],
@@ -194,7 +228,10 @@ t.test('planDevices: the pairs against the pod claims and the selections', async
   for (const p of [{ spec: {} }, undefined]) {
     const plan = planDevices(p, POD_LOCATION, [attachment('a', { template: 'tpl' }), attachment('b', { index: 1 })], 'default');
     t.strictSame([...plan.templates], [['tpl', { count: 1, paths: ['metadata.annotations[k8s.v1.cni.cncf.io/networks][0]'] }]]);
-    t.strictSame(plan.extended.map((a) => a.net.selection.name), ['b']);
+    t.strictSame(
+      plan.extended.map((a) => a.net.selection.name),
+      ['b'],
+    );
     t.strictSame([plan.errors, plan.warnings], [[], []]);
   }
 });
@@ -245,7 +282,10 @@ t.test('checkTemplates: exact findings and warnings', async (t) => {
     ],
     warnings: [],
   });
-  t.strictSame(checkTemplates(plan, 'ns', new StaticDraView([], [{ namespace: 'ns', name: 'tpl' }]), false), { findings: [], warnings: [] });
+  t.strictSame(checkTemplates(plan, 'ns', new StaticDraView([], [{ namespace: 'ns', name: 'tpl' }]), false), {
+    findings: [],
+    warnings: [],
+  });
 });
 
 t.test('addTemplateClaims: claim names', async (t) => {
@@ -299,7 +339,12 @@ t.test('addTemplateClaims: what the pod already has', async (t) => {
 });
 
 t.test('addTemplateClaims: refused shapes', async (t) => {
-  const containersError: FieldError = { path: 'spec.containers', type: 'Invalid value', value: '<list>', reason: "the claims for the pod's networks need a container" };
+  const containersError: FieldError = {
+    path: 'spec.containers',
+    type: 'Invalid value',
+    value: '<list>',
+    reason: "the claims for the pod's networks need a container",
+  };
   const cases: Array<{ name: string; spec: Obj; errors: FieldError[] }> = [
     { name: 'no containers', spec: {}, errors: [containersError] },
     { name: 'containers not a list', spec: { containers: { name: 'app' } }, errors: [containersError] },
@@ -356,26 +401,63 @@ t.test('checkNetworkClaims: can the pod claim hold a device with the network res
     error?: RegExp;
     warning?: RegExp;
   };
-  const cannot = /pod claim "gpu-nic" \(ResourceClaimTemplate gpu-and-nic\) cannot hold a device with resourceName example\.com\/sriov_a: its requests' DeviceClasses \(sriov-b\) select other devices, so Multus would find no device for default\/net/;
+  const cannot =
+    /pod claim "gpu-nic" \(ResourceClaimTemplate gpu-and-nic\) cannot hold a device with resourceName example\.com\/sriov_a: its requests' DeviceClasses \(sriov-b\) select other devices, so Multus would find no device for default\/net/;
   const cases: Case[] = [
     { name: 'a class whose selectors require the resourceName (the docs example)', requests: [gpuRequest, nicRequest('sriov-a')] },
     { name: 'a class whose extendedResourceName is it', requests: [nicRequest('ext-a')] },
     { name: "the request's own selectors require it", requests: [nicRequest('generic-nic', NIC)] },
-    { name: 'one firstAvailable alternative serving is enough', requests: [{ name: 'nic', alternatives: [{ deviceClassName: 'sriov-b' }, { deviceClassName: 'sriov-a' }] }] },
+    {
+      name: 'one firstAvailable alternative serving is enough',
+      requests: [{ name: 'nic', alternatives: [{ deviceClassName: 'sriov-b' }, { deviceClassName: 'sriov-a' }] }],
+    },
     { name: 'every request requires another resourceName: denied', requests: [nicRequest('sriov-b')], error: cannot },
-    { name: 'the request narrows a serving class to another resourceName: denied', requests: [{ name: 'nic', alternatives: [{ deviceClassName: 'sriov-a', resourceNames: ['example.com/other'] }] }], error: /cannot hold a device/ },
+    {
+      name: 'the request narrows a serving class to another resourceName: denied',
+      requests: [{ name: 'nic', alternatives: [{ deviceClassName: 'sriov-a', resourceNames: ['example.com/other'] }] }],
+      error: /cannot hold a device/,
+    },
     { name: 'the same in a workload template: a warning', requests: [nicRequest('sriov-b')], workload: true, warning: cannot },
-    { name: 'another claim of the pod might serve it: a warning', requests: [nicRequest('sriov-b')], otherClaims: [{ name: 'more', resourceClaimName: 'shared-nic' }], warning: /cannot hold a device .*unless another claim of the pod serves it/ },
-    { name: 'the pod requests the resource itself: a warning', requests: [nicRequest('sriov-b')], containerRequests: { [NIC]: '1' }, warning: /unless another claim/ },
-    { name: 'a request netattach cannot judge (a GPU class) and one ruled out: a warning', requests: [gpuRequest, nicRequest('sriov-b')], warning: /pod claim gpu-nic for default\/net \(example\.com\/sriov_a\) unchecked: no request of ResourceClaimTemplate gpu-and-nic names a DeviceClass known to select it/ },
+    {
+      name: 'another claim of the pod might serve it: a warning',
+      requests: [nicRequest('sriov-b')],
+      otherClaims: [{ name: 'more', resourceClaimName: 'shared-nic' }],
+      warning: /cannot hold a device .*unless another claim of the pod serves it/,
+    },
+    {
+      name: 'the pod requests the resource itself: a warning',
+      requests: [nicRequest('sriov-b')],
+      containerRequests: { [NIC]: '1' },
+      warning: /unless another claim/,
+    },
+    {
+      name: 'a request netattach cannot judge (a GPU class) and one ruled out: a warning',
+      requests: [gpuRequest, nicRequest('sriov-b')],
+      warning:
+        /pod claim gpu-nic for default\/net \(example\.com\/sriov_a\) unchecked: no request of ResourceClaimTemplate gpu-and-nic names a DeviceClass known to select it/,
+    },
     { name: 'a class netattach does not hold: a warning', requests: [nicRequest('unknown-class')], warning: /unchecked: no request/ },
-    { name: 'a ResourceClaim by name: a warning', entry: { name: 'gpu-nic', resourceClaimName: 'shared' }, warning: /unchecked: netattach does not read ResourceClaims/ },
+    {
+      name: 'a ResourceClaim by name: a warning',
+      entry: { name: 'gpu-nic', resourceClaimName: 'shared' },
+      warning: /unchecked: netattach does not read ResourceClaims/,
+    },
     { name: 'no DRA view: a warning', view: 'none', warning: /unchecked: netattach does not read templates here/ },
-    { name: 'a template netattach does not hold: a warning', view: 'not-held', warning: /unchecked: no ResourceClaimTemplate gpu-and-nic in namespace default/ },
+    {
+      name: 'a template netattach does not hold: a warning',
+      view: 'not-held',
+      warning: /unchecked: no ResourceClaimTemplate gpu-and-nic in namespace default/,
+    },
   ];
   for (const c of cases) {
-    const view = new StaticDraView(CLASSES, c.view === 'not-held' ? [] : [{ namespace: 'default', name: 'gpu-and-nic', devices: { requests: c.requests ?? [] } }]);
-    const p = podWith({ [NETWORK_CLAIMS_ANNOTATION]: 'net=gpu-nic' }, [c.entry ?? { name: 'gpu-nic', resourceClaimTemplateName: 'gpu-and-nic' }, ...(c.otherClaims ?? [])]);
+    const view = new StaticDraView(
+      CLASSES,
+      c.view === 'not-held' ? [] : [{ namespace: 'default', name: 'gpu-and-nic', devices: { requests: c.requests ?? [] } }],
+    );
+    const p = podWith({ [NETWORK_CLAIMS_ANNOTATION]: 'net=gpu-nic' }, [
+      c.entry ?? { name: 'gpu-nic', resourceClaimTemplateName: 'gpu-and-nic' },
+      ...(c.otherClaims ?? []),
+    ]);
     if (c.containerRequests) p.spec.containers[0].resources = { requests: c.containerRequests };
     const plan = planDevices(p, POD_LOCATION, [attachment('net', { resourceNames: [NIC] })], 'default');
     const got = checkNetworkClaims(plan, 'default', c.view === 'none' ? undefined : view, c.workload === true);
@@ -390,26 +472,32 @@ t.test('checkNetworkClaims: can the pod claim hold a device with the network res
   }
 });
 
-t.test('networkClaims through the admission core: a claim that cannot hold the device denies the pod (422), a serving one admits it', async (t) => {
-  const nads = nadLookup(nadObject('net', { resourceName: NIC }));
-  const view = new StaticDraView(CLASSES, [
-    { namespace: 'default', name: 'wrong-nic', devices: { requests: [nicRequest('sriov-b')] } },
-    { namespace: 'default', name: 'gpu-and-nic', devices: { requests: [gpuRequest, nicRequest('sriov-a')] } },
-  ]);
-  const podUsing = (template: string): Obj => {
-    const p = pod({ networks: 'net', annotations: { [NETWORK_CLAIMS_ANNOTATION]: 'net=mine' } }) as Obj;
-    p.spec.resourceClaims = [{ name: 'mine', resourceClaimTemplateName: template }];
-    p.spec.containers[0].resources = { claims: [{ name: 'mine' }] };
-    return p;
-  };
-  const denied = review(request(podUsing('wrong-nic')), { ...context(nads), dra: view });
-  t.equal(denied.allowed, false, 'denied: the pod would fail at CNI ADD');
-  t.equal(denied.code, 422);
-  t.match(denied.errors.map(renderError).join('\n'), /^metadata\.annotations\[netattach\.io\/networkClaims\]: Invalid value: "default\/net=mine": pod claim "mine" \(ResourceClaimTemplate wrong-nic\) cannot hold a device with resourceName example\.com\/sriov_a/);
-  const admitted = review(request(podUsing('gpu-and-nic')), { ...context(nads), dra: view });
-  t.equal(admitted.allowed, true, admitted.errors.map(renderError).join('; '));
-  t.strictSame(admitted.warnings, [], 'no warning: the NIC request is served by a class selecting the resourceName');
-});
+t.test(
+  'networkClaims through the admission core: a claim that cannot hold the device denies the pod (422), a serving one admits it',
+  async (t) => {
+    const nads = nadLookup(nadObject('net', { resourceName: NIC }));
+    const view = new StaticDraView(CLASSES, [
+      { namespace: 'default', name: 'wrong-nic', devices: { requests: [nicRequest('sriov-b')] } },
+      { namespace: 'default', name: 'gpu-and-nic', devices: { requests: [gpuRequest, nicRequest('sriov-a')] } },
+    ]);
+    const podUsing = (template: string): Obj => {
+      const p = pod({ networks: 'net', annotations: { [NETWORK_CLAIMS_ANNOTATION]: 'net=mine' } }) as Obj;
+      p.spec.resourceClaims = [{ name: 'mine', resourceClaimTemplateName: template }];
+      p.spec.containers[0].resources = { claims: [{ name: 'mine' }] };
+      return p;
+    };
+    const denied = review(request(podUsing('wrong-nic')), { ...context(nads), dra: view });
+    t.equal(denied.allowed, false, 'denied: the pod would fail at CNI ADD');
+    t.equal(denied.code, 422);
+    t.match(
+      denied.errors.map(renderError).join('\n'),
+      /^metadata\.annotations\[netattach\.io\/networkClaims\]: Invalid value: "default\/net=mine": pod claim "mine" \(ResourceClaimTemplate wrong-nic\) cannot hold a device with resourceName example\.com\/sriov_a/,
+    );
+    const admitted = review(request(podUsing('gpu-and-nic')), { ...context(nads), dra: view });
+    t.equal(admitted.allowed, true, admitted.errors.map(renderError).join('; '));
+    t.strictSame(admitted.warnings, [], 'no warning: the NIC request is served by a class selecting the resourceName');
+  },
+);
 
 // Issue 38, item 1: which of the pod's own claims ownClaimsServing reads. Claims the networkClaims
 // annotation assigns, and claims from a template netattach draws claims from itself, are not read
@@ -417,16 +505,37 @@ t.test('networkClaims through the admission core: a claim that cannot hold the d
 t.test('ownClaimsServing: which claims are read, which resources are served', async (t) => {
   const OTHER = 'example.com/sriov_b';
   // Every template here names a class selecting by driver alone: netattach cannot tell.
-  const view = new StaticDraView([{ name: 'by-driver' }, { name: 'sriov-a', resourceNames: [NIC] }], [
-    { namespace: 'default', name: 'mine', devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'by-driver' }] }] } },
-    { namespace: 'default', name: 'nic-a', devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'sriov-a' }] }] } },
-    { namespace: 'default', name: 'tpl', devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'by-driver' }] }] } },
-  ]);
+  const view = new StaticDraView(
+    [{ name: 'by-driver' }, { name: 'sriov-a', resourceNames: [NIC] }],
+    [
+      { namespace: 'default', name: 'mine', devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'by-driver' }] }] } },
+      { namespace: 'default', name: 'nic-a', devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'sriov-a' }] }] } },
+      { namespace: 'default', name: 'tpl', devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'by-driver' }] }] } },
+    ],
+  );
   type Case = { name: string; annotation?: string; claims: Obj[]; attachments: Attachment[]; served: string[]; warned: string[] };
   const cases: Case[] = [
-    { name: 'a claim netattach cannot judge: injected, warned', claims: [{ name: 'c', resourceClaimTemplateName: 'mine' }], attachments: [attachment('net', { resourceNames: [NIC] })], served: [], warned: ['default/net'] },
-    { name: 'a claim that serves: not injected, nothing said', claims: [{ name: 'c', resourceClaimTemplateName: 'nic-a' }], attachments: [attachment('net', { resourceNames: [NIC] })], served: [NIC], warned: [] },
-    { name: 'a claim serving one resource is ruled out for another', claims: [{ name: 'c', resourceClaimTemplateName: 'nic-a' }], attachments: [attachment('net', { resourceNames: [OTHER] })], served: [], warned: [] },
+    {
+      name: 'a claim netattach cannot judge: injected, warned',
+      claims: [{ name: 'c', resourceClaimTemplateName: 'mine' }],
+      attachments: [attachment('net', { resourceNames: [NIC] })],
+      served: [],
+      warned: ['default/net'],
+    },
+    {
+      name: 'a claim that serves: not injected, nothing said',
+      claims: [{ name: 'c', resourceClaimTemplateName: 'nic-a' }],
+      attachments: [attachment('net', { resourceNames: [NIC] })],
+      served: [NIC],
+      warned: [],
+    },
+    {
+      name: 'a claim serving one resource is ruled out for another',
+      claims: [{ name: 'c', resourceClaimTemplateName: 'nic-a' }],
+      attachments: [attachment('net', { resourceNames: [OTHER] })],
+      served: [],
+      warned: [],
+    },
     {
       name: 'a claim the annotation assigns is not read for other networks',
       annotation: 'a=c',
@@ -442,11 +551,24 @@ t.test('ownClaimsServing: which claims are read, which resources are served', as
       served: [],
       warned: [],
     },
-    { name: 'an entry naming neither a template nor a claim is not read', claims: [{ name: 'c' }], attachments: [attachment('net', { resourceNames: [NIC] })], served: [], warned: [] },
+    {
+      name: 'an entry naming neither a template nor a claim is not read',
+      claims: [{ name: 'c' }],
+      attachments: [attachment('net', { resourceNames: [NIC] })],
+      served: [],
+      warned: [],
+    },
     {
       name: 'one warning per resource, naming its selections and every claim',
-      claims: [{ name: 'c', resourceClaimTemplateName: 'mine' }, { name: 'd', resourceClaimName: 'shared' }],
-      attachments: [attachment('x', { resourceNames: [NIC] }), attachment('y', { resourceNames: [NIC], index: 1 }), attachment('x', { resourceNames: [NIC], index: 2 })],
+      claims: [
+        { name: 'c', resourceClaimTemplateName: 'mine' },
+        { name: 'd', resourceClaimName: 'shared' },
+      ],
+      attachments: [
+        attachment('x', { resourceNames: [NIC] }),
+        attachment('y', { resourceNames: [NIC], index: 1 }),
+        attachment('x', { resourceNames: [NIC], index: 2 }),
+      ],
       served: [],
       warned: ['default/x, default/y'],
     },
@@ -456,9 +578,21 @@ t.test('ownClaimsServing: which claims are read, which resources are served', as
     const plan = planDevices(p, POD_LOCATION, c.attachments, 'default');
     const got = ownClaimsServing(plan, 'default', view);
     t.strictSame([...got.served], c.served, `${c.name}: served`);
-    t.strictSame(got.warnings.map((w) => w.text.slice(0, w.text.indexOf(':'))), c.warned, `${c.name}: warned`);
+    t.strictSame(
+      got.warnings.map((w) => w.text.slice(0, w.text.indexOf(':'))),
+      c.warned,
+      `${c.name}: warned`,
+    );
   }
-  const both = planDevices(podWith(undefined, [{ name: 'c', resourceClaimTemplateName: 'mine' }, { name: 'd', resourceClaimName: 'shared' }]), POD_LOCATION, [attachment('x', { resourceNames: [NIC] })], 'default');
+  const both = planDevices(
+    podWith(undefined, [
+      { name: 'c', resourceClaimTemplateName: 'mine' },
+      { name: 'd', resourceClaimName: 'shared' },
+    ]),
+    POD_LOCATION,
+    [attachment('x', { resourceNames: [NIC] })],
+    'default',
+  );
   t.strictSame(ownClaimsServing(both, 'default', view).warnings, [
     {
       path: '',
@@ -469,34 +603,65 @@ t.test('ownClaimsServing: which claims are read, which resources are served', as
 
 t.test('ownClaimsServing: bounded work for a forged pod (mutating webhooks see it before validation)', async (t) => {
   // Each of 40 templates is certainly for other devices: read ones say "no"; unread ones cannot.
-  const view = new StaticDraView([{ name: 'other', resourceNames: ['example.com/other'] }], Array.from({ length: 40 }, (_, i) => ({
-    namespace: 'default',
-    name: `t${i}`,
-    devices: { requests: [{ name: 'r', alternatives: [{ deviceClassName: 'other' }] }] },
-  })));
+  const view = new StaticDraView(
+    [{ name: 'other', resourceNames: ['example.com/other'] }],
+    Array.from({ length: 40 }, (_, i) => ({
+      namespace: 'default',
+      name: `t${i}`,
+      devices: { requests: [{ name: 'r', alternatives: [{ deviceClassName: 'other' }] }] },
+    })),
+  );
   const claims = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `c${i}`, resourceClaimTemplateName: `t${i % 40}` }));
   // 2,000 entries from 32 templates: one judgement per template, all "no": injected as before.
-  const within = planDevices(podWith(undefined, claims(2000).filter((c) => Number(c.resourceClaimTemplateName.slice(1)) < MAX_OWN_CLAIM_SOURCES)), POD_LOCATION, [attachment('net', { resourceNames: [NIC] })], 'default');
+  const within = planDevices(
+    podWith(
+      undefined,
+      claims(2000).filter((c) => Number(c.resourceClaimTemplateName.slice(1)) < MAX_OWN_CLAIM_SOURCES),
+    ),
+    POD_LOCATION,
+    [attachment('net', { resourceNames: [NIC] })],
+    'default',
+  );
   t.strictSame(ownClaimsServing(within, 'default', view), { served: new Set(), warnings: [] });
   // 40 templates: 8 unread, so netattach cannot tell: injected as before (the answer at the bound), warned.
   const past = planDevices(podWith(undefined, claims(2000)), POD_LOCATION, [attachment('net', { resourceNames: [NIC] })], 'default');
   const got = ownClaimsServing(past, 'default', view);
   t.strictSame([...got.served], []);
-  t.strictSame(got.warnings.map((w) => w.text), [
-    `default/net: ${NIC} added; pod claim 8 more may hold its device instead (netattach reads ${MAX_OWN_CLAIM_SOURCES} claim sources): if so, annotate netattach.io/networkClaims: net=c32 (docs/dra.md)`,
-  ]);
+  t.strictSame(
+    got.warnings.map((w) => w.text),
+    [
+      `default/net: ${NIC} added; pod claim 8 more may hold its device instead (netattach reads ${MAX_OWN_CLAIM_SOURCES} claim sources): if so, annotate netattach.io/networkClaims: net=c32 (docs/dra.md)`,
+    ],
+  );
   // One serving claim past the bound is not seen either: injected, warned (never a denial).
   const hidden = claims(2000).map((c) => (c.name === 'c39' ? { name: 'c39', resourceClaimTemplateName: 'nic-a' } : c));
-  const viewA = new StaticDraView([{ name: 'other', resourceNames: ['example.com/other'] }, { name: 'sriov-a', resourceNames: [NIC] }], [
-    ...Array.from({ length: 40 }, (_, i) => ({ namespace: 'default', name: `t${i}`, devices: { requests: [{ name: 'r', alternatives: [{ deviceClassName: 'other' }] }] } })),
-    { namespace: 'default', name: 'nic-a', devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'sriov-a' }] }] } },
-  ]);
-  const unseen = ownClaimsServing(planDevices(podWith(undefined, hidden), POD_LOCATION, [attachment('net', { resourceNames: [NIC] })], 'default'), 'default', viewA);
+  const viewA = new StaticDraView(
+    [
+      { name: 'other', resourceNames: ['example.com/other'] },
+      { name: 'sriov-a', resourceNames: [NIC] },
+    ],
+    [
+      ...Array.from({ length: 40 }, (_, i) => ({
+        namespace: 'default',
+        name: `t${i}`,
+        devices: { requests: [{ name: 'r', alternatives: [{ deviceClassName: 'other' }] }] },
+      })),
+      { namespace: 'default', name: 'nic-a', devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'sriov-a' }] }] } },
+    ],
+  );
+  const unseen = ownClaimsServing(
+    planDevices(podWith(undefined, hidden), POD_LOCATION, [attachment('net', { resourceNames: [NIC] })], 'default'),
+    'default',
+    viewA,
+  );
   t.strictSame([...unseen.served], [], 'the 40th source (past the 32 read) is not read');
   t.equal(unseen.warnings.length, 1);
   // 40 distinct resources: the 8 past the bound are injected without reading, said in one warning.
   const many = Array.from({ length: 40 }, (_, i) => attachment(`n${i}`, { resourceNames: [`example.com/r${i}`], index: i }));
   const wide = ownClaimsServing(planDevices(podWith(undefined, claims(1)), POD_LOCATION, many, 'default'), 'default', view);
   t.strictSame([...wide.served], []);
-  t.strictSame(wide.warnings.map((w) => w.text), [`8 resources (example.com/r32, ...) added without reading the pod's own claims: netattach reads them for ${MAX_OWN_CLAIM_RESOURCES}`]);
+  t.strictSame(
+    wide.warnings.map((w) => w.text),
+    [`8 resources (example.com/r32, ...) added without reading the pod's own claims: netattach reads them for ${MAX_OWN_CLAIM_RESOURCES}`],
+  );
 });

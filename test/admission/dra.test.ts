@@ -19,10 +19,13 @@ const nads = nadLookup(
   nadObject('plugin', { resourceName: PLUGIN }),
   nadObject('no-resource', { annotations: { [TEMPLATE]: 'net-claimed' } }),
 );
-const view = new StaticDraView([], [
-  { namespace: 'default', name: 'net-claimed' },
-  { namespace: 'default', name: 'net.other.v1' },
-]);
+const view = new StaticDraView(
+  [],
+  [
+    { namespace: 'default', name: 'net-claimed' },
+    { namespace: 'default', name: 'net.other.v1' },
+  ],
+);
 
 function ctx(dra: DraView | 'none' = view, endpoint: 'mutate' | 'validate' = 'mutate'): AdmissionContext {
   return { ...context(nads, { endpoint }), ...(dra !== 'none' ? { dra } : {}) };
@@ -40,7 +43,16 @@ function assertIdempotent(t: Test, out: Obj): void {
 }
 
 t.test('explicit-claim path: one claim per selection from the template, referenced by the default container', async (t) => {
-  const cases: Array<{ name: string; networks: string; spec?: Obj; annotations?: Obj; containers?: Obj[]; claims: Obj[]; refs: Array<Array<Obj> | undefined>; requests?: Obj }> = [
+  const cases: Array<{
+    name: string;
+    networks: string;
+    spec?: Obj;
+    annotations?: Obj;
+    containers?: Obj[];
+    claims: Obj[];
+    refs: Array<Array<Obj> | undefined>;
+    requests?: Obj;
+  }> = [
     {
       name: 'one selection',
       networks: 'claimed',
@@ -108,12 +120,19 @@ t.test('explicit-claim path: one claim per selection from the template, referenc
   ];
   for (const c of cases) {
     await t.test(c.name, async (t) => {
-      const p = pod({ networks: c.networks, ...(c.annotations ? { annotations: c.annotations } : {}), ...(c.containers ? { containers: c.containers } : {}) }) as Obj;
+      const p = pod({
+        networks: c.networks,
+        ...(c.annotations ? { annotations: c.annotations } : {}),
+        ...(c.containers ? { containers: c.containers } : {}),
+      }) as Obj;
       Object.assign(p.spec, structuredClone(c.spec ?? {}));
       const { d, out } = mutate(p);
       t.ok(d.allowed, d.errors.map(renderError).join('; '));
       t.same(out.spec.resourceClaims, c.claims);
-      t.same(out.spec.containers.map((k: Obj) => k.resources?.claims), c.refs);
+      t.same(
+        out.spec.containers.map((k: Obj) => k.resources?.claims),
+        c.refs,
+      );
       const requests = Object.assign({}, ...out.spec.containers.map((k: Obj) => k.resources?.requests ?? {}));
       t.notOk(requests[CLAIMED], 'no extended resource for a claimed network');
       if (c.requests) for (const [k, v] of Object.entries(c.requests)) t.equal(requests[k], v);
@@ -134,17 +153,31 @@ t.test('the template must exist in the pod namespace', async (t) => {
   t.match(text, /metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/networks\]\[0\]: Not found: "team-b\/net-claimed"/);
   t.match(text, /ResourceClaimTemplate net-claimed, which namespace team-b lacks: create it in namespace team-b/);
   t.same(denied.patch, []);
-  t.same(denied.findings.map((f) => f.rule), ['claimTemplateExists']);
+  t.same(
+    denied.findings.map((f) => f.rule),
+    ['claimTemplateExists'],
+  );
 
   // The validating webhook denies it too.
-  t.notOk(review(request(pod({ networks: 'claimed', namespace: 'team-b' }), { namespace: 'team-b' }), {
-    ...context(nadLookup(nadObject('claimed', { namespace: 'team-b', resourceName: CLAIMED, annotations: { [TEMPLATE]: 'net-claimed' } })), { endpoint: 'validate' }),
-    dra: view,
-  }).allowed);
+  t.notOk(
+    review(request(pod({ networks: 'claimed', namespace: 'team-b' }), { namespace: 'team-b' }), {
+      ...context(
+        nadLookup(nadObject('claimed', { namespace: 'team-b', resourceName: CLAIMED, annotations: { [TEMPLATE]: 'net-claimed' } })),
+        { endpoint: 'validate' },
+      ),
+      dra: view,
+    }).allowed,
+  );
 
   // Templates that cannot be read, or are not read at all: a warning, never a denial.
-  const unavailable: DraView = { classesFor: () => [], template: () => ({ status: 'unavailable', reason: 'ResourceClaimTemplates not read yet' }) };
-  for (const [name, dra] of [['unavailable', unavailable], ['not watched', 'none']] as const) {
+  const unavailable: DraView = {
+    classesFor: () => [],
+    template: () => ({ status: 'unavailable', reason: 'ResourceClaimTemplates not read yet' }),
+  };
+  for (const [name, dra] of [
+    ['unavailable', unavailable],
+    ['not watched', 'none'],
+  ] as const) {
     const { d, out } = mutate(pod({ networks: 'claimed' }) as Obj, dra);
     t.ok(d.allowed, name);
     t.equal(out.spec.resourceClaims.length, 1, `${name}: claims added all the same`);
@@ -179,13 +212,19 @@ t.test("a pod's own claim for the network (netattach.io/networkClaims)", async (
     p.metadata.annotations['k8s.v1.cni.cncf.io/networks'] = 'claimed@a, claimed@b';
     const { d, out } = mutate(p);
     t.ok(d.allowed);
-    t.same(out.spec.resourceClaims.map((c: Obj) => c.name), ['gpu-nic', 'net-claimed-1']);
+    t.same(
+      out.spec.resourceClaims.map((c: Obj) => c.name),
+      ['gpu-nic', 'net-claimed-1'],
+    );
   });
   await t.test('naming a claim the pod lacks is denied: the network would get no device', async (t) => {
     const { d } = mutate(own('claimed=gpu'));
     t.notOk(d.allowed);
     t.equal(d.code, 422);
-    t.match(renderError(d.errors[0]!), /metadata\.annotations\[netattach\.io\/networkClaims\]: Not found: "gpu": default\/claimed is said to use pod claim "gpu", but spec\.resourceClaims has no entry/);
+    t.match(
+      renderError(d.errors[0]!),
+      /metadata\.annotations\[netattach\.io\/networkClaims\]: Not found: "gpu": default\/claimed is said to use pod claim "gpu", but spec\.resourceClaims has no entry/,
+    );
   });
   const bad: Array<[string, RegExp]> = [
     ['', /must hold 'network=claim' pairs/],
@@ -213,7 +252,10 @@ t.test("a pod's own claim for the network (netattach.io/networkClaims)", async (
     p.metadata.annotations['k8s.v1.cni.cncf.io/networks'] = 'no-resource';
     const { d } = mutate(p);
     t.ok(d.allowed);
-    t.match(warningLines(d).join('\n'), /^default\/no-resource has no resourceName: Multus cannot tell which device of claim gpu-nic is its$/m);
+    t.match(
+      warningLines(d).join('\n'),
+      /^default\/no-resource has no resourceName: Multus cannot tell which device of claim gpu-nic is its$/m,
+    );
   });
 });
 
@@ -242,7 +284,10 @@ const deployment = (template: Obj, namespace = 'default'): Obj => ({
   apiVersion: 'apps/v1',
   kind: 'Deployment',
   metadata: { name: 'd', namespace },
-  spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' }, annotations: template.metadata.annotations }, spec: template.spec } },
+  spec: {
+    selector: { matchLabels: { a: 'b' } },
+    template: { metadata: { labels: { a: 'b' }, annotations: template.metadata.annotations }, spec: template.spec },
+  },
 });
 
 t.test('workload templates: the same checks, a missing template only warned', async (t) => {
@@ -269,7 +314,10 @@ t.test('NADs: the annotation is validated; device-path problems are warned about
     );
   const bad = nadReview(nadObject('n', { resourceName: CLAIMED, annotations: { [TEMPLATE]: 'Not A Name' } }));
   t.notOk(bad.allowed);
-  t.match(renderError(bad.errors[0]!), /metadata\.annotations\[netattach\.io\/resourceClaimTemplate\]: Invalid value: "Not A Name": not a valid ResourceClaimTemplate name/);
+  t.match(
+    renderError(bad.errors[0]!),
+    /metadata\.annotations\[netattach\.io\/resourceClaimTemplate\]: Invalid value: "Not A Name": not a valid ResourceClaimTemplate name/,
+  );
 
   const noResource = nadReview(nadObject('n', { annotations: { [TEMPLATE]: 'net-claimed' } }));
   t.ok(noResource.allowed);
@@ -282,7 +330,10 @@ t.test('NADs: the annotation is validated; device-path problems are warned about
   ]);
   const ambiguous = nadReview(nadObject('n', { resourceName: PLUGIN }), classes);
   t.ok(ambiguous.allowed);
-  t.match(warningLines(ambiguous).join('\n'), /^DeviceClasses nic-new, nic-old share extendedResourceName intel\.com\/sriov_a; the scheduler picks nic-new$/m);
+  t.match(
+    warningLines(ambiguous).join('\n'),
+    /^DeviceClasses nic-new, nic-old share extendedResourceName intel\.com\/sriov_a; the scheduler picks nic-new$/m,
+  );
   t.same(nadReview(nadObject('n', { resourceName: 'example.com/other' }), classes).warnings, [], 'one class: nothing to say');
 
   const nowhere = nadReview(nadObject('n', { resourceName: CLAIMED, annotations: { [TEMPLATE]: 'missing' } }), view);
@@ -318,14 +369,28 @@ const multusTemplates = [
   claimTemplate('sriov-template', [{ name: 'vf', exactly: { deviceClassName: 'sriov-vf' } }]),
   claimTemplate('driver-only', [{ name: 'vf', exactly: { deviceClassName: DRIVER } }]),
   claimTemplate('request-selects', [{ name: 'vf', exactly: { deviceClassName: DRIVER, selectors: cel(VF_ATTRIBUTE) } }]),
-  claimTemplate('first-available', [{ name: 'vf', firstAvailable: [{ name: 'a', deviceClassName: 'other-nic' }, { name: 'b', deviceClassName: 'sriov-vf' }] }]),
-  claimTemplate('gpu-and-vf', [{ name: 'gpu', exactly: { deviceClassName: 'gpu' } }, { name: 'vf', exactly: { deviceClassName: 'sriov-vf' } }]),
+  claimTemplate('first-available', [
+    {
+      name: 'vf',
+      firstAvailable: [
+        { name: 'a', deviceClassName: 'other-nic' },
+        { name: 'b', deviceClassName: 'sriov-vf' },
+      ],
+    },
+  ]),
+  claimTemplate('gpu-and-vf', [
+    { name: 'gpu', exactly: { deviceClassName: 'gpu' } },
+    { name: 'vf', exactly: { deviceClassName: 'sriov-vf' } },
+  ]),
   claimTemplate('other-nic', [{ name: 'nic', exactly: { deviceClassName: 'other-nic' } }]),
 ];
 function multusView(extra: { ext?: boolean; templates?: boolean } = {}): StaticDraView {
   const classes = multusClasses.map((c) => deviceClassInfo(c as KubeObject)!);
   if (extra.ext) classes.push({ name: 'vf-extended', extendedResourceName: VF });
-  const templates = extra.templates === false ? [] : multusTemplates.map((o) => ({ namespace: 'default', name: o.metadata.name as string, devices: templateDevices(o) }));
+  const templates =
+    extra.templates === false
+      ? []
+      : multusTemplates.map((o) => ({ namespace: 'default', name: o.metadata.name as string, devices: templateDevices(o) }));
   return new StaticDraView(classes, templates);
 }
 const multusNads = nadLookup(nadObject('sriov-net', { resourceName: VF }), nadObject('plugin', { resourceName: PLUGIN }));
@@ -355,14 +420,52 @@ t.test("a pod's own spec.resourceClaims without the annotation (Multus's DRA how
   };
   const injected = { [VF]: '1' };
   const unchecked = (claim: string, why: string, how = '') =>
-    new RegExp(`^default/sriov-net: intel\\.com/sriov_vf added${how}; pod claim ${claim} may hold its device instead \\(${why}\\): if so, annotate netattach\\.io/networkClaims: sriov-net=${claim} \\(docs/dra\\.md\\)$`);
+    new RegExp(
+      `^default/sriov-net: intel\\.com/sriov_vf added${how}; pod claim ${claim} may hold its device instead \\(${why}\\): if so, annotate netattach\\.io/networkClaims: sriov-net=${claim} \\(docs/dra\\.md\\)$`,
+    );
   const cases: Case[] = [
-    { name: 'the class selects by the attribute: no extended resource, nothing said', claims: [fromTemplate('sriov', 'sriov-template')], resources: undefined, warnings: [] },
-    { name: "the request's own selector names the attribute", claims: [fromTemplate('sriov', 'request-selects')], resources: undefined, warnings: [] },
-    { name: 'one firstAvailable alternative serving is enough', claims: [fromTemplate('sriov', 'first-available')], resources: undefined, warnings: [] },
+    {
+      name: 'the class selects by the attribute: no extended resource, nothing said',
+      claims: [fromTemplate('sriov', 'sriov-template')],
+      resources: undefined,
+      warnings: [],
+    },
+    {
+      name: "the request's own selector names the attribute",
+      claims: [fromTemplate('sriov', 'request-selects')],
+      resources: undefined,
+      warnings: [],
+    },
+    {
+      name: 'one firstAvailable alternative serving is enough',
+      claims: [fromTemplate('sriov', 'first-available')],
+      resources: undefined,
+      warnings: [],
+    },
     { name: 'a GPU+VF claim serves the network', claims: [fromTemplate('gpu-vf', 'gpu-and-vf')], resources: undefined, warnings: [] },
-    { name: 'a class whose extendedResourceName is the resource (KEP-5004)', claims: [fromTemplate('sriov', 'ext')], view: new StaticDraView([{ name: 'vf-extended', extendedResourceName: VF }], [{ namespace: 'default', name: 'ext', devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'vf-extended' }] }] } }]), resources: undefined, warnings: [] },
-    { name: 'two selections, one claim serving: neither is injected', networks: 'sriov-net@a, sriov-net@b', claims: [fromTemplate('sriov', 'sriov-template')], resources: undefined, warnings: [] },
+    {
+      name: 'a class whose extendedResourceName is the resource (KEP-5004)',
+      claims: [fromTemplate('sriov', 'ext')],
+      view: new StaticDraView(
+        [{ name: 'vf-extended', extendedResourceName: VF }],
+        [
+          {
+            namespace: 'default',
+            name: 'ext',
+            devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'vf-extended' }] }] },
+          },
+        ],
+      ),
+      resources: undefined,
+      warnings: [],
+    },
+    {
+      name: 'two selections, one claim serving: neither is injected',
+      networks: 'sriov-net@a, sriov-net@b',
+      claims: [fromTemplate('sriov', 'sriov-template')],
+      resources: undefined,
+      warnings: [],
+    },
     {
       name: "the how-to's class, by driver alone: injected as before, warned with the opt-out",
       claims: [fromTemplate('sriov', 'driver-only')],
@@ -394,16 +497,29 @@ t.test("a pod's own spec.resourceClaims without the annotation (Multus's DRA how
       claims: [fromTemplate('sriov', 'driver-only')],
       view: multusView({ ext: true }),
       resources: { [VF]: '1' },
-      warnings: [unchecked('sriov', 'no request of ResourceClaimTemplate driver-only names a DeviceClass known to select it', ' \\(DeviceClass vf-extended\\)')],
+      warnings: [
+        unchecked(
+          'sriov',
+          'no request of ResourceClaimTemplate driver-only names a DeviceClass known to select it',
+          ' \\(DeviceClass vf-extended\\)',
+        ),
+      ],
     },
     {
       // The pod the dra-multus branch broke: a GPU claim unrelated to the network, an SR-IOV NAD
       // served by a device plugin. Not injecting would start it without its VF.
       name: 'a GPU claim (class by driver alone) next to a device-plugin NAD: injected, warned',
       claims: [fromTemplate('gpu', 'gpu-only')],
-      view: new StaticDraView(multusClasses.map((c) => deviceClassInfo(c as KubeObject)!), [
-        { namespace: 'default', name: 'gpu-only', devices: templateDevices(claimTemplate('gpu-only', [{ name: 'gpu', exactly: { deviceClassName: 'gpu' } }])) },
-      ]),
+      view: new StaticDraView(
+        multusClasses.map((c) => deviceClassInfo(c as KubeObject)!),
+        [
+          {
+            namespace: 'default',
+            name: 'gpu-only',
+            devices: templateDevices(claimTemplate('gpu-only', [{ name: 'gpu', exactly: { deviceClassName: 'gpu' } }])),
+          },
+        ],
+      ),
       resources: injected,
       warnings: [unchecked('gpu', 'no request of ResourceClaimTemplate gpu-only names a DeviceClass known to select it')],
     },
@@ -435,7 +551,7 @@ t.test("a pod's own spec.resourceClaims without the annotation (Multus's DRA how
       t.same(requests?.[VF] === undefined ? undefined : { [VF]: requests[VF] }, c.resources, 'requests');
       t.same(limits?.[VF] === undefined ? undefined : { [VF]: limits[VF] }, c.resources, 'limits');
       if (c.plugin) t.same([requests?.[PLUGIN], limits?.[PLUGIN]], [c.plugin, c.plugin], 'the device-plugin network');
-      t.same(out.spec.resourceClaims, p.spec.resourceClaims, 'the claims are the user\'s, untouched');
+      t.same(out.spec.resourceClaims, p.spec.resourceClaims, "the claims are the user's, untouched");
       const texts = d.warnings.map((w) => ('note' in w ? w.note.text : renderError(w.field)));
       t.equal(texts.length, c.warnings.length, texts.join('\n'));
       c.warnings.forEach((w, i) => t.match(texts[i], w));
@@ -449,7 +565,12 @@ t.test("a pod's own spec.resourceClaims without the annotation (Multus's DRA how
 t.test("workload templates with the how-to's own claims: warned at apply time when netattach cannot tell", async (t) => {
   const cases: Array<{ name: string; template: string; warning?: RegExp }> = [
     { name: 'a class selecting the attribute: nothing to say', template: 'sriov-template' },
-    { name: 'a class selecting by driver alone', template: 'driver-only', warning: /^default\/sriov-net: intel\.com\/sriov_vf added; pod claim sriov may hold its device instead \(no request of ResourceClaimTemplate driver-only/m },
+    {
+      name: 'a class selecting by driver alone',
+      template: 'driver-only',
+      warning:
+        /^default\/sriov-net: intel\.com\/sriov_vf added; pod claim sriov may hold its device instead \(no request of ResourceClaimTemplate driver-only/m,
+    },
   ];
   for (const c of cases) {
     const dep = deployment(multusPod('sriov-net', [{ name: 'sriov', resourceClaimTemplateName: c.template }]));

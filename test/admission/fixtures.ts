@@ -93,7 +93,14 @@ export const POD_KIND = { group: '', version: 'v1', kind: 'Pod' };
 
 export function request(
   object: unknown,
-  opts: { operation?: Operation; oldObject?: unknown; namespace?: string; resource?: AdmissionRequest['resource']; kind?: AdmissionRequest['kind']; subResource?: string } = {},
+  opts: {
+    operation?: Operation;
+    oldObject?: unknown;
+    namespace?: string;
+    resource?: AdmissionRequest['resource'];
+    kind?: AdmissionRequest['kind'];
+    subResource?: string;
+  } = {},
 ): AdmissionRequest {
   return {
     uid: 'uid-1',
@@ -110,7 +117,12 @@ export function request(
 
 export function context(
   nads: (ns: string, name: string) => NadLookup,
-  opts: { endpoint?: Endpoint; config?: Partial<AdmissionConfig>; policy?: PolicyEvaluator; podsUsingNad?: AdmissionContext['podsUsingNad'] } = {},
+  opts: {
+    endpoint?: Endpoint;
+    config?: Partial<AdmissionConfig>;
+    policy?: PolicyEvaluator;
+    podsUsingNad?: AdmissionContext['podsUsingNad'];
+  } = {},
 ): AdmissionContext {
   return {
     endpoint: opts.endpoint ?? 'mutate',

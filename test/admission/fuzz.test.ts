@@ -22,18 +22,58 @@ const RESOURCES = [
 
 // Mostly sensible values with some garbage: enough well-formed pods get through to be patched.
 const annotationValue = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom('a', 'a,b', 'a,a,c', 'b@net1', '', '[{"name":"a","mac":"02:00:00:00:00:01"}]', '[{"name":"b"},{"name":"c","ips":["10.0.0.1/24"]}]', '[null]', '{}', 'nope') },
+  {
+    weight: 6,
+    arbitrary: fc.constantFrom(
+      'a',
+      'a,b',
+      'a,a,c',
+      'b@net1',
+      '',
+      '[{"name":"a","mac":"02:00:00:00:00:01"}]',
+      '[{"name":"b"},{"name":"c","ips":["10.0.0.1/24"]}]',
+      '[null]',
+      '{}',
+      'nope',
+    ),
+  },
   { weight: 1, arbitrary: fc.string() },
   { weight: 1, arbitrary: fc.anything() },
 );
-const sometimes = <T,>(good: fc.Arbitrary<T>) => fc.oneof({ weight: 12, arbitrary: good }, { weight: 1, arbitrary: fc.anything() });
-const quantity = fc.oneof({ weight: 8, arbitrary: fc.constantFrom('1', '2', '1k') }, { weight: 1, arbitrary: fc.constantFrom('0.5', '500m') }, { weight: 1, arbitrary: fc.anything() });
+const sometimes = <T>(good: fc.Arbitrary<T>) => fc.oneof({ weight: 12, arbitrary: good }, { weight: 1, arbitrary: fc.anything() });
+const quantity = fc.oneof(
+  { weight: 8, arbitrary: fc.constantFrom('1', '2', '1k') },
+  { weight: 1, arbitrary: fc.constantFrom('0.5', '500m') },
+  { weight: 1, arbitrary: fc.anything() },
+);
 const container = fc.record(
   {
     name: fc.constantFrom('a', 'b'),
-    resources: sometimes(fc.record({ requests: sometimes(fc.dictionary(fc.constantFrom('example.com/a', 'example.com/b', 'cpu', 'hugepages-2Mi'), quantity)), limits: sometimes(fc.dictionary(fc.constantFrom('example.com/a', 'cpu', 'hugepages-1Gi'), quantity)) }, { requiredKeys: [] })),
-    env: sometimes(fc.oneof({ weight: 4, arbitrary: fc.array(fc.record({ name: fc.constantFrom('CONTAINER_NAME', 'X'), value: fc.constantFrom('a', 'b') }), { maxLength: 2 }) }, { weight: 1, arbitrary: fc.anything() })),
-    volumeMounts: sometimes(fc.array(fc.record({ name: fc.constantFrom('podnetinfo', 'data'), mountPath: fc.constantFrom('/etc/podnetinfo', '/data') }), { maxLength: 2 })),
+    resources: sometimes(
+      fc.record(
+        {
+          requests: sometimes(fc.dictionary(fc.constantFrom('example.com/a', 'example.com/b', 'cpu', 'hugepages-2Mi'), quantity)),
+          limits: sometimes(fc.dictionary(fc.constantFrom('example.com/a', 'cpu', 'hugepages-1Gi'), quantity)),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
+    env: sometimes(
+      fc.oneof(
+        {
+          weight: 4,
+          arbitrary: fc.array(fc.record({ name: fc.constantFrom('CONTAINER_NAME', 'X'), value: fc.constantFrom('a', 'b') }), {
+            maxLength: 2,
+          }),
+        },
+        { weight: 1, arbitrary: fc.anything() },
+      ),
+    ),
+    volumeMounts: sometimes(
+      fc.array(fc.record({ name: fc.constantFrom('podnetinfo', 'data'), mountPath: fc.constantFrom('/etc/podnetinfo', '/data') }), {
+        maxLength: 2,
+      }),
+    ),
   },
   { requiredKeys: ['name'] },
 );
@@ -42,7 +82,15 @@ const podName = fc.oneof({ weight: 6, arbitrary: fc.constantFrom('p', 'web-0', '
 const podLike = fc.record(
   {
     metadata: sometimes(
-      fc.record({ name: podName, annotations: sometimes(fc.dictionary(fc.constantFrom(NETWORKS, DEFAULT_NETWORK, 'kubectl.kubernetes.io/default-container', 'other'), annotationValue)) }, { requiredKeys: ['annotations'] }),
+      fc.record(
+        {
+          name: podName,
+          annotations: sometimes(
+            fc.dictionary(fc.constantFrom(NETWORKS, DEFAULT_NETWORK, 'kubectl.kubernetes.io/default-container', 'other'), annotationValue),
+          ),
+        },
+        { requiredKeys: ['annotations'] },
+      ),
     ),
     spec: sometimes(
       fc.record(
@@ -77,7 +125,11 @@ t.test('review never throws on arbitrary objects, and its patch applies', async 
   const seen = { patched: 0, denied: 0, allowed: 0 };
   fc.assert(
     fc.property(
-      fc.oneof({ weight: 4, arbitrary: podLike }, { weight: 1, arbitrary: fc.anything() }, { weight: 1, arbitrary: fc.json().map((s) => JSON.parse(s) as unknown) }),
+      fc.oneof(
+        { weight: 4, arbitrary: podLike },
+        { weight: 1, arbitrary: fc.anything() },
+        { weight: 1, arbitrary: fc.json().map((s) => JSON.parse(s) as unknown) },
+      ),
       fc.oneof({ weight: 4, arbitrary: fc.constant(RESOURCES[0]!) }, { weight: 1, arbitrary: fc.constantFrom(...RESOURCES) }),
       fc.oneof(
         { weight: 4, arbitrary: fc.constant('CREATE' as const) },
@@ -89,7 +141,9 @@ t.test('review never throws on arbitrary objects, and its patch applies', async 
         // What reaches the core was decoded from JSON: no undefined, NaN or -0.
         const object = toJson(raw);
         const r = request(object, { resource, operation, ...(oldObject !== undefined ? { oldObject } : {}) });
-        const ctx = context(nads, { config: { podNetInfo: { enabled: podNetInfo, volumeName: 'podnetinfo', mountPath: '/etc/podnetinfo', hugepages: podNetInfo } } });
+        const ctx = context(nads, {
+          config: { podNetInfo: { enabled: podNetInfo, volumeName: 'podnetinfo', mountPath: '/etc/podnetinfo', hugepages: podNetInfo } },
+        });
         plan(r, ctx.config);
         const d = review(r, ctx);
         wellFormed(d);

@@ -9,25 +9,33 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 
 const SRIOV = 'intel.com/sriov_a';
 const nads = nadLookup(nadObject('sriov-a', { resourceName: SRIOV }), nadObject('plain', {}));
-const HUGEPAGES: Partial<AdmissionConfig> = { podNetInfo: { enabled: false, volumeName: 'podnetinfo', mountPath: '/etc/podnetinfo', hugepages: true } };
+const HUGEPAGES: Partial<AdmissionConfig> = {
+  podNetInfo: { enabled: false, volumeName: 'podnetinfo', mountPath: '/etc/podnetinfo', hugepages: true },
+};
 
 function mutate(p: Obj, config: Partial<AdmissionConfig> = HUGEPAGES): { d: Decision; out: Obj } {
   const d = review(request(p), context(nads, { endpoint: 'mutate', config }));
   return { d, out: applied(p, d.patch) };
 }
 
-const file = (path: string, container: string, resource: string) => ({ path, resourceFieldRef: { containerName: container, resource, divisor: '1Mi' } });
+const file = (path: string, container: string, resource: string) => ({
+  path,
+  resourceFieldRef: { containerName: container, resource, divisor: '1Mi' },
+});
 const LABELS = { path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } };
 const ANNOTATIONS = { path: 'annotations', fieldRef: { fieldPath: 'metadata.annotations' } };
 const ENV = (name: string) => ({ name: 'CONTAINER_NAME', value: name });
 const hp = (requests: Obj, limits: Obj = requests) => ({ resources: { requests, limits } });
 
-t.test('file names and fields are NRI v1.9.0\'s', async (t) => {
+t.test("file names and fields are NRI v1.9.0's", async (t) => {
   const cases: Array<{ name: string; containers: Obj[]; files: Obj[]; env: Array<Obj[] | undefined> }> = [
     {
       name: '1Gi requests and limits',
       containers: [{ name: 'dpdk', ...hp({ 'hugepages-1Gi': '2Gi', memory: '1Gi' }) }],
-      files: [file('hugepages_1G_request_dpdk', 'dpdk', 'requests.hugepages-1Gi'), file('hugepages_1G_limit_dpdk', 'dpdk', 'limits.hugepages-1Gi')],
+      files: [
+        file('hugepages_1G_request_dpdk', 'dpdk', 'requests.hugepages-1Gi'),
+        file('hugepages_1G_limit_dpdk', 'dpdk', 'limits.hugepages-1Gi'),
+      ],
       env: [[ENV('dpdk')]],
     },
     {
@@ -43,7 +51,11 @@ t.test('file names and fields are NRI v1.9.0\'s', async (t) => {
     },
     {
       name: 'every container with hugepages, not only the first; none for one without',
-      containers: [{ name: 'a', ...hp({ 'hugepages-2Mi': '2Mi' }) }, { name: 'plain' }, { name: 'b', resources: { limits: { 'hugepages-1Gi': '1Gi' } } }],
+      containers: [
+        { name: 'a', ...hp({ 'hugepages-2Mi': '2Mi' }) },
+        { name: 'plain' },
+        { name: 'b', resources: { limits: { 'hugepages-1Gi': '1Gi' } } },
+      ],
       files: [
         file('hugepages_2M_request_a', 'a', 'requests.hugepages-2Mi'),
         file('hugepages_2M_limit_a', 'a', 'limits.hugepages-2Mi'),
@@ -58,7 +70,7 @@ t.test('file names and fields are NRI v1.9.0\'s', async (t) => {
       env: [undefined],
     },
     {
-      name: 'the env var goes after the container\'s own',
+      name: "the env var goes after the container's own",
       containers: [{ name: 'a', env: [{ name: 'X', value: '1' }], ...hp({ 'hugepages-1Gi': '1Gi' }) }],
       files: [file('hugepages_1G_request_a', 'a', 'requests.hugepages-1Gi'), file('hugepages_1G_limit_a', 'a', 'limits.hugepages-1Gi')],
       env: [[{ name: 'X', value: '1' }, ENV('a')]],
@@ -69,7 +81,11 @@ t.test('file names and fields are NRI v1.9.0\'s', async (t) => {
     const { d, out } = mutate(p);
     t.ok(d.allowed, `${c.name}: ${d.errors.map(renderError).join('; ')}`);
     t.same(out['spec'].volumes, [{ name: 'podnetinfo', downwardAPI: { items: [LABELS, ANNOTATIONS, ...c.files] } }], `${c.name}: volume`);
-    t.same(out['spec'].containers.map((x: Obj) => x.env), c.env, `${c.name}: env`);
+    t.same(
+      out['spec'].containers.map((x: Obj) => x.env),
+      c.env,
+      `${c.name}: env`,
+    );
     t.same(d.warnings, [], `${c.name}: no warnings`);
     const again = review(request(out), context(nads, { config: HUGEPAGES }));
     t.same(again.patch, [], `${c.name}: reinvocation yields no patch`);
@@ -81,7 +97,9 @@ t.test('only when asked, and only when the networks need a resource (as NRI)', a
   const off = mutate(pod({ networks: 'sriov-a', containers }), {}).out;
   t.equal(off['spec'].volumes, undefined);
   t.equal(off['spec'].containers[0].env, undefined);
-  const podnetinfoOnly = mutate(pod({ networks: 'sriov-a', containers }), { podNetInfo: { enabled: true, volumeName: 'podnetinfo', mountPath: '/etc/podnetinfo' } }).out;
+  const podnetinfoOnly = mutate(pod({ networks: 'sriov-a', containers }), {
+    podNetInfo: { enabled: true, volumeName: 'podnetinfo', mountPath: '/etc/podnetinfo' },
+  }).out;
   t.same(podnetinfoOnly['spec'].volumes[0].downwardAPI.items, [LABELS, ANNOTATIONS], '--podnetinfo alone: no hugepages files');
   t.equal(podnetinfoOnly['spec'].containers[0].env, undefined);
   t.same(mutate(pod({ networks: 'plain', containers })).d.patch, [], 'no resources: nothing');
@@ -98,8 +116,12 @@ t.test('never replaces what the user has', async (t) => {
     },
     {
       name: 'CONTAINER_NAME from a fieldRef is kept',
-      p: pod({ networks: 'sriov-a', containers: containers({ env: [{ name: 'CONTAINER_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] }) }),
-      check: (out) => t.same(out['spec'].containers[0].env, [{ name: 'CONTAINER_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }]),
+      p: pod({
+        networks: 'sriov-a',
+        containers: containers({ env: [{ name: 'CONTAINER_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] }),
+      }),
+      check: (out) =>
+        t.same(out['spec'].containers[0].env, [{ name: 'CONTAINER_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }]),
       warnings: [/CONTAINER_NAME is kept/],
     },
     {
@@ -123,7 +145,9 @@ t.test('never replaces what the user has', async (t) => {
       p: pod({
         networks: 'sriov-a',
         containers: containers(),
-        volumes: [{ name: 'podnetinfo', downwardAPI: { items: [LABELS, ANNOTATIONS, file('hugepages_1G_request_a', 'a', 'limits.memory')] } }],
+        volumes: [
+          { name: 'podnetinfo', downwardAPI: { items: [LABELS, ANNOTATIONS, file('hugepages_1G_request_a', 'a', 'limits.memory')] } },
+        ],
       }),
       check: (out) =>
         t.same(out['spec'].volumes[0].downwardAPI.items, [
@@ -160,13 +184,25 @@ t.test('our volume from a first pass gains the files of hugepages another webhoo
   later['spec'].containers[0].resources.requests['hugepages-2Mi'] = '4Mi';
   const { d, out } = mutate(later);
   t.same(d.warnings, []);
-  t.same(out['spec'].volumes[0].downwardAPI, { defaultMode: 420, items: [LABELS, ANNOTATIONS, file('hugepages_2M_request_a', 'a', 'requests.hugepages-2Mi')] });
+  t.same(out['spec'].volumes[0].downwardAPI, {
+    defaultMode: 420,
+    items: [LABELS, ANNOTATIONS, file('hugepages_2M_request_a', 'a', 'requests.hugepages-2Mi')],
+  });
   t.same(out['spec'].containers[0].env, [ENV('a')]);
 });
 
 t.test('hugepageFiles reads nothing it cannot', async (t) => {
   t.same(hugepageFiles(undefined), []);
-  t.same(hugepageFiles([null, 'x', { name: 1, resources: {} }, { name: 'a', resources: { requests: 'x' } }, { name: 'b', resources: { requests: { 'hugepages-1Gi': 'lots' } } }]), []);
+  t.same(
+    hugepageFiles([
+      null,
+      'x',
+      { name: 1, resources: {} },
+      { name: 'a', resources: { requests: 'x' } },
+      { name: 'b', resources: { requests: { 'hugepages-1Gi': 'lots' } } },
+    ]),
+    [],
+  );
   t.same(hugepageFiles([{ name: 'n', resources: { requests: { 'hugepages-': '1', hugepages: '1', 'hugepages-1Gi': 1073741824 } } }]), [
     { container: 0, name: 'n', files: [file('hugepages_1G_request_n', 'n', 'requests.hugepages-1Gi')] },
   ]);
@@ -174,10 +210,22 @@ t.test('hugepageFiles reads nothing it cannot', async (t) => {
 
 t.test('hugepageFiles: only hugepages-<size> keys, only named containers', async (t) => {
   const cases: Array<{ name: string; containers: unknown; files: Obj[] }> = [
-    { name: 'a prefixed key is not hugepages', containers: [{ name: 'c', resources: { limits: { 'example.com/hugepages-1Gi': '1' } } }], files: [] },
-    { name: 'a key with more after a newline is not hugepages', containers: [{ name: 'c', resources: { limits: { 'hugepages-1Gi\nx': '1Gi' } } }], files: [] },
+    {
+      name: 'a prefixed key is not hugepages',
+      containers: [{ name: 'c', resources: { limits: { 'example.com/hugepages-1Gi': '1' } } }],
+      files: [],
+    },
+    {
+      name: 'a key with more after a newline is not hugepages',
+      containers: [{ name: 'c', resources: { limits: { 'hugepages-1Gi\nx': '1Gi' } } }],
+      files: [],
+    },
     { name: 'a container without a name gets no files', containers: [{ resources: { limits: { 'hugepages-1Gi': '1Gi' } } }], files: [] },
-    { name: 'a value that is no quantity is not non-zero', containers: [{ name: 'c', resources: { limits: { 'hugepages-1Gi': 'lots' } } }], files: [] },
+    {
+      name: 'a value that is no quantity is not non-zero',
+      containers: [{ name: 'c', resources: { limits: { 'hugepages-1Gi': 'lots' } } }],
+      files: [],
+    },
   ];
   for (const c of cases) t.same(hugepageFiles(c.containers), c.files, c.name);
 });
@@ -186,7 +234,12 @@ t.test('addContainerNameEnv called directly', async (t) => {
   const cases: Array<{ name: string; pod: Obj; containers: Array<{ container: number; name: string }>; warnings: Obj[] }> = [
     { name: 'no spec', pod: { metadata: {} }, containers: [], warnings: [] },
     { name: 'no containers list', pod: { spec: {} }, containers: [{ container: 0, name: 'c' }], warnings: [] },
-    { name: 'env no list: the path is under spec', pod: { spec: { containers: [{ name: 'c', env: 'x' }] } }, containers: [{ container: 0, name: 'c' }], warnings: [{ path: 'spec.containers[0].env', text: 'not a list: CONTAINER_NAME not added' }] },
+    {
+      name: 'env no list: the path is under spec',
+      pod: { spec: { containers: [{ name: 'c', env: 'x' }] } },
+      containers: [{ container: 0, name: 'c' }],
+      warnings: [{ path: 'spec.containers[0].env', text: 'not a list: CONTAINER_NAME not added' }],
+    },
   ];
   for (const c of cases) {
     const draft = new PodDraft(structuredClone(c.pod));

@@ -12,7 +12,12 @@ const podCreate = (metadata: Record<string, unknown>, extra: Partial<AdmissionRe
     operation: 'CREATE',
     namespace: 'ns',
     userInfo: { username: 'alice' },
-    object: { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'ns', annotations: { 'k8s.v1.cni.cncf.io/networks': 'net1' }, ...metadata }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+    object: {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { namespace: 'ns', annotations: { 'k8s.v1.cni.cncf.io/networks': 'net1' }, ...metadata },
+      spec: { containers: [{ name: 'c', image: 'i' }] },
+    },
     ...extra,
   }) as AdmissionRequest;
 
@@ -50,7 +55,11 @@ t.test('a review with a 1.8 MB name is denied at once: no NAD looked up, the val
   const decision = review(request, {
     endpoint: 'mutate',
     nads: () => (asked++, { status: 'unavailable', reason: 'x' }),
-    policy: { evaluate: () => { throw new Error('policy must not be asked'); } },
+    policy: {
+      evaluate: () => {
+        throw new Error('policy must not be asked');
+      },
+    },
     config: {},
   } as never);
   t.equal(decision.allowed, false);
@@ -58,7 +67,9 @@ t.test('a review with a 1.8 MB name is denied at once: no NAD looked up, the val
   t.same(decision.addresses, [], 'nothing claimed');
   const message = JSON.stringify(decision);
   t.ok(message.length < 2000, `the denial is short (${message.length} characters)`);
-  t.same(decision.errors, [{ path: 'metadata.name', type: 'Too long', value: 'string(1800000 chars)', reason: 'may not be more than 253 bytes' }]);
+  t.same(decision.errors, [
+    { path: 'metadata.name', type: 'Too long', value: 'string(1800000 chars)', reason: 'may not be more than 253 bytes' },
+  ]);
 });
 
 t.test('other resources are not judged on identity (nothing is kept for them)', async (t) => {

@@ -14,17 +14,50 @@ const B = 'intel.com/sriov_b';
 function inject(pod: Obj, needed: Record<string, number>) {
   const draft = new PodDraft(structuredClone(pod));
   const r = injectResources(draft, new Map(Object.entries(needed)));
-  return { errors: r.errors.map(renderError), warnings: r.warnings, changed: draft.changed, containers: (draft.pod['spec'] as Obj | undefined)?.['containers'] as Obj[] | undefined };
+  return {
+    errors: r.errors.map(renderError),
+    warnings: r.warnings,
+    changed: draft.changed,
+    containers: (draft.pod['spec'] as Obj | undefined)?.['containers'] as Obj[] | undefined,
+  };
 }
-const podOf = (containers: unknown, annotations?: Obj): Obj => ({ metadata: { name: 'p', ...(annotations ? { annotations } : {}) }, spec: { containers } });
+const podOf = (containers: unknown, annotations?: Obj): Obj => ({
+  metadata: { name: 'p', ...(annotations ? { annotations } : {}) },
+  spec: { containers },
+});
 
 t.test('errors: the containers and resources the resources cannot go into', async (t) => {
   const cases: Array<{ name: string; pod: Obj; needed: Record<string, number>; errors: string[] }> = [
-    { name: 'no containers at all', pod: { metadata: {}, spec: {} }, needed: { [A]: 1, [B]: 2 }, errors: [`spec.containers: Required value: resources for the pod's networks need a container (${A}, ${B})`] },
-    { name: 'an empty list', pod: podOf([]), needed: { [A]: 1 }, errors: [`spec.containers: Required value: resources for the pod's networks need a container (${A})`] },
-    { name: 'a container that is no object', pod: podOf([{ name: 'c' }, 'x']), needed: { [A]: 1 }, errors: ['spec.containers: Invalid value: "<list>": every container must be an object'] },
-    { name: 'resources that are no object', pod: podOf([{ name: 'c', resources: 'x' }]), needed: { [A]: 1 }, errors: ['spec.containers[0].resources: Invalid value: "x": must be an object'] },
-    { name: 'requests that are no map', pod: podOf([{ name: 'c', resources: { requests: 'x' } }]), needed: { [A]: 1 }, errors: ['spec.containers[0].resources.requests: Invalid value: "x": must be a map of resource name to quantity'] },
+    {
+      name: 'no containers at all',
+      pod: { metadata: {}, spec: {} },
+      needed: { [A]: 1, [B]: 2 },
+      errors: [`spec.containers: Required value: resources for the pod's networks need a container (${A}, ${B})`],
+    },
+    {
+      name: 'an empty list',
+      pod: podOf([]),
+      needed: { [A]: 1 },
+      errors: [`spec.containers: Required value: resources for the pod's networks need a container (${A})`],
+    },
+    {
+      name: 'a container that is no object',
+      pod: podOf([{ name: 'c' }, 'x']),
+      needed: { [A]: 1 },
+      errors: ['spec.containers: Invalid value: "<list>": every container must be an object'],
+    },
+    {
+      name: 'resources that are no object',
+      pod: podOf([{ name: 'c', resources: 'x' }]),
+      needed: { [A]: 1 },
+      errors: ['spec.containers[0].resources: Invalid value: "x": must be an object'],
+    },
+    {
+      name: 'requests that are no map',
+      pod: podOf([{ name: 'c', resources: { requests: 'x' } }]),
+      needed: { [A]: 1 },
+      errors: ['spec.containers[0].resources.requests: Invalid value: "x": must be a map of resource name to quantity'],
+    },
     { name: 'nothing needed: nothing checked', pod: { metadata: {} }, needed: {}, errors: [] },
   ];
   for (const c of cases) {
@@ -42,10 +75,30 @@ t.test('what is written into the target container', async (t) => {
       needed: { [A]: 2 },
       containers: [{ name: 'c', resources: { requests: { [A]: '2' }, limits: { [A]: '2' } } }],
     },
-    { name: 'another container has exactly the need: nothing added', pod: podOf([{ name: 'c' }, { name: 'd', resources: { limits: { [A]: '1' } } }]), needed: { [A]: 1 }, containers: 'unchanged' },
-    { name: 'another container has more than the need', pod: podOf([{ name: 'c' }, { name: 'd', resources: { requests: { [A]: '3' }, limits: { [A]: '3' } } }]), needed: { [A]: 2 }, containers: 'unchanged' },
-    { name: 'requests and limits equal, above the need: the container not even copied', pod: podOf([{ name: 'c', resources: { requests: { [A]: '2' }, limits: { [A]: '2' } } }]), needed: { [A]: 1 }, containers: 'unchanged' },
-    { name: 'limits alone, enough: left alone (the apiserver copies them)', pod: podOf([{ name: 'c', resources: { limits: { [A]: '2' } } }]), needed: { [A]: 2 }, containers: 'unchanged' },
+    {
+      name: 'another container has exactly the need: nothing added',
+      pod: podOf([{ name: 'c' }, { name: 'd', resources: { limits: { [A]: '1' } } }]),
+      needed: { [A]: 1 },
+      containers: 'unchanged',
+    },
+    {
+      name: 'another container has more than the need',
+      pod: podOf([{ name: 'c' }, { name: 'd', resources: { requests: { [A]: '3' }, limits: { [A]: '3' } } }]),
+      needed: { [A]: 2 },
+      containers: 'unchanged',
+    },
+    {
+      name: 'requests and limits equal, above the need: the container not even copied',
+      pod: podOf([{ name: 'c', resources: { requests: { [A]: '2' }, limits: { [A]: '2' } } }]),
+      needed: { [A]: 1 },
+      containers: 'unchanged',
+    },
+    {
+      name: 'limits alone, enough: left alone (the apiserver copies them)',
+      pod: podOf([{ name: 'c', resources: { limits: { [A]: '2' } } }]),
+      needed: { [A]: 2 },
+      containers: 'unchanged',
+    },
     {
       name: 'requests above limits: limits raised, requests kept as written',
       pod: podOf([{ name: 'c', resources: { requests: { [A]: 2 }, limits: { [A]: '1' } } }]),
@@ -87,7 +140,13 @@ t.test('targetContainer: the default container, else the first', async (t) => {
     { target: 0, warnings: [] },
     { wanted: 'first', target: 0, warnings: [] },
     { wanted: 'second', target: 1, warnings: [] },
-    { wanted: 'third', target: 0, warnings: [{ path: `metadata.annotations[${DEFAULT_CONTAINER_ANNOTATION}]`, text: 'no container "third"; resources go to the first one' }] },
+    {
+      wanted: 'third',
+      target: 0,
+      warnings: [
+        { path: `metadata.annotations[${DEFAULT_CONTAINER_ANNOTATION}]`, text: 'no container "third"; resources go to the first one' },
+      ],
+    },
   ];
   for (const c of cases) {
     const warnings: Obj[] = [];

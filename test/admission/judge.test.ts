@@ -13,7 +13,9 @@ import { chain, context, nadLookup, nadObject, NETWORKS, pod, request } from './
 const A = `metadata.annotations[${NETWORKS}]`;
 const found = nadLookup(
   nadObject('a'),
-  nadObject('static', { config: chain({ type: 'macvlan', master: 'eth1', ipam: { type: 'static', addresses: [{ address: '192.0.2.1/24' }] } }) }),
+  nadObject('static', {
+    config: chain({ type: 'macvlan', master: 'eth1', ipam: { type: 'static', addresses: [{ address: '192.0.2.1/24' }] } }),
+  }),
   nadObject('vendor', { config: chain({ type: 'vendor-cni' }) }),
 );
 /** `down` cannot be read now (the API server did not answer); the rest as `found`. */
@@ -51,8 +53,15 @@ function judge(run: Run): { d: Decision; v: Verdict; inputs: PolicyInput[] } {
   const s = spy();
   const object = run.object ?? pod(run.networks === undefined ? {} : { networks: run.networks });
   const nets = readPodNetworks(object, POD_LOCATION, 'default', { ...context(nads).config, ...(run.config ?? {}) });
-  const req = { ...request(object, { operation: run.operation ?? 'CREATE' }), ...(run.dryRun === undefined ? {} : { dryRun: run.dryRun }), ...(run.name ? { name: run.name } : {}) };
-  const ctx = { ...context(nads, { policy: run.policy ?? s.policy, ...(run.config ? { config: run.config } : {}) }), ...(run.namespaceLabels ? { namespaceLabels: run.namespaceLabels } : {}) };
+  const req = {
+    ...request(object, { operation: run.operation ?? 'CREATE' }),
+    ...(run.dryRun === undefined ? {} : { dryRun: run.dryRun }),
+    ...(run.name ? { name: run.name } : {}),
+  };
+  const ctx = {
+    ...context(nads, { policy: run.policy ?? s.policy, ...(run.config ? { config: run.config } : {}) }),
+    ...(run.namespaceLabels ? { namespaceLabels: run.namespaceLabels } : {}),
+  };
   const v = new Verdict();
   judgeNetworks(v, nets, object, req, ctx, { template: false, namespace: 'default', warnOnly: false, ...(run.opts ?? {}) });
   return { d: v.build(), v, inputs: s.inputs };
@@ -62,7 +71,12 @@ const fields = (d: Decision) => d.warnings.flatMap((w) => ('field' in w ? [w.fie
 const notes = (d: Decision) => d.warnings.flatMap((w) => ('note' in w ? [w.note] : []));
 
 t.test('parser errors deny as object errors (422), or only warn when the change leaves the networks alone', async (t) => {
-  const bad = { path: `${A}[1]`, type: 'Invalid value', value: '', reason: 'empty list item (look for a doubled or trailing comma); Multus would accept it and the pod would then fail to start' };
+  const bad = {
+    path: `${A}[1]`,
+    type: 'Invalid value',
+    value: '',
+    reason: 'empty list item (look for a doubled or trailing comma); Multus would accept it and the pod would then fail to start',
+  };
   const denied = judge({ networks: 'a,,a' });
   t.equal(denied.d.allowed, false);
   t.equal(denied.d.code, 422);
@@ -96,7 +110,12 @@ t.test('no network annotation: nothing for the policy to judge; an empty one is 
 });
 
 t.test('certain ADD failures found by the built-in checks are object errors; what may fail only warns', async (t) => {
-  const bare = { path: `${A}[0].ips[0]`, type: 'Invalid value', value: '10.0.0.6', reason: `default/static's IPAM "static" (spec.config.plugins[0].ipam) needs an address with a /prefix: the ADD would fail` };
+  const bare = {
+    path: `${A}[0].ips[0]`,
+    type: 'Invalid value',
+    value: '10.0.0.6',
+    reason: `default/static's IPAM "static" (spec.config.plugins[0].ipam) needs an address with a /prefix: the ADD would fail`,
+  };
   const denied = judge({ networks: '[{"name":"static","ips":["10.0.0.6"]}]' });
   t.equal(denied.d.code, 422);
   t.same(denied.d.errors, [bare]);
@@ -122,13 +141,25 @@ t.test('a NAD that cannot be read: a pod CREATE is denied, retryable (503); othe
   const create = judge({ networks: 'down' });
   t.equal(create.d.allowed, false);
   t.equal(create.d.code, 503);
-  t.same(create.d.errors, [{ path, type: 'Internal error', reason: 'default/down could not be looked up (not synced); retry: admitted now, the pod would start without the device resources its networks need' }]);
+  t.same(create.d.errors, [
+    {
+      path,
+      type: 'Internal error',
+      reason:
+        'default/down could not be looked up (not synced); retry: admitted now, the pod would start without the device resources its networks need',
+    },
+  ]);
   t.same(create.d.findings, [{ policy: 'builtin', rule: 'networkExists', action: 'Enforce', error: create.d.errors[0] }]);
   t.same(create.d.warnings, []);
   // Not something the policy can re-grade: it is not among the built-in findings it is given.
   t.same(create.inputs[0]!.builtin, []);
 
-  const original = { policy: 'builtin', rule: 'networkExists', action: 'Warn', error: { path, type: 'Internal error', reason: 'default/down could not be checked: not synced' } };
+  const original = {
+    policy: 'builtin',
+    rule: 'networkExists',
+    action: 'Warn',
+    error: { path, type: 'Internal error', reason: 'default/down could not be checked: not synced' },
+  };
   const cases: Array<[string, Run]> = [
     ['a pod update', { networks: 'down', operation: 'UPDATE' }],
     ['a template', { networks: 'down', opts: { template: true } }],
@@ -158,9 +189,19 @@ t.test('what the policy is given', async (t) => {
   t.equal(input.template, false);
   t.equal(input.dryRun, true);
   t.equal(input.annotationPath, A);
-  t.same(input.networks.map((n) => n.selection.name), ['a', 'nope']);
+  t.same(
+    input.networks.map((n) => n.selection.name),
+    ['a', 'nope'],
+  );
   t.equal(input.nads, nads);
-  t.same(input.builtin, [{ policy: 'builtin', rule: 'networkExists', action: 'Enforce', error: { path: `${A}[1]`, type: 'Not found', value: 'default/nope', reason: 'no such NetworkAttachmentDefinition' } }]);
+  t.same(input.builtin, [
+    {
+      policy: 'builtin',
+      rule: 'networkExists',
+      action: 'Enforce',
+      error: { path: `${A}[1]`, type: 'Not found', value: 'default/nope', reason: 'no such NetworkAttachmentDefinition' },
+    },
+  ]);
   t.notOk('change' in input, 'no change: no key');
 
   const plain = judge({ networks: 'a', operation: 'UPDATE' }).inputs[0]!;
@@ -171,18 +212,25 @@ t.test('what the policy is given', async (t) => {
   const heldBefore = new Set(['mac 02:00:00:00:00:01 default/a']);
   t.equal(judge({ networks: 'a', operation: 'UPDATE', opts: { change: { heldBefore } } }).inputs[0]!.change?.heldBefore, heldBefore);
   // The network names the parser rejected are not given to the policy.
-  t.same(judge({ networks: 'a, Bad' }).inputs[0]!.networks.map((n) => n.selection.name), ['a']);
+  t.same(
+    judge({ networks: 'a, Bad' }).inputs[0]!.networks.map((n) => n.selection.name),
+    ['a'],
+  );
   // dryRun must be exactly true.
   t.equal(judge({ networks: 'a', dryRun: false }).inputs[0]!.dryRun, false);
 });
 
-t.test('the pod as the policy sees it: its name, or the request\'s; a template has neither', async (t) => {
+t.test("the pod as the policy sees it: its name, or the request's; a template has neither", async (t) => {
   const unnamed = pod({ networks: 'a' });
   delete (unnamed['metadata'] as Record<string, unknown>)['name'];
   t.strictSame(judge({ object: unnamed, name: 'from-request' }).inputs[0]!.pod, { name: 'from-request' });
   t.strictSame(judge({ object: unnamed }).inputs[0]!.pod, {}, 'no name anywhere: none');
-  t.strictSame(judge({ networks: 'a', name: 'from-request' }).inputs[0]!.pod, { name: 'p' }, 'the object\'s name first');
-  t.strictSame(judge({ object: unnamed, name: 'from-request', opts: { template: true } }).inputs[0]!.pod, {}, 'a template: not the request\'s name');
+  t.strictSame(judge({ networks: 'a', name: 'from-request' }).inputs[0]!.pod, { name: 'p' }, "the object's name first");
+  t.strictSame(
+    judge({ object: unnamed, name: 'from-request', opts: { template: true } }).inputs[0]!.pod,
+    {},
+    "a template: not the request's name",
+  );
   const empty = pod({ networks: 'a', name: '' });
   t.strictSame(judge({ object: empty }).inputs[0]!.pod, {}, 'an empty name is none');
   const template = judge({ networks: 'a', opts: { template: true } });
@@ -192,14 +240,20 @@ t.test('the pod as the policy sees it: its name, or the request\'s; a template h
 
 t.test('the controller that shares addresses between its pods is given to the policy, not for templates', async (t) => {
   const vmPod = pod({ networks: 'a' });
-  (vmPod['metadata'] as Record<string, unknown>)['ownerReferences'] = [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name: 'vm1', uid: 'vmi-uid', controller: true }];
+  (vmPod['metadata'] as Record<string, unknown>)['ownerReferences'] = [
+    { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name: 'vm1', uid: 'vmi-uid', controller: true },
+  ];
   const owner = { key: 'vmi-uid', label: 'VM default/vm1', namespace: 'default', kind: 'VirtualMachineInstance', name: 'vm1' };
   t.strictSame(judge({ object: vmPod }).inputs[0]!.pod, { name: 'p', owner });
   t.strictSame(judge({ object: vmPod, opts: { template: true } }).inputs[0]!.pod, { name: 'p' }, 'a template: no owner');
-  t.strictSame(judge({ object: vmPod, config: { addressSharingOwners: [] } }).inputs[0]!.pod, { name: 'p' }, 'no sharing owner configured: none');
+  t.strictSame(
+    judge({ object: vmPod, config: { addressSharingOwners: [] } }).inputs[0]!.pod,
+    { name: 'p' },
+    'no sharing owner configured: none',
+  );
 });
 
-t.test('the policy\'s findings: Enforce denies, or only warns when the networks are left alone; claims for pods only', async (t) => {
+t.test("the policy's findings: Enforce denies, or only warns when the networks are left alone; claims for pods only", async (t) => {
   const error = { path: `${A}[0]`, type: 'Forbidden' as const, reason: 'not allowed in this namespace' };
   const answer = (): Finding[] => [
     { policy: 'p1', rule: 'allowedNetworks', action: 'Enforce', error },
@@ -211,13 +265,25 @@ t.test('the policy\'s findings: Enforce denies, or only warns when the networks 
   t.equal(denied.d.allowed, false);
   t.equal(denied.d.code, 403);
   t.same(denied.d.errors, [error]);
-  t.same(denied.d.findings.map((f) => `${f.rule}:${f.action}`), ['allowedNetworks:Enforce', 'other:Warn', 'audited:Audit']);
-  t.same(denied.d.audits.map((f) => f.rule), ['audited']);
+  t.same(
+    denied.d.findings.map((f) => `${f.rule}:${f.action}`),
+    ['allowedNetworks:Enforce', 'other:Warn', 'audited:Audit'],
+  );
+  t.same(
+    denied.d.audits.map((f) => f.rule),
+    ['audited'],
+  );
 
   const warned = judge({ networks: 'a', policy: s.policy, opts: { warnOnly: true } });
   t.equal(warned.d.allowed, true);
-  t.same(warned.d.findings.map((f) => `${f.rule}:${f.action}`), ['allowedNetworks:Warn', 'other:Warn', 'audited:Audit']);
-  t.same(fields(warned.d).map((e) => e.reason), ['not allowed in this namespace', 'warned']);
+  t.same(
+    warned.d.findings.map((f) => `${f.rule}:${f.action}`),
+    ['allowedNetworks:Warn', 'other:Warn', 'audited:Audit'],
+  );
+  t.same(
+    fields(warned.d).map((e) => e.reason),
+    ['not allowed in this namespace', 'warned'],
+  );
   t.same(warned.v.addresses, [CLAIM], 'a pod: the claims are kept');
 
   const template = judge({ networks: 'a', opts: { template: true } });
@@ -225,12 +291,16 @@ t.test('the policy\'s findings: Enforce denies, or only warns when the networks 
   t.same(judge({ networks: 'a' }).v.addresses, [CLAIM]);
 });
 
-t.test('no pod object to read (a template that is missing): the request\'s name for a pod, none for a template', async (t) => {
+t.test("no pod object to read (a template that is missing): the request's name for a pod, none for a template", async (t) => {
   const nets = readPodNetworks(pod({ networks: 'a' }), POD_LOCATION, 'default', context(nads).config);
   for (const template of [false, true]) {
     const s = spy();
     const v = new Verdict();
-    judgeNetworks(v, nets, undefined, { ...request(undefined), name: 'from-request' }, context(nads, { policy: s.policy }), { template, namespace: 'default', warnOnly: false });
+    judgeNetworks(v, nets, undefined, { ...request(undefined), name: 'from-request' }, context(nads, { policy: s.policy }), {
+      template,
+      namespace: 'default',
+      warnOnly: false,
+    });
     t.strictSame(s.inputs[0]!.pod, template ? {} : { name: 'from-request' }, `template: ${template}`);
     t.equal(v.build().allowed, true);
   }

@@ -18,7 +18,14 @@ const vm = (name: string, nets: Net[], runStrategy = 'Always') => ({
     runStrategy,
     template: {
       spec: {
-        domain: { devices: { interfaces: [{ name: 'default', masquerade: {} }, ...nets.map((n) => ({ name: n.name, bridge: {}, ...(n.mac ? { macAddress: n.mac } : {}) }))] } },
+        domain: {
+          devices: {
+            interfaces: [
+              { name: 'default', masquerade: {} },
+              ...nets.map((n) => ({ name: n.name, bridge: {}, ...(n.mac ? { macAddress: n.mac } : {}) })),
+            ],
+          },
+        },
         networks: [{ name: 'default', pod: {} }, ...nets.map((n) => ({ name: n.name, multus: { networkName: n.nad } }))],
       },
     },
@@ -43,21 +50,47 @@ const errs = (d: Decision) => d.errors.map(renderError);
 t.test('VM problems are reported at the VM paths', async (t) => {
   const cases: Array<{ name: string; nets: Net[]; allowed: boolean; paths: string[] }> = [
     { name: 'valid', nets: [{ name: 'blue', nad: 'blue-net', mac: '02:00:00:00:00:01' }], allowed: true, paths: [] },
-    { name: 'missing NAD (second network)', nets: [{ name: 'blue', nad: 'blue-net' }, { name: 'red', nad: 'missing' }], allowed: false, paths: [`${S}.networks[2].multus.networkName`] },
-    { name: 'bad MAC', nets: [{ name: 'blue', nad: 'blue-net', mac: '02:00:00:aa:bb' }], allowed: false, paths: [`${S}.domain.devices.interfaces[1].macAddress`] },
-    { name: 'NAD of another namespace, missing', nets: [{ name: 'blue', nad: 'other/blue-net' }], allowed: false, paths: [`${S}.networks[1].multus.networkName`] },
+    {
+      name: 'missing NAD (second network)',
+      nets: [
+        { name: 'blue', nad: 'blue-net' },
+        { name: 'red', nad: 'missing' },
+      ],
+      allowed: false,
+      paths: [`${S}.networks[2].multus.networkName`],
+    },
+    {
+      name: 'bad MAC',
+      nets: [{ name: 'blue', nad: 'blue-net', mac: '02:00:00:aa:bb' }],
+      allowed: false,
+      paths: [`${S}.domain.devices.interfaces[1].macAddress`],
+    },
+    {
+      name: 'NAD of another namespace, missing',
+      nets: [{ name: 'blue', nad: 'other/blue-net' }],
+      allowed: false,
+      paths: [`${S}.networks[1].multus.networkName`],
+    },
   ];
   for (const c of cases) {
     const d = review(vmRequest(vm('vm1', c.nets)), context(nads, { endpoint: 'validate' }));
     t.equal(d.allowed, c.allowed, `${c.name}: ${JSON.stringify(errs(d))}`);
-    t.same(d.errors.map((e) => e.path), c.paths, c.name);
+    t.same(
+      d.errors.map((e) => e.path),
+      c.paths,
+      c.name,
+    );
     t.same(d.addresses, [], `${c.name}: a VM holds no address`);
     t.same(d.patch, [], `${c.name}: a VM is never patched`);
   }
 });
 
 t.test('a VM gets the verdict its launcher pod gets', async (t) => {
-  for (const nets of [[{ name: 'blue', nad: 'blue-net' }], [{ name: 'blue', nad: 'missing' }], [{ name: 'blue', nad: 'blue-net', mac: 'zz' }]] as Net[][]) {
+  for (const nets of [
+    [{ name: 'blue', nad: 'blue-net' }],
+    [{ name: 'blue', nad: 'missing' }],
+    [{ name: 'blue', nad: 'blue-net', mac: 'zz' }],
+  ] as Net[][]) {
     const object = vm('vm1', nets);
     const vmDecision = review(vmRequest(object), context(nads, { endpoint: 'validate' }));
     const rendered = renderLauncher(object, ['spec', 'template', 'spec'], 'apps');
@@ -65,15 +98,27 @@ t.test('a VM gets the verdict its launcher pod gets', async (t) => {
     const podDecision = review(request(pod, { namespace: 'apps' }), context(nads, { endpoint: 'validate' }));
     t.equal(vmDecision.allowed, podDecision.allowed, JSON.stringify(nets));
     t.equal(vmDecision.errors.length, podDecision.errors.length);
-    t.same(vmDecision.errors.map((e) => e.reason), podDecision.errors.map((e) => e.reason), 'same reasons, other paths');
+    t.same(
+      vmDecision.errors.map((e) => e.reason),
+      podDecision.errors.map((e) => e.reason),
+      'same reasons, other paths',
+    );
   }
 });
 
-t.test('uniqueness: another VM\'s live MAC conflicts; the same VM\'s launcher pods do not', async (t) => {
+t.test("uniqueness: another VM's live MAC conflicts; the same VM's launcher pods do not", async (t) => {
   const { index, policy } = uniquePolicy();
   const M = '02:00:00:00:00:0a';
-  const owner = (name: string, uid: string) => ({ key: uid, label: `VM apps/${name}`, namespace: 'apps', kind: 'VirtualMachineInstance', name });
-  index.setPod({ namespace: 'apps', name: 'virt-launcher-vm1-x', uid: 'p1', owner: owner('vm1', 'vmi-uid-1') }, [{ kind: 'mac', value: M, network: 'apps/blue-net' }]);
+  const owner = (name: string, uid: string) => ({
+    key: uid,
+    label: `VM apps/${name}`,
+    namespace: 'apps',
+    kind: 'VirtualMachineInstance',
+    name,
+  });
+  index.setPod({ namespace: 'apps', name: 'virt-launcher-vm1-x', uid: 'p1', owner: owner('vm1', 'vmi-uid-1') }, [
+    { kind: 'mac', value: M, network: 'apps/blue-net' },
+  ]);
   const ctx = context(nads, { endpoint: 'validate', policy });
   const same = review(vmRequest(vm('vm1', [{ name: 'blue', nad: 'blue-net', mac: M }])), ctx);
   t.ok(same.allowed, `the VM itself (restart, migration): ${JSON.stringify(errs(same))}`);
@@ -83,12 +128,18 @@ t.test('uniqueness: another VM\'s live MAC conflicts; the same VM\'s launcher po
   t.match(other.errors[0]?.reason, /VM apps\/vm1/);
   const halted = review(vmRequest(vm('vm2', [{ name: 'blue', nad: 'blue-net', mac: M }], 'Halted')), ctx);
   t.ok(halted.allowed, 'a halted VM is not denied for a conflict that may be gone when it starts');
-  t.match(halted.warnings.map((w) => ('field' in w ? w.field.path : w.note.path)), [`${S}.domain.devices.interfaces[1].macAddress`]);
+  t.match(
+    halted.warnings.map((w) => ('field' in w ? w.field.path : w.note.path)),
+    [`${S}.domain.devices.interfaces[1].macAddress`],
+  );
   t.same(index.stats().reservations, 0, 'judging VMs reserved nothing');
 
   // Hotplug: vm2 without the MAC is fine; adding an interface with vm1's MAC is judged like a new VM.
   const before = vm('vm2', [{ name: 'blue', nad: 'blue-net' }]);
-  const after = vm('vm2', [{ name: 'blue', nad: 'blue-net' }, { name: 'red', nad: 'red-net', mac: M }]);
+  const after = vm('vm2', [
+    { name: 'blue', nad: 'blue-net' },
+    { name: 'red', nad: 'red-net', mac: M },
+  ]);
   const hot = review(vmRequest(after, { operation: 'UPDATE', oldObject: before }), ctx);
   t.notOk(hot.allowed, 'hotplug with a held MAC is denied');
   t.equal(hot.errors[0]?.path, `${S}.domain.devices.interfaces[2].macAddress`);
@@ -100,22 +151,41 @@ t.test('uniqueness: another VM\'s live MAC conflicts; the same VM\'s launcher po
 t.test('other kinds: VMI, pool, replicaset paths; no multus network: allowed unjudged; plan names the NADs', async (t) => {
   const inner = vm('x', [{ name: 'blue', nad: 'missing' }]).spec.template;
   const kinds = [
-    { resource: { group: 'kubevirt.io', version: 'v1', resource: 'virtualmachineinstances' }, object: { metadata: { name: 'i' }, spec: inner.spec }, base: 'spec' },
-    { resource: { group: 'pool.kubevirt.io', version: 'v1alpha1', resource: 'virtualmachinepools' }, object: { metadata: { name: 'p' }, spec: { virtualMachineTemplate: { spec: { template: inner } } } }, base: 'spec.virtualMachineTemplate.spec.template.spec' },
-    { resource: { group: 'kubevirt.io', version: 'v1', resource: 'virtualmachineinstancereplicasets' }, object: { metadata: { name: 'r' }, spec: { template: inner } }, base: S },
+    {
+      resource: { group: 'kubevirt.io', version: 'v1', resource: 'virtualmachineinstances' },
+      object: { metadata: { name: 'i' }, spec: inner.spec },
+      base: 'spec',
+    },
+    {
+      resource: { group: 'pool.kubevirt.io', version: 'v1alpha1', resource: 'virtualmachinepools' },
+      object: { metadata: { name: 'p' }, spec: { virtualMachineTemplate: { spec: { template: inner } } } },
+      base: 'spec.virtualMachineTemplate.spec.template.spec',
+    },
+    {
+      resource: { group: 'kubevirt.io', version: 'v1', resource: 'virtualmachineinstancereplicasets' },
+      object: { metadata: { name: 'r' }, spec: { template: inner } },
+      base: S,
+    },
   ];
   for (const k of kinds) {
     const r = request(k.object, { namespace: 'apps', resource: k.resource });
     const d = review(r, context(nads, { endpoint: 'validate' }));
-    t.same(d.errors.map((e) => e.path), [`${k.base}.networks[1].multus.networkName`], k.resource.resource);
+    t.same(
+      d.errors.map((e) => e.path),
+      [`${k.base}.networks[1].multus.networkName`],
+      k.resource.resource,
+    );
     t.same(plan(r, context(nads).config).nadRefs, [{ namespace: 'apps', name: 'missing' }]);
   }
-  const plain = review(vmRequest({ metadata: { name: 'v' }, spec: { template: { spec: { networks: [{ name: 'default', pod: {} }] } } } }), context(nads));
+  const plain = review(
+    vmRequest({ metadata: { name: 'v' }, spec: { template: { spec: { networks: [{ name: 'default', pod: {} }] } } } }),
+    context(nads),
+  );
   t.ok(plain.allowed);
   t.same(plain.warnings, []);
 });
 
-t.test('requestedFields only warns on a VM: KubeVirt\'s controller, not the user, creates the launcher pod', async (t) => {
+t.test("requestedFields only warns on a VM: KubeVirt's controller, not the user, creates the launcher pod", async (t) => {
   const { policies, errors } = loadPolicyDocuments(
     'apiVersion: netattach.io/v1alpha1\nkind: NetworkAttachmentPolicy\nmetadata: {name: nomac}\nspec:\n  rules:\n    requestedFields: {forbidden: [mac]}\n',
     'test',

@@ -50,10 +50,17 @@ t.test('no claims are added once there are errors', async (t) => {
   (p['spec'] as Obj)['resourceClaims'] = 'not a list';
   const n = nets('zone-a,zone-b,claimed');
   const r = mutatePod(p, n, nads, DEFAULT_ADMISSION_CONFIG, withView);
-  t.strictSame(r.errors.map((e) => e.path), [n[1]!.path], 'only the conflict (at zone-b), none from adding claims');
+  t.strictSame(
+    r.errors.map((e) => e.path),
+    [n[1]!.path],
+    'only the conflict (at zone-b), none from adding claims',
+  );
 });
 
 t.test('without DRA input, the namespace is empty and templates go unchecked', async (t) => {
   const r = mutatePod(pod({ networks: 'claimed' }), nets('claimed'), nads, DEFAULT_ADMISSION_CONFIG);
-  t.strictSame(r.warnings.map((w) => w.text), ['ResourceClaimTemplate /net-claimed unchecked: netattach does not read templates here']);
+  t.strictSame(
+    r.warnings.map((w) => w.text),
+    ['ResourceClaimTemplate /net-claimed unchecked: netattach does not read templates here'],
+  );
 });

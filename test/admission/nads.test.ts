@@ -5,7 +5,12 @@ import { cniWith, context, nadLookup, nadObject, request, warningLines } from '.
 
 const NAD_RESOURCE = { group: 'k8s.cni.cncf.io', version: 'v1', resource: 'network-attachment-definitions' };
 const NAD_KIND = { group: 'k8s.cni.cncf.io', version: 'v1', kind: 'NetworkAttachmentDefinition' };
-const nadRequest = (object: unknown, operation: AdmissionRequest['operation'] = 'CREATE', oldObject?: unknown, name = 'net-a'): AdmissionRequest => ({
+const nadRequest = (
+  object: unknown,
+  operation: AdmissionRequest['operation'] = 'CREATE',
+  oldObject?: unknown,
+  name = 'net-a',
+): AdmissionRequest => ({
   ...request(object, { operation, resource: NAD_RESOURCE, kind: NAD_KIND, ...(oldObject !== undefined ? { oldObject } : {}) }),
   name,
 });
@@ -21,8 +26,14 @@ t.test('NAD CREATE/UPDATE is validated by src/nads: errors deny with 422', async
   t.notOk(d.allowed);
   t.equal(d.code, 422);
   const rendered = d.errors.map(renderError);
-  t.ok(rendered.some((e) => e.startsWith('spec.config: ')), JSON.stringify(rendered));
-  t.ok(rendered.some((e) => e.startsWith('metadata.annotations[k8s.v1.cni.cncf.io/resourceName]')), JSON.stringify(rendered));
+  t.ok(
+    rendered.some((e) => e.startsWith('spec.config: ')),
+    JSON.stringify(rendered),
+  );
+  t.ok(
+    rendered.some((e) => e.startsWith('metadata.annotations[k8s.v1.cni.cncf.io/resourceName]')),
+    JSON.stringify(rendered),
+  );
   const response = toResponse('admission.k8s.io/v1', 'u', d, 'validate').response!;
   t.equal(response.status?.reason, 'Invalid');
   t.same(d.patch, []);
@@ -33,7 +44,10 @@ t.test('NAD UPDATE keeps problems the object already had as warnings', async (t)
   const updated = { ...old, metadata: { ...(old['metadata'] as object), labels: { a: 'b' } } };
   const d = review(nadRequest(updated, 'UPDATE', old), context(none));
   t.ok(d.allowed);
-  t.ok(warningLines(d).some((w) => w.includes('resourceName')), JSON.stringify(d.warnings));
+  t.ok(
+    warningLines(d).some((w) => w.includes('resourceName')),
+    JSON.stringify(d.warnings),
+  );
   t.ok(warningLines(d).every((w) => w.length <= 256));
 });
 
@@ -120,6 +134,9 @@ t.test('NAD DELETE: the name and namespace come from the request, else from the 
 });
 
 t.test('NAD DELETE: exactly three pods are all shown, with no "more"', async (t) => {
-  const d = review(nadRequest(null, 'DELETE', nadObject('net-a')), context(none, { podsUsingNad: () => ['default/p1', 'default/p2', 'default/p3'] }));
+  const d = review(
+    nadRequest(null, 'DELETE', nadObject('net-a')),
+    context(none, { podsUsingNad: () => ['default/p1', 'default/p2', 'default/p3'] }),
+  );
   t.same(warningLines(d), ['default/net-a is still used by 3 pods (default/p1, default/p2, default/p3); new pods naming it will fail']);
 });

@@ -16,7 +16,9 @@ const heap = (): number => {
   return process.memoryUsage().heapUsed;
 };
 const config = { defaultNetworkNamespace: 'kube-system' } as AdmissionConfig;
-const pod = (networks: string) => ({ metadata: { name: 'p', namespace: 'default', annotations: { 'k8s.v1.cni.cncf.io/networks': networks } } });
+const pod = (networks: string) => ({
+  metadata: { name: 'p', namespace: 'default', annotations: { 'k8s.v1.cni.cncf.io/networks': networks } },
+});
 
 t.test('the estimate counts selections, not only text', async (t) => {
   const many = readPodNetworks(pod(Array.from({ length: 1000 }, () => 'a').join(',')), POD_LOCATION, 'default', config);
@@ -35,5 +37,8 @@ t.test('distinct 1,000-selection annotations, each sent twice, keep the heap wit
     readPodNetworks(pod(text), POD_LOCATION, 'default', config);
   }
   const grown = heap() - before;
-  t.ok(grown < 2 * PARSED_CACHE_BYTES, `heap grew ${(grown / 1048576).toFixed(1)} MB; the cache's budget is ${PARSED_CACHE_BYTES / 1048576} MB (bar 2x)`);
+  t.ok(
+    grown < 2 * PARSED_CACHE_BYTES,
+    `heap grew ${(grown / 1048576).toFixed(1)} MB; the cache's budget is ${PARSED_CACHE_BYTES / 1048576} MB (bar 2x)`,
+  );
 });

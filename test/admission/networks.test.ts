@@ -14,18 +14,49 @@ const DEFAULT_NETWORK = 'v1.multus-cni.io/default-network';
 t.test('parsed results are shared between pods only when everything they depend on is equal', async (t) => {
   const value = 'a, other/b@net2';
   const first = readPodNetworks(meta({ [NETWORKS]: value }), POD_LOCATION, 'team', config);
-  t.same(first.networks.map((n) => `${n.selection.namespace}/${n.selection.name}`), ['team/a', 'other/b']);
+  t.same(
+    first.networks.map((n) => `${n.selection.namespace}/${n.selection.name}`),
+    ['team/a', 'other/b'],
+  );
   // A second pod from the same template: the same answer.
   t.same(readPodNetworks(meta({ [NETWORKS]: value }), POD_LOCATION, 'team', config), first);
   const cases: Array<[string, () => ReturnType<typeof readPodNetworks>, string[], string]> = [
-    ['another namespace', () => readPodNetworks(meta({ [NETWORKS]: value }), POD_LOCATION, 'dev', config), ['dev/a', 'other/b'], `metadata.annotations[${NETWORKS}]`],
-    ['a pod template', () => readPodNetworks(meta({ [NETWORKS]: value }), TEMPLATE, 'team', config), ['team/a', 'other/b'], `spec.template.metadata.annotations[${NETWORKS}]`],
-    ['a default network too', () => readPodNetworks(meta({ [NETWORKS]: value, [DEFAULT_NETWORK]: 'calico' }), POD_LOCATION, 'team', config), ['team/a', 'other/b', 'kube-system/calico'], `metadata.annotations[${NETWORKS}]`],
-    ['another default-network namespace', () => readPodNetworks(meta({ [NETWORKS]: value, [DEFAULT_NETWORK]: 'calico' }), POD_LOCATION, 'team', { ...config, defaultNetworkNamespace: 'multus' }), ['team/a', 'other/b', 'multus/calico'], `metadata.annotations[${NETWORKS}]`],
+    [
+      'another namespace',
+      () => readPodNetworks(meta({ [NETWORKS]: value }), POD_LOCATION, 'dev', config),
+      ['dev/a', 'other/b'],
+      `metadata.annotations[${NETWORKS}]`,
+    ],
+    [
+      'a pod template',
+      () => readPodNetworks(meta({ [NETWORKS]: value }), TEMPLATE, 'team', config),
+      ['team/a', 'other/b'],
+      `spec.template.metadata.annotations[${NETWORKS}]`,
+    ],
+    [
+      'a default network too',
+      () => readPodNetworks(meta({ [NETWORKS]: value, [DEFAULT_NETWORK]: 'calico' }), POD_LOCATION, 'team', config),
+      ['team/a', 'other/b', 'kube-system/calico'],
+      `metadata.annotations[${NETWORKS}]`,
+    ],
+    [
+      'another default-network namespace',
+      () =>
+        readPodNetworks(meta({ [NETWORKS]: value, [DEFAULT_NETWORK]: 'calico' }), POD_LOCATION, 'team', {
+          ...config,
+          defaultNetworkNamespace: 'multus',
+        }),
+      ['team/a', 'other/b', 'multus/calico'],
+      `metadata.annotations[${NETWORKS}]`,
+    ],
   ];
   for (const [name, read, want, path] of cases) {
     const got = read();
-    t.same(got.networks.map((n) => `${n.selection.namespace}/${n.selection.name}`), want, name);
+    t.same(
+      got.networks.map((n) => `${n.selection.namespace}/${n.selection.name}`),
+      want,
+      name,
+    );
     t.equal(got.annotationPath, path, `${name}: path`);
   }
 });
@@ -34,16 +65,23 @@ t.test('text moved from one annotation to the other is a different input', async
   // Joined with a plain separator, both would read "x|y|z".
   const a = readPodNetworks(meta({ [NETWORKS]: 'x', [DEFAULT_NETWORK]: 'y|z' }), POD_LOCATION, 'team', config);
   const b = readPodNetworks(meta({ [NETWORKS]: 'x|y', [DEFAULT_NETWORK]: 'z' }), POD_LOCATION, 'team', config);
-  t.same(a.networks.map((n) => n.selection.name), ['x', 'y|z']);
+  t.same(
+    a.networks.map((n) => n.selection.name),
+    ['x', 'y|z'],
+  );
   t.match(a.errors, [{ path: `metadata.annotations[${DEFAULT_NETWORK}]` }]);
-  t.same(b.networks.map((n) => n.selection.name), ['x|y', 'z']);
+  t.same(
+    b.networks.map((n) => n.selection.name),
+    ['x|y', 'z'],
+  );
   t.match(b.errors, [{ path: new RegExp(`^metadata\\.annotations\\[${NETWORKS.replaceAll('.', '\\.')}\\]`) }]);
 });
 
 t.test('reviews leave a shared parse as they found it', async (t) => {
   // Everything downstream of the parse runs (judging, resource injection, node selector, patch),
   // with the cached parse serving every review; it must still equal a fresh parse.
-  const value = '[{"name":"sriov","ips":["10.0.0.1/24"],"mac":"02:00:00:00:00:01","interface":"net1"},{"name":"zone-a"},{"name":"rdma","interface":"ib0"}]';
+  const value =
+    '[{"name":"sriov","ips":["10.0.0.1/24"],"mac":"02:00:00:00:00:01","interface":"net1"},{"name":"zone-a"},{"name":"rdma","interface":"ib0"}]';
   const nads = nadLookup(
     nadObject('sriov', { resourceName: 'intel.com/sriov' }),
     nadObject('zone-a', { nodeSelector: 'zone=a' }),
@@ -57,7 +95,10 @@ t.test('reviews leave a shared parse as they found it', async (t) => {
   }
   const after = readPodNetworks(podWith(), POD_LOCATION, 'default', config);
   t.same(after, before);
-  const fresh = readPodNetworks(podWith(), { ...POD_LOCATION, metadataPath: 'metadata' }, 'default', { ...config, defaultNetworkNamespace: 'elsewhere' });
+  const fresh = readPodNetworks(podWith(), { ...POD_LOCATION, metadataPath: 'metadata' }, 'default', {
+    ...config,
+    defaultNetworkNamespace: 'elsewhere',
+  });
   t.same(fresh.networks, before.networks, 'equal to a parse of its own');
 });
 
@@ -98,7 +139,8 @@ t.test('what is kept: the last text read, and texts seen twice; never a long one
 });
 
 t.test('default-route gateways are counted over both annotations, as Multus counts them', async (t) => {
-  const both = (networks: string, defaultNetwork: string) => readPodNetworks(meta({ [NETWORKS]: networks, [DEFAULT_NETWORK]: defaultNetwork }), POD_LOCATION, 'team', config);
+  const both = (networks: string, defaultNetwork: string) =>
+    readPodNetworks(meta({ [NETWORKS]: networks, [DEFAULT_NETWORK]: defaultNetwork }), POD_LOCATION, 'team', config);
   const clash = both('[{"name":"a","default-route":["10.0.0.1"]}]', '[{"name":"calico","default-route":["10.1.0.1"]}]');
   t.match(clash.errors, [{ path: `metadata.annotations[${NETWORKS}][0].default-route[0]`, reason: /over both annotations/ }]);
   t.equal(clash.errors.length, 1);
@@ -110,20 +152,38 @@ t.test('an absent annotation is not the same input as the other one with the sam
   // One pod names calico as its default network, the next one as a secondary network.
   const asDefault = readPodNetworks(meta({ [DEFAULT_NETWORK]: 'calico' }), POD_LOCATION, 'team', config);
   const asSecondary = readPodNetworks(meta({ [NETWORKS]: 'calico' }), POD_LOCATION, 'team', config);
-  t.same(asDefault.networks.map((n) => `${n.selection.namespace}/${n.selection.name}`), ['kube-system/calico']);
-  t.same(asSecondary.networks.map((n) => `${n.selection.namespace}/${n.selection.name}`), ['team/calico']);
+  t.same(
+    asDefault.networks.map((n) => `${n.selection.namespace}/${n.selection.name}`),
+    ['kube-system/calico'],
+  );
+  t.same(
+    asSecondary.networks.map((n) => `${n.selection.namespace}/${n.selection.name}`),
+    ['team/calico'],
+  );
   t.same(asSecondary.raw, new Map([[NETWORKS, 'calico']]));
   t.same(readPodNetworks(meta({}), POD_LOCATION, 'team', config).networks, [], 'neither');
 });
 
 t.test('malformed metadata is parsed on every read, never served from the cache', async (t) => {
   const bad = (value: unknown) => readPodNetworks({ metadata: { annotations: { [NETWORKS]: value } } }, POD_LOCATION, 'default', config);
-  t.same(bad(7).errors.map((e) => e.value), [7]);
-  t.same(bad(8).errors.map((e) => e.value), [8]);
-  t.same(bad(8).errors.map((e) => e.value), [8]);
+  t.same(
+    bad(7).errors.map((e) => e.value),
+    [7],
+  );
+  t.same(
+    bad(8).errors.map((e) => e.value),
+    [8],
+  );
+  t.same(
+    bad(8).errors.map((e) => e.value),
+    [8],
+  );
   // The same key as a pod without annotations: that pod has no errors.
   t.same(readPodNetworks(meta({}), POD_LOCATION, 'default', config).errors, []);
-  t.same(bad(7).errors.map((e) => e.value), [7]);
+  t.same(
+    bad(7).errors.map((e) => e.value),
+    [7],
+  );
 });
 
 t.test('the cache holds keys of up to 4096 characters', async (t) => {
@@ -132,7 +192,10 @@ t.test('the cache holds keys of up to 4096 characters', async (t) => {
   // text of 4055 characters (4 digits of length) makes 4096.
   const read = (value: string) => readPodNetworks(meta({ [NETWORKS]: value }), POD_LOCATION, 'edge', config);
   const text = (n: number) => `${'abcdefghi,'.repeat(405)}${'z'.repeat(n - 4050)}`;
-  for (const [n, kept] of [[4055, true], [4056, false]] as const) {
+  for (const [n, kept] of [
+    [4055, true],
+    [4056, false],
+  ] as const) {
     const value = text(n);
     t.equal(value.length, n);
     read(value);
@@ -145,16 +208,27 @@ t.test('the cache holds keys of up to 4096 characters', async (t) => {
   }
 });
 
-t.test('the resolvable networks are a list of the caller\'s own: changing it leaves the shared parse alone', async (t) => {
+t.test("the resolvable networks are a list of the caller's own: changing it leaves the shared parse alone", async (t) => {
   const read = () => readPodNetworks(meta({ [NETWORKS]: 'own-a, own-b' }), POD_LOCATION, 'team', config);
   for (const value of ['own-a, own-b', 'own-a, own-b, Bad']) {
     const nets = readPodNetworks(meta({ [NETWORKS]: value }), POD_LOCATION, 'team', config);
     const list = resolvable(nets);
-    t.same(list.map((n) => n.selection.name), ['own-a', 'own-b'], value);
+    t.same(
+      list.map((n) => n.selection.name),
+      ['own-a', 'own-b'],
+      value,
+    );
     list.pop();
-    t.same(resolvable(nets).map((n) => n.selection.name), ['own-a', 'own-b'], `${value}: unchanged`);
+    t.same(
+      resolvable(nets).map((n) => n.selection.name),
+      ['own-a', 'own-b'],
+      `${value}: unchanged`,
+    );
   }
-  t.same(read().networks.map((n) => n.selection.name), ['own-a', 'own-b']);
+  t.same(
+    read().networks.map((n) => n.selection.name),
+    ['own-a', 'own-b'],
+  );
 });
 
 t.test('texts too long to keep take no room from the ones kept', async (t) => {
@@ -206,11 +280,21 @@ t.test('annotations: absent or null metadata or annotations are no error; other 
     return { values: [...got.values], errors: got.errors.map(renderError) };
   };
   const none = { values: [], errors: [] };
-  for (const pod of [undefined, {}, { metadata: null }, { metadata: {} }, { metadata: { annotations: null } }, { metadata: { annotations: {} } }]) {
+  for (const pod of [
+    undefined,
+    {},
+    { metadata: null },
+    { metadata: {} },
+    { metadata: { annotations: null } },
+    { metadata: { annotations: {} } },
+  ]) {
     t.same(read(pod), none, JSON.stringify(pod));
   }
   t.same(read({ metadata: 'x' }), { values: [], errors: ['spec.template.metadata: Invalid value: "x": must be an object'] });
-  t.same(read({ metadata: { annotations: ['x'] } }), { values: [], errors: ['spec.template.metadata.annotations: Invalid value: ["x"]: must be a map of strings'] });
+  t.same(read({ metadata: { annotations: ['x'] } }), {
+    values: [],
+    errors: ['spec.template.metadata.annotations: Invalid value: ["x"]: must be a map of strings'],
+  });
   t.same(read({ metadata: { annotations: { [NETWORKS]: 7, [DEFAULT_NETWORK]: 'calico', other: 8 } } }), {
     values: [[DEFAULT_NETWORK, 'calico']],
     errors: [`spec.template.metadata.annotations[${NETWORKS}]: Invalid value: 7: must be a string`],

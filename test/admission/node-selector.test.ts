@@ -18,7 +18,10 @@ function attachment(i: number, name: string, nodeSelector: Record<string, string
 
 function run(pod: Obj, ...selectors: Array<Record<string, string>>) {
   const draft = new PodDraft(pod);
-  const errors = mergeNodeSelector(draft, selectors.map((s, i) => attachment(i, `net${i}`, s)));
+  const errors = mergeNodeSelector(
+    draft,
+    selectors.map((s, i) => attachment(i, `net${i}`, s)),
+  );
   return { errors, draft, spec: draft.pod['spec'] as Obj | undefined };
 }
 
@@ -65,7 +68,11 @@ t.test('a pod without a spec object is left to the resource injection to report'
 t.test('a selector that is not a map is invalid, and nothing is merged', async (t) => {
   for (const selector of ['zone=a', 3, ['zone']]) {
     const r = run({ spec: { nodeSelector: selector } }, { zone: 'a' });
-    t.same(r.errors, [{ path: 'spec.nodeSelector', type: 'Invalid value', value: selector, reason: 'must be a map of label to value' }], JSON.stringify(selector));
+    t.same(
+      r.errors,
+      [{ path: 'spec.nodeSelector', type: 'Invalid value', value: selector, reason: 'must be a map of label to value' }],
+      JSON.stringify(selector),
+    );
     t.equal(r.draft.changed, false, `${JSON.stringify(selector)}: not written`);
   }
 });
@@ -73,7 +80,12 @@ t.test('a selector that is not a map is invalid, and nothing is merged', async (
 t.test('conflicts are denied naming both values', async (t) => {
   const pod = run({ spec: { nodeSelector: { zone: 'b' } } }, { zone: 'a', rack: '1' });
   t.same(pod.errors, [
-    { path: 'spec.nodeSelector[zone]', type: 'Invalid value', value: 'b', reason: 'conflicts with zone=a required by NetworkAttachmentDefinition ns/net0' },
+    {
+      path: 'spec.nodeSelector[zone]',
+      type: 'Invalid value',
+      value: 'b',
+      reason: 'conflicts with zone=a required by NetworkAttachmentDefinition ns/net0',
+    },
   ]);
   t.same(pod.spec?.['nodeSelector'], { zone: 'b', rack: '1' }, 'the conflicting key is not overwritten');
 

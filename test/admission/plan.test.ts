@@ -7,9 +7,24 @@ const config = DEFAULT_ADMISSION_CONFIG;
 t.test('the NADs a pod refers to, deduplicated, default network included', async (t) => {
   const cases: Array<[string, unknown, Array<{ namespace: string; name: string }>]> = [
     ['no annotations', pod(), []],
-    ['simple', pod({ networks: 'a, b, a, other/a' }), [{ namespace: 'default', name: 'a' }, { namespace: 'default', name: 'b' }, { namespace: 'other', name: 'a' }]],
+    [
+      'simple',
+      pod({ networks: 'a, b, a, other/a' }),
+      [
+        { namespace: 'default', name: 'a' },
+        { namespace: 'default', name: 'b' },
+        { namespace: 'other', name: 'a' },
+      ],
+    ],
     ['json', pod({ networks: '[{"name":"a","namespace":"x"},{"name":"a","namespace":"x"}]' }), [{ namespace: 'x', name: 'a' }]],
-    ['default network in Multus namespace', pod({ networks: 'a', defaultNetwork: 'calico' }), [{ namespace: 'default', name: 'a' }, { namespace: 'kube-system', name: 'calico' }]],
+    [
+      'default network in Multus namespace',
+      pod({ networks: 'a', defaultNetwork: 'calico' }),
+      [
+        { namespace: 'default', name: 'a' },
+        { namespace: 'kube-system', name: 'calico' },
+      ],
+    ],
     ['names the parser rejects are not looked up', pod({ networks: 'a,Bad,,' }), [{ namespace: 'default', name: 'a' }]],
     ['garbage', { metadata: 7 }, []],
     ['no object', null, []],
@@ -54,10 +69,20 @@ t.test('a network whose reference the parser rejected is not looked up; other er
 });
 
 t.test('workload templates: resolved on create and on update too', async (t) => {
-  const deployment = (networks: string) => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'default' }, spec: { template: pod({ networks }) } });
-  const opts = { resource: { group: 'apps', version: 'v1', resource: 'deployments' }, kind: { group: 'apps', version: 'v1', kind: 'Deployment' } };
+  const deployment = (networks: string) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'd', namespace: 'default' },
+    spec: { template: pod({ networks }) },
+  });
+  const opts = {
+    resource: { group: 'apps', version: 'v1', resource: 'deployments' },
+    kind: { group: 'apps', version: 'v1', kind: 'Deployment' },
+  };
   t.same(plan(request(deployment('a'), opts), config).nadRefs, [{ namespace: 'default', name: 'a' }]);
-  t.same(plan(request(deployment('b'), { ...opts, operation: 'UPDATE', oldObject: deployment('a') }), config).nadRefs, [{ namespace: 'default', name: 'b' }]);
+  t.same(plan(request(deployment('b'), { ...opts, operation: 'UPDATE', oldObject: deployment('a') }), config).nadRefs, [
+    { namespace: 'default', name: 'b' },
+  ]);
   t.same(plan(request(deployment('a'), { ...opts, operation: 'DELETE' }), config).nadRefs, [], 'a delete');
 });
 

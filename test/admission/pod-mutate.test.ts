@@ -32,15 +32,31 @@ function assertIdempotent(t: Test, p: Obj, config: Partial<AdmissionConfig> = {}
   return out;
 }
 
-const res = (requests: Obj | undefined, limits: Obj | undefined = requests) => ({ ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) });
+const res = (requests: Obj | undefined, limits: Obj | undefined = requests) => ({
+  ...(requests ? { requests } : {}),
+  ...(limits ? { limits } : {}),
+});
 
 t.test('resources per selection (duplicates count), requests equal limits', async (t) => {
-  const cases: Array<{ name: string; networks?: string; defaultNetwork?: string; containers?: Obj[]; annotations?: Obj; want: Obj[]; warnings?: RegExp[] }> = [
+  const cases: Array<{
+    name: string;
+    networks?: string;
+    defaultNetwork?: string;
+    containers?: Obj[];
+    annotations?: Obj;
+    want: Obj[];
+    warnings?: RegExp[];
+  }> = [
     { name: 'one network', networks: 'sriov-a', want: [res({ [SRIOV]: '1' })] },
     { name: 'duplicates count', networks: 'sriov-a,sriov-a', want: [res({ [SRIOV]: '2' })] },
     { name: 'several resources per NAD', networks: 'rdma', want: [res({ [RDMA]: '1', [SRIOV]: '1' })] },
     { name: 'NAD without resource adds nothing', networks: 'plain', want: [{}] },
-    { name: 'default network resources too', networks: 'sriov-a', defaultNetwork: 'calico', want: [res({ [SRIOV]: '1', 'example.com/default': '1' })] },
+    {
+      name: 'default network resources too',
+      networks: 'sriov-a',
+      defaultNetwork: 'calico',
+      want: [res({ [SRIOV]: '1', 'example.com/default': '1' })],
+    },
     {
       name: 'the default-container annotation picks the container',
       networks: 'sriov-a',
@@ -54,7 +70,9 @@ t.test('resources per selection (duplicates count), requests equal limits', asyn
       annotations: { 'kubectl.kubernetes.io/default-container': 'ghost' },
       containers: [{ name: 'a' }, { name: 'b' }],
       want: [res({ [SRIOV]: '1' }), {}],
-      warnings: [/^metadata\.annotations\[kubectl\.kubernetes\.io\/default-container\]: no container "ghost"; resources go to the first one$/],
+      warnings: [
+        /^metadata\.annotations\[kubectl\.kubernetes\.io\/default-container\]: no container "ghost"; resources go to the first one$/,
+      ],
     },
     {
       name: 'a larger user value is never lowered',
@@ -132,15 +150,18 @@ t.test('resources per selection (duplicates count), requests equal limits', asyn
 
 t.test('resource names with "/" are escaped in the patch', async (t) => {
   const { d } = mutate(pod({ networks: 'sriov-a', containers: [{ name: 'a', resources: { requests: { cpu: '1' } } }] }));
-  t.same(
-    d.patch.map((o) => o.path).sort(),
-    ['/spec/containers/0/resources/limits', '/spec/containers/0/resources/requests/intel.com~1sriov_a'],
-  );
+  t.same(d.patch.map((o) => o.path).sort(), [
+    '/spec/containers/0/resources/limits',
+    '/spec/containers/0/resources/requests/intel.com~1sriov_a',
+  ]);
 });
 
 t.test('unusable quantities are field errors', async (t) => {
   const cases: Array<[unknown, RegExp]> = [
-    ['500m', /^spec\.containers\[0\]\.resources\.limits\[intel\.com\/sriov_a\]: Invalid value: "500m": extended resources must be whole numbers$/],
+    [
+      '500m',
+      /^spec\.containers\[0\]\.resources\.limits\[intel\.com\/sriov_a\]: Invalid value: "500m": extended resources must be whole numbers$/,
+    ],
     ['lots', /^spec\.containers\[0\]\.resources\.limits\[intel\.com\/sriov_a\]: Invalid value: "lots": must be a quantity/],
   ];
   for (const [value, want] of cases) {
@@ -159,7 +180,10 @@ t.test('nodeSelector merge', async (t) => {
   t.same(ok['spec'].nodeSelector, { disk: 'ssd', 'topology.kubernetes.io/zone': 'a', cni: 'calico' });
 
   const same = mutate(pod({ networks: 'zone-a', nodeSelector: { 'topology.kubernetes.io/zone': 'a' } })).d;
-  t.notOk(same.patch.some((o) => o.path.startsWith('/spec/nodeSelector')), 'an equal value is left alone');
+  t.notOk(
+    same.patch.some((o) => o.path.startsWith('/spec/nodeSelector')),
+    'an equal value is left alone',
+  );
 
   const podConflict = mutate(pod({ networks: 'zone-a', nodeSelector: { 'topology.kubernetes.io/zone': 'b' } })).d;
   t.notOk(podConflict.allowed);
@@ -180,20 +204,32 @@ t.test('podnetinfo volume (opt-in)', async (t) => {
   const off = assertIdempotent(t, pod({ networks: 'sriov-a' }));
   t.equal(off['spec'].volumes, undefined, 'off by default');
 
-  const p = pod({ networks: 'sriov-a', containers: [{ name: 'a' }, { name: 'b', volumeMounts: [{ name: 'data', mountPath: '/data' }] }], volumes: [{ name: 'data', emptyDir: {} }] });
+  const p = pod({
+    networks: 'sriov-a',
+    containers: [{ name: 'a' }, { name: 'b', volumeMounts: [{ name: 'data', mountPath: '/data' }] }],
+    volumes: [{ name: 'data', emptyDir: {} }],
+  });
   const out = assertIdempotent(t, p, PODNETINFO);
   t.same(out['spec'].volumes, [
     { name: 'data', emptyDir: {} },
     {
       name: 'podnetinfo',
-      downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }, { path: 'annotations', fieldRef: { fieldPath: 'metadata.annotations' } }] },
+      downwardAPI: {
+        items: [
+          { path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } },
+          { path: 'annotations', fieldRef: { fieldPath: 'metadata.annotations' } },
+        ],
+      },
     },
   ]);
   const mount = { name: 'podnetinfo', mountPath: '/etc/podnetinfo', readOnly: true };
   t.same(out['spec'].containers[0].volumeMounts, [mount]);
   t.same(out['spec'].containers[1].volumeMounts, [{ name: 'data', mountPath: '/data' }, mount]);
   const { d } = mutate(p, PODNETINFO);
-  t.ok(d.patch.some((o) => o.op === 'add' && o.path === '/spec/volumes/1'), 'appended, not replaced');
+  t.ok(
+    d.patch.some((o) => o.op === 'add' && o.path === '/spec/volumes/1'),
+    'appended, not replaced',
+  );
 
   // What the apiserver defaults into our volume before a reinvocation must not look like a clash.
   const defaulted = structuredClone(out);
@@ -214,7 +250,10 @@ t.test('podnetinfo never clobbers the user', async (t) => {
   t.equal(v.out['spec'].containers[0].volumeMounts, undefined, 'no mount of a volume that is not ours');
   t.match(warningLines(v.d), [/^spec\.volumes\[0\]: volume "podnetinfo" exists: pod network info not added$/]);
 
-  const clashMount = pod({ networks: 'sriov-a', containers: [{ name: 'a', volumeMounts: [{ name: 'cfg', mountPath: '/etc/podnetinfo' }] }, { name: 'b' }] });
+  const clashMount = pod({
+    networks: 'sriov-a',
+    containers: [{ name: 'a', volumeMounts: [{ name: 'cfg', mountPath: '/etc/podnetinfo' }] }, { name: 'b' }],
+  });
   const m = mutate(clashMount, PODNETINFO);
   t.same(m.out['spec'].containers[0].volumeMounts, [{ name: 'cfg', mountPath: '/etc/podnetinfo' }]);
   t.same(m.out['spec'].containers[1].volumeMounts, [{ name: 'podnetinfo', mountPath: '/etc/podnetinfo', readOnly: true }]);
@@ -246,7 +285,12 @@ t.test('the patch applies to the original and yields exactly the intended pod', 
   expected['spec'].volumes = [
     {
       name: 'podnetinfo',
-      downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }, { path: 'annotations', fieldRef: { fieldPath: 'metadata.annotations' } }] },
+      downwardAPI: {
+        items: [
+          { path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } },
+          { path: 'annotations', fieldRef: { fieldPath: 'metadata.annotations' } },
+        ],
+      },
     },
   ];
   for (const c of expected['spec'].containers) c.volumeMounts = [{ name: 'podnetinfo', mountPath: '/etc/podnetinfo', readOnly: true }];
@@ -264,8 +308,17 @@ const deepFreeze = <T>(v: T): T => {
 
 t.test('the review never writes into the request: the mutation works on its own copy', async (t) => {
   const pods = [
-    pod({ networks: 'rdma,zone-a', containers: [{ name: 'main', resources: { requests: { cpu: '1', [SRIOV]: '1' }, limits: { [SRIOV]: '1' } } }] }),
-    pod({ networks: 'sriov-a', containers: [{ name: 'a', resources: { requests: { [SRIOV]: '1' } } }, { name: 'b', volumeMounts: [{ name: 'x', mountPath: '/x' }] }] }),
+    pod({
+      networks: 'rdma,zone-a',
+      containers: [{ name: 'main', resources: { requests: { cpu: '1', [SRIOV]: '1' }, limits: { [SRIOV]: '1' } } }],
+    }),
+    pod({
+      networks: 'sriov-a',
+      containers: [
+        { name: 'a', resources: { requests: { [SRIOV]: '1' } } },
+        { name: 'b', volumeMounts: [{ name: 'x', mountPath: '/x' }] },
+      ],
+    }),
     pod({ networks: 'zone-a', containers: [{ name: 'main' }] }),
   ];
   for (const p of pods) {
@@ -287,11 +340,21 @@ t.test('a resourceName that is not an extended resource name: never requested, a
   const bare = review(request(pod({ networks })), context(dra));
   t.equal(bare.allowed, true);
   const patched = applied(pod({ networks }), bare.patch) as { spec: { containers: Array<{ resources?: unknown }> } };
-  t.same(patched.spec.containers[0]!.resources, { requests: { 'intel.com/x': '1' }, limits: { 'intel.com/x': '1' } }, 'only the extended resource is requested');
-  t.match(warningLines(bare), [/\[0\]: default\/gpu: resourceName single-gpu is no extended resource name, so nothing is requested for it, and the pod has no resourceClaims/]);
+  t.same(
+    patched.spec.containers[0]!.resources,
+    { requests: { 'intel.com/x': '1' }, limits: { 'intel.com/x': '1' } },
+    'only the extended resource is requested',
+  );
+  t.match(warningLines(bare), [
+    /\[0\]: default\/gpu: resourceName single-gpu is no extended resource name, so nothing is requested for it, and the pod has no resourceClaims/,
+  ]);
   const claimed = pod({ networks });
   (claimed['spec'] as Record<string, unknown>)['resourceClaims'] = [{ name: 'gpu', resourceClaimTemplateName: 'single-gpu' }];
   const withClaim = review(request(claimed), context(dra));
   t.equal(withClaim.allowed, true);
-  t.same(warningLines(withClaim).filter((w) => w.includes('single-gpu')), [], 'a pod with claims: Multus may find the device there');
+  t.same(
+    warningLines(withClaim).filter((w) => w.includes('single-gpu')),
+    [],
+    'a pod with claims: Multus may find the device there',
+  );
 });

@@ -26,7 +26,14 @@ t.test('pods without network annotations are allowed untouched', async (t) => {
 });
 
 t.test('validation rules, table-driven', async (t) => {
-  const cases: Array<{ name: string; networks?: string; defaultNetwork?: string; code?: 403 | 422; errors?: RegExp[]; warnings?: RegExp[] }> = [
+  const cases: Array<{
+    name: string;
+    networks?: string;
+    defaultNetwork?: string;
+    code?: 403 | 422;
+    errors?: RegExp[];
+    warnings?: RegExp[];
+  }> = [
     { name: 'simple form, existing NADs', networks: 'sriov-a, team-b/other-ns@net2' },
     { name: 'empty value means no attachments', networks: '' },
     {
@@ -42,7 +49,7 @@ t.test('validation rules, table-driven', async (t) => {
       errors: [new RegExp(`^${escapeRegExp(ANN)}\\[0\\]: Not found: "default/nope": no such NetworkAttachmentDefinition$`)],
     },
     {
-      name: 'namespace of an unqualified name is the pod\'s; a qualified one is kept',
+      name: "namespace of an unqualified name is the pod's; a qualified one is kept",
       networks: 'other-ns, team-b/sriov-a',
       code: 403,
       errors: [/\[0\]: Not found: "default\/other-ns"/, /\[1\]: Not found: "team-b\/sriov-a"/],
@@ -51,7 +58,9 @@ t.test('validation rules, table-driven', async (t) => {
       name: 'mac on a chain of known plugins none of which reads a MAC: denied',
       networks: '[{"name":"ipvlan","mac":"02:00:00:00:00:01"}]',
       code: 403,
-      errors: [/^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/networks\]\[0\]\.mac: Forbidden: default\/ipvlan would ignore it: no plugin of its chain \(ipvlan\) reads a MAC \(MAC= in CNI_ARGS/],
+      errors: [
+        /^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/networks\]\[0\]\.mac: Forbidden: default\/ipvlan would ignore it: no plugin of its chain \(ipvlan\) reads a MAC \(MAC= in CNI_ARGS/,
+      ],
     },
     {
       name: 'mac on a third-party plugin not declaring the capability: admitted, with a warning naming the plugin',
@@ -63,10 +72,18 @@ t.test('validation rules, table-driven', async (t) => {
       networks:
         '[{"name":"bare","ips":["10.1.0.5/24"],"infiniband-guid":"00:11:22:33:44:55:66:77","portMappings":[{"hostPort":80,"containerPort":80}],"bandwidth":{"ingressRate":1000,"ingressBurst":100}}]',
       code: 403,
-      errors: [/\.infiniband-guid: Forbidden: .*"infinibandGUID"/, /\.portMappings: Forbidden: .*"portMappings"/, /\.bandwidth: Forbidden: .*"bandwidth"/],
+      errors: [
+        /\.infiniband-guid: Forbidden: .*"infinibandGUID"/,
+        /\.portMappings: Forbidden: .*"portMappings"/,
+        /\.bandwidth: Forbidden: .*"bandwidth"/,
+      ],
       warnings: [/\.ips: may be ignored: netattach does not know plugin "vendor-cni"/],
     },
-    { name: 'declared capabilities pass', networks: '[{"name":"sriov-a","mac":"02:00:00:00:00:01","ips":["10.1.0.5/24"]},{"name":"ipoib","infiniband-guid":"00:11:22:33:44:55:66:77"}]' },
+    {
+      name: 'declared capabilities pass',
+      networks:
+        '[{"name":"sriov-a","mac":"02:00:00:00:00:01","ips":["10.1.0.5/24"]},{"name":"ipoib","infiniband-guid":"00:11:22:33:44:55:66:77"}]',
+    },
     {
       name: 'a config read on the node: capabilities unchecked, with a warning',
       networks: '[{"name":"onnode","mac":"02:00:00:00:00:01"}]',
@@ -78,7 +95,7 @@ t.test('validation rules, table-driven', async (t) => {
       code: 403,
       errors: [/\[1\]\.interface: Invalid value/, /\[0\]\.mac: Forbidden/, /\[1\]: Not found/],
     },
-    { name: 'default network resolves in Multus\'s namespace', defaultNetwork: 'calico' },
+    { name: "default network resolves in Multus's namespace", defaultNetwork: 'calico' },
     {
       name: 'a missing default network is named',
       defaultNetwork: 'flannel',
@@ -88,7 +105,10 @@ t.test('validation rules, table-driven', async (t) => {
   ];
   for (const c of cases) {
     for (const endpoint of ['mutate', 'validate'] as const) {
-      const p = pod({ ...(c.networks !== undefined ? { networks: c.networks } : {}), ...(c.defaultNetwork ? { defaultNetwork: c.defaultNetwork } : {}) });
+      const p = pod({
+        ...(c.networks !== undefined ? { networks: c.networks } : {}),
+        ...(c.defaultNetwork ? { defaultNetwork: c.defaultNetwork } : {}),
+      });
       const d = review(request(p), context(nads, { endpoint }));
       const label = `${c.name} (${endpoint})`;
       t.equal(d.allowed, c.code === undefined, `${label}: allowed`);
@@ -114,9 +134,13 @@ t.test('an unavailable lookup denies a Pod CREATE with 503 on both endpoints, re
       const d = review(request(pod({ networks: 'sriov-a' })), context(flaky, { endpoint, ...(policy ? { policy } : {}) }));
       t.notOk(d.allowed, label);
       t.equal(d.code, 503, label);
-      t.same(rendered(d), [
-        `${ANN}[0]: Internal error: default/sriov-a could not be looked up (API server unreachable); retry: admitted now, the pod would start without the device resources its networks need`,
-      ], label);
+      t.same(
+        rendered(d),
+        [
+          `${ANN}[0]: Internal error: default/sriov-a could not be looked up (API server unreachable); retry: admitted now, the pod would start without the device resources its networks need`,
+        ],
+        label,
+      );
       t.same(d.warnings, [], label);
       t.match(d.findings, [{ policy: 'builtin', rule: 'networkExists', action: 'Enforce' }], label);
       t.same(d.patch, [], label);
@@ -141,7 +165,13 @@ t.test('an unavailable lookup only warns for a Pod UPDATE and for pod templates'
     metadata: { name: 'd', namespace: 'default' },
     spec: { template: { metadata: { annotations: ann }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
   };
-  const create = review(request(deployment, { kind: { group: 'apps', version: 'v1', kind: 'Deployment' }, resource: { group: 'apps', version: 'v1', resource: 'deployments' } }), context(unavailable, { endpoint: 'validate' }));
+  const create = review(
+    request(deployment, {
+      kind: { group: 'apps', version: 'v1', kind: 'Deployment' },
+      resource: { group: 'apps', version: 'v1', resource: 'deployments' },
+    }),
+    context(unavailable, { endpoint: 'validate' }),
+  );
   t.ok(create.allowed, 'template CREATE');
   t.match(warningLines(create), [/\[0\]: default\/sriov-a could not be checked: API server/]);
   t.match(create.findings, [{ rule: 'networkExists', action: 'Warn' }]);
@@ -172,8 +202,18 @@ t.test('the policy sees the pod, its namespace and the built-in findings; its cl
     evaluate: (input) => {
       seen = input;
       return {
-        findings: [...input.builtin, { policy: 'p1', rule: 'allowedNetworks', action: 'Enforce', error: { path: input.networks[0]!.path, type: 'Forbidden', reason: 'not allowed in this namespace' } }],
-        addresses: [{ kind: 'mac', value: '02:00:00:00:00:01', scope: 'network:default/sriov-a', pod: { namespace: 'default', name: 'p' } }],
+        findings: [
+          ...input.builtin,
+          {
+            policy: 'p1',
+            rule: 'allowedNetworks',
+            action: 'Enforce',
+            error: { path: input.networks[0]!.path, type: 'Forbidden', reason: 'not allowed in this namespace' },
+          },
+        ],
+        addresses: [
+          { kind: 'mac', value: '02:00:00:00:00:01', scope: 'network:default/sriov-a', pod: { namespace: 'default', name: 'p' } },
+        ],
       };
     },
   };
@@ -207,7 +247,11 @@ t.test('with the real policy engine, the claims are the addresses the pod asks f
   const p = pod({ networks: '[{"name":"sriov-a","mac":"02-00-00-00-00-0A"},{"name":"sriov-a"}]' });
   const d = review(request(p), context(nads, { policy }));
   t.ok(d.allowed, JSON.stringify(rendered(d)));
-  t.match(d.addresses, [{ kind: 'mac', value: '02:00:00:00:00:0a', scope: 'network:default/sriov-a', pod: { namespace: 'default', name: 'p' } }], 'the canonical MAC on its network');
+  t.match(
+    d.addresses,
+    [{ kind: 'mac', value: '02:00:00:00:00:0a', scope: 'network:default/sriov-a', pod: { namespace: 'default', name: 'p' } }],
+    'the canonical MAC on its network',
+  );
   t.equal(d.addresses.length, 1, 'one claim: the second element asks for no address');
 });
 
@@ -226,17 +270,42 @@ t.test('pod UPDATE: a changed networks annotation is judged like a new pod (hotp
     },
     {
       name: 'a device the containers already request is fine',
-      after: pod({ networks: 'sriov-a, sriov-a', containers: [{ name: 'app', resources: { requests: { 'intel.com/sriov_a': '2' }, limits: { 'intel.com/sriov_a': '2' } } }] }),
+      after: pod({
+        networks: 'sriov-a, sriov-a',
+        containers: [{ name: 'app', resources: { requests: { 'intel.com/sriov_a': '2' }, limits: { 'intel.com/sriov_a': '2' } } }],
+      }),
     },
-    { name: 'a missing NAD added', after: pod({ networks: 'sriov-a, nope' }), code: 403, errors: [`${ANN}[1]: Not found: "default/nope": no such NetworkAttachmentDefinition`] },
-    { name: 'a malformed value', after: pod({ networks: '[{"name":"sriov-a"},{"name":"ipoib","mac":"zz"}]' }), code: 422, errors: [`${ANN}[1].mac: Invalid value: "zz": must be a 6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms`] },
-    { name: 'a MAC the chain would ignore', after: pod({ networks: '[{"name":"ipvlan","mac":"02:00:00:00:00:09"}]' }), code: 403, errors: [`${ANN}[0].mac: Forbidden: default/ipvlan would ignore it: no plugin of its chain (ipvlan) reads a MAC (MAC= in CNI_ARGS, or runtimeConfig "mac" where the capability is declared)`] },
+    {
+      name: 'a missing NAD added',
+      after: pod({ networks: 'sriov-a, nope' }),
+      code: 403,
+      errors: [`${ANN}[1]: Not found: "default/nope": no such NetworkAttachmentDefinition`],
+    },
+    {
+      name: 'a malformed value',
+      after: pod({ networks: '[{"name":"sriov-a"},{"name":"ipoib","mac":"zz"}]' }),
+      code: 422,
+      errors: [
+        `${ANN}[1].mac: Invalid value: "zz": must be a 6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms`,
+      ],
+    },
+    {
+      name: 'a MAC the chain would ignore',
+      after: pod({ networks: '[{"name":"ipvlan","mac":"02:00:00:00:00:09"}]' }),
+      code: 403,
+      errors: [
+        `${ANN}[0].mac: Forbidden: default/ipvlan would ignore it: no plugin of its chain (ipvlan) reads a MAC (MAC= in CNI_ARGS, or runtimeConfig "mac" where the capability is declared)`,
+      ],
+    },
     {
       name: 'the default network changed: no effect on a running pod, a warning',
       after: pod({ networks: 'sriov-a', defaultNetwork: 'calico' }),
       warnings: [/^metadata\.annotations\[v1\.multus-cni\.io\/default-network\]: has no effect on a running pod/],
     },
-    { name: 'labels changed', after: { ...pod({ networks: 'sriov-a' }), metadata: { name: 'p', labels: { a: 'b' }, annotations: { [NETWORKS]: 'sriov-a' } } } },
+    {
+      name: 'labels changed',
+      after: { ...pod({ networks: 'sriov-a' }), metadata: { name: 'p', labels: { a: 'b' }, annotations: { [NETWORKS]: 'sriov-a' } } },
+    },
   ];
   for (const c of cases) {
     const d = review(request(c.after, { operation: 'UPDATE', oldObject: before }), context(nads, { endpoint: 'validate' }));
@@ -256,14 +325,24 @@ t.test('pod UPDATE with --immutable-networks: every change of the network annota
     ['networks changed', pod({ networks: 'sriov-a, ipoib' }), [NETWORKS]],
     ['networks removed', pod(), [NETWORKS]],
     ['default network added', pod({ networks: 'sriov-a', defaultNetwork: 'calico' }), [DEFAULT_NETWORK]],
-    ['labels changed', { ...pod({ networks: 'sriov-a' }), metadata: { name: 'p', labels: { a: 'b' }, annotations: { [NETWORKS]: 'sriov-a' } } }, []],
+    [
+      'labels changed',
+      { ...pod({ networks: 'sriov-a' }), metadata: { name: 'p', labels: { a: 'b' }, annotations: { [NETWORKS]: 'sriov-a' } } },
+      [],
+    ],
   ];
   for (const [name, after, changed] of cases) {
-    const d = review(request(after, { operation: 'UPDATE', oldObject: before }), context(nads, { endpoint: 'validate', config: { immutableNetworks: true } }));
+    const d = review(
+      request(after, { operation: 'UPDATE', oldObject: before }),
+      context(nads, { endpoint: 'validate', config: { immutableNetworks: true } }),
+    );
     t.equal(d.allowed, changed.length === 0, name);
     t.same(
       rendered(d),
-      changed.map((k) => `metadata.annotations[${k}]: Forbidden: may not be changed after the pod is created (netattach runs with --immutable-networks)`),
+      changed.map(
+        (k) =>
+          `metadata.annotations[${k}]: Forbidden: may not be changed after the pod is created (netattach runs with --immutable-networks)`,
+      ),
       name,
     );
     if (changed.length) t.equal(d.code, 422);
@@ -286,10 +365,26 @@ t.test('malformed pods get field errors, not crashes', async (t) => {
   const cases: Array<[string, unknown, RegExp]> = [
     ['no object', null, /^object: Required value/],
     ['metadata not an object', { metadata: 'x', spec: {} }, /^metadata: Invalid value: "x": must be an object$/],
-    ['annotations a list', { metadata: { annotations: ['a'] } }, /^metadata\.annotations: Invalid value: \["a"\]: must be a map of strings$/],
-    ['annotation a number', { metadata: { annotations: { [NETWORKS]: 5 } } }, /^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/networks\]: Invalid value: 5: must be a string$/],
-    ['no containers', { metadata: { annotations: { [NETWORKS]: 'sriov-a' } }, spec: {} }, /^spec\.containers: Required value: resources for the pod's networks need a container \(intel\.com\/sriov_a\)$/],
-    ['containers not objects', { metadata: { annotations: { [NETWORKS]: 'sriov-a' } }, spec: { containers: [1] } }, /^spec\.containers: Invalid value/],
+    [
+      'annotations a list',
+      { metadata: { annotations: ['a'] } },
+      /^metadata\.annotations: Invalid value: \["a"\]: must be a map of strings$/,
+    ],
+    [
+      'annotation a number',
+      { metadata: { annotations: { [NETWORKS]: 5 } } },
+      /^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/networks\]: Invalid value: 5: must be a string$/,
+    ],
+    [
+      'no containers',
+      { metadata: { annotations: { [NETWORKS]: 'sriov-a' } }, spec: {} },
+      /^spec\.containers: Required value: resources for the pod's networks need a container \(intel\.com\/sriov_a\)$/,
+    ],
+    [
+      'containers not objects',
+      { metadata: { annotations: { [NETWORKS]: 'sriov-a' } }, spec: { containers: [1] } },
+      /^spec\.containers: Invalid value/,
+    ],
   ];
   for (const [name, object, want] of cases) {
     for (const endpoint of ['mutate', 'validate'] as const) {
@@ -309,7 +404,12 @@ t.test('/mutate denies exactly what /validate denies', async (t) => {
     ['missing NAD', pod({ networks: 'nope' }), 403, [`${ANN}[0]: Not found: "default/nope"`]],
     ['empty items', pod({ networks: 'sriov-a,,' }), 422, [`${ANN}[1]: Invalid value`, `${ANN}[2]: Invalid value`]],
     ['a MAC no plugin of the chain reads', pod({ networks: '[{"name":"ipvlan","mac":"02:00:00:00:00:01"}]' }), 403, [`${ANN}[0].mac: `]],
-    ['fractional device count', pod({ networks: 'sriov-a', containers: [{ name: 'a', resources: { limits: { 'intel.com/sriov_a': '500m' } } }] }), 422, ['spec.containers[0].resources.limits[intel.com/sriov_a]: Invalid value: "500m"']],
+    [
+      'fractional device count',
+      pod({ networks: 'sriov-a', containers: [{ name: 'a', resources: { limits: { 'intel.com/sriov_a': '500m' } } }] }),
+      422,
+      ['spec.containers[0].resources.limits[intel.com/sriov_a]: Invalid value: "500m"'],
+    ],
     ['valid', pod({ networks: 'sriov-a' }), undefined, []],
   ];
   for (const [name, p, code, errors] of samples) {
@@ -333,10 +433,16 @@ function escapeRegExp(s: string): string {
 
 t.test('pod UPDATE: annotations missing on either side count as unset, not as a crash', async (t) => {
   const bare = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default' }, spec: { containers: [{ name: 'app' }] } };
-  const added = review(request(pod({ networks: 'nope' }), { operation: 'UPDATE', oldObject: bare }), context(nads, { endpoint: 'validate' }));
+  const added = review(
+    request(pod({ networks: 'nope' }), { operation: 'UPDATE', oldObject: bare }),
+    context(nads, { endpoint: 'validate' }),
+  );
   t.equal(added.code, 403);
   t.same(rendered(added), [`${ANN}[0]: Not found: "default/nope": no such NetworkAttachmentDefinition`]);
-  const removed = review(request(bare, { operation: 'UPDATE', oldObject: pod({ networks: 'nope' }) }), context(nads, { endpoint: 'validate' }));
+  const removed = review(
+    request(bare, { operation: 'UPDATE', oldObject: pod({ networks: 'nope' }) }),
+    context(nads, { endpoint: 'validate' }),
+  );
   t.same(removed, { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], addresses: [] });
 });
 
@@ -370,7 +476,15 @@ t.test('a Pod is mutated only on CREATE, by the networks it selects, whatever ol
   t.same(update, { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], addresses: [] });
   // No networks: a networkClaims annotation alone plans nothing.
   const claimsOnly = pod({ annotations: { 'netattach.io/networkClaims': 'sriov-a=c' } });
-  t.same(review(request(claimsOnly), context(nads)), { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], addresses: [] });
+  t.same(review(request(claimsOnly), context(nads)), {
+    allowed: true,
+    errors: [],
+    warnings: [],
+    audits: [],
+    findings: [],
+    patch: [],
+    addresses: [],
+  });
 });
 
 t.test('a bug in a lookup becomes a 500 decision, not a thrown exception', async (t) => {
@@ -390,7 +504,11 @@ t.test('a Pod request without an object is named as such', async (t) => {
 
 t.test('a chart repeating a mistake on every element gets one warning for it, naming the elements', async (t) => {
   // `gateway` is no selection key (default-route is): Multus ignores it, on each element alike.
-  const networks = JSON.stringify([{ name: 'ipvlan', gateway: '10.0.0.1' }, { name: 'ipvlan', interface: 'b', gateway: '10.0.0.1' }, { name: 'ipvlan', interface: 'c', gateway: '10.0.0.1' }]);
+  const networks = JSON.stringify([
+    { name: 'ipvlan', gateway: '10.0.0.1' },
+    { name: 'ipvlan', interface: 'b', gateway: '10.0.0.1' },
+    { name: 'ipvlan', interface: 'c', gateway: '10.0.0.1' },
+  ]);
   for (const endpoint of ['mutate', 'validate'] as const) {
     const d = review(request(pod({ networks })), context(nads, { endpoint }));
     t.equal(d.allowed, true);

@@ -15,11 +15,18 @@ const LABELS = { path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } };
 const ANNOTATIONS = { path: 'annotations', fieldRef: { fieldPath: 'metadata.annotations' } };
 const OURS = { name: 'podnetinfo', downwardAPI: { items: [LABELS, ANNOTATIONS] } };
 const MOUNT = { name: 'podnetinfo', mountPath: '/etc/podnetinfo', readOnly: true };
-const file = (path: string, containerName: string, resource: string, divisor = '1Mi') => ({ path, resourceFieldRef: { containerName, resource, divisor } });
+const file = (path: string, containerName: string, resource: string, divisor = '1Mi') => ({
+  path,
+  resourceFieldRef: { containerName, resource, divisor },
+});
 const REQ = file('hugepages_1G_request_dpdk', 'dpdk', 'requests.hugepages-1Gi');
 const LIM = file('hugepages_1G_limit_dpdk', 'dpdk', 'limits.hugepages-1Gi');
 const ENV = [{ name: 'CONTAINER_NAME', value: 'dpdk' }];
-const dpdk = (extra: Obj = {}) => ({ name: 'dpdk', resources: { requests: { 'hugepages-1Gi': '1Gi' }, limits: { 'hugepages-1Gi': '1Gi' } }, ...extra });
+const dpdk = (extra: Obj = {}) => ({
+  name: 'dpdk',
+  resources: { requests: { 'hugepages-1Gi': '1Gi' }, limits: { 'hugepages-1Gi': '1Gi' } },
+  ...extra,
+});
 
 interface Case {
   name: string;
@@ -62,35 +69,68 @@ const cases: Case[] = [
     name: 'volumeMounts that are not a list: a warning, that container not mounted',
     pod: { spec: { containers: [{ name: 'a', volumeMounts: 'x' }, { name: 'b' }] } },
     cfg: { ...CFG, mountPath: '/pni' },
-    out: { spec: { volumes: [OURS], containers: [{ name: 'a', volumeMounts: 'x' }, { name: 'b', volumeMounts: [{ ...MOUNT, mountPath: '/pni' }] }] } },
+    out: {
+      spec: {
+        volumes: [OURS],
+        containers: [
+          { name: 'a', volumeMounts: 'x' },
+          { name: 'b', volumeMounts: [{ ...MOUNT, mountPath: '/pni' }] },
+        ],
+      },
+    },
     warnings: [{ path: 'spec.containers[0].volumeMounts', text: 'not a list: /pni not mounted' }],
   },
   {
     name: 'a mount of that name elsewhere clashes',
-    pod: { spec: { volumes: [OURS], containers: [{ name: 'a', volumeMounts: [{ name: 'x', mountPath: '/x' }, { name: 'podnetinfo', mountPath: '/other' }] }] } },
-    warnings: [{ path: 'spec.containers[0].volumeMounts[1]', text: 'clashes with the pod network info mount: /etc/podnetinfo not mounted' }],
+    pod: {
+      spec: {
+        volumes: [OURS],
+        containers: [
+          {
+            name: 'a',
+            volumeMounts: [
+              { name: 'x', mountPath: '/x' },
+              { name: 'podnetinfo', mountPath: '/other' },
+            ],
+          },
+        ],
+      },
+    },
+    warnings: [
+      { path: 'spec.containers[0].volumeMounts[1]', text: 'clashes with the pod network info mount: /etc/podnetinfo not mounted' },
+    ],
   },
   {
     name: 'another volume mounted at that path clashes',
     pod: { spec: { volumes: [OURS], containers: [{ name: 'a', volumeMounts: [{ name: 'mine', mountPath: '/etc/podnetinfo' }] }] } },
-    warnings: [{ path: 'spec.containers[0].volumeMounts[0]', text: 'clashes with the pod network info mount: /etc/podnetinfo not mounted' }],
+    warnings: [
+      { path: 'spec.containers[0].volumeMounts[0]', text: 'clashes with the pod network info mount: /etc/podnetinfo not mounted' },
+    ],
   },
   {
     name: 'our own mount and volume already there (a reinvocation): nothing written',
     pod: { spec: { volumes: [OURS], containers: [{ name: 'a', volumeMounts: [MOUNT] }] } },
   },
   {
-    name: 'a volume of our name with only the labels file is the user\'s',
+    name: "a volume of our name with only the labels file is the user's",
     pod: { spec: { volumes: [{ name: 'podnetinfo', downwardAPI: { items: [LABELS] } }], containers: [{ name: 'a' }] } },
     warnings: [{ path: 'spec.volumes[0]', text: 'volume "podnetinfo" exists: pod network info not added' }],
   },
   {
-    name: 'a volume of our name that is no Downward API volume is the user\'s',
-    pod: { spec: { volumes: [{ name: 'x', emptyDir: {} }, { name: 'podnetinfo', emptyDir: {} }], containers: [{ name: 'a' }] } },
+    name: "a volume of our name that is no Downward API volume is the user's",
+    pod: {
+      spec: {
+        volumes: [
+          { name: 'x', emptyDir: {} },
+          { name: 'podnetinfo', emptyDir: {} },
+        ],
+        containers: [{ name: 'a' }],
+      },
+    },
     warnings: [{ path: 'spec.volumes[1]', text: 'volume "podnetinfo" exists: pod network info not added' }],
   },
   {
-    name: 'a Downward API volume of our name whose items are not a list is the user\'s',
+    name: "a Downward API volume of our name whose items are not a list is the user's",
     pod: { spec: { volumes: [{ name: 'podnetinfo', downwardAPI: { items: 'x' } }], containers: [{ name: 'a' }] } },
     warnings: [{ path: 'spec.volumes[0]', text: 'volume "podnetinfo" exists: pod network info not added' }],
   },
@@ -98,13 +138,26 @@ const cases: Case[] = [
     name: 'hugepages, first pass: the files after labels and annotations, CONTAINER_NAME, the mount',
     pod: { spec: { containers: [dpdk()] } },
     cfg: HP,
-    out: { spec: { volumes: [{ name: 'podnetinfo', downwardAPI: { items: [LABELS, ANNOTATIONS, REQ, LIM] } }], containers: [dpdk({ env: ENV, volumeMounts: [MOUNT] })] } },
+    out: {
+      spec: {
+        volumes: [{ name: 'podnetinfo', downwardAPI: { items: [LABELS, ANNOTATIONS, REQ, LIM] } }],
+        containers: [dpdk({ env: ENV, volumeMounts: [MOUNT] })],
+      },
+    },
   },
   {
     name: 'hugepages, reinvocation with every file (the divisor respelled by the apiserver): nothing written',
     pod: {
       spec: {
-        volumes: [{ name: 'podnetinfo', downwardAPI: { defaultMode: 420, items: [LABELS, ANNOTATIONS, file(REQ.path, 'dpdk', REQ.resourceFieldRef.resource, '1M'), LIM] } }],
+        volumes: [
+          {
+            name: 'podnetinfo',
+            downwardAPI: {
+              defaultMode: 420,
+              items: [LABELS, ANNOTATIONS, file(REQ.path, 'dpdk', REQ.resourceFieldRef.resource, '1M'), LIM],
+            },
+          },
+        ],
         containers: [dpdk({ env: ENV, volumeMounts: [MOUNT] })],
       },
     },
@@ -124,14 +177,22 @@ const cases: Case[] = [
     name: 'hugepages, reinvocation lacking a file: only our volume gets it, the others are kept',
     pod: {
       spec: {
-        volumes: [{ name: 'a', emptyDir: {} }, { name: 'podnetinfo', downwardAPI: { items: [LABELS, ANNOTATIONS, REQ] } }, { name: 'b', emptyDir: {} }],
+        volumes: [
+          { name: 'a', emptyDir: {} },
+          { name: 'podnetinfo', downwardAPI: { items: [LABELS, ANNOTATIONS, REQ] } },
+          { name: 'b', emptyDir: {} },
+        ],
         containers: [dpdk({ env: ENV, volumeMounts: [MOUNT] })],
       },
     },
     cfg: HP,
     out: {
       spec: {
-        volumes: [{ name: 'a', emptyDir: {} }, { name: 'podnetinfo', downwardAPI: { items: [LABELS, ANNOTATIONS, REQ, LIM] } }, { name: 'b', emptyDir: {} }],
+        volumes: [
+          { name: 'a', emptyDir: {} },
+          { name: 'podnetinfo', downwardAPI: { items: [LABELS, ANNOTATIONS, REQ, LIM] } },
+          { name: 'b', emptyDir: {} },
+        ],
         containers: [dpdk({ env: ENV, volumeMounts: [MOUNT] })],
       },
     },
@@ -140,7 +201,12 @@ const cases: Case[] = [
     name: 'hugepages, a file of that path for another container: kept, with a warning',
     pod: {
       spec: {
-        volumes: [{ name: 'podnetinfo', downwardAPI: { items: [LABELS, ANNOTATIONS, file(REQ.path, 'other', REQ.resourceFieldRef.resource), LIM] } }],
+        volumes: [
+          {
+            name: 'podnetinfo',
+            downwardAPI: { items: [LABELS, ANNOTATIONS, file(REQ.path, 'other', REQ.resourceFieldRef.resource), LIM] },
+          },
+        ],
         containers: [dpdk({ env: ENV, volumeMounts: [MOUNT] })],
       },
     },
@@ -162,7 +228,12 @@ const cases: Case[] = [
     name: 'hugepages, a file of that path with no resourceFieldRef: kept, with a warning',
     pod: {
       spec: {
-        volumes: [{ name: 'podnetinfo', downwardAPI: { items: [LABELS, ANNOTATIONS, { path: REQ.path, fieldRef: { fieldPath: 'metadata.name' } }, LIM] } }],
+        volumes: [
+          {
+            name: 'podnetinfo',
+            downwardAPI: { items: [LABELS, ANNOTATIONS, { path: REQ.path, fieldRef: { fieldPath: 'metadata.name' } }, LIM] },
+          },
+        ],
         containers: [dpdk({ env: ENV, volumeMounts: [MOUNT] })],
       },
     },
@@ -185,5 +256,7 @@ for (const c of cases) {
 
 t.test('another spec path names the warnings', async (t) => {
   const draft = new PodDraft({ spec: { volumes: 'x' } });
-  t.same(addPodNetInfo(draft, CFG, 'spec.template.spec'), [{ path: 'spec.template.spec.volumes', text: 'not a list: volume "podnetinfo" not added' }]);
+  t.same(addPodNetInfo(draft, CFG, 'spec.template.spec'), [
+    { path: 'spec.template.spec.volumes', text: 'not a list: volume "podnetinfo" not added' },
+  ]);
 });

@@ -38,7 +38,12 @@ const PATCH = [{ op: 'add' as const, path: '/spec/nodeSelector', value: { a: 'b'
 t.test('echoes apiVersion, kind and uid; allowed is always present', async (t) => {
   for (const apiVersion of ['admission.k8s.io/v1', 'admission.k8s.io/v1beta1'] as const) {
     for (const allowed of [true, false]) {
-      const r = toResponse(apiVersion, 'abc', decision({ allowed, ...(allowed ? {} : { code: 403, errors: [forbidden('x', 'no')] }) }), 'validate');
+      const r = toResponse(
+        apiVersion,
+        'abc',
+        decision({ allowed, ...(allowed ? {} : { code: 403, errors: [forbidden('x', 'no')] }) }),
+        'validate',
+      );
       t.equal(r.apiVersion, apiVersion);
       t.equal(r.kind, 'AdmissionReview');
       t.equal(r.response?.uid, 'abc');
@@ -79,16 +84,27 @@ t.test('denials carry code, reason and a field-error message', async (t) => {
   ];
   const mac = 'metadata.annotations[k8s.v1.cni.cncf.io/networks][1].mac';
   for (const [code, reason] of cases) {
-    const r = toResponse('admission.k8s.io/v1', 'u', decision({ allowed: false, code, errors: [invalid(mac, 'zz', 'not a MAC')] }), 'mutate');
+    const r = toResponse(
+      'admission.k8s.io/v1',
+      'u',
+      decision({ allowed: false, code, errors: [invalid(mac, 'zz', 'not a MAC')] }),
+      'mutate',
+    );
     t.same(r.response?.status, { code, reason, message: `${mac}: Invalid value: "zz": not a MAC` });
   }
 });
 
 t.test('several errors: one per line with a count; many are summarized', async (t) => {
-  const two = toResponse('admission.k8s.io/v1', 'u', decision({ allowed: false, code: 403, errors: [forbidden('a', 'x'), notFound('b', 'ns/n', 'gone')] }), 'validate');
+  const two = toResponse(
+    'admission.k8s.io/v1',
+    'u',
+    decision({ allowed: false, code: 403, errors: [forbidden('a', 'x'), notFound('b', 'ns/n', 'gone')] }),
+    'validate',
+  );
   t.equal(two.response?.status?.message, '2 errors:\n- a: Forbidden: x\n- b: Not found: "ns/n": gone');
   const many = Array.from({ length: 50 }, (_, i) => forbidden(`f${i}`, 'no'));
-  const msg = toResponse('admission.k8s.io/v1', 'u', decision({ allowed: false, code: 403, errors: many }), 'validate').response!.status!.message!;
+  const msg = toResponse('admission.k8s.io/v1', 'u', decision({ allowed: false, code: 403, errors: many }), 'validate').response!.status!
+    .message!;
   t.match(msg, /^50 errors:\n/);
   t.equal(msg.split('\n').length, 1 + MAX_LISTED_ERRORS + 1);
   t.match(msg, /- and 30 more$/);
@@ -96,11 +112,22 @@ t.test('several errors: one per line with a count; many are summarized', async (
 
 t.test('denial messages: none, exactly the listed maximum, one over it', async (t) => {
   t.equal(denialMessage([]), 'denied');
-  t.same(toResponse('admission.k8s.io/v1', 'u', decision({ allowed: false, errors: [] }), 'validate').response?.status, { code: 403, reason: 'Forbidden', message: 'denied' });
+  t.same(toResponse('admission.k8s.io/v1', 'u', decision({ allowed: false, errors: [] }), 'validate').response?.status, {
+    code: 403,
+    reason: 'Forbidden',
+    message: 'denied',
+  });
   const errs = (n: number) => Array.from({ length: n }, (_, i) => forbidden(`f${i}`, 'no'));
   const lines = (n: number) => Array.from({ length: n }, (_, i) => `- f${i}: Forbidden: no`);
-  t.equal(denialMessage(errs(MAX_LISTED_ERRORS)), `${MAX_LISTED_ERRORS} errors:\n${lines(MAX_LISTED_ERRORS).join('\n')}`, 'no "and 0 more"');
-  t.equal(denialMessage(errs(MAX_LISTED_ERRORS + 1)), `${MAX_LISTED_ERRORS + 1} errors:\n${[...lines(MAX_LISTED_ERRORS), '- and 1 more'].join('\n')}`);
+  t.equal(
+    denialMessage(errs(MAX_LISTED_ERRORS)),
+    `${MAX_LISTED_ERRORS} errors:\n${lines(MAX_LISTED_ERRORS).join('\n')}`,
+    'no "and 0 more"',
+  );
+  t.equal(
+    denialMessage(errs(MAX_LISTED_ERRORS + 1)),
+    `${MAX_LISTED_ERRORS + 1} errors:\n${[...lines(MAX_LISTED_ERRORS), '- and 1 more'].join('\n')}`,
+  );
 });
 
 t.test('internalError: a 500 denial naming the exception, cut to 200 characters, nothing else', async (t) => {
@@ -177,7 +204,15 @@ t.test('targetOf: by group and resource', async (t) => {
     ['apps', 'statefulsets', tpl('statefulsets')],
     ['apps', 'daemonsets', tpl('daemonsets')],
     ['batch', 'jobs', tpl('jobs')],
-    ['batch', 'cronjobs', tpl('cronjobs', { keys: ['spec', 'jobTemplate', 'spec', 'template'], metadataPath: 'spec.jobTemplate.spec.template.metadata', specPath: 'spec.jobTemplate.spec.template.spec' })],
+    [
+      'batch',
+      'cronjobs',
+      tpl('cronjobs', {
+        keys: ['spec', 'jobTemplate', 'spec', 'template'],
+        metadataPath: 'spec.jobTemplate.spec.template.metadata',
+        specPath: 'spec.jobTemplate.spec.template.spec',
+      }),
+    ],
     ['', 'replicationcontrollers', tpl('replicationcontrollers')],
     ['', 'podtemplates', tpl('podtemplates', { keys: ['template'], metadataPath: 'template.metadata', specPath: 'template.spec' })],
     ['', 'deployments', { kind: 'other' }],
@@ -187,7 +222,7 @@ t.test('targetOf: by group and resource', async (t) => {
   t.strictSame(targetOf(req('', 'pods', { subResource: 'status' })), { kind: 'other' }, 'subresource');
 });
 
-t.test('namespaceOf: the request\'s, else the object\'s, else default', async (t) => {
+t.test("namespaceOf: the request's, else the object's, else default", async (t) => {
   t.equal(namespaceOf(req('', 'pods', { namespace: 'a', object: { metadata: { namespace: 'b' } } })), 'a');
   t.equal(namespaceOf(req('', 'pods', { object: { metadata: { namespace: 'b' } } })), 'b');
   t.equal(namespaceOf(req('', 'pods', { object: { metadata: {} } })), 'default');
@@ -211,13 +246,19 @@ t.test('the response keeps warnings within the apiserver limits', async (t) => {
   const total = out.reduce((n, w) => n + w.length, 0);
   t.ok(total <= MAX_WARNINGS_TOTAL, `total ${total}`);
   for (const w of out) t.ok(w.length <= MAX_WARNING_LONG, `length ${w.length}`);
-  t.ok(out.slice(0, -1).every((w, i) => w.endsWith('y'.repeat(100)) && w.includes(`warning number ${i} `)), 'each whole: its point fits 256');
+  t.ok(
+    out.slice(0, -1).every((w, i) => w.endsWith('y'.repeat(100)) && w.includes(`warning number ${i} `)),
+    'each whole: its point fits 256',
+  );
   t.match(out.at(-1), /^and \d+ more warnings/);
   const shown = out.length - 1;
   t.match(out.at(-1), new RegExp(`^and ${100 - shown} more`));
 
   t.same(limitWarnings(['Warning: a', 'a', 'b']), ['a', 'b'], 'deduplicated, no "Warning:" prefix');
-  t.same(limitWarnings(['a'.repeat(500)]).map((w) => w.length), [MAX_WARNING_LONG]);
+  t.same(
+    limitWarnings(['a'.repeat(500)]).map((w) => w.length),
+    [MAX_WARNING_LONG],
+  );
   t.equal(toResponse('admission.k8s.io/v1', 'u', decision(), 'mutate').response?.warnings, undefined, 'none: field omitted');
 });
 
@@ -234,7 +275,13 @@ t.test('a denial stays within MAX_DENIAL_BYTES whatever its errors hold; the res
   const one = denialMessage([invalid('x', 'v', 'y'.repeat(100_000))]);
   t.ok(Buffer.byteLength(one) <= MAX_DENIAL_BYTES, 'one error alone too');
   // Twenty real errors are listed whole.
-  const real = Array.from({ length: 20 }, (_, i) => invalid(`metadata.annotations[k8s.v1.cni.cncf.io/networks][${i}].mac`, 'zz:zz', 'must be a MAC address: six bytes in hexadecimal separated by colons'));
+  const real = Array.from({ length: 20 }, (_, i) =>
+    invalid(
+      `metadata.annotations[k8s.v1.cni.cncf.io/networks][${i}].mac`,
+      'zz:zz',
+      'must be a MAC address: six bytes in hexadecimal separated by colons',
+    ),
+  );
   t.equal(denialMessage(real).split('\n').length, 21);
 });
 

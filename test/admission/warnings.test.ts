@@ -71,8 +71,14 @@ t.test('a reason that does not fit 120 is kept whole up to 256, the value shorte
     // A long value keeps 12 characters (the quote, 8 x and "..."), the reason whole.
     ['both long', invalid('a', x(500), x(200)), `a: Invalid value: "${x(8)}...: ${x(200)}`],
     // The issue-27 case: a Warn policy on a template's path of 84 characters.
-    ['policy on a CronJob template', forbidden(`${CRON}.mac`, `policy "no-macs" (requestedFields): user "admin" may not set mac: ask for an address from the pool instead`),
-      `${CRON}.mac: Forbidden: policy "no-macs" (requestedFields): user "admin" may not set mac: ask for an address from the pool instead`],
+    [
+      'policy on a CronJob template',
+      forbidden(
+        `${CRON}.mac`,
+        `policy "no-macs" (requestedFields): user "admin" may not set mac: ask for an address from the pool instead`,
+      ),
+      `${CRON}.mac: Forbidden: policy "no-macs" (requestedFields): user "admin" may not set mac: ask for an address from the pool instead`,
+    ],
     ['exactly 256', invalid('a', 'v', x(256 - 'a: Invalid value: "v": '.length)), `a: Invalid value: "v": ${x(233)}`],
   ];
   for (const [name, e, want] of cases) {
@@ -138,7 +144,11 @@ t.test('a note is `path: text`, whole up to 256, then the path middle and the te
     ['exactly 256', { path: 'a', text: x(253) }, `a: ${x(253)}`],
     ['257', { path: 'a', text: x(254) }, `a: ${x(250)}...`],
     ['no path, 257', { path: '', text: x(257) }, `${x(253)}...`],
-    ['a long path', { path: `${CRON}.${x(100)}`, text: `the point ${'y'.repeat(160)}` }, `${CRON.slice(0, 38)}...${x(55)}: the point ${'y'.repeat(145)}...`],
+    [
+      'a long path',
+      { path: `${CRON}.${x(100)}`, text: `the point ${'y'.repeat(160)}` },
+      `${CRON.slice(0, 38)}...${x(55)}: the point ${'y'.repeat(145)}...`,
+    ],
   ];
   for (const [name, note, want] of cases) {
     t.equal(renderNote(note), want, name);
@@ -174,7 +184,10 @@ t.test('fitWarning drops a leading "Warning:" and cuts to 256', async (t) => {
 t.test('limitWarnings drops duplicates and empty warnings', async (t) => {
   const cases: Array<[string[], string[]]> = [
     [[], []],
-    [['a', 'a', 'b'], ['a', 'b']],
+    [
+      ['a', 'a', 'b'],
+      ['a', 'b'],
+    ],
     [['Warning: a', 'a'], ['a']],
     [['', 'a', ''], ['a']],
     [['Warning: ', 'b'], ['b']],
@@ -236,9 +249,21 @@ t.test('one warning per cause: the same cause on several elements is said once, 
   const unknown = (i: number, v = '10.0.0.1'): Warning => ({ field: invalid(`${A}[${i}].gateway`, v, 'unknown key, ignored') });
   const other: Warning = { field: invalid(`${A}[1].mac`, 'x', 'a multicast MAC') };
   const got = mergeSameCause([unknown(0), other, unknown(1, '10.0.0.2'), unknown(2), unknown(2)]).map(warningText);
-  t.same(got, [`${A}[0].gateway (and [1], [2]): Invalid value: "10.0.0.1": unknown key, ignored`, `${A}[1].mac: Invalid value: "x": a multicast MAC`], 'in place of the first, an exact repeat dropped');
-  t.same(mergeSameCause([unknown(0), { field: invalid(`${A}[1].gateway`, 'y', 'another reason') }]).length, 2, 'another reason is another cause');
-  t.same(mergeSameCause([unknown(0), { field: invalid(`${A}[1].gw`, 'y', 'unknown key, ignored') }]).length, 2, 'another key is another cause');
+  t.same(
+    got,
+    [`${A}[0].gateway (and [1], [2]): Invalid value: "10.0.0.1": unknown key, ignored`, `${A}[1].mac: Invalid value: "x": a multicast MAC`],
+    'in place of the first, an exact repeat dropped',
+  );
+  t.same(
+    mergeSameCause([unknown(0), { field: invalid(`${A}[1].gateway`, 'y', 'another reason') }]).length,
+    2,
+    'another reason is another cause',
+  );
+  t.same(
+    mergeSameCause([unknown(0), { field: invalid(`${A}[1].gw`, 'y', 'unknown key, ignored') }]).length,
+    2,
+    'another key is another cause',
+  );
   const many = mergeSameCause(Array.from({ length: 9 }, (_, i) => unknown(i))).map(warningText);
   t.same(many, [`${A}[0].gateway (and [1], [2], [3], [4], [5], 3 more): Invalid value: "10.0.0.1": unknown key, ignored`]);
   t.equal(MAX_MERGED_NAMED, 5);
@@ -248,6 +273,10 @@ t.test('one warning per cause: the same cause on several elements is said once, 
     { field: invalid(`${A}[2].portMappings[0].hostPort`, 1, 'r') },
   ]).map(warningText);
   t.same(nested, [`${A}[0].portMappings[0].hostPort (and [3], [2]): Invalid value: 1: r`], 'only the indices that differ are named');
-  const notes = mergeSameCause([{ note: { path: `${A}[0]`, text: 'n' } }, { note: { path: `${A}[4]`, text: 'n' } }, { note: { path: '', text: 'n' } }]).map(warningText);
+  const notes = mergeSameCause([
+    { note: { path: `${A}[0]`, text: 'n' } },
+    { note: { path: `${A}[4]`, text: 'n' } },
+    { note: { path: '', text: 'n' } },
+  ]).map(warningText);
   t.same(notes, [`${A}[0] (and [4]): n`, 'n'], 'notes too; a note without the path pattern stays apart');
 });

@@ -4,7 +4,13 @@ import { plan, review, type AdmissionRequest } from '../../src/admission/index.j
 import type { PolicyEvaluator, PolicyInput } from '../../src/policy/types.js';
 import { chain, context, nadLookup, nadObject, NETWORKS, request, warningLines } from './fixtures.js';
 
-const nads = nadLookup(nadObject('sriov-a', { namespace: 'apps', resourceName: 'intel.com/sriov_a', config: chain({ type: 'ipvlan', ipam: { type: 'static', addresses: [{ address: '192.0.2.1/24' }] } }) }));
+const nads = nadLookup(
+  nadObject('sriov-a', {
+    namespace: 'apps',
+    resourceName: 'intel.com/sriov_a',
+    config: chain({ type: 'ipvlan', ipam: { type: 'static', addresses: [{ address: '192.0.2.1/24' }] } }),
+  }),
+);
 
 const template = (networks: string) => ({ metadata: { annotations: { [NETWORKS]: networks } }, spec: { containers: [{ name: 'c' }] } });
 
@@ -34,12 +40,28 @@ const KINDS: Kind[] = [
     wrap: (tpl) => ({ spec: { schedule: '* * * * *', jobTemplate: { spec: { template: tpl } } } }),
     base: 'spec.jobTemplate.spec.template',
   },
-  { group: '', version: 'v1', kind: 'ReplicationController', resource: 'replicationcontrollers', wrap: (tpl) => ({ spec: { template: tpl } }), base: 'spec.template' },
+  {
+    group: '',
+    version: 'v1',
+    kind: 'ReplicationController',
+    resource: 'replicationcontrollers',
+    wrap: (tpl) => ({ spec: { template: tpl } }),
+    base: 'spec.template',
+  },
   { group: '', version: 'v1', kind: 'PodTemplate', resource: 'podtemplates', wrap: (tpl) => ({ template: tpl }), base: 'template' },
 ];
 
-function workloadRequest(k: Kind, networks: string, opts: { operation?: 'CREATE' | 'UPDATE'; old?: string; subResource?: string } = {}): AdmissionRequest {
-  const object = { apiVersion: k.group ? `${k.group}/${k.version}` : k.version, kind: k.kind, metadata: { name: 'w', namespace: 'apps' }, ...k.wrap(template(networks)) };
+function workloadRequest(
+  k: Kind,
+  networks: string,
+  opts: { operation?: 'CREATE' | 'UPDATE'; old?: string; subResource?: string } = {},
+): AdmissionRequest {
+  const object = {
+    apiVersion: k.group ? `${k.group}/${k.version}` : k.version,
+    kind: k.kind,
+    metadata: { name: 'w', namespace: 'apps' },
+    ...k.wrap(template(networks)),
+  };
   const oldObject = opts.old !== undefined ? { ...object, ...k.wrap(template(opts.old)) } : undefined;
   return request(object, {
     namespace: 'apps',
@@ -62,16 +84,23 @@ for (const k of KINDS) {
       },
     };
     for (const endpoint of ['mutate', 'validate'] as const) {
-      const d = review(workloadRequest(k, '[{"name":"sriov-a","mac":"02:00:00:00:00:01"},{"name":"nope"},{"name":"x","interface":"a b"}]'), context(nads, { endpoint, policy: spy }));
+      const d = review(
+        workloadRequest(k, '[{"name":"sriov-a","mac":"02:00:00:00:00:01"},{"name":"nope"},{"name":"x","interface":"a b"}]'),
+        context(nads, { endpoint, policy: spy }),
+      );
       t.notOk(d.allowed);
       const errors = d.errors.map(renderError);
       t.equal(errors.length, 4, JSON.stringify(errors));
       t.ok(errors[0]!.startsWith(`${ann}[2].interface: Invalid value: "a b": `), 'parser error first, path into the template');
-      t.same(errors.slice(1), [
-        `${ann}[0].mac: Forbidden: apps/sriov-a would ignore it: no plugin of its chain (ipvlan) reads a MAC (MAC= in CNI_ARGS, or runtimeConfig "mac" where the capability is declared)`,
-        `${ann}[1]: Not found: "apps/nope": no such NetworkAttachmentDefinition`,
-        `${ann}[2]: Not found: "apps/x": no such NetworkAttachmentDefinition`,
-      ], 'field paths point into the template; unqualified names resolve in the object\'s namespace');
+      t.same(
+        errors.slice(1),
+        [
+          `${ann}[0].mac: Forbidden: apps/sriov-a would ignore it: no plugin of its chain (ipvlan) reads a MAC (MAC= in CNI_ARGS, or runtimeConfig "mac" where the capability is declared)`,
+          `${ann}[1]: Not found: "apps/nope": no such NetworkAttachmentDefinition`,
+          `${ann}[2]: Not found: "apps/x": no such NetworkAttachmentDefinition`,
+        ],
+        "field paths point into the template; unqualified names resolve in the object's namespace",
+      );
       t.same(d.patch, [], 'templates are never mutated');
       t.equal(seen?.template, true);
       t.equal(seen?.annotationPath, ann);
@@ -109,16 +138,25 @@ t.test('subresources and objects being deleted pass', async (t) => {
 });
 
 t.test('a workload without a template or annotations is allowed', async (t) => {
-  const r = request({ spec: {} }, { resource: { group: 'apps', version: 'v1', resource: 'deployments' }, kind: { group: 'apps', version: 'v1', kind: 'Deployment' } });
+  const r = request(
+    { spec: {} },
+    { resource: { group: 'apps', version: 'v1', resource: 'deployments' }, kind: { group: 'apps', version: 'v1', kind: 'Deployment' } },
+  );
   t.ok(review(r, context(nads)).allowed);
-  const weird = request({ spec: { template: { metadata: { annotations: { [NETWORKS]: ['x'] } } } } }, { resource: { group: 'apps', version: 'v1', resource: 'deployments' }, kind: { group: 'apps', version: 'v1', kind: 'Deployment' } });
+  const weird = request(
+    { spec: { template: { metadata: { annotations: { [NETWORKS]: ['x'] } } } } },
+    { resource: { group: 'apps', version: 'v1', resource: 'deployments' }, kind: { group: 'apps', version: 'v1', kind: 'Deployment' } },
+  );
   const d = review(weird, context(nads));
   t.notOk(d.allowed);
   t.same(d.errors.map(renderError), [`spec.template.metadata.annotations[${NETWORKS}]: Invalid value: ["x"]: must be a string`]);
 });
 
 t.test('unrelated resources are allowed without a patch', async (t) => {
-  const r = request({ metadata: { annotations: { [NETWORKS]: 'nope' } } }, { resource: { group: '', version: 'v1', resource: 'services' }, kind: { group: '', version: 'v1', kind: 'Service' } });
+  const r = request(
+    { metadata: { annotations: { [NETWORKS]: 'nope' } } },
+    { resource: { group: '', version: 'v1', resource: 'services' }, kind: { group: '', version: 'v1', kind: 'Service' } },
+  );
   const d = review(r, context(nads));
   t.ok(d.allowed);
   t.same(d.patch, []);
@@ -139,14 +177,19 @@ t.test('template requests the core refuses or skips', async (t) => {
   // An oldObject on CREATE (not sent by the apiserver) does not make the check warn-only.
   const created = review(workloadRequest(deploy, 'nope', { old: 'nope' }), context(nads));
   t.equal(created.code, 403);
-  t.same(created.errors.map(renderError), [`spec.template.metadata.annotations[${NETWORKS}][0]: Not found: "apps/nope": no such NetworkAttachmentDefinition`]);
+  t.same(created.errors.map(renderError), [
+    `spec.template.metadata.annotations[${NETWORKS}][0]: Not found: "apps/nope": no such NetworkAttachmentDefinition`,
+  ]);
 });
 
 t.test('template UPDATE: device-plan errors of an unchanged template only warn', async (t) => {
   const deploy = KINDS[0]!;
   const withClaims = (r: AdmissionRequest) => {
     for (const o of [r.object, r.oldObject]) {
-      if (o) ((o as { spec: { template: { metadata: { annotations: Record<string, string> } } } }).spec.template.metadata.annotations)['netattach.io/networkClaims'] = 'sriov-a=c';
+      if (o)
+        (o as { spec: { template: { metadata: { annotations: Record<string, string> } } } }).spec.template.metadata.annotations[
+          'netattach.io/networkClaims'
+        ] = 'sriov-a=c';
     }
     return r;
   };

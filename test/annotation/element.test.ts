@@ -49,7 +49,12 @@ const rows: Record<string, Row> = {
   },
   'repeated portMappings merge item by item, the later length wins': {
     json: '[{"name":"n","portMappings":[{"HOSTPORT":80,"containerPort":80}],"portMappings":[{"containerPort":81},{"hostPort":90,"containerPort":90}]}]',
-    selection: n({ portMappings: [{ hostPort: 80, containerPort: 81 }, { hostPort: 90, containerPort: 90 }] }),
+    selection: n({
+      portMappings: [
+        { hostPort: 80, containerPort: 81 },
+        { hostPort: 90, containerPort: 90 },
+      ],
+    }),
     warnings: [['.portMappings', 'Duplicate value', 'portMappings', DUP]],
   },
   'cni-args repeated as an array: the array is what fails, as written': {
@@ -83,7 +88,10 @@ const rows: Record<string, Row> = {
     json: '[{"name":"n","mac":1,"mac":"02:23:45:67:89:01","mac":"02:23:45:67:89:02"}]',
     selection: n({ mac: '02:23:45:67:89:02' }),
     errors: [['.mac', 'Invalid value', 1, `an earlier value of this repeated key must be a JSON string${EARLIER}`]],
-    warnings: [['.mac', 'Duplicate value', 'mac', DUP], ['.mac', 'Duplicate value', 'mac', DUP]],
+    warnings: [
+      ['.mac', 'Duplicate value', 'mac', DUP],
+      ['.mac', 'Duplicate value', 'mac', DUP],
+    ],
   },
   'every value wrong: one error, and the key is left out of the selection': {
     json: '[{"name":"n","mac":1,"mac":2}]',
@@ -94,14 +102,27 @@ const rows: Record<string, Row> = {
   'a repeated key ending in null is not set': {
     json: '[{"name":"n","bandwidth":{"ingressRate":1,"ingressBurst":1},"bandwidth":null}]',
     selection: n(),
-    warnings: [['.bandwidth', 'Invalid value', null, 'null, treated as not set (as Multus does)'], ['.bandwidth', 'Duplicate value', 'bandwidth', DUP]],
+    warnings: [
+      ['.bandwidth', 'Invalid value', null, 'null, treated as not set (as Multus does)'],
+      ['.bandwidth', 'Duplicate value', 'bandwidth', DUP],
+    ],
   },
   'a duplicate written in another case is reported under the spec key': {
     json: '[{"name":"n","Mac":"02:23:45:67:89:01","Mac":"02:23:45:67:89:02"}]',
     selection: n({ mac: '02:23:45:67:89:02' }),
     warnings: [
-      ['.Mac', 'Invalid value', '02:23:45:67:89:01', 'key matches "mac" only case-insensitively; Multus (Go\'s encoding/json) honours it, and so do we: write "mac"'],
-      ['.Mac', 'Invalid value', '02:23:45:67:89:02', 'key matches "mac" only case-insensitively; Multus (Go\'s encoding/json) honours it, and so do we: write "mac"'],
+      [
+        '.Mac',
+        'Invalid value',
+        '02:23:45:67:89:01',
+        'key matches "mac" only case-insensitively; Multus (Go\'s encoding/json) honours it, and so do we: write "mac"',
+      ],
+      [
+        '.Mac',
+        'Invalid value',
+        '02:23:45:67:89:02',
+        'key matches "mac" only case-insensitively; Multus (Go\'s encoding/json) honours it, and so do we: write "mac"',
+      ],
       ['.mac', 'Duplicate value', 'Mac', DUP],
     ],
   },
@@ -119,23 +140,41 @@ const rows: Record<string, Row> = {
   'out of range under the deprecated interfaceRequest, which Multus decodes': {
     json: '[{"name":"n","interfaceRequest":1e400}]',
     selection: n(),
-    errors: [['.interfaceRequest', 'Invalid value', '1e400', OUT_OF_RANGE], ['.interface', 'Invalid value', Infinity, 'must be a string']],
-    warnings: [['.interfaceRequest', 'Invalid value', Infinity, 'deprecated Multus key: Multus still reads it as "interface", and so do we; write "interface"']],
+    errors: [
+      ['.interfaceRequest', 'Invalid value', '1e400', OUT_OF_RANGE],
+      ['.interface', 'Invalid value', Infinity, 'must be a string'],
+    ],
+    warnings: [
+      [
+        '.interfaceRequest',
+        'Invalid value',
+        Infinity,
+        'deprecated Multus key: Multus still reads it as "interface", and so do we; write "interface"',
+      ],
+    ],
   },
   'out of range under a key written in another case: the spec path, and an error': {
     json: '[{"name":"n","Bandwidth":{"ingressRate":1e400,"ingressBurst":1}}]',
     selection: n(),
     errors: [['.bandwidth.ingressRate', 'Invalid value', '1e400', OUT_OF_RANGE]],
     warnings: [
-      ['.Bandwidth', 'Invalid value', { ingressRate: Infinity, ingressBurst: 1 }, 'key matches "bandwidth" only case-insensitively; Multus (Go\'s encoding/json) honours it, and so do we: write "bandwidth"'],
+      [
+        '.Bandwidth',
+        'Invalid value',
+        { ingressRate: Infinity, ingressBurst: 1 },
+        'key matches "bandwidth" only case-insensitively; Multus (Go\'s encoding/json) honours it, and so do we: write "bandwidth"',
+      ],
     ],
   },
   'a fraction in protocol or hostIP is not an integer problem: they are strings': {
     json: '[{"name":"n","portMappings":[{"hostPort":80,"containerPort":80,"protocol":1.5,"hostIP":2.5}]}]',
     selection: n(),
-    errors: [['.portMappings[0].protocol', 'Invalid value', 1.5, 'must be a string'], ['.portMappings[0].hostIP', 'Invalid value', 2.5, 'must be a string']],
+    errors: [
+      ['.portMappings[0].protocol', 'Invalid value', 1.5, 'must be a string'],
+      ['.portMappings[0].hostIP', 'Invalid value', 2.5, 'must be a string'],
+    ],
   },
-  'a fraction nested below an integer field is that field\'s type problem': {
+  "a fraction nested below an integer field is that field's type problem": {
     json: '[{"name":"n","bandwidth":{"ingressRate":{"ingressRate":1.5}}}]',
     selection: n(),
     errors: [['.bandwidth.ingressRate', 'Invalid value', { ingressRate: 1.5 }, 'must be an integer']],
@@ -147,7 +186,12 @@ const rows: Record<string, Row> = {
     json: '[{"name":"n","mac":"02:00:00:00:00:00:00:01","infiniband-guid":"ff:ff:ff:ff:ff:ff:ff:ff","default-route":[],"":1e400}]',
     selection: n({ mac: '02:00:00:00:00:00:00:01', 'infiniband-guid': 'ff:ff:ff:ff:ff:ff:ff:ff', 'default-route': [] }),
     warnings: [
-      ['.', 'Invalid value', Infinity, 'unknown key, ignored: keys without a dot are reserved by the spec (Multus ignores unknown keys; extensions use reverse-DNS keys such as example.com/key)'],
+      [
+        '.',
+        'Invalid value',
+        Infinity,
+        'unknown key, ignored: keys without a dot are reserved by the spec (Multus ignores unknown keys; extensions use reverse-DNS keys such as example.com/key)',
+      ],
       ['.', 'Invalid value', '1e400', 'number out of range: Go (Multus) skips this key, so the pod runs; left out of the selection'],
       [
         '.infiniband-guid',
@@ -168,7 +212,14 @@ const rows: Record<string, Row> = {
   'interfaceRequest with an empty interface: read as the interface': {
     json: '[{"name":"n","interface":"","interfaceRequest":"eth1"}]',
     selection: n({ interface: 'eth1' }),
-    warnings: [['.interfaceRequest', 'Invalid value', 'eth1', 'deprecated Multus key: Multus still reads it as "interface", and so do we; write "interface"']],
+    warnings: [
+      [
+        '.interfaceRequest',
+        'Invalid value',
+        'eth1',
+        'deprecated Multus key: Multus still reads it as "interface", and so do we; write "interface"',
+      ],
+    ],
   },
   'interfaceRequest with an interface: ignored': {
     json: '[{"name":"n","interface":"eth2","interfaceRequest":"eth1"}]',
@@ -178,7 +229,14 @@ const rows: Record<string, Row> = {
   'an empty interfaceRequest sets nothing': {
     json: '[{"name":"n","interfaceRequest":""}]',
     selection: n(),
-    warnings: [['.interfaceRequest', 'Invalid value', '', 'deprecated Multus key: Multus still reads it as "interface", and so do we; write "interface"']],
+    warnings: [
+      [
+        '.interfaceRequest',
+        'Invalid value',
+        '',
+        'deprecated Multus key: Multus still reads it as "interface", and so do we; write "interface"',
+      ],
+    ],
   },
   'an empty mac is not set': {
     json: '[{"name":"n","mac":""}]',
@@ -190,7 +248,12 @@ const rows: Record<string, Row> = {
     json: '[{"name":"n","mac":"nope","portMappings":[{"hostPort":0,"containerPort":1}],"bandwidth":{"ingressRate":-1,"ingressBurst":1},"interface":"eth1"}]',
     selection: n({ interface: 'eth1' }),
     errors: [
-      ['.mac', 'Invalid value', 'nope', 'must be a 6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms'],
+      [
+        '.mac',
+        'Invalid value',
+        'nope',
+        'must be a 6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms',
+      ],
       ['.portMappings[0].hostPort', 'Invalid value', 0, 'must be between 1 and 65535'],
       ['.bandwidth.ingressRate', 'Invalid value', -1, BW_RANGE],
     ],
@@ -198,7 +261,10 @@ const rows: Record<string, Row> = {
   'invalid ips are not also duplicates': {
     json: '[{"name":"n","ips":["nope","nope"]}]',
     selection: n(),
-    errors: [['.ips[0]', 'Invalid value', 'nope', NOT_IP], ['.ips[1]', 'Invalid value', 'nope', NOT_IP]],
+    errors: [
+      ['.ips[0]', 'Invalid value', 'nope', NOT_IP],
+      ['.ips[1]', 'Invalid value', 'nope', NOT_IP],
+    ],
   },
   'an invalid gateway list is not also checked for families': {
     json: '[{"name":"n","default-route":["nope","10.0.0.1","10.0.0.2"]}]',
@@ -208,7 +274,14 @@ const rows: Record<string, Row> = {
   'two IPv4 gateways: the list is left out': {
     json: '[{"name":"n","default-route":["10.0.0.1","10.0.0.2"]}]',
     selection: n(),
-    errors: [['.default-route[1]', 'Invalid value', '10.0.0.2', 'only one IPv4 gateway is allowed (default-route[0] is one already; Multus counts an IPv4-mapped IPv6 address as IPv4)']],
+    errors: [
+      [
+        '.default-route[1]',
+        'Invalid value',
+        '10.0.0.2',
+        'only one IPv4 gateway is allowed (default-route[0] is one already; Multus counts an IPv4-mapped IPv6 address as IPv4)',
+      ],
+    ],
   },
   'an invalid bandwidth is not also checked for bursts and rates': {
     json: '[{"name":"n","bandwidth":{"egressRate":-1,"ingressBurst":5}}]',
@@ -228,12 +301,21 @@ const rows: Record<string, Row> = {
   'a rate without a burst: a warning with the rate': {
     json: '[{"name":"n","bandwidth":{"ingressRate":5}}]',
     selection: n({ bandwidth: { ingressRate: 5 } }),
-    warnings: [['.bandwidth.ingressRate', 'Invalid value', 5, 'set without ingressBurst: the CNI bandwidth plugin rejects a rate without a burst']],
+    warnings: [
+      ['.bandwidth.ingressRate', 'Invalid value', 5, 'set without ingressBurst: the CNI bandwidth plugin rejects a rate without a burst'],
+    ],
   },
   'ips with a claim: a warning on the ips': {
     json: '[{"name":"n","ipam-claim-reference":"c","ips":["10.0.0.1/24"]}]',
     selection: n({ ips: ['10.0.0.1/24'], 'ipam-claim-reference': 'c' }),
-    warnings: [['.ips', 'Invalid value', ['10.0.0.1/24'], 'set together with ipam-claim-reference, which the spec forbids (v1.3): Multus ignores the claim and passes the ips; a CNI that reads the claim decides']],
+    warnings: [
+      [
+        '.ips',
+        'Invalid value',
+        ['10.0.0.1/24'],
+        'set together with ipam-claim-reference, which the spec forbids (v1.3): Multus ignores the claim and passes the ips; a CNI that reads the claim decides',
+      ],
+    ],
   },
   'invalid ips with a claim: only the ips error': {
     json: '[{"name":"n","ipam-claim-reference":"c","ips":["nope"]}]',
@@ -242,7 +324,10 @@ const rows: Record<string, Row> = {
   },
   // Elements that are not objects.
   'a string element': { json: '["x"]', errors: [['', 'Invalid value', 'x', 'must be a JSON object such as {"name": "my-network"}']] },
-  'a null element': { json: '[null]', errors: [['', 'Invalid value', null, 'must be a JSON object, not null (Multus crashes on null elements)']] },
+  'a null element': {
+    json: '[null]',
+    errors: [['', 'Invalid value', null, 'must be a JSON object, not null (Multus crashes on null elements)']],
+  },
 };
 
 const tuples = (list: Array<{ path: string; type: string; value?: unknown; reason: string }>, base: string): P[] =>
@@ -251,7 +336,11 @@ const tuples = (list: Array<{ path: string; type: string; value?: unknown; reaso
 t.test('elements: selection, errors and warnings, exactly', async (t) => {
   for (const [name, row] of Object.entries(rows)) {
     const r = parseNetworks(row.json, { namespace: 'pod' });
-    t.same(r.networks.map((x) => x.selection), row.selection ? [row.selection] : [], `${name}: selection`);
+    t.same(
+      r.networks.map((x) => x.selection),
+      row.selection ? [row.selection] : [],
+      `${name}: selection`,
+    );
     t.same(tuples(r.errors, E), row.errors ?? [], `${name}: errors`);
     t.same(tuples(r.warnings, E), row.warnings ?? [], `${name}: warnings`);
   }
@@ -260,7 +349,11 @@ t.test('elements: selection, errors and warnings, exactly', async (t) => {
 t.test('a selection holds only the keys set: none is present as undefined', async (t) => {
   for (const [name, row] of Object.entries(rows)) {
     const r = parseNetworks(row.json, { namespace: 'pod' });
-    t.same(r.networks.map((x) => Object.keys(x.selection)), row.selection ? [Object.keys(row.selection)] : [], name);
+    t.same(
+      r.networks.map((x) => Object.keys(x.selection)),
+      row.selection ? [Object.keys(row.selection)] : [],
+      name,
+    );
   }
 });
 

@@ -11,8 +11,10 @@ import {
   portProtocolProblem,
 } from '../../src/annotation/formats.js';
 
-const LABEL = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
-const SUBDOMAIN = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+const LABEL =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+const SUBDOMAIN =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 
 t.test('DNS-1123 labels and subdomains: lengths at the limit, and empty labels', async (t) => {
   t.equal(dns1123LabelProblem('a'.repeat(63)), undefined, '63 characters');
@@ -49,7 +51,7 @@ t.test('interface names as the kernel takes them', async (t) => {
   for (const [name, problem] of cases) t.equal(interfaceNameProblem(name), problem, JSON.stringify(name));
 });
 
-t.test('ipOrCidrProblem: an address, then a decimal prefix in the family\'s range', async (t) => {
+t.test("ipOrCidrProblem: an address, then a decimal prefix in the family's range", async (t) => {
   const PREFIX4 = "the prefix length after '/' must be a decimal number from 0 to 32";
   const PREFIX6 = "the prefix length after '/' must be a decimal number from 0 to 128";
   const cases: Array<[string, string | undefined]> = [

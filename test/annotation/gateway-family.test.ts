@@ -1,7 +1,7 @@
 import t from 'tap';
 import { gatewayFamily } from '../../src/annotation/formats.js';
 
-t.test('gateways count in the family Go\'s To4 gives them (Multus counts default-route per family)', async (t) => {
+t.test("gateways count in the family Go's To4 gives them (Multus counts default-route per family)", async (t) => {
   const cases: Array<[string, 4 | 6 | undefined]> = [
     ['10.0.0.1', 4],
     ['::ffff:10.0.0.2', 4],

@@ -19,13 +19,29 @@ t.test('parseHwAddr reads the forms Go net.ParseMAC reads, and nothing else', as
     t.equal(a?.form, form, `${text} is ${form} form`);
   }
   const bad = [
-    '', '02:23:45:67:89', '02:23:45:67:89:01:', '02:23-45:67:89:01', '022345678901', '2:23:45:67:89:01',
-    ' 02:23:45:67:89:01', '02:23:45:67:89:01 ', '02:23:45:67:89:0g', '0223.4567.890', '02:23:45:67:89:01:02',
-    '0223:4567:8901', '02.23.45.67.89.01', '\u0010\u0010:00:00:00:00:00',
+    '',
+    '02:23:45:67:89',
+    '02:23:45:67:89:01:',
+    '02:23-45:67:89:01',
+    '022345678901',
+    '2:23:45:67:89:01',
+    ' 02:23:45:67:89:01',
+    '02:23:45:67:89:01 ',
+    '02:23:45:67:89:0g',
+    '0223.4567.890',
+    '02:23:45:67:89:01:02',
+    '0223:4567:8901',
+    '02.23.45.67.89.01',
+    '\u0010\u0010:00:00:00:00:00',
     // a bad first digit of a byte; '@' and '`' are 'a'-1 once case-folded, not hex
-    'g2:23:45:67:89:01', '02:23:45:67:89:0@', '02-23-45-67-89-0`', '0@23.4567.8901',
+    'g2:23:45:67:89:01',
+    '02:23:45:67:89:0@',
+    '02-23-45-67-89-0`',
+    '0@23.4567.8901',
     // dot form: a bad digit in a later group, a wrong separator later on, 5 groups (10 bytes)
-    '0223.4567.89g1', '0223.4567:8901', '0223.4567.8901.2345.6789',
+    '0223.4567.89g1',
+    '0223.4567:8901',
+    '0223.4567.8901.2345.6789',
   ];
   for (const text of bad) t.equal(parseHwAddr(text), undefined, `${JSON.stringify(text)} is rejected`);
 });
@@ -34,7 +50,10 @@ t.test('canonicalMac: lower-case colon form of a 6- or 20-byte address, else und
   t.equal(canonicalMac('02-23-45-67-89-0A'), '02:23:45:67:89:0a');
   t.equal(canonicalMac('0223.4567.890A'), '02:23:45:67:89:0a');
   t.equal(canonicalMac('02:23:45:67:89:0A'), '02:23:45:67:89:0a');
-  t.equal(canonicalMac('00:00:00:00:FE:80:00:00:00:00:00:00:02:00:5E:10:00:00:00:01'), '00:00:00:00:fe:80:00:00:00:00:00:00:02:00:5e:10:00:00:00:01');
+  t.equal(
+    canonicalMac('00:00:00:00:FE:80:00:00:00:00:00:00:02:00:5E:10:00:00:00:01'),
+    '00:00:00:00:fe:80:00:00:00:00:00:00:02:00:5e:10:00:00:00:01',
+  );
   t.equal(canonicalMac('c2:11:22:33:44:55:66:77'), undefined, '8 bytes is a GUID, not a mac');
   t.equal(canonicalMac('02:00'), undefined);
   t.equal(canonicalMac(42 as unknown as string), undefined);
@@ -49,7 +68,8 @@ t.test('canonicalGuid: colon form only, not all-zero; all-FF (a warning in the a
   t.equal(canonicalGuid('02:23:45:67:89:01'), undefined);
 });
 
-const MAC_FORMS = '6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms';
+const MAC_FORMS =
+  '6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms';
 const EIGHT_BYTE_MAC =
   'an 8-byte address is not a valid mac (the spec allows 6-byte Ethernet or 20-byte IPoIB addresses; Multus accepts it): use infiniband-guid for an InfiniBand GUID';
 
@@ -74,7 +94,10 @@ t.test('guidFormatProblem: 8 bytes, colon form, not all-zero', async (t) => {
     ['FF:FF:FF:FF:FF:FF:FF:FF', undefined],
     ['nope', 'must be an 8-byte GUID in colon form xx:xx:xx:xx:xx:xx:xx:xx'],
     ['02:23:45:67:89:01', 'must be 8 bytes, not 6 (colon form xx:xx:xx:xx:xx:xx:xx:xx)'],
-    ['c2-11-22-33-44-55-66-77', 'must be in colon form xx:xx:xx:xx:xx:xx:xx:xx (Multus accepts the hyphen and dot forms, but ib-sriov-cni does not)'],
+    [
+      'c2-11-22-33-44-55-66-77',
+      'must be in colon form xx:xx:xx:xx:xx:xx:xx:xx (Multus accepts the hyphen and dot forms, but ib-sriov-cni does not)',
+    ],
     ['00:00:00:00:00:00:00:00', 'the all-zero GUID is rejected by ib-sriov-cni'],
     // Only all-zero is rejected: zero bytes elsewhere are fine.
     ['00:00:00:00:00:00:00:01', undefined],
@@ -91,9 +114,18 @@ t.test('macWarning: what Linux cannot set, or the subnet manager sets; nothing f
     ['nope', undefined],
     ['c2:11:22:33:44:55:66:77', EIGHT_BYTE_MAC],
     // Only the NAD's chain tells whether a plugin sets it: a warning that never says the pod fails.
-    ['00:00:00:00:00:00', 'the all-zero MAC: the kernel refuses it as the address of an Ethernet interface, so only a network whose plugins do not set the MAC can take it'],
-    ['ff:ff:ff:ff:ff:ff', 'the broadcast MAC: the kernel refuses it as the address of an Ethernet interface, so only a network whose plugins do not set the MAC can take it'],
-    ['03:23:45:67:89:01', 'a multicast MAC (lowest bit of the first octet set): the kernel refuses it as the address of an Ethernet interface, so only a network whose plugins do not set the MAC can take it'],
+    [
+      '00:00:00:00:00:00',
+      'the all-zero MAC: the kernel refuses it as the address of an Ethernet interface, so only a network whose plugins do not set the MAC can take it',
+    ],
+    [
+      'ff:ff:ff:ff:ff:ff',
+      'the broadcast MAC: the kernel refuses it as the address of an Ethernet interface, so only a network whose plugins do not set the MAC can take it',
+    ],
+    [
+      '03:23:45:67:89:01',
+      'a multicast MAC (lowest bit of the first octet set): the kernel refuses it as the address of an Ethernet interface, so only a network whose plugins do not set the MAC can take it',
+    ],
     ['00:00:00:00:fe:80:00:00:00:00:00:00:02:00:5e:10:00:00:00:01', undefined],
     [
       '00:00:00:00:fe:80:00:00:00:00:00:01:02:00:5e:10:00:00:00:01',

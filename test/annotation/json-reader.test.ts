@@ -2,7 +2,19 @@ import t from 'tap';
 import { entriesOf, MAX_DEPTH, readJson } from '../../src/annotation/json-reader.js';
 
 t.test('reads what JSON.parse reads', async (t) => {
-  const docs = ['[]', '{}', ' \r\n[1]\r', '"\\/\\b\\f\\r\\t\\n\\\\"', '"\\u00af\\u00AF\\u0009"', '[1,-0.5,2e3,"a\\u00e9\\n\\"",true,false,null,{"a":[{}]}]', ' \n[ 1 , 2 ] \t', '"\\ud83d\\ude00"', '0', '-0', '1E+2'];
+  const docs = [
+    '[]',
+    '{}',
+    ' \r\n[1]\r',
+    '"\\/\\b\\f\\r\\t\\n\\\\"',
+    '"\\u00af\\u00AF\\u0009"',
+    '[1,-0.5,2e3,"a\\u00e9\\n\\"",true,false,null,{"a":[{}]}]',
+    ' \n[ 1 , 2 ] \t',
+    '"\\ud83d\\ude00"',
+    '0',
+    '-0',
+    '1E+2',
+  ];
   for (const d of docs) {
     const r = readJson(d);
     t.ok(r.ok, d);
@@ -12,8 +24,24 @@ t.test('reads what JSON.parse reads', async (t) => {
 
 t.test('rejects what JSON.parse rejects, with an offset', async (t) => {
   const bad: Array<[string, number]> = [
-    ['', 0], ['[', 1], ['[1,]', 3], ['{"a"}', 4], ['{"a":1,}', 7], ['01', 1], ['1.', 2], ['1e', 2], ['-', 1], ['"\\x"', 1],
-    ['"\\u12"', 1], ['"a\nb"', 2], ['tru', 0], ['[1 2]', 3], ['NaN', 0], ["'a'", 0], ['[]]', 2], ['\ufeff[]', 0],
+    ['', 0],
+    ['[', 1],
+    ['[1,]', 3],
+    ['{"a"}', 4],
+    ['{"a":1,}', 7],
+    ['01', 1],
+    ['1.', 2],
+    ['1e', 2],
+    ['-', 1],
+    ['"\\x"', 1],
+    ['"\\u12"', 1],
+    ['"a\nb"', 2],
+    ['tru', 0],
+    ['[1 2]', 3],
+    ['NaN', 0],
+    ["'a'", 0],
+    ['[]]', 2],
+    ['\ufeff[]', 0],
   ];
   for (const [d, offset] of bad) {
     const r = readJson(d);
@@ -27,7 +55,11 @@ t.test('keeps what JSON.parse hides: number lexemes, duplicates', async (t) => {
   const r = readJson('[{"p":8080.0,"q":1e3,"r":7,"s":1e400,"d":1,"d":2}]');
   t.ok(r.ok);
   if (!r.ok) return;
-  t.same(r.notes.nonIntegerNumbers, [{ path: [0, 'p'], lexeme: '8080.0' }, { path: [0, 'q'], lexeme: '1e3' }, { path: [0, 's'], lexeme: '1e400' }]);
+  t.same(r.notes.nonIntegerNumbers, [
+    { path: [0, 'p'], lexeme: '8080.0' },
+    { path: [0, 'q'], lexeme: '1e3' },
+    { path: [0, 's'], lexeme: '1e400' },
+  ]);
   t.same(r.notes.outOfRangeNumbers, [{ path: [0, 's'], lexeme: '1e400' }]);
   t.same(r.notes.duplicateKeys, [{ path: [0], key: 'd' }]);
   t.equal((r.value as Array<Record<string, number>>)[0]!.d, 2, 'the last duplicate wins, as in Go');
@@ -63,9 +95,9 @@ t.test('each syntax error names what it found and what it expected, at the offse
     ['[1]x', 3, 'unexpected character "x" after the end of the JSON value'],
     ['{1:2}', 1, 'unexpected character "1", expected a string key'],
     ['{"a" 1}', 5, 'unexpected character "1", expected \':\' after a key'],
-    ['{"a":1 2}', 7, 'unexpected character "2", expected \',\' or \'}\''],
-    ['{"a":1', 6, 'unexpected end of input, expected \',\' or \'}\''],
-    ['[1 2]', 3, 'unexpected character "2", expected \',\' or \']\''],
+    ['{"a":1 2}', 7, "unexpected character \"2\", expected ',' or '}'"],
+    ['{"a":1', 6, "unexpected end of input, expected ',' or '}'"],
+    ['[1 2]', 3, "unexpected character \"2\", expected ',' or ']'"],
     ['"abc', 0, 'unterminated string'],
     ['["abc', 1, 'unterminated string'],
     ['"a\nb"', 2, 'control character in a string (must be escaped)'],
@@ -92,14 +124,22 @@ t.test('objects nest as deep as arrays, no deeper', async (t) => {
   const nested = (n: number): string => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
   t.ok(readJson(nested(MAX_DEPTH)).ok, 'at the limit');
   t.same(readJson(nested(MAX_DEPTH + 1)), { ok: false, offset: 5 * MAX_DEPTH, reason: `nesting deeper than ${MAX_DEPTH} levels` });
-  t.same(readJson('['.repeat(MAX_DEPTH) + '{}' + ']'.repeat(MAX_DEPTH)), { ok: false, offset: MAX_DEPTH, reason: `nesting deeper than ${MAX_DEPTH} levels` }, 'an object inside arrays counts too');
+  t.same(
+    readJson('['.repeat(MAX_DEPTH) + '{}' + ']'.repeat(MAX_DEPTH)),
+    { ok: false, offset: MAX_DEPTH, reason: `nesting deeper than ${MAX_DEPTH} levels` },
+    'an object inside arrays counts too',
+  );
 });
 
 t.test('entriesOf: every pair in document order, only for an object with a repeated key', async (t) => {
   const r = readJson('[{"a":1,"b":2,"a":3},{"a":1,"b":2}]');
   if (!r.ok) return t.fail(r.reason);
   const [twice, once] = r.value as object[];
-  t.same(entriesOf(twice!), [['a', 1], ['b', 2], ['a', 3]]);
+  t.same(entriesOf(twice!), [
+    ['a', 1],
+    ['b', 2],
+    ['a', 3],
+  ]);
   t.equal(entriesOf(once!), undefined);
 });
 

@@ -30,13 +30,19 @@ t.test('notes are handed to their element in one pass: the same errors, without 
   t.equal(r.networks.length, 1000);
   // Under a key Go decodes, the same numbers fail the annotation: errors, counted the same way.
   const decoded = parseNetworks(`[{"name":"b","bandwidth":{"ingressRate":1e400,"ingressRate":1e400}}]`, { namespace: 'default' });
-  t.ok(decoded.errors.some((e) => /out of range/.test(e.reason)), 'an error under bandwidth');
+  t.ok(
+    decoded.errors.some((e) => /out of range/.test(e.reason)),
+    'an error under bandwidth',
+  );
   // A ratio to the same shape without notes, so the bound holds on a slow or loaded machine:
   // 190-200 on main, about 20 after the fix.
   const plain = cpuMs(crafted('1'));
   for (const n of ['1e400', '1.0']) {
     const noted = cpuMs(crafted(n));
-    t.ok(noted / Math.max(plain, 1) < 80, `${n}: ${noted.toFixed(1)} CPU-ms, ${(noted / plain).toFixed(0)} times the ${plain.toFixed(1)} ms without notes`);
+    t.ok(
+      noted / Math.max(plain, 1) < 80,
+      `${n}: ${noted.toFixed(1)} CPU-ms, ${(noted / plain).toFixed(0)} times the ${plain.toFixed(1)} ms without notes`,
+    );
   }
 });
 
@@ -51,11 +57,15 @@ t.test('duplicate keys past the listed warnings are counted, not lost', async (t
 
 t.test('integers written as 1.0 in thousands of port mappings stay linear', async (t) => {
   // Each non-integer was checked against every error listed before it: 7,000 of them took 6-7 s.
-  const pm = (n: string) => `[{"name":"b","portMappings":[${Array.from({ length: 7000 }, () => `{"hostPort":${n},"containerPort":1}`).join(',')}]}]`;
+  const pm = (n: string) =>
+    `[{"name":"b","portMappings":[${Array.from({ length: 7000 }, () => `{"hostPort":${n},"containerPort":1}`).join(',')}]}]`;
   const r = parseNetworks(pm('1.0'), { namespace: 'default' });
   t.equal(r.errors.length, 101);
   t.match(r.errors[0], { path: 'metadata.annotations[k8s.v1.cni.cncf.io/networks][0].portMappings[0].hostPort', value: '1.0' });
   const plain = cpuMs(pm('1'), 3);
   const noted = cpuMs(pm('1.0'), 3);
-  t.ok(noted / Math.max(plain, 1) < 40, `${noted.toFixed(1)} CPU-ms, ${(noted / plain).toFixed(0)} times the ${plain.toFixed(1)} ms of integers`);
+  t.ok(
+    noted / Math.max(plain, 1) < 40,
+    `${noted.toFixed(1)} CPU-ms, ${(noted / plain).toFixed(0)} times the ${plain.toFixed(1)} ms of integers`,
+  );
 });

@@ -48,7 +48,10 @@ t.test('a 200 KB key is cut in every path, so every rendered problem is short', 
     const rendered = problems.reduce((n, e) => n + renderError(e).length, 0);
     t.ok(longestPath < 400, `${name}: longest path ${longestPath} characters`);
     t.ok(rendered < problems.length * 2000, `${name}: ${rendered} characters rendered for ${problems.length} problems`);
-    t.ok(problems.some((e) => headAndLength.test(e.path)), `${name}: the key is named by its head and length`);
+    t.ok(
+      problems.some((e) => headAndLength.test(e.path)),
+      `${name}: the key is named by its head and length`,
+    );
   }
 });
 
@@ -57,6 +60,9 @@ t.test('a 200 KB key costs about what 200 KB of padding costs', async (t) => {
     const base = cpuMs((run) => normal(shape, run));
     const attack = cpuMs((run) => hostile(shape, run));
     // A ratio, not milliseconds: on main 100-3,000 times (seconds for a key folded per note).
-    t.ok(attack / Math.max(base, 1) < 5, `${name}: ${attack.toFixed(1)} CPU-ms, ${(attack / Math.max(base, 1)).toFixed(1)} times the ${base.toFixed(1)} ms of a normal annotation`);
+    t.ok(
+      attack / Math.max(base, 1) < 5,
+      `${name}: ${attack.toFixed(1)} CPU-ms, ${(attack / Math.max(base, 1)).toFixed(1)} times the ${base.toFixed(1)} ms of a normal annotation`,
+    );
   }
 });

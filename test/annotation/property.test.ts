@@ -11,11 +11,35 @@ const MAX_VALUE = 256 * 1024;
 const BOUND_MS = 2000;
 
 // Pieces that drive the parser into each of its branches.
-const simpleToken = fc.constantFrom('a', 'net-a', 'ns', '/', '@', ',', ' ', 'eth1', 'net1', 'Net', '.', '-', '\t', 'é', 'lo', 'x'.repeat(20));
+const simpleToken = fc.constantFrom(
+  'a',
+  'net-a',
+  'ns',
+  '/',
+  '@',
+  ',',
+  ' ',
+  'eth1',
+  'net1',
+  'Net',
+  '.',
+  '-',
+  '\t',
+  'é',
+  'lo',
+  'x'.repeat(20),
+);
 const simpleValue = fc.array(simpleToken, { maxLength: 30 }).map((parts) => parts.join(''));
 
 const addressish = fc.oneof(
-  fc.constantFrom('02:00:00:00:00:01', '03:00:00:00:00:01', '02-00-00-00-00-01', '0200.0000.0001', 'c2:11:22:33:44:55:66:77', '00:00:00:00:00:00:00:00'),
+  fc.constantFrom(
+    '02:00:00:00:00:01',
+    '03:00:00:00:00:01',
+    '02-00-00-00-00-01',
+    '0200.0000.0001',
+    'c2:11:22:33:44:55:66:77',
+    '00:00:00:00:00:00:00:00',
+  ),
   fc.constantFrom('10.0.0.1', '10.0.0.1/24', 'fd00::1', 'fd00::1/64', '010.0.0.1', 'fe80::1%eth0', '10.0.0.1/33', ''),
   fc.string({ maxLength: 24 }),
 );
@@ -33,12 +57,20 @@ const element = fc.record(
     'default-route': fc.array(addressish, { maxLength: 3 }),
     portMappings: fc.array(
       fc.record(
-        { hostPort: fc.oneof(fc.integer({ min: -1, max: 70000 }), fc.double(), anyJson), containerPort: fc.integer({ min: 0, max: 70000 }), protocol: fc.constantFrom('tcp', 'UDP', 'icmp'), hostIP: addressish },
+        {
+          hostPort: fc.oneof(fc.integer({ min: -1, max: 70000 }), fc.double(), anyJson),
+          containerPort: fc.integer({ min: 0, max: 70000 }),
+          protocol: fc.constantFrom('tcp', 'UDP', 'icmp'),
+          hostIP: addressish,
+        },
         { requiredKeys: [] },
       ),
       { maxLength: 2 },
     ),
-    bandwidth: fc.record({ ingressRate: fc.integer({ min: 0, max: 1e6 }), ingressBurst: fc.integer(), egressRate: fc.double(), egressBurst: anyJson }, { requiredKeys: [] }),
+    bandwidth: fc.record(
+      { ingressRate: fc.integer({ min: 0, max: 1e6 }), ingressBurst: fc.integer(), egressRate: fc.double(), egressBurst: anyJson },
+      { requiredKeys: [] },
+    ),
     'cni-args': fc.oneof(fc.dictionary(fc.string({ maxLength: 6 }), anyJson, { maxKeys: 3 }), anyJson),
     'ipam-claim-reference': fc.constantFrom('claim', '', 'Bad'),
     deviceID: fc.oneof(fc.constantFrom('0000:03:00.1', ''), anyJson),
@@ -50,11 +82,18 @@ const element = fc.record(
 const jsonValue = fc.oneof(
   fc.array(fc.oneof(element, anyJson), { maxLength: 5 }).map((a) => JSON.stringify(a)),
   // The same, with numbers re-written as 8080.0 / 1e3 and a duplicated key, which JSON.stringify cannot produce.
-  fc.array(element, { maxLength: 4 }).map((a) => JSON.stringify(a).replace(/:(\d+)([,}])/g, ':$1.0$2').replace('{"name"', '{"name":"dup","name"')),
+  fc.array(element, { maxLength: 4 }).map((a) =>
+    JSON.stringify(a)
+      .replace(/:(\d+)([,}])/g, ':$1.0$2')
+      .replace('{"name"', '{"name":"dup","name"'),
+  ),
   anyJson.map((v) => JSON.stringify(v)),
 );
 // Any text at all, including the characters that switch to JSON.
-const anyText = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 200 }), fc.string({ unit: fc.constantFrom('[', ']', '{', '}', '"', ',', ':', '\\', '/', '@', 'a', '1', '.', 'e', '-', ' '), maxLength: 200 }));
+const anyText = fc.oneof(
+  fc.string({ unit: 'grapheme', maxLength: 200 }),
+  fc.string({ unit: fc.constantFrom('[', ']', '{', '}', '"', ',', ':', '\\', '/', '@', 'a', '1', '.', 'e', '-', ' '), maxLength: 200 }),
+);
 const anyValue = fc.oneof(simpleValue, jsonValue, anyText);
 
 t.test('never throws, on any input, for both annotations', async (t) => {
@@ -93,11 +132,16 @@ t.test('re-parsing the normalized output gives the same selections', async (t) =
 const bigValue = fc
   .tuple(fc.oneof(simpleValue, jsonValue, anyText), fc.constantFrom('', '[', '[{"name":"a","mac":"', '"'), fc.constantFrom('', ']', '"}]'))
   .filter(([unit]) => unit.length > 0)
-  .map(([unit, open, close]) => open + unit.repeat(Math.ceil((MAX_VALUE - open.length - close.length) / unit.length)).slice(0, MAX_VALUE - open.length - close.length) + close);
+  .map(
+    ([unit, open, close]) =>
+      open +
+      unit.repeat(Math.ceil((MAX_VALUE - open.length - close.length) / unit.length)).slice(0, MAX_VALUE - open.length - close.length) +
+      close,
+  );
 
 t.test(`returns within ${BOUND_MS} ms on any input up to 256 KiB`, async (t) => {
   const crafted = [
-    ',' .repeat(MAX_VALUE),
+    ','.repeat(MAX_VALUE),
     'a'.repeat(MAX_VALUE),
     `[${'{"name":"a","mac":"02:00:00:00:00:01","ips":["10.0.0.1/24"]},'.repeat(4000)}{"name":"z"}]`,
     '['.repeat(MAX_VALUE),

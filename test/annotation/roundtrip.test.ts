@@ -61,7 +61,10 @@ const bandwidth = fc
     ...(ingress ? { ingressRate: ingress[0], ingressBurst: ingress[1] } : {}),
     ...(egress ? { egressRate: egress[0], egressBurst: egress[1] } : {}),
   }));
-const cniArgs = fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3, noNullPrototype: true });
+const cniArgs = fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), {
+  maxKeys: 3,
+  noNullPrototype: true,
+});
 
 type Element = Record<string, unknown>;
 
@@ -101,7 +104,8 @@ function unique(elements: Element[]): Element[] {
   return elements.map((e) => {
     const out = { ...e };
     if (typeof out['mac'] === 'string' && !first(seen.mac, canonicalMac(out['mac']) ?? out['mac'])) delete out['mac'];
-    if (typeof out['infiniband-guid'] === 'string' && !first(seen.guid, out['infiniband-guid'].toLowerCase())) delete out['infiniband-guid'];
+    if (typeof out['infiniband-guid'] === 'string' && !first(seen.guid, out['infiniband-guid'].toLowerCase()))
+      delete out['infiniband-guid'];
     if (Array.isArray(out['ips'])) {
       const ips = (out['ips'] as string[]).filter((ip) => first(seen.ip, ip.split('/')[0]!));
       if (ips.length > 0) out['ips'] = ips;
@@ -119,7 +123,9 @@ function unique(elements: Element[]): Element[] {
 /** 1-4 valid elements; at most one carries default-route (one IPv4 and/or one IPv6 gateway). */
 const validValue = fc
   .integer({ min: 1, max: 4 })
-  .chain((n) => fc.tuple(fc.tuple(...Array.from({ length: n }, (_, i) => element(i))), fc.nat({ max: n }), ipv4, fc.option(ipv6, { nil: undefined })))
+  .chain((n) =>
+    fc.tuple(fc.tuple(...Array.from({ length: n }, (_, i) => element(i))), fc.nat({ max: n }), ipv4, fc.option(ipv6, { nil: undefined })),
+  )
   .map(([elements, routeAt, gw4, gw6]) => {
     const out = unique(elements);
     if (routeAt < out.length) out[routeAt]!['default-route'] = gw6 ? [gw4, gw6] : [gw4];
@@ -139,8 +145,15 @@ function check(what: string, property: fc.IProperty<never> | fc.IPropertyWithHoo
   t.test(what, async (t) => {
     // Shrinking a large failing value can take long on a loaded machine: stop it after a minute
     // and report the smallest value found so far.
-    const details = fc.check(property as fc.IProperty<unknown>, { numRuns: runs, interruptAfterTimeLimit: 60_000, markInterruptAsFailure: false });
-    t.notOk(details.failed, details.failed ? `${String(details.errorInstance)}\n${fc.defaultReportMessage(details) ?? ''}` : `${runs} values`);
+    const details = fc.check(property as fc.IProperty<unknown>, {
+      numRuns: runs,
+      interruptAfterTimeLimit: 60_000,
+      markInterruptAsFailure: false,
+    });
+    t.notOk(
+      details.failed,
+      details.failed ? `${String(details.errorInstance)}\n${fc.defaultReportMessage(details) ?? ''}` : `${runs} values`,
+    );
   });
 }
 

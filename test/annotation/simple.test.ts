@@ -51,20 +51,46 @@ const cases: Record<string, Case> = {
   // Multus's simple-form regex has no length limit; a NAD name may have 253 characters.
   'name of 64 characters (a valid NAD name)': { value: 'a'.repeat(64), want: [`pod-ns/${'a'.repeat(64)}`] },
   'name of 253 characters': { value: `${'a-'.repeat(126)}b`, want: [`pod-ns/${'a-'.repeat(126)}b`] },
-  'name of 254 characters: no NAD can have it': { value: 'a'.repeat(254), want: [`pod-ns/${'a'.repeat(254)}`], errors: [['[0].name', 'Invalid value', 'no more than 253']] },
-  'namespace of 64 characters: no namespace can have it': { value: `${'a'.repeat(64)}/n`, want: [`${'a'.repeat(64)}/n`], errors: [['[0].namespace', 'Invalid value', 'no more than 63']] },
+  'name of 254 characters: no NAD can have it': {
+    value: 'a'.repeat(254),
+    want: [`pod-ns/${'a'.repeat(254)}`],
+    errors: [['[0].name', 'Invalid value', 'no more than 253']],
+  },
+  'namespace of 64 characters: no namespace can have it': {
+    value: `${'a'.repeat(64)}/n`,
+    want: [`${'a'.repeat(64)}/n`],
+    errors: [['[0].namespace', 'Invalid value', 'no more than 63']],
+  },
   // Multus trims with Go's strings.TrimSpace: unicode.IsSpace, not JavaScript's trim().
-  'NEL, NBSP and other Go spaces are trimmed': { value: '\u0085net-a\u00a0, ns\u2003/ net-b @\u3000eth1\u0085', want: ['pod-ns/net-a', 'ns/net-b@eth1'] },
-  'a byte-order mark is not trimmed (Go keeps it)': { value: '\ufeffnet-a', want: ['pod-ns/\ufeffnet-a'], errors: [['[0].name', 'Invalid value', 'RFC 1123 label']] },
+  'NEL, NBSP and other Go spaces are trimmed': {
+    value: '\u0085net-a\u00a0, ns\u2003/ net-b @\u3000eth1\u0085',
+    want: ['pod-ns/net-a', 'ns/net-b@eth1'],
+  },
+  'a byte-order mark is not trimmed (Go keeps it)': {
+    value: '\ufeffnet-a',
+    want: ['pod-ns/\ufeffnet-a'],
+    errors: [['[0].name', 'Invalid value', 'RFC 1123 label']],
+  },
   'bad namespace': { value: 'Bad_NS/net-a', want: ['Bad_NS/net-a'], errors: [['[0].namespace', 'Invalid value', 'RFC 1123 label']] },
-  'interface too long (16 bytes)': { value: 'a@abcdefghijklmnop', want: ['pod-ns/a'], errors: [['[0].interface', 'Invalid value', 'at most 15 bytes']] },
-  'interface of 15 multi-byte characters is too long in bytes': { value: 'a@ééééééééé', want: ['pod-ns/a'], errors: [['[0].interface', 'Invalid value', 'at most 15 bytes']] },
+  'interface too long (16 bytes)': {
+    value: 'a@abcdefghijklmnop',
+    want: ['pod-ns/a'],
+    errors: [['[0].interface', 'Invalid value', 'at most 15 bytes']],
+  },
+  'interface of 15 multi-byte characters is too long in bytes': {
+    value: 'a@ééééééééé',
+    want: ['pod-ns/a'],
+    errors: [['[0].interface', 'Invalid value', 'at most 15 bytes']],
+  },
   'interface with a colon': { value: 'a@eth0:1', want: ['pod-ns/a'], errors: [['[0].interface', 'Invalid value', "'/' or ':'"]] },
   'interface with inner whitespace': { value: 'a@my if', want: ['pod-ns/a'], errors: [['[0].interface', 'Invalid value', 'whitespace']] },
   'interface . and ..': {
     value: 'a@.,b@..',
     want: ['pod-ns/a', 'pod-ns/b'],
-    errors: [['[0].interface', 'Invalid value', '"." or ".."'], ['[1].interface', 'Invalid value', '"." or ".."']],
+    errors: [
+      ['[0].interface', 'Invalid value', '"." or ".."'],
+      ['[1].interface', 'Invalid value', '"." or ".."'],
+    ],
   },
   'every problem is reported, not only the first': {
     value: 'A,,b/c/d,e@',
@@ -105,7 +131,11 @@ t.test('format detection follows Multus: any of [ { " means JSON; only "" means 
   for (const blank of [' ', '\t\n', '\u00a0', ' \u0085 ']) {
     const r = parseNetworks(blank, { namespace: 'x' });
     t.same(r.networks, [], `${JSON.stringify(blank)}: no attachments`);
-    t.same(r.errors.map((e) => [e.path, e.reason.startsWith('blank: Multus reads it as one network with an empty name')]), [[BASE, true]], `${JSON.stringify(blank)}: one error`);
+    t.same(
+      r.errors.map((e) => [e.path, e.reason.startsWith('blank: Multus reads it as one network with an empty name')]),
+      [[BASE, true]],
+      `${JSON.stringify(blank)}: one error`,
+    );
   }
   t.match(parseNetworks('net-a"', { namespace: 'x' }).errors[0]?.reason, /invalid JSON/);
 });
@@ -122,7 +152,11 @@ t.test('paths: default, and a custom path for workload templates', async (t) => 
 t.test('parseSimpleItem returns its index and path, and nothing selected for a bad item', async (t) => {
   const quiet = { error: () => undefined, warning: () => undefined };
   for (const raw of ['', ' ', 'a/b/c', 'a@b@c', 'ns/']) {
-    t.same(parseSimpleItem(raw, 2, 'p', 'pod-ns', quiet), { index: 2, path: 'p[2]', selection: undefined, interface: undefined }, JSON.stringify(raw));
+    t.same(
+      parseSimpleItem(raw, 2, 'p', 'pod-ns', quiet),
+      { index: 2, path: 'p[2]', selection: undefined, interface: undefined },
+      JSON.stringify(raw),
+    );
   }
   const ok = parseSimpleItem(' ns / a @ eth1 ', 1, 'p', 'pod-ns', quiet);
   t.same(ok, { index: 1, path: 'p[1]', selection: { name: 'a', namespace: 'ns', interface: 'eth1' }, interface: 'eth1' });
@@ -130,7 +164,10 @@ t.test('parseSimpleItem returns its index and path, and nothing selected for a b
 
 t.test('a selection without an interface has no interface key; empty parts are warned with the empty value', async (t) => {
   const r = parseNetworks('/net-a@', { namespace: 'pod-ns' });
-  t.same(r.networks.map((n) => Object.keys(n.selection)), [['name', 'namespace']]);
+  t.same(
+    r.networks.map((n) => Object.keys(n.selection)),
+    [['name', 'namespace']],
+  );
   t.same(
     r.warnings.map((w) => [w.path, w.value]),
     [

@@ -11,7 +11,15 @@ const config = DEFAULT_ADMISSION_CONFIG;
 const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
 
 /** What serve wires: the pod watch feeding the index, the NAD usage and the audit, in that order. */
-function world(opts: { policies?: PolicySet; nads?: Nad[]; labels?: Record<string, Record<string, string>>; podsPerSecond?: number; tickMs?: number } = {}) {
+function world(
+  opts: {
+    policies?: PolicySet;
+    nads?: Nad[];
+    labels?: Record<string, Record<string, string>>;
+    podsPerSecond?: number;
+    tickMs?: number;
+  } = {},
+) {
   const nads = new Map((opts.nads ?? []).map((n) => [nadKey(n.namespace, n.name), n]));
   const labels = { ...opts.labels };
   const index = new AddressIndex();
@@ -31,7 +39,14 @@ function world(opts: { policies?: PolicySet; nads?: Nad[]; labels?: Record<strin
     // the machine's load (a cold first tick on a busy CI machine judged fewer pods).
     sliceMs: 60_000,
   });
-  const objectOf = (p: LivePod) => ({ metadata: { namespace: p.namespace, name: p.name, uid: p.uid, annotations: (p.networks ? { [NETWORKS]: p.networks } : {}) as Record<string, string> } });
+  const objectOf = (p: LivePod) => ({
+    metadata: {
+      namespace: p.namespace,
+      name: p.name,
+      uid: p.uid,
+      annotations: (p.networks ? { [NETWORKS]: p.networks } : {}) as Record<string, string>,
+    },
+  });
   const pods = new Map<string, LivePod>();
   return {
     nads,
@@ -53,17 +68,36 @@ function world(opts: { policies?: PolicySet; nads?: Nad[]; labels?: Record<strin
       audit.remove(objectOf(p));
     },
     snapshot: () =>
-      auditSnapshot({ pods: [...pods.values()], nads: [...nads.values()], namespaceLabels: (ns) => labels[ns], policies: engine.policies(), config }).filter((a) => a.findings.length > 0),
-    found: () => audit.allFindings().map((a) => `${a.pod.namespace}/${a.pod.name}:${a.findings.map((f) => `${f.policy}/${f.rule}`).join(',')}`),
+      auditSnapshot({
+        pods: [...pods.values()],
+        nads: [...nads.values()],
+        namespaceLabels: (ns) => labels[ns],
+        policies: engine.policies(),
+        config,
+      }).filter((a) => a.findings.length > 0),
+    found: () =>
+      audit.allFindings().map((a) => `${a.pod.namespace}/${a.pod.name}:${a.findings.map((f) => `${f.policy}/${f.rule}`).join(',')}`),
   };
 }
 
-const sortAudits = <T extends { pod: LivePod }>(a: T[]): T[] => [...a].sort((x, y) => `${x.pod.namespace}/${x.pod.name}`.localeCompare(`${y.pod.namespace}/${y.pod.name}`));
+const sortAudits = <T extends { pod: LivePod }>(a: T[]): T[] =>
+  [...a].sort((x, y) => `${x.pod.namespace}/${x.pod.name}`.localeCompare(`${y.pod.namespace}/${y.pod.name}`));
 
-t.test('serve\'s audit and netattach audit find the same, with the same messages', async (t) => {
-  const w = world({ policies: policiesOf(UNIQUE_MACS + '---\n' + ONLY_SRIOV), nads: [nad('a', 'sriov-net'), nad('a', 'macvlan', ['ips']), nad('b', 'sriov-net', ['ips'])] });
+t.test("serve's audit and netattach audit find the same, with the same messages", async (t) => {
+  const w = world({
+    policies: policiesOf(UNIQUE_MACS + '---\n' + ONLY_SRIOV),
+    nads: [nad('a', 'sriov-net'), nad('a', 'macvlan', ['ips']), nad('b', 'sriov-net', ['ips'])],
+  });
   const mac = (m: string) => `[{"name":"sriov-net","mac":"02:00:00:00:00:0${m}"}]`;
-  for (const p of [live('a', 'p1', mac('1')), live('a', 'p2', mac('1')), live('a', 'p3', 'macvlan'), live('b', 'q1', mac('3')), live('b', 'q2', 'gone'), live('a', 'clean', 'sriov-net')]) w.add(p);
+  for (const p of [
+    live('a', 'p1', mac('1')),
+    live('a', 'p2', mac('1')),
+    live('a', 'p3', 'macvlan'),
+    live('b', 'q1', mac('3')),
+    live('b', 'q2', 'gone'),
+    live('a', 'clean', 'sriov-net'),
+  ])
+    w.add(p);
   w.audit.drain();
   const background = w.audit.allFindings();
   t.ok(background.length >= 4);
@@ -118,7 +152,10 @@ t.test('a NAD losing a capability, or deleted, shows the pods that use it', asyn
 });
 
 t.test('namespace labels changing which policy applies', async (t) => {
-  const w = world({ policies: policiesOf(ONLY_SRIOV.replace('rules:', 'namespaceSelector: {matchLabels: {tier: prod}}\n  rules:')), nads: [nad('a', 'macvlan', ['ips'])] });
+  const w = world({
+    policies: policiesOf(ONLY_SRIOV.replace('rules:', 'namespaceSelector: {matchLabels: {tier: prod}}\n  rules:')),
+    nads: [nad('a', 'macvlan', ['ips'])],
+  });
   w.add(live('a', 'p', 'macvlan'));
   w.audit.drain();
   t.same(w.found(), []);
@@ -199,7 +236,8 @@ const nadObj = (ns: string, name: string, config: string, annotations: Record<st
 });
 const GOOD = '{"cniVersion":"1.0.0","name":"x","type":"macvlan"}';
 const NO_TYPE = '{"cniVersion":"1.0.0","name":"x"}';
-const nadsFound = (w: ReturnType<typeof world>) => w.audit.allNadFindings().map((a) => `${a.nad.namespace}/${a.nad.name}:${a.findings.map((f) => `${f.policy}/${f.rule}`).join(',')}`);
+const nadsFound = (w: ReturnType<typeof world>) =>
+  w.audit.allNadFindings().map((a) => `${a.nad.namespace}/${a.nad.name}:${a.findings.map((f) => `${f.policy}/${f.rule}`).join(',')}`);
 
 t.test('a NAD added invalid is a finding; fixed, it is gone; deleted, it is gone', async (t) => {
   const w = world();
@@ -208,7 +246,11 @@ t.test('a NAD added invalid is a finding; fixed, it is gone; deleted, it is gone
   w.audit.nadWatch.resynced();
   w.audit.drain();
   t.same(nadsFound(w), []);
-  t.same(w.audit.namespaceNadAudits('a').map((x) => `${x.nad.name}:${x.findings.length}`), ['good:0'], 'a clean NAD is known (a pass in the report)');
+  t.same(
+    w.audit.namespaceNadAudits('a').map((x) => `${x.nad.name}:${x.findings.length}`),
+    ['good:0'],
+    'a clean NAD is known (a pass in the report)',
+  );
 
   const bad = nadObj('a', 'bad', NO_TYPE);
   w.audit.nadWatch.upsert(bad);
@@ -229,8 +271,11 @@ t.test('a NAD added invalid is a finding; fixed, it is gone; deleted, it is gone
   w.audit.takeChanged();
   w.audit.nadWatch.remove(nadObj('a', 'bad', NO_TYPE));
   t.same(nadsFound(w), [], 'deleted: its findings go at once');
-  t.same(w.audit.takeChanged(), ['a'], 'its namespace\'s report is written again');
-  t.same(w.audit.namespaceNadAudits('a').map((x) => x.nad.name), ['good']);
+  t.same(w.audit.takeChanged(), ['a'], "its namespace's report is written again");
+  t.same(
+    w.audit.namespaceNadAudits('a').map((x) => x.nad.name),
+    ['good'],
+  );
 });
 
 t.test('a NAD relist: the same resourceVersion is not judged again; NADs it no longer lists are dropped', async (t) => {
@@ -263,7 +308,7 @@ t.test('NADs in namespaces the NAD webhook does not see are not reported, and co
   t.same(nadsFound(w), ['off/bad:builtin/nadValid'], 'admission enabled for the namespace: its stored NADs are reported');
 });
 
-t.test('bounded work: NADs share the ticks\' budget with pods, NADs first', async (t) => {
+t.test("bounded work: NADs share the ticks' budget with pods, NADs first", async (t) => {
   const w = world({ podsPerSecond: 100, tickMs: 100 });
   for (let i = 0; i < 15; i++) w.audit.nadWatch.upsert(nadObj('a', `n${i}`, NO_TYPE));
   for (let i = 0; i < 10; i++) w.add(live('a', `p${i}`, 'missing'));
@@ -304,7 +349,8 @@ function paced(opts: { sliceMs?: number; onLabels?: () => void } = {}) {
     // 60 s: the count per tick is what these tests pin, not the machine's speed (but for the slice test).
     sliceMs: opts.sliceMs ?? 60_000,
   });
-  for (let i = 0; i < 25; i++) audit.upsert({ metadata: { namespace: 'a', name: `p${i}`, uid: `u${i}`, annotations: { [NETWORKS]: 'net' } } });
+  for (let i = 0; i < 25; i++)
+    audit.upsert({ metadata: { namespace: 'a', name: `p${i}`, uid: `u${i}`, annotations: { [NETWORKS]: 'net' } } });
   return {
     audit,
     nads,
@@ -332,8 +378,12 @@ t.test('the default slice: a tick stops once more than 2 ms of wall time are spe
   let judging = false;
   const w = paced({ onLabels: () => void (judging && (wall += 0.5)) });
   // The default slice, not the tests' 60 s.
-  const audit = new BackgroundAudit({ ...(w.audit as unknown as { o: ConstructorParameters<typeof BackgroundAudit>[0] }).o, sliceMs: undefined as never });
-  for (let i = 0; i < 25; i++) audit.upsert({ metadata: { namespace: 'a', name: `p${i}`, uid: `u${i}`, annotations: { [NETWORKS]: 'net' } } });
+  const audit = new BackgroundAudit({
+    ...(w.audit as unknown as { o: ConstructorParameters<typeof BackgroundAudit>[0] }).o,
+    sliceMs: undefined as never,
+  });
+  for (let i = 0; i < 25; i++)
+    audit.upsert({ metadata: { namespace: 'a', name: `p${i}`, uid: `u${i}`, annotations: { [NETWORKS]: 'net' } } });
   judging = true;
   audit.tick();
   t.equal(25 - audit.pending(), 3, 'judged: the first (1 ms), the second (2 ms: not more than 2), the third (3 ms); then stopped');

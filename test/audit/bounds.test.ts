@@ -3,7 +3,17 @@
 // kept per pod.
 import t from 'tap';
 import fc from 'fast-check';
-import { capFindings, cutMiddleBytes, keepWithin, MAX_MESSAGE_BYTES, MAX_POD_FINDINGS, MAX_RESULTS, MAX_RESULTS_BYTES, POD_TEXT_CHARS, type AuditFinding } from '../../src/audit/index.js';
+import {
+  capFindings,
+  cutMiddleBytes,
+  keepWithin,
+  MAX_MESSAGE_BYTES,
+  MAX_POD_FINDINGS,
+  MAX_RESULTS,
+  MAX_RESULTS_BYTES,
+  POD_TEXT_CHARS,
+  type AuditFinding,
+} from '../../src/audit/index.js';
 import { auditWith } from './helpers.js';
 
 const bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
@@ -15,12 +25,23 @@ t.test('cutMiddleBytes: within the bound, unchanged when it fits, the count of w
     // reach the cut (a text of at most max / 3 units is returned as it is). U+FFFD itself is left
     // out: the check below reads one in the cut as a split character (a text holding one failed
     // about one run in ten).
-    fc.property(fc.string({ unit: fc.oneof(fc.constantFrom('k', 'é', '€', '😀'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }).filter((c) => c !== '\ufffd')), maxLength: 4000, size: 'max' }), fc.integer({ min: 40, max: 3000 }), (text, max) => {
-      const cut = cutMiddleBytes(text, max);
-      if (bytes(text) <= max) return cut === text;
-      const m = MARKER.exec(cut);
-      return bytes(cut) <= max && m !== null && bytes(cut) - m[0].length + Number(m[1]) === bytes(text) && !cut.includes('\ufffd');
-    }),
+    fc.property(
+      fc.string({
+        unit: fc.oneof(
+          fc.constantFrom('k', 'é', '€', '😀'),
+          fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }).filter((c) => c !== '\ufffd'),
+        ),
+        maxLength: 4000,
+        size: 'max',
+      }),
+      fc.integer({ min: 40, max: 3000 }),
+      (text, max) => {
+        const cut = cutMiddleBytes(text, max);
+        if (bytes(text) <= max) return cut === text;
+        const m = MARKER.exec(cut);
+        return bytes(cut) <= max && m !== null && bytes(cut) - m[0].length + Number(m[1]) === bytes(text) && !cut.includes('\ufffd');
+      },
+    ),
     // endOnFailure: shrinking a 4,000-character counterexample takes minutes (a mutant would time out).
     { numRuns: 500, endOnFailure: true },
   );
@@ -30,16 +51,30 @@ t.test('cutMiddleBytes: a message keeps the field it starts with and the type, v
   const message = `metadata.annotations[k8s.v1.cni.cncf.io/networks][0].cni-args.${'k'.repeat(200_000)}[99]: Invalid value: "1e400": number out of range: Go (Multus) cannot read it`;
   const cut = cutMiddleBytes(message, MAX_MESSAGE_BYTES);
   t.ok(bytes(cut) <= MAX_MESSAGE_BYTES);
-  t.match(cut, /^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/networks\]\[0\]\.cni-args\.k+\.\.\.\(\d+ bytes cut\)\.\.\.k+\[99\]: Invalid value: "1e400": number out of range: Go \(Multus\) cannot read it$/);
+  t.match(
+    cut,
+    /^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/networks\]\[0\]\.cni-args\.k+\.\.\.\(\d+ bytes cut\)\.\.\.k+\[99\]: Invalid value: "1e400": number out of range: Go \(Multus\) cannot read it$/,
+  );
   t.equal(cutMiddleBytes('short', MAX_MESSAGE_BYTES), 'short');
 });
 
 t.test('keepWithin: a prefix within both the count and the bytes, the rest counted', async (t) => {
   const items = Array.from({ length: 10 }, (_, i) => i);
-  t.same(keepWithin(items, () => 9, 4, 1000), { kept: [0, 1, 2, 3], omitted: 6 });
-  t.same(keepWithin(items, () => 9, 100, 35), { kept: [0, 1, 2], omitted: 7 }, 'three items and their commas are 30 bytes, four 40');
-  t.same(keepWithin(items, (i) => (i === 2 ? 1000 : 1), 100, 100), { kept: [0, 1], omitted: 8 }, 'an item that does not fit ends the list');
-  t.ok(MAX_RESULTS_BYTES * 3 <= 1.5 * 1024 * 1024 && MAX_RESULTS === 1000, 'a third of etcd\'s limit');
+  t.same(
+    keepWithin(items, () => 9, 4, 1000),
+    { kept: [0, 1, 2, 3], omitted: 6 },
+  );
+  t.same(
+    keepWithin(items, () => 9, 100, 35),
+    { kept: [0, 1, 2], omitted: 7 },
+    'three items and their commas are 30 bytes, four 40',
+  );
+  t.same(
+    keepWithin(items, (i) => (i === 2 ? 1000 : 1), 100, 100),
+    { kept: [0, 1], omitted: 8 },
+    'an item that does not fit ends the list',
+  );
+  t.ok(MAX_RESULTS_BYTES * 3 <= 1.5 * 1024 * 1024 && MAX_RESULTS === 1000, "a third of etcd's limit");
 });
 
 t.test('cutMiddleBytes: the exact cut: half the room to the start, the rest to the end, the marker counting what went', async (t) => {
@@ -68,11 +103,17 @@ t.test('cutMiddleBytes: never splits a character, wherever the cut falls', async
           continue;
         }
         const [head, tail] = cut.split(m[0]) as [string, string];
-        const ok = !cut.includes('\ufffd') && bytes(cut) <= max && text.startsWith(head) && text.endsWith(tail) && bytes(head) + Number(m[1]) + bytes(tail) === bytes(text);
+        const ok =
+          !cut.includes('\ufffd') &&
+          bytes(cut) <= max &&
+          text.startsWith(head) &&
+          text.endsWith(tail) &&
+          bytes(head) + Number(m[1]) + bytes(tail) === bytes(text);
         if (!ok) t.fail(`${JSON.stringify(text)} at ${max}: ${JSON.stringify(cut)}`);
         // As much as fits: one more character at either end would pass the room.
         const room = max - `...(${bytes(text)} bytes cut)...`.length;
-        if (bytes(head) + bytes(tail) + 4 <= room - 4) t.fail(`${JSON.stringify(text)} at ${max}: kept too little (${JSON.stringify(cut)})`);
+        if (bytes(head) + bytes(tail) + 4 <= room - 4)
+          t.fail(`${JSON.stringify(text)} at ${max}: kept too little (${JSON.stringify(cut)})`);
       }
     }
   }
@@ -87,20 +128,42 @@ t.test('keepWithin: the documented caps are its defaults (1,000 items, 512 KiB)'
   t.same(keepWithin(items, () => 1).omitted, 1, '1,000 kept');
   t.same(keepWithin(items.slice(0, 600), () => 1023).kept.length, 512, '512 items of 1,023 bytes and their commas: 512 KiB');
   t.same(keepWithin(items.slice(0, 600), () => 1024).kept.length, 511);
-  t.same(keepWithin([5, 1, 1], (i) => i, 10, 4), { kept: [], omitted: 3 }, 'the first does not fit: nothing is kept after it either');
-  t.same(keepWithin([1, 1, 1], (i) => i, 10, 4), { kept: [1, 1], omitted: 1 }, 'exactly the budget: 2 + 2 bytes');
+  t.same(
+    keepWithin([5, 1, 1], (i) => i, 10, 4),
+    { kept: [], omitted: 3 },
+    'the first does not fit: nothing is kept after it either',
+  );
+  t.same(
+    keepWithin([1, 1, 1], (i) => i, 10, 4),
+    { kept: [1, 1], omitted: 1 },
+    'exactly the budget: 2 + 2 bytes',
+  );
 });
 
 t.test('capFindings: at the bound as they are; one past, the first 31 and one graded as the worst of the rest', async (t) => {
-  const f = (i: number, severity: AuditFinding['severity'] = 'low'): AuditFinding => ({ policy: 'p', rule: `r${i}`, action: 'Audit', result: 'fail', severity, message: `m${i}` });
+  const f = (i: number, severity: AuditFinding['severity'] = 'low'): AuditFinding => ({
+    policy: 'p',
+    rule: `r${i}`,
+    action: 'Audit',
+    result: 'fail',
+    severity,
+    message: `m${i}`,
+  });
   const at = Array.from({ length: MAX_POD_FINDINGS }, (_, i) => f(i));
   t.equal(capFindings(at), at, 'at the bound: the same array');
   const past = [...at, f(MAX_POD_FINDINGS, 'high')];
   const capped = capFindings(past);
   t.equal(capped.length, MAX_POD_FINDINGS);
   t.same(capped.slice(0, MAX_POD_FINDINGS - 1), past.slice(0, MAX_POD_FINDINGS - 1), 'the first ones kept as they are');
-  t.match(capped.at(-1), { policy: 'builtin', rule: 'moreFindings', action: 'Audit', result: 'fail', severity: 'high' }, 'graded as the worst left out');
-  t.match(capped.at(-1)!.message, /^metadata\.annotations: Too many: 2: more findings about this pod, not kept by the background audit \(it keeps 31 and this count; the worst of them: p\/r32\)/);
+  t.match(
+    capped.at(-1),
+    { policy: 'builtin', rule: 'moreFindings', action: 'Audit', result: 'fail', severity: 'high' },
+    'graded as the worst left out',
+  );
+  t.match(
+    capped.at(-1)!.message,
+    /^metadata\.annotations: Too many: 2: more findings about this pod, not kept by the background audit \(it keeps 31 and this count; the worst of them: p\/r32\)/,
+  );
   t.equal(MAX_POD_FINDINGS, 32, 'the documented bound');
 });
 

@@ -10,11 +10,21 @@ import { EMPTY_POLICY_SET } from '../../src/policy/index.js';
 import { nad as nadObject } from '../check/helpers.js';
 import { live } from './helpers.js';
 
-const claimed = nadFromObject(nadObject('claimed', { namespace: 'team-a', resourceName: 'example.com/net_claimed', annotations: { 'netattach.io/resourceClaimTemplate': 'net-claimed' } }));
+const claimed = nadFromObject(
+  nadObject('claimed', {
+    namespace: 'team-a',
+    resourceName: 'example.com/net_claimed',
+    annotations: { 'netattach.io/resourceClaimTemplate': 'net-claimed' },
+  }),
+);
 const judge = (dra?: StaticDraView) =>
-  auditSnapshot({ pods: [live('team-a', 'p', 'claimed')], nads: [claimed], policies: EMPTY_POLICY_SET, config: DEFAULT_ADMISSION_CONFIG, ...(dra ? { dra } : {}) })[0]!.findings.map(
-    (f) => `${f.rule}/${f.result}`,
-  );
+  auditSnapshot({
+    pods: [live('team-a', 'p', 'claimed')],
+    nads: [claimed],
+    policies: EMPTY_POLICY_SET,
+    config: DEFAULT_ADMISSION_CONFIG,
+    ...(dra ? { dra } : {}),
+  })[0]!.findings.map((f) => `${f.rule}/${f.result}`);
 
 t.test('a template the namespace lacks: the finding admission denies with', async (t) => {
   t.same(judge(new StaticDraView([], [{ namespace: 'team-b', name: 'net-claimed' }])), ['claimTemplateExists/fail']);

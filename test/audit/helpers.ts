@@ -21,7 +21,13 @@ export const live = (namespace: string, name: string, networks?: string, uid = `
  * its own: ipvlan fails the ADD on a static IPAM with nothing to assign).
  */
 export const nad = (namespace: string, name: string, caps: string[] = ['mac', 'ips'], resourceName?: string): Nad => {
-  const config = JSON.stringify({ cniVersion: '1.0.0', name: 'net', type: caps.includes('mac') ? 'sriov' : 'ipvlan', capabilities: Object.fromEntries(caps.map((c) => [c, true])), ipam: { type: 'static', addresses: [{ address: '192.0.2.1/24' }] } });
+  const config = JSON.stringify({
+    cniVersion: '1.0.0',
+    name: 'net',
+    type: caps.includes('mac') ? 'sriov' : 'ipvlan',
+    capabilities: Object.fromEntries(caps.map((c) => [c, true])),
+    ipam: { type: 'static', addresses: [{ address: '192.0.2.1/24' }] },
+  });
   return nadFromObject(nadObject(name, { namespace, config, ...(resourceName ? { resourceName } : {}) }));
 };
 
@@ -71,7 +77,10 @@ export function auditWith(pods: Array<{ ns: string; name: string; networks: stri
     podsUsingNad: () => [],
     ready: () => true,
   });
-  for (const p of pods) audit.upsert({ metadata: { namespace: p.ns, name: p.name, uid: `u-${p.name}`, annotations: { ['k8s.v1.cni.cncf.io/networks']: p.networks } } });
+  for (const p of pods)
+    audit.upsert({
+      metadata: { namespace: p.ns, name: p.name, uid: `u-${p.name}`, annotations: { ['k8s.v1.cni.cncf.io/networks']: p.networks } },
+    });
   audit.drain();
   return audit;
 }

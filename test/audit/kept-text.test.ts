@@ -44,13 +44,19 @@ function world(texts?: AnnotationBudgetOptions, policies: PolicySet = EMPTY_POLI
       index.setPod({ namespace: 'a', name, uid: `u-${name}` }, facts.addresses);
       const annotations = { [NETWORKS]: networks, ...(defaultNetwork !== undefined ? { [DEFAULT_NETWORK]: defaultNetwork } : {}) };
       // A fresh object each time, parsed from JSON as the watch parses it.
-      audit.upsert(JSON.parse(JSON.stringify({ metadata: { namespace: 'a', name, uid: `u-${name}`, resourceVersion: String(++uid), annotations } })));
+      audit.upsert(
+        JSON.parse(JSON.stringify({ metadata: { namespace: 'a', name, uid: `u-${name}`, resourceVersion: String(++uid), annotations } })),
+      );
     },
     remove(name: string) {
       index.removePod('a', name);
       audit.remove({ metadata: { namespace: 'a', name } });
     },
-    findings: (name: string) => audit.namespaceAudits('a').find((p) => p.pod.name === name)?.findings.map((f) => `${f.rule}:${f.result}`) ?? ['(not held)'],
+    findings: (name: string) =>
+      audit
+        .namespaceAudits('a')
+        .find((p) => p.pod.name === name)
+        ?.findings.map((f) => `${f.rule}:${f.result}`) ?? ['(not held)'],
   };
 }
 
@@ -69,8 +75,12 @@ t.test('whitespace next to structure goes; the reader sees the same networks, er
   t.equal(withoutSpace(' [ { "name" : "x\\" , " } ] '), '[{"name":"x\\" , "}]', 'inside strings, escapes included, nothing goes');
   t.equal(withoutSpace('net-a , net-b'), 'net-a , net-b', 'the simple form is left as it is');
   t.equal(withoutSpace('[1 , 2 ]   x'), '[1 , 2 ]   x', 'invalid JSON is left as it is (the reader names an offset in it)');
-  t.equal(withoutSpace(`${'['.repeat(65)} ${']'.repeat(65)}`), `${'['.repeat(65)} ${']'.repeat(65)}`, 'deeper than the reader reads: left as it is');
-  t.equal(withoutSpace(`${'['.repeat(64)} ${']'.repeat(64)}`), `${'['.repeat(64)}${']'.repeat(64)}`, 'at the reader\'s depth: compacted');
+  t.equal(
+    withoutSpace(`${'['.repeat(65)} ${']'.repeat(65)}`),
+    `${'['.repeat(65)} ${']'.repeat(65)}`,
+    'deeper than the reader reads: left as it is',
+  );
+  t.equal(withoutSpace(`${'['.repeat(64)} ${']'.repeat(64)}`), `${'['.repeat(64)}${']'.repeat(64)}`, "at the reader's depth: compacted");
   const dup = '[ { "name" : "sriov-net" , "name" : "other" , "mac" : "02:00:00:00:00:01" , "cni-args" : { "n" : 8080.0 } } ]';
   const same = (text: string): void => {
     const a = parseNetworks(text, { namespace: 'a' });
@@ -79,12 +89,19 @@ t.test('whitespace next to structure goes; the reader sees the same networks, er
   };
   same(dup);
   fc.assert(
-    fc.property(fc.array(fc.dictionary(fc.constantFrom('name', 'namespace', 'interface', 'mac', 'ips', 'cni-args', 'x'), fc.jsonValue(), { maxKeys: 4 }), { maxLength: 4 }), fc.integer({ min: 1, max: 6 }), (elements, indent) => {
-      const text = JSON.stringify(elements, null, indent);
-      const a = parseNetworks(text, { namespace: 'a' });
-      const b = parseNetworks(withoutSpace(text), { namespace: 'a' });
-      return JSON.stringify([a.networks, a.errors, a.warnings]) === JSON.stringify([b.networks, b.errors, b.warnings]);
-    }),
+    fc.property(
+      fc.array(
+        fc.dictionary(fc.constantFrom('name', 'namespace', 'interface', 'mac', 'ips', 'cni-args', 'x'), fc.jsonValue(), { maxKeys: 4 }),
+        { maxLength: 4 },
+      ),
+      fc.integer({ min: 1, max: 6 }),
+      (elements, indent) => {
+        const text = JSON.stringify(elements, null, indent);
+        const a = parseNetworks(text, { namespace: 'a' });
+        const b = parseNetworks(withoutSpace(text), { namespace: 'a' });
+        return JSON.stringify([a.networks, a.errors, a.warnings]) === JSON.stringify([b.networks, b.errors, b.warnings]);
+      },
+    ),
     { numRuns: 300 },
   );
 });
@@ -99,12 +116,15 @@ t.test('per pod: at the bound the text is kept, one past it the pod is not judge
   t.same(w.findings('at'), [], 'at the bound: kept and judged clean');
   t.same(w.findings('past'), ['notJudged:error'], 'one past: not judged, never clean');
   t.same(w.findings('padded'), [], 'compacted under the bound: judged');
-  t.same(w.findings('padded-missing'), ['networkExists:fail'], 'and its verdict is the text\'s');
+  t.same(w.findings('padded-missing'), ['networkExists:fail'], "and its verdict is the text's");
   t.equal(w.audit.notKept(), 1);
   // The kept own text, and the address the unkept pod holds (17 + 11 characters and 48 for the object); the compacted texts are shared.
   t.equal(w.audit.textChars(), 1000 + 17 + 11 + 48, 'what is held is counted');
   const message = w.audit.namespaceAudits('a').find((p) => p.pod.name === 'past')!.findings[0]!.message;
-  t.match(message, /^metadata\.annotations: Too long: 1001 characters of network annotations: not judged by the background audit, which keeps at most 1000 characters/);
+  t.match(
+    message,
+    /^metadata\.annotations: Too long: 1001 characters of network annotations: not judged by the background audit, which keeps at most 1000 characters/,
+  );
   t.notMatch(message, /xxxx/, 'the text itself is not in the message');
   const metrics = await w.registry.metrics();
   t.match(metrics, /netattach_audit_pods\{state="not-kept"\} 1/);
@@ -145,7 +165,10 @@ t.test('in all: at the budget the texts are kept, one past it the pod is not jud
   w.audit.drain();
   t.same(['a', 'b', 'c', 'short'].map(w.findings), [[], [], [], []], 'those within it, and a shared text, judged');
   t.same(w.findings('d'), ['notJudged:error'], 'one past: not judged');
-  t.match(w.audit.namespaceAudits('a').find((p) => p.pod.name === 'd')!.findings[0]!.message, /budget of 900 characters for the network annotations of all live pods is full/);
+  t.match(
+    w.audit.namespaceAudits('a').find((p) => p.pod.name === 'd')!.findings[0]!.message,
+    /budget of 900 characters for the network annotations of all live pods is full/,
+  );
   t.ok(w.audit.textChars() <= 900, `the budget held (${w.audit.textChars()})`);
   w.add('a', own(300, '02:00:00:00:00:01'));
   t.equal(w.audit.pending(), 0, 'a kept pod seen again with the budget full stays kept');
@@ -184,7 +207,10 @@ t.test('what is kept of 200 padded 250 KB texts holds none of them: the heap gro
   // view of the whole unless copied.
   const mac = (i: number): string => `02:00:00:00:${String(Math.floor(i / 100)).padStart(2, '0')}:${String(i % 100).padStart(2, '0')}`;
   for (let i = 0; i < 200; i++) {
-    const text = i % 2 ? `[{"name":"sriov-net",${' '.repeat(250_000)}"mac":"${mac(i)}"}]` : `[{"name":"sriov-net","mac":"${mac(i)}"}]${' '.repeat(250_000)}`;
+    const text =
+      i % 2
+        ? `[{"name":"sriov-net",${' '.repeat(250_000)}"mac":"${mac(i)}"}]`
+        : `[{"name":"sriov-net","mac":"${mac(i)}"}]${' '.repeat(250_000)}`;
     w.add(`p${i}`, text);
   }
   gc();

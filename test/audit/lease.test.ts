@@ -56,9 +56,16 @@ const lease = (transport: KubeTransport, now = T0, identity = 'me', durationSeco
   new Lease(transport, { namespace: 'netattach-system', name: 'netattach-audit', identity, durationSeconds, now: () => now });
 
 /** What a call rejected with (undefined when it resolved). */
-const rejection = (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (err: unknown) => err);
+const rejection = (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
 
-const stored = (spec: Record<string, unknown>, resourceVersion: string | null = '7') => ({ metadata: resourceVersion ? { resourceVersion } : {}, spec });
+const stored = (spec: Record<string, unknown>, resourceVersion: string | null = '7') => ({
+  metadata: resourceVersion ? { resourceVersion } : {},
+  spec,
+});
 
 t.test('the constants: server-side apply as netattach', async (t) => {
   t.equal(APPLY_PATCH, 'application/apply-patch+yaml');
@@ -87,7 +94,9 @@ t.test('the path escapes the namespace and the name', async (t) => {
 });
 
 t.test('renewing its own Lease: the acquire time and transitions kept, the resourceVersion sent', async (t) => {
-  const { transport, calls } = scripted(stored({ holderIdentity: 'me', leaseDurationSeconds: 30, acquireTime: 'then', renewTime: microTime(T0 - 5000), leaseTransitions: 4 }));
+  const { transport, calls } = scripted(
+    stored({ holderIdentity: 'me', leaseDurationSeconds: 30, acquireTime: 'then', renewTime: microTime(T0 - 5000), leaseTransitions: 4 }),
+  );
   t.equal(await lease(transport).acquire(), true);
   t.strictSame(calls[1]!.body, {
     apiVersion: 'coordination.k8s.io/v1',
@@ -103,7 +112,14 @@ t.test('renewing its own Lease: the acquire time and transitions kept, the resou
 });
 
 t.test('another holder: kept until renewTime + leaseDurationSeconds, taken over from then on', async (t) => {
-  const theirs = (renewMs: number, duration?: number) => stored({ holderIdentity: 'other', ...(duration === undefined ? {} : { leaseDurationSeconds: duration }), acquireTime: 'theirs', renewTime: microTime(renewMs), leaseTransitions: 2 });
+  const theirs = (renewMs: number, duration?: number) =>
+    stored({
+      holderIdentity: 'other',
+      ...(duration === undefined ? {} : { leaseDurationSeconds: duration }),
+      acquireTime: 'theirs',
+      renewTime: microTime(renewMs),
+      leaseTransitions: 2,
+    });
   // Renewed 30 s ago with 30 s: expired at exactly now.
   for (const [why, renew, want] of [
     ['1 ms before it expires', T0 - 29_999, false],
@@ -115,16 +131,20 @@ t.test('another holder: kept until renewTime + leaseDurationSeconds, taken over 
     t.equal(await lease(transport).acquire(), want, why);
     t.equal(calls.length, want ? 2 : 1, `${why}: ${want ? 'written' : 'nothing written'}`);
     if (want) {
-      t.strictSame((calls[1]!.body as { spec: unknown }).spec, { holderIdentity: 'me', leaseDurationSeconds: 30, acquireTime: microTime(T0), renewTime: microTime(T0), leaseTransitions: 3 }, `${why}: a transition counted, acquired now`);
+      t.strictSame(
+        (calls[1]!.body as { spec: unknown }).spec,
+        { holderIdentity: 'me', leaseDurationSeconds: 30, acquireTime: microTime(T0), renewTime: microTime(T0), leaseTransitions: 3 },
+        `${why}: a transition counted, acquired now`,
+      );
     }
   }
   // The holder's own duration counts, not this replica's; without one, this replica's.
   t.equal(await lease(scripted(theirs(T0 - 30_000, 60)).transport).acquire(), false, 'their 60 s: still theirs');
   t.equal(await lease(scripted(theirs(T0 - 59_999, 60)).transport, T0, 'me', 30).acquire(), false);
   t.equal(await lease(scripted(theirs(T0 - 60_000, 60)).transport).acquire(), true, 'their 60 s passed');
-  t.equal(await lease(scripted(theirs(T0 - 29_999)).transport, T0, 'me', 30).acquire(), false, 'no duration: this replica\'s 30 s');
+  t.equal(await lease(scripted(theirs(T0 - 29_999)).transport, T0, 'me', 30).acquire(), false, "no duration: this replica's 30 s");
   t.equal(await lease(scripted(theirs(T0 - 30_000)).transport, T0, 'me', 30).acquire(), true);
-  t.equal(await lease(scripted(theirs(T0 - 30_000)).transport, T0, 'me', 31).acquire(), false, 'no duration: this replica\'s 31 s');
+  t.equal(await lease(scripted(theirs(T0 - 30_000)).transport, T0, 'me', 31).acquire(), false, "no duration: this replica's 31 s");
 });
 
 t.test('another holder without a readable renew time, or no holder: taken at once', async (t) => {
@@ -144,10 +164,14 @@ t.test('a lost race (409) is not holding it; other write errors and read errors 
   t.equal(await lease(scripted(undefined, new KubeRequestError(409, 'conflict')).transport).acquire(), false);
   t.match(await rejection(lease(scripted(undefined, new KubeRequestError(422, 'invalid')).transport).acquire()), { statusCode: 422 });
   t.match(await rejection(lease(scripted(undefined, new Error('reset')).transport).acquire()), { message: 'reset' });
-  t.match(await rejection(lease(scripted(undefined, undefined, new KubeRequestError(403, 'forbidden')).transport).acquire()), { statusCode: 403 });
+  t.match(await rejection(lease(scripted(undefined, undefined, new KubeRequestError(403, 'forbidden')).transport).acquire()), {
+    statusCode: 403,
+  });
   t.match(await rejection(lease(scripted(undefined, undefined, new Error('reset')).transport).acquire()), { message: 'reset' });
   // 409 on the read is an error too (only a missing Lease is an answer there).
-  t.match(await rejection(lease(scripted(undefined, undefined, new KubeRequestError(409, 'conflict')).transport).acquire()), { statusCode: 409 });
+  t.match(await rejection(lease(scripted(undefined, undefined, new KubeRequestError(409, 'conflict')).transport).acquire()), {
+    statusCode: 409,
+  });
   // A 404 on the write is an error (the namespace is gone), not a lost race.
   t.match(await rejection(lease(scripted(undefined, new KubeRequestError(404, 'no namespace')).transport).acquire()), { statusCode: 404 });
 });
@@ -164,10 +188,18 @@ t.test('release: only by the holder, an empty holder written with the resourceVe
   t.strictSame((noVersion.calls[1]!.body as { metadata: unknown }).metadata, { name: 'netattach-audit', namespace: 'netattach-system' });
   const theirs = scripted(stored({ holderIdentity: 'other' }));
   await lease(theirs.transport).release();
-  t.strictSame(theirs.calls.map((c) => c.method), ['get'], 'another holder: nothing written');
+  t.strictSame(
+    theirs.calls.map((c) => c.method),
+    ['get'],
+    'another holder: nothing written',
+  );
   const empty = scripted({});
   await lease(empty.transport).release();
-  t.strictSame(empty.calls.map((c) => c.method), ['get'], 'no holder: nothing written');
+  t.strictSame(
+    empty.calls.map((c) => c.method),
+    ['get'],
+    'no holder: nothing written',
+  );
 });
 
 t.test('the clock defaults to Date.now', async (t) => {

@@ -12,9 +12,21 @@ const VMI = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name
 t.test('identityOf: namespace, name and uid; a default namespace; nothing without a name or namespace', async (t) => {
   const metadata = { namespace: 'a', name: 'p', uid: 'u' };
   t.strictSame(identityOf({ metadata }), { namespace: 'a', name: 'p', uid: 'u', metadata });
-  t.strictSame(identityOf({ metadata: { namespace: 'a', name: 'p' } }), { namespace: 'a', name: 'p', metadata: { namespace: 'a', name: 'p' } }, 'no uid key without a uid');
-  t.strictSame(identityOf({ metadata: { namespace: 'a', name: 'p', uid: '' } }), { namespace: 'a', name: 'p', metadata: { namespace: 'a', name: 'p', uid: '' } }, 'an empty uid is none');
-  t.strictSame(identityOf({ metadata: { name: 'p' } }, 'default'), { namespace: 'default', name: 'p', metadata: { name: 'p' } }, 'the default namespace');
+  t.strictSame(
+    identityOf({ metadata: { namespace: 'a', name: 'p' } }),
+    { namespace: 'a', name: 'p', metadata: { namespace: 'a', name: 'p' } },
+    'no uid key without a uid',
+  );
+  t.strictSame(
+    identityOf({ metadata: { namespace: 'a', name: 'p', uid: '' } }),
+    { namespace: 'a', name: 'p', metadata: { namespace: 'a', name: 'p', uid: '' } },
+    'an empty uid is none',
+  );
+  t.strictSame(
+    identityOf({ metadata: { name: 'p' } }, 'default'),
+    { namespace: 'default', name: 'p', metadata: { name: 'p' } },
+    'the default namespace',
+  );
   t.strictSame(identityOf({ metadata: { namespace: 'a', name: 'p' } }, 'default')?.namespace, 'a', 'its own namespace wins');
   t.strictSame(identityOf({ metadata: { namespace: '', name: 'p' } }, 'd')?.namespace, 'd', 'an empty namespace is none');
   const none: Array<[string, unknown, string | undefined]> = [
@@ -35,15 +47,43 @@ t.test('identityOf: namespace, name and uid; a default namespace; nothing withou
 
 t.test('livePodOf: identity, the network annotations as strings, the controller', async (t) => {
   t.strictSame(
-    livePodOf({ metadata: { namespace: 'a', name: 'p', uid: 'u', annotations: { [NETWORKS]: 'net1', [DEFAULT]: 'calico', other: 'x' }, ownerReferences: [{ ...VMI, controller: true }] } }),
+    livePodOf({
+      metadata: {
+        namespace: 'a',
+        name: 'p',
+        uid: 'u',
+        annotations: { [NETWORKS]: 'net1', [DEFAULT]: 'calico', other: 'x' },
+        ownerReferences: [{ ...VMI, controller: true }],
+      },
+    }),
     { namespace: 'a', name: 'p', uid: 'u', networks: 'net1', defaultNetwork: 'calico', controller: VMI },
   );
   t.strictSame(livePodOf({ metadata: { namespace: 'a', name: 'p' } }), { namespace: 'a', name: 'p' }, 'nothing else: no keys');
-  t.strictSame(livePodOf({ metadata: { namespace: 'a', name: 'p', annotations: { [NETWORKS]: '', [DEFAULT]: '' } } }), { namespace: 'a', name: 'p', networks: '', defaultNetwork: '' }, 'empty annotations are kept (admission judges them)');
-  t.strictSame(livePodOf({ metadata: { namespace: 'a', name: 'p', annotations: { [NETWORKS]: 5, [DEFAULT]: ['x'] } } }), { namespace: 'a', name: 'p' }, 'annotations that are no strings are none');
-  t.strictSame(livePodOf({ metadata: { namespace: 'a', name: 'p', annotations: 'x' } }), { namespace: 'a', name: 'p' }, 'annotations that are no object');
-  t.strictSame(livePodOf({ metadata: { namespace: 'a', name: 'p', annotations: [NETWORKS] } }), { namespace: 'a', name: 'p' }, 'annotations that are an array');
-  t.strictSame(livePodOf({ metadata: { name: 'p', annotations: { [DEFAULT]: 'd' } } }, 'files'), { namespace: 'files', name: 'p', defaultNetwork: 'd' }, 'the default namespace');
+  t.strictSame(
+    livePodOf({ metadata: { namespace: 'a', name: 'p', annotations: { [NETWORKS]: '', [DEFAULT]: '' } } }),
+    { namespace: 'a', name: 'p', networks: '', defaultNetwork: '' },
+    'empty annotations are kept (admission judges them)',
+  );
+  t.strictSame(
+    livePodOf({ metadata: { namespace: 'a', name: 'p', annotations: { [NETWORKS]: 5, [DEFAULT]: ['x'] } } }),
+    { namespace: 'a', name: 'p' },
+    'annotations that are no strings are none',
+  );
+  t.strictSame(
+    livePodOf({ metadata: { namespace: 'a', name: 'p', annotations: 'x' } }),
+    { namespace: 'a', name: 'p' },
+    'annotations that are no object',
+  );
+  t.strictSame(
+    livePodOf({ metadata: { namespace: 'a', name: 'p', annotations: [NETWORKS] } }),
+    { namespace: 'a', name: 'p' },
+    'annotations that are an array',
+  );
+  t.strictSame(
+    livePodOf({ metadata: { name: 'p', annotations: { [DEFAULT]: 'd' } } }, 'files'),
+    { namespace: 'files', name: 'p', defaultNetwork: 'd' },
+    'the default namespace',
+  );
   t.equal(livePodOf({ metadata: { namespace: 'a' } }), undefined);
 });
 
@@ -52,15 +92,40 @@ t.test('controllerOf: the first ownerReference marked controller, when well form
     ['a VMI', [{ ...VMI, controller: true }], VMI],
     ['no uid', [{ apiVersion: 'v1', kind: 'K', name: 'n', controller: true }], { apiVersion: 'v1', kind: 'K', name: 'n' }],
     ['an empty uid', [{ apiVersion: 'v1', kind: 'K', name: 'n', uid: '', controller: true }], { apiVersion: 'v1', kind: 'K', name: 'n' }],
-    ['a uid that is no string', [{ apiVersion: 'v1', kind: 'K', name: 'n', uid: 5, controller: true }], { apiVersion: 'v1', kind: 'K', name: 'n' }],
-    ['the controller after another owner', [{ ...VMI, name: 'other' }, { ...VMI, controller: true }], VMI],
-    ['the first controller', [{ ...VMI, controller: true }, { ...VMI, name: 'second', controller: true }], VMI],
+    [
+      'a uid that is no string',
+      [{ apiVersion: 'v1', kind: 'K', name: 'n', uid: 5, controller: true }],
+      { apiVersion: 'v1', kind: 'K', name: 'n' },
+    ],
+    [
+      'the controller after another owner',
+      [
+        { ...VMI, name: 'other' },
+        { ...VMI, controller: true },
+      ],
+      VMI,
+    ],
+    [
+      'the first controller',
+      [
+        { ...VMI, controller: true },
+        { ...VMI, name: 'second', controller: true },
+      ],
+      VMI,
+    ],
     ['controller "true" is not true', [{ ...VMI, controller: 'true' }], undefined],
     ['no controller', [{ ...VMI, controller: false }], undefined],
     ['no references', [], undefined],
     ['references that are no array', { 0: { ...VMI, controller: true } }, undefined],
     ['a reference that is no object', ['x', null, [{ ...VMI, controller: true }]], undefined],
-    ['a malformed controller stops the search', [{ kind: 'K', name: 'n', controller: true }, { ...VMI, controller: true }], undefined],
+    [
+      'a malformed controller stops the search',
+      [
+        { kind: 'K', name: 'n', controller: true },
+        { ...VMI, controller: true },
+      ],
+      undefined,
+    ],
     ['no kind', [{ apiVersion: 'v1', name: 'n', controller: true }], undefined],
     ['no name', [{ apiVersion: 'v1', kind: 'K', controller: true }], undefined],
     ['an empty name', [{ apiVersion: 'v1', kind: 'K', name: '', controller: true }], undefined],
@@ -68,7 +133,11 @@ t.test('controllerOf: the first ownerReference marked controller, when well form
   ];
   for (const [why, refs, want] of cases) t.strictSame(controllerOf({ ownerReferences: refs }), want, why);
   t.equal(controllerOf({}), undefined, 'no ownerReferences');
-  t.strictSame(controllerOf({ ownerReferences: [{ apiVersion: '', kind: '', name: 'n', controller: true }] }), { apiVersion: '', kind: '', name: 'n' }, 'empty apiVersion and kind are strings (admission judges them)');
+  t.strictSame(
+    controllerOf({ ownerReferences: [{ apiVersion: '', kind: '', name: 'n', controller: true }] }),
+    { apiVersion: '', kind: '', name: 'n' },
+    'empty apiVersion and kind are strings (admission judges them)',
+  );
 });
 
 t.test('ownerReferencesOf: the controller as admission reads it, or none', async (t) => {

@@ -22,7 +22,12 @@ interface World {
 }
 
 function world(policies: PolicySet = policiesOf(ONLY_SRIOV), dra?: DraView): World {
-  const nads = new Map<string, Nad>([nad('team-a', 'sriov-net'), nad('team-a', 'macvlan', ['ips']), nad('team-b', 'sriov-net')].map((n) => [nadKey(n.namespace, n.name), n]));
+  const nads = new Map<string, Nad>(
+    [nad('team-a', 'sriov-net'), nad('team-a', 'macvlan', ['ips']), nad('team-b', 'sriov-net')].map((n) => [
+      nadKey(n.namespace, n.name),
+      n,
+    ]),
+  );
   const labels = new Map<string, Record<string, string>>();
   const index = new AddressIndex();
   const engine = new PolicyEngine({ index, policies });
@@ -44,22 +49,41 @@ function world(policies: PolicySet = policiesOf(ONLY_SRIOV), dra?: DraView): Wor
   return { ctx, nads, labels, engine, index, nadReads: () => reads };
 }
 
-const claimed = nadFromObject(nadObject('claimed', { namespace: 'team-a', resourceName: 'example.com/net_claimed', annotations: { 'netattach.io/resourceClaimTemplate': 'net-claimed' } }));
+const claimed = nadFromObject(
+  nadObject('claimed', {
+    namespace: 'team-a',
+    resourceName: 'example.com/net_claimed',
+    annotations: { 'netattach.io/resourceClaimTemplate': 'net-claimed' },
+  }),
+);
 
-const withController = (p: LivePod, uid: string): LivePod => ({ ...p, controller: { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid } });
+const withController = (p: LivePod, uid: string): LivePod => ({
+  ...p,
+  controller: { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid },
+});
 
 t.test('replicas of one template: judged once, each given what a fresh judgement gives', async (t) => {
   const w = world();
   const memo = new AuditMemo();
-  const replicas = [live('team-a', 'web-1', 'macvlan'), live('team-a', 'web-2', 'macvlan', 'other-uid'), withController(live('team-a', 'web-3', 'macvlan'), 'rs-uid'), live('team-a', 'web-4', 'macvlan', '')];
+  const replicas = [
+    live('team-a', 'web-1', 'macvlan'),
+    live('team-a', 'web-2', 'macvlan', 'other-uid'),
+    withController(live('team-a', 'web-3', 'macvlan'), 'rs-uid'),
+    live('team-a', 'web-4', 'macvlan', ''),
+  ];
   for (const p of replicas) t.strictSame(memo.judge(p, w.ctx), auditPod(p, w.ctx), p.name);
   t.match(memo.judge(replicas[0]!, w.ctx), [{ policy: 'only-sriov', rule: 'allowedNetworks', result: 'fail' }], 'the finding itself');
   t.strictSame(memo.stats(), { entries: 1, hits: 4, misses: 1 });
   // Another namespace, another text, a default network, an empty text: each its own entry.
-  const others = [live('team-b', 'web-1', 'macvlan'), live('team-a', 'api', 'sriov-net'), { ...live('team-a', 'd'), defaultNetwork: 'macvlan' }, live('team-a', 'e', '')];
+  const others = [
+    live('team-b', 'web-1', 'macvlan'),
+    live('team-a', 'api', 'sriov-net'),
+    { ...live('team-a', 'd'), defaultNetwork: 'macvlan' },
+    live('team-a', 'e', ''),
+  ];
   for (const p of others) t.strictSame(memo.judge(p, w.ctx), auditPod(p, w.ctx), `${p.namespace}/${p.name}`);
   t.equal(memo.stats().entries, 5);
-  t.equal(memo.stats().hits, 4, 'none of them took another\'s verdict');
+  t.equal(memo.stats().hits, 4, "none of them took another's verdict");
 });
 
 t.test('a hit is checked against what decided it: NADs, labels, policies, age', async (t) => {
@@ -110,7 +134,9 @@ t.test('a pod with an address is judged every time against the live pods, never 
   t.strictSame(memo.judge(a, w.ctx), [], 'alone with its MAC');
   t.strictSame(memo.stats(), { entries: 0, hits: 0, misses: 1 });
   // Another live pod takes the MAC: the same text now fails.
-  w.index.setPod({ namespace: 'team-a', name: 'b', uid: 'uid-b' }, [{ kind: 'mac', value: '02:00:00:00:00:01', network: 'team-a/sriov-net' }]);
+  w.index.setPod({ namespace: 'team-a', name: 'b', uid: 'uid-b' }, [
+    { kind: 'mac', value: '02:00:00:00:00:01', network: 'team-a/sriov-net' },
+  ]);
   t.match(memo.judge(a, w.ctx), [{ rule: 'uniqueAddresses', message: /already used by pod team-a\/b/ }]);
   t.strictSame(memo.judge(b, w.ctx), auditPod(b, w.ctx), 'the other holder, named by its own judgement');
   t.equal(memo.stats().entries, 0);
@@ -122,7 +148,10 @@ t.test('a pod with an address is judged every time against the live pods, never 
   t.strictSame(memo.judge(c, w.ctx), auditPod(c, w.ctx));
   t.equal(memo.stats().entries, 0, 'never kept');
   // cni-args and GUIDs take the shortcut too; a network named like a key does not hide anything.
-  for (const text of ['[{"name":"sriov-net","cni-args":{"mac":"02:00:00:00:00:09"}}]', '[{"name":"sriov-net","infiniband-guid":"00:11:22:33:44:55:66:77"}]']) {
+  for (const text of [
+    '[{"name":"sriov-net","cni-args":{"mac":"02:00:00:00:00:09"}}]',
+    '[{"name":"sriov-net","infiniband-guid":"00:11:22:33:44:55:66:77"}]',
+  ]) {
     const p = live('team-a', 'g', text);
     t.strictSame(memo.judge(p, w.ctx), auditPod(p, w.ctx), text);
   }
@@ -195,7 +224,7 @@ t.test('texts with newlines: two pods share a key only when both texts are the s
   const second = { ...live('team-a', 'second', 'macvlan'), defaultNetwork: 'sriov-net\n-' };
   t.notSame(auditPod(first, w.ctx), auditPod(second, w.ctx), 'the two are judged differently');
   t.strictSame(memo.judge(first, w.ctx), auditPod(first, w.ctx));
-  t.strictSame(memo.judge(second, w.ctx), auditPod(second, w.ctx), 'not the first one\'s verdict');
+  t.strictSame(memo.judge(second, w.ctx), auditPod(second, w.ctx), "not the first one's verdict");
   t.strictSame(memo.stats(), { entries: 2, hits: 0, misses: 2 });
 });
 
@@ -237,7 +266,10 @@ t.test('the default cap: MEMO_ENTRIES entries, the least recently used out first
 
 t.test('the key: texts of MEMO_TEXT_CHARS characters in total kept, one more not, across both annotations', async (t) => {
   const w = world();
-  const pod = (networks?: string, defaultNetwork?: string): LivePod => ({ ...live('team-a', 'p', networks), ...(defaultNetwork !== undefined ? { defaultNetwork } : {}) });
+  const pod = (networks?: string, defaultNetwork?: string): LivePod => ({
+    ...live('team-a', 'p', networks),
+    ...(defaultNetwork !== undefined ? { defaultNetwork } : {}),
+  });
   t.equal(networksOf(MEMO_TEXT_CHARS).length, MEMO_TEXT_CHARS);
   t.equal(defaultOf(MEMO_TEXT_CHARS).length, MEMO_TEXT_CHARS);
   t.ok(keptAfterTwo(t, pod(networksOf(MEMO_TEXT_CHARS)), w.ctx, 'networks at the bound'));
@@ -253,7 +285,7 @@ t.test('the key: texts of MEMO_TEXT_CHARS characters in total kept, one more not
   const allowed = pod(networksOf(MEMO_TEXT_CHARS + 1));
   const denied = pod(networksOf(MEMO_TEXT_CHARS + 1, 'macvlan'));
   t.strictSame(memo.judge(allowed, w.ctx), []);
-  t.match(memo.judge(denied, w.ctx), [{ rule: 'allowedNetworks', result: 'fail' }], 'not the other long text\'s verdict');
+  t.match(memo.judge(denied, w.ctx), [{ rule: 'allowedNetworks', result: 'fail' }], "not the other long text's verdict");
   t.strictSame(memo.stats(), { entries: 0, hits: 0, misses: 2 });
 });
 
@@ -263,16 +295,20 @@ t.test('absent, empty and "-" annotations never share a key, in either annotatio
   const texts = [undefined, '', '-', 'undefined', '+', 'sriov-net'];
   const defaults = [undefined, '', '-', 'undefined', '+', 'team-a/sriov-net', 'team-a/macvlan'];
   const pods: LivePod[] = [];
-  for (const n of texts) for (const d of defaults) pods.push({ ...live('team-a', 'p', n), ...(d !== undefined ? { defaultNetwork: d } : {}) });
-  for (const p of pods) t.strictSame(memo.judge(p, w.ctx), auditPod(p, w.ctx), `${JSON.stringify(p.networks)} ${JSON.stringify(p.defaultNetwork)}`);
+  for (const n of texts)
+    for (const d of defaults) pods.push({ ...live('team-a', 'p', n), ...(d !== undefined ? { defaultNetwork: d } : {}) });
+  for (const p of pods)
+    t.strictSame(memo.judge(p, w.ctx), auditPod(p, w.ctx), `${JSON.stringify(p.networks)} ${JSON.stringify(p.defaultNetwork)}`);
   t.strictSame(memo.stats(), { entries: pods.length, hits: 0, misses: pods.length }, 'each its own entry');
-  for (const p of pods) t.strictSame(memo.judge(p, w.ctx), auditPod(p, w.ctx), `again: ${JSON.stringify(p.networks)} ${JSON.stringify(p.defaultNetwork)}`);
+  for (const p of pods)
+    t.strictSame(memo.judge(p, w.ctx), auditPod(p, w.ctx), `again: ${JSON.stringify(p.networks)} ${JSON.stringify(p.defaultNetwork)}`);
   t.strictSame(memo.stats(), { entries: pods.length, hits: pods.length, misses: pods.length }, 'each found again');
 });
 
 t.test('findings: MEMO_FINDINGS kept, one more not', async (t) => {
   const w = world(EMPTY_POLICY_SET);
-  const missing = (count: number): LivePod => live('team-a', 'p', JSON.stringify(Array.from({ length: count }, (_, i) => ({ name: `missing-${i}` }))));
+  const missing = (count: number): LivePod =>
+    live('team-a', 'p', JSON.stringify(Array.from({ length: count }, (_, i) => ({ name: `missing-${i}` }))));
   t.equal(auditPod(missing(MEMO_FINDINGS), w.ctx).length, MEMO_FINDINGS, 'one finding per missing network');
   const at = new AuditMemo();
   at.judge(missing(MEMO_FINDINGS), w.ctx);
@@ -324,7 +360,15 @@ t.test('a hit reads again exactly the NAD entries its judgement read, found or n
   const text = 'sriov-net,gone,team-b/sriov-net';
   t.match(memo.judge(live('team-a', 'p', text), ctx), [{ rule: 'networkExists' }], 'one not found');
   const judged = reads.splice(0);
-  t.strictSame([...new Map(judged.map((r) => [r.join('/'), r])).values()], [['team-a', 'sriov-net'], ['team-a', 'gone'], ['team-b', 'sriov-net']], 'what the judgement read');
+  t.strictSame(
+    [...new Map(judged.map((r) => [r.join('/'), r])).values()],
+    [
+      ['team-a', 'sriov-net'],
+      ['team-a', 'gone'],
+      ['team-b', 'sriov-net'],
+    ],
+    'what the judgement read',
+  );
   t.match(memo.judge(live('team-a', 'q', text), ctx), [{ rule: 'networkExists' }]);
   t.equal(memo.stats().hits, 1);
   t.strictSame(reads.splice(0), judged, 'the hit: the same lookups, nothing else');
@@ -338,7 +382,10 @@ t.test("a pod's judgement reads only template() of the DRA view (what the memo's
   // The other reads serve pod claims (netattach.io/networkClaims, spec.resourceClaims) and NADs:
   // the audit's pod has neither (requestFor gives it the two network annotations and a placeholder
   // container). Should that change, the memo's wrappers of them start to matter: see the ledger.
-  const view = new StaticDraView([{ name: 'net-class', extendedResourceName: 'example.com/net' }], [{ namespace: 'team-a', name: 'net-claimed' }]);
+  const view = new StaticDraView(
+    [{ name: 'net-class', extendedResourceName: 'example.com/net' }],
+    [{ namespace: 'team-a', name: 'net-claimed' }],
+  );
   const others: string[] = [];
   let templates = 0;
   const dra: DraView = {
@@ -346,7 +393,9 @@ t.test("a pod's judgement reads only template() of the DRA view (what the memo's
     template: (ns, n) => (templates++, view.template(ns, n)),
     templateNamespaces: (n) => (others.push('templateNamespaces'), view.templateNamespaces(n)),
     deviceClass: (_n) => (others.push('deviceClass'), undefined),
-    templateDevices: (_ns, n) => (others.push('templateDevices'), { requests: [{ name: n, alternatives: [{ deviceClassName: 'net-class' }] }] }),
+    templateDevices: (_ns, n) => (
+      others.push('templateDevices'), { requests: [{ name: n, alternatives: [{ deviceClassName: 'net-class' }] }] }
+    ),
   };
   const w = world(EMPTY_POLICY_SET, dra);
   w.nads.set(nadKey('team-a', 'claimed'), claimed);

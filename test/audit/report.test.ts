@@ -23,12 +23,27 @@ import {
 } from '../../src/audit/report.js';
 import type { AuditFinding, NadAudit, PodAudit, ReportResult } from '../../src/audit/types.js';
 
-const finding = (over: Partial<AuditFinding> = {}): AuditFinding => ({ policy: 'p', rule: 'r', action: 'Enforce', result: 'fail', severity: 'high', message: 'm', ...over });
+const finding = (over: Partial<AuditFinding> = {}): AuditFinding => ({
+  policy: 'p',
+  rule: 'r',
+  action: 'Enforce',
+  result: 'fail',
+  severity: 'high',
+  message: 'm',
+  ...over,
+});
 /** A pod of namespace `ns` with uid `uid-NAME` (none when `uid` is null). */
-const pod = (name: string, findings: AuditFinding[], uid: string | null = `uid-${name}`): PodAudit => ({ pod: { namespace: 'ns', name, ...(uid ? { uid } : {}) }, findings });
-const nadAudit = (name: string, findings: AuditFinding[], uid?: string): NadAudit => ({ nad: { namespace: 'ns', name, ...(uid ? { uid } : {}) }, findings });
+const pod = (name: string, findings: AuditFinding[], uid: string | null = `uid-${name}`): PodAudit => ({
+  pod: { namespace: 'ns', name, ...(uid ? { uid } : {}) },
+  findings,
+});
+const nadAudit = (name: string, findings: AuditFinding[], uid?: string): NadAudit => ({
+  nad: { namespace: 'ns', name, ...(uid ? { uid } : {}) },
+  findings,
+});
 /** One line per result: what the order is about. */
-const order = (results: readonly ReportResultObject[]): string[] => results.map((r) => `${r.result} ${r.resources[0]!.kind}/${r.resources[0]!.name} ${r.policy} ${r.rule} ${r.message}`);
+const order = (results: readonly ReportResultObject[]): string[] =>
+  results.map((r) => `${r.result} ${r.resources[0]!.kind}/${r.resources[0]!.name} ${r.policy} ${r.rule} ${r.message}`);
 
 t.test('the names other tools read', async (t) => {
   t.equal(REPORT_GROUP, 'wgpolicyk8s.io');
@@ -49,7 +64,11 @@ t.test('the documented caps: 1,000 results, 512 KiB of them', async (t) => {
 t.test('a report: its object, summary and one result per finding, field by field', async (t) => {
   const report = policyReport(
     'ns',
-    [pod('a', [finding({ action: 'Warn', result: 'warn', severity: 'medium', message: 'w' })]), pod('clean', []), pod('b', [finding()], null)],
+    [
+      pod('a', [finding({ action: 'Warn', result: 'warn', severity: 'medium', message: 'w' })]),
+      pod('clean', []),
+      pod('b', [finding()], null),
+    ],
     { now: 1234 },
     [nadAudit('n1', [finding({ policy: 'builtin', rule: 'nadValid', message: 'bad' })], 'nad-uid'), nadAudit('n2', [])],
   );
@@ -106,7 +125,18 @@ t.test('a report: its object, summary and one result per finding, field by field
 
 t.test('every result value is counted in the summary', async (t) => {
   const results: ReportResult[] = ['fail', 'error', 'warn', 'skip', 'fail'];
-  const report = policyReport('ns', [pod('a', results.map((result) => finding({ result }))), pod('b', []), pod('c', [])], { now: 1 });
+  const report = policyReport(
+    'ns',
+    [
+      pod(
+        'a',
+        results.map((result) => finding({ result })),
+      ),
+      pod('b', []),
+      pod('c', []),
+    ],
+    { now: 1 },
+  );
   t.strictSame(report.summary, { pass: 2, fail: 2, warn: 1, error: 1, skip: 1 });
 });
 
@@ -125,7 +155,12 @@ t.test('results are sorted worst first, then pods before NADs, then name, policy
   for (const input of [rows, [...rows].reverse()]) {
     const byPod = new Map<string, AuditFinding[]>();
     for (const [name, f] of input) byPod.set(name, [...(byPod.get(name) ?? []), finding(f)]);
-    const report = policyReport('ns', [...byPod].map(([name, fs]) => pod(name, fs)), { now: 1 }, [nadAudit('a', [finding({ result: 'fail', policy: 'a' })]), nadAudit('c', [finding({ result: 'warn' })])]);
+    const report = policyReport(
+      'ns',
+      [...byPod].map(([name, fs]) => pod(name, fs)),
+      { now: 1 },
+      [nadAudit('a', [finding({ result: 'fail', policy: 'a' })]), nadAudit('c', [finding({ result: 'warn' })])],
+    );
     t.strictSame(order(report.results), [
       'fail Pod/a z r m',
       'fail Pod/b o z m',
@@ -157,29 +192,50 @@ t.test('equal results keep a stable order (the comparison answers 0 for equals)'
 t.test('first-seen times: kept for results seen before, now for new ones; read back from a report', async (t) => {
   const first = policyReport('ns', [pod('a', [finding({ message: 'old' })])], { now: 100 }, [nadAudit('a', [finding({ message: 'old' })])]);
   const seen = firstSeenOf(first);
-  t.strictSame([...seen], [
-    [`a\u0000p\u0000r\u0000old`, 100],
-    [`NetworkAttachmentDefinition/a\u0000p\u0000r\u0000old`, 100],
-  ]);
+  t.strictSame(
+    [...seen],
+    [
+      [`a\u0000p\u0000r\u0000old`, 100],
+      [`NetworkAttachmentDefinition/a\u0000p\u0000r\u0000old`, 100],
+    ],
+  );
   const asked: string[] = [];
-  const second = policyReport('ns', [pod('a', [finding({ message: 'old' }), finding({ message: 'new' })])], {
-    now: 200,
-    firstSeen: (k) => {
-      asked.push(k);
-      return seen.get(k);
+  const second = policyReport(
+    'ns',
+    [pod('a', [finding({ message: 'old' }), finding({ message: 'new' })])],
+    {
+      now: 200,
+      firstSeen: (k) => {
+        asked.push(k);
+        return seen.get(k);
+      },
     },
-  }, [nadAudit('a', [finding({ message: 'old' })])]);
+    [nadAudit('a', [finding({ message: 'old' })])],
+  );
   t.strictSame(
     second.results.map((r) => `${r.resources[0]!.kind}/${r.message}@${r.timestamp.seconds}`),
     ['Pod/new@200', 'Pod/old@100', 'NetworkAttachmentDefinition/old@100'],
   );
   // Asked once to measure a result, once to build it.
-  t.strictSame([...new Set(asked)], [resultKey('a', { policy: 'p', rule: 'r', message: 'new' }), resultKey('a', { policy: 'p', rule: 'r', message: 'old' }), resultKey('NetworkAttachmentDefinition/a', finding({ message: 'old' }))]);
+  t.strictSame(
+    [...new Set(asked)],
+    [
+      resultKey('a', { policy: 'p', rule: 'r', message: 'new' }),
+      resultKey('a', { policy: 'p', rule: 'r', message: 'old' }),
+      resultKey('NetworkAttachmentDefinition/a', finding({ message: 'old' })),
+    ],
+  );
   t.equal(resultKey('x', { policy: 'p', rule: 'r', message: 'm' }), 'x\u0000p\u0000r\u0000m');
 });
 
 t.test('firstSeenOf: results missing a name, policy, rule, message or time are skipped; no report is empty', async (t) => {
-  const ok = { resources: [{ apiVersion: 'v1', kind: 'Pod', namespace: 'ns', name: 'a' }], policy: 'p', rule: 'r', message: 'm', timestamp: { seconds: 5, nanos: 0 } };
+  const ok = {
+    resources: [{ apiVersion: 'v1', kind: 'Pod', namespace: 'ns', name: 'a' }],
+    policy: 'p',
+    rule: 'r',
+    message: 'm',
+    timestamp: { seconds: 5, nanos: 0 },
+  };
   const base = `a\u0000p\u0000r\u0000m`;
   t.strictSame([...firstSeenOf({ results: [ok] })], [[base, 5]]);
   t.strictSame([...firstSeenOf(undefined)], []);
@@ -195,7 +251,11 @@ t.test('firstSeenOf: results missing a name, policy, rule, message or time are s
     ['no timestamp', { ...ok, timestamp: undefined }],
     ['a timestamp that is no number', { ...ok, timestamp: { seconds: '5' } }],
   ] as const) {
-    t.strictSame([...firstSeenOf({ results: [r as Partial<ReportResultObject>, { ...ok, message: 'kept' }] })], [[`a\u0000p\u0000r\u0000kept`, 5]], why);
+    t.strictSame(
+      [...firstSeenOf({ results: [r as Partial<ReportResultObject>, { ...ok, message: 'kept' }] })],
+      [[`a\u0000p\u0000r\u0000kept`, 5]],
+      why,
+    );
   }
   // Empty strings are values: a result whose policy, rule or message is '' is still read.
   t.strictSame([...firstSeenOf({ results: [{ ...ok, policy: '', rule: '', message: '' }] })], [[`a\u0000\u0000\u0000`, 5]]);
@@ -210,13 +270,34 @@ t.test('the digest: changes with what a write would change, not with the timesta
   t.strictSame(JSON.parse(reportDigest(a)), {
     summary: { pass: 0, fail: 1, warn: 0, error: 0, skip: 0 },
     omitted: '0',
-    results: [{ source: 'netattach', policy: 'p', rule: 'r', category: 'Secondary networks', result: 'fail', severity: 'high', scored: true, message: 'm', resources: [{ apiVersion: 'v1', kind: 'Pod', namespace: 'ns', name: 'a', uid: 'uid-a' }], properties: { action: 'Enforce' } }],
+    results: [
+      {
+        source: 'netattach',
+        policy: 'p',
+        rule: 'r',
+        category: 'Secondary networks',
+        result: 'fail',
+        severity: 'high',
+        scored: true,
+        message: 'm',
+        resources: [{ apiVersion: 'v1', kind: 'Pod', namespace: 'ns', name: 'a', uid: 'uid-a' }],
+        properties: { action: 'Enforce' },
+      },
+    ],
   });
   t.not(reportDigest(a), reportDigest(policyReport('ns', [pod('a', [finding({ message: 'other' })])], { now: 1 })), 'a message');
   t.not(reportDigest(a), reportDigest(policyReport('ns', [pod('a', [finding()]), pod('b', [])], { now: 1 })), 'the summary');
-  t.not(reportDigest(a), reportDigest({ ...a, metadata: { ...a.metadata, annotations: { [TRUNCATED_ANNOTATION]: '3' } } }), 'the omitted count');
+  t.not(
+    reportDigest(a),
+    reportDigest({ ...a, metadata: { ...a.metadata, annotations: { [TRUNCATED_ANNOTATION]: '3' } } }),
+    'the omitted count',
+  );
   t.equal(JSON.parse(reportDigest({ ...a, metadata: { ...a.metadata, annotations: { [TRUNCATED_ANNOTATION]: '3' } } })).omitted, '3');
-  t.equal(JSON.parse(reportDigest({ ...a, metadata: { ...a.metadata, annotations: {} } })).omitted, '0', 'annotations without the count: 0');
+  t.equal(
+    JSON.parse(reportDigest({ ...a, metadata: { ...a.metadata, annotations: {} } })).omitted,
+    '0',
+    'annotations without the count: 0',
+  );
 });
 
 t.test('1,000 results are kept, the 1,001st is counted in the annotation', async (t) => {
@@ -248,10 +329,18 @@ t.test('512 KiB of results: the last one that fits is kept, one byte more is lef
   // Exactly at the limit: the results' bytes plus one per result are 524,288.
   const exact = 524_288 / 512; // 1,024 bytes a result with its comma: 512 results fill the budget exactly
   const exactMessage = 'x'.repeat(exact - 1 - base);
-  const atLimit = policyReport('ns', Array.from({ length: 513 }, (_, i) => sized(`p${String(i).padStart(3, '0')}`, exactMessage)), { now: 1 });
+  const atLimit = policyReport(
+    'ns',
+    Array.from({ length: 513 }, (_, i) => sized(`p${String(i).padStart(3, '0')}`, exactMessage)),
+    { now: 1 },
+  );
   t.equal(atLimit.results.length, 512, '512 results of 1,023 bytes and their commas are 524,288 bytes: all kept');
   t.equal(atLimit.metadata.annotations?.[TRUNCATED_ANNOTATION], '1');
-  const oneMore = policyReport('ns', Array.from({ length: 513 }, (_, i) => sized(`p${String(i).padStart(3, '0')}`, exactMessage + 'x')), { now: 1 });
+  const oneMore = policyReport(
+    'ns',
+    Array.from({ length: 513 }, (_, i) => sized(`p${String(i).padStart(3, '0')}`, exactMessage + 'x')),
+    { now: 1 },
+  );
   t.equal(oneMore.results.length, 511, 'one byte more each: 511 kept');
 });
 
@@ -259,14 +348,20 @@ t.test('messages are cut to 1 KiB in the report, and results are looked up by th
   const exact = 'y'.repeat(1024);
   const over = 'y'.repeat(1025);
   const asked: string[] = [];
-  const report = policyReport('ns', [pod('a', [finding({ message: exact })]), pod('b', [finding({ message: over })])], { now: 1, firstSeen: (k) => {
-    asked.push(k);
-    return undefined;
-  } });
+  const report = policyReport('ns', [pod('a', [finding({ message: exact })]), pod('b', [finding({ message: over })])], {
+    now: 1,
+    firstSeen: (k) => {
+      asked.push(k);
+      return undefined;
+    },
+  });
   t.equal(report.results[0]!.message, exact, 'exactly 1,024 bytes: kept whole');
   const cut = report.results[1]!.message;
   const m = /^(y+)\.\.\.\((\d+) bytes cut\)\.\.\.(y+)$/.exec(cut);
-  t.ok(m && Buffer.byteLength(cut) <= 1024 && Buffer.byteLength(cut) > 1000, `one byte more: cut within 1,024 bytes (${Buffer.byteLength(cut)})`);
+  t.ok(
+    m && Buffer.byteLength(cut) <= 1024 && Buffer.byteLength(cut) > 1000,
+    `one byte more: cut within 1,024 bytes (${Buffer.byteLength(cut)})`,
+  );
   t.equal(m![1]!.length + Number(m![2]) + m![3]!.length, 1025, 'the marker counts what was cut');
   t.equal(asked[1], resultKey('b', { policy: 'p', rule: 'r', message: report.results[1]!.message }));
 });

@@ -9,15 +9,45 @@ import { AddressIndex, loadPolicyDocuments, NAME_LABEL, PolicyEngine, policySet 
 import { indexPod } from '../../src/policy/pod-source.js';
 import { createMetrics, handleReview } from '../../src/server/index.js';
 import {
-  admissionReview, cpuPerCallUs, DEFAULT_SIZES, dupTarget, emptyTally, expectedIpsFindings, hash32, kibPerPod, nadObject, nadRef, nadsIn, NETWORKS, peaks, percentile,
-  podNamespaces, podObject, podPlan, policies, reviewPlan, SCALE_LABEL, sampleAt, sizesFromEnv, table, tally, verdictsRight, type ScaleSizes,
+  admissionReview,
+  cpuPerCallUs,
+  DEFAULT_SIZES,
+  dupTarget,
+  emptyTally,
+  expectedIpsFindings,
+  hash32,
+  kibPerPod,
+  nadObject,
+  nadRef,
+  nadsIn,
+  NETWORKS,
+  peaks,
+  percentile,
+  podNamespaces,
+  podObject,
+  podPlan,
+  policies,
+  reviewPlan,
+  SCALE_LABEL,
+  sampleAt,
+  sizesFromEnv,
+  table,
+  tally,
+  verdictsRight,
+  type ScaleSizes,
 } from '../e2e/bench/scale-model.js';
 
 const small: ScaleSizes = { namespaces: 12, nads: 40, pods: 600, dupPairs: 3, collide: 0.1, seed: 7 };
 
 t.test('sizes: defaults, the environment, refusals naming the variable', async (t) => {
   t.same(sizesFromEnv({}), DEFAULT_SIZES);
-  t.same(sizesFromEnv({ SCALE_PODS: '150000', SCALE_NADS: '10000', SCALE_NAMESPACES: '2000', SCALE_COLLIDE: '0.25' }), { ...DEFAULT_SIZES, pods: 150000, nads: 10000, namespaces: 2000, collide: 0.25 });
+  t.same(sizesFromEnv({ SCALE_PODS: '150000', SCALE_NADS: '10000', SCALE_NAMESPACES: '2000', SCALE_COLLIDE: '0.25' }), {
+    ...DEFAULT_SIZES,
+    pods: 150000,
+    nads: 10000,
+    namespaces: 2000,
+    collide: 0.25,
+  });
   t.throws(() => sizesFromEnv({ SCALE_PODS: '5k' }), /SCALE_PODS: invalid value "5k"/);
   t.throws(() => sizesFromEnv({ SCALE_NAMESPACES: '0' }), /SCALE_NAMESPACES: .*at least 1/);
   t.throws(() => sizesFromEnv({ SCALE_COLLIDE: '1.5' }), /SCALE_COLLIDE: invalid value "1.5"/);
@@ -31,7 +61,9 @@ t.test('generators are deterministic in (seed, index) and depend on the seed', a
   t.same(nadObject(small, 5), nadObject(small, 5));
   t.same(reviewPlan(small, 99), reviewPlan(small, 99));
   const other = { ...small, seed: 8 };
-  const differ = Array.from({ length: 50 }, (_, i) => JSON.stringify(podPlan(small, i)) !== JSON.stringify(podPlan(other, i))).filter(Boolean).length;
+  const differ = Array.from({ length: 50 }, (_, i) => JSON.stringify(podPlan(small, i)) !== JSON.stringify(podPlan(other, i))).filter(
+    Boolean,
+  ).length;
   t.ok(differ > 10, `another seed gives other pods (${differ} of 50 differ)`);
 });
 
@@ -95,7 +127,12 @@ t.test('collisions: twins and colliding reviews copy a live pod with an address'
 
 t.test("serve's pipeline admits the generated cluster and denies exactly the collisions", async (t) => {
   const nads = Array.from({ length: small.nads }, (_, j) => nadObject(small, j));
-  const loaded = loadPolicyDocuments(policies().map((p) => JSON.stringify(p)).join('\n---\n'), 'scale');
+  const loaded = loadPolicyDocuments(
+    policies()
+      .map((p) => JSON.stringify(p))
+      .join('\n---\n'),
+    'scale',
+  );
   t.same(loaded.errors, [], 'the four policies load');
   t.equal(loaded.policies.length, 4);
   const index = new AddressIndex();
@@ -161,5 +198,14 @@ t.test('report math', async (t) => {
   tally(tl, { k: 0, pod: podPlan(small, 1, 'x'), collides: true, of: 1 }, false);
   t.notOk(verdictsRight(tl), 'an admitted collision is a wrong verdict');
   t.match(tl.wrong[0], /twin of pod-1\) was admitted/);
-  t.equal(table(['a', 'b'], [['x', 1234.5], ['y', NaN]]), '| a | b |\n|---|---|\n| x | 1235 |\n| y | – |');
+  t.equal(
+    table(
+      ['a', 'b'],
+      [
+        ['x', 1234.5],
+        ['y', NaN],
+      ],
+    ),
+    '| a | b |\n|---|---|\n| x | 1235 |\n| y | – |',
+  );
 });

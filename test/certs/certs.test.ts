@@ -8,7 +8,13 @@ const set = generateCertificates({ service: 'netattach', namespace: 'netattach-s
 t.test('the serving certificate names the Service the way the apiserver dials it', async (t) => {
   const cert = new X509Certificate(set.cert);
   const sans = cert.subjectAltName ?? '';
-  for (const name of ['netattach', 'netattach.netattach-system', 'netattach.netattach-system.svc', 'netattach.netattach-system.svc.cluster.local', 'localhost']) {
+  for (const name of [
+    'netattach',
+    'netattach.netattach-system',
+    'netattach.netattach-system.svc',
+    'netattach.netattach-system.svc.cluster.local',
+    'localhost',
+  ]) {
     t.match(sans, new RegExp(`DNS:${name.replace(/\./g, '\\.')}(,|$)`), name);
   }
   t.match(sans, /IP Address:127\.0\.0\.1/);
@@ -20,7 +26,9 @@ t.test('the serving certificate names the Service the way the apiserver dials it
 
 t.test('serials are positive, 16 bytes, minimally encoded (Go rejects padded ones)', async (t) => {
   for (let i = 0; i < 8; i++) {
-    const serial = new X509Certificate(generateCertificates({ service: 's', namespace: 'n', ca: { cert: set.caCert, key: set.caKey } }).cert).serialNumber;
+    const serial = new X509Certificate(
+      generateCertificates({ service: 's', namespace: 'n', ca: { cert: set.caCert, key: set.caKey } }).cert,
+    ).serialNumber;
     t.equal(serial.length, 32, serial);
     t.ok(parseInt(serial.slice(0, 2), 16) >= 0x40 && parseInt(serial.slice(0, 2), 16) < 0x80, serial);
   }
@@ -103,11 +111,17 @@ t.test('subject and issuer names are valid for Go: PrintableString values only h
   const PRINTABLE_STRING = 19;
   const UTF8_STRING = 12;
   const pems = generateCertificates({ service: 'netattach', namespace: 'netattach-system', sans: ['127.0.0.1'] });
-  for (const [label, pem] of [['ca', pems.caCert], ['serving', pems.cert]] as const) {
+  for (const [label, pem] of [
+    ['ca', pems.caCert],
+    ['serving', pems.cert],
+  ] as const) {
     const cert = forge.pki.certificateFromPem(pem);
     for (const attr of [...cert.subject.attributes, ...cert.issuer.attributes]) {
       const tag = attr.valueTagClass as unknown as number;
-      t.ok(tag === UTF8_STRING || (tag === PRINTABLE_STRING && printable.test(String(attr.value))), `${label} ${attr.name}=${String(attr.value)} (tag ${tag})`);
+      t.ok(
+        tag === UTF8_STRING || (tag === PRINTABLE_STRING && printable.test(String(attr.value))),
+        `${label} ${attr.name}=${String(attr.value)} (tag ${tag})`,
+      );
     }
   }
   t.match(forge.pki.certificateFromPem(pems.caCert).subject.getField('CN').value, /^netattach-ca-\d+$/);

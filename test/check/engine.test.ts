@@ -91,24 +91,40 @@ t.test('capabilities: a MAC is judged by what the chain reads, not by declared c
   const results = checkManifests(inputs(nad('plain', { config: ipvlan }), pod('p', '[{"name": "plain", "mac": "02:00:00:00:00:01"}]')));
   const r = results[1]!;
   t.equal(r.allowed, false);
-  t.same(r.errors.map((e) => [e.path, e.rule]), [[`metadata.annotations[${NETWORKS}][0].mac`, 'capabilities']]);
+  t.same(
+    r.errors.map((e) => [e.path, e.rule]),
+    [[`metadata.annotations[${NETWORKS}][0].mac`, 'capabilities']],
+  );
 });
 
 t.test('NADs: inputs win over --nads/--cluster ones, unqualified names resolve in the object namespace', async (t) => {
   const external = [nadFromObject(nad('net1', { namespace: 'prod', resourceName: 'old.example.com/vf' }))];
-  const results = checkManifests(inputs(nad('net1', { namespace: 'prod', resourceName: 'new.example.com/vf' }), pod('p', 'net1', 'prod'), pod('q', 'net1')), {
-    nads: external,
-    mutate: true,
-  });
+  const results = checkManifests(
+    inputs(nad('net1', { namespace: 'prod', resourceName: 'new.example.com/vf' }), pod('p', 'net1', 'prod'), pod('q', 'net1')),
+    {
+      nads: external,
+      mutate: true,
+    },
+  );
   t.same(Object.keys(results[1]!.mutation!.resources.app!.limits!), ['new.example.com/vf']);
-  t.same(results[2]!.errors.map((e) => e.value), ['default/net1'], 'namespace defaults to "default"');
+  t.same(
+    results[2]!.errors.map((e) => e.value),
+    ['default/net1'],
+    'namespace defaults to "default"',
+  );
   const known = checkManifests(inputs(pod('p', 'net1', 'prod')), { nads: external });
   t.same([known[0]!.allowed, known[0]!.errors], [true, []], 'an external NAD counts as present');
 });
 
 t.test('--namespace: objects without one are checked (and their NADs placed) there', async (t) => {
   const results = checkManifests(inputs(nad('net1'), pod('p', 'net1')), { defaultNamespace: 'lab' });
-  t.same(results.map((r) => [r.namespace, r.allowed]), [['lab', true], ['lab', true]]);
+  t.same(
+    results.map((r) => [r.namespace, r.allowed]),
+    [
+      ['lab', true],
+      ['lab', true],
+    ],
+  );
 });
 
 t.test('objects the webhooks never see are skipped, with the reason', async (t) => {
@@ -147,11 +163,16 @@ spec:
   namespaceSelector: {matchLabels: {gitops: "true"}}
   rules: {networkExists: {action: Warn}}
 `);
-  const results = checkManifests(inputs(namespace('apps', { gitops: 'true' }), pod('a', 'late', 'apps'), pod('b', 'late', 'other')), { policies: gitops });
+  const results = checkManifests(inputs(namespace('apps', { gitops: 'true' }), pod('a', 'late', 'apps'), pod('b', 'late', 'other')), {
+    policies: gitops,
+  });
   t.equal(results[1]!.allowed, true);
   t.match(results[1]!.warnings, [/Not found: "apps\/late".*Warn by policy "gitops"/]);
   t.equal(results[2]!.allowed, false, 'namespace without the label: still denied');
-  const external = checkManifests(inputs(pod('a', 'late', 'apps')), { policies: gitops, namespaceLabels: (ns) => (ns === 'apps' ? { gitops: 'true' } : undefined) });
+  const external = checkManifests(inputs(pod('a', 'late', 'apps')), {
+    policies: gitops,
+    namespaceLabels: (ns) => (ns === 'apps' ? { gitops: 'true' } : undefined),
+  });
   t.equal(external[0]!.allowed, true, 'labels from the cluster count too');
 });
 
@@ -169,12 +190,16 @@ spec:
   const objects = inputs(nad('net1'), pod('p', '[{"name": "net1", "mac": "02:00:00:00:00:01"}]'));
   const user = checkManifests(objects, { policies: macs, userInfo: { username: 'dev' } })[1]!;
   t.equal(user.allowed, false);
-  t.same(user.errors.map((e) => [e.rule, e.policy]), [['requestedFields', 'macs']]);
+  t.same(
+    user.errors.map((e) => [e.rule, e.policy]),
+    [['requestedFields', 'macs']],
+  );
   const admin = checkManifests(objects, { policies: macs, userInfo: { username: 'ops', groups: ['net-admins'] } })[1]!;
   t.same([admin.allowed, admin.errors], [true, []]);
 });
 
-const uniqueMacs = () => policies(`
+const uniqueMacs = () =>
+  policies(`
 apiVersion: netattach.io/v1alpha1
 kind: NetworkAttachmentPolicy
 metadata: {name: unique}
@@ -184,16 +209,26 @@ spec:
 
 t.test('unique addresses: two Pods in the inputs with one MAC conflict, as when applied in order', async (t) => {
   const mac = '[{"name": "net1", "mac": "02:00:00:00:00:01"}]';
-  const results = checkManifests(inputs(nad('net1'), pod('a', mac), pod('b', mac), pod('c', '[{"name": "net1", "mac": "02:00:00:00:00:02"}]')), { policies: uniqueMacs() });
-  t.same(results.map((r) => r.allowed), [true, true, false, true]);
+  const results = checkManifests(
+    inputs(nad('net1'), pod('a', mac), pod('b', mac), pod('c', '[{"name": "net1", "mac": "02:00:00:00:00:02"}]')),
+    { policies: uniqueMacs() },
+  );
+  t.same(
+    results.map((r) => r.allowed),
+    [true, true, false, true],
+  );
   t.match(results[2]!.errors[0], { path: `metadata.annotations[${NETWORKS}][0].mac`, policy: 'unique' });
 });
 
-t.test('unique addresses: a duplicate is found past the webhook\'s reservation caps (10,000 a namespace)', async (t) => {
+t.test("unique addresses: a duplicate is found past the webhook's reservation caps (10,000 a namespace)", async (t) => {
   // 200 pods of 64 MACs: 12,800 addresses in one namespace, then a pod reusing the very first.
   const mac = (i: number) => `02:00:00:00:${((i >> 8) & 0xff).toString(16).padStart(2, '0')}:${(i & 0xff).toString(16).padStart(2, '0')}`;
-  const many = Array.from({ length: 200 }, (_, p) => pod(`p${p}`, JSON.stringify(Array.from({ length: 64 }, (_, j) => ({ name: 'net1', mac: mac(p * 64 + j) })))));
-  const results = checkManifests(inputs(nad('net1'), ...many, pod('last', JSON.stringify([{ name: 'net1', mac: mac(0) }]))), { policies: uniqueMacs() });
+  const many = Array.from({ length: 200 }, (_, p) =>
+    pod(`p${p}`, JSON.stringify(Array.from({ length: 64 }, (_, j) => ({ name: 'net1', mac: mac(p * 64 + j) })))),
+  );
+  const results = checkManifests(inputs(nad('net1'), ...many, pod('last', JSON.stringify([{ name: 'net1', mac: mac(0) }]))), {
+    policies: uniqueMacs(),
+  });
   t.equal(results.filter((r) => !r.allowed).length, 1, 'only the last pod is denied');
   t.match(results.at(-1)!.errors[0], { path: `metadata.annotations[${NETWORKS}][0].mac`, policy: 'unique' });
 });
@@ -221,6 +256,11 @@ t.test('List items and positions are carried to the results', async (t) => {
 });
 
 t.test('cluster-scoped kinds carry no namespace', async (t) => {
-  const results = checkManifests(inputs(namespace('x'), { apiVersion: 'netattach.io/v1alpha1', kind: 'NetworkAttachmentPolicy', metadata: { name: 'p' } }));
-  t.same(results.map((r) => r.namespace), [undefined, undefined]);
+  const results = checkManifests(
+    inputs(namespace('x'), { apiVersion: 'netattach.io/v1alpha1', kind: 'NetworkAttachmentPolicy', metadata: { name: 'p' } }),
+  );
+  t.same(
+    results.map((r) => r.namespace),
+    [undefined, undefined],
+  );
 });

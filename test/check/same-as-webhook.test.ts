@@ -62,8 +62,14 @@ function expectSame(t: Test, label: string, checked: ObjectResult, answers: core
     const line = lines[i] ?? '';
     if (line === whole) return;
     const afterCut = line.slice(line.lastIndexOf('...') + 3);
-    t.ok(whole.length > core.MAX_WARNING_LENGTH && line.length <= core.MAX_WARNING_LONG && whole.startsWith(line.split(': ')[0]!) && whole.endsWith(afterCut) && afterCut.length > 0,
-      `${label}: warning ${i} keeps its path and its reason: ${line}`);
+    t.ok(
+      whole.length > core.MAX_WARNING_LENGTH &&
+        line.length <= core.MAX_WARNING_LONG &&
+        whole.startsWith(line.split(': ')[0]!) &&
+        whole.endsWith(afterCut) &&
+        afterCut.length > 0,
+      `${label}: warning ${i} keeps its path and its reason: ${line}`,
+    );
   });
 }
 
@@ -85,7 +91,14 @@ t.test('the fixtures: same verdicts and messages as the webhook pipeline', async
 });
 
 t.test('every workload kind, with good and bad annotations: same verdicts as the webhook pipeline', async (t) => {
-  const annotations = ['net1', 'missing', '[{"name": "net1", "mac": "zz"}]', '[{"name": "net1", "interface": ""}]', 'net1, net1@eth0, bad_name!', '{"not": "a list"}'];
+  const annotations = [
+    'net1',
+    'missing',
+    '[{"name": "net1", "mac": "zz"}]',
+    '[{"name": "net1", "interface": ""}]',
+    'net1, net1@eth0, bad_name!',
+    '{"not": "a list"}',
+  ];
   const net1 = nad('net1', { resourceName: 'intel.com/vf' });
   const nads = new StaticNadSource([net1]);
   for (const value of annotations) {

@@ -18,7 +18,12 @@ t.test('writes the four files with private keys 0600 and prints the caBundle', a
   const code = await run(['--out', 'out', '--service', 'hook', '--namespace', 'ns', '--san', '127.0.0.1', '--days', '30'], cli);
   t.equal(code, 0, cli.err.join(''));
   const out = join(dir, 'out');
-  for (const [name, mode] of [['ca.crt', 0o644], ['ca.key', 0o600], ['tls.crt', 0o644], ['tls.key', 0o600]] as const) {
+  for (const [name, mode] of [
+    ['ca.crt', 0o644],
+    ['ca.key', 0o600],
+    ['tls.crt', 0o644],
+    ['tls.key', 0o600],
+  ] as const) {
     t.equal(statSync(join(out, name)).mode & 0o777, mode, name);
   }
   const caPem = readFileSync(join(out, 'ca.crt'), 'utf8');

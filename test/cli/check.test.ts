@@ -62,7 +62,9 @@ t.test('stdin: `kustomize build | netattach check -` gives the same verdicts', a
   const doc = JSON.parse(r.out);
   t.equal(doc.version, 1);
   t.same(
-    doc.results.filter((x: { allowed: boolean }) => !x.allowed).map((x: { file: string; kind: string; name: string; line: number }) => [x.file, x.kind, x.name, x.line]),
+    doc.results
+      .filter((x: { allowed: boolean }) => !x.allowed)
+      .map((x: { file: string; kind: string; name: string; line: number }) => [x.file, x.kind, x.name, x.line]),
     [
       ['<stdin>', 'Deployment', 'du', 36],
       ['<stdin>', 'CronJob', 'pm-export', 55],
@@ -77,25 +79,50 @@ t.test('--nads: NADs of the cluster as files; --mutate shows resources and nodeS
   const doc = JSON.parse(r.out);
   const byName = (n: string) => doc.results.find((x: { name: string }) => x.name === n);
   t.equal(byName('pm-export').allowed, true, 'oam-net now exists');
-  t.same(byName('ru-probe').mutation.resources, { probe: { requests: { 'intel.com/sriov_netdevice': '1' }, limits: { 'intel.com/sriov_netdevice': '1' } } });
+  t.same(byName('ru-probe').mutation.resources, {
+    probe: { requests: { 'intel.com/sriov_netdevice': '1' }, limits: { 'intel.com/sriov_netdevice': '1' } },
+  });
   t.same(byName('ru-probe').mutation.patch, [
-    { op: 'add', path: '/spec/containers/0/resources', value: { requests: { 'intel.com/sriov_netdevice': '1' }, limits: { 'intel.com/sriov_netdevice': '1' } } },
+    {
+      op: 'add',
+      path: '/spec/containers/0/resources',
+      value: { requests: { 'intel.com/sriov_netdevice': '1' }, limits: { 'intel.com/sriov_netdevice': '1' } },
+    },
   ]);
   const text = await check(['--nads', join(FIXTURES, 'nads'), '--mutate', STREAM]);
-  t.match(text.out, `${STREAM}:74: Pod/prod/ru-probe\n  mutate: container probe: requests intel.com/sriov_netdevice=1; limits intel.com/sriov_netdevice=1\n  patch: [`);
+  t.match(
+    text.out,
+    `${STREAM}:74: Pod/prod/ru-probe\n  mutate: container probe: requests intel.com/sriov_netdevice=1; limits intel.com/sriov_netdevice=1\n  patch: [`,
+  );
 });
 
 t.test('an unparseable file among good ones: a clear error, exit 2, the other files still checked', async (t) => {
   const r = await check([join(FIXTURES, 'mixed')]);
   t.equal(r.code, 2);
-  t.equal(r.err, `${join(FIXTURES, 'mixed/b-broken.yaml')}:7:1: error: Flow sequence in block collection must be sufficiently indented and end with a ]\n`);
+  t.equal(
+    r.err,
+    `${join(FIXTURES, 'mixed/b-broken.yaml')}:7:1: error: Flow sequence in block collection must be sufficiently indented and end with a ]\n`,
+  );
   t.match(r.out, `${join(FIXTURES, 'mixed/a-nads.yaml')}:12: NetworkAttachmentDefinition/hpc/typo\n  error: spec.config: Invalid value:`);
-  t.match(r.out, `${join(FIXTURES, 'mixed/c-list.json')}:15: Pod/hpc/solver-1\n  error: metadata.annotations[${NETS}][0].infiniband-guid: Invalid value: "not-a-guid"`);
+  t.match(
+    r.out,
+    `${join(FIXTURES, 'mixed/c-list.json')}:15: Pod/hpc/solver-1\n  error: metadata.annotations[${NETS}][0].infiniband-guid: Invalid value: "not-a-guid"`,
+  );
   t.notMatch(r.out, /solver-0|checkpoint|hidden|notes/, 'clean objects quiet; dot files and other extensions not read');
   t.match(r.out, /5 objects checked, 2 denied, 2 errors, 0 warnings, 1 unreadable input \(results incomplete\)\n$/);
   const json = JSON.parse((await check(['-o', 'json', join(FIXTURES, 'mixed')])).out);
-  t.same(json.readErrors, [{ file: join(FIXTURES, 'mixed/b-broken.yaml'), line: 7, column: 1, message: 'Flow sequence in block collection must be sufficiently indented and end with a ]' }]);
-  t.same(json.results.map((x: { name: string }) => x.name), ['ib-storage', 'typo', 'solver-0', 'solver-1', 'checkpoint']);
+  t.same(json.readErrors, [
+    {
+      file: join(FIXTURES, 'mixed/b-broken.yaml'),
+      line: 7,
+      column: 1,
+      message: 'Flow sequence in block collection must be sufficiently indented and end with a ]',
+    },
+  ]);
+  t.same(
+    json.results.map((x: { name: string }) => x.name),
+    ['ib-storage', 'typo', 'solver-0', 'solver-1', 'checkpoint'],
+  );
 });
 
 t.test('a missing file: exit 2, named; the rest checked', async (t) => {
@@ -127,7 +154,10 @@ spec: {containers: [{name: c, image: busybox}]}
   );
   const gitops = await check(['--policy', join(POLICIES, 'gitops-missing-nads.yaml'), manifests]);
   t.equal(gitops.code, 1, 'the pod outside the GitOps namespace is still denied');
-  t.match(gitops.out, `${manifests}:5: Pod/apps/early\n  warning: metadata.annotations[${NETS}][0]: Not found: "apps/not-yet": no such NetworkAttachmentDefinition (Warn by policy "gitops-late-nads" (networkExists))\n`);
+  t.match(
+    gitops.out,
+    `${manifests}:5: Pod/apps/early\n  warning: metadata.annotations[${NETS}][0]: Not found: "apps/not-yet": no such NetworkAttachmentDefinition (Warn by policy "gitops-late-nads" (networkExists))\n`,
+  );
   t.match(gitops.out, `${manifests}:10: Pod/other/early\n  error:`);
 
   const crossing = join(dir, 'crossing.yaml');
@@ -155,14 +185,20 @@ spec: {containers: [{name: c, image: busybox}]}
   );
   const user = await check(['--policy', join(POLICIES, 'no-user-macs.yaml'), '--user', 'dev', macs]);
   t.equal(user.code, 1);
-  t.match(user.out, /Deployment\/prod\/du\n  error: spec\.template\.metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/networks\]\[0\]\.mac: Forbidden/);
+  t.match(
+    user.out,
+    /Deployment\/prod\/du\n  error: spec\.template\.metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/networks\]\[0\]\.mac: Forbidden/,
+  );
   const admin = await check(['--policy', join(POLICIES, 'no-user-macs.yaml'), '--user', 'ops', '--group', 'network-admins', macs]);
   t.equal(admin.code, 0, admin.out);
   t.equal(admin.out, '8 objects checked, 0 denied, 0 errors, 0 warnings\n');
 });
 
 t.test('an invalid policy file stops with its errors, exit 2', async (t) => {
-  const dir = t.testdir({ 'bad.yaml': 'apiVersion: netattach.io/v1alpha1\nkind: NetworkAttachmentPolicy\nmetadata: {name: bad}\nspec: {rules: {allowedNetworks: {action: Sometimes}}}\n' });
+  const dir = t.testdir({
+    'bad.yaml':
+      'apiVersion: netattach.io/v1alpha1\nkind: NetworkAttachmentPolicy\nmetadata: {name: bad}\nspec: {rules: {allowedNetworks: {action: Sometimes}}}\n',
+  });
   const r = await check(['--policy', join(dir, 'bad.yaml'), STREAM]);
   t.equal(r.code, 2);
   t.equal(r.out, '');
@@ -196,8 +232,18 @@ t.test('usage errors: exit 2 with a reason', async (t) => {
 });
 
 t.test('--plugin-reads: a third-party plugin declared as a MAC reader turns the warning into a clean pass', async (t) => {
-  const nad = { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name: 'acme', namespace: 'default' }, spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: 'acme', type: 'acme-cni' }) } };
-  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default', annotations: { [NETS]: '[{"name":"acme","mac":"02:00:00:00:00:01"}]' } }, spec: { containers: [{ name: 'c', image: 'x' }] } };
+  const nad = {
+    apiVersion: 'k8s.cni.cncf.io/v1',
+    kind: 'NetworkAttachmentDefinition',
+    metadata: { name: 'acme', namespace: 'default' },
+    spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: 'acme', type: 'acme-cni' }) },
+  };
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'default', annotations: { [NETS]: '[{"name":"acme","mac":"02:00:00:00:00:01"}]' } },
+    spec: { containers: [{ name: 'c', image: 'x' }] },
+  };
   const input = [nad, pod].map((o) => JSON.stringify(o)).join('\n---\n');
   const plain = await check(['-o', 'json', '-'], input);
   t.equal(plain.code, 0, 'a warning only');
@@ -208,14 +254,28 @@ t.test('--plugin-reads: a third-party plugin declared as a MAC reader turns the 
 });
 
 t.test('--multus-default-networks: the net<N> names shift, and so does the collision', async (t) => {
-  const nad = { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name: 'mv', namespace: 'default' }, spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: 'mv', type: 'macvlan', master: 'eth1' }) } };
-  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default', annotations: { [NETS]: '[{"name":"mv","interface":"net2"},{"name":"mv"}]' } }, spec: { containers: [{ name: 'c', image: 'x' }] } };
+  const nad = {
+    apiVersion: 'k8s.cni.cncf.io/v1',
+    kind: 'NetworkAttachmentDefinition',
+    metadata: { name: 'mv', namespace: 'default' },
+    spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: 'mv', type: 'macvlan', master: 'eth1' }) },
+  };
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'default', annotations: { [NETS]: '[{"name":"mv","interface":"net2"},{"name":"mv"}]' } },
+    spec: { containers: [{ name: 'c', image: 'x' }] },
+  };
   const input = [nad, pod].map((o) => JSON.stringify(o)).join('\n---\n');
   const stated = await check(['-o', 'json', '--multus-default-networks', '0', '-'], input);
   t.equal(stated.code, 1, 'no defaultNetworks, stated: element [1] is net2 too, and macvlan creates net2 first');
   t.match(stated.out, /Multus names element \[1\] \\"net2\\" too/);
   const unstated = await check(['-o', 'json', '-'], input);
-  t.equal(unstated.code, 0, 'the count not stated: the same pod works on a cluster whose Multus has one defaultNetwork, so it is not denied');
+  t.equal(
+    unstated.code,
+    0,
+    'the count not stated: the same pod works on a cluster whose Multus has one defaultNetwork, so it is not denied',
+  );
   t.match(unstated.out, /Multus names element \[1\] \\"net2\\" too .*when Multus's config has no defaultNetworks/);
   const shifted = await check(['-o', 'json', '--multus-default-networks', '1', '-'], input);
   t.equal(shifted.code, 0, 'one defaultNetwork: element [1] is net3');
@@ -233,9 +293,18 @@ t.test('--cluster: NADs and namespace labels from the API server, read once', as
   const api = new FakeApiServer();
   await api.start();
   t.teardown(() => api.stop());
-  api.setList('/apis/k8s.cni.cncf.io/v1/network-attachment-definitions', [
-    { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name: 'oam-net', namespace: 'prod', resourceVersion: '5' }, spec: { config: '' } },
-  ], '10');
+  api.setList(
+    '/apis/k8s.cni.cncf.io/v1/network-attachment-definitions',
+    [
+      {
+        apiVersion: 'k8s.cni.cncf.io/v1',
+        kind: 'NetworkAttachmentDefinition',
+        metadata: { name: 'oam-net', namespace: 'prod', resourceVersion: '5' },
+        spec: { config: '' },
+      },
+    ],
+    '10',
+  );
   api.setList('/api/v1/namespaces', [{ metadata: { name: 'prod', labels: { 'gitops.example.com/managed': 'true' } } }], '11');
   const dir = t.testdir();
   const kubeconfig = join(dir, 'config');
@@ -244,13 +313,21 @@ t.test('--cluster: NADs and namespace labels from the API server, read once', as
   t.equal(r.err, '');
   const doc = JSON.parse(r.out);
   t.equal(doc.results.find((x: { name: string }) => x.name === 'pm-export').allowed, true, 'oam-net found in the cluster');
-  t.ok(api.requests.every((q) => q.method === 'GET'), 'read-only');
+  t.ok(
+    api.requests.every((q) => q.method === 'GET'),
+    'read-only',
+  );
   t.equal(r.code, 1, 'the Deployment with a bad MAC is still denied');
 
   // Namespace labels from the cluster select the GitOps policy; the Namespace object in the stream wins, so strip it.
   const noNamespace = join(dir, 'm.yaml');
-  writeFileSync(noNamespace, `apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: prod, annotations: {${NETS}: late}}\nspec: {containers: [{name: c, image: i}]}\n`);
-  const gitops = await check(['--cluster', '--policy', join(POLICIES, 'gitops-missing-nads.yaml'), noNamespace], '', { KUBECONFIG: kubeconfig });
+  writeFileSync(
+    noNamespace,
+    `apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: prod, annotations: {${NETS}: late}}\nspec: {containers: [{name: c, image: i}]}\n`,
+  );
+  const gitops = await check(['--cluster', '--policy', join(POLICIES, 'gitops-missing-nads.yaml'), noNamespace], '', {
+    KUBECONFIG: kubeconfig,
+  });
   t.equal(gitops.code, 0, gitops.out + gitops.err);
   t.match(gitops.out, /warning: .*Not found: "prod\/late".*gitops-late-nads/);
 });
@@ -260,42 +337,65 @@ t.test('--cluster with DRA: how each network is served, and the templates pods n
   await api.start();
   t.teardown(() => api.stop());
   const nadOf = (name: string, annotations: Record<string, string>) => ({
-    apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name, namespace: 'prod', resourceVersion: '5', annotations }, spec: { config: '' },
+    apiVersion: 'k8s.cni.cncf.io/v1',
+    kind: 'NetworkAttachmentDefinition',
+    metadata: { name, namespace: 'prod', resourceVersion: '5', annotations },
+    spec: { config: '' },
   });
-  api.setList('/apis/k8s.cni.cncf.io/v1/network-attachment-definitions', [
-    nadOf('plugin', { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/sriov_a' }),
-    nadOf('dra-ext', { 'k8s.v1.cni.cncf.io/resourceName': 'example.com/nic' }),
-    nadOf('claimed', { 'k8s.v1.cni.cncf.io/resourceName': 'example.com/nic2', 'netattach.io/resourceClaimTemplate': 'nic2' }),
-    nadOf('plain', {}),
-  ], '10');
+  api.setList(
+    '/apis/k8s.cni.cncf.io/v1/network-attachment-definitions',
+    [
+      nadOf('plugin', { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/sriov_a' }),
+      nadOf('dra-ext', { 'k8s.v1.cni.cncf.io/resourceName': 'example.com/nic' }),
+      nadOf('claimed', { 'k8s.v1.cni.cncf.io/resourceName': 'example.com/nic2', 'netattach.io/resourceClaimTemplate': 'nic2' }),
+      nadOf('plain', {}),
+    ],
+    '10',
+  );
   api.setList('/api/v1/namespaces', [{ metadata: { name: 'prod' } }], '11');
-  api.setList('/apis/resource.k8s.io/v1/deviceclasses', [
-    { metadata: { name: 'nic-a', creationTimestamp: '2026-01-01T00:00:00Z' }, spec: { extendedResourceName: 'example.com/nic' } },
-    { metadata: { name: 'nic-b', creationTimestamp: '2026-02-01T00:00:00Z' }, spec: { extendedResourceName: 'example.com/nic' } },
-  ], '12');
+  api.setList(
+    '/apis/resource.k8s.io/v1/deviceclasses',
+    [
+      { metadata: { name: 'nic-a', creationTimestamp: '2026-01-01T00:00:00Z' }, spec: { extendedResourceName: 'example.com/nic' } },
+      { metadata: { name: 'nic-b', creationTimestamp: '2026-02-01T00:00:00Z' }, spec: { extendedResourceName: 'example.com/nic' } },
+    ],
+    '12',
+  );
   api.setList('/apis/resource.k8s.io/v1/resourceclaimtemplates', [{ metadata: { name: 'nic2', namespace: 'other' } }], '13');
   const dir = t.testdir();
   const kubeconfig = join(dir, 'config');
   writeFileSync(kubeconfig, api.kubeconfig());
   const manifest = join(dir, 'p.yaml');
-  writeFileSync(manifest, `apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: prod, annotations: {${NETS}: claimed}}\nspec: {containers: [{name: c, image: i}]}\n`);
+  writeFileSync(
+    manifest,
+    `apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: prod, annotations: {${NETS}: claimed}}\nspec: {containers: [{name: c, image: i}]}\n`,
+  );
   const r = await check(['--cluster', '--timeout', '5', manifest], '', { KUBECONFIG: kubeconfig });
   t.equal(r.err, '');
   t.equal(r.code, 1, 'the pod is denied: prod has no template nic2');
   t.match(r.out, /Not found: "prod\/nic2": the network's device is claimed from ResourceClaimTemplate nic2, which namespace prod lacks/);
   t.match(r.out, /networks \(how each device is served\):\n/);
   t.match(r.out, /  prod\/plugin: extended resources: intel\.com\/sriov_a via a device plugin\n/);
-  t.match(r.out, /  prod\/dra-ext: extended resources: example\.com\/nic via DeviceClass nic-b \(DRA\)\n    missing: DeviceClasses nic-b, nic-a share extendedResourceName example\.com\/nic; the scheduler picks nic-b\n/);
+  t.match(
+    r.out,
+    /  prod\/dra-ext: extended resources: example\.com\/nic via DeviceClass nic-b \(DRA\)\n    missing: DeviceClasses nic-b, nic-a share extendedResourceName example\.com\/nic; the scheduler picks nic-b\n/,
+  );
   t.match(r.out, /  prod\/claimed: explicit DRA claims from ResourceClaimTemplate nic2 in the pod's namespace \(present in other\)\n/);
   t.notMatch(r.out, /prod\/plain/, 'networks without a device are not listed');
 
   // With the template in the inputs, the pod passes and gets its claim.
-  writeFileSync(manifest, `${readFileSync(manifest, 'utf8')}---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: nic2, namespace: prod}\nspec: {spec: {devices: {requests: [{name: nic, exactly: {deviceClassName: nic}}]}}}\n`);
+  writeFileSync(
+    manifest,
+    `${readFileSync(manifest, 'utf8')}---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: nic2, namespace: prod}\nspec: {spec: {devices: {requests: [{name: nic, exactly: {deviceClassName: nic}}]}}}\n`,
+  );
   const json = await check(['--cluster', '--mutate', '-o', 'json', manifest], '', { KUBECONFIG: kubeconfig });
   t.equal(json.code, 0, json.out + json.err);
   const doc = JSON.parse(json.out);
   t.match(JSON.stringify(doc.results[0].mutation.patch), /"resourceClaimTemplateName":"nic2"/);
-  t.same(doc.networks.map((n: { name: string; path: string }) => `${n.name}:${n.path}`), ['plugin:device-plugin', 'dra-ext:dra-extended-resource', 'claimed:claim-template']);
+  t.same(
+    doc.networks.map((n: { name: string; path: string }) => `${n.name}:${n.path}`),
+    ['plugin:device-plugin', 'dra-ext:dra-extended-resource', 'claimed:claim-template'],
+  );
 });
 
 t.test('--cluster: no kubeconfig, or an unreachable server, is exit 2 with a clear error', async (t) => {
@@ -312,7 +412,10 @@ t.test('--cluster: no kubeconfig, or an unreachable server, is exit 2 with a cle
   const started = Date.now();
   const down = await check(['--cluster', '--timeout', '1', STREAM], '', { KUBECONFIG: join(dir, 'config') });
   t.equal(down.code, 2);
-  t.match(down.err, /^netattach check: --cluster: cannot list NetworkAttachmentDefinitions from http:\/\/127\.0\.0\.1:\d+ within 1s: .*ECONNREFUSED/);
+  t.match(
+    down.err,
+    /^netattach check: --cluster: cannot list NetworkAttachmentDefinitions from http:\/\/127\.0\.0\.1:\d+ within 1s: .*ECONNREFUSED/,
+  );
   t.ok(Date.now() - started < 5000, 'gives up after the timeout');
   t.equal(down.out, '');
 });
@@ -326,7 +429,9 @@ t.test('the real binary, as a subprocess: stdin, exit code and output', async (t
   t.equal(code, 1);
   t.match(out, /^<stdin>:36: Deployment\/prod\/du\n  error: spec\.template\.metadata\.annotations/);
   t.match(out, /8 objects checked, 2 denied, 2 errors, 0 warnings\n$/);
-  const usage = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'check'], { cwd: ROOT }).catch((e: { code: number; stderr: string }) => e);
+  const usage = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'check'], { cwd: ROOT }).catch(
+    (e: { code: number; stderr: string }) => e,
+  );
   t.equal((usage as { code: number }).code, 2);
 });
 
@@ -335,34 +440,49 @@ t.test('nothing to judge (issue 25): an empty stream, or only kinds no webhook s
   t.equal(empty.code, 2, 'an empty `kustomize build |` is a failed pipeline, not a clean apply');
   t.match(empty.out, /^0 objects checked/, 'the report is still printed');
   t.match(empty.err, /^netattach check: nothing to judge: the input holds no objects; check judges Pods, workloads/);
-  const others = await check(['-o', 'json', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: s}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n');
+  const others = await check(
+    ['-o', 'json', '-'],
+    'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: s}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n',
+  );
   t.equal(others.code, 2);
   t.match(others.err, /nothing to judge: 3 objects skipped \(2 ConfigMap, 1 Service\)/);
   t.equal(JSON.parse(others.out).summary.objects, 3, 'JSON still printed for CI scripts');
-  const judged = await check(['-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: x}]}\n');
+  const judged = await check(
+    ['-'],
+    'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: x}]}\n',
+  );
   t.equal(judged.code, 0, 'one Pod among them is enough');
   t.equal(judged.err, '');
 });
 
-t.test('--address-sharing-owner: as serve\'s flag, it decides whether one owner\'s pods share a MAC', async (t) => {
+t.test("--address-sharing-owner: as serve's flag, it decides whether one owner's pods share a MAC", async (t) => {
   const pod = (name: string) =>
     `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\n  namespace: vms\n  annotations: {${NETS}: '[{"name":"br","mac":"02:00:00:00:aa:01"}]'}\n  ownerReferences: [{apiVersion: kubevirt.io/v1, kind: VirtualMachineInstance, name: vm1, uid: u1, controller: true}]\nspec: {containers: [{name: c, image: x}]}\n---\n`;
   const nadDoc = `apiVersion: k8s.cni.cncf.io/v1\nkind: NetworkAttachmentDefinition\nmetadata: {name: br, namespace: vms}\nspec: {config: '{"cniVersion":"1.0.0","name":"br","type":"bridge"}'}\n---\n`;
-  const policy = join(t.testdir({ 'p.yaml': 'apiVersion: netattach.io/v1alpha1\nkind: NetworkAttachmentPolicy\nmetadata: {name: unique-macs}\nspec:\n  rules:\n    uniqueAddresses: {mac: Network}\n' }), 'p.yaml');
+  const policy = join(
+    t.testdir({
+      'p.yaml':
+        'apiVersion: netattach.io/v1alpha1\nkind: NetworkAttachmentPolicy\nmetadata: {name: unique-macs}\nspec:\n  rules:\n    uniqueAddresses: {mac: Network}\n',
+    }),
+    'p.yaml',
+  );
   const input = nadDoc + pod('src') + pod('dst');
-  t.equal((await check(['--policy', policy, '-'], input)).code, 0, 'the default: a VMI\'s pods hold the MAC as one');
+  t.equal((await check(['--policy', policy, '-'], input)).code, 0, "the default: a VMI's pods hold the MAC as one");
   const r = await check(['--policy', policy, '--address-sharing-owner', 'example.com/Mover', '-'], input);
   t.equal(r.code, 1);
   t.match(r.out, /already used by pod vms\/src/);
 });
 
-t.test('--default-network-namespace and --resource-name-key: as serve\'s flags, they change the verdict alike', async (t) => {
+t.test("--default-network-namespace and --resource-name-key: as serve's flags, they change the verdict alike", async (t) => {
   const input = `apiVersion: k8s.cni.cncf.io/v1\nkind: NetworkAttachmentDefinition\nmetadata: {name: cluster-net, namespace: infra, annotations: {example.com/resource: intel.com/vf}}\nspec: {config: '{"cniVersion":"1.0.0","name":"n","type":"bridge"}'}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: team-a, annotations: {v1.multus-cni.io/default-network: cluster-net}}\nspec: {containers: [{name: c, image: x}]}\n`;
   const plain = await check(['-'], input);
   t.equal(plain.code, 1, 'an unqualified default network resolves in kube-system by default');
   t.match(plain.out, /kube-system\/cluster-net/);
   t.equal((await check(['--default-network-namespace', 'infra', '-'], input)).code, 0);
-  const keyed = await check(['--default-network-namespace', 'infra', '--resource-name-key', 'example.com/resource', '--mutate', '-'], input);
+  const keyed = await check(
+    ['--default-network-namespace', 'infra', '--resource-name-key', 'example.com/resource', '--mutate', '-'],
+    input,
+  );
   t.equal(keyed.code, 0);
   t.match(keyed.out, /requests intel\.com\/vf=1/, 'the extra key names the device resource');
   const bad = await check(['--default-network-namespace', 'Not_A_Namespace', '-'], input);

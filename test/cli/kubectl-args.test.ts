@@ -18,8 +18,14 @@ t.test('accepted command lines', async (t) => {
     [['check', '--filename=-'], { files: ['-'], output: 'text' }],
     [['audit'], { command: 'audit', allNamespaces: false, output: 'table' }],
     [['audit', '-A', '-o', 'json'], { allNamespaces: true, output: 'json' }],
-    [['audit', '--kubeconfig', '/k', '--context', 'prod', '--request-timeout', '30s'], { kubeconfig: '/k', context: 'prod', timeoutMs: 30_000 }],
-    [['check', '-f', 'p.yaml', '--as', 'alice', '--as-group', 'dev', '--as-group', 'ops'], { userInfo: { username: 'alice', groups: ['dev', 'ops'] } }],
+    [
+      ['audit', '--kubeconfig', '/k', '--context', 'prod', '--request-timeout', '30s'],
+      { kubeconfig: '/k', context: 'prod', timeoutMs: 30_000 },
+    ],
+    [
+      ['check', '-f', 'p.yaml', '--as', 'alice', '--as-group', 'dev', '--as-group', 'ops'],
+      { userInfo: { username: 'alice', groups: ['dev', 'ops'] } },
+    ],
     [[], { command: 'help' }],
     [['--help'], { command: 'help' }],
     [['audit', '-h'], { command: 'help' }],
@@ -63,7 +69,15 @@ t.test('usage errors name the flag or word at fault', async (t) => {
 });
 
 t.test('request timeouts as kubectl writes them', async (t) => {
-  for (const [text, ms] of [['10', 10_000], ['10s', 10_000], ['1.5s', 1500], ['500ms', 500], ['2m', 120_000], ['1h', 3_600_000]] as const) t.equal(parseTimeout(text), ms, text);
+  for (const [text, ms] of [
+    ['10', 10_000],
+    ['10s', 10_000],
+    ['1.5s', 1500],
+    ['500ms', 500],
+    ['2m', 120_000],
+    ['1h', 3_600_000],
+  ] as const)
+    t.equal(parseTimeout(text), ms, text);
   for (const text of ['', '0', '0s', '-1', '1d', 's', '1e3']) t.equal(parseTimeout(text), undefined, JSON.stringify(text));
 });
 

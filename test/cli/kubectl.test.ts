@@ -12,7 +12,13 @@ import type { CliIO } from '../../src/cli/io.js';
 
 function io(env: NodeJS.ProcessEnv = {}): CliIO & { out: string; err: string } {
   const o = { out: '', err: '' };
-  return Object.assign(o, { stdout: (s: string) => void (o.out += s), stderr: (s: string) => void (o.err += s), stdin: Readable.from([]), env, cwd: process.cwd() });
+  return Object.assign(o, {
+    stdout: (s: string) => void (o.out += s),
+    stderr: (s: string) => void (o.err += s),
+    stdin: Readable.from([]),
+    env,
+    cwd: process.cwd(),
+  });
 }
 
 const kubeconfig = (server: string): string => `apiVersion: v1
@@ -41,8 +47,16 @@ t.test('the kubeconfig and context as kubectl picks them', async (t) => {
   const file = path.join(dir, 'config');
   await writeFile(file, kubeconfig('https://127.0.0.1:1'));
   const viaEnv = await loadKubectlContext({ env: { KUBECONFIG: file } });
-  t.match(viaEnv, { namespace: 'apps', context: 'dev', credentials: { server: 'https://127.0.0.1:1' } }, "$KUBECONFIG, the current context's namespace");
-  t.match(await loadKubectlContext({ env: {}, kubeconfig: file, context: 'bare' }), { namespace: 'default', context: 'bare' }, 'a context without a namespace: default');
+  t.match(
+    viaEnv,
+    { namespace: 'apps', context: 'dev', credentials: { server: 'https://127.0.0.1:1' } },
+    "$KUBECONFIG, the current context's namespace",
+  );
+  t.match(
+    await loadKubectlContext({ env: {}, kubeconfig: file, context: 'bare' }),
+    { namespace: 'default', context: 'bare' },
+    'a context without a namespace: default',
+  );
   t.match(await loadKubectlContext({ env: {}, kubeconfig: file, context: 'prod' }), { error: /--context: context "prod" not found/ });
   const missing = io();
   t.equal(await run(['audit', '--kubeconfig', path.join(dir, 'nope')], missing), 2);
@@ -61,7 +75,11 @@ t.test('an API server that does not answer: exit 2 naming the server', async (t)
   for (const argv of [['audit'], ['explain', 'pod', 'x'], ['check', '-f', file]]) {
     const out = io({ KUBECONFIG: file });
     t.equal(await run([...argv, '--request-timeout', '500ms'], out), 2, argv.join(' '));
-    t.match(out.err, new RegExp(`error: cannot list .* from https://127\\.0\\.0\\.1:${port} within 0\\.5s`), `${argv.join(' ')}: ${out.err.trim()}`);
+    t.match(
+      out.err,
+      new RegExp(`error: cannot list .* from https://127\\.0\\.0\\.1:${port} within 0\\.5s`),
+      `${argv.join(' ')}: ${out.err.trim()}`,
+    );
     t.equal(out.out, '', 'nothing on stdout');
   }
 });
@@ -70,7 +88,10 @@ t.test('a kubeconfig with a YAML syntax error: the position and the reason, neve
   const dir = await mkdtemp(path.join(os.tmpdir(), 'netattach-kubectl-'));
   const file = path.join(dir, 'config');
   const secret = 'sha256~PLANTED-SECRET-TOKEN';
-  await writeFile(file, `apiVersion: v1\nusers:\n- name: u\n  user: {token: ${secret}, password: hunter2-PLANTED}\n  bad: [unclosed\nclusters: []\n`);
+  await writeFile(
+    file,
+    `apiVersion: v1\nusers:\n- name: u\n  user: {token: ${secret}, password: hunter2-PLANTED}\n  bad: [unclosed\nclusters: []\n`,
+  );
   for (const argv of [['audit'], ['explain', 'pod', 'x']]) {
     const out = io({ KUBECONFIG: file });
     t.equal(await run(argv, out), 2, argv.join(' '));

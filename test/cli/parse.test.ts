@@ -9,7 +9,13 @@ import type { CliIO } from '../../src/cli/io.js';
 async function cli(argv: string[], stdin = ''): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const io: CliIO = { stdout: (s) => void (out += s), stderr: (s) => void (err += s), stdin: Readable.from([stdin]), env: {}, cwd: process.cwd() };
+  const io: CliIO = {
+    stdout: (s) => void (out += s),
+    stderr: (s) => void (err += s),
+    stdin: Readable.from([stdin]),
+    env: {},
+    cwd: process.cwd(),
+  };
   const code = await run(argv, io);
   return { code, out, err };
 }
@@ -17,14 +23,23 @@ async function cli(argv: string[], stdin = ''): Promise<{ code: number; out: str
 t.test('valid value: normalized JSON array on stdout, exit 0', async (t) => {
   const r = await cli(['net-a,other/net-b@eth1']);
   t.equal(r.code, 0);
-  t.same(JSON.parse(r.out), [{ name: 'net-a', namespace: 'default' }, { name: 'net-b', namespace: 'other', interface: 'eth1' }]);
+  t.same(JSON.parse(r.out), [
+    { name: 'net-a', namespace: 'default' },
+    { name: 'net-b', namespace: 'other', interface: 'eth1' },
+  ]);
   t.equal(r.err, '');
 });
 
 t.test('spec keys in the output, namespace always present', async (t) => {
-  const r = await cli(['--namespace', 'team', '[{"name":"a","mac":"02:00:00:00:00:01","infiniband-guid":"c2:11:22:33:44:55:66:77","ips":["10.0.0.1/24"]}]']);
+  const r = await cli([
+    '--namespace',
+    'team',
+    '[{"name":"a","mac":"02:00:00:00:00:01","infiniband-guid":"c2:11:22:33:44:55:66:77","ips":["10.0.0.1/24"]}]',
+  ]);
   t.equal(r.code, 0);
-  t.same(JSON.parse(r.out), [{ name: 'a', namespace: 'team', mac: '02:00:00:00:00:01', 'infiniband-guid': 'c2:11:22:33:44:55:66:77', ips: ['10.0.0.1/24'] }]);
+  t.same(JSON.parse(r.out), [
+    { name: 'a', namespace: 'team', mac: '02:00:00:00:00:01', 'infiniband-guid': 'c2:11:22:33:44:55:66:77', ips: ['10.0.0.1/24'] },
+  ]);
 });
 
 t.test('warnings go to stderr, exit stays 0', async (t) => {
@@ -32,7 +47,10 @@ t.test('warnings go to stderr, exit stays 0', async (t) => {
   t.equal(r.code, 0);
   const lines = r.err.trim().split('\n');
   t.equal(lines.length, 2);
-  t.ok(lines.every((l) => l.startsWith('warning: metadata.annotations[k8s.v1.cni.cncf.io/networks][0].')), r.err);
+  t.ok(
+    lines.every((l) => l.startsWith('warning: metadata.annotations[k8s.v1.cni.cncf.io/networks][0].')),
+    r.err,
+  );
 });
 
 t.test('errors: one per line on stderr, nothing on stdout, exit 1', async (t) => {
@@ -41,7 +59,7 @@ t.test('errors: one per line on stderr, nothing on stdout, exit 1', async (t) =>
   t.equal(r.out, '');
   t.same(r.err.trim().split('\n'), [
     'metadata.annotations[k8s.v1.cni.cncf.io/networks][0].mac: Invalid value: "02:00": must be a 6-byte Ethernet MAC (02:23:45:67:89:01, 02-23-45-67-89-01 or 0223.4567.8901) or a 20-byte IPoIB address in the same forms',
-    'metadata.annotations[k8s.v1.cni.cncf.io/networks][1].name: Invalid value: "B": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character',
+    "metadata.annotations[k8s.v1.cni.cncf.io/networks][1].name: Invalid value: \"B\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
   ]);
 });
 
@@ -71,7 +89,11 @@ t.test('--default-network: exactly one, Multus namespace by default', async (t) 
 });
 
 t.test('text output: one line per selection', async (t) => {
-  const r = await cli(['--output', 'text', '[{"name":"a","namespace":"n","mac":"02:00:00:00:00:01","portMappings":[{"hostPort":80,"containerPort":8080}]},{"name":"b"}]']);
+  const r = await cli([
+    '--output',
+    'text',
+    '[{"name":"a","namespace":"n","mac":"02:00:00:00:00:01","portMappings":[{"hostPort":80,"containerPort":8080}]},{"name":"b"}]',
+  ]);
   t.equal(r.code, 0);
   t.equal(r.out, 'n/a mac=02:00:00:00:00:01 portMappings=[{"hostPort":80,"containerPort":8080}]\ndefault/b\n');
 });
@@ -97,7 +119,12 @@ t.test('usage errors exit 2', async (t) => {
 t.test('as a real process: node --import tsx src/cli/main.ts parse', async (t) => {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
   const exec = (args: string[], input?: string) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'parse', ...args], { cwd: root, input, encoding: 'utf8', timeout: 60_000 });
+    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'parse', ...args], {
+      cwd: root,
+      input,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
   const ok = exec(['-'], 'net-a@eth1\n');
   t.equal(ok.status, 0, ok.stderr);
   t.same(JSON.parse(ok.stdout), [{ name: 'net-a', namespace: 'default', interface: 'eth1' }]);

@@ -43,17 +43,24 @@ t.test('--dev with a cluster that never answers: example NADs after the 2 s dead
   });
   const out: string[] = [];
   const started = performance.now();
-  const serving = await startServe(['--dev', '--kubeconfig', join(dir, 'kubeconfig'), '--port', '0', '--health-port', '0', '--log-level', 'info'], {
-    stdout: (s) => out.push(s),
-    stderr: (s) => out.push(s),
-    stdin: Readable.from([]),
-    env: {},
-    cwd: dir,
-  });
+  const serving = await startServe(
+    ['--dev', '--kubeconfig', join(dir, 'kubeconfig'), '--port', '0', '--health-port', '0', '--log-level', 'info'],
+    {
+      stdout: (s) => out.push(s),
+      stderr: (s) => out.push(s),
+      stdin: Readable.from([]),
+      env: {},
+      cwd: dir,
+    },
+  );
   const elapsed = performance.now() - started;
   if (serving === 'help') throw new Error('help');
   t.teardown(() => serving.server.close());
-  const lines = out.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = out
+    .join('')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const chosen = lines.find((l) => l.msg === 'development: NADs are read from the examples');
   t.match(chosen, { source: 'directory', dir: join(ROOT, 'examples', 'nads'), reason: 'cluster not reachable' });
   t.notOk(lines.some((l) => l.msg === 'NADs are read from the cluster'));
@@ -71,7 +78,8 @@ t.test('--dev with a cluster that never answers: example NADs after the 2 s dead
   await eventually(async () => serving.server.readiness().ready, Boolean, 'readiness');
   const ca = readFileSync(join(ROOT, 'certs', 'ca.crt'), 'utf8');
   const send = async (networks: string) =>
-    (await request(`${serving.url}/validate`, JSON.stringify(podCreate({ name: `p-${networks}`, uid: `u-${networks}`, networks })), { ca })).json.response as {
+    (await request(`${serving.url}/validate`, JSON.stringify(podCreate({ name: `p-${networks}`, uid: `u-${networks}`, networks })), { ca }))
+      .json.response as {
       allowed: boolean;
       status?: { message: string };
     };

@@ -23,7 +23,11 @@ async function start(t: Test, kc: KubeCredentials): Promise<{ server: WebhookSer
   const { ca } = await makeCerts(certDir);
   const { logger } = captureLogger();
   const wiring = await wirePolicy({ kubeConfig: kc, podWatch: true, logger, backoffMs: 20 });
-  const nadSource = new StaticNadSource([nadObject('prod', 'ib', ['infinibandGUID']), nadObject('prod', 'net-a'), nadObject('team-b', 'net-b')]);
+  const nadSource = new StaticNadSource([
+    nadObject('prod', 'ib', ['infinibandGUID']),
+    nadObject('prod', 'net-a'),
+    nadObject('team-b', 'net-b'),
+  ]);
   const server = await createServer(
     {
       host: '127.0.0.1',
@@ -68,7 +72,11 @@ t.test('policies, namespace labels and pods from the cluster', async (t) => {
   const api = new FakeApiServer();
   const kc = await api.start();
   t.teardown(() => api.stop());
-  api.setList('/api/v1/namespaces', [{ metadata: { name: 'prod', resourceVersion: '1', labels: { 'kubernetes.io/metadata.name': 'prod', tier: 'prod' } } }], '1');
+  api.setList(
+    '/api/v1/namespaces',
+    [{ metadata: { name: 'prod', resourceVersion: '1', labels: { 'kubernetes.io/metadata.name': 'prod', tier: 'prod' } } }],
+    '1',
+  );
   const { server, url, healthUrl, ca } = await start(t, kc);
 
   // No CRD (404): no policy can exist, so policies are ready with none; pods not listed yet.
@@ -80,26 +88,57 @@ t.test('policies, namespace labels and pods from the cluster', async (t) => {
   t.same(waiting.json.notReady, ['pods']);
   t.same(waiting.json.checks.policies, { ok: true }, 'no CRD: ready without policies');
 
-  api.setList('/api/v1/pods', [
-    { metadata: { namespace: 'prod', name: 'running', uid: 'u-run', resourceVersion: '5', annotations: { [NETWORKS]: JSON.stringify([{ name: 'ib', 'infiniband-guid': GUID }]) } } },
-    { metadata: { namespace: 'prod', name: 'plain', uid: 'u-plain', resourceVersion: '6', annotations: { [NETWORKS]: 'ib' } } },
-  ], '6');
-  api.setList(POLICIES_PATH, [
-    {
-      apiVersion: 'netattach.io/v1alpha1',
-      kind: 'NetworkAttachmentPolicy',
-      metadata: { name: 'prod-rules', generation: 1, resourceVersion: '1' },
-      spec: { namespaceSelector: { matchLabels: { tier: 'prod' } }, rules: { allowedNetworks: { ownNamespace: true }, uniqueAddresses: { 'infiniband-guid': 'Cluster' } } },
-    },
-  ], '1');
-  await eventually(() => getHttp(`${healthUrl}/readyz`), (r) => r.status === 200, 'readiness');
-  await until(() => api.requests.some((r) => r.method === 'PATCH' && r.path === `${POLICIES_PATH}/prod-rules/status`), 'the Accepted condition');
+  api.setList(
+    '/api/v1/pods',
+    [
+      {
+        metadata: {
+          namespace: 'prod',
+          name: 'running',
+          uid: 'u-run',
+          resourceVersion: '5',
+          annotations: { [NETWORKS]: JSON.stringify([{ name: 'ib', 'infiniband-guid': GUID }]) },
+        },
+      },
+      { metadata: { namespace: 'prod', name: 'plain', uid: 'u-plain', resourceVersion: '6', annotations: { [NETWORKS]: 'ib' } } },
+    ],
+    '6',
+  );
+  api.setList(
+    POLICIES_PATH,
+    [
+      {
+        apiVersion: 'netattach.io/v1alpha1',
+        kind: 'NetworkAttachmentPolicy',
+        metadata: { name: 'prod-rules', generation: 1, resourceVersion: '1' },
+        spec: {
+          namespaceSelector: { matchLabels: { tier: 'prod' } },
+          rules: { allowedNetworks: { ownNamespace: true }, uniqueAddresses: { 'infiniband-guid': 'Cluster' } },
+        },
+      },
+    ],
+    '1',
+  );
+  await eventually(
+    () => getHttp(`${healthUrl}/readyz`),
+    (r) => r.status === 200,
+    'readiness',
+  );
+  await until(
+    () => api.requests.some((r) => r.method === 'PATCH' && r.path === `${POLICIES_PATH}/prod-rules/status`),
+    'the Accepted condition',
+  );
 
   const foreign = await send(url, ca, 'validate', podCreate({ namespace: 'prod', name: 'p1', uid: 'u1', networks: 'team-b/net-b' }));
   t.notOk(foreign.allowed, 'the policy applies through the namespace label tier=prod');
   t.match(foreign.status?.message, /policy "prod-rules" \(allowedNetworks\)/);
 
-  const dup = await send(url, ca, 'validate', podCreate({ namespace: 'prod', name: 'p2', uid: 'u2', networks: JSON.stringify([{ name: 'ib', 'infiniband-guid': GUID }]) }));
+  const dup = await send(
+    url,
+    ca,
+    'validate',
+    podCreate({ namespace: 'prod', name: 'p2', uid: 'u2', networks: JSON.stringify([{ name: 'ib', 'infiniband-guid': GUID }]) }),
+  );
   t.notOk(dup.allowed, 'a GUID a running pod holds');
   t.match(dup.status?.message, /is already used by pod prod\/running \(running\)/);
 
@@ -118,11 +157,19 @@ t.test('after the first sync, watches lost to an API server outage degrade readi
   const api = new FakeApiServer();
   const kc = await api.start();
   t.teardown(() => api.stop());
-  api.setList('/api/v1/namespaces', [{ metadata: { name: 'prod', resourceVersion: '1', labels: { 'kubernetes.io/metadata.name': 'prod' } } }], '1');
+  api.setList(
+    '/api/v1/namespaces',
+    [{ metadata: { name: 'prod', resourceVersion: '1', labels: { 'kubernetes.io/metadata.name': 'prod' } } }],
+    '1',
+  );
   api.setList('/api/v1/pods', [], '1');
   api.setList(POLICIES_PATH, [], '1');
   const { healthUrl } = await start(t, kc);
-  await eventually(() => getHttp(`${healthUrl}/readyz`), (r) => r.status === 200, 'ready');
+  await eventually(
+    () => getHttp(`${healthUrl}/readyz`),
+    (r) => r.status === 200,
+    'ready',
+  );
   api.watchFailures = 1_000_000;
   api.listFailures = 1_000_000;
   api.dropWatches();
@@ -139,7 +186,12 @@ t.test('after the first sync, watches lost to an API server outage degrade readi
   t.match((await getHttp(`${healthUrl}/metrics`)).text, /netattach_cache_stale_seconds\{cache="pods"\} \d/);
   api.watchFailures = 0;
   api.listFailures = 0;
-  const back = await eventually(() => getHttp(`${healthUrl}/readyz`), (r) => (r.json?.degraded ?? []).length === 0, 'recovered', 60_000);
+  const back = await eventually(
+    () => getHttp(`${healthUrl}/readyz`),
+    (r) => (r.json?.degraded ?? []).length === 0,
+    'recovered',
+    60_000,
+  );
   t.equal(back.status, 200);
 });
 
@@ -148,30 +200,58 @@ t.test('the background audit is fed by the pod watch and counts findings; withou
   const kc = await api.start();
   t.teardown(() => api.stop());
   api.setList('/api/v1/namespaces', [{ metadata: { name: 'prod', resourceVersion: '1' } }], '1');
-  api.setList('/api/v1/pods', [{ metadata: { name: 'old', namespace: 'prod', uid: 'u1', resourceVersion: '2', annotations: { [NETWORKS]: 'gone' } } }], '2');
+  api.setList(
+    '/api/v1/pods',
+    [{ metadata: { name: 'old', namespace: 'prod', uid: 'u1', resourceVersion: '2', annotations: { [NETWORKS]: 'gone' } } }],
+    '2',
+  );
   const { logger } = captureLogger();
   const nadSource = new StaticNadSource([nadObject('prod', 'net-a')]);
-  const wiring = await wirePolicy({ kubeConfig: kc, podWatch: true, logger, backoffMs: 20, audit: { nadSource, config: DEFAULT_ADMISSION_CONFIG, tickMs: 20, publishIntervalMs: 100 } });
+  const wiring = await wirePolicy({
+    kubeConfig: kc,
+    podWatch: true,
+    logger,
+    backoffMs: 20,
+    audit: { nadSource, config: DEFAULT_ADMISSION_CONFIG, tickMs: 20, publishIntervalMs: 100 },
+  });
   t.ok(wiring.audit && wiring.publisher);
   t.match(wiring.summary.audit, /every live pod/);
   // As the server does: started, never awaited (the policy watch of a cluster without the CRD retries forever).
   for (const b of wiring.deps.background) void b.start();
   t.teardown(() => Promise.all(wiring.deps.background.map((b) => b.stop())));
   const audit = wiring.audit!;
-  await eventually(async () => audit.allFindings(), (f) => f.length === 1, 'the live pod to be judged');
+  await eventually(
+    async () => audit.allFindings(),
+    (f) => f.length === 1,
+    'the live pod to be judged',
+  );
   t.match(audit.allFindings()[0], { pod: { name: 'old' }, findings: [{ policy: 'builtin', rule: 'networkExists', result: 'fail' }] });
   // A new pod arriving through the watch is judged too.
   await until(() => api.watching('/api/v1/pods') > 0, 'the pod watch');
-  api.emit('/api/v1/pods', { type: 'ADDED', object: { metadata: { name: 'new', namespace: 'prod', uid: 'u2', resourceVersion: '3', annotations: { [NETWORKS]: 'net-a' } } } });
-  await eventually(async () => audit.podCount(), (n) => n === 2, 'the new pod');
+  api.emit('/api/v1/pods', {
+    type: 'ADDED',
+    object: { metadata: { name: 'new', namespace: 'prod', uid: 'u2', resourceVersion: '3', annotations: { [NETWORKS]: 'net-a' } } },
+  });
+  await eventually(
+    async () => audit.podCount(),
+    (n) => n === 2,
+    'the new pod',
+  );
   const metrics = await wiring.deps.registry.metrics();
   t.match(metrics, /netattach_audit_findings\{policy="builtin",rule="networkExists",action="Enforce",result="fail"\} 1/);
-  await eventually(async () => (await wiring.deps.registry.metrics()).includes('netattach_audit_policyreport_crd_present 0'), Boolean, 'the CRD check');
+  await eventually(
+    async () => (await wiring.deps.registry.metrics()).includes('netattach_audit_policyreport_crd_present 0'),
+    Boolean,
+    'the CRD check',
+  );
   t.notOk(wiring.publisher!.isLeader(), 'no CRD: no Lease taken');
-  t.notOk(api.requests.some((r) => r.method === 'PATCH'), 'nothing written');
+  t.notOk(
+    api.requests.some((r) => r.method === 'PATCH'),
+    'nothing written',
+  );
 });
 
-t.test('the background audit judges the NADs themselves, fed by the NAD cache\'s own watch (no second one)', async (t) => {
+t.test("the background audit judges the NADs themselves, fed by the NAD cache's own watch (no second one)", async (t) => {
   const api = new FakeApiServer();
   const kc = await api.start();
   t.teardown(() => api.stop());
@@ -188,25 +268,54 @@ t.test('the background audit judges the NADs themselves, fed by the NAD cache\'s
   api.setList(NADS, [nad('stored-before', NO_TYPE, '3'), nad('fine', '{"cniVersion":"1.0.0","name":"x","type":"macvlan"}', '4')], '4');
   const { logger } = captureLogger();
   const nadSource = new ClusterNadSource(kc, { backoff: { initialMs: 20 } });
-  const wiring = await wirePolicy({ kubeConfig: kc, podWatch: true, logger, backoffMs: 20, audit: { nadSource, config: DEFAULT_ADMISSION_CONFIG, tickMs: 20, publishIntervalMs: 100 } });
+  const wiring = await wirePolicy({
+    kubeConfig: kc,
+    podWatch: true,
+    logger,
+    backoffMs: 20,
+    audit: { nadSource, config: DEFAULT_ADMISSION_CONFIG, tickMs: 20, publishIntervalMs: 100 },
+  });
   t.match(wiring.summary.audit, /every live pod and NAD/);
   void nadSource.start();
   for (const b of wiring.deps.background) void b.start();
   t.teardown(() => Promise.all([nadSource.stop(), ...wiring.deps.background.map((b) => b.stop())]));
   const audit = wiring.audit!;
   const found = () => audit.allNadFindings().map((a) => `${a.nad.name}:${a.findings.map((f) => f.rule).join(',')}`);
-  await eventually(async () => found(), (f) => f.length === 1, 'the stored NAD to be judged');
+  await eventually(
+    async () => found(),
+    (f) => f.length === 1,
+    'the stored NAD to be judged',
+  );
   t.same(found(), ['stored-before:nadValid']);
   t.match(audit.allNadFindings()[0]!.findings[0]!.message, /^spec\.config\.type: Required value/);
-  t.match(await wiring.deps.registry.metrics(), /netattach_audit_findings\{policy="builtin",rule="nadValid",action="Enforce",result="fail"\} 1/);
+  t.match(
+    await wiring.deps.registry.metrics(),
+    /netattach_audit_findings\{policy="builtin",rule="nadValid",action="Enforce",result="fail"\} 1/,
+  );
   // Fixed through the watch: gone. Broken again, then deleted: gone.
   await until(() => api.watching(NADS) > 0, 'the NAD watch');
   api.emit(NADS, { type: 'MODIFIED', object: nad('stored-before', '{"cniVersion":"1.0.0","name":"x","type":"macvlan"}', '5') });
-  await eventually(async () => found(), (f) => f.length === 0, 'the fixed NAD to be judged');
+  await eventually(
+    async () => found(),
+    (f) => f.length === 0,
+    'the fixed NAD to be judged',
+  );
   api.emit(NADS, { type: 'ADDED', object: nad('new-bad', NO_TYPE, '6') });
-  await eventually(async () => found(), (f) => f.length === 1, 'the new NAD to be judged');
+  await eventually(
+    async () => found(),
+    (f) => f.length === 1,
+    'the new NAD to be judged',
+  );
   api.emit(NADS, { type: 'DELETED', object: nad('new-bad', NO_TYPE, '7') });
-  await eventually(async () => found(), (f) => f.length === 0, 'the deleted NAD to be dropped');
+  await eventually(
+    async () => found(),
+    (f) => f.length === 0,
+    'the deleted NAD to be dropped',
+  );
   t.notMatch(await wiring.deps.registry.metrics(), /netattach_audit_findings\{[^}]*rule="nadValid"/, 'no NAD finding left in the metric');
-  t.equal(api.requests.filter((r) => r.path === NADS && r.query.get('watch') !== 'true' && r.query.get('watch') !== '1').length, 1, 'one NAD list: the cache\'s');
+  t.equal(
+    api.requests.filter((r) => r.path === NADS && r.query.get('watch') !== 'true' && r.query.get('watch') !== '1').length,
+    1,
+    "one NAD list: the cache's",
+  );
 });

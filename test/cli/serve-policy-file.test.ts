@@ -18,12 +18,20 @@ const POLICIES = (warnAction: string) =>
   [
     policyDoc('enforce', 'rules:\n  allowedNetworks: {ownNamespace: true}'),
     policyDoc('warn', `rules:\n  interfaceNames: {allowed: ["net*"], action: ${warnAction}}`),
-    policyDoc('audit', 'namespaceSelector:\n  matchLabels: {kubernetes.io/metadata.name: audited}\naction: Audit\nrules:\n  maxAttachments: {max: 0}'),
+    policyDoc(
+      'audit',
+      'namespaceSelector:\n  matchLabels: {kubernetes.io/metadata.name: audited}\naction: Audit\nrules:\n  maxAttachments: {max: 0}',
+    ),
     policyDoc('unique', 'rules:\n  uniqueAddresses: {infiniband-guid: Cluster}'),
   ].join('---\n');
 
 async function serve(t: Test): Promise<{ serving: Serving; ca: string; policyFile: string; logs: () => Array<Record<string, unknown>> }> {
-  const nads = [nadObject('default', 'net-a'), nadObject('default', 'ib', ['infinibandGUID']), nadObject('team-b', 'net-b'), nadObject('audited', 'net-a')];
+  const nads = [
+    nadObject('default', 'net-a'),
+    nadObject('default', 'ib', ['infinibandGUID']),
+    nadObject('team-b', 'net-b'),
+    nadObject('audited', 'net-a'),
+  ];
   const dir = t.testdir({
     nads: Object.fromEntries(nads.map((n, i) => [`${i}.yaml`, stringify(n)])),
     'policies.yaml': POLICIES('Warn'),
@@ -38,7 +46,12 @@ async function serve(t: Test): Promise<{ serving: Serving; ca: string; policyFil
   // The NAD directory is read in the background: until then every Pod CREATE would get a 503.
   await eventually(async () => serving.server.readiness().ready, Boolean, 'readiness');
   const ca = readFileSync(join(dir, 'tls', 'ca.crt'), 'utf8');
-  const logs = () => out.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const logs = () =>
+    out
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
   return { serving, ca, policyFile: join(dir, 'policies.yaml'), logs };
 }
 
@@ -53,9 +66,17 @@ t.test('serve --policy FILE: deny, warn, audit, live reload, invalid rewrite', a
   const { serving, ca, policyFile, logs } = await serve(t);
   const metrics = async () => (await getHttp(`${serving.healthUrl}/metrics`)).text;
 
-  const ready = await eventually(() => getHttp(`${serving.healthUrl}/readyz`), (r) => r.status === 200, 'readiness');
+  const ready = await eventually(
+    () => getHttp(`${serving.healthUrl}/readyz`),
+    (r) => r.status === 200,
+    'readiness',
+  );
   t.same(ready.json.checks.policies, { ok: true });
-  t.ok(logs().some((l) => l.msg === 'policies: offline mode' && l.policies === `file ${policyFile}` && l.podIndex === 'reservations only (no cluster)'));
+  t.ok(
+    logs().some(
+      (l) => l.msg === 'policies: offline mode' && l.policies === `file ${policyFile}` && l.podIndex === 'reservations only (no cluster)',
+    ),
+  );
   t.match(await metrics(), `netattach_policies_loaded{source="file:${policyFile}"} 4`);
 
   const denied = await send(serving, ca, 'validate', podCreate({ name: 'p1', uid: 'u1', networks: 'team-b/net-b' }));
@@ -70,11 +91,18 @@ t.test('serve --policy FILE: deny, warn, audit, live reload, invalid rewrite', a
   const audited = await send(serving, ca, 'validate', podCreate({ namespace: 'audited', name: 'p3', uid: 'u3', networks: 'net-a' }));
   t.ok(audited.allowed, 'audit only');
   t.notOk(audited.warnings, 'no warning for an audit');
-  t.ok(logs().some((l) => l.msg === 'audit findings' && JSON.stringify(l.audits).includes('audit/maxAttachments')), 'audit log line');
+  t.ok(
+    logs().some((l) => l.msg === 'audit findings' && JSON.stringify(l.audits).includes('audit/maxAttachments')),
+    'audit log line',
+  );
   t.match(await metrics(), 'netattach_policy_findings_total{endpoint="validate",policy="audit",rule="maxAttachments",action="Audit"} 1');
   await send(serving, ca, 'mutate', podCreate({ namespace: 'audited', name: 'p3', networks: 'net-a' }));
   const counted = await metrics();
-  t.match(counted, 'netattach_policy_findings_total{endpoint="mutate",policy="audit",rule="maxAttachments",action="Audit"} 1', 'once per review, by endpoint');
+  t.match(
+    counted,
+    'netattach_policy_findings_total{endpoint="mutate",policy="audit",rule="maxAttachments",action="Audit"} 1',
+    'once per review, by endpoint',
+  );
   t.match(counted, 'netattach_policy_findings_total{endpoint="validate",policy="audit",rule="maxAttachments",action="Audit"} 1');
   t.notMatch(counted, 'netattach_policy_evaluations_total');
 
@@ -88,9 +116,19 @@ t.test('serve --policy FILE: deny, warn, audit, live reload, invalid rewrite', a
   t.match(now.status?.message, /policy "warn" \(interfaceNames\)/);
 
   // Invalid rewrite of that policy: reported, its last valid version (Enforce) stays.
-  writeFileSync(policyFile, POLICIES('Enforce').replace('interfaceNames: {allowed: ["net*"], action: Enforce}', 'interfaceNames: {allowed: [], action: Warn}'));
-  await eventually(metrics, (m) => m.includes(`netattach_policy_invalid_total{source="file:${policyFile}",policy="warn"} 1`), 'the invalid document counted');
-  t.ok(logs().some((l) => l.policy === 'warn' && l.kept === true && String(l.msg).includes('the previous valid version stays in force')), 'logged');
+  writeFileSync(
+    policyFile,
+    POLICIES('Enforce').replace('interfaceNames: {allowed: ["net*"], action: Enforce}', 'interfaceNames: {allowed: [], action: Warn}'),
+  );
+  await eventually(
+    metrics,
+    (m) => m.includes(`netattach_policy_invalid_total{source="file:${policyFile}",policy="warn"} 1`),
+    'the invalid document counted',
+  );
+  t.ok(
+    logs().some((l) => l.policy === 'warn' && l.kept === true && String(l.msg).includes('the previous valid version stays in force')),
+    'logged',
+  );
   const still = await send(serving, ca, 'validate', podCreate({ name: 'p5', uid: 'u5', networks: 'net-a@eth5' }));
   t.notOk(still.allowed, 'the last valid version is still enforced');
   t.match(await metrics(), `netattach_policies_loaded{source="file:${policyFile}"} 4`);
@@ -110,16 +148,27 @@ t.test('uniqueness through the real server: mutate then validate of one pod, oth
   // generateName: mutate has no identity and claims nothing; validate judges and reserves.
   t.ok((await send(serving, ca, 'mutate', podCreate({ generateName: 'web-', networks: ib(G2) }))).allowed, 'generateName: mutate');
   t.equal(index.stats().reservations, 1);
-  t.ok((await send(serving, ca, 'validate', podCreate({ generateName: 'web-', name: 'web-x1', uid: 'u-web', networks: ib(G2) }))).allowed, 'generateName: validate');
+  t.ok(
+    (await send(serving, ca, 'validate', podCreate({ generateName: 'web-', name: 'web-x1', uid: 'u-web', networks: ib(G2) }))).allowed,
+    'generateName: validate',
+  );
   t.equal(index.stats().reservations, 2);
 
   // Dry run: judged, never reserved.
-  t.ok((await send(serving, ca, 'validate', podCreate({ name: 'dry', uid: 'u-dry', networks: ib('00:11:22:33:44:55:66:0f'), dryRun: true }))).allowed);
+  t.ok(
+    (await send(serving, ca, 'validate', podCreate({ name: 'dry', uid: 'u-dry', networks: ib('00:11:22:33:44:55:66:0f'), dryRun: true })))
+      .allowed,
+  );
   t.equal(index.stats().reservations, 2, 'dry run reserves nothing');
 
   // Other pods asking for those GUIDs, on either endpoint.
   for (const endpoint of ['mutate', 'validate'] as const) {
-    const other = await send(serving, ca, endpoint, podCreate({ name: 'db-1', ...(endpoint === 'validate' ? { uid: 'u-db1' } : {}), networks: ib(G1) }));
+    const other = await send(
+      serving,
+      ca,
+      endpoint,
+      podCreate({ name: 'db-1', ...(endpoint === 'validate' ? { uid: 'u-db1' } : {}), networks: ib(G1) }),
+    );
     t.notOk(other.allowed, `another pod (${endpoint})`);
     t.match(other.status?.message, /is already used by pod default\/db-0 \(being created\)/);
   }
@@ -130,8 +179,14 @@ t.test('uniqueness through the real server: mutate then validate of one pod, oth
   const N = 24;
   const G3 = '00:11:22:33:44:55:66:03';
   const results = await Promise.all(
-    Array.from({ length: N }, (_, i) => send(serving, ca, 'validate', podCreate({ name: `race-${i}`, uid: `u-race-${i}`, networks: ib(G3) }))),
+    Array.from({ length: N }, (_, i) =>
+      send(serving, ca, 'validate', podCreate({ name: `race-${i}`, uid: `u-race-${i}`, networks: ib(G3) })),
+    ),
   );
   t.equal(results.filter((r) => r.allowed).length, 1, 'exactly one of the racing pods is admitted');
-  t.ok(results.filter((r) => !r.allowed).every((r) => /is already used by pod default\/race-\d+ \(being created\)/.test(r.status?.message ?? '')));
+  t.ok(
+    results
+      .filter((r) => !r.allowed)
+      .every((r) => /is already used by pod default\/race-\d+ \(being created\)/.test(r.status?.message ?? '')),
+  );
 });

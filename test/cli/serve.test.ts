@@ -35,10 +35,22 @@ t.test('defaults, environment and flags (the flag wins)', async (t) => {
   t.equal(c.dev, false);
 
   const env = {
-    NETATTACH_PORT: '9443', NETATTACH_HEALTH_PORT: '9090', NETATTACH_HOST: '::', NETATTACH_TLS_CERT: 'c.pem', NETATTACH_TLS_KEY: 'k.pem',
-    NETATTACH_CLIENT_CA: 'ca.pem', NETATTACH_NADS: 'nads', NETATTACH_LOG_LEVEL: 'debug', NETATTACH_DEFAULT_NETWORK_NAMESPACE: 'multus',
-    NETATTACH_PODNETINFO: 'true', NETATTACH_RESOURCE_NAME_KEYS: 'a/b, c/d', NETATTACH_BODY_LIMIT: '512Ki', NETATTACH_SHUTDOWN_GRACE: '5s',
-    NETATTACH_POLICY: 'p.yaml', NETATTACH_HUGEPAGES_DOWNWARD_API: 'yes', NETATTACH_PLUGIN_READS: 'my-cni=mac,ips; other=guid',
+    NETATTACH_PORT: '9443',
+    NETATTACH_HEALTH_PORT: '9090',
+    NETATTACH_HOST: '::',
+    NETATTACH_TLS_CERT: 'c.pem',
+    NETATTACH_TLS_KEY: 'k.pem',
+    NETATTACH_CLIENT_CA: 'ca.pem',
+    NETATTACH_NADS: 'nads',
+    NETATTACH_LOG_LEVEL: 'debug',
+    NETATTACH_DEFAULT_NETWORK_NAMESPACE: 'multus',
+    NETATTACH_PODNETINFO: 'true',
+    NETATTACH_RESOURCE_NAME_KEYS: 'a/b, c/d',
+    NETATTACH_BODY_LIMIT: '512Ki',
+    NETATTACH_SHUTDOWN_GRACE: '5s',
+    NETATTACH_POLICY: 'p.yaml',
+    NETATTACH_HUGEPAGES_DOWNWARD_API: 'yes',
+    NETATTACH_PLUGIN_READS: 'my-cni=mac,ips; other=guid',
   };
   const e = parseServeArgs([], env, '/w', '/pkg');
   if (e === 'help') throw new Error('help');
@@ -50,23 +62,53 @@ t.test('defaults, environment and flags (the flag wins)', async (t) => {
   t.equal(e.server.admission.defaultNetworkNamespace, 'multus');
   t.equal(e.nadsDir, '/w/nads');
   t.equal(e.logLevel, 'debug');
-  t.same([...e.server.admission.pluginReads].map(([k, v]) => [k, [...v]]), [['my-cni', ['mac', 'ips']], ['other', ['guid']]]);
+  t.same(
+    [...e.server.admission.pluginReads].map(([k, v]) => [k, [...v]]),
+    [
+      ['my-cni', ['mac', 'ips']],
+      ['other', ['guid']],
+    ],
+  );
 
-  const f = parseServeArgs(['--port', '1', '--resource-name-key', 'x/y', '--log-level', 'warn', '--plugin-reads', 'x-cni=mac'], env, '/w', '/pkg');
+  const f = parseServeArgs(
+    ['--port', '1', '--resource-name-key', 'x/y', '--log-level', 'warn', '--plugin-reads', 'x-cni=mac'],
+    env,
+    '/w',
+    '/pkg',
+  );
   if (f === 'help') throw new Error('help');
-  t.same([...f.server.admission.pluginReads].map(([k, v]) => [k, [...v]]), [['x-cni', ['mac']]], 'the flag replaces the environment');
-  const g = parseServeArgs(['--tls-dir', 'tls', '--immutable-networks', '--address-sharing-owner', 'example.com/Mover'], { NETATTACH_ADDRESS_SHARING_OWNERS: 'kubevirt.io/VirtualMachineInstance' }, '/w', '/pkg');
+  t.same(
+    [...f.server.admission.pluginReads].map(([k, v]) => [k, [...v]]),
+    [['x-cni', ['mac']]],
+    'the flag replaces the environment',
+  );
+  const g = parseServeArgs(
+    ['--tls-dir', 'tls', '--immutable-networks', '--address-sharing-owner', 'example.com/Mover'],
+    { NETATTACH_ADDRESS_SHARING_OWNERS: 'kubevirt.io/VirtualMachineInstance' },
+    '/w',
+    '/pkg',
+  );
   if (g === 'help') throw new Error('help');
   t.equal(g.server.admission.immutableNetworks, true);
   t.same(g.server.admission.addressSharingOwners, ['example.com/Mover'], 'the flag replaces the default and the environment');
-  const off = parseServeArgs(['--tls-dir', 'tls'], { NETATTACH_ADDRESS_SHARING_OWNERS: '', NETATTACH_IMMUTABLE_NETWORKS: 'true' }, '/w', '/pkg');
+  const off = parseServeArgs(
+    ['--tls-dir', 'tls'],
+    { NETATTACH_ADDRESS_SHARING_OWNERS: '', NETATTACH_IMMUTABLE_NETWORKS: 'true' },
+    '/w',
+    '/pkg',
+  );
   if (off === 'help') throw new Error('help');
   t.same(off.server.admission.addressSharingOwners, [], 'an empty environment variable turns sharing off');
   t.equal(off.server.admission.immutableNetworks, true);
   const shifted = parseServeArgs(['--tls-dir', 'tls'], { NETATTACH_MULTUS_DEFAULT_NETWORKS: '2' }, '/w', '/pkg');
   if (shifted === 'help') throw new Error('help');
   t.equal(shifted.server.admission.multusDefaultNetworks, 2, 'NETATTACH_MULTUS_DEFAULT_NETWORKS');
-  const flagged = parseServeArgs(['--tls-dir', 'tls', '--multus-default-networks', '1'], { NETATTACH_MULTUS_DEFAULT_NETWORKS: '2' }, '/w', '/pkg');
+  const flagged = parseServeArgs(
+    ['--tls-dir', 'tls', '--multus-default-networks', '1'],
+    { NETATTACH_MULTUS_DEFAULT_NETWORKS: '2' },
+    '/w',
+    '/pkg',
+  );
   if (flagged === 'help') throw new Error('help');
   t.equal(flagged.server.admission.multusDefaultNetworks, 1, 'the flag wins');
   t.equal(f.server.port, 1);
@@ -76,7 +118,10 @@ t.test('defaults, environment and flags (the flag wins)', async (t) => {
   const h = parseServeArgs(['--tls-dir', 'tls', '--hugepages-downward-api'], {}, '/w', '/pkg');
   if (h === 'help') throw new Error('help');
   t.same(h.server.admission.podNetInfo, { enabled: false, volumeName: 'podnetinfo', mountPath: '/etc/podnetinfo', hugepages: true });
-  t.throws(() => parseServeArgs(['--tls-dir', 'tls'], { NETATTACH_HUGEPAGES_DOWNWARD_API: 'maybe' }, '/w', '/pkg'), /NETATTACH_HUGEPAGES_DOWNWARD_API: invalid value "maybe"/);
+  t.throws(
+    () => parseServeArgs(['--tls-dir', 'tls'], { NETATTACH_HUGEPAGES_DOWNWARD_API: 'maybe' }, '/w', '/pkg'),
+    /NETATTACH_HUGEPAGES_DOWNWARD_API: invalid value "maybe"/,
+  );
 });
 
 t.test('enforcement and audit options', async (t) => {
@@ -88,7 +133,12 @@ t.test('enforcement and audit options', async (t) => {
   if (f === 'help') throw new Error('help');
   t.equal(f.server.enforcement, 'observe');
   t.same(f.audit, { enabled: false, podsPerSecond: 250 });
-  const e = parseServeArgs(['--dev'], { NETATTACH_ENFORCEMENT: 'observe', NETATTACH_NO_AUDIT: 'true', NETATTACH_AUDIT_RATE: '50' }, '/w', '/pkg');
+  const e = parseServeArgs(
+    ['--dev'],
+    { NETATTACH_ENFORCEMENT: 'observe', NETATTACH_NO_AUDIT: 'true', NETATTACH_AUDIT_RATE: '50' },
+    '/w',
+    '/pkg',
+  );
   if (e === 'help') throw new Error('help');
   t.equal(e.server.enforcement, 'observe');
   t.same(e.audit, { enabled: false, podsPerSecond: 50 });
@@ -132,14 +182,29 @@ t.test('bad options are refused with the option and the value named', async (t) 
 });
 
 t.test('parseSize', async (t) => {
-  const cases: Array<[string, number | undefined]> = [['1024', 1024], ['4Mi', 4 << 20], ['4MiB', 4 << 20], ['64k', 65536], ['64 Ki', 65536], ['1.5Mi', undefined], ['-1', undefined], ['', undefined]];
+  const cases: Array<[string, number | undefined]> = [
+    ['1024', 1024],
+    ['4Mi', 4 << 20],
+    ['4MiB', 4 << 20],
+    ['64k', 65536],
+    ['64 Ki', 65536],
+    ['1.5Mi', undefined],
+    ['-1', undefined],
+    ['', undefined],
+  ];
   for (const [text, want] of cases) t.equal(parseSize(text), want, text);
 });
 
 t.test('a policy file that cannot be read stops serve at start-up (never served without it)', async (t) => {
   const dir = t.testdir({ nads: {} });
   const cli = io(dir);
-  t.equal(await run(['--tls-dir', 'tls', '--nads', 'nads', '--policy', 'p.yaml', '--port', '0', '--health-port', '0', '--host', '127.0.0.1'], cli), 2);
+  t.equal(
+    await run(
+      ['--tls-dir', 'tls', '--nads', 'nads', '--policy', 'p.yaml', '--port', '0', '--health-port', '0', '--host', '127.0.0.1'],
+      cli,
+    ),
+    2,
+  );
   t.match(cli.err.join(''), /--policy .*p\.yaml: cannot read the file: ENOENT/);
 });
 
@@ -166,7 +231,10 @@ t.test('address claims: --namespace, the service account namespace file, --no-ad
   t.equal(parse([], { NETATTACH_NAMESPACE: 'ops', NETATTACH_NO_ADDRESS_CLAIMS: 'true' }).leaseNamespace, undefined);
   t.throws(() => parse(['--namespace', 'Not_A_Namespace']), /--namespace: invalid value "Not_A_Namespace"/);
   t.equal(parse(['--namespace', 'ops', '--claims-namespace', 'ops-claims']).leaseNamespace, 'ops-claims', 'a namespace of their own');
-  t.equal(parse([], { NETATTACH_SERVICEACCOUNT_DIR: `${dir}/sa`, NETATTACH_CLAIMS_NAMESPACE: 'netattach-claims' }).leaseNamespace, 'netattach-claims');
+  t.equal(
+    parse([], { NETATTACH_SERVICEACCOUNT_DIR: `${dir}/sa`, NETATTACH_CLAIMS_NAMESPACE: 'netattach-claims' }).leaseNamespace,
+    'netattach-claims',
+  );
   t.equal(parse(['--claims-namespace', 'x', '--no-address-claims']).leaseNamespace, undefined);
   t.throws(() => parse(['--claims-namespace', 'Bad_NS']), /--claims-namespace: invalid value "Bad_NS"/);
   t.equal(parse([]).leasePendingMs, 35_000);
@@ -180,22 +248,33 @@ t.test('--no-dra and NETATTACH_NO_DRA turn the DeviceClass/template watches off'
   const env = parseServeArgs(['--tls-dir', 't'], { NETATTACH_NO_DRA: 'true' }, '/w', '/pkg');
   if (on === 'help' || off === 'help' || env === 'help') throw new Error('help');
   t.same([on.draWatch, off.draWatch, env.draWatch], [true, false, false]);
-  t.throws(() => parseServeArgs(['--tls-dir', 't'], { NETATTACH_NO_DRA: 'maybe' }, '/w', '/pkg'), /NETATTACH_NO_DRA: invalid value "maybe"/);
+  t.throws(
+    () => parseServeArgs(['--tls-dir', 't'], { NETATTACH_NO_DRA: 'maybe' }, '/w', '/pkg'),
+    /NETATTACH_NO_DRA: invalid value "maybe"/,
+  );
 });
 
 t.test('serve with --tls-dir generates a pair when absent and serves NADs from --nads', async (t) => {
   const dir = t.testdir({
     nads: {
-      'a.yaml': 'apiVersion: k8s.cni.cncf.io/v1\nkind: NetworkAttachmentDefinition\nmetadata: {name: net-a, namespace: default}\nspec: {config: \'{"cniVersion":"1.0.0","type":"macvlan"}\'}\n',
+      'a.yaml':
+        'apiVersion: k8s.cni.cncf.io/v1\nkind: NetworkAttachmentDefinition\nmetadata: {name: net-a, namespace: default}\nspec: {config: \'{"cniVersion":"1.0.0","type":"macvlan"}\'}\n',
     },
   });
   const cli = io(dir);
-  const serving = await startServe(['--tls-dir', 'tls', '--nads', 'nads', '--port', '0', '--health-port', '0', '--host', '127.0.0.1', '--log-level', 'info'], cli);
+  const serving = await startServe(
+    ['--tls-dir', 'tls', '--nads', 'nads', '--port', '0', '--health-port', '0', '--host', '127.0.0.1', '--log-level', 'info'],
+    cli,
+  );
   if (serving === 'help') throw new Error('help');
   t.teardown(() => serving.server.close());
   t.equal(statSync(join(dir, 'tls', 'tls.key')).mode & 0o777, 0o600);
   const ca = readFileSync(join(dir, 'tls', 'ca.crt'), 'utf8');
-  const lines = cli.out.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = cli.out
+    .join('')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   t.ok(lines.some((l) => l.msg === 'generated a self-signed certificate (CA in ca.crt)'));
   t.ok(lines.some((l) => l.msg === 'NADs are read from files' && l.source === 'directory'));
   t.notOk(cli.out.join('').includes('PRIVATE KEY'));
@@ -203,7 +282,11 @@ t.test('serve with --tls-dir generates a pair when absent and serves NADs from -
   // (This sent a pod without networks and checked only that `allowed` was a boolean.)
   await eventually(async () => serving.server.readiness().ready, Boolean, 'readiness');
   const send = async (networks: string) =>
-    (await request(`${serving.url}/validate`, JSON.stringify(podReview({ annotations: { 'k8s.v1.cni.cncf.io/networks': networks } })), { ca })).json.response;
+    (
+      await request(`${serving.url}/validate`, JSON.stringify(podReview({ annotations: { 'k8s.v1.cni.cncf.io/networks': networks } })), {
+        ca,
+      })
+    ).json.response;
   const found = await send('net-a');
   t.equal(found.allowed, true, found.status?.message ?? 'net-a is read from nads/a.yaml');
   const missing = await send('net-b');
@@ -212,8 +295,13 @@ t.test('serve with --tls-dir generates a pair when absent and serves NADs from -
 });
 
 /** Runs `netattach serve` as a child process; resolves with its URLs once it is serving. */
-function spawnServe(args: string[]): Promise<{ child: ReturnType<typeof spawn>; url: string; output: () => string; exit: Promise<number | null> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'serve', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnServe(
+  args: string[],
+): Promise<{ child: ReturnType<typeof spawn>; url: string; output: () => string; exit: Promise<number | null> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'serve', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   return new Promise((resolveStart, reject) => {
@@ -230,7 +318,18 @@ function spawnServe(args: string[]): Promise<{ child: ReturnType<typeof spawn>; 
 
 t.test('SIGTERM: the request in flight is answered, then the process exits 0', async (t) => {
   const dir = t.testdir({ nads: {} });
-  const s = await spawnServe(['--tls-dir', join(dir, 'tls'), '--nads', join(dir, 'nads'), '--port', '0', '--health-port', '0', '--host', '127.0.0.1']);
+  const s = await spawnServe([
+    '--tls-dir',
+    join(dir, 'tls'),
+    '--nads',
+    join(dir, 'nads'),
+    '--port',
+    '0',
+    '--health-port',
+    '0',
+    '--host',
+    '127.0.0.1',
+  ]);
   t.teardown(() => {
     if (s.child.exitCode === null) s.child.kill('SIGKILL');
   });
@@ -241,7 +340,12 @@ t.test('SIGTERM: the request in flight is answered, then the process exits 0', a
   const response = new Promise<{ status: number; text: string }>((resolveRes, reject) => {
     const req = https.request(
       `${s.url}/validate`,
-      { method: 'POST', ca, headers: { 'content-type': 'application/json', 'content-length': body.length, expect: '100-continue' }, agent: false },
+      {
+        method: 'POST',
+        ca,
+        headers: { 'content-type': 'application/json', 'content-length': body.length, expect: '100-continue' },
+        agent: false,
+      },
       (res) => {
         let text = '';
         res.on('data', (c: Buffer) => (text += c.toString()));
@@ -252,7 +356,11 @@ t.test('SIGTERM: the request in flight is answered, then the process exits 0', a
     req.on('continue', () => {
       req.write(body.subarray(0, 50));
       s.child.kill('SIGTERM');
-      eventually(async () => s.output(), (out) => /shutting down: draining requests/.test(out), 'the drain log line').then(() => req.end(body.subarray(50)), reject);
+      eventually(
+        async () => s.output(),
+        (out) => /shutting down: draining requests/.test(out),
+        'the drain log line',
+      ).then(() => req.end(body.subarray(50)), reject);
     });
     req.flushHeaders();
   });

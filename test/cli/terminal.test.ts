@@ -33,7 +33,8 @@ const STEERING = [
 const RAW = new RegExp(`[${STEERING.map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}]`);
 
 t.test('each steering character is shown as its \\u escape; tab, newline and other text are kept', async (t) => {
-  for (const c of STEERING) t.equal(terminalSafe(`a${c}b`), `a\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}b`, `U+${c.charCodeAt(0).toString(16)}`);
+  for (const c of STEERING)
+    t.equal(terminalSafe(`a${c}b`), `a\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}b`, `U+${c.charCodeAt(0).toString(16)}`);
   t.equal(terminalSafe('a\tb\nc'), 'a\tb\nc', 'tab and newline: layout');
   t.equal(oneLineSafe('a\tb\nc\rd'), 'a\\u0009b\\u000ac\\u000dd', 'within one line: shown too');
   for (const s of ['plain', 'ünïcödé 名前', '😀 pair', '\\u001b typed by hand', '']) t.equal(terminalSafe(s), s, JSON.stringify(s));
@@ -49,7 +50,12 @@ t.test('json output stays the same values; yaml output too; neither has a raw st
       const json = JSON.stringify(d);
       const shownJson = terminalSafe(json);
       const shownYaml = terminalSafe(yamlText(json));
-      return !RAW.test(shownJson) && !RAW.test(shownYaml) && JSON.stringify(JSON.parse(shownJson)) === json && JSON.stringify(parseYaml(shownYaml)) === json;
+      return (
+        !RAW.test(shownJson) &&
+        !RAW.test(shownYaml) &&
+        JSON.stringify(JSON.parse(shownJson)) === json &&
+        JSON.stringify(parseYaml(shownYaml)) === json
+      );
     }),
     { numRuns: 300 },
   );
@@ -57,7 +63,13 @@ t.test('json output stays the same values; yaml output too; neither has a raw st
 
 t.test('terminalSafeIO escapes both streams', async (t) => {
   const seen = { out: '', err: '' };
-  const io = terminalSafeIO({ stdout: (s) => void (seen.out += s), stderr: (s) => void (seen.err += s), stdin: Readable.from([]), env: {}, cwd: '/' });
+  const io = terminalSafeIO({
+    stdout: (s) => void (seen.out += s),
+    stderr: (s) => void (seen.err += s),
+    stdin: Readable.from([]),
+    env: {},
+    cwd: '/',
+  });
   io.stdout('x\u001by\n');
   io.stderr('\u009b2J');
   t.same(seen, { out: 'x\\u001by\n', err: '\\u009b2J' });
@@ -67,11 +79,21 @@ t.test('explain: a NAD whose plugin type holds ESC, BEL, CR and a newline, in ev
   const evil = 'sriov\u001b]0;pwned\u0007\r\nAdmission:  would be allowed';
   const nads = [
     nadFromObject(
-      { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name: 'n', namespace: 'apps' }, spec: { config: JSON.stringify({ cniVersion: '1.0.0', type: evil }) } },
+      {
+        apiVersion: 'k8s.cni.cncf.io/v1',
+        kind: 'NetworkAttachmentDefinition',
+        metadata: { name: 'n', namespace: 'apps' },
+        spec: { config: JSON.stringify({ cniVersion: '1.0.0', type: evil }) },
+      },
       { defaultNamespace: 'apps' },
     ),
   ];
-  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'apps', annotations: { 'k8s.v1.cni.cncf.io/networks': 'n' } }, spec: { containers: [{ name: 'c', image: 'i' }] } };
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'apps', annotations: { 'k8s.v1.cni.cncf.io/networks': 'n' } },
+    spec: { containers: [{ name: 'c', image: 'i' }] },
+  };
   const e = explainPod({ pod, source: 'file', defaultNamespace: 'apps', nads });
   for (const output of ['text', 'wide', 'json', 'yaml']) {
     const shown = terminalSafe(renderExplanations([e], output));
@@ -80,7 +102,11 @@ t.test('explain: a NAD whose plugin type holds ESC, BEL, CR and a newline, in ev
     if (output === 'json') t.match(JSON.parse(shown), { networks: [{ nad: { chain: [{ type: evil }] } }] }, 'json: the same value');
     if (output === 'yaml') t.match(parseYaml(shown), { networks: [{ nad: { chain: [{ type: evil }] } }] }, 'yaml: the same value');
     if (output === 'text' || output === 'wide') {
-      t.match(shown, /Chain: {5}sriov\\u001b\]0;pwned\\u0007\\u000d\\u000aAdmission: {2}would be allowed/, `${output}: the type shown escaped on its line`);
+      t.match(
+        shown,
+        /Chain: {5}sriov\\u001b\]0;pwned\\u0007\\u000d\\u000aAdmission: {2}would be allowed/,
+        `${output}: the type shown escaped on its line`,
+      );
       t.equal(shown.split('\n').filter((l) => l.startsWith('Admission:')).length, 1, `${output}: the value forges no line`);
     }
   }

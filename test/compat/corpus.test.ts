@@ -32,7 +32,10 @@ for (const c of CORPUS) {
     const answers = await serve(c);
     const creates = c.steps.filter((s) => !s.before);
     const checked = creates.length
-      ? checkManifests([...NADS, ...creates.map((s) => s.pod)].map((object, index): ManifestObject => ({ file: 'corpus', index, object })), { policies: corpusPolicies(c), userInfo: ALICE })
+      ? checkManifests(
+          [...NADS, ...creates.map((s) => s.pod)].map((object, index): ManifestObject => ({ file: 'corpus', index, object })),
+          { policies: corpusPolicies(c), userInfo: ALICE },
+        )
       : [];
     let created = 0;
     for (const [i, step] of c.steps.entries()) {
@@ -43,11 +46,20 @@ for (const c of CORPUS) {
       for (const e of step.errors ?? []) t.match(validate.status?.message ?? '', e, `step ${i}: denial names it`);
       if (step.allowed && !step.errors) t.equal(validate.status, undefined, `step ${i}: no denial`);
       if (step.injects) {
-        const patched = fastJsonPatch.applyPatch(structuredClone(step.pod), JSON.parse(Buffer.from(got.mutate!.patch ?? 'W10=', 'base64').toString()), true, false).newDocument as {
+        const patched = fastJsonPatch.applyPatch(
+          structuredClone(step.pod),
+          JSON.parse(Buffer.from(got.mutate!.patch ?? 'W10=', 'base64').toString()),
+          true,
+          false,
+        ).newDocument as {
           spec: { containers: Array<{ name: string; resources?: { requests?: Record<string, string>; limits?: Record<string, string> } }> };
         };
         const target = patched.spec.containers.find((x) => x.name === step.injects!.container);
-        t.same(target?.resources, { requests: step.injects.resources, limits: step.injects.resources }, `step ${i}: resources in ${step.injects.container}`);
+        t.same(
+          target?.resources,
+          { requests: step.injects.resources, limits: step.injects.resources },
+          `step ${i}: resources in ${step.injects.container}`,
+        );
       }
       if (step.before) continue;
       // `netattach check` on the same objects, in the same order: the same verdict and warnings.
@@ -55,7 +67,11 @@ for (const c of CORPUS) {
       t.equal(r.allowed, validate.allowed, `step ${i}: check agrees`);
       if (!r.allowed) t.equal(core.denialMessage(r.errors), validate.status?.message, `step ${i}: check gives the same message`);
       t.equal(r.warnings.length, (got.mutate?.warnings ?? validate.warnings ?? []).length, `step ${i}: same number of warnings`);
-      for (const w of step.warnings ?? []) t.ok(r.warnings.some((x) => w.test(x)), `step ${i}: warning ${w}`);
+      for (const w of step.warnings ?? [])
+        t.ok(
+          r.warnings.some((x) => w.test(x)),
+          `step ${i}: warning ${w}`,
+        );
     }
   });
 }

@@ -42,7 +42,11 @@ interface Case extends CorpusCase {
 
 const policy = (name: string, rules: string, extra = ''): string =>
   `apiVersion: netattach.io/v1alpha1\nkind: NetworkAttachmentPolicy\nmetadata:\n  name: ${name}\nspec:\n${extra}  rules:\n${rules}`;
-const PROD_SRIOV_ONLY = policy('prod-sriov-only', '    allowedNetworks:\n      networks: ["*/sriov-*"]\n', '  namespaceSelector:\n    matchLabels:\n      tier: prod\n');
+const PROD_SRIOV_ONLY = policy(
+  'prod-sriov-only',
+  '    allowedNetworks:\n      networks: ["*/sriov-*"]\n',
+  '  namespaceSelector:\n    matchLabels:\n      tier: prod\n',
+);
 const SRIOV_MAC = `[{"name":"sriov-net","namespace":"${NS}","mac":"de:ad:00:00:be:af","interface":"pod16477688c0e"}]`;
 const withDefaultNetwork = (pod: Record<string, unknown>, value: string): Record<string, unknown> => {
   const copy = structuredClone(pod) as { metadata: { annotations: Record<string, string> } };
@@ -83,7 +87,11 @@ const MORE: Case[] = [
     policy: policy('unique-mac-warn', '    uniqueAddresses:\n      mac: Network\n      action: Warn\n'),
     steps: [
       { pod: launcher('vm-w1', 'src01', SRIOV_MAC), allowed: true },
-      { pod: launcher('vm-w2', 'src02', SRIOV_MAC, { vmiUid: '7c4f1c52-0000-4000-8000-00000000c003' }), allowed: true, warnings: [/already used by VM vms\/vm-w1/] },
+      {
+        pod: launcher('vm-w2', 'src02', SRIOV_MAC, { vmiUid: '7c4f1c52-0000-4000-8000-00000000c003' }),
+        allowed: true,
+        warnings: [/already used by VM vms\/vm-w1/],
+      },
       { pod: launcher('vm-w1', 'dst01', SRIOV_MAC, { migrationJob: 'mig-w' }), allowed: true },
     ],
   },
@@ -109,10 +117,18 @@ interface Verdict {
 function errorsOfMessage(message: string | undefined): string[] {
   if (message === undefined) return [];
   const m = /^\d+ errors:\n/.exec(message);
-  return (m ? message.slice(m[0].length).split('\n').map((l) => l.replace(/^- /, '')) : [message]).sort();
+  return (
+    m
+      ? message
+          .slice(m[0].length)
+          .split('\n')
+          .map((l) => l.replace(/^- /, ''))
+      : [message]
+  ).sort();
 }
 
-const FIELD_ERROR = /^(.*?): (?:Invalid value|Forbidden|Not found|Required value|Unsupported value|Duplicate value|Too long|Too many|Internal error)\b/;
+const FIELD_ERROR =
+  /^(.*?): (?:Invalid value|Forbidden|Not found|Required value|Unsupported value|Duplicate value|Too long|Too many|Internal error)\b/;
 /** Where a warning points: the field path of a field error, '' for a note. */
 const pointOf = (warning: string): string => FIELD_ERROR.exec(warning)?.[1] ?? '';
 /**
@@ -120,13 +136,16 @@ const pointOf = (warning: string): string => FIELD_ERROR.exec(warning)?.[1] ?? '
  * where admission names the user), and the pods admitted before are running where serve and
  * check hold them as being created (reservations).
  */
-const asAuditSays = (message: string): string => message.replace(/user "[^"]*" may not/g, 'this user may not').replace(/ \((?:a pod )?(?:being created|running)\)/g, '');
+const asAuditSays = (message: string): string =>
+  message.replace(/user "[^"]*" may not/g, 'this user may not').replace(/ \((?:a pod )?(?:being created|running)\)/g, '');
 /** A warning from a policy rule graded Warn (the audit reports those, not the webhook's notes). */
 const fromPolicy = (warning: string): boolean => / policy "[^"]+" \(/.test(warning);
 
 async function serve(c: Case): Promise<Array<Verdict | undefined>> {
   // As ClusterNamespaceLabels gives them: the namespace's labels and the name label.
-  const deps = corpusDeps(corpusPolicies(c), { namespaceLabels: (ns: string) => ({ ...(ns === NS ? c.namespaceLabels : {}), [NAME_LABEL]: ns }) });
+  const deps = corpusDeps(corpusPolicies(c), {
+    namespaceLabels: (ns: string) => ({ ...(ns === NS ? c.namespaceLabels : {}), [NAME_LABEL]: ns }),
+  });
   const out: Array<Verdict | undefined> = [];
   for (const [i, step] of c.steps.entries()) {
     const body = stepReview(step, `one-verdict-${i}`, ALICE);
@@ -151,10 +170,19 @@ async function serve(c: Case): Promise<Array<Verdict | undefined>> {
 function captured(stdin = ''): CliIO & { out: () => string; err: () => string } {
   const out: string[] = [];
   const err: string[] = [];
-  return { stdout: (s) => out.push(s), stderr: (s) => err.push(s), stdin: Readable.from(stdin ? [stdin] : []), env: {}, cwd: process.cwd(), out: () => out.join(''), err: () => err.join('') };
+  return {
+    stdout: (s) => out.push(s),
+    stderr: (s) => err.push(s),
+    stdin: Readable.from(stdin ? [stdin] : []),
+    env: {},
+    cwd: process.cwd(),
+    out: () => out.join(''),
+    err: () => err.join(''),
+  };
 }
 
-const namespaceObject = (c: Case) => (c.namespaceLabels ? [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS, labels: c.namespaceLabels } }] : []);
+const namespaceObject = (c: Case) =>
+  c.namespaceLabels ? [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS, labels: c.namespaceLabels } }] : [];
 const yamlOf = (objects: unknown[]): string => objects.map((o) => stringify(o)).join('---\n');
 
 interface RenderedError {
@@ -176,7 +204,9 @@ async function check(c: Case, dir: string): Promise<Verdict[]> {
   const io = captured();
   const code = await runCheck([...args, file], io);
   if (code === 2) throw new Error(`check: exit 2: ${io.err()}`);
-  const doc = JSON.parse(io.out()) as { results: Array<{ kind?: string; allowed: boolean; errors: RenderedError[]; warnings: string[]; audits: RenderedError[] }> };
+  const doc = JSON.parse(io.out()) as {
+    results: Array<{ kind?: string; allowed: boolean; errors: RenderedError[]; warnings: string[]; audits: RenderedError[] }>;
+  };
   return doc.results
     .filter((r) => r.kind === 'Pod')
     .map((r) => ({ allowed: r.allowed, errors: r.errors.map(render).sort(), warnings: r.warnings, audits: r.audits.map(render).sort() }));
@@ -191,7 +221,12 @@ interface AuditRowJson {
 }
 
 /** `netattach audit -o json` of the pods admitted before and this one: this pod's rows as a verdict. */
-async function audit(c: Case, dir: string, live: Array<Record<string, unknown>>, pod: Record<string, unknown>): Promise<Verdict & { rows: AuditRowJson[] }> {
+async function audit(
+  c: Case,
+  dir: string,
+  live: Array<Record<string, unknown>>,
+  pod: Record<string, unknown>,
+): Promise<Verdict & { rows: AuditRowJson[] }> {
   const file = join(dir, 'audit.yaml');
   writeFileSync(file, yamlOf([...namespaceObject(c), ...NADS, ...live, pod]));
   const io = captured();
@@ -205,7 +240,10 @@ async function audit(c: Case, dir: string, live: Array<Record<string, unknown>>,
     allowed: enforced.length === 0,
     errors: enforced.map((f) => f.message).sort(),
     warnings: rows.filter((f) => f.result === 'warn').map((f) => f.message),
-    audits: rows.filter((f) => f.action === 'Audit').map((f) => f.message).sort(),
+    audits: rows
+      .filter((f) => f.action === 'Audit')
+      .map((f) => f.message)
+      .sort(),
   };
 }
 
@@ -228,11 +266,22 @@ for (const c of [...(CORPUS as Case[]), ...MORE]) {
       t.same(a.errors.map(asAuditSays), s.errors.map(asAuditSays), `step ${i}: audit gives serve's field errors`);
       // Warnings: check's whole, serve's cut to a kubectl line (values cut in the middle): the same points.
       t.same(k.warnings.map(pointOf), s.warnings.map(pointOf), `step ${i}: check's warnings point where serve's do`);
-      for (const w of step.warnings ?? []) t.ok(k.warnings.some((x) => w.test(x)), `step ${i}: warning ${w}`);
+      for (const w of step.warnings ?? [])
+        t.ok(
+          k.warnings.some((x) => w.test(x)),
+          `step ${i}: warning ${w}`,
+        );
       // The audit's warn rows are the warnings of Warn-graded rules, whole, as check gives them.
-      t.same(a.warnings.map(asAuditSays).sort(), k.warnings.filter(fromPolicy).map(asAuditSays).sort(), `step ${i}: audit's warn rows are the policy warnings`);
+      t.same(
+        a.warnings.map(asAuditSays).sort(),
+        k.warnings.filter(fromPolicy).map(asAuditSays).sort(),
+        `step ${i}: audit's warn rows are the policy warnings`,
+      );
       t.same(a.audits.map(asAuditSays), k.audits.map(asAuditSays), `step ${i}: the Audit-action findings alike`);
-      t.notOk(a.rows.some((r) => r.result === 'skip' || r.result === 'error'), `step ${i}: nothing the audit could not judge`);
+      t.notOk(
+        a.rows.some((r) => r.result === 'skip' || r.result === 'error'),
+        `step ${i}: nothing the audit could not judge`,
+      );
       if (s.allowed) live.push(step.pod);
     }
     t.equal(created, checked.length, 'every CREATE was compared');

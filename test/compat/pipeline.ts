@@ -21,7 +21,10 @@ export function corpusPolicies(c: CorpusCase): PolicySet {
 }
 
 /** The pipeline serve runs, over the corpus's NADs and these policies (its reservations: the address index). */
-export function corpusDeps(policies: PolicySet, extra: Partial<Omit<PipelineDeps, 'reservations'>> = {}): PipelineDeps & { reservations: AddressIndex } {
+export function corpusDeps(
+  policies: PolicySet,
+  extra: Partial<Omit<PipelineDeps, 'reservations'>> = {},
+): PipelineDeps & { reservations: AddressIndex } {
   const index = new AddressIndex();
   const nadSource = new StaticNadSource(NADS);
   return {
@@ -37,7 +40,11 @@ export function corpusDeps(policies: PolicySet, extra: Partial<Omit<PipelineDeps
 }
 
 /** A corpus step as the apiserver's AdmissionReview: a CREATE, or an UPDATE from `before`. */
-export function stepReview(step: CorpusStep, uid: string, userInfo: core.AdmissionRequest['userInfo']): { apiVersion: string; kind: string; request: core.AdmissionRequest } {
+export function stepReview(
+  step: CorpusStep,
+  uid: string,
+  userInfo: core.AdmissionRequest['userInfo'],
+): { apiVersion: string; kind: string; request: core.AdmissionRequest } {
   const pod = step.pod as { metadata: { name: string; namespace: string } };
   const request: core.AdmissionRequest = {
     uid,

@@ -23,7 +23,11 @@ t.test('docs/migrating-from-nri.md shows exactly this table', async (t) => {
   const begin = md.indexOf(TABLE_BEGIN);
   const end = md.indexOf(TABLE_END);
   t.ok(begin >= 0 && end > begin, 'markers present');
-  t.equal(md.slice(begin + TABLE_BEGIN.length, end).trim(), renderDifferences(table), 'regenerate with: npx tsx test/e2e/lib/nri-differences.ts');
+  t.equal(
+    md.slice(begin + TABLE_BEGIN.length, end).trim(),
+    renderDifferences(table),
+    'regenerate with: npx tsx test/e2e/lib/nri-differences.ts',
+  );
 });
 
 t.test('explain: a delta is explained only by a listed difference whose path matches', async (t) => {
@@ -34,6 +38,10 @@ t.test('explain: a delta is explained only by a listed difference whose path mat
   ];
   t.same(explain(deltas, ['node-selector-conflict'], table), { unexplained: [deltas[2]], unused: [] });
   t.same(explain(deltas, ['node-selector-conflict', 'default-container'], table), { unexplained: [], unused: [] });
-  t.same(explain([], ['default-container'], table), { unexplained: [], unused: ['default-container'] }, 'a listed difference that does not show');
+  t.same(
+    explain([], ['default-container'], table),
+    { unexplained: [], unused: ['default-container'] },
+    'a listed difference that does not show',
+  );
   t.throws(() => explain([], ['no-such-id'], table), /not in nri-differences\.json: no-such-id/);
 });

@@ -23,15 +23,22 @@ t.test('DeviceClasses: classes by extendedResourceName, created-last first; watc
   const api = new FakeApiServer();
   const kc = await api.start();
   t.teardown(() => api.stop());
-  api.setList(CLASSES, [
-    deviceClass('old', 'example.com/nic', '2026-01-01T00:00:00Z'),
-    deviceClass('new', 'example.com/nic', '2026-02-01T00:00:00Z'),
-    deviceClass('plain', undefined, '2026-01-01T00:00:00Z'),
-  ], '5');
+  api.setList(
+    CLASSES,
+    [
+      deviceClass('old', 'example.com/nic', '2026-01-01T00:00:00Z'),
+      deviceClass('new', 'example.com/nic', '2026-02-01T00:00:00Z'),
+      deviceClass('plain', undefined, '2026-01-01T00:00:00Z'),
+    ],
+    '5',
+  );
   const classes = new ClusterDeviceClasses(kc, { backoffMs: 10 });
   t.teardown(() => classes.stop());
   await classes.start();
-  t.same(classes.classesFor('example.com/nic').map((c) => c.name), ['new', 'old']);
+  t.same(
+    classes.classesFor('example.com/nic').map((c) => c.name),
+    ['new', 'old'],
+  );
   t.same(classes.classesFor('example.com/none'), []);
   t.equal(classes.list().length, 3);
   t.equal(api.requests[0]!.headers.accept, 'application/json', 'whole objects: the spec is needed');
@@ -40,7 +47,11 @@ t.test('DeviceClasses: classes by extendedResourceName, created-last first; watc
   await until(() => classes.classesFor('example.com/nic').length === 1, 'delete');
   api.emit(CLASSES, { type: 'MODIFIED', object: deviceClass('plain', 'example.com/nic', '2026-01-01T00:00:00Z', '7') });
   await until(() => classes.classesFor('example.com/nic').length === 2, 'update');
-  t.same(classes.classesFor('example.com/nic').map((c) => c.name), ['old', 'plain'], 'same time: the name sorted first');
+  t.same(
+    classes.classesFor('example.com/nic').map((c) => c.name),
+    ['old', 'plain'],
+    'same time: the name sorted first',
+  );
 });
 
 t.test('ResourceClaimTemplates: list/watch, then a GET on a miss', async (t) => {
@@ -63,7 +74,10 @@ t.test('ResourceClaimTemplates: list/watch, then a GET on a miss', async (t) => 
   api.getOnly.set('c/net', template('c', 'net'));
   t.same(await templates.lookup('c', 'net', 1000), { status: 'found' });
   t.same(await templates.lookup('c', 'other', 1000), { status: 'not-found' });
-  t.ok(api.requests.some((r) => r.path === '/apis/resource.k8s.io/v1/namespaces/c/resourceclaimtemplates/net'), 'the GET path');
+  t.ok(
+    api.requests.some((r) => r.path === '/apis/resource.k8s.io/v1/namespaces/c/resourceclaimtemplates/net'),
+    'the GET path',
+  );
   api.getBehaviour.set('c/slow', { delayMs: 500 });
   const slow = await templates.lookup('c', 'slow', 50);
   t.equal(slow.status, 'unavailable', 'a slow answer is unavailable, not missing');
@@ -116,36 +130,71 @@ t.test('DeviceClasses: by name; a relist (410 Gone) keeps exactly the listed cla
   const api = new FakeApiServer();
   const kc = await api.start();
   t.teardown(() => api.stop());
-  api.setList(CLASSES, [deviceClass('a', 'example.com/nic', '2026-01-01T00:00:00Z'), deviceClass('b', 'example.com/nic', '2026-02-01T00:00:00Z')], '5');
+  api.setList(
+    CLASSES,
+    [deviceClass('a', 'example.com/nic', '2026-01-01T00:00:00Z'), deviceClass('b', 'example.com/nic', '2026-02-01T00:00:00Z')],
+    '5',
+  );
   api.listFailures = 1;
   const warnings: Array<[object, string]> = [];
-  const classes = new ClusterDeviceClasses(kc, { backoffMs: 10, logger: { warn: (fields, message) => void warnings.push([fields, message]) } });
+  const classes = new ClusterDeviceClasses(kc, {
+    backoffMs: 10,
+    logger: { warn: (fields, message) => void warnings.push([fields, message]) },
+  });
   t.teardown(() => classes.stop());
   await classes.start();
-  t.strictSame(warnings, [[{ err: 'Error: GET /apis/resource.k8s.io/v1/deviceclasses: HTTP 500: etcd is sad' }, 'DeviceClass watch failed; retrying']]);
+  t.strictSame(warnings, [
+    [{ err: 'Error: GET /apis/resource.k8s.io/v1/deviceclasses: HTTP 500: etcd is sad' }, 'DeviceClass watch failed; retrying'],
+  ]);
   t.strictSame(classes.deviceClass('a'), { name: 'a', extendedResourceName: 'example.com/nic', creationTimestamp: '2026-01-01T00:00:00Z' });
   t.equal(classes.deviceClass('c'), undefined);
   await until(() => api.watching(CLASSES) === 1, 'the watch');
-  api.setList(CLASSES, [deviceClass('b', 'example.com/nic', '2026-02-01T00:00:00Z', '6'), deviceClass('c', 'example.com/other', '2026-03-01T00:00:00Z', '7')], '20');
+  api.setList(
+    CLASSES,
+    [deviceClass('b', 'example.com/nic', '2026-02-01T00:00:00Z', '6'), deviceClass('c', 'example.com/other', '2026-03-01T00:00:00Z', '7')],
+    '20',
+  );
   api.emit(CLASSES, { type: 'ERROR', object: { kind: 'Status', code: 410, message: 'too old resource version' } });
   api.endWatches(CLASSES);
   await until(() => classes.deviceClass('c') !== undefined, 'the relist');
   t.equal(classes.deviceClass('a'), undefined, 'not in the new list: gone');
-  t.strictSame(classes.list().map((c) => c.name).sort(), ['b', 'c']);
-  t.strictSame(classes.classesFor('example.com/nic').map((c) => c.name), ['b']);
-  t.strictSame(classes.classesFor('example.com/other').map((c) => c.name), ['c']);
+  t.strictSame(
+    classes
+      .list()
+      .map((c) => c.name)
+      .sort(),
+    ['b', 'c'],
+  );
+  t.strictSame(
+    classes.classesFor('example.com/nic').map((c) => c.name),
+    ['b'],
+  );
+  t.strictSame(
+    classes.classesFor('example.com/other').map((c) => c.name),
+    ['c'],
+  );
   await until(() => api.watching(CLASSES) === 1, 'the new watch');
   api.emit(CLASSES, { type: 'DELETED', object: deviceClass('unknown', 'example.com/nic', '2026-01-01T00:00:00Z', '21') });
   api.emit(CLASSES, { type: 'ADDED', object: deviceClass('d', 'example.com/nic', '2026-04-01T00:00:00Z', '22') });
   await until(() => classes.deviceClass('d') !== undefined, 'the add');
-  t.strictSame(classes.classesFor('example.com/nic').map((c) => c.name), ['d', 'b'], 'indexed at once, in the scheduler order');
+  t.strictSame(
+    classes.classesFor('example.com/nic').map((c) => c.name),
+    ['d', 'b'],
+    'indexed at once, in the scheduler order',
+  );
   // Objects without a name (or without metadata) are skipped, and the watch goes on: no failure, no reconnect.
   const watches = api.watches;
-  api.emit(CLASSES, { type: 'ADDED', object: { kind: 'DeviceClass', metadata: { resourceVersion: '23' }, spec: { extendedResourceName: 'example.com/nic' } } });
+  api.emit(CLASSES, {
+    type: 'ADDED',
+    object: { kind: 'DeviceClass', metadata: { resourceVersion: '23' }, spec: { extendedResourceName: 'example.com/nic' } },
+  });
   api.emit(CLASSES, { type: 'DELETED', object: { kind: 'DeviceClass' } });
   api.emit(CLASSES, { type: 'ADDED', object: deviceClass('e', 'example.com/nic', '2026-05-01T00:00:00Z', '24') });
   await until(() => classes.deviceClass('e') !== undefined, 'the next add');
-  t.strictSame(classes.classesFor('example.com/nic').map((c) => c.name), ['e', 'd', 'b']);
+  t.strictSame(
+    classes.classesFor('example.com/nic').map((c) => c.name),
+    ['e', 'd', 'b'],
+  );
   t.equal(warnings.length, 1, 'no failure');
   t.equal(api.watches, watches, 'the same watch');
 });
@@ -155,7 +204,10 @@ t.test('ResourceClaimTemplates: why they cannot be read, a relist that drops wha
   const kc = await api.start();
   t.teardown(() => api.stop());
   const warnings: Array<[object, string]> = [];
-  const templates = new ClusterClaimTemplates(kc, { backoffMs: 10, logger: { warn: (fields, message) => void warnings.push([fields, message]) } });
+  const templates = new ClusterClaimTemplates(kc, {
+    backoffMs: 10,
+    logger: { warn: (fields, message) => void warnings.push([fields, message]) },
+  });
   t.teardown(() => templates.stop());
   t.strictSame(templates.template('a', 'net'), { status: 'unavailable', reason: 'ResourceClaimTemplates not read yet' });
   t.throws(() => new ClusterClaimTemplates(undefined), { message: 'ClusterClaimTemplates needs cluster credentials or a transport' });
@@ -167,10 +219,20 @@ t.test('ResourceClaimTemplates: why they cannot be read, a relist that drops wha
   t.ok(failure.length > 0);
   t.strictSame(templates.template('a', 'net'), { status: 'unavailable', reason: `ResourceClaimTemplates cannot be read: ${failure}` });
   t.equal(templates.templateNamespaces('net'), undefined, 'unknown, not none');
-  t.strictSame(warnings[0], [{ err: 'Error: GET /apis/resource.k8s.io/v1/resourceclaimtemplates: HTTP 404: the server could not find the requested resource' }, 'ResourceClaimTemplate watch failed; retrying']);
+  t.strictSame(warnings[0], [
+    { err: 'Error: GET /apis/resource.k8s.io/v1/resourceclaimtemplates: HTTP 404: the server could not find the requested resource' },
+    'ResourceClaimTemplate watch failed; retrying',
+  ]);
   api.setList(TEMPLATES, [full('a', 'net', 'x'), full('b', 'net', 'y'), { ...full('', 'nameless', 'z') }, { ...full('a', '', 'z') }], '5');
   await until(() => templates.synced(), 'the list');
-  t.strictSame(templates.list(), [{ namespace: 'a', name: 'net' }, { namespace: 'b', name: 'net' }], 'objects without a namespace or a name are not kept');
+  t.strictSame(
+    templates.list(),
+    [
+      { namespace: 'a', name: 'net' },
+      { namespace: 'b', name: 'net' },
+    ],
+    'objects without a namespace or a name are not kept',
+  );
   t.strictSame(templates.templateNamespaces('net'), ['a', 'b']);
   t.strictSame(templates.templateNamespaces('none'), [], 'read: none');
   await until(() => api.watching(TEMPLATES) === 1, 'the watch');
@@ -178,11 +240,22 @@ t.test('ResourceClaimTemplates: why they cannot be read, a relist that drops wha
   api.emit(TEMPLATES, { type: 'ERROR', object: { kind: 'Status', code: 410, message: 'too old resource version' } });
   api.endWatches(TEMPLATES);
   await until(() => templates.template('c', 'gpu').status === 'found', 'the relist');
-  t.equal(api.requests.filter((r) => r.query.get('watch') === 'true').at(-1)!.headers.accept, 'application/json', 'the watch too: whole objects');
+  t.equal(
+    api.requests.filter((r) => r.query.get('watch') === 'true').at(-1)!.headers.accept,
+    'application/json',
+    'the watch too: whole objects',
+  );
   t.strictSame(templates.template('a', 'net'), { status: 'not-found' }, 'not in the new list: gone');
   t.equal(templates.templateDevices('a', 'net'), undefined, 'with its requests');
-  t.strictSame(templates.templateDevices('b', 'net'), { requests: [{ name: 'nic', alternatives: [{ deviceClassName: 'y2' }] }] }, 'the newer requests');
-  t.strictSame(templates.list(), [{ namespace: 'b', name: 'net' }, { namespace: 'c', name: 'gpu' }]);
+  t.strictSame(
+    templates.templateDevices('b', 'net'),
+    { requests: [{ name: 'nic', alternatives: [{ deviceClassName: 'y2' }] }] },
+    'the newer requests',
+  );
+  t.strictSame(templates.list(), [
+    { namespace: 'b', name: 'net' },
+    { namespace: 'c', name: 'gpu' },
+  ]);
   // A delete of a template not held changes nothing and does not fail the watch; namespaces come sorted.
   await until(() => api.watching(TEMPLATES) === 1, 'the new watch');
   const watches = api.watches;
@@ -214,7 +287,8 @@ t.test('template GETs on a miss are bounded: one per name at a time, 16 in fligh
   const templates = new ClusterClaimTemplates(kc, { backoffMs: 10 });
   t.teardown(() => templates.stop());
   await templates.start();
-  const gets = (ns: string) => api.requests.filter((r) => r.path.startsWith(`/apis/resource.k8s.io/v1/namespaces/${ns}/resourceclaimtemplates/`)).length;
+  const gets = (ns: string) =>
+    api.requests.filter((r) => r.path.startsWith(`/apis/resource.k8s.io/v1/namespaces/${ns}/resourceclaimtemplates/`)).length;
 
   // Ten reviews naming one absent template at once: one GET; then remembered: no GET.
   const same = await Promise.all(Array.from({ length: 10 }, () => templates.lookup('x', 'gone', 1000)));
@@ -234,6 +308,9 @@ t.test('template GETs on a miss are bounded: one per name at a time, 16 in fligh
   await new Promise((r) => setTimeout(r, 100));
   t.equal(gets('y'), 16, 'sixteen in flight, the rest waiting');
   const outcomes = await Promise.all(slow);
-  t.ok(outcomes.every((o) => o.status === 'unavailable'), 'each slow or waiting lookup ends unavailable within its deadline');
+  t.ok(
+    outcomes.every((o) => o.status === 'unavailable'),
+    'each slow or waiting lookup ends unavailable within its deadline',
+  );
   t.equal(gets('y'), 16, 'the waiting ones sent no GET once their deadline passed');
 });

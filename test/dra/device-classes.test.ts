@@ -25,7 +25,11 @@ t.test('deviceClassInfo: the name, a non-empty extendedResourceName, a string cr
     ['a numeric creation time', { metadata: { name: 'c', creationTimestamp: 5 } }, { name: 'c' }],
     ['a null spec', { metadata: { name: 'c' }, spec: null }, { name: 'c' }],
     ['a string spec', { metadata: { name: 'c' }, spec: 'x' }, { name: 'c' }],
-    ['selectors saying nothing certain', { metadata: { name: 'c' }, spec: { selectors: [{ cel: { expression: `${ATTR} == "a" || true` } }] } }, { name: 'c' }],
+    [
+      'selectors saying nothing certain',
+      { metadata: { name: 'c' }, spec: { selectors: [{ cel: { expression: `${ATTR} == "a" || true` } }] } },
+      { name: 'c' },
+    ],
   ];
   for (const [name, object, want] of cases) t.strictSame(deviceClassInfo(object as never), want, name);
 });

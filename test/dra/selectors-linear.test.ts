@@ -28,5 +28,8 @@ t.test('reading selectors costs time linear in their text: quotes in a long expr
     without = Math.min(without, cost(plain));
   }
   const ratio = withQuotes / without;
-  t.ok(ratio < 5, `${withQuotes.toFixed(1)} ms for 32 x 300 quote-filled expressions, ${ratio.toFixed(1)}x the plain ones (${without.toFixed(1)} ms); bar 5x`);
+  t.ok(
+    ratio < 5,
+    `${withQuotes.toFixed(1)} ms for 32 x 300 quote-filled expressions, ${ratio.toFixed(1)}x the plain ones (${without.toFixed(1)} ms); bar 5x`,
+  );
 });

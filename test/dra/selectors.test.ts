@@ -9,8 +9,16 @@ const ATTR = 'device.attributes["k8s.cni.cncf.io"].resourceName';
 t.test('requiredResourceNames: only a conjunction with an equality is certain', async (t) => {
   const cases: Array<[string, string[], string[] | undefined]> = [
     ['the docs example', [`device.driver == "sriov.dra.example.com" && ${ATTR} == "example.com/sriov_a"`], ['example.com/sriov_a']],
-    ['the e2e suite\'s class (`in` before the read)', [`device.driver == "d" && "resourceName" in device.attributes["k8s.cni.cncf.io"] && ${ATTR} == "example.com/c"`], ['example.com/c']],
-    ['literal first, index form, single quotes', [`'example.com/a' == device.attributes['k8s.cni.cncf.io']['resourceName']`], ['example.com/a']],
+    [
+      "the e2e suite's class (`in` before the read)",
+      [`device.driver == "d" && "resourceName" in device.attributes["k8s.cni.cncf.io"] && ${ATTR} == "example.com/c"`],
+      ['example.com/c'],
+    ],
+    [
+      'literal first, index form, single quotes',
+      [`'example.com/a' == device.attributes['k8s.cni.cncf.io']['resourceName']`],
+      ['example.com/a'],
+    ],
     ['two selectors (ANDed)', ['device.driver == "x"', `${ATTR} == "example.com/b"`], ['example.com/b']],
     ['a disjunction says nothing', [`${ATTR} == "example.com/a" || ${ATTR} == "example.com/b"`], undefined],
     ['a negation says nothing', [`!(${ATTR} == "example.com/a")`], undefined],
@@ -55,7 +63,8 @@ t.test('templateDevices: exactly and firstAvailable requests, with their own sel
       { name: 'any', alternatives: [{ deviceClassName: 'fast-nic' }] },
     ],
   });
-  for (const bad of [undefined, null, {}, { spec: { spec: { devices: { requests: 'x' } } } }]) t.same(templateDevices(bad), { requests: [] });
+  for (const bad of [undefined, null, {}, { spec: { spec: { devices: { requests: 'x' } } } }])
+    t.same(templateDevices(bad), { requests: [] });
 });
 
 // Issue 30: the documented caps and each decision of the reader, pinned one by one (mutation part
@@ -74,10 +83,18 @@ t.test('the caps: an expression of 1,024 characters is read, 1,025 not; 32 expre
 t.test('requiredResourceNames: each form, and each way out', async (t) => {
   const cases: Array<[string, string[], string[] | undefined]> = [
     ['spaces around every token', [`device.attributes[ "k8s.cni.cncf.io" ] . resourceName  ==  "example.com/a" `], ['example.com/a']],
-    ['index form, double quotes, spaces', [`device.attributes[ 'k8s.cni.cncf.io' ][ "resourceName" ] == 'example.com/a'`], ['example.com/a']],
+    [
+      'index form, double quotes, spaces',
+      [`device.attributes[ 'k8s.cni.cncf.io' ][ "resourceName" ] == 'example.com/a'`],
+      ['example.com/a'],
+    ],
     ['literal first, dot form, spaces', [` "example.com/a"  ==  ${ATTR} `], ['example.com/a']],
     ['an empty literal is a requirement of ""', [`${ATTR} == ""`], ['']],
-    ['two requirements in one expression, in order', [`${ATTR} == "example.com/b" && ${ATTR} == "example.com/a"`], ['example.com/b', 'example.com/a']],
+    [
+      'two requirements in one expression, in order',
+      [`${ATTR} == "example.com/b" && ${ATTR} == "example.com/a"`],
+      ['example.com/b', 'example.com/a'],
+    ],
     ['the same requirement twice: once', [`${ATTR} == "example.com/a"`, `"example.com/a" == ${ATTR}`], ['example.com/a']],
     ['&& inside a literal does not split', [`device.driver == "a&&b" && ${ATTR} == "example.com/a"`], ['example.com/a']],
     ['a quote of the other kind inside a literal', [`device.driver == "it's" && ${ATTR} == "example.com/a"`], ['example.com/a']],
@@ -95,14 +112,18 @@ t.test('requiredResourceNames: each form, and each way out', async (t) => {
     ['a conditional in another conjunct', [`${ATTR} == "example.com/a" && (device.driver == "x" ? true : false)`], undefined],
     ['a negation elsewhere', [`${ATTR} == "example.com/a" && !device.attributes["x"].y`], undefined],
     ['a comment after it', [`${ATTR} == "example.com/a" // note`], undefined],
-    ["a triple single-quoted literal", [`${ATTR} == '''example.com/a'''`], undefined],
+    ['a triple single-quoted literal', [`${ATTR} == '''example.com/a'''`], undefined],
     ['triple single quotes inside a double-quoted literal', [`${ATTR} == "a'''b"`], undefined],
     ['triple double quotes inside a single-quoted literal', [`${ATTR} == 'a"""b'`], undefined],
     ['a raw string, upper case', [`${ATTR} == R"example.com/a"`], undefined],
     ['a bytes literal', [`${ATTR} == b'example.com/a'`], undefined],
     ['a bytes literal, upper case', [`${ATTR} == B"example.com/a"`], undefined],
     ['r ending a word is no raw prefix', [`device.driver == "a" && ${ATTR} == "example.com/a"`], ['example.com/a']],
-    ['an unread expression does not hide the others', [`${ATTR} == "example.com/a" || true`, `${ATTR} == "example.com/b"`], ['example.com/b']],
+    [
+      'an unread expression does not hide the others',
+      [`${ATTR} == "example.com/a" || true`, `${ATTR} == "example.com/b"`],
+      ['example.com/b'],
+    ],
   ];
   for (const [name, expressions, want] of cases) t.same(requiredResourceNames(expressions), want, name);
 });
@@ -111,28 +132,61 @@ t.test('celExpressions: the expressions of a selectors list, nothing else', asyn
   t.same(celExpressions(undefined), []);
   t.same(celExpressions({ cel: { expression: 'a' } }), [], 'not a list');
   t.same(
-    celExpressions([{ cel: { expression: 'a' } }, null, 'b', [], { cel: null }, { cel: 'c' }, { cel: ['d'] }, { cel: { expression: 4 } }, { other: { expression: 'e' } }, { cel: { expression: '' } }, { cel: { expression: 'f' } }]),
+    celExpressions([
+      { cel: { expression: 'a' } },
+      null,
+      'b',
+      [],
+      { cel: null },
+      { cel: 'c' },
+      { cel: ['d'] },
+      { cel: { expression: 4 } },
+      { other: { expression: 'e' } },
+      { cel: { expression: '' } },
+      { cel: { expression: 'f' } },
+    ]),
     ['a', '', 'f'],
   );
-  t.same(celExpressions([Object.assign([], { cel: { expression: 'a' } }), { cel: Object.assign([], { expression: 'b' }) }]), [], 'arrays holding the keys are no objects');
+  t.same(
+    celExpressions([Object.assign([], { cel: { expression: 'a' } }), { cel: Object.assign([], { expression: 'b' }) }]),
+    [],
+    'arrays holding the keys are no objects',
+  );
 });
 
 t.test('templateDevices: every level must be an object; names, alternatives and their order', async (t) => {
   const sel = (rn: string) => [{ cel: { expression: `${ATTR} == "${rn}"` } }];
   const template = (requests: unknown) => ({ spec: { spec: { devices: { requests } } } });
   t.same(
-    templateDevices(template([
-      { name: 'both', exactly: { deviceClassName: 'one', selectors: sel('example.com/a') }, firstAvailable: [{ deviceClassName: 'two', selectors: sel('example.com/b') }, { deviceClassName: 'three' }] },
-      { name: 7, exactly: { deviceClassName: 'x' } },
-      { name: 'arrays', exactly: Object.assign([], { deviceClassName: 'x' }), firstAvailable: [Object.assign([], { deviceClassName: 'y' })] },
-      { name: 'not a list', firstAvailable: { deviceClassName: 'z' } },
-      { name: 'class not a string', exactly: { deviceClassName: 5 } },
-      null,
-      [],
-    ])),
+    templateDevices(
+      template([
+        {
+          name: 'both',
+          exactly: { deviceClassName: 'one', selectors: sel('example.com/a') },
+          firstAvailable: [{ deviceClassName: 'two', selectors: sel('example.com/b') }, { deviceClassName: 'three' }],
+        },
+        { name: 7, exactly: { deviceClassName: 'x' } },
+        {
+          name: 'arrays',
+          exactly: Object.assign([], { deviceClassName: 'x' }),
+          firstAvailable: [Object.assign([], { deviceClassName: 'y' })],
+        },
+        { name: 'not a list', firstAvailable: { deviceClassName: 'z' } },
+        { name: 'class not a string', exactly: { deviceClassName: 5 } },
+        null,
+        [],
+      ]),
+    ),
     {
       requests: [
-        { name: 'both', alternatives: [{ deviceClassName: 'one', resourceNames: ['example.com/a'] }, { deviceClassName: 'two', resourceNames: ['example.com/b'] }, { deviceClassName: 'three' }] },
+        {
+          name: 'both',
+          alternatives: [
+            { deviceClassName: 'one', resourceNames: ['example.com/a'] },
+            { deviceClassName: 'two', resourceNames: ['example.com/b'] },
+            { deviceClassName: 'three' },
+          ],
+        },
         { name: '', alternatives: [{ deviceClassName: 'x' }] },
         { name: 'arrays', alternatives: [] },
         { name: 'not a list', alternatives: [] },
@@ -149,7 +203,8 @@ t.test('templateDevices: every level must be an object; names, alternatives and 
     { spec: { spec: { devices: Object.assign([], inner.devices) } } },
     { spec: { spec: { devices: { requests: { 0: inner.devices.requests[0] } } } } },
     { spec: inner },
-  ]) t.same(templateDevices(bad), { requests: [] });
+  ])
+    t.same(templateDevices(bad), { requests: [] });
 });
 
 // Found by the part's first run (2 December): a literal is one token wherever it stands, so
@@ -160,7 +215,11 @@ t.test('requiredResourceNames: literals are tokens, in either quote; a raw strin
     ['a single-quoted literal holding && and a whole equality', [`device.driver == 'a && ${ATTR} == "example.com/a" && b'`], undefined],
     ['a double-quoted literal holding && and a whole equality', [`device.driver == "a && ${ATTR} == 'example.com/a' && b"`], undefined],
     ['|| inside a single-quoted literal does not count', [`device.driver == 'a||b' && ${ATTR} == "example.com/a"`], ['example.com/a']],
-    ['? inside a single-quoted literal of one character does not count', [`device.driver == '?' && ${ATTR} == "example.com/a"`], ['example.com/a']],
+    [
+      '? inside a single-quoted literal of one character does not count',
+      [`device.driver == '?' && ${ATTR} == "example.com/a"`],
+      ['example.com/a'],
+    ],
     ['a raw string in another conjunct', [`device.driver == r"x" && ${ATTR} == "example.com/a"`], undefined],
     ['a bytes literal in another conjunct', [`device.attributes["x"].y == b'x' && ${ATTR} == "example.com/a"`], undefined],
   ];
@@ -180,12 +239,28 @@ t.test('what is kept of a template is bounded, whatever its size (issue 37)', as
   t.ok(JSON.stringify(huge).length > 1_000_000, 'a template of over 1 MB');
   const kept = templateDevices(huge);
   t.equal(kept.requests.length, 32, '32 requests');
-  t.ok(kept.requests.every((r) => r.name.length === 63 && r.alternatives.length === 8), 'names cut to 63, 8 alternatives each');
+  t.ok(
+    kept.requests.every((r) => r.name.length === 63 && r.alternatives.length === 8),
+    'names cut to 63, 8 alternatives each',
+  );
   const names = kept.requests[0]!.alternatives[0]!.resourceNames!;
   t.equal(names.length, 2, 'two distinct literals: already unsatisfiable, more add nothing');
-  t.ok(names.every((n) => n.length === 65 && n.endsWith('\u0000')), 'each cut at 64 characters and marked');
+  t.ok(
+    names.every((n) => n.length === 65 && n.endsWith('\u0000')),
+    'each cut at 64 characters and marked',
+  );
   t.ok(JSON.stringify(kept).length < 60_000, `kept ${JSON.stringify(kept).length} characters`);
   // A short literal is kept as it is.
-  const plain = templateDevices({ spec: { spec: { devices: { requests: [{ name: 'nic', exactly: { deviceClassName: 'c', selectors: [{ cel: { expression: expression('intel.com/sriov') } }] } }] } } } });
+  const plain = templateDevices({
+    spec: {
+      spec: {
+        devices: {
+          requests: [
+            { name: 'nic', exactly: { deviceClassName: 'c', selectors: [{ cel: { expression: expression('intel.com/sriov') } }] } },
+          ],
+        },
+      },
+    },
+  });
   t.same(plain.requests[0]!.alternatives[0]!.resourceNames, ['intel.com/sriov']);
 });

@@ -12,8 +12,14 @@ t.test('classes: by name always, by extendedResourceName only when they serve on
   ]);
   view.addClass({ name: 'newest', extendedResourceName: 'example.com/nic', creationTimestamp: '2026-03-01T00:00:00Z' });
   view.addClass({ name: 'other', extendedResourceName: 'example.com/other' });
-  t.strictSame(view.classesFor('example.com/nic').map((c) => c.name), ['newest', 'new', 'old']);
-  t.strictSame(view.classesFor('example.com/other').map((c) => c.name), ['other']);
+  t.strictSame(
+    view.classesFor('example.com/nic').map((c) => c.name),
+    ['newest', 'new', 'old'],
+  );
+  t.strictSame(
+    view.classesFor('example.com/other').map((c) => c.name),
+    ['other'],
+  );
   t.strictSame(view.classesFor(''), [], 'an empty extendedResourceName serves nothing');
   t.strictSame(view.classesFor('example.com/none'), []);
   t.strictSame(view.deviceClass('plain'), { name: 'plain' });
@@ -25,7 +31,13 @@ t.test('classes: by name always, by extendedResourceName only when they serve on
 
 t.test('templates: by namespace and name; devices only when given', async (t) => {
   const devices = { requests: [{ name: 'nic', alternatives: [{ deviceClassName: 'c' }] }] };
-  const view = new StaticDraView([], [{ namespace: 'b', name: 'tpl', devices }, { namespace: 'a', name: 'tpl' }]);
+  const view = new StaticDraView(
+    [],
+    [
+      { namespace: 'b', name: 'tpl', devices },
+      { namespace: 'a', name: 'tpl' },
+    ],
+  );
   view.addTemplate('c', 'other');
   view.addTemplate('a', 'tpl');
   t.strictSame(view.template('a', 'tpl'), { status: 'found' });

@@ -14,7 +14,15 @@ import { macvlanConfig, namespace, nad, pod, policy, sriovConfig } from './lib/o
 type Obj = Record<string, unknown>;
 interface Report {
   summary: Record<string, number>;
-  results?: Array<{ policy: string; rule: string; result: string; severity?: string; message: string; resources: Array<{ name: string; kind?: string; apiVersion?: string; namespace?: string; uid?: string }>; properties?: Record<string, string> }>;
+  results?: Array<{
+    policy: string;
+    rule: string;
+    result: string;
+    severity?: string;
+    message: string;
+    resources: Array<{ name: string; kind?: string; apiVersion?: string; namespace?: string; uid?: string }>;
+    properties?: Record<string, string>;
+  }>;
 }
 
 const NS = 'e2e-audit';
@@ -43,7 +51,10 @@ async function eventually<T>(what: string | (() => string), probe: () => Promise
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}${last ? `: ${String(last)}` : ''}`,
+      );
     await sleep(500);
   }
 }
@@ -54,16 +65,20 @@ async function report(ns: string): Promise<Report | undefined> {
 }
 
 /** `pod policy/rule result` for each result of the namespace's report. */
-const rows = (r: Report | undefined): string[] => (r?.results ?? []).map((x) => `${x.resources[0]!.name} ${x.policy}/${x.rule} ${x.result}`).sort();
+const rows = (r: Report | undefined): string[] =>
+  (r?.results ?? []).map((x) => `${x.resources[0]!.name} ${x.policy}/${x.rule} ${x.result}`).sort();
 
 /** Waits until the report's rows are exactly `want`. */
 async function reportRows(ns: string, want: string[]): Promise<Report> {
   let seen: string[] = [];
-  return eventually(() => `report ${ns} = ${JSON.stringify(want)} (last: ${JSON.stringify(seen)})`, async () => {
-    const r = await report(ns);
-    seen = rows(r);
-    return r && JSON.stringify(seen) === JSON.stringify(want) ? r : undefined;
-  });
+  return eventually(
+    () => `report ${ns} = ${JSON.stringify(want)} (last: ${JSON.stringify(seen)})`,
+    async () => {
+      const r = await report(ns);
+      seen = rows(r);
+      return r && JSON.stringify(seen) === JSON.stringify(want) ? r : undefined;
+    },
+  );
 }
 
 t.test('pods running before a policy: the policy added later yields a report naming exactly the violating pods', async (t) => {
@@ -83,7 +98,12 @@ t.test('pods running before a policy: the policy added later yields a report nam
   await sleep(6000);
   t.notOk(await report(NS), 'no findings, no report');
 
-  await e.applyOk(policy('e2e-sriov-only', { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': NS } }, rules: { allowedNetworks: { networks: ['*/sriov'] } } }));
+  await e.applyOk(
+    policy('e2e-sriov-only', {
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': NS } },
+      rules: { allowedNetworks: { networks: ['*/sriov'] } },
+    }),
+  );
   const r = await reportRows(NS, ['slow-1 e2e-sriov-only/allowedNetworks fail', 'slow-2 e2e-sriov-only/allowedNetworks fail']);
   t.match(r.results![0]!.message, /policy "e2e-sriov-only" \(allowedNetworks\)/);
   t.same(r.results![0]!.properties, { action: 'Enforce' });
@@ -92,7 +112,11 @@ t.test('pods running before a policy: the policy added later yields a report nam
   const table = await e.cluster.kubectlOk(['get', 'polr', '-n', NS]);
   t.match(table, /netattach\s+4\s+2\s+0\s+0\s+0/, 'kubectl get polr shows pass and fail counts');
   t.comment(table.trim());
-  t.equal(await e.netattach.metric('netattach_audit_findings', { policy: 'e2e-sriov-only', rule: 'allowedNetworks', action: 'Enforce' }), 2, 'metric: findings by policy, rule, action');
+  t.equal(
+    await e.netattach.metric('netattach_audit_findings', { policy: 'e2e-sriov-only', rule: 'allowedNetworks', action: 'Enforce' }),
+    2,
+    'metric: findings by policy, rule, action',
+  );
   t.equal(await e.netattach.metric('netattach_audit_leader'), 1, 'this replica holds the Lease');
   const lease = await e.getJson<{ spec: { holderIdentity: string } }>(['lease', '-n', 'netattach-system', 'netattach-audit']);
   t.ok(lease.spec.holderIdentity, `Lease held by ${lease.spec.holderIdentity}`);
@@ -103,9 +127,18 @@ t.test('deleting a violating pod and fixing the other clear the report; unchange
   await reportRows(NS, ['slow-2 e2e-sriov-only/allowedNetworks fail']);
   const writes = await e.netattach.metric('netattach_audit_report_writes_total', { result: 'created-or-updated' });
   await sleep(11_000); // two writer rounds with nothing new
-  t.equal(await e.netattach.metric('netattach_audit_report_writes_total', { result: 'created-or-updated' }), writes, 'no write without a change');
+  t.equal(
+    await e.netattach.metric('netattach_audit_report_writes_total', { result: 'created-or-updated' }),
+    writes,
+    'no write without a change',
+  );
   // The fix: the policy allows macvlan too.
-  await e.applyOk(policy('e2e-sriov-only', { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': NS } }, rules: { allowedNetworks: { networks: ['*/sriov', '*/macvlan'] } } }));
+  await e.applyOk(
+    policy('e2e-sriov-only', {
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': NS } },
+      rules: { allowedNetworks: { networks: ['*/sriov', '*/macvlan'] } },
+    }),
+  );
   const r = await reportRows(NS, []);
   t.match(r.summary, { fail: 0, pass: 5 }, 'three pods and two NADs');
 });
@@ -113,7 +146,13 @@ t.test('deleting a violating pod and fixing the other clear the report; unchange
 t.test('a NAD change that breaks running pods shows up; restoring it clears the finding', async (t) => {
   // fast-1 asks for a MAC: the NAD changed to a chain that reads none (ipvlan) makes it deniable.
   // (Dropping the mac capability alone would not: sriov and tuning read MAC= from CNI_ARGS.)
-  const noMac: Obj = { cniVersion: '0.3.1', name: 'sriov', type: 'ipvlan', master: 'eth1', ipam: { type: 'host-local', subnet: '10.56.217.0/24' } };
+  const noMac: Obj = {
+    cniVersion: '0.3.1',
+    name: 'sriov',
+    type: 'ipvlan',
+    master: 'eth1',
+    ipam: { type: 'host-local', subnet: '10.56.217.0/24' },
+  };
   await e.applyOk(nad({ namespace: NS, name: 'sriov', config: noMac }));
   const r = await reportRows(NS, ['fast-1 builtin/capabilities fail']);
   t.match(r.results![0]!.message, /e2e-audit\/sriov/);
@@ -130,7 +169,9 @@ t.test('a NAD stored while the webhook did not see its namespace is reported its
   // stores this NAD as written, as it would before netattach was installed.
   const ns = 'e2e-audit-nads';
   const broken = nad({ namespace: ns, name: 'legacy', config: { cniVersion: '0.3.1', name: 'legacy', master: 'eth1' } });
-  const denied = await e.apply(nad({ namespace: NS, name: 'legacy', config: { cniVersion: '0.3.1', name: 'legacy', master: 'eth1' } }), ['--dry-run=server']);
+  const denied = await e.apply(nad({ namespace: NS, name: 'legacy', config: { cniVersion: '0.3.1', name: 'legacy', master: 'eth1' } }), [
+    '--dry-run=server',
+  ]);
   t.not(denied.code, 0, 'where the webhook sees it, such a NAD is denied');
   t.match(denied.stderr, /spec\.config\.type: Required value/);
   await e.applyOk([namespace(ns, { 'netattach.io/admission': 'disabled' })]);
@@ -142,16 +183,20 @@ t.test('a NAD stored while the webhook did not see its namespace is reported its
   const r = await reportRows(ns, ['legacy builtin/nadValid fail']);
   const result = r.results![0]!;
   t.match(result.resources[0], { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', namespace: ns, name: 'legacy' });
-  t.ok(result.resources[0]!.uid, 'the NAD\'s uid');
+  t.ok(result.resources[0]!.uid, "the NAD's uid");
   t.match(result, { severity: 'high', properties: { action: 'Enforce' } });
   t.match(result.message, /^spec\.config\.type: Required value/);
   t.ok(denied.stderr.includes(result.message), 'the message is the one the webhook denies such a NAD with');
   // The metric follows the namespace's labels at the audit's next change check (once a second),
   // which may come after the report was written from the labels as they are now.
-  const nadFindings = await eventually('the NAD finding in the metric', async () => {
-    const n = await e.netattach.metric('netattach_audit_findings', { policy: 'builtin', rule: 'nadValid', action: 'Enforce' });
-    return n === 1 ? n : undefined;
-  }, 10_000).catch(() => e.netattach.metric('netattach_audit_findings', { policy: 'builtin', rule: 'nadValid', action: 'Enforce' }));
+  const nadFindings = await eventually(
+    'the NAD finding in the metric',
+    async () => {
+      const n = await e.netattach.metric('netattach_audit_findings', { policy: 'builtin', rule: 'nadValid', action: 'Enforce' });
+      return n === 1 ? n : undefined;
+    },
+    10_000,
+  ).catch(() => e.netattach.metric('netattach_audit_findings', { policy: 'builtin', rule: 'nadValid', action: 'Enforce' }));
   t.equal(nadFindings, 1, 'metric: the NAD finding');
 
   // An update of a NAD that was already invalid is admitted (with a warning): fixed in place.
@@ -174,8 +219,11 @@ t.test('observe mode admits what enforce denies, warns, counts it, and the repor
   t.equal(admitted.code, 0, `observe: admitted (${admitted.stderr.trim()})`);
   t.match(admitted.stderr, /Warning: netattach observe mode: would be denied; admitted unchanged/);
   t.match(admitted.stderr, /Warning: .*no such NetworkAttachmentDefinition/);
-  t.ok(await e.netattach.metric('netattach_admission_would_deny_total', { reason: 'networkExists' }) >= 1, 'counted');
-  t.ok(e.netattach.logLines().some((l) => l['msg'] === 'would deny (observe mode); admitted' && l['objectName'] === 'observed'), 'logged');
+  t.ok((await e.netattach.metric('netattach_admission_would_deny_total', { reason: 'networkExists' })) >= 1, 'counted');
+  t.ok(
+    e.netattach.logLines().some((l) => l['msg'] === 'would deny (observe mode); admitted' && l['objectName'] === 'observed'),
+    'logged',
+  );
   // The policy of the first cases is still in force: the pod breaks it too.
   const r = await reportRows(NS, ['observed builtin/networkExists fail', 'observed e2e-sriov-only/allowedNetworks fail']);
   t.ok(r.results!.some((x) => /"e2e-audit\/does-not-exist": no such NetworkAttachmentDefinition/.test(x.message)));

@@ -46,7 +46,12 @@ function docBlock(markdown: string, name: string): string {
   const m = /\n([ \t]*)```[a-z]*\n([\s\S]*?)\n[ \t]*```/.exec(markdown.slice(at));
   if (!m) throw new Error(`no fenced block after e2e: ${name}`);
   const indent = m[1]!.length;
-  return m[2]!.split('\n').map((l) => l.slice(Math.min(indent, l.length - l.trimStart().length))).join('\n') + '\n';
+  return (
+    m[2]!
+      .split('\n')
+      .map((l) => l.slice(Math.min(indent, l.length - l.trimStart().length)))
+      .join('\n') + '\n'
+  );
 }
 
 function bash(script: string, cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -81,7 +86,15 @@ function send(urlPath: string, body: string, client?: { cert: string; key: strin
   return new Promise((resolve) => {
     const req = https.request(
       `${e.netattach.url}${urlPath}`,
-      { method: 'POST', ca: e.caPem, servername: 'localhost', agent: false, timeout: 10_000, headers: { 'content-type': 'application/json' }, ...client },
+      {
+        method: 'POST',
+        ca: e.caPem,
+        servername: 'localhost',
+        agent: false,
+        timeout: 10_000,
+        headers: { 'content-type': 'application/json' },
+        ...client,
+      },
       (res) => {
         let data = '';
         res.setEncoding('utf8').on('data', (d: string) => (data += d));
@@ -109,18 +122,27 @@ function forgedReview(name: string, macs: string[]): string {
       namespace: NS,
       operation: 'CREATE',
       userInfo: { username: 'system:serviceaccount:default:nobody' },
-      object: { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: NS, uid: `uid-${name}`, annotations: { 'k8s.v1.cni.cncf.io/networks': networks } }, spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] } },
+      object: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name, namespace: NS, uid: `uid-${name}`, annotations: { 'k8s.v1.cni.cncf.io/networks': networks } },
+        spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
+      },
       oldObject: null,
       dryRun: false,
     },
   });
 }
 
-const mac = (n: number): string => `02:aa:00:${((n >> 16) & 0xff).toString(16).padStart(2, '0')}:${((n >> 8) & 0xff).toString(16).padStart(2, '0')}:${(n & 0xff).toString(16).padStart(2, '0')}`;
+const mac = (n: number): string =>
+  `02:aa:00:${((n >> 16) & 0xff).toString(16).padStart(2, '0')}:${((n >> 8) & 0xff).toString(16).padStart(2, '0')}:${(n & 0xff).toString(16).padStart(2, '0')}`;
 
 /** The address-claim Leases netattach wrote (names), in its namespace. */
 async function claimLeases(): Promise<string[]> {
-  const r = await e.cluster.request('GET', '/apis/coordination.k8s.io/v1/namespaces/netattach-system/leases?labelSelector=netattach.io%2Faddress-claim%3Dtrue');
+  const r = await e.cluster.request(
+    'GET',
+    '/apis/coordination.k8s.io/v1/namespaces/netattach-system/leases?labelSelector=netattach.io%2Faddress-claim%3Dtrue',
+  );
   return (JSON.parse(r.body) as { items: Array<{ metadata: { name: string } }> }).items.map((i) => i.metadata.name).sort();
 }
 
@@ -142,7 +164,10 @@ t.before(async () => {
   const port = await freePort();
   const admission = docBlock(docs, 'admission-config').replaceAll(DOC_DIR, `${pki}/`);
   documentedKubeconfig = YAML.parse(docBlock(docs, 'webhook-kubeconfig').replaceAll(DOC_DIR, `${pki}/`)) as Obj;
-  const served = { ...documentedKubeconfig, users: [...documentedKubeconfig.users, { name: `127.0.0.1:${port}`, user: documentedKubeconfig.users[0].user }] };
+  const served = {
+    ...documentedKubeconfig,
+    users: [...documentedKubeconfig.users, { name: `127.0.0.1:${port}`, user: documentedKubeconfig.users[0].user }],
+  };
   kubeconfigPath = path.join(pki, 'webhook-kubeconfig.yaml');
   await writeFile(kubeconfigPath, YAML.stringify(served));
   const admissionPath = path.join(pki, 'admission.yaml');
@@ -154,11 +179,18 @@ t.before(async () => {
   await configMapVolume(caDir, { 'ca.crt': await readFile(path.join(pki, 'client-ca.crt'), 'utf8') });
   // startE2e only returns once a dry-run canary pod was reviewed by both webhooks: through TLS
   // that requires the client certificate, so the apiserver presented it.
-  e = await startE2e((m) => t.comment(m), { admissionControlConfigFile: admissionPath }, { port, extraArgs: [`--client-ca=${caDir}/ca.crt`] });
+  e = await startE2e(
+    (m) => t.comment(m),
+    { admissionControlConfigFile: admissionPath },
+    { port, extraArgs: [`--client-ca=${caDir}/ca.crt`] },
+  );
   await e.applyOk([
     namespace(NS),
     nad({ namespace: NS, name: 'sriov', config: sriovConfig('sriov'), annotations: { [RESOURCE_NAME]: 'intel.com/sriov' } }),
-    policy('e2e-authn-unique-mac', { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': NS } }, rules: { uniqueAddresses: { mac: 'Cluster' } } }),
+    policy('e2e-authn-unique-mac', {
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': NS } },
+      rules: { uniqueAddresses: { mac: 'Cluster' } },
+    }),
   ]);
   await waitPolicy();
   t.comment(`cluster with client authentication up in ${Date.now() - t0} ms`);
@@ -183,9 +215,20 @@ t.test('the documented openssl commands make a CA and a client certificate the a
   t.equal(text.code, 0, text.stderr);
   t.match(text.stdout, /TLS Web Client Authentication/, 'extendedKeyUsage clientAuth');
   t.match(text.stdout, /CA:FALSE/);
-  const verify = await run('openssl', ['verify', '-CAfile', path.join(pki, 'client-ca.crt'), '-purpose', 'sslclient', path.join(pki, 'apiserver-webhook-client.crt')]);
+  const verify = await run('openssl', [
+    'verify',
+    '-CAfile',
+    path.join(pki, 'client-ca.crt'),
+    '-purpose',
+    'sslclient',
+    path.join(pki, 'apiserver-webhook-client.crt'),
+  ]);
   t.equal(verify.code, 0, `signed by the client CA, valid for TLS clients: ${verify.stdout}${verify.stderr}`);
-  t.same(documentedKubeconfig.users.map((u: Obj) => u.name), ['netattach.netattach-system.svc'], "the documented user is named for the manifests' Service");
+  t.same(
+    documentedKubeconfig.users.map((u: Obj) => u.name),
+    ['netattach.netattach-system.svc'],
+    "the documented user is named for the manifests' Service",
+  );
 });
 
 t.test('a pod create through the apiserver is reviewed: the apiserver authenticated itself', async (t) => {
@@ -205,10 +248,17 @@ t.test('a forged review without a client certificate is refused at TLS and leave
   const [reviewsBefore, refusedBefore, leasesBefore] = [await reviews(), await refusedHandshakes(), await claimLeases()];
   // Finding 4 of issue 24: a /validate review for a pod that does not exist, 1,000 MACs under a
   // uniqueAddresses policy, would claim every MAC with netattach's own credentials.
-  const forged = forgedReview('ghost-1', Array.from({ length: 1000 }, (_, i) => mac(0x10000 + i)));
+  const forged = forgedReview(
+    'ghost-1',
+    Array.from({ length: 1000 }, (_, i) => mac(0x10000 + i)),
+  );
   const noCert = await send('/validate', forged);
   t.equal(noCert.status, 0, `no HTTP answer (${noCert.error})`);
-  t.match(noCert.error ?? '', /CERTIFICATE_REQUIRED|certificate required|HANDSHAKE_FAILURE|ECONNRESET|socket hang up/i, 'the handshake is refused for want of a certificate');
+  t.match(
+    noCert.error ?? '',
+    /CERTIFICATE_REQUIRED|certificate required|HANDSHAKE_FAILURE|ECONNRESET|socket hang up/i,
+    'the handshake is refused for want of a certificate',
+  );
   // A certificate from a CA of the sender's own making is refused as well.
   const attackerDir = await mkdtemp(path.join(pki, 'attacker-'));
   const own = await bash(docBlock(await readFile(DOCS, 'utf8'), 'client-certs'), attackerDir);
@@ -218,7 +268,11 @@ t.test('a forged review without a client certificate is refused at TLS and leave
     key: await readFile(path.join(attackerDir, 'apiserver-webhook-client.key'), 'utf8'),
   });
   t.equal(wrongCa.status, 0, `no HTTP answer (${wrongCa.error})`);
-  t.match(wrongCa.error ?? '', /UNKNOWN_CA|unknown ca|ECONNRESET|socket hang up/i, 'refused during the handshake (an alert, or a reset after the client wrote)');
+  t.match(
+    wrongCa.error ?? '',
+    /UNKNOWN_CA|unknown ca|ECONNRESET|socket hang up/i,
+    'refused during the handshake (an alert, or a reset after the client wrote)',
+  );
 
   t.equal(await reviews(), reviewsBefore, 'neither request reached the admission core');
   t.ok((await refusedHandshakes()) >= refusedBefore + 2, 'both refusals counted in netattach_tls_handshake_failures_total');
@@ -239,7 +293,9 @@ t.test('a forged review without a client certificate is refused at TLS and leave
   t.equal(control.status, 200, `answered with the certificate: ${control.error ?? ''}`);
   t.equal((JSON.parse(control.body) as Obj).response?.uid, 'forged-ghost-2', 'an AdmissionReview answer');
   t.equal(await reviews(), reviewsBeforeControl + 1, 'and counted as a review');
-  t.comment(`claim Leases written for the control review's 2 MACs: ${(await claimLeases()).length - leasesBeforeControl.length} (an authenticated caller is trusted as the apiserver)`);
+  t.comment(
+    `claim Leases written for the control review's 2 MACs: ${(await claimLeases()).length - leasesBeforeControl.length} (an authenticated caller is trusted as the apiserver)`,
+  );
 });
 
 t.test('the components render with kubectl kustomize and pass strict server-side validation', async (t) => {
@@ -253,7 +309,12 @@ t.test('the components render with kubectl kustomize and pass strict server-side
       kind: 'Kustomization',
       resources: [rel('manifests')],
       components: [rel('manifests/components/client-auth'), rel('manifests/components/networkpolicy')],
-      patches: [{ target: { kind: 'NetworkPolicy', name: 'netattach' }, patch: '- op: replace\n  path: /spec/ingress/0/from\n  value:\n    - ipBlock: {cidr: 127.0.0.1/32}\n' }],
+      patches: [
+        {
+          target: { kind: 'NetworkPolicy', name: 'netattach' },
+          patch: '- op: replace\n  path: /spec/ingress/0/from\n  value:\n    - ipBlock: {cidr: 127.0.0.1/32}\n',
+        },
+      ],
     }),
   );
   const objects = await kustomize(e.cluster, path.relative(REPO, overlay));
@@ -261,21 +322,36 @@ t.test('the components render with kubectl kustomize and pass strict server-side
   const container = deployment.spec.template.spec.containers[0] as Obj;
   const clientCaArg = (container.args as string[]).find((a) => a.startsWith('--client-ca='));
   t.equal(clientCaArg, `--client-ca=${COMPONENT_MOUNT}/ca.crt`, 'the rendered Deployment requires client certificates');
-  t.equal(e.netattach.options.extraArgs?.[0], clientCaArg!.replace(COMPONENT_MOUNT, path.join(pki, 'client-ca-volume')), 'the flag this suite runs netattach with, at the mount mapped to a local directory');
+  t.equal(
+    e.netattach.options.extraArgs?.[0],
+    clientCaArg!.replace(COMPONENT_MOUNT, path.join(pki, 'client-ca-volume')),
+    'the flag this suite runs netattach with, at the mount mapped to a local directory',
+  );
   t.same((deployment.spec.template.spec.volumes as Obj[]).find((v) => v.name === 'client-ca')?.configMap?.name, 'netattach-client-ca');
   const policyObj = objects.find((o) => o.kind === 'NetworkPolicy') as Obj;
   t.same(policyObj.spec.ingress[0].from, [{ ipBlock: { cidr: '127.0.0.1/32' } }], "the overlay's patch replaced the placeholder");
 
   // The documented ConfigMap command, then the whole rendering through strict server-side
   // validation (dry run: nothing of the live install changes).
-  const cm = await e.cluster.kubectl(['-n', 'netattach-system', 'create', 'configmap', 'netattach-client-ca', `--from-file=ca.crt=${path.join(pki, 'client-ca.crt')}`]);
+  const cm = await e.cluster.kubectl([
+    '-n',
+    'netattach-system',
+    'create',
+    'configmap',
+    'netattach-client-ca',
+    `--from-file=ca.crt=${path.join(pki, 'client-ca.crt')}`,
+  ]);
   t.equal(cm.code, 0, cm.stderr);
   // The live webhook configurations carry a url; the rendered ones (a Service) are checked under
   // another name, as netattach.e2e.ts does, so the two are not merged.
   const checked = objects.map((o) => (isWebhookConfig(o) ? { ...o, metadata: { ...(o.metadata as Obj), name: 'netattach-dryrun' } } : o));
   const dry = await e.apply(checked as Obj[], ['--dry-run=server', '--force-conflicts']);
   t.equal(dry.code, 0, `server-side dry run: ${dry.stderr}`);
-  t.equal(dry.stdout.split('\n').filter((l) => / serverside-applied \(server dry run\)$/.test(l)).length, checked.length, 'every object checked');
+  t.equal(
+    dry.stdout.split('\n').filter((l) => / serverside-applied \(server dry run\)$/.test(l)).length,
+    checked.length,
+    'every object checked',
+  );
   t.match(dry.stdout, /networkpolicy\.networking\.k8s\.io\/netattach serverside-applied \(server dry run\)/);
   t.match(dry.stdout, /deployment\.apps\/netattach serverside-applied \(server dry run\)/);
   t.notMatch(dry.stderr, /Warning:/, 'no apiserver warning');
@@ -285,7 +361,11 @@ t.test('the components render with kubectl kustomize and pass strict server-side
   const raw = YAML.parse(await readFile(path.join(REPO, 'manifests/components/networkpolicy/networkpolicy.yaml'), 'utf8')) as Obj;
   const refused = await e.apply(raw, ['--dry-run=server']);
   t.not(refused.code, 0, 'the apiserver refuses the unpatched NetworkPolicy');
-  t.match(refused.stderr, /spec\.ingress\[0\]\.from\[0\]\.ipBlock\.cidr: Invalid value: "SET-APISERVER-CIDR"/, 'naming the field and the placeholder');
+  t.match(
+    refused.stderr,
+    /spec\.ingress\[0\]\.from\[0\]\.ipBlock\.cidr: Invalid value: "SET-APISERVER-CIDR"/,
+    'naming the field and the placeholder',
+  );
 });
 
 t.test('a kubeconfig user that does not match the webhook sends no certificate: pods with networks are refused', async (t) => {

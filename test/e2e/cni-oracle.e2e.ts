@@ -39,7 +39,9 @@ async function binDir(): Promise<string> {
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out.trim().split('\n').pop()!) : reject(new Error(`build-cni.sh exited with ${code}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(out.trim().split('\n').pop()!) : reject(new Error(`build-cni.sh exited with ${code}`)),
+    );
   });
 }
 
@@ -96,7 +98,10 @@ if (unavailable) {
         t.fail(`FALSE DENIAL ${label}`);
       } else if (pending) {
         counts.pending++;
-        t.ok(cmp.mismatch, `pending (${pending.class}, branch ${pending.branch}): still mismatches, delete it from cni/pending.ts once fixed: ${label}`);
+        t.ok(
+          cmp.mismatch,
+          `pending (${pending.class}, branch ${pending.branch}): still mismatches, delete it from cni/pending.ts once fixed: ${label}`,
+        );
       } else if (limit) {
         counts.limit++;
         t.ok(cmp.mismatch, `known limit "${limit}": still mismatches: ${label}`);
@@ -109,25 +114,29 @@ if (unavailable) {
 
   t.test(`generator: ${RUNS} generated pods`, async (t) => {
     const failures: string[] = [];
-    await fc.assert(
-      fc.asyncProperty(selectionArb, async (sel) => {
-        counts.generated++;
-        const { run, cmp } = await judge([sel]);
-        if (!cmp.mismatch && (!run.added || run.delErrors.length === 0)) return true;
-        // Excused only while the class still has a pending case: a closed class excuses nothing.
-        const cls = cmp.mismatch && cmp.mismatch !== 'false-denial' ? pendingClassOf(sel, run, cmp) : undefined;
-        if (cls && PENDING.some((p) => p.class === cls)) return true;
-        failures.push(`${cmp.mismatch ?? 'DEL failed'}: ${JSON.stringify(sel)}: ${cmp.summary} ${run.delErrors.join('; ')}`);
-        return false;
-      }),
-      // No shrinking: every run executes plugins; the first counterexample is reported whole.
-      { numRuns: RUNS, endOnFailure: true },
-    ).catch((err: Error) => t.fail(`${failures.join('\n') || err.message}`));
+    await fc
+      .assert(
+        fc.asyncProperty(selectionArb, async (sel) => {
+          counts.generated++;
+          const { run, cmp } = await judge([sel]);
+          if (!cmp.mismatch && (!run.added || run.delErrors.length === 0)) return true;
+          // Excused only while the class still has a pending case: a closed class excuses nothing.
+          const cls = cmp.mismatch && cmp.mismatch !== 'false-denial' ? pendingClassOf(sel, run, cmp) : undefined;
+          if (cls && PENDING.some((p) => p.class === cls)) return true;
+          failures.push(`${cmp.mismatch ?? 'DEL failed'}: ${JSON.stringify(sel)}: ${cmp.summary} ${run.delErrors.join('; ')}`);
+          return false;
+        }),
+        // No shrinking: every run executes plugins; the first counterexample is reported whole.
+        { numRuns: RUNS, endOnFailure: true },
+      )
+      .catch((err: Error) => t.fail(`${failures.join('\n') || err.message}`));
     t.pass(`${counts.generated} generated pods agree (or fall in a pending class)`);
   });
 
   t.teardown(() => {
     const s = ((Date.now() - started) / 1000).toFixed(1);
-    t.comment(`cni oracle: ${CORPUS.length} corpus pods (${counts.agree} agree, ${counts.pending} pending, ${counts.limit} known limits), ${counts.generated} generated, in ${s} s`);
+    t.comment(
+      `cni oracle: ${CORPUS.length} corpus pods (${counts.agree} agree, ${counts.pending} pending, ${counts.limit} known limits), ${counts.generated} generated, in ${s} s`,
+    );
   });
 }

@@ -21,12 +21,17 @@ interface PodJson {
   spec: {
     nodeName?: string;
     resourceClaims?: Array<{ name: string; resourceClaimTemplateName?: string; resourceClaimName?: string }>;
-    containers: Array<{ resources?: { requests?: Record<string, string>; limits?: Record<string, string>; claims?: Array<{ name: string }> } }>;
+    containers: Array<{
+      resources?: { requests?: Record<string, string>; limits?: Record<string, string>; claims?: Array<{ name: string }> };
+    }>;
   };
   status?: {
     conditions?: Array<{ type: string; status: string; reason?: string; message?: string }>;
     resourceClaimStatuses?: Array<{ name: string; resourceClaimName?: string }>;
-    extendedResourceClaimStatus?: { resourceClaimName: string; requestMappings: Array<{ containerName: string; resourceName: string; requestName: string }> };
+    extendedResourceClaimStatus?: {
+      resourceClaimName: string;
+      requestMappings: Array<{ containerName: string; resourceName: string; requestName: string }>;
+    };
   };
 }
 
@@ -86,11 +91,20 @@ const byResourceName = (resourceName: string): Obj => ({
   },
 });
 
-function podOf(name: string, networks: string, extra: { annotations?: Record<string, string>; resourceClaims?: Obj[]; claims?: Obj[]; amounts?: Record<string, string> } = {}): Obj {
+function podOf(
+  name: string,
+  networks: string,
+  extra: { annotations?: Record<string, string>; resourceClaims?: Obj[]; claims?: Obj[]; amounts?: Record<string, string> } = {},
+): Obj {
   const spec = podSpec() as { containers: Obj[] } & Obj;
   if (extra.resourceClaims) spec['resourceClaims'] = extra.resourceClaims;
   if (extra.claims) spec.containers[0]!['resources'] = { claims: extra.claims };
-  if (extra.amounts) spec.containers[0]!['resources'] = { ...(spec.containers[0]!['resources'] as Obj | undefined), requests: extra.amounts, limits: extra.amounts };
+  if (extra.amounts)
+    spec.containers[0]!['resources'] = {
+      ...(spec.containers[0]!['resources'] as Obj | undefined),
+      requests: extra.amounts,
+      limits: extra.amounts,
+    };
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -100,11 +114,18 @@ function podOf(name: string, networks: string, extra: { annotations?: Record<str
 }
 
 /** Waits for the pod to be bound and returns the devices allocated to each of its claims. */
-async function boundDevices(name: string, node = NODE): Promise<{ pod: PodJson; devices: Array<{ claim: string; device: string; attributes: Record<string, string> }> }> {
-  const pod = await eventually(`pod ${name} bound to ${node}`, async () => {
-    const p = await getPod(name);
-    return p.spec.nodeName ? p : undefined;
-  }, SCHEDULED_MS);
+async function boundDevices(
+  name: string,
+  node = NODE,
+): Promise<{ pod: PodJson; devices: Array<{ claim: string; device: string; attributes: Record<string, string> }> }> {
+  const pod = await eventually(
+    `pod ${name} bound to ${node}`,
+    async () => {
+      const p = await getPod(name);
+      return p.spec.nodeName ? p : undefined;
+    },
+    SCHEDULED_MS,
+  );
   const claimNames = [
     ...(pod.status?.resourceClaimStatuses ?? []).map((s) => s.resourceClaimName).filter((n): n is string => !!n),
     ...(pod.spec.resourceClaims ?? []).map((c) => c.resourceClaimName).filter((n): n is string => !!n),
@@ -112,10 +133,14 @@ async function boundDevices(name: string, node = NODE): Promise<{ pod: PodJson; 
   ];
   const devices: Array<{ claim: string; device: string; attributes: Record<string, string> }> = [];
   for (const claim of claimNames) {
-    const c = await eventually(`claim ${claim} allocated`, async () => {
-      const got = await e.getJson<{ status?: ClaimStatus }>(['resourceclaim', '-n', NS, claim]);
-      return got.status?.allocation ? got : undefined;
-    }, SCHEDULED_MS);
+    const c = await eventually(
+      `claim ${claim} allocated`,
+      async () => {
+        const got = await e.getJson<{ status?: ClaimStatus }>(['resourceclaim', '-n', NS, claim]);
+        return got.status?.allocation ? got : undefined;
+      },
+      SCHEDULED_MS,
+    );
     for (const r of c.status!.allocation!.devices?.results ?? []) {
       devices.push({ claim, device: r.device, attributes: sliceDevices.get(r.device) ?? {} });
     }
@@ -126,7 +151,22 @@ async function boundDevices(name: string, node = NODE): Promise<{ pod: PodJson; 
 t.test('the node, the network DRA driver, classes, templates and NADs', async (t) => {
   // The node, as a kubelet would register it (no kubelet runs: pods are bound, never started).
   await e.applyOk({ apiVersion: 'v1', kind: 'Node', metadata: { name: NODE, labels: { 'kubernetes.io/hostname': NODE } } });
-  const status = { status: { capacity: { cpu: '8', memory: '16Gi', pods: '110' }, allocatable: { cpu: '8', memory: '16Gi', pods: '110' }, conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'e2e', lastHeartbeatTime: new Date().toISOString(), lastTransitionTime: new Date().toISOString() }] } };
+  const status = {
+    status: {
+      capacity: { cpu: '8', memory: '16Gi', pods: '110' },
+      allocatable: { cpu: '8', memory: '16Gi', pods: '110' },
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'KubeletReady',
+          message: 'e2e',
+          lastHeartbeatTime: new Date().toISOString(),
+          lastTransitionTime: new Date().toISOString(),
+        },
+      ],
+    },
+  };
   await e.cluster.kubectlOk(['patch', 'node', NODE, '--subresource=status', '--type=merge', '-p', JSON.stringify(status)]);
   // The apiserver's TaintNodesByCondition admission taints a new node not-ready; the node
   // lifecycle controller (not run here) would lift it once the kubelet reports Ready.
@@ -148,13 +188,31 @@ t.test('the node, the network DRA driver, classes, templates and NADs', async (t
       metadata: { name: `${NODE}-${DRIVER}` },
       spec: { driver: DRIVER, nodeName: NODE, pool: { name: NODE, generation: 1, resourceSliceCount: 1 }, devices },
     },
-    { apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', metadata: { name: 'net-claimed' }, spec: { selectors: [byResourceName(CLAIMED)] } },
-    { apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', metadata: { name: 'net-extended' }, spec: { selectors: [byResourceName(EXTENDED)], extendedResourceName: EXTENDED } },
+    {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'DeviceClass',
+      metadata: { name: 'net-claimed' },
+      spec: { selectors: [byResourceName(CLAIMED)] },
+    },
+    {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'DeviceClass',
+      metadata: { name: 'net-extended' },
+      spec: { selectors: [byResourceName(EXTENDED)], extendedResourceName: EXTENDED },
+    },
     {
       apiVersion: 'resource.k8s.io/v1',
       kind: 'DeviceClass',
       metadata: { name: 'gpu' },
-      spec: { selectors: [{ cel: { expression: `device.driver == "${DRIVER}" && "kind" in device.attributes["${DRIVER}"] && device.attributes["${DRIVER}"].kind == "gpu"` } }] },
+      spec: {
+        selectors: [
+          {
+            cel: {
+              expression: `device.driver == "${DRIVER}" && "kind" in device.attributes["${DRIVER}"] && device.attributes["${DRIVER}"].kind == "gpu"`,
+            },
+          },
+        ],
+      },
     },
     namespace(NS),
     {
@@ -181,9 +239,13 @@ t.test('the node, the network DRA driver, classes, templates and NADs', async (t
       },
     },
   ]);
-  const claimedNad = nad({ namespace: NS, name: 'claimed', config: macvlanConfig('claimed') }) as { metadata: { annotations: Record<string, string> } };
+  const claimedNad = nad({ namespace: NS, name: 'claimed', config: macvlanConfig('claimed') }) as {
+    metadata: { annotations: Record<string, string> };
+  };
   claimedNad.metadata.annotations = { [RESOURCE_NAME]: CLAIMED, 'netattach.io/resourceClaimTemplate': 'net-claimed' };
-  const extendedNad = nad({ namespace: NS, name: 'extended', config: macvlanConfig('extended') }) as { metadata: { annotations: Record<string, string> } };
+  const extendedNad = nad({ namespace: NS, name: 'extended', config: macvlanConfig('extended') }) as {
+    metadata: { annotations: Record<string, string> };
+  };
   extendedNad.metadata.annotations = { [RESOURCE_NAME]: EXTENDED };
   await e.applyOk([claimedNad as Obj, extendedNad as Obj]);
   // netattach sees the template before the pods come (its watch; a miss would be a GET anyway).
@@ -196,7 +258,15 @@ async function addNode(name: string, extra: Record<string, string> = {}): Promis
   await e.applyOk({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name } } });
   const amounts = { cpu: '8', memory: '16Gi', pods: '110', ...extra };
   const now = new Date().toISOString();
-  const status = { status: { capacity: amounts, allocatable: amounts, conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'e2e', lastHeartbeatTime: now, lastTransitionTime: now }] } };
+  const status = {
+    status: {
+      capacity: amounts,
+      allocatable: amounts,
+      conditions: [
+        { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'e2e', lastHeartbeatTime: now, lastTransitionTime: now },
+      ],
+    },
+  };
   await e.cluster.kubectlOk(['patch', 'node', name, '--subresource=status', '--type=merge', '-p', JSON.stringify(status)]);
   await e.cluster.kubectlOk(['taint', 'node', name, 'node.kubernetes.io/not-ready:NoSchedule-']);
 }
@@ -227,38 +297,77 @@ t.test("Multus's DRA how-to: a DRA-only driver on NODE, a device-plugin node, th
       apiVersion: 'resource.k8s.io/v1',
       kind: 'ResourceSlice',
       metadata: { name: `${DP_NODE}-${GPU_DRIVER}` },
-      spec: { driver: GPU_DRIVER, nodeName: DP_NODE, pool: { name: DP_NODE, generation: 1, resourceSliceCount: 1 }, devices: [{ name: 'gpu-dp-0', attributes: {} }] },
+      spec: {
+        driver: GPU_DRIVER,
+        nodeName: DP_NODE,
+        pool: { name: DP_NODE, generation: 1, resourceSliceCount: 1 },
+        devices: [{ name: 'gpu-dp-0', attributes: {} }],
+      },
     },
     // The how-to's class: the driver alone (netattach cannot tell which resourceName it gives).
-    { apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', metadata: { name: 'multus-by-driver' }, spec: { selectors: [{ cel: { expression: `device.driver == "${MULTUS_DRIVER}"` } }] } },
+    {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'DeviceClass',
+      metadata: { name: 'multus-by-driver' },
+      spec: { selectors: [{ cel: { expression: `device.driver == "${MULTUS_DRIVER}"` } }] },
+    },
     // The same narrowed to the attribute Multus matches (netattach is certain).
     {
       apiVersion: 'resource.k8s.io/v1',
       kind: 'DeviceClass',
       metadata: { name: 'multus-by-attribute' },
-      spec: { selectors: [{ cel: { expression: `device.driver == "${MULTUS_DRIVER}" && device.attributes["k8s.cni.cncf.io"].resourceName == "${MULTUS}"` } }] },
+      spec: {
+        selectors: [
+          {
+            cel: { expression: `device.driver == "${MULTUS_DRIVER}" && device.attributes["k8s.cni.cncf.io"].resourceName == "${MULTUS}"` },
+          },
+        ],
+      },
     },
     // A GPU class as GPU drivers ship them: by driver.
-    { apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', metadata: { name: 'dp-gpu' }, spec: { selectors: [{ cel: { expression: `device.driver == "${GPU_DRIVER}"` } }] } },
+    {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'DeviceClass',
+      metadata: { name: 'dp-gpu' },
+      spec: { selectors: [{ cel: { expression: `device.driver == "${GPU_DRIVER}"` } }] },
+    },
   ]);
-  const multusNad = nad({ namespace: NS, name: 'multus', config: macvlanConfig('multus') }) as { metadata: { annotations: Record<string, string> } };
+  const multusNad = nad({ namespace: NS, name: 'multus', config: macvlanConfig('multus') }) as {
+    metadata: { annotations: Record<string, string> };
+  };
   multusNad.metadata.annotations = { [RESOURCE_NAME]: MULTUS };
-  const sriovNad = nad({ namespace: NS, name: 'sriov-dp', config: macvlanConfig('sriov-dp') }) as { metadata: { annotations: Record<string, string> } };
+  const sriovNad = nad({ namespace: NS, name: 'sriov-dp', config: macvlanConfig('sriov-dp') }) as {
+    metadata: { annotations: Record<string, string> };
+  };
   sriovNad.metadata.annotations = { [RESOURCE_NAME]: SRIOV_VF };
-  await e.applyOk([multusNad as Obj, sriovNad as Obj, template('multus-by-attribute', 'multus-by-attribute'), template('multus-by-driver', 'multus-by-driver'), template('dp-gpu', 'dp-gpu')]);
+  await e.applyOk([
+    multusNad as Obj,
+    sriovNad as Obj,
+    template('multus-by-attribute', 'multus-by-attribute'),
+    template('multus-by-driver', 'multus-by-driver'),
+    template('dp-gpu', 'dp-gpu'),
+  ]);
   await sleep(1000);
   t.pass('DRA-only driver on NODE, device-plugin node, classes, templates, NADs');
 });
 
 /** Waits for the scheduler to say why the pod cannot be placed (PodScheduled False). */
 async function unschedulable(name: string): Promise<{ reason?: string; message?: string }> {
-  return eventually(`pod ${name} judged unschedulable`, async () => {
-    const c = (await getPod(name)).status?.conditions?.find((x) => x.type === 'PodScheduled' && x.status === 'False');
-    return c?.message ? c : undefined;
-  }, SCHEDULED_MS);
+  return eventually(
+    `pod ${name} judged unschedulable`,
+    async () => {
+      const c = (await getPod(name)).status?.conditions?.find((x) => x.type === 'PodScheduled' && x.status === 'False');
+      return c?.message ? c : undefined;
+    },
+    SCHEDULED_MS,
+  );
 }
 
-const howToPod = (name: string, template: string, extra: { annotations?: Record<string, string>; amounts?: Record<string, string> } = {}): Obj =>
+const howToPod = (
+  name: string,
+  template: string,
+  extra: { annotations?: Record<string, string>; amounts?: Record<string, string> } = {},
+): Obj =>
   podOf(name, 'multus', { resourceClaims: [{ name: 'vf', resourceClaimTemplateName: template }], claims: [{ name: 'vf' }], ...extra });
 
 t.test("Multus's how-to pod, class selecting the attribute: no extended resource, bound on the DRA-only node", async (t) => {
@@ -274,7 +383,7 @@ t.test("Multus's how-to pod, class selecting the attribute: no extended resource
   t.equal(devices[0]!.attributes['k8s.cni.cncf.io/resourceName'], MULTUS, "its resourceName is the NAD's: what Multus matches");
 });
 
-t.test("before issue 38: the same pod with the extended resource injected stays Pending", async (t) => {
+t.test('before issue 38: the same pod with the extended resource injected stays Pending', async (t) => {
   // What netattach on main made of it: example.com/net_multus: 1 added, which no node advertises.
   await e.applyOk(howToPod('multus-injected', 'multus-by-attribute', { amounts: { [MULTUS]: '1' } }));
   const c = await unschedulable('multus-injected');
@@ -293,7 +402,9 @@ t.test("Multus's how-to pod, class by driver alone: injected and warned; the war
   );
   const c = await unschedulable('multus-driver');
   t.match(c.message, /Insufficient example\.com\/net_multus/, 'Pending on this DRA-only cluster, as the warning said it might');
-  const opt = await e.apply(howToPod('multus-driver-opt', 'multus-by-driver', { annotations: { 'netattach.io/networkClaims': 'multus=vf' } }));
+  const opt = await e.apply(
+    howToPod('multus-driver-opt', 'multus-by-driver', { annotations: { 'netattach.io/networkClaims': 'multus=vf' } }),
+  );
   t.equal(opt.code, 0, `admitted with the opt-out\n${opt.stderr}`);
   const { pod, devices } = await boundDevices('multus-driver-opt');
   t.notOk(pod.spec.containers[0]!.resources?.limits?.[MULTUS], 'with the opt-out: nothing injected');
@@ -304,13 +415,26 @@ t.test("Multus's how-to pod, class by driver alone: injected and warned; the war
 
 t.test('a GPU claim next to a device-plugin SR-IOV network keeps its VF and is bound', async (t) => {
   // The pod the dra-multus branch broke (it dropped the injection when unsure).
-  const r = await e.apply(podOf('gpu-and-dp-vf', 'sriov-dp', { resourceClaims: [{ name: 'gpu', resourceClaimTemplateName: 'dp-gpu' }], claims: [{ name: 'gpu' }] }));
+  const r = await e.apply(
+    podOf('gpu-and-dp-vf', 'sriov-dp', {
+      resourceClaims: [{ name: 'gpu', resourceClaimTemplateName: 'dp-gpu' }],
+      claims: [{ name: 'gpu' }],
+    }),
+  );
   t.equal(r.code, 0, `admitted\n${r.stderr}`);
-  t.match(r.stderr, /Warning: dra\/sriov-dp: intel\.com\/sriov_vf added; pod claim gpu may hold its device instead/, 'warned, naming what was done');
+  t.match(
+    r.stderr,
+    /Warning: dra\/sriov-dp: intel\.com\/sriov_vf added; pod claim gpu may hold its device instead/,
+    'warned, naming what was done',
+  );
   const { pod, devices } = await boundDevices('gpu-and-dp-vf', DP_NODE);
   t.equal(pod.spec.containers[0]!.resources?.limits?.[SRIOV_VF], '1', 'the VF from the device plugin is injected as before');
   t.equal(pod.spec.nodeName, DP_NODE, 'bound to the node whose device plugin advertises it');
-  t.same(devices.map((d) => d.device), ['gpu-dp-0'], 'and the GPU claim is allocated');
+  t.same(
+    devices.map((d) => d.device),
+    ['gpu-dp-0'],
+    'and the GPU claim is allocated',
+  );
 });
 
 t.test('a pod with its own claim for the network gets none added', async (t) => {
@@ -331,18 +455,30 @@ t.test('a pod with its own claim for the network gets none added', async (t) => 
   t.equal(nic.length, 1, 'exactly one NIC: its own');
   const gpu = devices.find((d) => d.device === 'gpu-0');
   t.ok(gpu, 'and the GPU');
-  t.equal(nic[0]!.attributes['resource.kubernetes.io/pcieRoot'], gpu?.attributes['resource.kubernetes.io/pcieRoot'], 'on the same PCIe root');
+  t.equal(
+    nic[0]!.attributes['resource.kubernetes.io/pcieRoot'],
+    gpu?.attributes['resource.kubernetes.io/pcieRoot'],
+    'on the same PCIe root',
+  );
 });
 
 t.test('explicit-claim path: one claim from the template per selection, allocated a device of the NAD resource', async (t) => {
   await e.applyOk(podOf('claimed-one', 'claimed'));
   const { pod, devices } = await boundDevices('claimed-one');
-  t.same(pod.spec.resourceClaims, [{ name: 'net-claimed-1', resourceClaimTemplateName: 'net-claimed' }], 'netattach added one claim from the template');
+  t.same(
+    pod.spec.resourceClaims,
+    [{ name: 'net-claimed-1', resourceClaimTemplateName: 'net-claimed' }],
+    'netattach added one claim from the template',
+  );
   t.same(pod.spec.containers[0]!.resources?.claims, [{ name: 'net-claimed-1' }], 'and its reference on the container');
   t.notOk(pod.spec.containers[0]!.resources?.requests?.[CLAIMED], 'no extended resource instead');
   t.equal(pod.spec.nodeName, NODE);
   t.equal(devices.length, 1);
-  t.equal(devices[0]!.attributes['k8s.cni.cncf.io/resourceName'], CLAIMED, "the allocated device's resourceName is the NAD's: what Multus matches");
+  t.equal(
+    devices[0]!.attributes['k8s.cni.cncf.io/resourceName'],
+    CLAIMED,
+    "the allocated device's resourceName is the NAD's: what Multus matches",
+  );
   t.match(devices[0]!.attributes['k8s.cni.cncf.io/deviceID'], /^0000:3b:02\.\d$/, 'and it carries the device ID Multus passes to the CNI');
 });
 
@@ -366,7 +502,9 @@ t.test('extended-resource path: the injected request is served by the DeviceClas
 
 t.test('a namespace without the template: the pod is denied, naming template, namespace and the fix', async (t) => {
   await e.applyOk([namespace('dra-empty')]);
-  const n = nad({ namespace: 'dra-empty', name: 'claimed', config: macvlanConfig('claimed') }) as { metadata: { annotations: Record<string, string> } };
+  const n = nad({ namespace: 'dra-empty', name: 'claimed', config: macvlanConfig('claimed') }) as {
+    metadata: { annotations: Record<string, string> };
+  };
   n.metadata.annotations = { [RESOURCE_NAME]: CLAIMED, 'netattach.io/resourceClaimTemplate': 'net-claimed' };
   await e.applyOk(n as Obj);
   const p = podOf('no-template', 'claimed') as { metadata: { namespace: string } };
@@ -384,9 +522,14 @@ t.test('a reinvocation-safe patch: the pod as admitted passes again unchanged (d
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: 'claimed-again', namespace: NS, annotations: stored.metadata.annotations },
-    spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10', resources: { claims: [{ name: 'net-claimed-1' }] } }], resourceClaims: stored.spec.resourceClaims },
+    spec: {
+      containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10', resources: { claims: [{ name: 'net-claimed-1' }] } }],
+      resourceClaims: stored.spec.resourceClaims,
+    },
   };
-  const out = JSON.parse(await e.cluster.kubectlOk(['create', '--dry-run=server', '-o', 'json', '-f', '-'], { input: JSON.stringify(again) })) as PodJson;
+  const out = JSON.parse(
+    await e.cluster.kubectlOk(['create', '--dry-run=server', '-o', 'json', '-f', '-'], { input: JSON.stringify(again) }),
+  ) as PodJson;
   t.same(out.spec.resourceClaims, stored.spec.resourceClaims, 'no second claim');
   t.same(out.spec.containers[0]!.resources?.claims, [{ name: 'net-claimed-1' }]);
 });

@@ -42,12 +42,19 @@ const CHART = path.join(REPO, 'charts/netattach');
 const NS = 'e2e-helm';
 const DENIED_POD = /admission webhook "pods(\.mutate)?\.netattach\.io" denied the request/;
 
-if (!HELM) throw new Error('NETATTACH_E2E_HELM_BIN is not set: run this file through `npm run test:e2e` (test/e2e/run.ts builds helm with test/e2e/infra/build-helm.sh)');
+if (!HELM)
+  throw new Error(
+    'NETATTACH_E2E_HELM_BIN is not set: run this file through `npm run test:e2e` (test/e2e/run.ts builds helm with test/e2e/infra/build-helm.sh)',
+  );
 
 const work = await mkdtemp(path.join(os.tmpdir(), 'netattach-helm-'));
 t.teardown(() => rm(work, { recursive: true, force: true }));
 // helm's own state (cache, config, data) stays in the test's directory.
-const helmEnv = { HELM_CACHE_HOME: path.join(work, 'helm/cache'), HELM_CONFIG_HOME: path.join(work, 'helm/config'), HELM_DATA_HOME: path.join(work, 'helm/data') };
+const helmEnv = {
+  HELM_CACHE_HOME: path.join(work, 'helm/cache'),
+  HELM_CONFIG_HOME: path.join(work, 'helm/config'),
+  HELM_DATA_HOME: path.join(work, 'helm/data'),
+};
 const binDir = await ensureBinaries();
 const kubectl = path.join(binDir, 'kubectl');
 
@@ -57,8 +64,10 @@ async function ok(cmd: string, args: string[], env: Record<string, string> = {})
   return r.stdout;
 }
 
-const helmTemplate = async (args: string[], chart = CHART): Promise<Obj[]> => parseManifests(await ok(HELM, ['template', 'netattach', chart, ...args]));
-const kustomize = async (dir: string): Promise<Obj[]> => parseManifests(await ok(kubectl, ['kustomize', '--load-restrictor=LoadRestrictionsNone', dir]));
+const helmTemplate = async (args: string[], chart = CHART): Promise<Obj[]> =>
+  parseManifests(await ok(HELM, ['template', 'netattach', chart, ...args]));
+const kustomize = async (dir: string): Promise<Obj[]> =>
+  parseManifests(await ok(kubectl, ['kustomize', '--load-restrictor=LoadRestrictionsNone', dir]));
 const keyOf = (o: Obj): string => `${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name}`;
 
 /** The same objects, whatever their order. */
@@ -109,34 +118,81 @@ t.test('a NetworkPolicy without peers fails the render; NODE_OPTIONS takes no --
   const b = await run(HELM, ['template', 'x', CHART, '-f', nullProm], { env: helmEnv });
   t.not(b.code, 0, 'prometheusFrom: (null) fails the render');
   t.match(b.stderr, /networkPolicy\.prometheusFrom: the NetworkPolicy needs at least one peer/);
-  const good = await run(HELM, ['template', 'x', CHART, '--set', 'networkPolicy.enabled=true', '--set-json', 'networkPolicy.apiserverFrom=[{"ipBlock":{"cidr":"10.0.0.10/32"}}]'], { env: helmEnv });
+  const good = await run(
+    HELM,
+    [
+      'template',
+      'x',
+      CHART,
+      '--set',
+      'networkPolicy.enabled=true',
+      '--set-json',
+      'networkPolicy.apiserverFrom=[{"ipBlock":{"cidr":"10.0.0.10/32"}}]',
+    ],
+    { env: helmEnv },
+  );
   t.equal(good.code, 0, good.stderr);
   t.match(good.stdout, /from: \[\{"ipBlock":\{"cidr":"10\.0\.0\.10\/32"\}\}\]/);
-  const inspect = await run(HELM, ['template', 'x', CHART, '--set', 'nodeOptions=--inspect=0.0.0.0:9229 --max-old-space-size=192'], { env: helmEnv });
+  const inspect = await run(HELM, ['template', 'x', CHART, '--set', 'nodeOptions=--inspect=0.0.0.0:9229 --max-old-space-size=192'], {
+    env: helmEnv,
+  });
   t.not(inspect.code, 0, 'an unanchored pattern accepted --inspect before the heap cap');
   t.match(inspect.stderr, /nodeOptions/);
-  const after = await run(HELM, ['template', 'x', CHART, '--set', 'nodeOptions=--max-old-space-size=192 --inspect=0.0.0.0:9229'], { env: helmEnv });
+  const after = await run(HELM, ['template', 'x', CHART, '--set', 'nodeOptions=--max-old-space-size=192 --inspect=0.0.0.0:9229'], {
+    env: helmEnv,
+  });
   t.not(after.code, 0, 'and after it');
-  const ok = await run(HELM, ['template', 'x', CHART, '--set', 'nodeOptions=--max-old-space-size=320 --max-semi-space-size=1'], { env: helmEnv });
+  const ok = await run(HELM, ['template', 'x', CHART, '--set', 'nodeOptions=--max-old-space-size=320 --max-semi-space-size=1'], {
+    env: helmEnv,
+  });
   t.equal(ok.code, 0, ok.stderr);
 });
 
 t.test('helm template equals kubectl kustomize, overlay by overlay', async (t) => {
   sameObjects(t, await helmTemplate([]), await kustomize(path.join(REPO, 'manifests')), 'default values = manifests/');
-  sameObjects(t, await helmTemplate(['--set', 'certificates.mode=none']), await kustomize(path.join(REPO, 'manifests/base')), 'certificates.mode=none = manifests/base');
-  sameObjects(t, await helmTemplate(['--set', 'certificates.mode=cert-manager']), await kustomize(path.join(REPO, 'manifests/overlays/cert-manager')), 'cert-manager');
+  sameObjects(
+    t,
+    await helmTemplate(['--set', 'certificates.mode=none']),
+    await kustomize(path.join(REPO, 'manifests/base')),
+    'certificates.mode=none = manifests/base',
+  );
+  sameObjects(
+    t,
+    await helmTemplate(['--set', 'certificates.mode=cert-manager']),
+    await kustomize(path.join(REPO, 'manifests/overlays/cert-manager')),
+    'cert-manager',
+  );
   sameObjects(t, await helmTemplate(['--set', 'observe=true']), await kustomize(path.join(REPO, 'manifests/overlays/observe')), 'observe');
-  sameObjects(t, await helmTemplate(['--set', 'monitoring.enabled=true']), [...(await kustomize(path.join(REPO, 'manifests'))), ...(await kustomize(path.join(REPO, 'manifests/monitoring')))], 'monitoring = manifests/ + manifests/monitoring');
+  sameObjects(
+    t,
+    await helmTemplate(['--set', 'monitoring.enabled=true']),
+    [...(await kustomize(path.join(REPO, 'manifests'))), ...(await kustomize(path.join(REPO, 'manifests/monitoring')))],
+    'monitoring = manifests/ + manifests/monitoring',
+  );
   // The three components together, networkpolicy with the patch docs/deploy.md shows.
   const from = [{ ipBlock: { cidr: '10.0.0.10/32' } }];
   const components = await overlay('components', {
     resources: ['overlays/self-signed'],
     components: ['components/client-auth', 'components/networkpolicy', 'components/policyreport-crd'],
-    patches: [{ target: { kind: 'NetworkPolicy', name: 'netattach' }, patch: YAML.stringify([{ op: 'replace', path: '/spec/ingress/0/from', value: from }]) }],
+    patches: [
+      {
+        target: { kind: 'NetworkPolicy', name: 'netattach' },
+        patch: YAML.stringify([{ op: 'replace', path: '/spec/ingress/0/from', value: from }]),
+      },
+    ],
   });
   sameObjects(
     t,
-    await helmTemplate(['--set', 'clientAuth.enabled=true', '--set', 'policyReportCrd.enabled=true', '--set', 'networkPolicy.enabled=true', '--set-json', `networkPolicy.apiserverFrom=${JSON.stringify(from)}`]),
+    await helmTemplate([
+      '--set',
+      'clientAuth.enabled=true',
+      '--set',
+      'policyReportCrd.enabled=true',
+      '--set',
+      'networkPolicy.enabled=true',
+      '--set-json',
+      `networkPolicy.apiserverFrom=${JSON.stringify(from)}`,
+    ]),
     await kustomize(components),
     'client-auth + networkpolicy + policyreport-crd',
   );
@@ -145,10 +201,15 @@ t.test('helm template equals kubectl kustomize, overlay by overlay', async (t) =
     resources: ['overlays/cert-manager'],
     patches: (YAML.parse(await readFile(path.join(REPO, 'manifests/overlays/observe/kustomization.yaml'), 'utf8')) as Obj).patches,
   });
-  sameObjects(t, await helmTemplate(['--set', 'certificates.mode=cert-manager', '--set', 'observe=true']), await kustomize(observeCertManager), 'cert-manager + observe');
+  sameObjects(
+    t,
+    await helmTemplate(['--set', 'certificates.mode=cert-manager', '--set', 'observe=true']),
+    await kustomize(observeCertManager),
+    'cert-manager + observe',
+  );
 });
 
-t.test("the values an admin changes equal the kustomize overlay an admin would write", async (t) => {
+t.test('the values an admin changes equal the kustomize overlay an admin would write', async (t) => {
   const resources = { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '320Mi' } };
   const custom = await overlay('custom', {
     resources: [''],
@@ -169,7 +230,13 @@ t.test("the values an admin changes equal the kustomize overlay an admin would w
       },
       ...['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'].map((kind) => ({
         target: { kind, name: 'netattach' },
-        patch: YAML.stringify((kind === 'MutatingWebhookConfiguration' ? [0] : [0, 2]).map((i) => ({ op: 'replace', path: `/webhooks/${i}/failurePolicy`, value: 'Ignore' }))),
+        patch: YAML.stringify(
+          (kind === 'MutatingWebhookConfiguration' ? [0] : [0, 2]).map((i) => ({
+            op: 'replace',
+            path: `/webhooks/${i}/failurePolicy`,
+            value: 'Ignore',
+          })),
+        ),
       })),
     ],
   });
@@ -195,8 +262,11 @@ t.test("the values an admin changes equal the kustomize overlay an admin would w
 
 /** This machine's first non-loopback IPv4 address: an EndpointSlice refuses loopback. */
 function hostAddress(): string {
-  for (const addrs of Object.values(os.networkInterfaces())) for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
-  throw new Error('no non-loopback IPv4 address on this machine: the apiserver cannot reach a Service endpoint (EndpointSlice addresses may not be loopback)');
+  for (const addrs of Object.values(os.networkInterfaces()))
+    for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  throw new Error(
+    'no non-loopback IPv4 address on this machine: the apiserver cannot reach a Service endpoint (EndpointSlice addresses may not be loopback)',
+  );
 }
 
 /** Forwards HOST:port (a new port) to 127.0.0.1:target, as a Service endpoint reaches a pod. */
@@ -207,12 +277,21 @@ async function forward(host: string, target: number): Promise<{ port: number; cl
     for (const s of [client, upstream]) {
       sockets.add(s);
       s.on('close', () => sockets.delete(s));
-      s.on('error', () => { client.destroy(); upstream.destroy(); });
+      s.on('error', () => {
+        client.destroy();
+        upstream.destroy();
+      });
     }
     client.pipe(upstream).pipe(client);
   });
   await new Promise<void>((r) => server.listen(0, host, r));
-  return { port: (server.address() as net.AddressInfo).port, close: () => { for (const s of sockets) s.destroy(); server.close(); } };
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
 }
 
 t.test('installed and upgraded through the chart', async (t) => {
@@ -243,14 +322,24 @@ t.test('installed and upgraded through the chart', async (t) => {
     const jobToken = (await cluster.kubectlOk(['create', 'token', 'netattach-certs', '-n', 'netattach-system'])).trim();
     const jobKubeconfig = path.join(work, 'kubeconfig-certs');
     await writeFile(jobKubeconfig, kubeconfigWith(cluster, jobToken));
-    await ok('bash', [path.join(CHART, 'files/overlays/self-signed/publish-certs.sh'), 'publish', certs], { KUBECONFIG: jobKubeconfig, PATH: `${binDir}:${process.env.PATH}` });
+    await ok('bash', [path.join(CHART, 'files/overlays/self-signed/publish-certs.sh'), 'publish', certs], {
+      KUBECONFIG: jobKubeconfig,
+      PATH: `${binDir}:${process.env.PATH}`,
+    });
     const caBundle = (await getJson(['validatingwebhookconfiguration', 'netattach'])).webhooks[0].clientConfig.caBundle as string;
-    t.equal(Buffer.from(caBundle, 'base64').toString(), await readFile(path.join(certs, 'ca.crt'), 'utf8'), 'the Job script filled in caBundle');
+    t.equal(
+      Buffer.from(caBundle, 'base64').toString(),
+      await readFile(path.join(certs, 'ca.crt'), 'utf8'),
+      'the Job script filled in caBundle',
+    );
 
     // netattach with the chart's ServiceAccount, reached through the chart's Service.
     const sa = path.join(work, 'serviceaccount');
     await ok('mkdir', ['-p', sa]);
-    await writeFile(path.join(sa, 'token'), (await cluster.kubectlOk(['create', 'token', 'netattach', '-n', 'netattach-system', '--duration=2h'])).trim());
+    await writeFile(
+      path.join(sa, 'token'),
+      (await cluster.kubectlOk(['create', 'token', 'netattach', '-n', 'netattach-system', '--duration=2h'])).trim(),
+    );
     await writeFile(path.join(sa, 'ca.crt'), cluster.caPem);
     await writeFile(path.join(sa, 'namespace'), 'netattach-system');
     const api = new URL(cluster.server);
@@ -279,13 +368,22 @@ t.test('installed and upgraded through the chart', async (t) => {
     });
 
     await cluster.kubectlOk(['apply', '--server-side', '-f', '-'], {
-      input: [namespace(NS), nad({ namespace: NS, name: 'sriov', config: sriovConfig('sriov'), annotations: { [RESOURCE_NAME]: 'intel.com/sriov' } })].map((o) => JSON.stringify(o)).join('\n---\n'),
+      input: [
+        namespace(NS),
+        nad({ namespace: NS, name: 'sriov', config: sriovConfig('sriov'), annotations: { [RESOURCE_NAME]: 'intel.com/sriov' } }),
+      ]
+        .map((o) => JSON.stringify(o))
+        .join('\n---\n'),
     });
     // Admitted and mutated: the VF resource injected through the Service route.
-    const admitted = await eventually('a pod admitted through the chart', async () => {
-      const r = await cluster.kubectl(['create', '-f', '-', '-o', 'json'], { input: JSON.stringify(pod(NS, 'admitted', 'sriov')) });
-      return r.code === 0 ? (JSON.parse(r.stdout) as Obj) : undefined;
-    }, 60_000);
+    const admitted = await eventually(
+      'a pod admitted through the chart',
+      async () => {
+        const r = await cluster.kubectl(['create', '-f', '-', '-o', 'json'], { input: JSON.stringify(pod(NS, 'admitted', 'sriov')) });
+        return r.code === 0 ? (JSON.parse(r.stdout) as Obj) : undefined;
+      },
+      60_000,
+    );
     t.equal(admitted.spec.containers[0].resources.requests['intel.com/sriov'], '1', 'the mutating webhook injected the resource');
     const denied = await cluster.kubectl(['create', '-f', '-'], { input: JSON.stringify(pod(NS, 'denied', 'no-such-network')) });
     t.not(denied.code, 0);
@@ -293,27 +391,46 @@ t.test('installed and upgraded through the chart', async (t) => {
 
     // Stored policies, then an upgrade to a chart whose CRD changed, with a flag changed.
     await cluster.kubectlOk(['apply', '--server-side', '-f', '-'], {
-      input: [policy('helm-a', { rules: { maxAttachments: { max: 4 } } }), policy('helm-b', { action: 'Warn', rules: { interfaceNames: { allowed: ['net*'] } } })].map((o) => JSON.stringify(o)).join('\n---\n'),
+      input: [
+        policy('helm-a', { rules: { maxAttachments: { max: 4 } } }),
+        policy('helm-b', { action: 'Warn', rules: { interfaceNames: { allowed: ['net*'] } } }),
+      ]
+        .map((o) => JSON.stringify(o))
+        .join('\n---\n'),
     });
     const before = await getJson(['networkattachmentpolicies']);
     const next = path.join(work, 'chart-next');
     await cp(CHART, next, { recursive: true });
     const crdFile = path.join(next, 'templates/base/crd-networkattachmentpolicy.yaml');
     const crdText = await readFile(crdFile, 'utf8');
-    const changed = crdText.replace('        - name: Age\n', '        - name: Max\n          type: integer\n          jsonPath: .spec.rules.maxAttachments.max\n        - name: Age\n');
+    const changed = crdText.replace(
+      '        - name: Age\n',
+      '        - name: Max\n          type: integer\n          jsonPath: .spec.rules.maxAttachments.max\n        - name: Age\n',
+    );
     t.not(changed, crdText, 'the next chart adds a printer column to the CRD');
     await writeFile(crdFile, changed);
     const upgrade = await helm(['upgrade', 'netattach', next, '--namespace', 'default', '--reuse-values', '--set', 'observe=true']);
     t.match(upgrade, /REVISION: 2/);
     const crd = await getJson(['crd', 'networkattachmentpolicies.netattach.io']);
-    t.ok((crd.spec.versions[0].additionalPrinterColumns as Obj[]).some((c) => c.name === 'Max'), 'the CRD change was applied');
+    t.ok(
+      (crd.spec.versions[0].additionalPrinterColumns as Obj[]).some((c) => c.name === 'Max'),
+      'the CRD change was applied',
+    );
     const after = await getJson(['networkattachmentpolicies']);
-    t.same(after.items.map((p: Obj) => [p.metadata.name, p.metadata.uid, p.spec]), before.items.map((p: Obj) => [p.metadata.name, p.metadata.uid, p.spec]), 'every policy is still stored, unchanged');
+    t.same(
+      after.items.map((p: Obj) => [p.metadata.name, p.metadata.uid, p.spec]),
+      before.items.map((p: Obj) => [p.metadata.name, p.metadata.uid, p.spec]),
+      'every policy is still stored, unchanged',
+    );
     const table = await cluster.kubectlOk(['get', 'nap', 'helm-a']);
     t.match(table, /MAX[\s\S]*helm-a\s.*\b4\b/, 'and served through the new CRD');
     const upgraded = await getJson(['deployment', 'netattach', '-n', 'netattach-system']);
     t.ok((upgraded.spec.template.spec.containers[0].args as string[]).includes('--enforcement=observe'), 'the flag changed');
-    t.equal((await getJson(['validatingwebhookconfiguration', 'netattach'])).webhooks[0].clientConfig.caBundle, caBundle, 'caBundle, written by the Job, survives the upgrade');
+    t.equal(
+      (await getJson(['validatingwebhookconfiguration', 'netattach'])).webhooks[0].clientConfig.caBundle,
+      caBundle,
+      'caBundle, written by the Job, survives the upgrade',
+    );
     t.equal((await getJson(['mutatingwebhookconfiguration', 'netattach'])).webhooks[0].clientConfig.caBundle, caBundle);
     const again = await cluster.kubectl(['create', '-f', '-', '-o', 'json'], { input: JSON.stringify(pod(NS, 'after-upgrade', 'sriov')) });
     t.equal(again.code, 0, `${again.stderr}`);
@@ -323,7 +440,11 @@ t.test('installed and upgraded through the chart', async (t) => {
     await cluster.kubectlOk(['delete', 'mutatingwebhookconfiguration', 'netattach']);
     const uninstall = await helm(['uninstall', 'netattach', '--namespace', 'default']);
     t.match(uninstall, /uninstalled/);
-    t.equal((await cluster.kubectl(['get', 'crd', 'networkattachmentpolicies.netattach.io'])).code, 0, 'the CRD is kept (helm.sh/resource-policy: keep)');
+    t.equal(
+      (await cluster.kubectl(['get', 'crd', 'networkattachmentpolicies.netattach.io'])).code,
+      0,
+      'the CRD is kept (helm.sh/resource-policy: keep)',
+    );
     t.equal((await getJson(['networkattachmentpolicies'])).items.length, 2, 'the policies outlive helm uninstall');
     const gone = await cluster.kubectl(['get', 'deployment', 'netattach', '-n', 'netattach-system']);
     t.not(gone.code, 0, 'the rest of the release is gone');
@@ -336,7 +457,9 @@ function kubeconfigWith(cluster: Cluster, token: string): string {
   return JSON.stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: 'e2e', cluster: { server: cluster.server, 'certificate-authority-data': Buffer.from(cluster.caPem).toString('base64') } }],
+    clusters: [
+      { name: 'e2e', cluster: { server: cluster.server, 'certificate-authority-data': Buffer.from(cluster.caPem).toString('base64') } },
+    ],
     users: [{ name: 'sa', user: { token } }],
     contexts: [{ name: 'e2e', context: { cluster: 'e2e', user: 'sa' } }],
     'current-context': 'e2e',

@@ -20,7 +20,10 @@ import { RESOURCE_NAME, macvlanConfig, namespace, nad, pod, sriovConfig } from '
 import { METADATA_ACCEPT } from '../../src/kube/index.js';
 import { LIVE_PODS_FIELD_SELECTOR } from '../../src/policy/index.js';
 
-type PodJson = { metadata: { name: string }; spec: { containers: Array<{ resources?: { requests?: Record<string, string>; limits?: Record<string, string> } }> } };
+type PodJson = {
+  metadata: { name: string };
+  spec: { containers: Array<{ resources?: { requests?: Record<string, string>; limits?: Record<string, string> } }> };
+};
 
 const NAMESPACES = ['e2e-hostile-a', 'e2e-hostile-b'];
 const NS = NAMESPACES[0]!;
@@ -62,26 +65,40 @@ function post(urlPath: string, pieces: Array<string | Buffer>, keepBody = false)
   return request('POST', urlPath, pieces, keepBody);
 }
 
-function request(method: string, urlPath: string, pieces: Array<string | Buffer>, keepBody: boolean, accept = 'application/json'): Promise<{ status: number; body: string; bytes: number }> {
+function request(
+  method: string,
+  urlPath: string,
+  pieces: Array<string | Buffer>,
+  keepBody: boolean,
+  accept = 'application/json',
+): Promise<{ status: number; body: string; bytes: number }> {
   return new Promise((resolve, reject) => {
     const length = pieces.reduce((n, p) => n + Buffer.byteLength(p), 0);
-    const req = https.request(new URL(urlPath, e.cluster.server), {
-      method,
-      agent,
-      timeout: 120_000,
-      headers: { authorization: `Bearer ${e.cluster.token}`, accept, ...(length ? { 'content-type': 'application/json', 'content-length': length } : {}) },
-    }, (res) => {
-      const status = res.statusCode ?? 0;
-      let body = '';
-      let bytes = 0;
-      res.on('data', (d: Buffer) => {
-        bytes += d.length;
-        // An error or a wanted answer is kept; a created 250 KB object is only counted.
-        if (keepBody || status >= 300) body += d.toString('utf8');
-      });
-      res.on('end', () => resolve({ status, body, bytes }));
-      res.on('error', reject);
-    });
+    const req = https.request(
+      new URL(urlPath, e.cluster.server),
+      {
+        method,
+        agent,
+        timeout: 120_000,
+        headers: {
+          authorization: `Bearer ${e.cluster.token}`,
+          accept,
+          ...(length ? { 'content-type': 'application/json', 'content-length': length } : {}),
+        },
+      },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        let body = '';
+        let bytes = 0;
+        res.on('data', (d: Buffer) => {
+          bytes += d.length;
+          // An error or a wanted answer is kept; a created 250 KB object is only counted.
+          if (keepBody || status >= 300) body += d.toString('utf8');
+        });
+        res.on('end', () => resolve({ status, body, bytes }));
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`${method} ${urlPath}: no answer within 120 s`)));
     req.on('error', reject);
     for (const p of pieces) req.write(p);
@@ -93,12 +110,14 @@ function request(method: string, urlPath: string, pieces: Array<string | Buffer>
 async function pool<T>(jobs: Array<() => Promise<T>>, width: number): Promise<T[]> {
   const out: T[] = new Array(jobs.length);
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < jobs.length) {
-      const i = next++;
-      out[i] = await jobs[i]!();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < jobs.length) {
+        const i = next++;
+        out[i] = await jobs[i]!();
+      }
+    }),
+  );
   return out;
 }
 
@@ -114,7 +133,8 @@ const blobNad = (ns: string, name: string): Array<string | Buffer> => [
   `"}},"spec":{"config":${JSON.stringify(JSON.stringify(macvlanConfig(name)))}}}`,
 ];
 
-const failed = (rs: Array<{ status: number; body: string }>): string[] => rs.filter((r) => r.status !== 201).map((r) => `${r.status} ${r.body.slice(0, 300)}`);
+const failed = (rs: Array<{ status: number; body: string }>): string[] =>
+  rs.filter((r) => r.status !== 201).map((r) => `${r.status} ${r.body.slice(0, 300)}`);
 
 /** Highest resident set of the process so far (kB), or undefined once it is gone. */
 function vmHwmKb(pid: number): number | undefined {
@@ -151,8 +171,16 @@ async function deathOf(n: Netattach, run: Run, sinceStart: number): Promise<stri
   const how = last ? `exit code ${String(last.code)}, signal ${String(last.signal)}` : 'no exit recorded';
   const log = n.readLog();
   const thisStart = log.slice(log.lastIndexOf('{"e2e":"start #'));
-  const tail = thisStart.trimEnd().split('\n').slice(-25).map((l) => (l.length > 400 ? `${l.slice(0, 400)}...` : l)).join('\n');
-  const limit = run.limitKilledKb === undefined ? '' : `killed by the test at VmHWM ${mib(run.limitKilledKb)} MiB, as the container limit of ${LIMIT_MIB} MiB would; `;
+  const tail = thisStart
+    .trimEnd()
+    .split('\n')
+    .slice(-25)
+    .map((l) => (l.length > 400 ? `${l.slice(0, 400)}...` : l))
+    .join('\n');
+  const limit =
+    run.limitKilledKb === undefined
+      ? ''
+      : `killed by the test at VmHWM ${mib(run.limitKilledKb)} MiB, as the container limit of ${LIMIT_MIB} MiB would; `;
   return `netattach exited ${sinceStart} ms after its start (${limit}${how}); last lines of its output:\n${tail}`;
 }
 
@@ -232,8 +260,13 @@ async function admitsAPod(t: Test, name: string, when: string): Promise<void> {
 /** The assertions every start among the hostile objects must meet. */
 function judge(t: Test, run: Run, boundMs: number): void {
   const peak = `peak RSS (VmHWM) ${mib(run.peakKb)} MiB`;
-  t.comment(`${run.label}: ${run.readyMs === undefined ? 'never ready' : `ready in ${run.readyMs} ms (${(run.readyMs / emptyStartMs).toFixed(1)}x the empty start)`}, ${peak}`);
-  t.ok(run.readyMs !== undefined && run.readyMs <= boundMs, `${run.label}: ready within ${boundMs} ms${run.failure ? `; ${peak}; ${run.failure}` : ''}`);
+  t.comment(
+    `${run.label}: ${run.readyMs === undefined ? 'never ready' : `ready in ${run.readyMs} ms (${(run.readyMs / emptyStartMs).toFixed(1)}x the empty start)`}, ${peak}`,
+  );
+  t.ok(
+    run.readyMs !== undefined && run.readyMs <= boundMs,
+    `${run.label}: ready within ${boundMs} ms${run.failure ? `; ${peak}; ${run.failure}` : ''}`,
+  );
   t.ok(run.failure === undefined, `${run.label}: alive ${STAY_UP_MS / 1000} s after its readiness${run.failure ? `; ${peak}` : ''}`);
   if (run.readyMs !== undefined) t.same(run.unready, [], `${run.label}: /readyz and /healthz answered 200 throughout`);
   t.ok(run.peakKb > 0 && run.peakKb < LIMIT_MIB * 1024, `${run.label}: ${peak}, under the container limit of ${LIMIT_MIB} MiB`);
@@ -249,13 +282,16 @@ t.before(async () => {
   // As the Deployment runs it: its V8 heap cap and malloc arenas.
   const nodeOptions = deploymentEnv(e.base, 'NODE_OPTIONS');
   const arenas = deploymentEnv(e.base, 'MALLOC_ARENA_MAX');
-  if (!nodeOptions?.includes('--max-old-space-size=')) throw new Error(`the Deployment sets no heap cap in NODE_OPTIONS (${String(nodeOptions)})`);
+  if (!nodeOptions?.includes('--max-old-space-size='))
+    throw new Error(`the Deployment sets no heap cap in NODE_OPTIONS (${String(nodeOptions)})`);
   Object.assign(e.netattach.options, { nodeOptions, env: { ...e.netattach.options.env, ...(arenas ? { MALLOC_ARENA_MAX: arenas } : {}) } });
   await e.applyOk([
     ...NAMESPACES.map((ns) => namespace(ns)),
     nad({ namespace: NS, name: NET, config: sriovConfig(NET), annotations: { [RESOURCE_NAME]: NET_RESOURCE } }),
   ]);
-  t.comment(`cluster, manifests, netattach and webhooks up in ${Date.now() - t0} ms; netattach runs with NODE_OPTIONS=${nodeOptions} MALLOC_ARENA_MAX=${arenas ?? '(unset)'}`);
+  t.comment(
+    `cluster, manifests, netattach and webhooks up in ${Date.now() - t0} ms; netattach runs with NODE_OPTIONS=${nodeOptions} MALLOC_ARENA_MAX=${arenas ?? '(unset)'}`,
+  );
 });
 
 t.teardown(async () => {
@@ -273,33 +309,61 @@ t.test('reference: a restart on the empty cluster, production NODE_OPTIONS', asy
   t.comment(`empty cluster: ready in ${emptyStartMs} ms, peak RSS (VmHWM) ${mib(run.peakKb)} MiB`);
 });
 
-t.test(`the store filled: ${BLOB_PODS} pods and ${BLOB_NADS} NADs with a ${BLOB_BYTES / 1000} KB foreign annotation, ${PADDED_PODS} pods with a padded networks annotation`, async (t) => {
-  const t0 = Date.now();
-  // No networks annotation: the webhooks' matchConditions admit them without a call.
-  const pods = await pool(Array.from({ length: BLOB_PODS }, (_, i) => {
-    const ns = NAMESPACES[i % NAMESPACES.length]!;
-    return () => post(`/api/v1/namespaces/${ns}/pods`, blobPod(ns, `blob-${i}`));
-  }), CONCURRENCY);
-  t.same(failed(pods), [], `${BLOB_PODS} blob pods created`);
-  const t1 = Date.now();
-  // NADs go through nads.netattach.io: a foreign annotation is no reason to refuse one.
-  const nads = await pool(Array.from({ length: BLOB_NADS }, (_, i) => () => post(`/apis/k8s.cni.cncf.io/v1/namespaces/${NS}/network-attachment-definitions`, blobNad(NS, `blob-nad-${i}`))), CONCURRENCY);
-  t.same(failed(nads), [], `${BLOB_NADS} blob NADs admitted by netattach and created`);
-  const t2 = Date.now();
-  // Valid for Multus (JSON allows any whitespace): netattach must admit and mutate them.
-  for (let i = 0; i < PADDED_PODS; i++) {
-    const r = await post(`/api/v1/namespaces/${NS}/pods`, [JSON.stringify(pod(NS, `padded-${i}`, PADDED_NETWORKS))], true);
-    t.equal(r.status, 201, `padded-${i} (networks annotation of ${PADDED_NETWORKS.length} bytes) admitted${r.status === 201 ? '' : `: ${r.body.slice(0, 500)}`}`);
-    if (r.status === 201) t.same((JSON.parse(r.body) as PodJson).spec.containers[0]!.resources?.requests, { [NET_RESOURCE]: '1' }, `padded-${i} mutated`);
-  }
-  const t3 = Date.now();
-  // What netattach's pod watch reads at each start: one page of the live pods' metadata.
-  const list = await request('GET', `/api/v1/pods?limit=500&fieldSelector=${encodeURIComponent(LIVE_PODS_FIELD_SELECTOR)}`, [], false, METADATA_ACCEPT);
-  rawListMs = Date.now() - t3;
-  t.equal(list.status, 200, 'the pod metadata list answers');
-  t.ok(list.bytes > BLOB_PODS * BLOB_BYTES, `the first page of the pod metadata list holds the blobs: ${(list.bytes / 1e6).toFixed(0)} MB`);
-  t.comment(`filled in ${t3 - t0} ms (pods ${t1 - t0} ms, NADs ${t2 - t1} ms, padded pods ${t3 - t2} ms); a plain client read the ${(list.bytes / 1e6).toFixed(0)} MB pod metadata page in ${rawListMs} ms`);
-});
+t.test(
+  `the store filled: ${BLOB_PODS} pods and ${BLOB_NADS} NADs with a ${BLOB_BYTES / 1000} KB foreign annotation, ${PADDED_PODS} pods with a padded networks annotation`,
+  async (t) => {
+    const t0 = Date.now();
+    // No networks annotation: the webhooks' matchConditions admit them without a call.
+    const pods = await pool(
+      Array.from({ length: BLOB_PODS }, (_, i) => {
+        const ns = NAMESPACES[i % NAMESPACES.length]!;
+        return () => post(`/api/v1/namespaces/${ns}/pods`, blobPod(ns, `blob-${i}`));
+      }),
+      CONCURRENCY,
+    );
+    t.same(failed(pods), [], `${BLOB_PODS} blob pods created`);
+    const t1 = Date.now();
+    // NADs go through nads.netattach.io: a foreign annotation is no reason to refuse one.
+    const nads = await pool(
+      Array.from(
+        { length: BLOB_NADS },
+        (_, i) => () => post(`/apis/k8s.cni.cncf.io/v1/namespaces/${NS}/network-attachment-definitions`, blobNad(NS, `blob-nad-${i}`)),
+      ),
+      CONCURRENCY,
+    );
+    t.same(failed(nads), [], `${BLOB_NADS} blob NADs admitted by netattach and created`);
+    const t2 = Date.now();
+    // Valid for Multus (JSON allows any whitespace): netattach must admit and mutate them.
+    for (let i = 0; i < PADDED_PODS; i++) {
+      const r = await post(`/api/v1/namespaces/${NS}/pods`, [JSON.stringify(pod(NS, `padded-${i}`, PADDED_NETWORKS))], true);
+      t.equal(
+        r.status,
+        201,
+        `padded-${i} (networks annotation of ${PADDED_NETWORKS.length} bytes) admitted${r.status === 201 ? '' : `: ${r.body.slice(0, 500)}`}`,
+      );
+      if (r.status === 201)
+        t.same((JSON.parse(r.body) as PodJson).spec.containers[0]!.resources?.requests, { [NET_RESOURCE]: '1' }, `padded-${i} mutated`);
+    }
+    const t3 = Date.now();
+    // What netattach's pod watch reads at each start: one page of the live pods' metadata.
+    const list = await request(
+      'GET',
+      `/api/v1/pods?limit=500&fieldSelector=${encodeURIComponent(LIVE_PODS_FIELD_SELECTOR)}`,
+      [],
+      false,
+      METADATA_ACCEPT,
+    );
+    rawListMs = Date.now() - t3;
+    t.equal(list.status, 200, 'the pod metadata list answers');
+    t.ok(
+      list.bytes > BLOB_PODS * BLOB_BYTES,
+      `the first page of the pod metadata list holds the blobs: ${(list.bytes / 1e6).toFixed(0)} MB`,
+    );
+    t.comment(
+      `filled in ${t3 - t0} ms (pods ${t1 - t0} ms, NADs ${t2 - t1} ms, padded pods ${t3 - t2} ms); a plain client read the ${(list.bytes / 1e6).toFixed(0)} MB pod metadata page in ${rawListMs} ms`,
+    );
+  },
+);
 
 t.test('restart among the hostile objects (SIGTERM, as a rollout): comes up and stays up', async (t) => {
   const boundMs = readyBound();
@@ -319,7 +383,12 @@ t.test('cleanup: the pods and NADs the suite made are deleted', async (t) => {
   // them, so its webhook configurations go first then.
   if (!e.netattach.running) {
     t.comment('netattach is not running: its webhook configurations are deleted first');
-    await e.cluster.kubectlOk(['delete', 'mutatingwebhookconfiguration/netattach', 'validatingwebhookconfiguration/netattach', '--ignore-not-found']);
+    await e.cluster.kubectlOk([
+      'delete',
+      'mutatingwebhookconfiguration/netattach',
+      'validatingwebhookconfiguration/netattach',
+      '--ignore-not-found',
+    ]);
   }
   for (const ns of NAMESPACES) {
     // Pods never scheduled are deleted at once, no kubelet needed.
@@ -330,7 +399,9 @@ t.test('cleanup: the pods and NADs the suite made are deleted', async (t) => {
   }
   for (const ns of NAMESPACES) {
     const left = JSON.parse((await request('GET', `/api/v1/namespaces/${ns}/pods`, [], true)).body) as { items: unknown[] };
-    const leftNads = JSON.parse((await request('GET', `/apis/k8s.cni.cncf.io/v1/namespaces/${ns}/network-attachment-definitions`, [], true)).body) as { items: unknown[] };
+    const leftNads = JSON.parse(
+      (await request('GET', `/apis/k8s.cni.cncf.io/v1/namespaces/${ns}/network-attachment-definitions`, [], true)).body,
+    ) as { items: unknown[] };
     t.equal(left.items.length + leftNads.items.length, 0, `nothing left in ${ns}`);
   }
   t.comment(`cleaned up in ${Date.now() - t0} ms`);

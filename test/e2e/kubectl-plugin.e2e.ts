@@ -63,7 +63,12 @@ t.test('kubectl finds the plugin', async (t) => {
 
 t.test('explain pod X: the pod admission admitted would be allowed, with its NAD, readers and device', async (t) => {
   await e.applyOk(pod(NS, 'vf-1', [{ name: 'sriov', interface: 'net1' }]));
-  const admitted = await e.getJson<{ spec: { containers: Array<{ resources?: { requests?: Record<string, string> } }> } }>(['pod', '-n', NS, 'vf-1']);
+  const admitted = await e.getJson<{ spec: { containers: Array<{ resources?: { requests?: Record<string, string> } }> } }>([
+    'pod',
+    '-n',
+    NS,
+    'vf-1',
+  ]);
   t.equal(admitted.spec.containers[0]!.resources?.requests?.[RES], '1', 'admission injected the VF');
 
   const r = await plugin(['explain', 'pod', 'vf-1', '-n', NS]);
@@ -79,7 +84,13 @@ t.test('explain pod X: the pod admission admitted would be allowed, with its NAD
 
   const json = await plugin(['explain', 'pod', 'vf-1', '-n', NS, '-o', 'json']);
   t.equal(json.code, 0, said(json));
-  const doc = JSON.parse(json.stdout) as { kind: string; formatVersion: number; pod: { source: string }; admission: { verdict: string }; networks: Array<{ nad: { status: string }; device: { resourceNames: string[] } }> };
+  const doc = JSON.parse(json.stdout) as {
+    kind: string;
+    formatVersion: number;
+    pod: { source: string };
+    admission: { verdict: string };
+    networks: Array<{ nad: { status: string }; device: { resourceNames: string[] } }>;
+  };
   t.match(doc, { kind: 'PodExplanation', formatVersion: 1, pod: { source: 'cluster' }, admission: { verdict: 'allowed' } });
   t.same(doc.networks[0]!.device.resourceNames, [RES]);
 
@@ -88,10 +99,18 @@ t.test('explain pod X: the pod admission admitted would be allowed, with its NAD
   t.match(missing.stderr, /pods "no-such-pod" not found/);
 });
 
-t.test('explain -f: a pod admission denies would be denied, with the apiserver\'s reasons', async (t) => {
+t.test("explain -f: a pod admission denies would be denied, with the apiserver's reasons", async (t) => {
   const cases = [
-    { name: 'policy', pod: pod(NS, 'with-mac', [{ name: 'sriov', mac: '02:00:00:00:00:0a' }]), reason: /policy "e2e-kubectl-no-macs-on-sriov" \(requestedFields\)/ },
-    { name: 'capability', pod: pod(NS, 'macvlan-ips', [{ name: 'macvlan', ips: ['10.1.1.1/24'] }]), reason: /e2e-kubectl\/macvlan would ignore it/ },
+    {
+      name: 'policy',
+      pod: pod(NS, 'with-mac', [{ name: 'sriov', mac: '02:00:00:00:00:0a' }]),
+      reason: /policy "e2e-kubectl-no-macs-on-sriov" \(requestedFields\)/,
+    },
+    {
+      name: 'capability',
+      pod: pod(NS, 'macvlan-ips', [{ name: 'macvlan', ips: ['10.1.1.1/24'] }]),
+      reason: /e2e-kubectl\/macvlan would ignore it/,
+    },
     { name: 'missing NAD', pod: pod(NS, 'nowhere', 'absent'), reason: /no such NetworkAttachmentDefinition/ },
   ];
   for (const c of cases) {
@@ -105,7 +124,10 @@ t.test('explain -f: a pod admission denies would be denied, with the apiserver\'
     const r = await plugin(['explain', '-f', file]);
     t.equal(r.code, 1, `${c.name}: exit 1, admission would deny\n${said(r)}`);
     t.match(r.stdout, /^Admission: +would be denied/m);
-    const errors = r.stdout.split('\n').filter((l) => l.startsWith('  error: ')).map((l) => l.slice('  error: '.length));
+    const errors = r.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('  error: '))
+      .map((l) => l.slice('  error: '.length));
     t.ok(errors.length > 0, `${c.name}: reasons listed`);
     for (const err of errors) t.ok(denial.includes(err), `${c.name}: the apiserver said it too: ${err}`);
     t.match(errors.join('\n'), c.reason);

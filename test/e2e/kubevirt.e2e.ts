@@ -42,8 +42,18 @@ const vm = (name: string, networkName: string): Obj => ({
     runStrategy: 'Always',
     template: {
       spec: {
-        domain: { devices: { interfaces: [{ name: 'default', masquerade: {} }, { name: 'blue', bridge: {}, macAddress: '02:00:00:42:00:01' }] } },
-        networks: [{ name: 'default', pod: {} }, { name: 'blue', multus: { networkName } }],
+        domain: {
+          devices: {
+            interfaces: [
+              { name: 'default', masquerade: {} },
+              { name: 'blue', bridge: {}, macAddress: '02:00:00:42:00:01' },
+            ],
+          },
+        },
+        networks: [
+          { name: 'default', pod: {} },
+          { name: 'blue', multus: { networkName } },
+        ],
       },
     },
   },
@@ -62,7 +72,16 @@ function launcher(v: Obj, suffix: string): Obj {
       annotations: r.annotations,
       labels: { 'kubevirt.io': 'virt-launcher', 'vm.kubevirt.io/name': name },
       // virt-controller's ownerReference: the VMI, as controller (pkg/virt-controller/services/template.go).
-      ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name, uid: '6f1b1f2e-0000-4000-8000-000000000042', controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'kubevirt.io/v1',
+          kind: 'VirtualMachineInstance',
+          name,
+          uid: '6f1b1f2e-0000-4000-8000-000000000042',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     spec: podSpec(),
   };
@@ -75,8 +94,18 @@ t.before(async () => {
     crd('kubevirt.io', 'VirtualMachineInstance', 'virtualmachineinstances', ['v1']),
     crd('pool.kubevirt.io', 'VirtualMachinePool', 'virtualmachinepools', ['v1alpha1']),
   ]);
-  await e.cluster.kubectlOk(['wait', '--for=condition=Established', '--timeout=60s', 'crd/virtualmachines.kubevirt.io', 'crd/virtualmachineinstances.kubevirt.io', 'crd/virtualmachinepools.pool.kubevirt.io']);
-  await e.applyOk([namespace(NS), nad({ namespace: NS, name: 'blue-net', config: { cniVersion: '1.0.0', name: 'blue', type: 'bridge', bridge: 'br-kv', ipam: {} } })]);
+  await e.cluster.kubectlOk([
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    'crd/virtualmachines.kubevirt.io',
+    'crd/virtualmachineinstances.kubevirt.io',
+    'crd/virtualmachinepools.pool.kubevirt.io',
+  ]);
+  await e.applyOk([
+    namespace(NS),
+    nad({ namespace: NS, name: 'blue-net', config: { cniVersion: '1.0.0', name: 'blue', type: 'bridge', bridge: 'br-kv', ipam: {} } }),
+  ]);
 });
 
 t.teardown(async () => {
@@ -111,7 +140,10 @@ t.test('a valid VM is admitted, and its launcher pod too', async (t) => {
 });
 
 t.test('a VM with only the pod network is not sent to netattach', async (t) => {
-  const plain = { ...vm('vm-plain', 'x'), spec: { runStrategy: 'Always', template: { spec: { networks: [{ name: 'default', pod: {} }] } } } };
+  const plain = {
+    ...vm('vm-plain', 'x'),
+    spec: { runStrategy: 'Always', template: { spec: { networks: [{ name: 'default', pod: {} }] } } },
+  };
   const r = await e.apply(plain);
   t.equal(r.code, 0, r.stderr);
   t.notMatch(r.stderr, /Warning/);

@@ -14,13 +14,29 @@ import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { CANARY_NS, CERT_SANS, eventually, isWebhookConfig, kustomize, run, startE2e, type E2e } from './lib/env.js';
 import { MAIN, REPO, httpGet } from './lib/netattach.js';
 import {
-  NETWORKS, NODE_SELECTOR, RESOURCE_NAME, restricted, cronJob, deployment, ibConfig, macvlanConfig, namespace, nad, percentile, pod, policy, sriovConfig,
+  NETWORKS,
+  NODE_SELECTOR,
+  RESOURCE_NAME,
+  restricted,
+  cronJob,
+  deployment,
+  ibConfig,
+  macvlanConfig,
+  namespace,
+  nad,
+  percentile,
+  pod,
+  policy,
+  sriovConfig,
 } from './lib/objects.js';
 
 type Obj = Record<string, unknown>;
 type PodJson = {
   metadata: { name: string; annotations?: Record<string, string> };
-  spec: { nodeSelector?: Record<string, string>; containers: Array<{ resources?: { requests?: Record<string, string>; limits?: Record<string, string> } }> };
+  spec: {
+    nodeSelector?: Record<string, string>;
+    containers: Array<{ resources?: { requests?: Record<string, string>; limits?: Record<string, string> } }>;
+  };
 };
 
 const NS = 'e2e';
@@ -44,7 +60,6 @@ t.teardown(async () => {
   if (e && !t.passing()) process.stderr.write(`\n[e2e] failure: log tails\n${e.tails(80)}\n`);
   await e?.stop();
 });
-
 
 async function getPod(ns: string, name: string): Promise<PodJson> {
   return e.getJson<PodJson>(['pod', '-n', ns, name]);
@@ -70,25 +85,57 @@ t.test('install: manifests/base applied server-side with strict validation', asy
   const applied = e.baseApply.stdout.split('\n').filter((l) => l.endsWith(' serverside-applied'));
   t.equal(applied.length, objects.length, `every object applied: ${applied.join(', ')}`);
   t.notMatch(e.baseApply.stderr, /Warning:/, 'the apiserver had no warning about the manifests');
-  for (const kind of ['Namespace', 'CustomResourceDefinition', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'PriorityClass', 'Deployment', 'PodDisruptionBudget', 'Service']) {
-    t.ok(objects.some((o) => o.kind === kind), `base holds a ${kind}`);
+  for (const kind of [
+    'Namespace',
+    'CustomResourceDefinition',
+    'ServiceAccount',
+    'ClusterRole',
+    'ClusterRoleBinding',
+    'PriorityClass',
+    'Deployment',
+    'PodDisruptionBudget',
+    'Service',
+  ]) {
+    t.ok(
+      objects.some((o) => o.kind === kind),
+      `base holds a ${kind}`,
+    );
   }
-  const deploy = await e.getJson<{ spec: { template: { spec: { serviceAccountName: string; priorityClassName: string } } } }>(['deployment', '-n', 'netattach-system', 'netattach']);
+  const deploy = await e.getJson<{ spec: { template: { spec: { serviceAccountName: string; priorityClassName: string } } } }>([
+    'deployment',
+    '-n',
+    'netattach-system',
+    'netattach',
+  ]);
   t.equal(deploy.spec.template.spec.serviceAccountName, 'netattach');
   t.equal(deploy.spec.template.spec.priorityClassName, 'netattach-critical');
 
   // the webhook configurations in the cluster are the manifests' with only clientConfig changed
-  const mutating = await e.getJson<{ webhooks: Array<Obj & { name: string; clientConfig: { url?: string; caBundle?: string }; failurePolicy: string }> }>(['mutatingwebhookconfiguration', 'netattach']);
-  const validating = await e.getJson<{ webhooks: Array<Obj & { name: string; clientConfig: { url?: string }; failurePolicy: string }> }>(['validatingwebhookconfiguration', 'netattach']);
-  t.same(mutating.webhooks.map((w) => [w.name, w.failurePolicy, w.clientConfig.url]), [['pods.mutate.netattach.io', 'Fail', `${e.netattach.url}/mutate`]]);
-  t.equal(mutating.webhooks[0]!.clientConfig.caBundle, Buffer.from(e.caPem).toString('base64'));
-  t.same(validating.webhooks.map((w) => [w.name, w.failurePolicy, w.clientConfig.url]), [
-    ['pods.netattach.io', 'Fail', `${e.netattach.url}/validate`],
-    ['workloads.netattach.io', 'Ignore', `${e.netattach.url}/validate`],
-    ['nads.netattach.io', 'Fail', `${e.netattach.url}/validate`],
-    ['kubevirt.netattach.io', 'Ignore', `${e.netattach.url}/validate`],
+  const mutating = await e.getJson<{
+    webhooks: Array<Obj & { name: string; clientConfig: { url?: string; caBundle?: string }; failurePolicy: string }>;
+  }>(['mutatingwebhookconfiguration', 'netattach']);
+  const validating = await e.getJson<{ webhooks: Array<Obj & { name: string; clientConfig: { url?: string }; failurePolicy: string }> }>([
+    'validatingwebhookconfiguration',
+    'netattach',
   ]);
-  for (const [live, manifest] of [[mutating, e.webhooks[0]], [validating, e.webhooks[1]]] as const) {
+  t.same(
+    mutating.webhooks.map((w) => [w.name, w.failurePolicy, w.clientConfig.url]),
+    [['pods.mutate.netattach.io', 'Fail', `${e.netattach.url}/mutate`]],
+  );
+  t.equal(mutating.webhooks[0]!.clientConfig.caBundle, Buffer.from(e.caPem).toString('base64'));
+  t.same(
+    validating.webhooks.map((w) => [w.name, w.failurePolicy, w.clientConfig.url]),
+    [
+      ['pods.netattach.io', 'Fail', `${e.netattach.url}/validate`],
+      ['workloads.netattach.io', 'Ignore', `${e.netattach.url}/validate`],
+      ['nads.netattach.io', 'Fail', `${e.netattach.url}/validate`],
+      ['kubevirt.netattach.io', 'Ignore', `${e.netattach.url}/validate`],
+    ],
+  );
+  for (const [live, manifest] of [
+    [mutating, e.webhooks[0]],
+    [validating, e.webhooks[1]],
+  ] as const) {
     for (const w of live.webhooks) {
       const m = (manifest!.webhooks ?? []).find((x) => x.name === w.name)!;
       t.same(w.matchConditions, m.matchConditions, `${w.name}: matchConditions as in the manifest`);
@@ -104,7 +151,9 @@ t.test('install: both overlays pass a server-side dry run', async (t) => {
     // cert-manager's CRDs are not installed here: Issuer and Certificate cannot be checked
     const skipped = objs.filter((o) => String(o.apiVersion).startsWith('cert-manager.io/'));
     if (skipped.length > 0) {
-      t.comment(`${dir}: not applied (no cert-manager CRDs): ${skipped.map((o) => `${String(o.kind)}/${String((o.metadata as Obj).name)}`).join(', ')}`);
+      t.comment(
+        `${dir}: not applied (no cert-manager CRDs): ${skipped.map((o) => `${String(o.kind)}/${String((o.metadata as Obj).name)}`).join(', ')}`,
+      );
     }
     // The live webhook configurations carry a url; a dry run of the same objects under another
     // name checks the manifests' own (service) clientConfig without merging the two.
@@ -114,8 +163,16 @@ t.test('install: both overlays pass a server-side dry run', async (t) => {
     const r = await e.apply(checked, ['--dry-run=server', '--force-conflicts']);
     t.equal(r.code, 0, `${dir}: server-side dry run accepted (${checked.length} objects)\n${r.stderr}`);
     t.notMatch(r.stderr, /Warning:/, `${dir}: no warnings`);
-    t.equal(r.stdout.split('\n').filter((l) => / serverside-applied \(server dry run\)$/.test(l)).length, checked.length, `${dir}: every object checked`);
-    if (dir === 'manifests') t.ok(checked.some((o) => o.kind === 'CronJob') && checked.some((o) => o.kind === 'Job'), 'self-signed overlay: Job and CronJob checked');
+    t.equal(
+      r.stdout.split('\n').filter((l) => / serverside-applied \(server dry run\)$/.test(l)).length,
+      checked.length,
+      `${dir}: every object checked`,
+    );
+    if (dir === 'manifests')
+      t.ok(
+        checked.some((o) => o.kind === 'CronJob') && checked.some((o) => o.kind === 'Job'),
+        'self-signed overlay: Job and CronJob checked',
+      );
   }
 });
 
@@ -138,7 +195,7 @@ t.test('netattach runs with the ServiceAccount and RBAC of the manifests', async
   t.match(e.netattach.readLog(), /"credentials":"in-cluster".*NADs are read from the cluster/, 'in-cluster credentials, as in a pod');
 });
 
-t.test('install: the self-signed overlay\'s certificate steps, run as its ServiceAccount', async (t) => {
+t.test("install: the self-signed overlay's certificate steps, run as its ServiceAccount", async (t) => {
   // What the overlay's Job and CronJob do, with their ServiceAccount and RBAC, against this
   // apiserver: publish-certs.sh fetch-ca, netattach certs, publish-certs.sh publish. The
   // kubelet's part (mounting Secret netattach-tls) is played by installCertificates().
@@ -157,7 +214,18 @@ t.test('install: the self-signed overlay\'s certificate steps, run as its Servic
     await mkdir(dir, { recursive: true });
     const fetch = await run('bash', [script, 'fetch-ca', dir], { env });
     t.equal(fetch.code, 0, `fetch-ca: ${fetch.stderr}`);
-    const certs = await run(process.execPath, [MAIN, 'certs', '--out', dir, '--force', '--service', 'netattach', '--namespace', 'netattach-system', ...CERT_SANS]);
+    const certs = await run(process.execPath, [
+      MAIN,
+      'certs',
+      '--out',
+      dir,
+      '--force',
+      '--service',
+      'netattach',
+      '--namespace',
+      'netattach-system',
+      ...CERT_SANS,
+    ]);
     t.equal(certs.code, 0, `netattach certs: ${certs.stderr}`);
     const publish = await run('bash', [script, 'publish', dir], { env });
     t.equal(publish.code, 0, `publish: ${publish.stdout}${publish.stderr}`);
@@ -213,7 +281,12 @@ t.test('NADs created in the cluster are seen by the informer', async (t) => {
   const before = await e.netattach.metric('netattach_nad_cache_size');
   const out = await e.applyOk([
     namespace(NS),
-    nad({ namespace: NS, name: 'sriov-a', config: sriovConfig('sriov-a'), annotations: { [RESOURCE_NAME]: 'intel.com/sriov_a', [NODE_SELECTOR]: 'feature.node.kubernetes.io/network-sriov.capable=true' } }),
+    nad({
+      namespace: NS,
+      name: 'sriov-a',
+      config: sriovConfig('sriov-a'),
+      annotations: { [RESOURCE_NAME]: 'intel.com/sriov_a', [NODE_SELECTOR]: 'feature.node.kubernetes.io/network-sriov.capable=true' },
+    }),
     nad({ namespace: NS, name: 'sriov-b', config: sriovConfig('sriov-b'), annotations: { [RESOURCE_NAME]: 'intel.com/sriov_b' } }),
     nad({ namespace: NS, name: 'macvlan-plain', config: macvlanConfig('macvlan-plain') }),
     nad({ namespace: NS, name: 'ib', config: ibConfig('ib'), annotations: { [RESOURCE_NAME]: 'mellanox.com/ib_vf' } }),
@@ -226,9 +299,15 @@ t.test('NADs created in the cluster are seen by the informer', async (t) => {
   t.ok(size >= before + 4, `cache size ${before} -> ${size}`);
   const hits = await e.netattach.metric('netattach_nad_lookups_total', { outcome: 'hit' });
   const fetched = await e.netattach.metric('netattach_nad_lookups_total', { outcome: 'fetched' });
-  await e.cluster.kubectlOk(['apply', '--server-side', '--dry-run=server', '-f', '-'], { input: JSON.stringify(pod(NS, 'informer-probe', 'sriov-a,sriov-b')) });
-  t.ok((await e.netattach.metric('netattach_nad_lookups_total', { outcome: 'hit' })) > hits, 'the pod\'s NADs were answered from the cache');
-  t.equal(await e.netattach.metric('netattach_nad_lookups_total', { outcome: 'fetched' }), fetched, 'no read from the apiserver was needed');
+  await e.cluster.kubectlOk(['apply', '--server-side', '--dry-run=server', '-f', '-'], {
+    input: JSON.stringify(pod(NS, 'informer-probe', 'sriov-a,sriov-b')),
+  });
+  t.ok((await e.netattach.metric('netattach_nad_lookups_total', { outcome: 'hit' })) > hits, "the pod's NADs were answered from the cache");
+  t.equal(
+    await e.netattach.metric('netattach_nad_lookups_total', { outcome: 'fetched' }),
+    fetched,
+    'no read from the apiserver was needed',
+  );
 });
 
 t.test('pods in simple and JSON form get their resources and node selector', async (t) => {
@@ -281,7 +360,11 @@ t.test('a request no plugin of the chain reads is denied; one a plugin reads thr
   t.comment(r.stderr.trim());
   t.notOk(await podExists(NS, 'no-cap'));
   // macvlan reads MAC= from CNI_ARGS, which Multus sends to every plugin: no capability needed.
-  t.equal((await e.apply(pod(NS, 'mac-no-cap', [{ name: 'macvlan-plain', mac: '02:00:00:00:00:04' }]))).code, 0, 'a MAC on macvlan without the capability');
+  t.equal(
+    (await e.apply(pod(NS, 'mac-no-cap', [{ name: 'macvlan-plain', mac: '02:00:00:00:00:04' }]))).code,
+    0,
+    'a MAC on macvlan without the capability',
+  );
   t.equal((await e.apply(pod(NS, 'with-cap', [{ name: 'sriov-b', mac: '02:00:00:00:00:02' }]))).code, 0);
 });
 
@@ -339,33 +422,62 @@ t.test('a NAD created right before the pod is found', async (t) => {
   }
 });
 
-t.test('KubeVirt NIC hotplug: the kubevirt-controller patches a running pod\'s networks; a network needing a device is refused', async (t) => {
-  // virt-controller's identity and the RBAC it has on pods (KubeVirt's rbac/controller.go).
-  await e.applyOk([
-    namespace('kubevirt'),
-    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'kubevirt-controller', namespace: 'kubevirt' } },
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'e2e-kubevirt-controller' }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }] },
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'e2e-kubevirt-controller' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'e2e-kubevirt-controller' }, subjects: [{ kind: 'ServiceAccount', name: 'kubevirt-controller', namespace: 'kubevirt' }] },
-  ]);
-  const asController = ['--as=system:serviceaccount:kubevirt:kubevirt-controller'];
-  const hotplug = (value: string) =>
-    e.cluster.kubectl([...asController, 'patch', 'pod', '-n', NS, 'simple', '--type=json', '-p', JSON.stringify([{ op: 'add', path: '/metadata/annotations/k8s.v1.cni.cncf.io~1networks', value }])]);
-  const plugged = `[{"name":"sriov-a","namespace":"${NS}","interface":"net1"},{"name":"sriov-b","namespace":"${NS}","interface":"net2"},{"name":"macvlan-plain","namespace":"${NS}","interface":"pod1b4f0e98519"}]`;
-  const ok = await hotplug(plugged);
-  t.equal(ok.code, 0, `a network without a device is plugged: ${ok.stderr}`);
-  t.equal((await getPod(NS, 'simple')).metadata.annotations?.[NETWORKS], plugged, 'the new value is stored as sent');
-  const device = await hotplug(`${plugged.slice(0, -1)},{"name":"sriov-a","namespace":"${NS}","interface":"pod16477688c0e"}]`);
-  t.not(device.code, 0, 'a second SR-IOV VF cannot be added to a running pod');
-  t.match(device.stderr, 'admission webhook "pods.netattach.io" denied the request');
-  t.match(device.stderr, /\[3\]: Forbidden: e2e\/sriov-a needs device resource "intel\.com\/sriov_a" \(2 for the pod's networks; its containers request 1\)/);
-  const unplugged = await hotplug(`[{"name":"sriov-a","namespace":"${NS}","interface":"net1"},{"name":"sriov-b","namespace":"${NS}","interface":"net2"}]`);
-  t.equal(unplugged.code, 0, `hotunplug passes: ${unplugged.stderr}`);
-  const bad = await hotplug('[{"name":"sriov-a","mac":"zz"}]');
-  t.not(bad.code, 0, 'the new value gets the full checks');
-  t.match(bad.stderr, 'metadata.annotations[k8s.v1.cni.cncf.io/networks][0].mac: Invalid value: "zz"');
-  const label = await e.cluster.kubectl(['label', 'pod', '-n', NS, 'simple', 'tier=web']);
-  t.equal(label.code, 0, `a label update passes: ${label.stderr}`);
-});
+t.test(
+  "KubeVirt NIC hotplug: the kubevirt-controller patches a running pod's networks; a network needing a device is refused",
+  async (t) => {
+    // virt-controller's identity and the RBAC it has on pods (KubeVirt's rbac/controller.go).
+    await e.applyOk([
+      namespace('kubevirt'),
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'kubevirt-controller', namespace: 'kubevirt' } },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'e2e-kubevirt-controller' },
+        rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }],
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'e2e-kubevirt-controller' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'e2e-kubevirt-controller' },
+        subjects: [{ kind: 'ServiceAccount', name: 'kubevirt-controller', namespace: 'kubevirt' }],
+      },
+    ]);
+    const asController = ['--as=system:serviceaccount:kubevirt:kubevirt-controller'];
+    const hotplug = (value: string) =>
+      e.cluster.kubectl([
+        ...asController,
+        'patch',
+        'pod',
+        '-n',
+        NS,
+        'simple',
+        '--type=json',
+        '-p',
+        JSON.stringify([{ op: 'add', path: '/metadata/annotations/k8s.v1.cni.cncf.io~1networks', value }]),
+      ]);
+    const plugged = `[{"name":"sriov-a","namespace":"${NS}","interface":"net1"},{"name":"sriov-b","namespace":"${NS}","interface":"net2"},{"name":"macvlan-plain","namespace":"${NS}","interface":"pod1b4f0e98519"}]`;
+    const ok = await hotplug(plugged);
+    t.equal(ok.code, 0, `a network without a device is plugged: ${ok.stderr}`);
+    t.equal((await getPod(NS, 'simple')).metadata.annotations?.[NETWORKS], plugged, 'the new value is stored as sent');
+    const device = await hotplug(`${plugged.slice(0, -1)},{"name":"sriov-a","namespace":"${NS}","interface":"pod16477688c0e"}]`);
+    t.not(device.code, 0, 'a second SR-IOV VF cannot be added to a running pod');
+    t.match(device.stderr, 'admission webhook "pods.netattach.io" denied the request');
+    t.match(
+      device.stderr,
+      /\[3\]: Forbidden: e2e\/sriov-a needs device resource "intel\.com\/sriov_a" \(2 for the pod's networks; its containers request 1\)/,
+    );
+    const unplugged = await hotplug(
+      `[{"name":"sriov-a","namespace":"${NS}","interface":"net1"},{"name":"sriov-b","namespace":"${NS}","interface":"net2"}]`,
+    );
+    t.equal(unplugged.code, 0, `hotunplug passes: ${unplugged.stderr}`);
+    const bad = await hotplug('[{"name":"sriov-a","mac":"zz"}]');
+    t.not(bad.code, 0, 'the new value gets the full checks');
+    t.match(bad.stderr, 'metadata.annotations[k8s.v1.cni.cncf.io/networks][0].mac: Invalid value: "zz"');
+    const label = await e.cluster.kubectl(['label', 'pod', '-n', NS, 'simple', 'tier=web']);
+    t.equal(label.code, 0, `a label update passes: ${label.stderr}`);
+  },
+);
 
 t.test('NetworkAttachmentPolicy objects are enforced and get a status', async (t) => {
   await e.applyOk([
@@ -374,9 +486,18 @@ t.test('NetworkAttachmentPolicy objects are enforced and get a status', async (t
     nad({ namespace: 'e2e-iso', name: 'local', config: macvlanConfig('local') }),
   ]);
   await e.applyOk([
-    policy('e2e-isolation', { namespaceSelector: { matchLabels: { 'e2e.netattach.io/policy': 'isolate' } }, rules: { allowedNetworks: { ownNamespace: true } } }),
-    policy('e2e-warn', { namespaceSelector: { matchLabels: { 'e2e.netattach.io/policy': 'warn' } }, action: 'Warn', rules: { maxAttachments: { max: 1 } } }),
-    policy('e2e-invalid', { rules: { hardwareAddresses: { guidRanges: [{ from: '00:00:00:00:00:00:00:09', to: '00:00:00:00:00:00:00:01' }] } } }),
+    policy('e2e-isolation', {
+      namespaceSelector: { matchLabels: { 'e2e.netattach.io/policy': 'isolate' } },
+      rules: { allowedNetworks: { ownNamespace: true } },
+    }),
+    policy('e2e-warn', {
+      namespaceSelector: { matchLabels: { 'e2e.netattach.io/policy': 'warn' } },
+      action: 'Warn',
+      rules: { maxAttachments: { max: 1 } },
+    }),
+    policy('e2e-invalid', {
+      rules: { hardwareAddresses: { guidRanges: [{ from: '00:00:00:00:00:00:00:09', to: '00:00:00:00:00:00:00:01' }] } },
+    }),
   ]);
   const ok = await acceptedCondition('e2e-isolation', 'True');
   t.equal(ok.reason, 'Valid', 'status written by netattach');
@@ -410,7 +531,10 @@ t.test('NetworkAttachmentPolicy objects are enforced and get a status', async (t
 t.test('an InfiniBand GUID is unique across pods (policy uniqueAddresses)', async (t) => {
   await e.applyOk([
     namespace('e2e-ib', { 'e2e.netattach.io/fabric': 'ib' }),
-    policy('e2e-fabric', { namespaceSelector: { matchLabels: { 'e2e.netattach.io/fabric': 'ib' } }, rules: { uniqueAddresses: { 'infiniband-guid': 'Cluster' } } }),
+    policy('e2e-fabric', {
+      namespaceSelector: { matchLabels: { 'e2e.netattach.io/fabric': 'ib' } },
+      rules: { uniqueAddresses: { 'infiniband-guid': 'Cluster' } },
+    }),
   ]);
   await acceptedCondition('e2e-fabric', 'True');
   const guid = (n: number): Obj[] => [{ name: 'ib', namespace: NS, 'infiniband-guid': `00:11:22:33:44:55:00:0${n}` }];
@@ -434,19 +558,28 @@ t.test('an InfiniBand GUID is unique across pods (policy uniqueAddresses)', asyn
 t.test('KubeVirt live migration: two pods of one VMI hold one MAC; another VM does not get it', async (t) => {
   await e.applyOk([
     namespace('e2e-kv', { 'e2e.netattach.io/l2': 'unique' }),
-    policy('e2e-unique-mac', { namespaceSelector: { matchLabels: { 'e2e.netattach.io/l2': 'unique' } }, rules: { uniqueAddresses: { mac: 'Network' } } }),
+    policy('e2e-unique-mac', {
+      namespaceSelector: { matchLabels: { 'e2e.netattach.io/l2': 'unique' } },
+      rules: { uniqueAddresses: { mac: 'Network' } },
+    }),
   ]);
   await acceptedCondition('e2e-unique-mac', 'True');
   const launcher = (name: string, vm: string, uid: string, labels: Record<string, string> = {}): Obj => {
-    const p = pod('e2e-kv', name, [{ name: 'sriov-a', namespace: NS, mac: 'de:ad:00:00:be:af', interface: 'pod16477688c0e' }], { labels: { 'kubevirt.io': 'virt-launcher', ...labels } });
-    (p.metadata as Obj).ownerReferences = [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name: vm, uid, controller: true, blockOwnerDeletion: false }];
+    const p = pod('e2e-kv', name, [{ name: 'sriov-a', namespace: NS, mac: 'de:ad:00:00:be:af', interface: 'pod16477688c0e' }], {
+      labels: { 'kubevirt.io': 'virt-launcher', ...labels },
+    });
+    (p.metadata as Obj).ownerReferences = [
+      { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name: vm, uid, controller: true, blockOwnerDeletion: false },
+    ];
     return p;
   };
   const asController = ['--as=system:serviceaccount:kubevirt:kubevirt-controller'];
   const create = (o: Obj) => e.cluster.kubectl([...asController, 'create', '-f', '-'], { input: JSON.stringify(o) });
   const source = await create(launcher('virt-launcher-vm1-src', 'vm1', '0c7d1c52-0000-4000-8000-0000000000a1'));
   t.equal(source.code, 0, `source pod: ${source.stderr}`);
-  const target = await create(launcher('virt-launcher-vm1-dst', 'vm1', '0c7d1c52-0000-4000-8000-0000000000a1', { 'kubevirt.io/migrationJobUID': 'mig-1' }));
+  const target = await create(
+    launcher('virt-launcher-vm1-dst', 'vm1', '0c7d1c52-0000-4000-8000-0000000000a1', { 'kubevirt.io/migrationJobUID': 'mig-1' }),
+  );
   t.equal(target.code, 0, `the migration target with the same MAC is admitted: ${target.stderr}`);
   const other = await create(launcher('virt-launcher-vm2-aaa', 'vm2', '0c7d1c52-0000-4000-8000-0000000000b2'));
   t.not(other.code, 0, 'another VM with that MAC is denied');
@@ -506,7 +639,11 @@ t.test('certificate rotation under load fails no request', async (t) => {
   const worker = async (w: number): Promise<void> => {
     for (let i = 0; !done; i++) {
       try {
-        const created = await core.createNamespacedPod({ namespace: NS, body: pod(NS, `rot-${w}-${i}`, 'sriov-a') as V1Pod, dryRun: 'All' });
+        const created = await core.createNamespacedPod({
+          namespace: NS,
+          body: pod(NS, `rot-${w}-${i}`, 'sriov-a') as V1Pod,
+          dryRun: 'All',
+        });
         if (created.spec?.containers[0]?.resources?.requests?.['intel.com/sriov_a'] === '1') ok++;
         else errors.push(`rot-${w}-${i}: not mutated`);
       } catch (err) {
@@ -520,7 +657,11 @@ t.test('certificate rotation under load fails no request', async (t) => {
   for (let r = 0; r < 3; r++) {
     await sleep(1000);
     const serial = await e.rotateCertificate();
-    const served = await eventually(`netattach to serve certificate ${serial}`, async () => ((await e.servedSerial()) === serial ? serial : undefined), 20_000);
+    const served = await eventually(
+      `netattach to serve certificate ${serial}`,
+      async () => ((await e.servedSerial()) === serial ? serial : undefined),
+      20_000,
+    );
     serials.push(served);
   }
   await sleep(1000);
@@ -530,15 +671,32 @@ t.test('certificate rotation under load fails no request', async (t) => {
   t.same(errors, [], 'no request failed');
   t.ok(ok >= 20, `${ok} dry-run pod creates through the webhooks during the rotations`);
   t.ok((await e.netattach.metric('netattach_tls_reloads_total', { result: 'success' })) >= reloadsBefore + 3, 'three reloads counted');
-  t.comment(`reloads refused meanwhile (half-written pairs, kept the old one): ${(await e.netattach.metric('netattach_tls_reloads_total', { result: 'failure' })) - failuresBefore}`);
+  t.comment(
+    `reloads refused meanwhile (half-written pairs, kept the old one): ${(await e.netattach.metric('netattach_tls_reloads_total', { result: 'failure' })) - failuresBefore}`,
+  );
 });
 
 t.test(`pod-create latency through the apiserver with and without netattach (${LATENCY_CREATES} creates each)`, async (t) => {
   await e.applyOk([namespace('e2e-lat-on'), namespace('e2e-lat-off', { 'netattach.io/admission': 'disabled' })]);
   const arms = {
-    'networks, netattach called (mutate + validate)': { ns: 'e2e-lat-on', networks: `${NS}/sriov-a` as string | undefined, ms: [] as number[], mutated: 0 },
-    'networks, namespace excluded (netattach.io/admission=disabled)': { ns: 'e2e-lat-off', networks: `${NS}/sriov-a` as string | undefined, ms: [] as number[], mutated: 0 },
-    'no networks annotation (matchConditions skip the call)': { ns: 'e2e-lat-on', networks: undefined as string | undefined, ms: [] as number[], mutated: 0 },
+    'networks, netattach called (mutate + validate)': {
+      ns: 'e2e-lat-on',
+      networks: `${NS}/sriov-a` as string | undefined,
+      ms: [] as number[],
+      mutated: 0,
+    },
+    'networks, namespace excluded (netattach.io/admission=disabled)': {
+      ns: 'e2e-lat-off',
+      networks: `${NS}/sriov-a` as string | undefined,
+      ms: [] as number[],
+      mutated: 0,
+    },
+    'no networks annotation (matchConditions skip the call)': {
+      ns: 'e2e-lat-on',
+      networks: undefined as string | undefined,
+      ms: [] as number[],
+      mutated: 0,
+    },
   };
   const createOne = async (arm: (typeof arms)[keyof typeof arms], i: number, record: boolean): Promise<void> => {
     const body = pod(arm.ns, '', arm.networks) as V1Pod;
@@ -561,6 +719,8 @@ t.test(`pod-create latency through the apiserver with and without netattach (${L
   t.comment(`pod CREATE latency (client-node -> kube-apiserver -> etcd, sequential, ${LATENCY_CREATES} each):`);
   for (const [name, arm] of Object.entries(arms)) {
     const mean = arm.ms.reduce((a, b) => a + b, 0) / arm.ms.length;
-    t.comment(`  ${name}: p50 ${percentile(arm.ms, 50).toFixed(1)} ms, p90 ${percentile(arm.ms, 90).toFixed(1)} ms, p99 ${percentile(arm.ms, 99).toFixed(1)} ms, mean ${mean.toFixed(1)} ms`);
+    t.comment(
+      `  ${name}: p50 ${percentile(arm.ms, 50).toFixed(1)} ms, p90 ${percentile(arm.ms, 90).toFixed(1)} ms, p99 ${percentile(arm.ms, 99).toFixed(1)} ms, mean ${mean.toFixed(1)} ms`,
+    );
   }
 });

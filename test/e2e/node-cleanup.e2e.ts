@@ -49,7 +49,8 @@ t.test('cleanNode removes what a killed node left', async (t) => {
   ok('ip', 'link', 'add', 'na-e2e-v0', 'type', 'veth', 'peer', 'name', 'na-e2e-v1');
   ok('ip', 'link', 'set', 'na-e2e-v0', 'master', BRIDGE);
   mkdirSync(DEVICE_PLUGIN_DIR, { recursive: true });
-  for (const f of ['kubelet.sock', 'kubelet_internal_checkpoint', 'fake-intel.com_sriov_netdevice.sock']) writeFileSync(path.join(DEVICE_PLUGIN_DIR, f), '');
+  for (const f of ['kubelet.sock', 'kubelet_internal_checkpoint', 'fake-intel.com_sriov_netdevice.sock'])
+    writeFileSync(path.join(DEVICE_PLUGIN_DIR, f), '');
   writeFileSync(path.join(DEVICE_PLUGIN_DIR, 'other-plugin.sock'), '');
   t.teardown(() => void sh('rm', '-f', path.join(DEVICE_PLUGIN_DIR, 'other-plugin.sock')));
   const hugepages = readFileSync(HUGEPAGES, 'utf8').trim();
@@ -72,8 +73,14 @@ t.test('cleanNode removes what a killed node left', async (t) => {
   t.notOk(sh('ip', 'netns', 'list').out.includes(NETNS), 'the namespace with a pod address is gone');
   t.not(sh('ip', 'link', 'show', BRIDGE).code, 0, 'the bridge is gone');
   t.not(sh('ip', 'link', 'show', 'na-e2e-v0').code, 0, 'its veth is gone');
-  t.same(readdirSync(DEVICE_PLUGIN_DIR).filter((f) => f !== 'other-plugin.sock').sort(), [], 'the device manager\'s and the plugin\'s files are gone');
-  t.ok(existsSync(path.join(DEVICE_PLUGIN_DIR, 'other-plugin.sock')), 'another plugin\'s socket is kept');
+  t.same(
+    readdirSync(DEVICE_PLUGIN_DIR)
+      .filter((f) => f !== 'other-plugin.sock')
+      .sort(),
+    [],
+    "the device manager's and the plugin's files are gone",
+  );
+  t.ok(existsSync(path.join(DEVICE_PLUGIN_DIR, 'other-plugin.sock')), "another plugin's socket is kept");
   if (changed) t.equal(readFileSync(HUGEPAGES, 'utf8').trim(), hugepages, 'hugepages set back');
 });
 

@@ -21,7 +21,15 @@ import t, { type Test } from 'tap';
 import fastJsonPatch from 'fast-json-patch';
 import { eventually, startE2e, type E2e } from './lib/env.js';
 import { createReview, nriBinary, nriOptionsFor, postJson } from './lib/nri.js';
-import { attributeRecords, parseNetprobeLog, runNriCorpus, type AllocateRecord, type CorpusPod, type CreateResult, type Webhook } from './node/nri-corpus.js';
+import {
+  attributeRecords,
+  parseNetprobeLog,
+  runNriCorpus,
+  type AllocateRecord,
+  type CorpusPod,
+  type CreateResult,
+  type Webhook,
+} from './node/nri-corpus.js';
 import { NODE_APISERVER_FLAGS, nodeParts, startNode, type Allocation, type RealNode } from './lib/node.js';
 import { NETWORKS, RESOURCE_NAME, namespace, nad, sriovConfig } from './lib/objects.js';
 
@@ -43,7 +51,11 @@ let node: RealNode | undefined;
 t.before(async () => {
   const t0 = Date.now();
   const parts = nodeParts();
-  e = await startE2e((m) => t.comment(m), { scheduling: true, apiserverFlags: NODE_APISERVER_FLAGS }, { extraArgs: ['--podnetinfo', '--hugepages-downward-api'] });
+  e = await startE2e(
+    (m) => t.comment(m),
+    { scheduling: true, apiserverFlags: NODE_APISERVER_FLAGS },
+    { extraArgs: ['--podnetinfo', '--hugepages-downward-api'] },
+  );
   t.comment(`cluster with scheduler, netattach and webhooks up in ${Date.now() - t0} ms`);
   try {
     node = await startNode(e.cluster, parts, (m) => t.comment(m), { resources: DEVICES, hugepages2Mi: 16 });
@@ -81,7 +93,13 @@ interface ContainerOpts {
   cat?: string[];
 }
 
-function probePod(ns: string, name: string, annotations: Record<string, string>, containers: ContainerOpts[] = [{}], labels: Record<string, string> = {}): Obj {
+function probePod(
+  ns: string,
+  name: string,
+  annotations: Record<string, string>,
+  containers: ContainerOpts[] = [{}],
+  labels: Record<string, string> = {},
+): Obj {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -106,19 +124,27 @@ async function create(p: Obj): Promise<void> {
 const getPod = (ns: string, name: string): Promise<Obj> => e.getJson<Obj>(['pod', '-n', ns, name]);
 
 async function running(ns: string, name: string): Promise<Obj> {
-  return eventually(`pod ${ns}/${name} Running`, async () => {
-    const p = await getPod(ns, name);
-    if (p.status?.phase === 'Failed') throw new Error(`pod ${ns}/${name} failed: ${JSON.stringify(p.status)}`);
-    return p.status?.phase === 'Running' ? p : undefined;
-  }, RUNNING_MS);
+  return eventually(
+    `pod ${ns}/${name} Running`,
+    async () => {
+      const p = await getPod(ns, name);
+      if (p.status?.phase === 'Failed') throw new Error(`pod ${ns}/${name} failed: ${JSON.stringify(p.status)}`);
+      return p.status?.phase === 'Running' ? p : undefined;
+    },
+    RUNNING_MS,
+  );
 }
 
 /** The container's log once netprobe has printed everything. */
 async function probeLog(ns: string, name: string, container = 'app'): Promise<string> {
-  return eventually(`log of ${ns}/${name}/${container}`, async () => {
-    const r = await e.cluster.kubectl(['logs', '-n', ns, name, '-c', container]);
-    return r.code === 0 && r.stdout.includes('netprobe: ready') ? r.stdout : undefined;
-  }, 60_000);
+  return eventually(
+    `log of ${ns}/${name}/${container}`,
+    async () => {
+      const r = await e.cluster.kubectl(['logs', '-n', ns, name, '-c', container]);
+      return r.code === 0 && r.stdout.includes('netprobe: ready') ? r.stdout : undefined;
+    },
+    60_000,
+  );
 }
 
 /** PCIDEVICE_* variables of a netprobe log: variable -> sorted ids. */
@@ -178,7 +204,11 @@ async function proveDevices(t: Test, p: Obj, container: string, want: Record<str
     want,
     `${name}: the kubelet gave container ${container} ${JSON.stringify(want)}`,
   );
-  t.same(entries.filter((c) => c.container !== container), [], `${name}: no other container got a device`);
+  t.same(
+    entries.filter((c) => c.container !== container),
+    [],
+    `${name}: no other container got a device`,
+  );
   const allocations = node!.allocations().slice(before);
   t.same(
     allocations.map((a) => [a.resource, [...a.devices].sort()]).sort(),
@@ -187,9 +217,16 @@ async function proveDevices(t: Test, p: Obj, container: string, want: Record<str
   );
   const logs: Record<string, string> = {};
   for (const c of pod.spec.containers as Array<{ name: string }>) logs[c.name] = await probeLog(ns, name, c.name);
-  const expectEnv = Object.fromEntries(entries.filter((c) => c.container === container).map((c) => [envName(c.resource), [...c.devices].sort()]));
+  const expectEnv = Object.fromEntries(
+    entries.filter((c) => c.container === container).map((c) => [envName(c.resource), [...c.devices].sort()]),
+  );
   t.same(pciEnv(logs[container]!), expectEnv, `${name}: container ${container} sees its devices in its env`);
-  for (const a of allocations) t.same(a.env[envName(a.resource)]?.split(',').sort(), [...a.devices].sort(), `${name}: the plugin returned ${envName(a.resource)} for its devices`);
+  for (const a of allocations)
+    t.same(
+      a.env[envName(a.resource)]?.split(',').sort(),
+      [...a.devices].sort(),
+      `${name}: the plugin returned ${envName(a.resource)} for its devices`,
+    );
   for (const [c, log] of Object.entries(logs)) if (c !== container) t.same(pciEnv(log), {}, `${name}: container ${c} sees no device`);
   return { pod, logs, allocations };
 }
@@ -202,7 +239,7 @@ function asked(pod: Obj, container: string, resource: string): [string | undefin
 
 // ---------------------------------------------------------------------------- the POC chain
 
-t.test('simple form: one device of the NAD\'s resourceName, in the container\'s env', async (t) => {
+t.test("simple form: one device of the NAD's resourceName, in the container's env", async (t) => {
   const { pod } = await proveDevices(t, probePod(NS, 'simple', { [NETWORKS]: 'sriov-net' }), 'app', { [SRIOV]: 1 });
   t.same(asked(pod, 'app', SRIOV), ['1', '1'], 'netattach asked for one');
   await deletePods(NS, 'simple');
@@ -220,13 +257,16 @@ t.test('a comma-separated resourceName: one device of each', async (t) => {
   await deletePods(NS, 'comma');
 });
 
-t.test('the default network\'s resourceName', async (t) => {
+t.test("the default network's resourceName", async (t) => {
   await proveDevices(t, probePod(NS, 'default-net', { [DEFAULT_NETWORK]: `${NS}/rdma-net` }), 'app', { [RDMA]: 1 });
   await deletePods(NS, 'default-net');
 });
 
 t.test('the default-container annotation: the devices go to that container', async (t) => {
-  const p = probePod(NS, 'two-containers', { [NETWORKS]: 'sriov-net,rdma-net', [DEFAULT_CONTAINER]: 'app' }, [{ name: 'sidecar' }, { name: 'app' }]);
+  const p = probePod(NS, 'two-containers', { [NETWORKS]: 'sriov-net,rdma-net', [DEFAULT_CONTAINER]: 'app' }, [
+    { name: 'sidecar' },
+    { name: 'app' },
+  ]);
   const { pod } = await proveDevices(t, p, 'app', { [SRIOV]: 1, [RDMA]: 1 });
   t.same(asked(pod, 'sidecar', SRIOV), [undefined, undefined], 'the first container is left alone');
   await deletePods(NS, 'two-containers');
@@ -237,18 +277,26 @@ t.test('more selections than free devices: Pending Insufficient, Running once on
   await proveDevices(t, probePod(NS, 'hog', { [NETWORKS]: hog }), 'app', { [SRIOV]: 3 });
   const before = node!.allocations().length;
   await create(probePod(NS, 'waiter', { [NETWORKS]: 'sriov-net' }));
-  const reason = await eventually('waiter unschedulable', async () => {
-    const p = await getPod(NS, 'waiter');
-    const c = (p.status?.conditions ?? []).find((x: Obj) => x.type === 'PodScheduled');
-    return c?.status === 'False' && c.reason === 'Unschedulable' ? String(c.message) : undefined;
-  }, RUNNING_MS);
+  const reason = await eventually(
+    'waiter unschedulable',
+    async () => {
+      const p = await getPod(NS, 'waiter');
+      const c = (p.status?.conditions ?? []).find((x: Obj) => x.type === 'PodScheduled');
+      return c?.status === 'False' && c.reason === 'Unschedulable' ? String(c.message) : undefined;
+    },
+    RUNNING_MS,
+  );
   t.match(reason, `Insufficient ${SRIOV}`, `the scheduler says: ${reason}`);
   t.equal((await getPod(NS, 'waiter')).status?.phase, 'Pending');
   t.equal(node!.allocations().length, before, 'no Allocate for the waiting pod');
   await deletePods(NS, 'hog');
   const pod = await running(NS, 'waiter');
   const entries = node!.checkpoint().filter((c) => c.podUid === pod.metadata.uid);
-  t.same(entries.map((c) => [c.container, c.resource, c.devices.length]), [['app', SRIOV, 1]], 'the freed device went to the waiting pod');
+  t.same(
+    entries.map((c) => [c.container, c.resource, c.devices.length]),
+    [['app', SRIOV, 1]],
+    'the freed device went to the waiting pod',
+  );
   t.same(pciEnv(await probeLog(NS, 'waiter')), { [envName(SRIOV)]: entries[0]!.devices }, 'and it sees it');
   await deletePods(NS, 'waiter');
 });
@@ -258,13 +306,17 @@ t.test('an excluded namespace: the pod runs without devices', async (t) => {
   await create(probePod(OFF_NS, 'off', { [NETWORKS]: 'sriov-net' }));
   const pod = await running(OFF_NS, 'off');
   t.same(asked(pod, 'app', SRIOV), [undefined, undefined], 'netattach did not inject');
-  t.same(node!.checkpoint().filter((c) => c.podUid === pod.metadata.uid), [], 'the kubelet gave no device');
+  t.same(
+    node!.checkpoint().filter((c) => c.podUid === pod.metadata.uid),
+    [],
+    'the kubelet gave no device',
+  );
   t.equal(node!.allocations().length, before, 'no Allocate');
   t.same(pciEnv(await probeLog(OFF_NS, 'off')), {}, 'no device in the env');
   await deletePods(OFF_NS, 'off');
 });
 
-t.test('a user\'s too-low request is raised, and the container runs with what it needs', async (t) => {
+t.test("a user's too-low request is raised, and the container runs with what it needs", async (t) => {
   const low = { requests: { [SRIOV]: '1' }, limits: { [SRIOV]: '1' } };
   const networks = JSON.stringify([{ name: 'sriov-net' }, { name: 'sriov-net', interface: 'net2' }]);
   const { pod } = await proveDevices(t, probePod(NS, 'raised', { [NETWORKS]: networks }, [{ resources: low }]), 'app', { [SRIOV]: 2 });
@@ -274,11 +326,14 @@ t.test('a user\'s too-low request is raised, and the container runs with what it
 
 t.test('the podnetinfo volume and the hugepages Downward API files, as the kubelet mounts them', async (t) => {
   const hugepages = node!.hugepages2Mi >= 2;
-  if (!hugepages) t.comment(`the node has ${node!.hugepages2Mi} 2 MiB hugepages (the kernel refused more): only labels and annotations are checked`);
+  if (!hugepages)
+    t.comment(`the node has ${node!.hugepages2Mi} 2 MiB hugepages (the kernel refused more): only labels and annotations are checked`);
   const resources = hugepages
     ? { requests: { memory: '64Mi', 'hugepages-2Mi': '4Mi' }, limits: { memory: '64Mi', 'hugepages-2Mi': '4Mi' } }
     : undefined;
-  const p = probePod(NS, 'podnetinfo', { [NETWORKS]: 'sriov-net' }, [{ cat: ['/etc/podnetinfo'], ...(resources ? { resources } : {}) }], { app: 'probe' });
+  const p = probePod(NS, 'podnetinfo', { [NETWORKS]: 'sriov-net' }, [{ cat: ['/etc/podnetinfo'], ...(resources ? { resources } : {}) }], {
+    app: 'probe',
+  });
   const { logs } = await proveDevices(t, p, 'app', { [SRIOV]: 1 });
   const log = logs.app!;
   t.match(fileIn(log, '/etc/podnetinfo/labels') ?? '', 'app="probe"', 'labels');
@@ -306,7 +361,9 @@ async function viaWebhook(w: Webhook, given: Obj): Promise<CreateResult> {
   if (w.name === 'nri') {
     // NRI patches the pod as the apiserver hands it over, defaulted (`resources: {}` and the
     // like): the apiserver's dry run in OFF_NS, where netattach is not called, gives that pod.
-    const dry = await e.cluster.kubectl(['create', '--dry-run=server', '-o', 'json', '-f', '-'], { input: JSON.stringify({ ...pod, metadata: { ...pod.metadata, namespace: OFF_NS } }) });
+    const dry = await e.cluster.kubectl(['create', '--dry-run=server', '-o', 'json', '-f', '-'], {
+      input: JSON.stringify({ ...pod, metadata: { ...pod.metadata, namespace: OFF_NS } }),
+    });
     if (dry.code !== 0) throw new Error(`${name}: the corpus pod is invalid: ${dry.stderr}`);
     pod = JSON.parse(dry.stdout) as Obj;
     for (const k of ['uid', 'creationTimestamp', 'managedFields', 'resourceVersion']) delete pod.metadata[k];
@@ -315,7 +372,9 @@ async function viaWebhook(w: Webhook, given: Obj): Promise<CreateResult> {
     if (r.status !== 200) return { outcome: 'refused', allocations: [], message: `NRI answered HTTP ${r.status}` };
     const response = (JSON.parse(r.body) as Obj).response as Obj;
     if (!response.allowed) return { outcome: 'refused', allocations: [], message: String(response.status?.message) };
-    const patch = (response.patch ? JSON.parse(Buffer.from(response.patch as string, 'base64').toString('utf8')) : []) as fastJsonPatch.Operation[];
+    const patch = (
+      response.patch ? JSON.parse(Buffer.from(response.patch as string, 'base64').toString('utf8')) : []
+    ) as fastJsonPatch.Operation[];
     pod = fastJsonPatch.applyPatch(pod, patch, true, false).newDocument as Obj;
     pod.metadata.namespace = OFF_NS;
   }
@@ -325,8 +384,12 @@ async function viaWebhook(w: Webhook, given: Obj): Promise<CreateResult> {
   if (created.code !== 0) return { outcome: 'refused', allocations: [], message: created.stderr.trim() };
   const running_ = await running(ns, name);
   const envs: Record<string, Record<string, string>> = {};
-  for (const c of running_.spec.containers as Array<{ name: string }>) envs[c.name] = parseNetprobeLog(await probeLog(ns, name, c.name)).env;
-  const records = node!.allocations().slice(before).map((a) => ({ ...a, time: String(a.time) }) as AllocateRecord);
+  for (const c of running_.spec.containers as Array<{ name: string }>)
+    envs[c.name] = parseNetprobeLog(await probeLog(ns, name, c.name)).env;
+  const records = node!
+    .allocations()
+    .slice(before)
+    .map((a) => ({ ...a, time: String(a.time) }) as AllocateRecord);
   const { allocations, errors } = attributeRecords(records, envs);
   await deletePods(ns, name);
   if (errors.length) throw new Error(`${ns}/${name}: Allocate records no single container shows: ${errors.join('; ')}`);
@@ -341,7 +404,11 @@ t.test('network-resources-injector on the same node: the same devices, but for t
     { name: 'twice', pod: probePod(NS, 'twice', { [NETWORKS]: twice }) },
     { name: 'rdma-default', pod: probePod(NS, 'rdma-default', { [DEFAULT_NETWORK]: `${NS}/rdma-net` }) },
     { name: 'comma', pod: probePod(NS, 'comma', { [NETWORKS]: 'both-net' }), differences: ['comma-resource-name'] },
-    { name: 'default-container', pod: probePod(NS, 'dc', { [NETWORKS]: 'sriov-net', [DEFAULT_CONTAINER]: 'app' }, [{ name: 'sidecar' }, { name: 'app' }]), differences: ['default-container'] },
+    {
+      name: 'default-container',
+      pod: probePod(NS, 'dc', { [NETWORKS]: 'sriov-net', [DEFAULT_CONTAINER]: 'app' }, [{ name: 'sidecar' }, { name: 'app' }]),
+      differences: ['default-container'],
+    },
     { name: 'too-low', pod: probePod(NS, 'low', { [NETWORKS]: twice }, [{ resources: low }]), differences: ['raise-user-value'] },
   ];
   const results = await runNriCorpus({
@@ -353,11 +420,16 @@ t.test('network-resources-injector on the same node: the same devices, but for t
   });
   t.equal(results.length, corpus.length);
   for (const r of results) {
-    t.same(r.unexplained, [], `${r.name}: the devices differ only as docs/nri-differences.json lists (NRI ${r.nri.outcome}${r.nri.message ? `: ${r.nri.message.slice(0, 160)}` : ''}; netattach ${r.netattach.outcome})`);
+    t.same(
+      r.unexplained,
+      [],
+      `${r.name}: the devices differ only as docs/nri-differences.json lists (NRI ${r.nri.outcome}${r.nri.message ? `: ${r.nri.message.slice(0, 160)}` : ''}; netattach ${r.netattach.outcome})`,
+    );
     t.same(r.unused, [], `${r.name}: each listed difference shows`);
     t.equal(r.netattach.outcome, 'running', `${r.name}: netattach's pod runs`);
   }
   const same = results.filter((r) => r.deltas.length === 0).map((r) => r.name);
   t.same(same, ['simple', 'twice', 'rdma-default'], 'the pods without a listed difference got the same devices through both');
-  for (const r of results.filter((x) => same.includes(x.name))) t.ok(r.nri.allocations.length > 0, `${r.name}: devices were allocated through NRI too`);
+  for (const r of results.filter((x) => same.includes(x.name)))
+    t.ok(r.nri.allocations.length > 0, `${r.name}: devices were allocated through NRI too`);
 });

@@ -34,13 +34,33 @@ const table = loadDifferences();
 const NADS: Obj[] = [
   nad({ namespace: 'nri-a', name: 'sriov-a', config: sriovConfig('sriov-a'), annotations: { [RESOURCE_NAME]: SRIOV_A } }),
   nad({ namespace: 'nri-a', name: 'sriov-b', config: sriovConfig('sriov-b'), annotations: { [RESOURCE_NAME]: SRIOV_B } }),
-  nad({ namespace: 'nri-a', name: 'rdma-sriov', config: sriovConfig('rdma-sriov'), annotations: { [RESOURCE_NAME]: `rdma/hca_shared, ${SRIOV_A}` } }),
-  nad({ namespace: 'nri-a', name: 'zone-a', config: sriovConfig('zone-a'), annotations: { [RESOURCE_NAME]: SRIOV_A, [NODE_SELECTOR]: 'topology.kubernetes.io/zone=a' } }),
+  nad({
+    namespace: 'nri-a',
+    name: 'rdma-sriov',
+    config: sriovConfig('rdma-sriov'),
+    annotations: { [RESOURCE_NAME]: `rdma/hca_shared, ${SRIOV_A}` },
+  }),
+  nad({
+    namespace: 'nri-a',
+    name: 'zone-a',
+    config: sriovConfig('zone-a'),
+    annotations: { [RESOURCE_NAME]: SRIOV_A, [NODE_SELECTOR]: 'topology.kubernetes.io/zone=a' },
+  }),
   nad({ namespace: 'nri-a', name: 'capable', config: macvlanConfig('capable'), annotations: { [NODE_SELECTOR]: 'sriov-capable' } }),
   nad({ namespace: 'nri-a', name: 'plain', config: macvlanConfig('plain') }),
   nad({ namespace: 'nri-b', name: 'sriov-b', config: sriovConfig('sriov-b'), annotations: { [RESOURCE_NAME]: SRIOV_B } }),
-  nad({ namespace: 'kube-system', name: 'default-res', config: macvlanConfig('default-res'), annotations: { [RESOURCE_NAME]: 'example.com/default_net' } }),
-  nad({ namespace: 'nri-vm', name: 'sriov-vm', config: sriovConfig('sriov-vm'), annotations: { [RESOURCE_NAME]: 'openshift.io/sriov_vm' } }),
+  nad({
+    namespace: 'kube-system',
+    name: 'default-res',
+    config: macvlanConfig('default-res'),
+    annotations: { [RESOURCE_NAME]: 'example.com/default_net' },
+  }),
+  nad({
+    namespace: 'nri-vm',
+    name: 'sriov-vm',
+    config: sriovConfig('sriov-vm'),
+    annotations: { [RESOURCE_NAME]: 'openshift.io/sriov_vm' },
+  }),
 ];
 
 interface Case {
@@ -57,14 +77,24 @@ interface Case {
 const res = (m: Obj) => ({ requests: m, limits: m });
 const container = (name: string, extra: Obj = {}): Obj => ({ name, image: IMAGE, ...extra });
 
-function pod(ns: string, name: string, o: { networks?: string | Obj[]; annotations?: Obj; labels?: Obj | null; containers?: Obj[]; spec?: Obj; metadata?: Obj } = {}): Obj {
+function pod(
+  ns: string,
+  name: string,
+  o: { networks?: string | Obj[]; annotations?: Obj; labels?: Obj | null; containers?: Obj[]; spec?: Obj; metadata?: Obj } = {},
+): Obj {
   const annotations: Obj = { ...(o.annotations ?? {}) };
   if (o.networks !== undefined) annotations[NETWORKS] = typeof o.networks === 'string' ? o.networks : JSON.stringify(o.networks);
   const labels = o.labels === null ? undefined : (o.labels ?? { app: name });
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, namespace: ns, ...(labels ? { labels } : {}), ...(Object.keys(annotations).length ? { annotations } : {}), ...(o.metadata ?? {}) },
+    metadata: {
+      name,
+      namespace: ns,
+      ...(labels ? { labels } : {}),
+      ...(Object.keys(annotations).length ? { annotations } : {}),
+      ...(o.metadata ?? {}),
+    },
     spec: { containers: o.containers ?? [container('app')], ...(o.spec ?? {}) },
   };
 }
@@ -80,24 +110,60 @@ function virtLauncher(name: string, networks: Obj[], hugepages1Gi?: string): Obj
     image: 'quay.io/kubevirt/virt-launcher:v1.6.0',
     command: ['/usr/bin/virt-launcher-monitor', '--qemu-timeout', '321s', '--name', 'vm1', '--namespace', 'nri-vm'],
     resources: {
-      requests: { cpu: '100m', memory: '1280Mi', 'devices.kubevirt.io/kvm': '1', 'devices.kubevirt.io/tun': '1', 'devices.kubevirt.io/vhost-net': '1', ...(hugepages1Gi ? { 'hugepages-1Gi': hugepages1Gi } : {}) },
-      limits: { 'devices.kubevirt.io/kvm': '1', 'devices.kubevirt.io/tun': '1', 'devices.kubevirt.io/vhost-net': '1', ...(hugepages1Gi ? { 'hugepages-1Gi': hugepages1Gi } : {}) },
+      requests: {
+        cpu: '100m',
+        memory: '1280Mi',
+        'devices.kubevirt.io/kvm': '1',
+        'devices.kubevirt.io/tun': '1',
+        'devices.kubevirt.io/vhost-net': '1',
+        ...(hugepages1Gi ? { 'hugepages-1Gi': hugepages1Gi } : {}),
+      },
+      limits: {
+        'devices.kubevirt.io/kvm': '1',
+        'devices.kubevirt.io/tun': '1',
+        'devices.kubevirt.io/vhost-net': '1',
+        ...(hugepages1Gi ? { 'hugepages-1Gi': hugepages1Gi } : {}),
+      },
     },
-    volumeMounts: [{ name: 'private', mountPath: '/var/run/kubevirt-private' }, { name: 'hotplug-disks', mountPath: '/var/run/kubevirt/hotplug-disks', mountPropagation: 'HostToContainer' }],
+    volumeMounts: [
+      { name: 'private', mountPath: '/var/run/kubevirt-private' },
+      { name: 'hotplug-disks', mountPath: '/var/run/kubevirt/hotplug-disks', mountPropagation: 'HostToContainer' },
+    ],
   };
   return pod('nri-vm', name, {
     networks,
-    labels: { 'kubevirt.io': 'virt-launcher', 'kubevirt.io/created-by': '7f8e9d0c-1b2a-4c3d-9e8f-0a1b2c3d4e5f', 'vm.kubevirt.io/name': 'vm1' },
-    annotations: { [DEFAULT_CONTAINER]: 'compute', 'kubevirt.io/domain': 'vm1', 'kubevirt.io/migrationTransportUnix': 'true', 'descheduler.alpha.kubernetes.io/request-evict-only': '' },
+    labels: {
+      'kubevirt.io': 'virt-launcher',
+      'kubevirt.io/created-by': '7f8e9d0c-1b2a-4c3d-9e8f-0a1b2c3d4e5f',
+      'vm.kubevirt.io/name': 'vm1',
+    },
+    annotations: {
+      [DEFAULT_CONTAINER]: 'compute',
+      'kubevirt.io/domain': 'vm1',
+      'kubevirt.io/migrationTransportUnix': 'true',
+      'descheduler.alpha.kubernetes.io/request-evict-only': '',
+    },
     metadata: {
-      ownerReferences: [{ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name: 'vm1', uid: '7f8e9d0c-1b2a-4c3d-9e8f-0a1b2c3d4e5f', controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'kubevirt.io/v1',
+          kind: 'VirtualMachineInstance',
+          name: 'vm1',
+          uid: '7f8e9d0c-1b2a-4c3d-9e8f-0a1b2c3d4e5f',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     containers: [compute, container('guest-console-log', { resources: res({ cpu: '15m', memory: '60M' }) })],
     spec: {
       automountServiceAccountToken: false,
       hostname: 'vm1',
       nodeSelector: { 'kubevirt.io/schedulable': 'true' },
-      volumes: [{ name: 'private', emptyDir: {} }, { name: 'hotplug-disks', emptyDir: {} }],
+      volumes: [
+        { name: 'private', emptyDir: {} },
+        { name: 'hotplug-disks', emptyDir: {} },
+      ],
       terminationGracePeriodSeconds: 210,
     },
   });
@@ -112,7 +178,12 @@ const CASES: Case[] = [
     netattach: 'allowed',
     check: (t, p) => t.same(p.spec.containers[0].resources, res({ [SRIOV_A]: '1' })),
   },
-  { name: 'one network, a pod without labels', pod: pod('nri-a', 'unlabelled', { networks: 'sriov-a', labels: null }), differences: ['podnetinfo-labels'], netattach: 'allowed' },
+  {
+    name: 'one network, a pod without labels',
+    pod: pod('nri-a', 'unlabelled', { networks: 'sriov-a', labels: null }),
+    differences: ['podnetinfo-labels'],
+    netattach: 'allowed',
+  },
   {
     name: 'several networks, one twice',
     pod: pod('nri-a', 'several', { networks: 'sriov-a,sriov-a,sriov-b' }),
@@ -121,10 +192,20 @@ const CASES: Case[] = [
   },
   {
     name: 'JSON form with interface names',
-    pod: pod('nri-a', 'json', { networks: [{ name: 'sriov-a', interface: 'net1' }, { name: 'sriov-b', namespace: 'nri-a', interface: 'net2' }] }),
+    pod: pod('nri-a', 'json', {
+      networks: [
+        { name: 'sriov-a', interface: 'net1' },
+        { name: 'sriov-b', namespace: 'nri-a', interface: 'net2' },
+      ],
+    }),
     netattach: 'allowed',
   },
-  { name: 'comma-separated resourceName', pod: pod('nri-a', 'comma', { networks: 'rdma-sriov' }), differences: ['comma-resource-name'], netattach: 'allowed' },
+  {
+    name: 'comma-separated resourceName',
+    pod: pod('nri-a', 'comma', { networks: 'rdma-sriov' }),
+    differences: ['comma-resource-name'],
+    netattach: 'allowed',
+  },
   {
     name: 'several containers: resources in the first, podnetinfo mounted in all',
     pod: pod('nri-a', 'containers', {
@@ -133,10 +214,22 @@ const CASES: Case[] = [
       spec: { volumes: [{ name: 'data', emptyDir: {} }] },
     }),
     netattach: 'allowed',
-    check: (t, p) => t.same(p.spec.containers.map((c: Obj) => c.volumeMounts.at(-1).mountPath), ['/etc/podnetinfo', '/etc/podnetinfo']),
+    check: (t, p) =>
+      t.same(
+        p.spec.containers.map((c: Obj) => c.volumeMounts.at(-1).mountPath),
+        ['/etc/podnetinfo', '/etc/podnetinfo'],
+      ),
   },
-  { name: 'cpu and memory already set', pod: pod('nri-a', 'cpu', { networks: 'sriov-a', containers: [container('app', { resources: res({ cpu: '1', memory: '1Gi' }) })] }), netattach: 'allowed' },
-  { name: 'the user asks for more devices than needed', pod: pod('nri-a', 'more', { networks: 'sriov-a', containers: [container('app', { resources: res({ [SRIOV_A]: '3' }) })] }), netattach: 'allowed' },
+  {
+    name: 'cpu and memory already set',
+    pod: pod('nri-a', 'cpu', { networks: 'sriov-a', containers: [container('app', { resources: res({ cpu: '1', memory: '1Gi' }) })] }),
+    netattach: 'allowed',
+  },
+  {
+    name: 'the user asks for more devices than needed',
+    pod: pod('nri-a', 'more', { networks: 'sriov-a', containers: [container('app', { resources: res({ [SRIOV_A]: '3' }) })] }),
+    netattach: 'allowed',
+  },
   {
     name: 'the user asks for fewer devices than needed',
     pod: pod('nri-a', 'fewer', { networks: 'sriov-a,sriov-a', containers: [container('app', { resources: res({ [SRIOV_A]: '1' }) })] }),
@@ -145,18 +238,21 @@ const CASES: Case[] = [
   },
   {
     name: 'the devices are already asked for in another container',
-    pod: pod('nri-a', 'elsewhere', { networks: 'sriov-a', containers: [container('app'), container('dpdk', { resources: res({ [SRIOV_A]: '1' }) })] }),
+    pod: pod('nri-a', 'elsewhere', {
+      networks: 'sriov-a',
+      containers: [container('app'), container('dpdk', { resources: res({ [SRIOV_A]: '1' }) })],
+    }),
     netattach: 'allowed',
   },
   {
-    name: 'nodeSelector NAD merged with the pod\'s',
+    name: "nodeSelector NAD merged with the pod's",
     pod: pod('nri-a', 'zone', { networks: 'zone-a', spec: { nodeSelector: { disk: 'ssd' } } }),
     netattach: 'allowed',
     check: (t, p) => t.same(p.spec.nodeSelector, { disk: 'ssd', 'topology.kubernetes.io/zone': 'a' }),
   },
   { name: 'nodeSelector key only, NAD without resources', pod: pod('nri-a', 'capable', { networks: 'capable' }), netattach: 'allowed' },
   {
-    name: 'nodeSelector conflicting with the pod\'s',
+    name: "nodeSelector conflicting with the pod's",
     pod: pod('nri-a', 'conflict', { networks: 'zone-a', spec: { nodeSelector: { 'topology.kubernetes.io/zone': 'b' } } }),
     differences: ['node-selector-conflict'],
     netattach: 'denied',
@@ -166,7 +262,11 @@ const CASES: Case[] = [
     pod: pod('nri-a', 'hp', { networks: 'sriov-a', containers: [container('dpdk', { resources: hugepages('1Gi', '2Gi') })] }),
     netattach: 'allowed',
     check: (t, p) => {
-      t.same(items(p)['hugepages_1G_request_dpdk']?.resourceFieldRef, { containerName: 'dpdk', resource: 'requests.hugepages-1Gi', divisor: '1Mi' });
+      t.same(items(p)['hugepages_1G_request_dpdk']?.resourceFieldRef, {
+        containerName: 'dpdk',
+        resource: 'requests.hugepages-1Gi',
+        divisor: '1Mi',
+      });
       t.same(p.spec.containers[0].env, [{ name: 'CONTAINER_NAME', value: 'dpdk' }]);
     },
   },
@@ -176,19 +276,30 @@ const CASES: Case[] = [
       networks: 'sriov-a',
       containers: [
         container('a', { resources: hugepages('2Mi', '512Mi'), env: [{ name: 'MODE', value: 'poll' }] }),
-        container('b', { resources: { requests: { 'hugepages-1Gi': '1Gi', 'hugepages-2Mi': '4Mi', cpu: '1' }, limits: { 'hugepages-1Gi': '1Gi', 'hugepages-2Mi': '4Mi', cpu: '1' } } }),
+        container('b', {
+          resources: {
+            requests: { 'hugepages-1Gi': '1Gi', 'hugepages-2Mi': '4Mi', cpu: '1' },
+            limits: { 'hugepages-1Gi': '1Gi', 'hugepages-2Mi': '4Mi', cpu: '1' },
+          },
+        }),
         container('plain'),
       ],
     }),
     netattach: 'allowed',
     check: (t, p) => {
       t.equal(Object.keys(items(p)).filter((k) => k.startsWith('hugepages_')).length, 6);
-      t.same(p.spec.containers.map((c: Obj) => c.env?.at(-1)?.value), ['a', 'b', undefined]);
+      t.same(
+        p.spec.containers.map((c: Obj) => c.env?.at(-1)?.value),
+        ['a', 'b', undefined],
+      );
     },
   },
   {
     name: 'hugepages with CONTAINER_NAME already set otherwise',
-    pod: pod('nri-a', 'hp-env', { networks: 'sriov-a', containers: [container('dpdk', { resources: hugepages('1Gi', '1Gi'), env: [{ name: 'CONTAINER_NAME', value: 'other' }] })] }),
+    pod: pod('nri-a', 'hp-env', {
+      networks: 'sriov-a',
+      containers: [container('dpdk', { resources: hugepages('1Gi', '1Gi'), env: [{ name: 'CONTAINER_NAME', value: 'other' }] })],
+    }),
     netattach: 'allowed',
     check: (t, p) => t.same(p.spec.containers[0].env, [{ name: 'CONTAINER_NAME', value: 'other' }]),
   },
@@ -199,7 +310,7 @@ const CASES: Case[] = [
     check: (t, p) => t.equal(p.spec.volumes, undefined),
   },
   {
-    name: 'hugepages and the user\'s own volume named podnetinfo',
+    name: "hugepages and the user's own volume named podnetinfo",
     pod: pod('nri-a', 'hp-vol', {
       networks: 'sriov-a',
       containers: [container('dpdk', { resources: hugepages('1Gi', '1Gi') })],
@@ -210,20 +321,50 @@ const CASES: Case[] = [
   },
   {
     name: 'default-container annotation naming the second container',
-    pod: pod('nri-a', 'default-c', { networks: 'sriov-a', annotations: { [DEFAULT_CONTAINER]: 'main' }, containers: [container('proxy'), container('main')] }),
+    pod: pod('nri-a', 'default-c', {
+      networks: 'sriov-a',
+      annotations: { [DEFAULT_CONTAINER]: 'main' },
+      containers: [container('proxy'), container('main')],
+    }),
     differences: ['default-container'],
     netattach: 'allowed',
     check: (t, p) => t.same(p.spec.containers[1].resources, res({ [SRIOV_A]: '1' })),
   },
-  { name: 'default-container annotation naming the first container', pod: pod('nri-a', 'default-first', { networks: 'sriov-a', annotations: { [DEFAULT_CONTAINER]: 'main' }, containers: [container('main'), container('proxy')] }), netattach: 'allowed' },
+  {
+    name: 'default-container annotation naming the first container',
+    pod: pod('nri-a', 'default-first', {
+      networks: 'sriov-a',
+      annotations: { [DEFAULT_CONTAINER]: 'main' },
+      containers: [container('main'), container('proxy')],
+    }),
+    netattach: 'allowed',
+  },
   { name: 'networks in two namespaces', pod: pod('nri-b', 'cross', { networks: 'nri-a/sriov-a,sriov-b' }), netattach: 'allowed' },
-  { name: 'default network, namespace given', pod: pod('nri-a', 'defnet', { networks: 'sriov-a', annotations: { [DEFAULT_NETWORK]: 'kube-system/default-res' } }), netattach: 'allowed' },
-  { name: 'default network without a namespace', pod: pod('nri-a', 'defnet-bare', { annotations: { [DEFAULT_NETWORK]: 'default-res' } }), differences: ['default-network-namespace'], netattach: 'allowed' },
+  {
+    name: 'default network, namespace given',
+    pod: pod('nri-a', 'defnet', { networks: 'sriov-a', annotations: { [DEFAULT_NETWORK]: 'kube-system/default-res' } }),
+    netattach: 'allowed',
+  },
+  {
+    name: 'default network without a namespace',
+    pod: pod('nri-a', 'defnet-bare', { annotations: { [DEFAULT_NETWORK]: 'default-res' } }),
+    differences: ['default-network-namespace'],
+    netattach: 'allowed',
+  },
   { name: 'a NAD that does not exist', pod: pod('nri-a', 'ghost', { networks: 'ghost' }), netattach: 'denied' },
-  { name: 'a malformed annotation', pod: pod('nri-a', 'malformed', { networks: 'a/b/c' }), differences: ['malformed-annotation'], netattach: 'denied' },
+  {
+    name: 'a malformed annotation',
+    pod: pod('nri-a', 'malformed', { networks: 'a/b/c' }),
+    differences: ['malformed-annotation'],
+    netattach: 'denied',
+  },
   {
     name: 'KubeVirt virt-launcher: SR-IOV interface with a MAC, hugepages',
-    pod: virtLauncher('virt-launcher-vm1-x7k2p', [{ name: 'sriov-vm', namespace: 'nri-vm', interface: 'pod37a8eec1ce1', mac: '02:00:00:00:00:01' }], '2Gi'),
+    pod: virtLauncher(
+      'virt-launcher-vm1-x7k2p',
+      [{ name: 'sriov-vm', namespace: 'nri-vm', interface: 'pod37a8eec1ce1', mac: '02:00:00:00:00:01' }],
+      '2Gi',
+    ),
     netattach: 'allowed',
     check: (t, p) => {
       t.same(p.spec.containers[0].resources.limits['openshift.io/sriov_vm'], '1');
@@ -277,7 +418,8 @@ async function resultOf(url: string, review: Obj, original: Obj): Promise<Result
   const response = (JSON.parse(r.body) as Obj).response as Obj;
   if (!response.allowed) return { outcome: 'denied', raw: r.body };
   // NRI sends the patch `null` when a pod with networks needs nothing; the apiserver applies it as empty.
-  const patch = ((response.patch ? JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8')) : null) ?? []) as fastJsonPatch.Operation[];
+  const patch = ((response.patch ? JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8')) : null) ??
+    []) as fastJsonPatch.Operation[];
   let patched: Obj;
   try {
     patched = fastJsonPatch.applyPatch(structuredClone(original), patch, true, false).newDocument;
@@ -302,8 +444,13 @@ t.before(async () => {
   for (const file of ['test/e2e/fixtures/nad-crd.yaml', 'manifests/base/crd-networkattachmentpolicy.yaml']) {
     await kubectlApply(parseManifests(await readFile(path.join(REPO, file), 'utf8')) as Obj[]);
   }
-  await cluster.kubectlOk(['wait', '--for=condition=Established', '--timeout=60s',
-    'crd/network-attachment-definitions.k8s.cni.cncf.io', 'crd/networkattachmentpolicies.netattach.io']);
+  await cluster.kubectlOk([
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    'crd/network-attachment-definitions.k8s.cni.cncf.io',
+    'crd/networkattachmentpolicies.netattach.io',
+  ]);
   await kubectlApply(['nri-a', 'nri-b', 'nri-vm'].map((n) => namespace(n)));
   for (let i = 0; ; i++) {
     try {
@@ -346,7 +493,8 @@ t.before(async () => {
 });
 
 t.teardown(async () => {
-  if (!t.passing()) process.stderr.write(`\n[e2e] failure: log tails\n${nri?.tail(60)}\n${netattach?.tail(60)}\n${cluster?.tailLogs(40)}\n`);
+  if (!t.passing())
+    process.stderr.write(`\n[e2e] failure: log tails\n${nri?.tail(60)}\n${netattach?.tail(60)}\n${cluster?.tailLogs(40)}\n`);
   await nri?.stop();
   await netattach?.close();
   await cluster?.stop();
@@ -373,11 +521,18 @@ for (const c of CASES) {
     const listed = c.differences ?? [];
     for (const id of listed) seen.add(id);
     const { unexplained, unused } = explain(deltas, listed, table);
-    t.same(unexplained, [], `every difference is listed in docs/nri-differences.json (NRI: ${fromNri.outcome}, netattach: ${fromNetattach.outcome})\nNRI answered: ${fromNri.raw.slice(0, 2000)}`);
+    t.same(
+      unexplained,
+      [],
+      `every difference is listed in docs/nri-differences.json (NRI: ${fromNri.outcome}, netattach: ${fromNetattach.outcome})\nNRI answered: ${fromNri.raw.slice(0, 2000)}`,
+    );
     t.same(unused, [], 'every listed difference shows');
   });
 }
 
 t.test('every entry of the table is shown by some pod of the corpus', async (t) => {
-  t.same(table.differences.map((d) => d.id).filter((id) => !seen.has(id)), []);
+  t.same(
+    table.differences.map((d) => d.id).filter((id) => !seen.has(id)),
+    [],
+  );
 });

@@ -107,7 +107,9 @@ async function main(): Promise<number> {
 
   t0 = Date.now();
   const draVersion = process.env.NETATTACH_E2E_DRA_VERSION || DRA_VERSION;
-  process.stderr.write(`[e2e] DRA suite: Kubernetes ${draVersion} with kube-scheduler and kube-controller-manager (first run: many minutes)\n`);
+  process.stderr.write(
+    `[e2e] DRA suite: Kubernetes ${draVersion} with kube-scheduler and kube-controller-manager (first run: many minutes)\n`,
+  );
   const draBuild = await step('bash', [path.join(root, 'test/e2e/infra/build.sh')], {
     ...process.env,
     NETATTACH_K8S_VERSION: draVersion,
@@ -123,8 +125,16 @@ async function main(): Promise<number> {
 
   t0 = Date.now();
   process.stderr.write(`[e2e] node suite: kubelet ${draVersion}, containerd, the fake device plugin (bash test/e2e/infra/build-node.sh)\n`);
-  const nodeBuild = await step('bash', [path.join(root, 'test/e2e/infra/build-node.sh')], { ...process.env, NETATTACH_K8S_VERSION: draVersion });
-  const dirs = Object.fromEntries(nodeBuild.stdout.trim().split('\n').map((l) => l.split('=', 2) as [string, string]));
+  const nodeBuild = await step('bash', [path.join(root, 'test/e2e/infra/build-node.sh')], {
+    ...process.env,
+    NETATTACH_K8S_VERSION: draVersion,
+  });
+  const dirs = Object.fromEntries(
+    nodeBuild.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('=', 2) as [string, string]),
+  );
   if (nodeBuild.code !== 0 || !dirs.bin || !dirs.parts || !dirs.cni) {
     process.stderr.write('[e2e] could not build or install the node (kubelet, containerd, device plugin); see above\n');
     return main || dra || nodeBuild.code || 1;

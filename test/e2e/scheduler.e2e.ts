@@ -84,7 +84,15 @@ async function createNode(name: string, devices: Record<string, string>): Promis
   await e.applyOk({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name } } });
   const now = new Date().toISOString();
   const amounts = { cpu: '8', memory: '16Gi', pods: '110', ...devices };
-  const status = { status: { capacity: amounts, allocatable: amounts, conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'e2e', lastHeartbeatTime: now, lastTransitionTime: now }] } };
+  const status = {
+    status: {
+      capacity: amounts,
+      allocatable: amounts,
+      conditions: [
+        { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'e2e', lastHeartbeatTime: now, lastTransitionTime: now },
+      ],
+    },
+  };
   await e.cluster.kubectlOk(['patch', 'node', name, '--subresource=status', '--type=merge', '-p', JSON.stringify(status)]);
   // TaintNodesByCondition (an admission plugin) taints a new Node not-ready; the node-lifecycle
   // controller would lift it once the kubelet reports Ready, and it does not run here.
@@ -120,14 +128,18 @@ async function createOk(pod: Obj): Promise<Obj> {
 type Placement = { node: string } | { pending: string };
 
 async function placement(ns: string, name: string): Promise<Placement> {
-  return eventually(`a scheduling decision for ${ns}/${name}`, async () => {
-    const r = await e.cluster.request('GET', `/api/v1/namespaces/${ns}/pods/${name}`);
-    const p = JSON.parse(r.body) as Obj;
-    if (p.spec?.nodeName) return { node: p.spec.nodeName as string };
-    const c = (p.status?.conditions ?? []).find((x: Obj) => x.type === 'PodScheduled');
-    if (c?.status === 'False' && c.reason === 'Unschedulable') return { pending: String(c.message).split(' preemption:')[0]! };
-    return undefined;
-  }, SCHEDULED_MS);
+  return eventually(
+    `a scheduling decision for ${ns}/${name}`,
+    async () => {
+      const r = await e.cluster.request('GET', `/api/v1/namespaces/${ns}/pods/${name}`);
+      const p = JSON.parse(r.body) as Obj;
+      if (p.spec?.nodeName) return { node: p.spec.nodeName as string };
+      const c = (p.status?.conditions ?? []).find((x: Obj) => x.type === 'PodScheduled');
+      if (c?.status === 'False' && c.reason === 'Unschedulable') return { pending: String(c.message).split(' preemption:')[0]! };
+      return undefined;
+    },
+    SCHEDULED_MS,
+  );
 }
 
 /** The scheduler's first decision for a new pod is a bind to `node`. */
@@ -137,10 +149,14 @@ async function placedOn(t: Test, ns: string, name: string, node: string): Promis
 
 /** A waiting pod is bound to `node` once the scheduler retries it (after a device was freed). */
 async function boundTo(t: Test, ns: string, name: string, node: string): Promise<void> {
-  const p = await eventually(`${ns}/${name} bound`, async () => {
-    const got = await placement(ns, name);
-    return 'node' in got ? got : undefined;
-  }, SCHEDULED_MS);
+  const p = await eventually(
+    `${ns}/${name} bound`,
+    async () => {
+      const got = await placement(ns, name);
+      return 'node' in got ? got : undefined;
+    },
+    SCHEDULED_MS,
+  );
   t.same(p, { node }, `${ns}/${name} is bound to ${node}`);
 }
 
@@ -157,7 +173,10 @@ async function deletePods(which: string[]): Promise<void> {
 }
 
 async function failedSchedulingEvents(ns: string, name: string): Promise<string[]> {
-  const r = await e.cluster.request('GET', `/api/v1/namespaces/${ns}/events?fieldSelector=${encodeURIComponent(`involvedObject.name=${name},reason=FailedScheduling`)}`);
+  const r = await e.cluster.request(
+    'GET',
+    `/api/v1/namespaces/${ns}/events?fieldSelector=${encodeURIComponent(`involvedObject.name=${name},reason=FailedScheduling`)}`,
+  );
   return ((JSON.parse(r.body) as Obj).items as Obj[]).map((ev) => String(ev.message));
 }
 
@@ -175,22 +194,42 @@ t.test('two nodes, one with the devices; NADs', async (t) => {
   await e.cluster.kubectlOk(['taint', 'node', DEVICE_NODE, DEVICE_TAINT]);
   const nads = (ns: string): Obj[] => [
     nad({ namespace: ns, name: 'sriov', config: sriovConfig('sriov'), annotations: { [RESOURCE_NAME]: NETDEVICE } }),
-    nad({ namespace: ns, name: 'sriov-rdma', config: sriovConfig('sriov-rdma'), annotations: { [RESOURCE_NAME]: `${NETDEVICE}, ${SRIOV_B}` } }),
+    nad({
+      namespace: ns,
+      name: 'sriov-rdma',
+      config: sriovConfig('sriov-rdma'),
+      annotations: { [RESOURCE_NAME]: `${NETDEVICE}, ${SRIOV_B}` },
+    }),
     nad({ namespace: ns, name: 'plain', config: macvlanConfig('plain') }),
   ];
-  await e.applyOk([namespace(NS), namespace(OFF_NS, { 'netattach.io/admission': 'disabled' }), namespace(NRI_NS, { 'netattach.io/admission': 'disabled' })]);
+  await e.applyOk([
+    namespace(NS),
+    namespace(OFF_NS, { 'netattach.io/admission': 'disabled' }),
+    namespace(NRI_NS, { 'netattach.io/admission': 'disabled' }),
+  ]);
   await e.applyOk([
     ...nads(NS),
     ...nads(NRI_NS),
-    nad({ namespace: 'kube-system', name: 'default-sriov', config: sriovConfig('default-sriov'), annotations: { [RESOURCE_NAME]: NETDEVICE } }),
+    nad({
+      namespace: 'kube-system',
+      name: 'default-sriov',
+      config: sriovConfig('default-sriov'),
+      annotations: { [RESOURCE_NAME]: NETDEVICE },
+    }),
   ]);
   // netattach's NAD cache follows its watch (the canary's NAD and these seven).
   await eventually('netattach has the NADs', async () => ((await e.netattach.metric('netattach_nad_cache_size')) >= 8 ? true : undefined));
   const nodes = await e.getJson<{ items: Obj[] }>(['nodes']);
-  t.same(nodes.items.map((n) => [n.metadata.name, n.status.allocatable[NETDEVICE] ?? '0', n.status.allocatable[SRIOV_B] ?? '0', n.spec.taints ?? []]).sort(), [
-    [PLAIN_NODE, '0', '1', []],
-    [DEVICE_NODE, '2', '1', [{ key: 'example.com/sriov-nics', value: 'true', effect: 'PreferNoSchedule' }]],
-  ].sort(), 'the device node alone has VFs; neither is tainted not-ready');
+  t.same(
+    nodes.items
+      .map((n) => [n.metadata.name, n.status.allocatable[NETDEVICE] ?? '0', n.status.allocatable[SRIOV_B] ?? '0', n.spec.taints ?? []])
+      .sort(),
+    [
+      [PLAIN_NODE, '0', '1', []],
+      [DEVICE_NODE, '2', '1', [{ key: 'example.com/sriov-nics', value: 'true', effect: 'PreferNoSchedule' }]],
+    ].sort(),
+    'the device node alone has VFs; neither is tainted not-ready',
+  );
 });
 
 t.test('injected devices: two pods on the device node, the third waits, placed once one is freed', async (t) => {
@@ -201,11 +240,19 @@ t.test('injected devices: two pods on the device node, the third waits, placed o
   }
   await createOk(podOf(NS, 'vf-3', { networks: 'sriov' }));
   const waiting = await placement(NS, 'vf-3');
-  t.match(waiting, { pending: new RegExp(`^0/2 nodes are available: 2 Insufficient ${NETDEVICE}\\.`) }, 'vf-3 waits: no node has a free device');
-  const events = await eventually('a FailedScheduling event for vf-3', async () => {
-    const got = await failedSchedulingEvents(NS, 'vf-3');
-    return got.length > 0 ? got : undefined;
-  }, SCHEDULED_MS);
+  t.match(
+    waiting,
+    { pending: new RegExp(`^0/2 nodes are available: 2 Insufficient ${NETDEVICE}\\.`) },
+    'vf-3 waits: no node has a free device',
+  );
+  const events = await eventually(
+    'a FailedScheduling event for vf-3',
+    async () => {
+      const got = await failedSchedulingEvents(NS, 'vf-3');
+      return got.length > 0 ? got : undefined;
+    },
+    SCHEDULED_MS,
+  );
   t.match(events[0], `Insufficient ${NETDEVICE}`, 'and the scheduler says so in an event');
 
   // The same selection in an excluded namespace: nothing injected, no device used.
@@ -226,7 +273,11 @@ t.test('comma-separated resourceName: one of each resource, placed where both ar
   await placedOn(t, NS, 'rdma-1', DEVICE_NODE);
   await createOk(podOf(NS, 'rdma-2', { networks: 'sriov-rdma' }));
   const waiting = await placement(NS, 'rdma-2');
-  t.same(waiting, { pending: `0/2 nodes are available: 1 Insufficient ${SRIOV_B}, 1 Insufficient ${NETDEVICE}.` }, 'rdma-2 waits: each node lacks one of the two');
+  t.same(
+    waiting,
+    { pending: `0/2 nodes are available: 1 Insufficient ${SRIOV_B}, 1 Insufficient ${NETDEVICE}.` },
+    'rdma-2 waits: each node lacks one of the two',
+  );
   // Each resource is counted on its own: the device node's second VF is still free.
   await createOk(podOf(NS, 'vf-only', { networks: 'sriov' }));
   await placedOn(t, NS, 'vf-only', DEVICE_NODE);
@@ -234,13 +285,17 @@ t.test('comma-separated resourceName: one of each resource, placed where both ar
   await boundTo(t, NS, 'rdma-2', DEVICE_NODE);
 });
 
-t.test('default network: its NAD\'s devices count with the secondary networks\'', async (t) => {
+t.test("default network: its NAD's devices count with the secondary networks'", async (t) => {
   const first = await createOk(podOf(NS, 'default-1', { defaultNetwork: 'kube-system/default-sriov' }));
-  t.same(deviceRequests(first), [{ [NETDEVICE]: '1' }], 'the default network\'s device injected');
+  t.same(deviceRequests(first), [{ [NETDEVICE]: '1' }], "the default network's device injected");
   await placedOn(t, NS, 'default-1', DEVICE_NODE);
   const second = await createOk(podOf(NS, 'default-2', { defaultNetwork: 'kube-system/default-sriov', networks: 'sriov' }));
   t.same(deviceRequests(second), [{ [NETDEVICE]: '2' }], 'default network and one selection: two devices');
-  t.match(await placement(NS, 'default-2'), { pending: new RegExp(`Insufficient ${NETDEVICE}`) }, 'default-2 waits: one device is left, it needs two');
+  t.match(
+    await placement(NS, 'default-2'),
+    { pending: new RegExp(`Insufficient ${NETDEVICE}`) },
+    'default-2 waits: one device is left, it needs two',
+  );
   await deletePods(['-n', NS, 'default-1']);
   await boundTo(t, NS, 'default-2', DEVICE_NODE);
 });
@@ -256,13 +311,28 @@ interface Scenario {
 }
 
 const SCENARIOS: Scenario[] = [
-  { name: 'one network, three pods', pods: [{ networks: 'sriov' }, { networks: 'sriov' }, { networks: 'sriov' }], netattach: ['device', 'device', 'pending'] },
-  { name: 'a network twice in one pod, then once more', pods: [{ networks: 'sriov,sriov' }, { networks: 'sriov' }], netattach: ['device', 'pending'] },
+  {
+    name: 'one network, three pods',
+    pods: [{ networks: 'sriov' }, { networks: 'sriov' }, { networks: 'sriov' }],
+    netattach: ['device', 'device', 'pending'],
+  },
+  {
+    name: 'a network twice in one pod, then once more',
+    pods: [{ networks: 'sriov,sriov' }, { networks: 'sriov' }],
+    netattach: ['device', 'pending'],
+  },
   { name: 'a network without a resourceName', pods: [{ networks: 'plain' }], netattach: ['plain'] },
-  { name: 'default network, then default and one network', pods: [{ defaultNetwork: 'kube-system/default-sriov' }, { defaultNetwork: 'kube-system/default-sriov', networks: 'sriov' }], netattach: ['device', 'pending'] },
+  {
+    name: 'default network, then default and one network',
+    pods: [{ defaultNetwork: 'kube-system/default-sriov' }, { defaultNetwork: 'kube-system/default-sriov', networks: 'sriov' }],
+    netattach: ['device', 'pending'],
+  },
   {
     name: 'comma-separated resourceName',
-    pods: [{ networks: 'sriov-rdma', differences: ['comma-resource-name'] }, { networks: 'sriov-rdma', differences: ['comma-resource-name'] }],
+    pods: [
+      { networks: 'sriov-rdma', differences: ['comma-resource-name'] },
+      { networks: 'sriov-rdma', differences: ['comma-resource-name'] },
+    ],
     netattach: ['device', 'pending'],
   },
   {
@@ -270,7 +340,11 @@ const SCENARIOS: Scenario[] = [
     pods: [{ networks: 'sriov,sriov', asks: '1', differences: ['raise-user-value'] }, { networks: 'sriov' }],
     netattach: ['device', 'pending'],
   },
-  { name: 'default network without a namespace', pods: [{ defaultNetwork: 'default-sriov', differences: ['default-network-namespace'] }], netattach: ['device'] },
+  {
+    name: 'default network without a namespace',
+    pods: [{ defaultNetwork: 'default-sriov', differences: ['default-network-namespace'] }],
+    netattach: ['device'],
+  },
 ];
 
 interface Outcome {
@@ -280,7 +354,9 @@ interface Outcome {
   placement?: Placement;
 }
 
-const mutated = (pod: Obj): Outcome['pod'] => ({ spec: { containers: (pod.spec.containers as Obj[]).map((c) => ({ resources: c.resources })) } });
+const mutated = (pod: Obj): Outcome['pod'] => ({
+  spec: { containers: (pod.spec.containers as Obj[]).map((c) => ({ resources: c.resources })) },
+});
 
 /** netattach's side: created through the apiserver, so through the real webhooks. */
 async function throughNetattach(name: string, o: PodOptions): Promise<Outcome> {
@@ -299,7 +375,8 @@ async function throughNri(name: string, o: PodOptions): Promise<Outcome> {
   if (r.status !== 200) return { outcome: `HTTP ${r.status}` };
   const response = (JSON.parse(r.body) as Obj).response as Obj;
   if (!response.allowed) return { outcome: 'denied' };
-  const patch = ((response.patch ? JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8')) : null) ?? []) as fastJsonPatch.Operation[];
+  const patch = ((response.patch ? JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8')) : null) ??
+    []) as fastJsonPatch.Operation[];
   const patched = fastJsonPatch.applyPatch(structuredClone(object), patch, true, false).newDocument;
   delete patched.metadata.resourceVersion;
   const c = await create(patched);
@@ -308,7 +385,15 @@ async function throughNri(name: string, o: PodOptions): Promise<Outcome> {
 }
 
 const shortPlacement = (o: Outcome): string =>
-  o.outcome === 'denied' ? 'denied' : !o.placement ? 'refused' : 'pending' in o.placement ? 'pending' : o.placement.node === DEVICE_NODE ? 'device' : 'plain';
+  o.outcome === 'denied'
+    ? 'denied'
+    : !o.placement
+      ? 'refused'
+      : 'pending' in o.placement
+        ? 'pending'
+        : o.placement.node === DEVICE_NODE
+          ? 'device'
+          : 'plain';
 
 t.test('network-resources-injector: the same selections, the same placements', async (t) => {
   nri = new Nri({ bin: await nriBinary(), ...(await nriOptionsFor(e)) });
@@ -326,7 +411,11 @@ t.test('network-resources-injector: the same selections, the same placements', a
       for (const [i, o] of s.pods.entries()) fromNri.push(await throughNri(names[i]!, o));
       await deletePods(['-n', NRI_NS, '--all']);
 
-      t.same(fromNetattach.map(shortPlacement), s.netattach, `netattach: ${JSON.stringify(fromNetattach.map((o) => o.placement ?? o.outcome))}`);
+      t.same(
+        fromNetattach.map(shortPlacement),
+        s.netattach,
+        `netattach: ${JSON.stringify(fromNetattach.map((o) => o.placement ?? o.outcome))}`,
+      );
       // Placements must agree while every pod so far was mutated alike; after a listed difference
       // in the mutation, the pods that follow see other free devices and may be placed otherwise.
       let alike = true;

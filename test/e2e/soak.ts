@@ -66,40 +66,83 @@ async function main(): Promise<number> {
     await e.applyOk([
       namespace('soak'),
       nad({ namespace: 'soak', name: 'ib', config: ibConfig('ib') }),
-      policy('soak-fabric', { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'soak' } }, rules: { uniqueAddresses: { 'infiniband-guid': 'Cluster' } } }),
+      policy('soak-fabric', {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'soak' } },
+        rules: { uniqueAddresses: { 'infiniband-guid': 'Cluster' } },
+      }),
     ]);
-    for (let i = 0; i < 100 && (await e.netattach.metric('netattach_policies_loaded', { source: 'cluster' })) < 1; i++) await new Promise((r) => setTimeout(r, 200));
+    for (let i = 0; i < 100 && (await e.netattach.metric('netattach_policies_loaded', { source: 'cluster' })) < 1; i++)
+      await new Promise((r) => setTimeout(r, 200));
 
     const agent = new https.Agent({ keepAlive: true, maxSockets: 64, ca: e.caPem });
     const url = new URL(`${e.netattach.url}/validate`);
     let n = 0;
     const review = (): string => {
       const k = ++n;
-      const networks = [{ name: 'ib', ...(k % 10 === 0 ? { 'infiniband-guid': `00:00:00:00:00:${((k >> 16) & 0xff).toString(16).padStart(2, '0')}:${((k >> 8) & 0xff).toString(16).padStart(2, '0')}:${(k & 0xff).toString(16).padStart(2, '0')}` } : {}) }];
-      const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: `soak-${k}`, namespace: 'soak', uid: `uid-${k}`, annotations: { 'k8s.v1.cni.cncf.io/networks': JSON.stringify(networks) } }, spec: { containers: [{ name: 'c', image: 'pause' }] } };
+      const networks = [
+        {
+          name: 'ib',
+          ...(k % 10 === 0
+            ? {
+                'infiniband-guid': `00:00:00:00:00:${((k >> 16) & 0xff).toString(16).padStart(2, '0')}:${((k >> 8) & 0xff).toString(16).padStart(2, '0')}:${(k & 0xff).toString(16).padStart(2, '0')}`,
+              }
+            : {}),
+        },
+      ];
+      const pod = {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          name: `soak-${k}`,
+          namespace: 'soak',
+          uid: `uid-${k}`,
+          annotations: { 'k8s.v1.cni.cncf.io/networks': JSON.stringify(networks) },
+        },
+        spec: { containers: [{ name: 'c', image: 'pause' }] },
+      };
       return JSON.stringify({
         apiVersion: 'admission.k8s.io/v1',
         kind: 'AdmissionReview',
-        request: { uid: `r-${k}`, kind: { group: '', version: 'v1', kind: 'Pod' }, resource: { group: '', version: 'v1', resource: 'pods' }, name: `soak-${k}`, namespace: 'soak', operation: 'CREATE', userInfo: { username: 'soak' }, object: pod, oldObject: null, dryRun: false },
+        request: {
+          uid: `r-${k}`,
+          kind: { group: '', version: 'v1', kind: 'Pod' },
+          resource: { group: '', version: 'v1', resource: 'pods' },
+          name: `soak-${k}`,
+          namespace: 'soak',
+          operation: 'CREATE',
+          userInfo: { username: 'soak' },
+          object: pod,
+          oldObject: null,
+          dryRun: false,
+        },
       });
     };
     const send = (stats: Stats): void => {
       stats.sent++;
       const body = review();
       const t0 = performance.now();
-      const req = https.request(url, { method: 'POST', agent, timeout: 10_000, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (d: string) => (text += d));
-        res.on('end', () => {
-          stats.ms.push(performance.now() - t0);
-          if (res.statusCode !== 200) return void stats.failed++;
-          const r = (JSON.parse(text) as { response: { allowed: boolean; status?: { code?: number; message?: string } } }).response;
-          if (r.allowed) return;
-          if (r.status?.code === 503 && /could not be claimed/.test(r.status.message ?? '')) stats.claim503++;
-          else if (r.status?.code === 500) stats.failed++;
-          else stats.otherDenied++;
-        });
-      });
+      const req = https.request(
+        url,
+        {
+          method: 'POST',
+          agent,
+          timeout: 10_000,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (d: string) => (text += d));
+          res.on('end', () => {
+            stats.ms.push(performance.now() - t0);
+            if (res.statusCode !== 200) return void stats.failed++;
+            const r = (JSON.parse(text) as { response: { allowed: boolean; status?: { code?: number; message?: string } } }).response;
+            if (r.allowed) return;
+            if (r.status?.code === 503 && /could not be claimed/.test(r.status.message ?? '')) stats.claim503++;
+            else if (r.status?.code === 500) stats.failed++;
+            else stats.otherDenied++;
+          });
+        },
+      );
       req.on('timeout', () => req.destroy(new Error('timeout')));
       req.on('error', () => void stats.failed++);
       req.end(body);
@@ -125,7 +168,10 @@ async function main(): Promise<number> {
           },
           () => void stats.notReady++,
         );
-        void e.netattach.metric('netattach_address_claims').then((c) => void stats.claims.push(c), () => {});
+        void e.netattach.metric('netattach_address_claims').then(
+          (c) => void stats.claims.push(c),
+          () => {},
+        );
       }, 1000);
       await new Promise((r) => setTimeout(r, phase.seconds * 1000));
       clearInterval(pacer);
@@ -142,7 +188,9 @@ async function main(): Promise<number> {
     ];
     for (const { name, stats: s } of results) {
       const range = (v: number[]): string => (v.length ? `${Math.min(...v).toFixed(0)}-${Math.max(...v).toFixed(0)}` : '-');
-      lines.push(`| ${name} | ${s.sent} | ${s.failed} | ${s.claim503} | ${percentile(s.ms, 50).toFixed(1)} / ${percentile(s.ms, 99).toFixed(1)} | ${s.notReady} / ${s.degraded} of ${s.rss.length} | ${range(s.rss)} | ${range(s.claims)} |`);
+      lines.push(
+        `| ${name} | ${s.sent} | ${s.failed} | ${s.claim503} | ${percentile(s.ms, 50).toFixed(1)} / ${percentile(s.ms, 99).toFixed(1)} | ${s.notReady} / ${s.degraded} of ${s.rss.length} | ${range(s.rss)} | ${range(s.claims)} |`,
+      );
       if (s.failed > 0 || s.notReady > 0) code = 1;
     }
     const warned = /MaxListenersExceededWarning/.test(e.netattach.readLog());

@@ -23,7 +23,18 @@ import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import tls from 'node:tls';
-import { CERT_SANS, SecretVolume, eventually, freePort, isWebhookConfig, kustomize, run, startE2e, deploymentEnv, type E2e } from './lib/env.js';
+import {
+  CERT_SANS,
+  SecretVolume,
+  eventually,
+  freePort,
+  isWebhookConfig,
+  kustomize,
+  run,
+  startE2e,
+  deploymentEnv,
+  type E2e,
+} from './lib/env.js';
 import { MAIN, Netattach, REPO, httpGet } from './lib/netattach.js';
 import { namespace, nad, pod, policy, sriovConfig } from './lib/objects.js';
 import { rewriteWebhookConfigs } from './infra/webhook.js';
@@ -69,7 +80,8 @@ function rolloutSettings(objects: Obj[], serveHelp: string): RolloutSettings {
   const pdb = find('PodDisruptionBudget');
   const c = d.spec.template.spec.containers[0];
   const int = (what: string, v: unknown): number => {
-    if (typeof v !== 'number' || !Number.isInteger(v)) throw new Error(`${what}: Invalid value: ${JSON.stringify(v)}: this test models whole numbers only`);
+    if (typeof v !== 'number' || !Number.isInteger(v))
+      throw new Error(`${what}: Invalid value: ${JSON.stringify(v)}: this test models whole numbers only`);
     return v;
   };
   const grace = /--shutdown-grace DURATION[^\n]*\((\d+)s\)/.exec(serveHelp);
@@ -79,7 +91,10 @@ function rolloutSettings(objects: Obj[], serveHelp: string): RolloutSettings {
     replicas: int('spec.replicas', d.spec.replicas),
     maxSurge: int('spec.strategy.rollingUpdate.maxSurge', d.spec.strategy?.rollingUpdate?.maxSurge),
     maxUnavailable: int('spec.strategy.rollingUpdate.maxUnavailable', d.spec.strategy?.rollingUpdate?.maxUnavailable),
-    terminationGracePeriodSeconds: int('spec.template.spec.terminationGracePeriodSeconds', d.spec.template.spec.terminationGracePeriodSeconds),
+    terminationGracePeriodSeconds: int(
+      'spec.template.spec.terminationGracePeriodSeconds',
+      d.spec.template.spec.terminationGracePeriodSeconds,
+    ),
     preStopSleepSeconds: int('containers[0].lifecycle.preStop.sleep.seconds', c.lifecycle?.preStop?.sleep?.seconds ?? 0),
     startupPeriodSeconds: int('containers[0].startupProbe.periodSeconds', c.startupProbe?.periodSeconds),
     readinessPath: c.readinessProbe.httpGet.path,
@@ -228,8 +243,16 @@ async function roll(to: Version): Promise<{ terminations: Termination[]; maxPods
     const fresh = await startReplica(to);
     maxPods = Math.max(maxPods, live().length);
     // The Deployment waits for readiness up to its progressDeadlineSeconds (600 s); 3 minutes here.
-    await eventually(`${fresh.name} ready`, async () => (fresh.ready ? true : !fresh.n.running ? Promise.reject(new Error(`${fresh.name} exited\n${fresh.n.tail(40)}`)) : undefined), 180_000).catch(async (err: Error) => {
-      const why = await httpGet(`${fresh.n.healthUrl}${settings.readinessPath}?verbose`).catch((e: Error) => ({ status: 0, body: e.message }));
+    await eventually(
+      `${fresh.name} ready`,
+      async () =>
+        fresh.ready ? true : !fresh.n.running ? Promise.reject(new Error(`${fresh.name} exited\n${fresh.n.tail(40)}`)) : undefined,
+      180_000,
+    ).catch(async (err: Error) => {
+      const why = await httpGet(`${fresh.n.healthUrl}${settings.readinessPath}?verbose`).catch((e: Error) => ({
+        status: 0,
+        body: e.message,
+      }));
       throw new Error(`${err.message}; last ${settings.readinessPath}: ${why.status} ${why.body}`);
     });
     readyAfter.push(`${fresh.name} ${fresh.readyAt! - fresh.startedAt} ms`);
@@ -254,9 +277,17 @@ interface Outcome {
   at: number;
 }
 
-const load = { running: false, phase: 'steady', next: 0, outcomes: [] as Outcome[], createdMacs: [] as string[], workers: [] as Array<Promise<void>> };
+const load = {
+  running: false,
+  phase: 'steady',
+  next: 0,
+  outcomes: [] as Outcome[],
+  createdMacs: [] as string[],
+  workers: [] as Array<Promise<void>>,
+};
 
-const macOf = (k: number): string => `02:00:00:${[(k >> 16) & 0xff, (k >> 8) & 0xff, k & 0xff].map((b) => b.toString(16).padStart(2, '0')).join(':')}`;
+const macOf = (k: number): string =>
+  `02:00:00:${[(k >> 16) & 0xff, (k >> 8) & 0xff, k & 0xff].map((b) => b.toString(16).padStart(2, '0')).join(':')}`;
 
 async function createOne(): Promise<void> {
   const k = load.next++;
@@ -291,7 +322,9 @@ function startLoad(): void {
 function judge(phase: string) {
   const mine = load.outcomes.filter((o) => o.phase === phase);
   const created = mine.filter((o) => o.status === 201);
-  const duplicateDenied = mine.filter((o) => o.kind === 'MAC of a created pod' && o.status === 403 && /MAC [0-9a-f:]+ is already used by pod e2e-upg\/p-\d+/i.test(o.body));
+  const duplicateDenied = mine.filter(
+    (o) => o.kind === 'MAC of a created pod' && o.status === 403 && /MAC [0-9a-f:]+ is already used by pod e2e-upg\/p-\d+/i.test(o.body),
+  );
   // A refusal that names no webhook came from the API server (or its storage) before or after
   // admission: its own 429 or timeout, a connection the test client could not make.
   const apiserverRefused = mine.filter((o) => o.status !== 201 && !duplicateDenied.includes(o) && !/webhook|netattach/i.test(o.body));
@@ -302,21 +335,38 @@ function judge(phase: string) {
 function reportPhase(t: Test, phase: string, rolled?: Awaited<ReturnType<typeof roll>>): void {
   const j = judge(phase);
   const count = (k: Kind): string => `${j.mine.filter((o) => o.kind === k).length} ${k}`;
-  t.comment(`${phase}: ${j.mine.length} creates (${count('no address')}, ${count('unique MAC')}, ${count('MAC of a created pod')}): ${j.created.length} created, ${j.duplicateDenied.length} denied as duplicates, ${j.apiserverRefused.length} refused by the API server itself, ${j.failed.length} failed`);
+  t.comment(
+    `${phase}: ${j.mine.length} creates (${count('no address')}, ${count('unique MAC')}, ${count('MAC of a created pod')}): ${j.created.length} created, ${j.duplicateDenied.length} denied as duplicates, ${j.apiserverRefused.length} refused by the API server itself, ${j.failed.length} failed`,
+  );
   for (const o of j.apiserverRefused) t.comment(`  refused by the API server: ${o.name} ${o.status} ${o.body.slice(0, 300)}`);
   if (rolled) {
-    t.comment(`  roll: ${rolled.ms} ms, at most ${rolled.maxPods} replicas running; new replicas ready after ${rolled.readyAfter.join(', ')}`);
+    t.comment(
+      `  roll: ${rolled.ms} ms, at most ${rolled.maxPods} replicas running; new replicas ready after ${rolled.readyAfter.join(', ')}`,
+    );
     for (const x of rolled.terminations) {
-      t.comment(`  ${x.name}: SIGTERM ${x.sigtermAt - x.deletedAt} ms after deletion, exited ${x.exitedAt - x.sigtermAt} ms after SIGTERM (code ${x.exitCode}); answered ${x.answeredAfterDelete} chunks after deletion, ${x.answeredAfterSigterm} after SIGTERM`);
+      t.comment(
+        `  ${x.name}: SIGTERM ${x.sigtermAt - x.deletedAt} ms after deletion, exited ${x.exitedAt - x.sigtermAt} ms after SIGTERM (code ${x.exitCode}); answered ${x.answeredAfterDelete} chunks after deletion, ${x.answeredAfterSigterm} after SIGTERM`,
+      );
     }
   }
-  t.same(j.failed.map((o) => `${o.name} (${o.kind}): ${o.status} ${o.body.slice(0, 500)}`), [], 'no create failed because of netattach');
+  t.same(
+    j.failed.map((o) => `${o.name} (${o.kind}): ${o.status} ${o.body.slice(0, 500)}`),
+    [],
+    'no create failed because of netattach',
+  );
   t.ok(j.created.length >= 10, `creates went through during the ${phase} (${j.created.length})`);
-  t.equal(j.mine.filter((o) => o.kind === 'MAC of a created pod' && o.status === 201).length, 0, 'no create reusing a created pod\'s MAC was admitted');
+  t.equal(
+    j.mine.filter((o) => o.kind === 'MAC of a created pod' && o.status === 201).length,
+    0,
+    "no create reusing a created pod's MAC was admitted",
+  );
   if (rolled) {
     for (const x of rolled.terminations) {
       t.equal(x.exitCode, 0, `${x.name} drained and exited 0 after SIGTERM`);
-      t.ok(x.exitedAt - x.deletedAt <= settings.terminationGracePeriodSeconds * 1000, `${x.name} gone ${x.exitedAt - x.deletedAt} ms after deletion, within terminationGracePeriodSeconds`);
+      t.ok(
+        x.exitedAt - x.deletedAt <= settings.terminationGracePeriodSeconds * 1000,
+        `${x.name} gone ${x.exitedAt - x.deletedAt} ms after deletion, within terminationGracePeriodSeconds`,
+      );
     }
     t.ok(rolled.maxPods <= settings.replicas + settings.maxSurge, `never more than replicas + maxSurge running (${rolled.maxPods})`);
   }
@@ -324,9 +374,15 @@ function reportPhase(t: Test, phase: string, rolled?: Awaited<ReturnType<typeof 
 
 /** Claim Leases: address and holder. */
 async function claims(): Promise<Array<{ address: string; holder: string }>> {
-  const r = await e.cluster.request('GET', `/apis/coordination.k8s.io/v1/namespaces/${CLAIMS}/leases?labelSelector=netattach.io%2Faddress-claim%3Dtrue`);
+  const r = await e.cluster.request(
+    'GET',
+    `/apis/coordination.k8s.io/v1/namespaces/${CLAIMS}/leases?labelSelector=netattach.io%2Faddress-claim%3Dtrue`,
+  );
   const items = (JSON.parse(r.body) as { items: Array<{ metadata: { annotations: Record<string, string> } }> }).items;
-  return items.map((i) => ({ address: i.metadata.annotations['netattach.io/address']!.toLowerCase(), holder: i.metadata.annotations['netattach.io/holder']! }));
+  return items.map((i) => ({
+    address: i.metadata.annotations['netattach.io/address']!.toLowerCase(),
+    holder: i.metadata.annotations['netattach.io/holder']!,
+  }));
 }
 
 /** The certificate a replica presents to a new connection. */
@@ -383,15 +439,26 @@ t.before(async () => {
   proxy = new ServiceProxy([]);
   const proxyPort = await proxy.start();
   for (let i = 0; i < settings.replicas; i++) await startReplica(v1);
-  await eventually('the first replicas ready and in the Service', async () => (proxy.current.length === settings.replicas ? true : undefined), 60_000);
-  await e.applyOk(rewriteWebhookConfigs(e.base.filter(isWebhookConfig), `https://127.0.0.1:${proxyPort}`, e.caPem) as unknown as Obj[], ['--force-conflicts']);
+  await eventually(
+    'the first replicas ready and in the Service',
+    async () => (proxy.current.length === settings.replicas ? true : undefined),
+    60_000,
+  );
+  await e.applyOk(rewriteWebhookConfigs(e.base.filter(isWebhookConfig), `https://127.0.0.1:${proxyPort}`, e.caPem) as unknown as Obj[], [
+    '--force-conflicts',
+  ]);
   await e.applyOk([
     namespace(NS),
     nad({ namespace: NS, name: 'sriov', config: sriovConfig('sriov') }),
-    policy('e2e-upg-macs', { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': NS } }, rules: { uniqueAddresses: { mac: 'Network' } } }),
+    policy('e2e-upg-macs', {
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': NS } },
+      rules: { uniqueAddresses: { mac: 'Network' } },
+    }),
   ]);
   for (const r of live()) {
-    await eventually(`policy in force in ${r.name}`, async () => ((await r.n.metric('netattach_policies_loaded', { source: 'cluster' })) >= 1 ? true : undefined));
+    await eventually(`policy in force in ${r.name}`, async () =>
+      (await r.n.metric('netattach_policies_loaded', { source: 'cluster' })) >= 1 ? true : undefined,
+    );
   }
   const warm = await e.cluster.request('POST', `/api/v1/namespaces/${NS}/pods`, pod(NS, 'warm', [{ name: 'sriov' }]));
   if (warm.status !== 201) throw new Error(`warm-up pod: ${warm.status} ${warm.body}`);
@@ -404,7 +471,8 @@ t.before(async () => {
 t.teardown(async () => {
   load.running = false;
   await Promise.all(load.workers);
-  if (e && !t.passing()) process.stderr.write(`\n[e2e] failure: log tails\n${e.tails(60)}\n${replicas.map((r) => r.n.tail(60)).join('\n')}\n`);
+  if (e && !t.passing())
+    process.stderr.write(`\n[e2e] failure: log tails\n${e.tails(60)}\n${replicas.map((r) => r.n.tail(60)).join('\n')}\n`);
   for (const r of replicas) {
     r.probing = false;
     await r.n.close();
@@ -418,7 +486,10 @@ t.test('rolled replica by replica to a new build while pods are created: no crea
   const rolled = await roll(v2);
   await sleep(2_000);
   reportPhase(t, 'build roll', rolled);
-  t.ok(live().every((r) => cmdline(r).includes(v2.main)), `the replicas run ${v2.label}`);
+  t.ok(
+    live().every((r) => cmdline(r).includes(v2.main)),
+    `the replicas run ${v2.label}`,
+  );
   t.equal(live().length, settings.replicas);
 });
 
@@ -430,11 +501,19 @@ t.test('a new CA and serving certificate, then the monthly renewal, while pods a
   const overlay = await kustomize(e.cluster, 'manifests');
   await e.applyOk(overlay.filter((o) => (o.metadata as Obj).name === 'netattach-certs' && o.kind !== 'Job' && o.kind !== 'CronJob'));
   const work = path.join(e.cluster.workDir, 'upgrade-certs');
-  const env = { KUBECONFIG: await e.kubeconfigFor('netattach-system', 'netattach-certs'), PATH: `${e.cluster.binDir}:${process.env.PATH ?? ''}`, HOME: work };
+  const env = {
+    KUBECONFIG: await e.kubeconfigFor('netattach-system', 'netattach-certs'),
+    PATH: `${e.cluster.binDir}:${process.env.PATH ?? ''}`,
+    HOME: work,
+  };
   const script = path.join(REPO, 'manifests/overlays/self-signed/publish-certs.sh');
   const bundle = async (): Promise<string[]> => {
     const v = await e.getJson<{ webhooks: Array<{ clientConfig: { caBundle: string } }> }>(['validatingwebhookconfiguration', 'netattach']);
-    return Buffer.from(v.webhooks[0]!.clientConfig.caBundle, 'base64').toString().match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? [];
+    return (
+      Buffer.from(v.webhooks[0]!.clientConfig.caBundle, 'base64')
+        .toString()
+        .match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? []
+    );
   };
   const job = async (name: string): Promise<{ serial: string; ca: string }> => {
     const t0 = Date.now();
@@ -442,7 +521,10 @@ t.test('a new CA and serving certificate, then the monthly renewal, while pods a
     await mkdir(dir, { recursive: true });
     for (const [cmd, args] of [
       ['bash', [script, 'fetch-ca', dir]],
-      [process.execPath, [MAIN, 'certs', '--out', dir, '--force', '--service', 'netattach', '--namespace', 'netattach-system', ...CERT_SANS]],
+      [
+        process.execPath,
+        [MAIN, 'certs', '--out', dir, '--force', '--service', 'netattach', '--namespace', 'netattach-system', ...CERT_SANS],
+      ],
       ['bash', [script, 'publish', dir]],
     ] as Array<[string, string[]]>) {
       const r = await run(cmd, args, { env });
@@ -460,8 +542,11 @@ t.test('a new CA and serving certificate, then the monthly renewal, while pods a
       await sleep(KUBELET_SECRET_STAGGER_MS);
       await r.volume.swapIn(secretDir);
     }
-    for (const r of targets) await eventually(`${r.name} serves ${serial}`, async () => ((await servedSerial(r.port)) === serial ? true : undefined), 30_000);
-    t.comment(`${name}: the overlay's steps took ${published - t0} ms; every replica served the new certificate ${Date.now() - published} ms later (volumes updated ${KUBELET_SECRET_STAGGER_MS} ms apart)`);
+    for (const r of targets)
+      await eventually(`${r.name} serves ${serial}`, async () => ((await servedSerial(r.port)) === serial ? true : undefined), 30_000);
+    t.comment(
+      `${name}: the overlay's steps took ${published - t0} ms; every replica served the new certificate ${Date.now() - published} ms later (volumes updated ${KUBELET_SECRET_STAGGER_MS} ms apart)`,
+    );
     return { serial, ca: await readFile(path.join(secretDir, 'ca.crt'), 'utf8') };
   };
   const before = await Promise.all(live().map((r) => servedSerial(r.port)));
@@ -474,7 +559,11 @@ t.test('a new CA and serving certificate, then the monthly renewal, while pods a
   await sleep(2_000);
   const renewed = await job('renewal');
   const after = await bundle();
-  t.same(after.map((c) => c.trim()), [replaced.ca.trim()], 'after the renewal caBundle holds the new CA alone');
+  t.same(
+    after.map((c) => c.trim()),
+    [replaced.ca.trim()],
+    'after the renewal caBundle holds the new CA alone',
+  );
   t.not(renewed.serial, replaced.serial, 'renewed: another certificate');
   await sleep(2_000);
   reportPhase(t, 'certificate change');
@@ -486,49 +575,90 @@ t.test('rolled replica by replica to new flags while pods are created: no create
   const rolled = await roll({ ...v2, label: `${v2.label} ${flags.join(' ')}`, args: [...v2.args, ...flags] });
   await sleep(2_000);
   reportPhase(t, 'flag roll', rolled);
-  t.ok(live().every((r) => flags.every((f) => cmdline(r).includes(f))), `the replicas run with ${flags.join(' ')}`);
+  t.ok(
+    live().every((r) => flags.every((f) => cmdline(r).includes(f))),
+    `the replicas run with ${flags.join(' ')}`,
+  );
 });
 
-t.test('through the three rolls: every created pod\'s MAC claimed exactly once, no MAC admitted twice, the Service never empty', async (t) => {
-  load.running = false;
-  await Promise.all(load.workers);
-  const all = load.outcomes;
-  const createdWithMac = new Map(all.filter((o) => o.status === 201 && o.mac).map((o) => [`${NS}/${o.name}`, o.mac!]));
-  // Claims of creates refused after their claim are swept once the pending bound has passed.
-  const settled = await eventually(
-    'one claim per created pod with a MAC, and none other',
-    async () => {
+t.test(
+  "through the three rolls: every created pod's MAC claimed exactly once, no MAC admitted twice, the Service never empty",
+  async (t) => {
+    load.running = false;
+    await Promise.all(load.workers);
+    const all = load.outcomes;
+    const createdWithMac = new Map(all.filter((o) => o.status === 201 && o.mac).map((o) => [`${NS}/${o.name}`, o.mac!]));
+    // Claims of creates refused after their claim are swept once the pending bound has passed.
+    const settled = await eventually(
+      'one claim per created pod with a MAC, and none other',
+      async () => {
+        const held = (await claims()).filter((c) => c.holder.startsWith(`${NS}/p-`));
+        return held.length === createdWithMac.size && held.every((c) => createdWithMac.has(c.holder)) ? held : undefined;
+      },
+      60_000,
+    ).catch(async (err: Error) => {
       const held = (await claims()).filter((c) => c.holder.startsWith(`${NS}/p-`));
-      return held.length === createdWithMac.size && held.every((c) => createdWithMac.has(c.holder)) ? held : undefined;
-    },
-    60_000,
-  ).catch(async (err: Error) => {
-    const held = (await claims()).filter((c) => c.holder.startsWith(`${NS}/p-`));
-    t.comment(`claims: ${held.length}, created pods with a MAC: ${createdWithMac.size}; missing ${[...createdWithMac.keys()].filter((h) => !held.some((c) => c.holder === h)).slice(0, 10).join(' ')}; extra ${held.filter((c) => !createdWithMac.has(c.holder)).slice(0, 10).map((c) => c.holder).join(' ')}`);
-    throw err;
-  });
-  t.equal(new Set(settled.map((c) => c.address)).size, settled.length, 'no address claimed twice');
-  t.ok(settled.every((c) => c.address === createdWithMac.get(c.holder)), 'each claim holds its pod\'s own MAC');
-  // What the API server stored: one pod per MAC, exactly the pods answered 201.
-  const stored = JSON.parse((await e.cluster.request('GET', `/api/v1/namespaces/${NS}/pods`)).body) as { items: Array<{ metadata: { name: string; annotations?: Record<string, string> } }> };
-  const byMac = new Map<string, string[]>();
-  for (const p of stored.items) {
-    const nets = JSON.parse(p.metadata.annotations?.['k8s.v1.cni.cncf.io/networks'] ?? '[]') as Array<{ mac?: string }>;
-    for (const n of nets) if (n.mac) byMac.set(n.mac, [...(byMac.get(n.mac) ?? []), p.metadata.name]);
-  }
-  t.same([...byMac].filter(([, pods]) => pods.length > 1), [], 'no two stored pods with one MAC');
-  t.same(
-    stored.items.map((p) => p.metadata.name).filter((n) => n.startsWith('p-')).sort(),
-    all.filter((o) => o.status === 201).map((o) => o.name).sort(),
-    'the API server stored exactly the pods answered 201',
-  );
-  const sizes = proxy.history.slice(rollsFrom).map((h) => h.endpoints.length);
-  t.comment(`${all.length} creates in all (${all.filter((o) => o.status === 201).length} created, ${settled.length} MAC claims); endpoint set sizes during the rolls: ${Math.min(...sizes)}-${Math.max(...sizes)} over ${sizes.length} changes`);
-  t.ok(Math.min(...sizes) >= settings.replicas - settings.maxUnavailable, `the Service never had fewer than replicas - maxUnavailable endpoints (${Math.min(...sizes)})`);
-  t.same(proxy.rejected, [], 'no connection found the Service empty');
-  t.same(proxy.refused, [], 'no connection was sent to a replica that no longer listened (preStop outlasts the endpoint lag)');
-  t.same(readinessLost, [], 'no ready replica failed a readiness probe');
-  t.ok(settings.preStopSleepSeconds * 1000 > ENDPOINT_LAG_MS, `preStop (${settings.preStopSleepSeconds} s) outlasts the endpoint lag modelled (${ENDPOINT_LAG_MS} ms)`);
-  t.ok(settings.preStopSleepSeconds + settings.shutdownGraceSeconds <= settings.terminationGracePeriodSeconds, `preStop + shutdown grace (${settings.preStopSleepSeconds} + ${settings.shutdownGraceSeconds} s) fit terminationGracePeriodSeconds (${settings.terminationGracePeriodSeconds} s)`);
-  t.ok(settings.pdbMinAvailable <= settings.replicas - settings.maxUnavailable, 'the PDB does not block what a roll leaves available');
-});
+      t.comment(
+        `claims: ${held.length}, created pods with a MAC: ${createdWithMac.size}; missing ${[...createdWithMac.keys()]
+          .filter((h) => !held.some((c) => c.holder === h))
+          .slice(0, 10)
+          .join(' ')}; extra ${held
+          .filter((c) => !createdWithMac.has(c.holder))
+          .slice(0, 10)
+          .map((c) => c.holder)
+          .join(' ')}`,
+      );
+      throw err;
+    });
+    t.equal(new Set(settled.map((c) => c.address)).size, settled.length, 'no address claimed twice');
+    t.ok(
+      settled.every((c) => c.address === createdWithMac.get(c.holder)),
+      "each claim holds its pod's own MAC",
+    );
+    // What the API server stored: one pod per MAC, exactly the pods answered 201.
+    const stored = JSON.parse((await e.cluster.request('GET', `/api/v1/namespaces/${NS}/pods`)).body) as {
+      items: Array<{ metadata: { name: string; annotations?: Record<string, string> } }>;
+    };
+    const byMac = new Map<string, string[]>();
+    for (const p of stored.items) {
+      const nets = JSON.parse(p.metadata.annotations?.['k8s.v1.cni.cncf.io/networks'] ?? '[]') as Array<{ mac?: string }>;
+      for (const n of nets) if (n.mac) byMac.set(n.mac, [...(byMac.get(n.mac) ?? []), p.metadata.name]);
+    }
+    t.same(
+      [...byMac].filter(([, pods]) => pods.length > 1),
+      [],
+      'no two stored pods with one MAC',
+    );
+    t.same(
+      stored.items
+        .map((p) => p.metadata.name)
+        .filter((n) => n.startsWith('p-'))
+        .sort(),
+      all
+        .filter((o) => o.status === 201)
+        .map((o) => o.name)
+        .sort(),
+      'the API server stored exactly the pods answered 201',
+    );
+    const sizes = proxy.history.slice(rollsFrom).map((h) => h.endpoints.length);
+    t.comment(
+      `${all.length} creates in all (${all.filter((o) => o.status === 201).length} created, ${settled.length} MAC claims); endpoint set sizes during the rolls: ${Math.min(...sizes)}-${Math.max(...sizes)} over ${sizes.length} changes`,
+    );
+    t.ok(
+      Math.min(...sizes) >= settings.replicas - settings.maxUnavailable,
+      `the Service never had fewer than replicas - maxUnavailable endpoints (${Math.min(...sizes)})`,
+    );
+    t.same(proxy.rejected, [], 'no connection found the Service empty');
+    t.same(proxy.refused, [], 'no connection was sent to a replica that no longer listened (preStop outlasts the endpoint lag)');
+    t.same(readinessLost, [], 'no ready replica failed a readiness probe');
+    t.ok(
+      settings.preStopSleepSeconds * 1000 > ENDPOINT_LAG_MS,
+      `preStop (${settings.preStopSleepSeconds} s) outlasts the endpoint lag modelled (${ENDPOINT_LAG_MS} ms)`,
+    );
+    t.ok(
+      settings.preStopSleepSeconds + settings.shutdownGraceSeconds <= settings.terminationGracePeriodSeconds,
+      `preStop + shutdown grace (${settings.preStopSleepSeconds} + ${settings.shutdownGraceSeconds} s) fit terminationGracePeriodSeconds (${settings.terminationGracePeriodSeconds} s)`,
+    );
+    t.ok(settings.pdbMinAvailable <= settings.replicas - settings.maxUnavailable, 'the PDB does not block what a roll leaves available');
+  },
+);

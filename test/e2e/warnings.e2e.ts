@@ -27,11 +27,25 @@ t.before(async () => {
   await e.applyOk([
     namespace(NS, { 'e2e.netattach.io/warnings': 'yes' }),
     // sets the MAC itself
-    nad({ namespace: NS, name: 'bridge', config: { cniVersion: '1.0.0', name: 'bridge', type: 'bridge', bridge: 'br-e2e', ipam: { type: 'host-local', subnet: '10.27.0.0/24' } } }),
+    nad({
+      namespace: NS,
+      name: 'bridge',
+      config: {
+        cniVersion: '1.0.0',
+        name: 'bridge',
+        type: 'bridge',
+        bridge: 'br-e2e',
+        ipam: { type: 'host-local', subnet: '10.27.0.0/24' },
+      },
+    }),
     // a plugin netattach does not know
     nad({ namespace: NS, name: 'acme', config: { cniVersion: '1.0.0', name: 'acme', type: 'acme-cni' } }),
     // whereabouts hands out a requested address without reserving it
-    nad({ namespace: NS, name: 'pool', config: { cniVersion: '0.3.1', name: 'pool', type: 'macvlan', master: 'eth1', ipam: { type: 'whereabouts', range: '10.28.0.0/24' } } }),
+    nad({
+      namespace: NS,
+      name: 'pool',
+      config: { cniVersion: '0.3.1', name: 'pool', type: 'macvlan', master: 'eth1', ipam: { type: 'whereabouts', range: '10.28.0.0/24' } },
+    }),
   ]);
   await e.applyOk(
     policy(POLICY, {
@@ -82,7 +96,12 @@ async function expectWarning(t: Test, obj: Obj, path: string, reason: string | s
 }
 
 t.test('a Warn policy forbidding a field: the rule, the user and the field', async (t) => {
-  const line = await expectWarning(t, pod(NS, 'mac-a', [{ name: 'bridge', mac: MAC }]), `${ANNOTATION}[0].mac`, `policy "${POLICY}" (requestedFields): user "${user}" may not set mac`);
+  const line = await expectWarning(
+    t,
+    pod(NS, 'mac-a', [{ name: 'bridge', mac: MAC }]),
+    `${ANNOTATION}[0].mac`,
+    `policy "${POLICY}" (requestedFields): user "${user}" may not set mac`,
+  );
   // Before issue 27 this was cut to 120 characters, after the user's name.
   t.ok(line.length > MAX_WARNING_LENGTH || line.endsWith('may not set mac'), line);
 });
@@ -104,7 +123,12 @@ t.test('a capability no plugin of the chain reads, re-graded to Warn', async (t)
 });
 
 t.test('a plugin netattach does not know: the plugin and the flag that teaches it', async (t) => {
-  await expectWarning(t, pod(NS, 'acme', [{ name: 'acme', mac: '02:00:00:27:00:02' }]), `${ANNOTATION}[0].mac`, 'may be ignored: netattach does not know plugin "acme-cni"; if it reads it: --plugin-reads acme-cni=mac');
+  await expectWarning(
+    t,
+    pod(NS, 'acme', [{ name: 'acme', mac: '02:00:00:27:00:02' }]),
+    `${ANNOTATION}[0].mac`,
+    'may be ignored: netattach does not know plugin "acme-cni"; if it reads it: --plugin-reads acme-cni=mac',
+  );
 });
 
 t.test('an IPAM that does not reserve a requested address: who and what may happen', async (t) => {
@@ -118,6 +142,11 @@ t.test('an IPAM that does not reserve a requested address: who and what may happ
 
 t.test("a workload template's long path keeps the reason whole", async (t) => {
   const path = `spec.jobTemplate.spec.template.${ANNOTATION}[0].mac`;
-  const line = await expectWarning(t, cronJob(NS, 'nightly', [{ name: 'bridge', mac: '02:00:00:27:00:03' }]), path, `policy "${POLICY}" (requestedFields): user "${user}" may not set mac`);
+  const line = await expectWarning(
+    t,
+    cronJob(NS, 'nightly', [{ name: 'bridge', mac: '02:00:00:27:00:03' }]),
+    path,
+    `policy "${POLICY}" (requestedFields): user "${user}" may not set mac`,
+  );
   t.ok(line.length > MAX_WARNING_LENGTH, `longer than a line (${line.length}), sent whole rather than cut`);
 });

@@ -19,7 +19,8 @@ async function mutate(name: string) {
   if (!decoded.ok) throw new Error(decoded.error);
   const request = decoded.review.request!;
   const lookups = new Map<string, Awaited<ReturnType<typeof nads.lookup>>>();
-  for (const ref of plan(request, DEFAULT_ADMISSION_CONFIG).nadRefs) lookups.set(`${ref.namespace}/${ref.name}`, await nads.lookup(ref.namespace, ref.name));
+  for (const ref of plan(request, DEFAULT_ADMISSION_CONFIG).nadRefs)
+    lookups.set(`${ref.namespace}/${ref.name}`, await nads.lookup(ref.namespace, ref.name));
   const decision = review(request, {
     endpoint: 'mutate',
     nads: (ns, n) => lookups.get(`${ns}/${n}`) ?? { status: 'not-found' },
@@ -35,7 +36,10 @@ t.test('pod-sriov.json: allowed, two SR-IOV resources and the NAD nodeSelector',
   t.equal(response.patchType, 'JSONPatch');
   const patch = JSON.parse(Buffer.from(response.patch!, 'base64').toString('utf8')) as Operation[];
   const pod = applyPatch(structuredClone(request.object), patch).newDocument as {
-    spec: { containers: Array<{ resources: { requests: Record<string, string>; limits: Record<string, string> } }>; nodeSelector: Record<string, string> };
+    spec: {
+      containers: Array<{ resources: { requests: Record<string, string>; limits: Record<string, string> } }>;
+      nodeSelector: Record<string, string>;
+    };
   };
   const want = { 'intel.com/sriov_netdevice': '1', 'intel.com/intel_sriov_dpdk': '1' };
   t.same(pod.spec.containers[0]!.resources, { requests: want, limits: want });

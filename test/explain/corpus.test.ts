@@ -22,7 +22,13 @@ function tableAllows(type: string, ipam: string | undefined, key: string): boole
   const f = PLUGIN_FACTS.get(type);
   if (!f) return false;
   if (key === 'mac') return f.macFromCniArgs || f.runtimeConfig.includes('mac');
-  if (key === 'ips') return f.delegatesIpam && ipam !== undefined && IPAM_FACTS.get(ipam) !== undefined && (IPAM_FACTS.get(ipam)!.ipFromCniArgs !== 'no' || IPAM_FACTS.get(ipam)!.ipsFromRuntimeConfig);
+  if (key === 'ips')
+    return (
+      f.delegatesIpam &&
+      ipam !== undefined &&
+      IPAM_FACTS.get(ipam) !== undefined &&
+      (IPAM_FACTS.get(ipam)!.ipFromCniArgs !== 'no' || IPAM_FACTS.get(ipam)!.ipsFromRuntimeConfig)
+    );
   if (key === 'infiniband-guid') return f.runtimeConfig.includes('infinibandGUID');
   if (key === 'cni-args.guid') return f.argsCni.includes('guid');
   if (key === 'cni-args.mac') return f.argsCni.includes('mac');
@@ -39,9 +45,15 @@ function assertNetworks(t: Test, e: Explanation, pod: Obj, validate: core.Admiss
       t.match(message, n.selection.split('@')[0]!, `${n.selection}: admission names the missing NAD`);
       continue;
     }
-    t.same(n.nad.chain?.map((p) => p.type), nad.cni?.pluginTypes, `${n.selection}: the chain is the NAD's`);
+    t.same(
+      n.nad.chain?.map((p) => p.type),
+      nad.cni?.pluginTypes,
+      `${n.selection}: the chain is the NAD's`,
+    );
     t.same(n.device?.resourceNames, nad.resourceNames, `${n.selection}: the device's resources are the NAD's resourceName`);
-    const written = Object.keys((JSON.parse(JSON.stringify(pod)) as { metadata: { annotations: Record<string, string> } }).metadata.annotations);
+    const written = Object.keys(
+      (JSON.parse(JSON.stringify(pod)) as { metadata: { annotations: Record<string, string> } }).metadata.annotations,
+    );
     t.ok(written.length > 0);
     for (const r of n.requested) {
       if (r.status === 'read') {
@@ -51,15 +63,32 @@ function assertNetworks(t: Test, e: Explanation, pod: Obj, validate: core.Admiss
         t.ok(capable, `${r.field}: the plugin table lets ${r.by} read it`);
         // The readers before it in the chain do not read it by the table (the first reader is named).
         const before = n.nad.chain!.slice(0, n.nad.chain!.indexOf(plugin!));
-        t.notOk(before.some((p) => PLUGIN_FACTS.has(p.type) && r.field === 'mac' && tableAllows(p.type, p.ipam, 'mac')), `${r.field}: no earlier plugin reads it`);
+        t.notOk(
+          before.some((p) => PLUGIN_FACTS.has(p.type) && r.field === 'mac' && tableAllows(p.type, p.ipam, 'mac')),
+          `${r.field}: no earlier plugin reads it`,
+        );
       }
       if (r.status === 'ignored' && r.field in Object.fromEntries(REQUEST_KEYS)) {
         // Every plugin known and none reads it: the capability check's finding, at the same path.
-        t.ok(n.nad.chain!.every((p) => PLUGIN_FACTS.has(p.type) && !tableAllows(p.type, p.ipam, r.field)), `${r.field}: no plugin of the chain may read it`);
-        t.ok(e.admission.errors.some((x) => x.path === r.path) || e.policies.some((p) => p.rules.some((x) => x.rule === 'capabilities' && x.verdict !== 'pass')), `${r.field}: the capability rule fires at ${r.path}`);
+        t.ok(
+          n.nad.chain!.every((p) => PLUGIN_FACTS.has(p.type) && !tableAllows(p.type, p.ipam, r.field)),
+          `${r.field}: no plugin of the chain may read it`,
+        );
+        t.ok(
+          e.admission.errors.some((x) => x.path === r.path) ||
+            e.policies.some((p) => p.rules.some((x) => x.rule === 'capabilities' && x.verdict !== 'pass')),
+          `${r.field}: the capability rule fires at ${r.path}`,
+        );
       }
-      if (r.status === 'unknown') t.ok(r.types!.some((ty) => !PLUGIN_FACTS.has(ty.split(' ')[0]!) || / \(IPAM /.test(ty)), `${r.field}: unknown names a type the table lacks`);
-      t.ok(text.split('\n').some((l) => l.trim().startsWith(r.field) && l.includes(readerText(r))), `${r.field}: the text says "${readerText(r)}"`);
+      if (r.status === 'unknown')
+        t.ok(
+          r.types!.some((ty) => !PLUGIN_FACTS.has(ty.split(' ')[0]!) || / \(IPAM /.test(ty)),
+          `${r.field}: unknown names a type the table lacks`,
+        );
+      t.ok(
+        text.split('\n').some((l) => l.trim().startsWith(r.field) && l.includes(readerText(r))),
+        `${r.field}: the text says "${readerText(r)}"`,
+      );
     }
   }
 }
@@ -76,9 +105,21 @@ for (const c of CORPUS) {
       if (r.status !== 200) throw new Error(r.error);
       const validate = r.review.response!;
       if (!step.before) {
-        const e = explainPod({ pod: step.pod, source: 'file', defaultNamespace: NS, nads: PARSED, policies, userInfo: ALICE, livePods: [...running.values()] });
+        const e = explainPod({
+          pod: step.pod,
+          source: 'file',
+          defaultNamespace: NS,
+          nads: PARSED,
+          policies,
+          userInfo: ALICE,
+          livePods: [...running.values()],
+        });
         explained++;
-        t.equal(e.admission.verdict, validate.allowed ? 'allowed' : 'denied', `step ${i}: explain's verdict is admission's (${validate.status?.message ?? 'allowed'})`);
+        t.equal(
+          e.admission.verdict,
+          validate.allowed ? 'allowed' : 'denied',
+          `step ${i}: explain's verdict is admission's (${validate.status?.message ?? 'allowed'})`,
+        );
         if (!validate.allowed) t.equal(core.denialMessage(e.admission.errors), validate.status?.message, `step ${i}: the same reasons`);
         t.equal(e.admission.warnings.length, (validate.warnings ?? []).length, `step ${i}: as many warnings`);
         // Every denial reason is printed, rendered as admission renders it.
@@ -88,17 +129,29 @@ for (const c of CORPUS) {
         // A policy rule's verdict is deny exactly when admission denied with that policy's finding.
         for (const p of e.policies) {
           for (const rule of p.rules) {
-            if (rule.verdict === 'deny') t.match(validate.status?.message ?? '', p.name === 'builtin' ? /./ : new RegExp(`policy "${p.name}"`), `step ${i}: ${p.name}/${rule.rule} denies, and admission says so`);
+            if (rule.verdict === 'deny')
+              t.match(
+                validate.status?.message ?? '',
+                p.name === 'builtin' ? /./ : new RegExp(`policy "${p.name}"`),
+                `step ${i}: ${p.name}/${rule.rule} denies, and admission says so`,
+              );
           }
         }
         assertNetworks(t, e, step.pod, validate);
       }
       if (validate.allowed) {
         const live = livePodOf(step.pod, NS)!;
-        const owner = sharingOwnerOf((step.pod as Obj)['metadata'], DEFAULT_SHARING_OWNERS, (step.pod as { metadata: { namespace: string } }).metadata.namespace);
+        const owner = sharingOwnerOf(
+          (step.pod as Obj)['metadata'],
+          DEFAULT_SHARING_OWNERS,
+          (step.pod as { metadata: { namespace: string } }).metadata.namespace,
+        );
         running.set(`${live.namespace}/${live.name}`, live);
         // The pod runs now: serve's pod watch holds it (explain runs after that, against running pods).
-        deps.reservations.setPod({ namespace: live.namespace, name: live.name, ...(owner ? { owner } : {}) }, podNetworkFacts(live.namespace, live.networks, live.defaultNetwork).addresses);
+        deps.reservations.setPod(
+          { namespace: live.namespace, name: live.name, ...(owner ? { owner } : {}) },
+          podNetworkFacts(live.namespace, live.networks, live.defaultNetwork).addresses,
+        );
       }
     }
     t.ok(explained > 0 || c.steps.every((s) => s.before), 'every CREATE explained');

@@ -21,7 +21,11 @@ const NADS = [
   nadObject('ipvlan', { cniVersion: '0.3.1', type: 'ipvlan', master: 'eth0', ipam: { type: 'host-local', subnet: '10.9.0.0/24' } }),
   nadObject('chain', { cniVersion: '0.3.1', plugins: [{ type: 'ipvlan', master: 'eth0' }, { type: 'tuning' }] }),
   nadObject('vendor', { cniVersion: '1.0.0', type: 'acme-cni' }),
-  nadObject('claimed', { cniVersion: '1.0.0', type: 'sriov' }, { 'k8s.v1.cni.cncf.io/resourceName': RES, 'netattach.io/resourceClaimTemplate': 'vf' }),
+  nadObject(
+    'claimed',
+    { cniVersion: '1.0.0', type: 'sriov' },
+    { 'k8s.v1.cni.cncf.io/resourceName': RES, 'netattach.io/resourceClaimTemplate': 'vf' },
+  ),
 ].map((o) => nadFromObject(o, { defaultNamespace: NS }));
 
 const pod = (name: string, networks: object[], namespace = NS) => ({
@@ -35,7 +39,13 @@ const policies = (yaml: string) => {
   if (loaded.errors.length) throw new Error(loaded.errors.map((e) => e.message).join('; '));
   return policySet(loaded.policies);
 };
-const base = (p: object, extra: Partial<ExplainInput> = {}): ExplainInput => ({ pod: p, source: 'file', defaultNamespace: NS, nads: NADS, ...extra });
+const base = (p: object, extra: Partial<ExplainInput> = {}): ExplainInput => ({
+  pod: p,
+  source: 'file',
+  defaultNamespace: NS,
+  nads: NADS,
+  ...extra,
+});
 
 t.test('each requested value is named with the reader the reach table gives', async (t) => {
   const cases = [
@@ -57,7 +67,10 @@ t.test('each requested value is named with the reader the reach table gives', as
     t.equal(explainExitCode(e), reach.status === 'ignored' ? 1 : 0);
     const builtin = e.policies.find((p) => p.name === 'builtin')!;
     t.equal(builtin.rules.find((x) => x.rule === 'capabilities')!.verdict, reach.status === 'ignored' ? 'deny' : 'pass');
-    t.same(e.networks[0]!.nad.chain!.map((p) => p.type), nad.cni!.pluginTypes);
+    t.same(
+      e.networks[0]!.nad.chain!.map((p) => p.type),
+      nad.cni!.pluginTypes,
+    );
   }
 });
 
@@ -102,12 +115,17 @@ spec:
   action: Warn
   rules: {requestedFields: {forbidden: [mac]}, maxAttachments: {max: 4, action: Enforce}}
 `);
-  const e = explainPod(base(pod('p', [{ name: 'sriov', mac: '02:00:00:00:00:09' }]), { policies: set, namespaceLabels: () => ({ team: 'mine' }) }));
+  const e = explainPod(
+    base(pod('p', [{ name: 'sriov', mac: '02:00:00:00:00:09' }]), { policies: set, namespaceLabels: () => ({ team: 'mine' }) }),
+  );
   const byName = Object.fromEntries(e.policies.map((p) => [p.name, p]));
   t.equal(byName['other-team']!.status, 'not-selected', 'its selector wants team=other');
   t.equal(byName['exempting']!.status, 'exempt', 'it exempts the namespace');
   t.equal(byName['no-macs']!.status, 'applies');
-  t.same(byName['no-macs']!.rules.map((r) => [r.rule, r.action, r.verdict]).sort(), [['maxAttachments', 'Enforce', 'pass'], ['requestedFields', 'Warn', 'warn']]);
+  t.same(byName['no-macs']!.rules.map((r) => [r.rule, r.action, r.verdict]).sort(), [
+    ['maxAttachments', 'Enforce', 'pass'],
+    ['requestedFields', 'Warn', 'warn'],
+  ]);
   const fields = byName['no-macs']!.rules.find((r) => r.rule === 'requestedFields')!;
   t.equal(fields.action, 'Warn');
   t.equal(fields.verdict, 'warn', 'Warn action, mac requested');
@@ -123,7 +141,9 @@ spec:
 });
 
 t.test('the audit: a running pod holding the same MAC under a uniqueness policy', async (t) => {
-  const set = policies('apiVersion: netattach.io/v1alpha1\nkind: NetworkAttachmentPolicy\nmetadata: {name: unique}\nspec:\n  rules: {uniqueAddresses: {mac: Network}}\n');
+  const set = policies(
+    'apiVersion: netattach.io/v1alpha1\nkind: NetworkAttachmentPolicy\nmetadata: {name: unique}\nspec:\n  rules: {uniqueAddresses: {mac: Network}}\n',
+  );
   const mac = '02:00:00:00:00:42';
   const holder = { namespace: NS, name: 'first', networks: JSON.stringify([{ name: 'sriov', mac }]) };
   const p = pod('second', [{ name: 'sriov', mac }]);
@@ -134,7 +154,10 @@ t.test('the audit: a running pod holding the same MAC under a uniqueness policy'
   t.equal(e.admission.verdict, 'denied', 'admission would deny the duplicate');
   t.match(e.admission.errors[0]!.reason, /first/);
   t.equal(e.audit.status, 'judged');
-  t.same(e.audit.findings.map((f) => [f.policy, f.rule, f.result]), [['unique', 'uniqueAddresses', 'fail']]);
+  t.same(
+    e.audit.findings.map((f) => [f.policy, f.rule, f.result]),
+    [['unique', 'uniqueAddresses', 'fail']],
+  );
   // The running pod itself is never its own duplicate.
   const self = explainPod(base(pod('first', [{ name: 'sriov', mac }]), { policies: set, livePods: [holder], source: 'cluster' }));
   t.equal(self.admission.verdict, 'allowed');
@@ -148,7 +171,9 @@ t.test('pods the webhooks do not see, and pods without networks', async (t) => {
   t.equal(explainExitCode(e), 0);
   t.equal(e.audit.status, 'not-audited');
   t.match(renderExplanation(e), /^Admission: +would be admitted without netattach: namespace kube-system/m);
-  const bare = explainPod(base({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'b' }, spec: { containers: [{ name: 'c' }] } }, { livePods: [] }));
+  const bare = explainPod(
+    base({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'b' }, spec: { containers: [{ name: 'c' }] } }, { livePods: [] }),
+  );
   t.same(bare.networks, []);
   t.equal(bare.audit.reason, 'the pod has no network annotation');
   t.equal(bare.pod.namespace, NS, 'the default namespace');
@@ -169,12 +194,17 @@ t.test('-o json and yaml: one versioned document, a List for several', async (t)
   t.same(parseYaml(renderExplanations([a], 'yaml')), one, 'yaml carries the same document');
   const list = JSON.parse(renderExplanations([a, b], 'json'));
   t.equal(list.kind, 'List');
-  t.same(list.items.map((x: { pod: { name: string } }) => x.pod.name), ['a', 'b']);
+  t.same(
+    list.items.map((x: { pod: { name: string } }) => x.pod.name),
+    ['a', 'b'],
+  );
   t.match(renderExplanations([a, b], 'describe'), /^Name: +a$[\s\S]*^Name: +b$/m);
 });
 
 t.test('a running pod of the same VMI shares its MAC, as admission holds it (migration)', async (t) => {
-  const set = policies('apiVersion: netattach.io/v1alpha1\nkind: NetworkAttachmentPolicy\nmetadata: {name: unique}\nspec:\n  rules: {uniqueAddresses: {mac: Network}}\n');
+  const set = policies(
+    'apiVersion: netattach.io/v1alpha1\nkind: NetworkAttachmentPolicy\nmetadata: {name: unique}\nspec:\n  rules: {uniqueAddresses: {mac: Network}}\n',
+  );
   const mac = '02:00:00:00:00:77';
   const vmi = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name: 'vm', uid: 'vmi-uid-1' };
   const networks = [{ name: 'sriov', mac }];

@@ -2,7 +2,16 @@
 // like values, whole paths and reasons when rendered, and bytes of a whole message.
 import t from 'tap';
 import {
-  child, cutBytes, cutText, invalid, key, MAX_RENDERED_PATH, MAX_RENDERED_REASON, MAX_RENDERED_TEXT, renderError, required,
+  child,
+  cutBytes,
+  cutText,
+  invalid,
+  key,
+  MAX_RENDERED_PATH,
+  MAX_RENDERED_REASON,
+  MAX_RENDERED_TEXT,
+  renderError,
+  required,
 } from '../../src/field/index.js';
 
 const ANNOTATION = 'metadata.annotations[k8s.v1.cni.cncf.io/networks][0].cni-args';

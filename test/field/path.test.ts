@@ -24,5 +24,8 @@ t.test('key: the map key in brackets, unquoted, dots and slashes kept', async (t
 });
 
 t.test('the three compose into one path', async (t) => {
-  t.equal(child(index(key('metadata.annotations', 'k8s.v1.cni.cncf.io/networks'), 1), 'mac'), 'metadata.annotations[k8s.v1.cni.cncf.io/networks][1].mac');
+  t.equal(
+    child(index(key('metadata.annotations', 'k8s.v1.cni.cncf.io/networks'), 1), 'mac'),
+    'metadata.annotations[k8s.v1.cni.cncf.io/networks][1].mac',
+  );
 });

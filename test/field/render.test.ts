@@ -7,7 +7,10 @@ t.test('the remaining constructors and their rendering', async (t) => {
   t.same(tooMany('x.ips', 9, 8), { path: 'x.ips', type: 'Too many', value: 9, reason: 'must have at most 8 items' });
   t.equal(renderError(tooMany('x.ips', 9, 8)), 'x.ips: Too many: must have at most 8 items', 'Too many omits the value');
   t.same(notFound('x[0]', 'ns/a'), { path: 'x[0]', type: 'Not found', value: 'ns/a', reason: '' });
-  t.equal(renderError(notFound('x[0]', 'ns/a', 'no such NetworkAttachmentDefinition')), 'x[0]: Not found: "ns/a": no such NetworkAttachmentDefinition');
+  t.equal(
+    renderError(notFound('x[0]', 'ns/a', 'no such NetworkAttachmentDefinition')),
+    'x[0]: Not found: "ns/a": no such NetworkAttachmentDefinition',
+  );
   t.same(internal('x', 'boom'), { path: 'x', type: 'Internal error', reason: 'boom' });
   t.equal(renderError(internal('x', 'boom')), 'x: Internal error: boom', 'Internal error omits the value');
 });

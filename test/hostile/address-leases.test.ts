@@ -53,7 +53,17 @@ class FakeCluster {
 
   /** A pod the pod watch shows (ADDED), with `macs` on sriov-a. */
   addPod(namespace: string, name: string, uid: string, macs: string[]): void {
-    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { namespace, name, uid, resourceVersion: String(++this.rv), annotations: { 'k8s.v1.cni.cncf.io/networks': JSON.stringify(macs.map((mac) => ({ name: 'sriov-a', mac }))) } } };
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        namespace,
+        name,
+        uid,
+        resourceVersion: String(++this.rv),
+        annotations: { 'k8s.v1.cni.cncf.io/networks': JSON.stringify(macs.map((mac) => ({ name: 'sriov-a', mac }))) },
+      },
+    };
     this.pods.set(`${namespace}/${name}`, pod);
     this.emit('/api/v1/pods', { type: 'ADDED', object: pod });
   }
@@ -66,12 +76,17 @@ class FakeCluster {
   }
 
   leaseHolders(): Array<{ address: string; holder: string; uid: string }> {
-    return [...this.leases.values()].map((l) => ({ address: l.metadata.annotations['netattach.io/address'], holder: l.metadata.annotations['netattach.io/holder'], uid: l.metadata.annotations['netattach.io/holder-uid'] }));
+    return [...this.leases.values()].map((l) => ({
+      address: l.metadata.annotations['netattach.io/address'],
+      holder: l.metadata.annotations['netattach.io/holder'],
+      uid: l.metadata.annotations['netattach.io/holder-uid'],
+    }));
   }
 
   private items(path: string): Obj[] {
     if (path === NADS) return TENANTS.map((namespace) => nad(namespace));
-    if (path === '/api/v1/namespaces') return TENANTS.map((name) => ({ metadata: { name, resourceVersion: '1', labels: { 'kubernetes.io/metadata.name': name } } }));
+    if (path === '/api/v1/namespaces')
+      return TENANTS.map((name) => ({ metadata: { name, resourceVersion: '1', labels: { 'kubernetes.io/metadata.name': name } } }));
     if (path === '/api/v1/pods') return [...this.pods.values()];
     if (path === LEASES) return [...this.leases.values()];
     return [];
@@ -98,7 +113,8 @@ class FakeCluster {
     };
     const path = url.pathname;
     if (path === '/version') return json(200, { major: '1', minor: '34', gitVersion: 'v1.34.0' });
-    if (path.startsWith(LEASES) && req.method !== 'GET' || (path.startsWith(`${LEASES}/`) && req.method === 'GET')) return this.lease(req.method ?? '', path, chunks, json);
+    if ((path.startsWith(LEASES) && req.method !== 'GET') || (path.startsWith(`${LEASES}/`) && req.method === 'GET'))
+      return this.lease(req.method ?? '', path, chunks, json);
     const collection = [NADS, '/api/v1/namespaces', '/api/v1/pods', LEASES].includes(path);
     if (!collection) {
       const m = /^\/apis\/k8s\.cni\.cncf\.io\/v1\/namespaces\/([^/]+)\/network-attachment-definitions\/([^/]+)$/.exec(path);
@@ -126,7 +142,15 @@ class FakeCluster {
         const lease = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Obj;
         if (this.leases.has(lease.metadata.name)) return json(409, { kind: 'Status', code: 409, reason: 'AlreadyExists' });
         // Second precision, as the API server stamps creationTimestamp.
-        const created = { ...lease, metadata: { ...lease.metadata, uid: `lease-${++this.rv}`, resourceVersion: String(this.rv), creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') } };
+        const created = {
+          ...lease,
+          metadata: {
+            ...lease.metadata,
+            uid: `lease-${++this.rv}`,
+            resourceVersion: String(this.rv),
+            creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+          },
+        };
         this.leases.set(created.metadata.name, created);
         const ns = String(created.metadata.annotations['netattach.io/holder']).split('/')[0]!;
         const held = this.leaseHolders().filter((l) => l.holder.startsWith(`${ns}/`)).length;
@@ -139,7 +163,8 @@ class FakeCluster {
       if (method === 'DELETE') {
         if (!found) return json(404, { kind: 'Status', code: 404, reason: 'NotFound' });
         const pre = (JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Obj).preconditions ?? {};
-        if ((pre.uid && pre.uid !== found.metadata.uid) || (pre.resourceVersion && pre.resourceVersion !== found.metadata.resourceVersion)) return json(409, { kind: 'Status', code: 409, reason: 'Conflict' });
+        if ((pre.uid && pre.uid !== found.metadata.uid) || (pre.resourceVersion && pre.resourceVersion !== found.metadata.resourceVersion))
+          return json(409, { kind: 'Status', code: 409, reason: 'Conflict' });
         this.leases.delete(name);
         this.emit(LEASES, { type: 'DELETED', object: found });
         return json(200, { kind: 'Status', status: 'Success' });
@@ -152,11 +177,18 @@ class FakeCluster {
 const nad = (namespace: string): Obj => ({
   apiVersion: 'k8s.cni.cncf.io/v1',
   kind: 'NetworkAttachmentDefinition',
-  metadata: { name: 'sriov-a', namespace, uid: `nad-${namespace}`, resourceVersion: '1', annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/sriov_a' } },
+  metadata: {
+    name: 'sriov-a',
+    namespace,
+    uid: `nad-${namespace}`,
+    resourceVersion: '1',
+    annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/sriov_a' },
+  },
   spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: 'sriov-a', type: 'sriov', capabilities: { mac: true } }) },
 });
 
-const mac = (i: number): string => `02:42:${((i >> 24) & 0xff).toString(16).padStart(2, '0')}:${((i >> 16) & 0xff).toString(16).padStart(2, '0')}:${((i >> 8) & 0xff).toString(16).padStart(2, '0')}:${(i & 0xff).toString(16).padStart(2, '0')}`;
+const mac = (i: number): string =>
+  `02:42:${((i >> 24) & 0xff).toString(16).padStart(2, '0')}:${((i >> 16) & 0xff).toString(16).padStart(2, '0')}:${((i >> 8) & 0xff).toString(16).padStart(2, '0')}:${(i & 0xff).toString(16).padStart(2, '0')}`;
 
 let reviews = 0;
 /** The validating call of a Pod CREATE as the apiserver sends it (name and uid set), or as a forger does. */
@@ -164,17 +196,45 @@ function podCreate(namespace: string, name: string, uid: string, macs: string[])
   const object = {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, namespace, uid, annotations: { 'k8s.v1.cni.cncf.io/networks': JSON.stringify(macs.map((m) => ({ name: 'sriov-a', mac: m }))) } },
-    spec: { containers: [{ name: 'c', image: 'busybox', resources: { requests: { 'intel.com/sriov_a': String(macs.length) }, limits: { 'intel.com/sriov_a': String(macs.length) } } }] },
+    metadata: {
+      name,
+      namespace,
+      uid,
+      annotations: { 'k8s.v1.cni.cncf.io/networks': JSON.stringify(macs.map((m) => ({ name: 'sriov-a', mac: m }))) },
+    },
+    spec: {
+      containers: [
+        {
+          name: 'c',
+          image: 'busybox',
+          resources: { requests: { 'intel.com/sriov_a': String(macs.length) }, limits: { 'intel.com/sriov_a': String(macs.length) } },
+        },
+      ],
+    },
   };
   return JSON.stringify({
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
-    request: { uid: `claims-${++reviews}`, kind: { group: '', version: 'v1', kind: 'Pod' }, resource: { group: '', version: 'v1', resource: 'pods' }, name, namespace, operation: 'CREATE', userInfo: { username: 'forger' }, object, oldObject: null, dryRun: false },
+    request: {
+      uid: `claims-${++reviews}`,
+      kind: { group: '', version: 'v1', kind: 'Pod' },
+      resource: { group: '', version: 'v1', resource: 'pods' },
+      name,
+      namespace,
+      operation: 'CREATE',
+      userInfo: { username: 'forger' },
+      object,
+      oldObject: null,
+      dryRun: false,
+    },
   });
 }
 
-const answer = (a: { status: number; json: any; error?: string }): { allowed: boolean; code?: number; message: string; warnings: string[] } => ({
+const answer = (a: {
+  status: number;
+  json: any;
+  error?: string;
+}): { allowed: boolean; code?: number; message: string; warnings: string[] } => ({
   allowed: a.json?.response?.allowed === true,
   code: a.json?.response?.status?.code,
   message: a.json?.response?.status?.message ?? a.error ?? '',
@@ -199,10 +259,17 @@ t.before(async () => {
   const server = await cluster.start();
   // A pod that runs before the attack: team web, uid U1, MAC 0xb0.
   cluster.addPod('hostile', 'web', 'U1', [mac(0xb0)]);
-  const kubeconfig = (`apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster: {server: "${server}", insecure-skip-tls-verify: true}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: c\n  context: {cluster: fake, user: u}\ncurrent-context: c\n`);
+  const kubeconfig = `apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster: {server: "${server}", insecure-skip-tls-verify: true}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: c\n  context: {cluster: fake, user: u}\ncurrent-context: c\n`;
   const policy = join(dir, 'policy.yaml');
-  writeFileSync(policy, 'apiVersion: netattach.io/v1alpha1\nkind: NetworkAttachmentPolicy\nmetadata: {name: unique-macs}\nspec:\n  rules:\n    uniqueAddresses: {mac: Network, action: Enforce}\n');
-  s = await startServe({ kubeconfig, extraArgs: ['--policy', policy, '--namespace', CLAIMS_NS, '--claim-pending', `${WINDOW_MS / 1000}s`, '--no-audit', '--no-dra'], readyWithinMs: 30_000 });
+  writeFileSync(
+    policy,
+    'apiVersion: netattach.io/v1alpha1\nkind: NetworkAttachmentPolicy\nmetadata: {name: unique-macs}\nspec:\n  rules:\n    uniqueAddresses: {mac: Network, action: Enforce}\n',
+  );
+  s = await startServe({
+    kubeconfig,
+    extraArgs: ['--policy', policy, '--namespace', CLAIMS_NS, '--claim-pending', `${WINDOW_MS / 1000}s`, '--no-audit', '--no-dra'],
+    readyWithinMs: 30_000,
+  });
   const ready = await getText(`${s.healthUrl}/readyz`);
   if (ready.status !== 200) throw new Error(`serve not ready: ${ready.text}\n${s.lines.slice(-20).join('\n')}`);
 });
@@ -217,16 +284,27 @@ t.test('finding 4: one forged 1,000-MAC /validate writes at most 64 Leases, at m
   // A real pod first: connections to the API server open, code warm.
   t.equal(answer(await post(s, '/validate', podCreate('hostile', 'warm-up', 'w-0', [mac(0xf0)]))).allowed, true);
   const before = cluster.posts;
-  const forged = podCreate('hostile', 'ghost-1', 'g-1', Array.from({ length: 1_000 }, (_, i) => mac(0x10000 + i)));
+  const forged = podCreate(
+    'hostile',
+    'ghost-1',
+    'g-1',
+    Array.from({ length: 1_000 }, (_, i) => mac(0x10000 + i)),
+  );
   const a = answer(await post(s, '/validate', forged));
   // Admitted; on a loaded machine some of the 64 may miss the 1.5 s budget: a retryable 503 saying so.
   t.ok(a.allowed || (a.code === 503 && /did not answer within 1500 ms/.test(a.message)), `${a.code ?? 200} ${a.message.slice(0, 300)}`);
   t.equal(cluster.posts - before, MAX_ARBITRATED_ADDRESSES_PER_POD, `${cluster.posts - before} Lease creates (before: 1,000)`);
-  t.ok(cluster.peakLeaseCalls <= ADDRESS_LEASE_LIMITS.inFlight, `${cluster.peakLeaseCalls} Lease calls in flight at most (bound ${ADDRESS_LEASE_LIMITS.inFlight}; before: 1,000)`);
+  t.ok(
+    cluster.peakLeaseCalls <= ADDRESS_LEASE_LIMITS.inFlight,
+    `${cluster.peakLeaseCalls} Lease calls in flight at most (bound ${ADDRESS_LEASE_LIMITS.inFlight}; before: 1,000)`,
+  );
   // kubectl shows a warning cut to a line: the count and the reason lead.
   // The engine passes only the first 64 addresses on to be claimed and says so (the address Lease store's
   // own per-pod bound is a second fence that this path never reaches).
-  t.ok(a.warnings.some((w) => /Too many: policy "unique-macs" \(uniqueAddresses\.limit\): 1000 addre/.test(w)), JSON.stringify(a.warnings).slice(0, 300));
+  t.ok(
+    a.warnings.some((w) => /Too many: policy "unique-macs" \(uniqueAddresses\.limit\): 1000 addre/.test(w)),
+    JSON.stringify(a.warnings).slice(0, 300),
+  );
   t.notOk(s.exited(), 'alive');
 });
 
@@ -238,12 +316,18 @@ t.test('finding 4: a forged claim blocks a real pod for the confirmation window 
   const early = answer(await post(s, '/validate', podCreate('hostile', 'real-1', 'r-1', [A])));
   t.equal(early.allowed, false, 'within the window the address is taken (the ghost may be a pod being created)');
   t.equal(early.code, 403);
-  t.match(early.message, /MAC 02:42:00:00:00:a0 is already used by pod hostile\/ghost-2 \(being created\).*unless that pod appears, its claim yields in \d s/);
+  t.match(
+    early.message,
+    /MAC 02:42:00:00:00:a0 is already used by pod hostile\/ghost-2 \(being created\).*unless that pod appears, its claim yields in \d s/,
+  );
   // Past the window (creationTimestamp has second precision: one second more), the real pod gets it.
   await sleep(Math.max(0, WINDOW_MS + 1_000 - (performance.now() - forgedAt)));
   const late = answer(await post(s, '/validate', podCreate('hostile', 'real-1', 'r-1', [A])));
   t.equal(late.allowed, true, `admitted past the window, without waiting for the sweep: ${late.message.slice(0, 200)}`);
-  t.same(cluster.leaseHolders().filter((l) => l.address === A), [{ address: A, holder: 'hostile/real-1', uid: 'r-1' }]);
+  t.same(
+    cluster.leaseHolders().filter((l) => l.address === A),
+    [{ address: A, holder: 'hostile/real-1', uid: 'r-1' }],
+  );
   // The real pod appears: its Lease is confirmed, and no forger takes it over, however long it waits.
   cluster.addPod('hostile', 'real-1', 'r-1', [A]);
   await sleep(WINDOW_MS + 1_000);
@@ -252,24 +336,44 @@ t.test('finding 4: a forged claim blocks a real pod for the confirmation window 
   t.match(again.message, /already used by pod hostile\/real-1 \(running\)/);
 });
 
-t.test('finding 5: a claim under a running pod\'s name with another uid is swept, and yields to a real pod', async (t) => {
+t.test("finding 5: a claim under a running pod's name with another uid is swept, and yields to a real pod", async (t) => {
   const C = mac(0xc0);
   // web runs (uid U1, MAC b0); the forger takes a Lease on MAC c0 as "web" with uid U2 (a create of an
   // existing name, which fails AlreadyExists after admission).
   const forged = answer(await post(s, '/validate', podCreate('hostile', 'web', 'U2', [C])));
   t.equal(forged.allowed, true);
-  t.same(cluster.leaseHolders().filter((l) => l.address === C), [{ address: C, holder: 'hostile/web', uid: 'U2' }], 'the forged claim was made');
+  t.same(
+    cluster.leaseHolders().filter((l) => l.address === C),
+    [{ address: C, holder: 'hostile/web', uid: 'U2' }],
+    'the forged claim was made',
+  );
   const madeAt = performance.now();
   // Swept by the sweeper (every half window) once past the window, although a pod named web runs (before: kept while web lived).
-  await until('the forged claim to be swept', () => (cluster.leaseHolders().some((l) => l.address === C) ? undefined : true), WINDOW_MS * 4);
+  await until(
+    'the forged claim to be swept',
+    () => (cluster.leaseHolders().some((l) => l.address === C) ? undefined : true),
+    WINDOW_MS * 4,
+  );
   t.ok(performance.now() - madeAt > WINDOW_MS - 1_000, 'not before the window');
   const real = answer(await post(s, '/validate', podCreate('hostile', 'real-2', 'r-2', [C])));
   t.equal(real.allowed, true, `the address is free for a real pod: ${real.message.slice(0, 200)}`);
   // And the name's own pod keeps its own: its end releases it by uid, a Lease of another uid is not its.
-  t.equal(answer(await post(s, '/validate', podCreate('hostile', 'web', 'U1', [mac(0xb0)]))).allowed, true, 'web\'s own address, its own uid: its claim');
-  await until('web\'s claim', () => (cluster.leaseHolders().some((l) => l.holder === 'hostile/web' && l.uid === 'U1') ? true : undefined), 5_000);
+  t.equal(
+    answer(await post(s, '/validate', podCreate('hostile', 'web', 'U1', [mac(0xb0)]))).allowed,
+    true,
+    "web's own address, its own uid: its claim",
+  );
+  await until(
+    "web's claim",
+    () => (cluster.leaseHolders().some((l) => l.holder === 'hostile/web' && l.uid === 'U1') ? true : undefined),
+    5_000,
+  );
   cluster.removePod('hostile', 'web');
-  await until('web\'s claim released when web ends', () => (cluster.leaseHolders().some((l) => l.holder === 'hostile/web') ? undefined : true), 5_000);
+  await until(
+    "web's claim released when web ends",
+    () => (cluster.leaseHolders().some((l) => l.holder === 'hostile/web') ? undefined : true),
+    5_000,
+  );
 });
 
 t.test('finding 4: forged reviews naming one namespace fill its bound only; other tenants are served', async (t) => {
@@ -278,28 +382,69 @@ t.test('finding 4: forged reviews naming one namespace fill its bound only; othe
   // the reservations' own bound handles; here the Leases are what is measured.)
   const outcomes: Array<ReturnType<typeof answer>> = [];
   for (let i = 0; i < 12; i++) {
-    outcomes.push(answer(await post(s, '/validate', podCreate('ns-0', `flood-${i}`, `f-${i}`, Array.from({ length: 65 }, (_, k) => mac(0x1000000 + i * 1_000 + k))))));
+    outcomes.push(
+      answer(
+        await post(
+          s,
+          '/validate',
+          podCreate(
+            'ns-0',
+            `flood-${i}`,
+            `f-${i}`,
+            Array.from({ length: 65 }, (_, k) => mac(0x1000000 + i * 1_000 + k)),
+          ),
+        ),
+      ),
+    );
   }
   // Forged Leases older than the window are swept meanwhile: the bound is on those held at once.
   const peak = cluster.peakPerNamespace.get('ns-0') ?? 0;
-  t.ok(peak <= ADDRESS_LEASE_LIMITS.unconfirmedPerNamespace && peak > 0, `at most ${peak} claims held for ns-0 at once (bound ${ADDRESS_LEASE_LIMITS.unconfirmedPerNamespace}; 768 wanted)`);
+  t.ok(
+    peak <= ADDRESS_LEASE_LIMITS.unconfirmedPerNamespace && peak > 0,
+    `at most ${peak} claims held for ns-0 at once (bound ${ADDRESS_LEASE_LIMITS.unconfirmedPerNamespace}; 768 wanted)`,
+  );
   const refused = outcomes.filter((o) => o.code === 503);
   t.ok(refused.length > 0, `${refused.length} of 12 answered 503 (retryable)`);
   // Each names what it met: the namespace's bound, or (on a loaded machine, the fake API server
   // sharing this process) the request's 1.5 s budget.
-  t.ok(refused.some((o) => /address claims in namespace ns-0 are waiting for their pods to appear \(at most 512\)/.test(o.message)), 'the namespace\'s bound was met');
-  t.same(refused.filter((o) => !/address claims in namespace ns-0 are waiting for their pods to appear \(at most 512\)|did not answer within 1500 ms|claim calls in flight/.test(o.message)).map((o) => o.message.slice(0, 300)), [], 'each 503 names the bound or the budget');
-  t.same(outcomes.filter((o) => !o.allowed && o.code !== 503).map((o) => `${o.code} ${o.message.slice(0, 200)}`), [], 'nothing else: no 500');
+  t.ok(
+    refused.some((o) => /address claims in namespace ns-0 are waiting for their pods to appear \(at most 512\)/.test(o.message)),
+    "the namespace's bound was met",
+  );
+  t.same(
+    refused
+      .filter(
+        (o) =>
+          !/address claims in namespace ns-0 are waiting for their pods to appear \(at most 512\)|did not answer within 1500 ms|claim calls in flight/.test(
+            o.message,
+          ),
+      )
+      .map((o) => o.message.slice(0, 300)),
+    [],
+    'each 503 names the bound or the budget',
+  );
+  t.same(
+    outcomes.filter((o) => !o.allowed && o.code !== 503).map((o) => `${o.code} ${o.message.slice(0, 200)}`),
+    [],
+    'nothing else: no 500',
+  );
   // Another tenant is served meanwhile, with its Lease.
   const other = answer(await post(s, '/validate', podCreate('ns-1', 'tenant-b', 'b-1', [mac(0xe0)])));
   t.equal(other.allowed, true, `another namespace is not affected: ${other.message.slice(0, 200)}`);
-  t.ok(cluster.leaseHolders().some((l) => l.holder === 'ns-1/tenant-b'), 'and claimed');
+  t.ok(
+    cluster.leaseHolders().some((l) => l.holder === 'ns-1/tenant-b'),
+    'and claimed',
+  );
   const metrics = await getText(`${s.healthUrl}/metrics`);
   const unconfirmed = Number(/^netattach_address_claims_unconfirmed (\d+)/m.exec(metrics.text)?.[1]);
   t.ok(unconfirmed <= ADDRESS_LEASE_LIMITS.unconfirmed, `${unconfirmed} unconfirmed claims (gauge)`);
   t.notOk(s.exited(), `alive${s.exited() ? `: ${s.stderr().slice(-2000)}` : ''}`);
   // The forged Leases yield and are swept (every half window, deletes in parallel): ns-0 has room again.
-  await until('the forged claims of ns-0 swept', () => (cluster.leaseHolders().some((l) => l.holder.startsWith('ns-0/')) ? undefined : true), WINDOW_MS * 10);
+  await until(
+    'the forged claims of ns-0 swept',
+    () => (cluster.leaseHolders().some((l) => l.holder.startsWith('ns-0/')) ? undefined : true),
+    WINDOW_MS * 10,
+  );
   const real = answer(await post(s, '/validate', podCreate('ns-0', 'real-3', 'r-3', [mac(0xd0)])));
   t.equal(real.allowed, true, `a real pod in the flooded namespace is served again: ${real.message.slice(0, 200)}`);
 });

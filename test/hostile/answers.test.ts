@@ -8,7 +8,17 @@
 // normal requests, measured in this run.
 import t, { type Test } from 'tap';
 import {
-  connectTls, longKeyAnnotation, paddedAnnotation, podReview, post, rawPost, serverCpuMs, sleep, startServe, validReviewAnswered, type Serve,
+  connectTls,
+  longKeyAnnotation,
+  paddedAnnotation,
+  podReview,
+  post,
+  rawPost,
+  serverCpuMs,
+  sleep,
+  startServe,
+  validReviewAnswered,
+  type Serve,
 } from '../../bench/hostile-lib.js';
 
 t.setTimeout(300_000);
@@ -48,7 +58,11 @@ t.test('the 203 KB annotation with a 200 KB key: a small denial, for about the C
   const message = String(a.json?.response?.status?.message);
   const size = Buffer.byteLength(JSON.stringify(a.json));
   t.ok(size < SMALL_ANSWER_BYTES, `answer ${size} bytes (was 4 MB)`);
-  t.match(message, /cni-args\.k{96}\.\.\.\(200000 chars\)\[0\]: Invalid value: "1e400": number out of range/, 'the key named by its head and length');
+  t.match(
+    message,
+    /cni-args\.k{96}\.\.\.\(200000 chars\)\[0\]: Invalid value: "1e400": number out of range/,
+    'the key named by its head and length',
+  );
   t.match(message, /- and \d+ more$/, 'the rest counted');
   // Warm both shapes, then a ratio of server CPU over 20 reviews each (10 ms ticks: sums, not single reviews).
   await cpuFor(paddedAnnotation, 3, 1000);
@@ -56,12 +70,18 @@ t.test('the 203 KB annotation with a 200 KB key: a small denial, for about the C
   const hostile = await cpuFor((run) => longKeyAnnotation(run), 20, 3000);
   t.ok(Math.max(...hostile.bytes) < SMALL_ANSWER_BYTES, `every answer small: largest ${Math.max(...hostile.bytes)} bytes`);
   const ratio = hostile.cpu / Math.max(normal.cpu, 10);
-  t.ok(ratio < 4, `20 hostile reviews: ${hostile.cpu} CPU-ms, ${ratio.toFixed(1)} times the ${normal.cpu} ms of 20 normal ones (main: 33 times, 4 MB answers)`);
+  t.ok(
+    ratio < 4,
+    `20 hostile reviews: ${hostile.cpu} CPU-ms, ${ratio.toFixed(1)} times the ${normal.cpu} ms of 20 normal ones (main: 33 times, 4 MB answers)`,
+  );
   await alive(t, 'after the long keys');
 });
 
 /** Valid reviews answered while 10 senders post reviews of `make`'s annotations back to back. */
-async function underTenSenders(make: (run: number) => string, base: number): Promise<{ p50: number; wrong: string[]; sent: number; big: number }> {
+async function underTenSenders(
+  make: (run: number) => string,
+  base: number,
+): Promise<{ p50: number; wrong: string[]; sent: number; big: number }> {
   let stop = false;
   let sent = 0;
   let big = 0;
@@ -94,7 +114,10 @@ t.test('10 senders of that annotation hold up a valid review no more than 10 sen
   t.equal(hostile.big, 0, `${hostile.sent} hostile reviews, each answered small`);
   // On main the p50 went past 3 s, each hostile review costing ~100 times a normal one.
   const ratio = hostile.p50 / Math.max(normal.p50, 5);
-  t.ok(ratio < 3, `valid review p50 ${hostile.p50.toFixed(0)} ms under 10 hostile senders, ${ratio.toFixed(1)} times the ${normal.p50.toFixed(0)} ms under 10 normal ones`);
+  t.ok(
+    ratio < 3,
+    `valid review p50 ${hostile.p50.toFixed(0)} ms under 10 hostile senders, ${ratio.toFixed(1)} times the ${normal.p50.toFixed(0)} ms under 10 normal ones`,
+  );
   await alive(t, 'after the 10 senders');
 });
 
@@ -105,7 +128,9 @@ t.test('30 connections that never read their answers: alive under the heap cap, 
       sock.on('error', () => {});
       sock.pause(); // never reads
       // Two reviews pipelined on each: on main each answer was 4 MB, about 10.7 MB held per connection.
-      sock.write(rawPost('/mutate', podReview(longKeyAnnotation(50_000 + 2 * k))) + rawPost('/mutate', podReview(longKeyAnnotation(50_001 + 2 * k))));
+      sock.write(
+        rawPost('/mutate', podReview(longKeyAnnotation(50_000 + 2 * k))) + rawPost('/mutate', podReview(longKeyAnnotation(50_001 + 2 * k))),
+      );
       return sock;
     }),
   );

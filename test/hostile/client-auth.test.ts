@@ -25,13 +25,22 @@ const REFERENCE_REVIEWS = 60;
 /** The hostile suite's memory bound: the 192 MB heap cap plus code, buffers and TLS state (docs/security.md). */
 const RSS_BOUND_MB = 250;
 
-const mac = (n: number): string => `02:bb:00:${((n >> 16) & 0xff).toString(16).padStart(2, '0')}:${((n >> 8) & 0xff).toString(16).padStart(2, '0')}:${(n & 0xff).toString(16).padStart(2, '0')}`;
+const mac = (n: number): string =>
+  `02:bb:00:${((n >> 16) & 0xff).toString(16).padStart(2, '0')}:${((n >> 8) & 0xff).toString(16).padStart(2, '0')}:${(n & 0xff).toString(16).padStart(2, '0')}`;
 const forgedReview = (i: number): string =>
   review(
     {
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: `ghost-${i}`, namespace: 'hostile', annotations: { 'k8s.v1.cni.cncf.io/networks': JSON.stringify(Array.from({ length: 1000 }, (_, k) => ({ name: 'sriov-a', mac: mac(i * 1000 + k) }))) } },
+      metadata: {
+        name: `ghost-${i}`,
+        namespace: 'hostile',
+        annotations: {
+          'k8s.v1.cni.cncf.io/networks': JSON.stringify(
+            Array.from({ length: 1000 }, (_, k) => ({ name: 'sriov-a', mac: mac(i * 1000 + k) })),
+          ),
+        },
+      },
       spec: { containers: [{ name: 'c', image: 'busybox' }] },
     },
     'Pod',
@@ -109,14 +118,24 @@ t.test('forged 1,000-MAC reviews without a client certificate never reach the co
   t.equal(answered, 0, `no forged review got an HTTP answer (${[...errors].map(([k, n]) => `${n} x ${k}`).join('; ')})`);
   t.notOk(s.exited(), 'the process is alive');
   t.ok(peakRss < RSS_BOUND_MB, `RSS during the flood ${peakRss.toFixed(0)} MB < ${RSS_BOUND_MB} MB`);
-  t.equal(await metric(s, 'netattach_admission_reviews_total'), reviewsBeforeFlood + alongside.length, 'only the apiserver\'s reviews were counted: no forged one reached the core');
+  t.equal(
+    await metric(s, 'netattach_admission_reviews_total'),
+    reviewsBeforeFlood + alongside.length,
+    "only the apiserver's reviews were counted: no forged one reached the core",
+  );
   const refused = (await metric(s, 'netattach_tls_handshake_failures_total')) - refusedBefore;
   t.equal(refused, FORGED, 'every forged attempt counted as a refused handshake');
-  t.ok(alongside.length > 0 && alongside.every((a) => a.ok), `${alongside.length} reviews of the apiserver answered correctly during the flood`);
+  t.ok(
+    alongside.length > 0 && alongside.every((a) => a.ok),
+    `${alongside.length} reviews of the apiserver answered correctly during the flood`,
+  );
   // What a refusal costs the server, against a real review over a new connection (a handshake and
   // a review). The flood's CPU also pays for the reviews alongside, counted at the reference cost.
   const cpuPerRefusal = (floodCpu - alongside.length * cpuPerReview) / FORGED;
-  t.ok(cpuPerRefusal <= cpuPerReview * 1.5, `server CPU per refused attempt ${cpuPerRefusal.toFixed(2)} ms <= 1.5 x a real review's ${cpuPerReview.toFixed(2)} ms`);
+  t.ok(
+    cpuPerRefusal <= cpuPerReview * 1.5,
+    `server CPU per refused attempt ${cpuPerRefusal.toFixed(2)} ms <= 1.5 x a real review's ${cpuPerReview.toFixed(2)} ms`,
+  );
   const sorted = [...reference].sort((a, b) => a - b);
   const during = alongside.map((a) => a.ms).sort((a, b) => a - b);
   t.comment(

@@ -28,14 +28,39 @@ const nad = (name: string, annotations: Record<string, string> = {}) =>
   });
 
 const fragment = fc.oneof(
-  fc.constantFrom('a', 'a,', '{"name":"a"},', '{"name":"a","mac":"02:00:00:00:00:01"},', '1e400,', '1.0,', '"x.y":[', '[', '{', '"', '\\', ',', '@', '/', 'a@net1,', '{"name":"a","name":"b"},'),
+  fc.constantFrom(
+    'a',
+    'a,',
+    '{"name":"a"},',
+    '{"name":"a","mac":"02:00:00:00:00:01"},',
+    '1e400,',
+    '1.0,',
+    '"x.y":[',
+    '[',
+    '{',
+    '"',
+    '\\',
+    ',',
+    '@',
+    '/',
+    'a@net1,',
+    '{"name":"a","name":"b"},',
+  ),
   fc.string({ maxLength: 12 }),
 );
 /** A fragment repeated up to the annotation limit, with an opening and a closing. */
 const bigValue = fc
-  .tuple(fragment, fc.constantFrom('', '[', '[{"name":"a","x.y":['), fc.constantFrom('', ']', ']}]'), fc.integer({ min: 1, max: ANNOTATION_LIMIT }))
+  .tuple(
+    fragment,
+    fc.constantFrom('', '[', '[{"name":"a","x.y":['),
+    fc.constantFrom('', ']', ']}]'),
+    fc.integer({ min: 1, max: ANNOTATION_LIMIT }),
+  )
   .filter(([unit]) => unit.length > 0)
-  .map(([unit, open, close, size]) => open + unit.repeat(Math.ceil(size / unit.length)).slice(0, Math.max(0, size - open.length - close.length)) + close);
+  .map(
+    ([unit, open, close, size]) =>
+      open + unit.repeat(Math.ceil(size / unit.length)).slice(0, Math.max(0, size - open.length - close.length)) + close,
+  );
 /** A key of up to 200 KB (within the annotation limit with what surrounds it), escaped as JSON text. */
 const longKey = fc
   .tuple(fc.constantFrom('k', 'MAC', 'ſ', 'é', '😀', 'x.'), fc.integer({ min: 100, max: 200_000 }))
@@ -51,7 +76,9 @@ const keyPlaces: Record<string, (key: string, leaf: string) => string> = {
 };
 const leaf = fc.oneof(
   fc.constantFrom('1', '"x"', 'null', '{}'),
-  fc.tuple(fc.constantFrom('1e400', '1.0', '"x"'), fc.integer({ min: 1, max: 600 })).map(([v, n]) => `[${Array.from({ length: n }, () => v).join(',')}]`),
+  fc
+    .tuple(fc.constantFrom('1e400', '1.0', '"x"'), fc.integer({ min: 1, max: 600 }))
+    .map(([v, n]) => `[${Array.from({ length: n }, () => v).join(',')}]`),
 );
 const longKeyNetworks = fc
   .tuple(longKey, fc.constantFrom(...Object.keys(keyPlaces)), leaf, fc.integer({ min: 1, max: 3 }))
@@ -61,11 +88,25 @@ const longKeyNetworks = fc
 const manyAddresses = fc
   .tuple(fc.integer({ min: 1, max: 1000 }), fc.constantFrom('mac', 'cni-args'), fc.constantFrom('distinct', 'same', 'bad'))
   .map(([n, where, kind]) => {
-    const mac = (i: number) => (kind === 'bad' ? `zz:${i}` : kind === 'same' ? '02:00:00:00:00:01' : `02:00:00:00:${((i >> 8) & 255).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`);
-    const el = (i: number) => (where === 'mac' ? `{"name":"a","interface":"n${i}","mac":"${mac(i)}"}` : `{"name":"a","interface":"n${i}","cni-args":{"mac":"${mac(i)}"}}`);
+    const mac = (i: number) =>
+      kind === 'bad'
+        ? `zz:${i}`
+        : kind === 'same'
+          ? '02:00:00:00:00:01'
+          : `02:00:00:00:${((i >> 8) & 255).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`;
+    const el = (i: number) =>
+      where === 'mac'
+        ? `{"name":"a","interface":"n${i}","mac":"${mac(i)}"}`
+        : `{"name":"a","interface":"n${i}","cni-args":{"mac":"${mac(i)}"}}`;
     return `[${Array.from({ length: n }, (_, i) => el(i)).join(',')}]`;
   });
-const networks = fc.oneof(fc.constantFrom('a', 'a,b', '[{"name":"b","ips":["10.0.0.1/24"]}]', 'missing'), fc.string(), bigValue, longKeyNetworks, manyAddresses);
+const networks = fc.oneof(
+  fc.constantFrom('a', 'a,b', '[{"name":"b","ips":["10.0.0.1/24"]}]', 'missing'),
+  fc.string(),
+  bigValue,
+  longKeyNetworks,
+  manyAddresses,
+);
 /** Other annotations of the pod: sometimes one under a long key with a value that is not a string. */
 const otherAnnotations = fc.oneof(
   fc.constant({}),
@@ -77,18 +118,35 @@ const nested = (depth: number, leaf: unknown): unknown => {
   for (let i = 0; i < depth; i++) v = i % 2 ? [v] : { k: v };
   return v;
 };
-const extra = fc.oneof(fc.constant(undefined), fc.jsonValue({ maxDepth: 4 }), fc.integer({ min: 1, max: 200 }).map((d) => nested(d, 'x')));
+const extra = fc.oneof(
+  fc.constant(undefined),
+  fc.jsonValue({ maxDepth: 4 }),
+  fc.integer({ min: 1, max: 200 }).map((d) => nested(d, 'x')),
+);
 
-const pod = fc.record({ networks, extra, others: otherAnnotations, ns: fc.constantFrom('default', 'other') }).map(({ networks: n, extra: e, others, ns }) => ({
-  kind: { group: '', version: 'v1', kind: 'Pod' },
-  resource: { group: '', version: 'v1', resource: 'pods' },
-  namespace: ns,
-  object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: ns, annotations: { ...others, 'k8s.v1.cni.cncf.io/networks': n }, labels: { x: 'y' } }, spec: { containers: [{ name: 'c', image: 'i' }], extra: e } },
-}));
+const pod = fc
+  .record({ networks, extra, others: otherAnnotations, ns: fc.constantFrom('default', 'other') })
+  .map(({ networks: n, extra: e, others, ns }) => ({
+    kind: { group: '', version: 'v1', kind: 'Pod' },
+    resource: { group: '', version: 'v1', resource: 'pods' },
+    namespace: ns,
+    object: {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: ns, annotations: { ...others, 'k8s.v1.cni.cncf.io/networks': n }, labels: { x: 'y' } },
+      spec: { containers: [{ name: 'c', image: 'i' }], extra: e },
+    },
+  }));
 
 const nadConfig = fc.oneof(
   fc.constantFrom('', '{}', '{"type":"sriov"}', 'not json'),
-  fc.integer({ min: 0, max: 20_000 }).map((n) => JSON.stringify({ cniVersion: '1.0.0', name: 'n', plugins: Array.from({ length: n }, (_, i) => (i % 3 ? { x: 1 } : { type: 'bridge' })) })),
+  fc.integer({ min: 0, max: 20_000 }).map((n) =>
+    JSON.stringify({
+      cniVersion: '1.0.0',
+      name: 'n',
+      plugins: Array.from({ length: n }, (_, i) => (i % 3 ? { x: 1 } : { type: 'bridge' })),
+    }),
+  ),
   fc.integer({ min: 1, max: 200 }).map((d) => `${'['.repeat(d)}${']'.repeat(d)}`),
   fc.string(),
 );
@@ -99,17 +157,24 @@ const nadAnnotations = fc.record(
   },
   { requiredKeys: [] },
 );
-const nadRequest = fc.record({ config: nadConfig, annotations: nadAnnotations, op: fc.constantFrom('CREATE', 'UPDATE') }).map(({ config, annotations, op }) => {
-  const object = { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name: 'n', namespace: 'default', annotations }, spec: { config } };
-  return {
-    kind: { group: 'k8s.cni.cncf.io', version: 'v1', kind: 'NetworkAttachmentDefinition' },
-    resource: { group: 'k8s.cni.cncf.io', version: 'v1', resource: 'network-attachment-definitions' },
-    namespace: 'default',
-    operation: op,
-    object,
-    ...(op === 'UPDATE' ? { oldObject: object } : {}),
-  };
-});
+const nadRequest = fc
+  .record({ config: nadConfig, annotations: nadAnnotations, op: fc.constantFrom('CREATE', 'UPDATE') })
+  .map(({ config, annotations, op }) => {
+    const object = {
+      apiVersion: 'k8s.cni.cncf.io/v1',
+      kind: 'NetworkAttachmentDefinition',
+      metadata: { name: 'n', namespace: 'default', annotations },
+      spec: { config },
+    };
+    return {
+      kind: { group: 'k8s.cni.cncf.io', version: 'v1', kind: 'NetworkAttachmentDefinition' },
+      resource: { group: 'k8s.cni.cncf.io', version: 'v1', resource: 'network-attachment-definitions' },
+      namespace: 'default',
+      operation: op,
+      object,
+      ...(op === 'UPDATE' ? { oldObject: object } : {}),
+    };
+  });
 
 let uid = 0;
 const admissionReview = fc.tuple(fc.oneof(pod, nadRequest), fc.constantFrom('/mutate', '/validate')).map(([req, path]) => ({
@@ -122,7 +187,9 @@ const admissionReview = fc.tuple(fc.oneof(pod, nadRequest), fc.constantFrom('/mu
 }));
 
 t.test('any AdmissionReview, hostile shapes included, is answered within the budget and never as an internal error', async (t) => {
-  const { url, ca, logs } = await startServer(t, { deps: { core: undefined, nadSource: new StaticNadSource([nad('a', { 'k8s.v1.cni.cncf.io/resourceName': 'example.com/a' }), nad('b')]) } });
+  const { url, ca, logs } = await startServer(t, {
+    deps: { core: undefined, nadSource: new StaticNadSource([nad('a', { 'k8s.v1.cni.cncf.io/resourceName': 'example.com/a' }), nad('b')]) },
+  });
   const agent = new https.Agent({ keepAlive: true, maxSockets: 1 });
   t.teardown(() => agent.destroy());
   let slowest = 0;
@@ -147,15 +214,18 @@ t.test('any AdmissionReview, hostile shapes included, is answered within the bud
       }
       if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${res.text.slice(0, 300)}`);
       const r = res.json.response;
-      if (typeof r?.allowed !== 'boolean' || r.uid !== JSON.parse(body).request.uid) throw new Error(`not a review: ${res.text.slice(0, 300)}`);
+      if (typeof r?.allowed !== 'boolean' || r.uid !== JSON.parse(body).request.uid)
+        throw new Error(`not a review: ${res.text.slice(0, 300)}`);
       if (r.status?.code === 500) throw new Error(`internal error: ${r.status.message}`);
       // Answers cost what the question cost: the message, the warnings and the envelope are
       // bounded whatever the request held (the patch is apart: it is the request's own text).
       const messageBytes = Buffer.byteLength(r.status?.message ?? '');
-      if (messageBytes > MAX_DENIAL_BYTES) throw new Error(`denial of ${messageBytes} bytes (bound ${MAX_DENIAL_BYTES}), body of ${body.length} bytes`);
+      if (messageBytes > MAX_DENIAL_BYTES)
+        throw new Error(`denial of ${messageBytes} bytes (bound ${MAX_DENIAL_BYTES}), body of ${body.length} bytes`);
       const warnings: string[] = r.warnings ?? [];
       const warningChars = warnings.reduce((n, w) => n + w.length, 0);
-      if (warnings.length > MAX_WARNINGS || warningChars > MAX_WARNINGS_TOTAL) throw new Error(`${warnings.length} warnings, ${warningChars} characters`);
+      if (warnings.length > MAX_WARNINGS || warningChars > MAX_WARNINGS_TOTAL)
+        throw new Error(`${warnings.length} warnings, ${warningChars} characters`);
       const envelope = Buffer.byteLength(JSON.stringify({ ...r, patch: undefined }));
       if (envelope > ANSWER_BOUND) throw new Error(`answer of ${envelope} bytes without its patch (bound ${ANSWER_BOUND})`);
       largest = Math.max(largest, envelope);
@@ -163,7 +233,13 @@ t.test('any AdmissionReview, hostile shapes included, is answered within the bud
     }),
     { numRuns: 150 },
   );
-  t.ok(reviews > 50, `${reviews} reviews, ${refused} refused bodies; slowest case ${slowest.toFixed(0)} ms; largest answer without its patch ${largest} bytes`);
-  t.notOk(logs.lines.some((l) => l.level === 50), 'no error logged');
+  t.ok(
+    reviews > 50,
+    `${reviews} reviews, ${refused} refused bodies; slowest case ${slowest.toFixed(0)} ms; largest answer without its patch ${largest} bytes`,
+  );
+  t.notOk(
+    logs.lines.some((l) => l.level === 50),
+    'no error logged',
+  );
   t.ok(Math.max(...logs.raw.map((l) => l.length)) < 64 * 1024, 'log lines stay short');
 });

@@ -21,7 +21,10 @@ t.before(async () => {
   api.setList('/api/v1/namespaces', [{ metadata: { name: NAMESPACE, labels: {} } }], '1');
   await api.listen();
   api.defaultGetBehaviour = { delayMs: 20 };
-  s = await startServe({ kubeconfig: api.kubeconfig('test-token'), extraArgs: ['--no-pod-watch', '--no-audit', '--no-dra', '--no-address-claims'] });
+  s = await startServe({
+    kubeconfig: api.kubeconfig('test-token'),
+    extraArgs: ['--no-pod-watch', '--no-audit', '--no-dra', '--no-address-claims'],
+  });
 });
 t.teardown(async () => {
   await s?.stop();
@@ -46,7 +49,11 @@ t.test('finding 6: one review naming 1,000 missing NADs makes at most 32 GETs, 1
   t.ok(api.maxGetsInFlight <= 16, `at most ${api.maxGetsInFlight} GETs at once (bar 16)`);
   const logged = lookupLines().slice(lines);
   t.equal(logged.length, 1, 'one log line about the lookups');
-  t.match(JSON.parse(logged[0] ?? '{}'), { notFoundCount: 32, notLookedUp: 968, msg: 'NAD lookups capped at 32 per review; the rest answered unavailable' }, 'naming the cap and the count');
+  t.match(
+    JSON.parse(logged[0] ?? '{}'),
+    { notFoundCount: 32, notLookedUp: 968, msg: 'NAD lookups capped at 32 per review; the rest answered unavailable' },
+    'naming the cap and the count',
+  );
 
   const again = api.gets;
   const b = await post(s, '/validate', podReview(ghosts('one', 1000)));
@@ -92,8 +99,14 @@ t.test('finding 6: 10 senders of 1,000-missing-NAD reviews, 5 each: GETs bounded
   t.equal(forged, 50, 'every forged review denied with an answer');
   t.ok(api.gets - gets <= 50 * 32, `${api.gets - gets} GETs for 50 reviews (bar ${50 * 32}; main made 50,000)`);
   t.ok(api.maxGetsInFlight <= 16, `at most ${api.maxGetsInFlight} GETs at once (bar 16)`);
-  t.ok(lookupLines().length - lines <= 50, `${lookupLines().length - lines} log lines about lookups (bar one per review; main: one per failed GET)`);
-  t.ok(validAnswers.length > 0 && validAnswers.every((v) => v.ok), `${validAnswers.length} valid reviews during the flood, all allowed with the patch (slowest ${Math.max(...validAnswers.map((v) => v.ms)).toFixed(0)} ms)`);
+  t.ok(
+    lookupLines().length - lines <= 50,
+    `${lookupLines().length - lines} log lines about lookups (bar one per review; main: one per failed GET)`,
+  );
+  t.ok(
+    validAnswers.length > 0 && validAnswers.every((v) => v.ok),
+    `${validAnswers.length} valid reviews during the flood, all allowed with the patch (slowest ${Math.max(...validAnswers.map((v) => v.ms)).toFixed(0)} ms)`,
+  );
   t.notOk(s.exited(), 'alive');
   // Cluster mode loads @kubernetes/client-node for the kubeconfig (RSS ~170 MB under tsx before
   // any request), so the bound is relative to the heap cap: RSS grew by less than it. (The heap's

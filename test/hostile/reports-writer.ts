@@ -45,8 +45,17 @@ const audit = new BackgroundAudit({
   podsUsingNad: () => [],
   ready: () => true,
 });
-for (let i = 0; i < 5; i++) audit.upsert({ metadata: { namespace: 'evil', name: `h-${i}`, uid: `u-h-${i}`, annotations: { [NETWORKS]: hostile ? hostileNetworks() : 'missing-net' } } });
-for (let i = 0; i < 5; i++) audit.upsert({ metadata: { namespace: 'tenant', name: `du-${i}`, uid: `u-du-${i}`, annotations: { [NETWORKS]: 'missing-net' } } });
+for (let i = 0; i < 5; i++)
+  audit.upsert({
+    metadata: {
+      namespace: 'evil',
+      name: `h-${i}`,
+      uid: `u-h-${i}`,
+      annotations: { [NETWORKS]: hostile ? hostileNetworks() : 'missing-net' },
+    },
+  });
+for (let i = 0; i < 5; i++)
+  audit.upsert({ metadata: { namespace: 'tenant', name: `du-${i}`, uid: `u-du-${i}`, annotations: { [NETWORKS]: 'missing-net' } } });
 (globalThis as { gc?: () => void }).gc?.();
 const base = getHeapStatistics().used_heap_size;
 peak = base;
@@ -58,4 +67,11 @@ for (let round = 0; round < 3 && written.size < 2; round++) await publisher.roun
 sample();
 clearInterval(sampler);
 const cpu = process.cpuUsage(started);
-console.log(JSON.stringify({ written: Object.fromEntries(written), baseMb: base / 2 ** 20, peakMb: peak / 2 ** 20, cpuMs: (cpu.user + cpu.system) / 1000 }));
+console.log(
+  JSON.stringify({
+    written: Object.fromEntries(written),
+    baseMb: base / 2 ** 20,
+    peakMb: peak / 2 ** 20,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+  }),
+);

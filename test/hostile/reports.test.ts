@@ -34,7 +34,11 @@ interface Run {
 /** Runs node with the production heap cap; `stdout` is kept whole only up to 8 MB (its size is counted). */
 function runNode(args: string[], stdin?: string): Promise<Run & { stdoutBytes: number }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: `${PRODUCTION_NODE_OPTIONS} --expose-gc` }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, NODE_OPTIONS: `${PRODUCTION_NODE_OPTIONS} --expose-gc` },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stdoutBytes = 0;
     let stderr = '';
@@ -60,27 +64,38 @@ function runNode(args: string[], stdin?: string): Promise<Run & { stdoutBytes: n
   });
 }
 
-t.test('the report writer with five hostile pods: alive under the heap cap, heap far below it, every namespace written and bounded', async (t) => {
-  const writer = join(ROOT, 'test/hostile/reports-writer.ts');
-  const baseline = await runNode([writer, 'normal']);
-  t.equal(baseline.code, 0, `baseline: ${baseline.stderr}`);
-  const hostile = await runNode([writer, 'hostile']);
-  t.equal(hostile.code, 0, `alive (was: OOM in JSON.stringify): ${hostile.signal ?? ''} ${hostile.stderr.slice(-600)}`);
-  const b = JSON.parse(baseline.stdout) as { written: Record<string, number>; peakMb: number; baseMb: number };
-  const h = JSON.parse(hostile.stdout) as { written: Record<string, number>; peakMb: number; baseMb: number };
-  t.same(Object.keys(h.written).sort(), ['evil', 'tenant'], 'both namespaces\' reports written');
-  t.ok(h.written['evil']! <= ETCD_LIMIT / 2, `hostile namespace's report: ${h.written['evil']} bytes (was ~100 MB)`);
-  t.equal(h.written['tenant'], b.written['tenant'], 'the tenant\'s report is the same as beside ordinary pods');
-  const growth = h.peakMb - h.baseMb;
-  const baseGrowth = b.peakMb - b.baseMb;
-  t.ok(growth < HEAP_CAP_MB / 4, `heap growth judging and writing: ${growth.toFixed(1)} MB (baseline ${baseGrowth.toFixed(1)} MB) < a quarter of the ${HEAP_CAP_MB} MB cap`);
-});
+t.test(
+  'the report writer with five hostile pods: alive under the heap cap, heap far below it, every namespace written and bounded',
+  async (t) => {
+    const writer = join(ROOT, 'test/hostile/reports-writer.ts');
+    const baseline = await runNode([writer, 'normal']);
+    t.equal(baseline.code, 0, `baseline: ${baseline.stderr}`);
+    const hostile = await runNode([writer, 'hostile']);
+    t.equal(hostile.code, 0, `alive (was: OOM in JSON.stringify): ${hostile.signal ?? ''} ${hostile.stderr.slice(-600)}`);
+    const b = JSON.parse(baseline.stdout) as { written: Record<string, number>; peakMb: number; baseMb: number };
+    const h = JSON.parse(hostile.stdout) as { written: Record<string, number>; peakMb: number; baseMb: number };
+    t.same(Object.keys(h.written).sort(), ['evil', 'tenant'], "both namespaces' reports written");
+    t.ok(h.written['evil']! <= ETCD_LIMIT / 2, `hostile namespace's report: ${h.written['evil']} bytes (was ~100 MB)`);
+    t.equal(h.written['tenant'], b.written['tenant'], "the tenant's report is the same as beside ordinary pods");
+    const growth = h.peakMb - h.baseMb;
+    const baseGrowth = b.peakMb - b.baseMb;
+    t.ok(
+      growth < HEAP_CAP_MB / 4,
+      `heap growth judging and writing: ${growth.toFixed(1)} MB (baseline ${baseGrowth.toFixed(1)} MB) < a quarter of the ${HEAP_CAP_MB} MB cap`,
+    );
+  },
+);
 
 t.test('netattach audit -o json on the five hostile pods: alive under the heap cap, a bounded output, exit 1', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'netattach-audit-hostile-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'pods.json');
-  const pod = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'evil', name, uid: `u-${name}`, annotations: { 'k8s.v1.cni.cncf.io/networks': hostileNetworks() } }, spec: { containers: [{ name: 'c' }] } });
+  const pod = (name: string) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { namespace: 'evil', name, uid: `u-${name}`, annotations: { 'k8s.v1.cni.cncf.io/networks': hostileNetworks() } },
+    spec: { containers: [{ name: 'c' }] },
+  });
   writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: Array.from({ length: 5 }, (_, i) => pod(`h-${i}`)) }));
   const r = await runNode([join(ROOT, 'src/cli/main.ts'), 'audit', '-o', 'json', file]);
   t.equal(r.code, 1, `exit 1: a pod breaks an Enforce rule (${r.signal ?? ''} ${r.stderr.slice(-600)})`);

@@ -5,8 +5,22 @@
 // dist/bench/main.js hostile` measures the real figures (README).
 import t, { type Test } from 'tap';
 import {
-  STRONG_TLS12_SUITES, WEAK_TLS12_SUITES, bigBodies, flatBody, handshake, longestLine, manyPlugins, nadReview, nestedBody, post, podReview,
-  quadraticAnnotation, serverCpuMs, startServe, validReviewAnswered, type Serve,
+  STRONG_TLS12_SUITES,
+  WEAK_TLS12_SUITES,
+  bigBodies,
+  flatBody,
+  handshake,
+  longestLine,
+  manyPlugins,
+  nadReview,
+  nestedBody,
+  post,
+  podReview,
+  quadraticAnnotation,
+  serverCpuMs,
+  startServe,
+  validReviewAnswered,
+  type Serve,
 } from '../../bench/hostile-lib.js';
 
 // A real process and megabytes of traffic on a shared machine: more than tap's default 120 s.
@@ -26,7 +40,8 @@ const alive = async (t: Test, what: string) => {
 };
 
 t.test('finding 7: TLS 1.2 refuses the weak suites Node offered by default, keeps ECDHE+AEAD and TLS 1.3', async (t) => {
-  for (const cipher of WEAK_TLS12_SUITES) t.notOk(await handshake(s, { maxVersion: 'TLSv1.2', ciphers: `${cipher}@SECLEVEL=0` }), `${cipher} refused`);
+  for (const cipher of WEAK_TLS12_SUITES)
+    t.notOk(await handshake(s, { maxVersion: 'TLSv1.2', ciphers: `${cipher}@SECLEVEL=0` }), `${cipher} refused`);
   for (const cipher of STRONG_TLS12_SUITES) t.ok(await handshake(s, { maxVersion: 'TLSv1.2', ciphers: cipher }), `${cipher} accepted`);
   t.ok(await handshake(s, { minVersion: 'TLSv1.3' }), 'TLS 1.3 accepted');
 });
@@ -45,7 +60,10 @@ t.test('finding 2: three 4 MB nested bodies at once are refused quickly, without
   for (const a of r.answers) {
     t.equal(a.status, 400, a.error ?? JSON.stringify(a.json)?.slice(0, 200));
     t.match(a.json, { code: 'NETATTACH_BODY_SHAPE' });
-    t.ok(a.ms < 2 * referenceMs, `refused in ${a.ms.toFixed(0)} ms; valid bodies of that size answered in ${referenceMs.toFixed(0)} ms (bar 2x)`);
+    t.ok(
+      a.ms < 2 * referenceMs,
+      `refused in ${a.ms.toFixed(0)} ms; valid bodies of that size answered in ${referenceMs.toFixed(0)} ms (bar 2x)`,
+    );
   }
   t.ok(r.valid.ok, `valid review alongside: ${r.valid.detail} in ${r.valid.ms.toFixed(0)} ms`);
   await alive(t, 'after the nested bodies');
@@ -67,7 +85,8 @@ t.test('finding 4: the quadratic annotation is answered quickly, and valid revie
   const cpuOfPairs = async (n: string) => {
     const cpu = serverCpuMs(s);
     const answers = [];
-    for (let i = 0; i < 3; i++) answers.push(await Promise.all([post(s, '/mutate', podReview(quadraticAnnotation(n))), validReviewAnswered(s)]));
+    for (let i = 0; i < 3; i++)
+      answers.push(await Promise.all([post(s, '/mutate', podReview(quadraticAnnotation(n))), validReviewAnswered(s)]));
     return { used: serverCpuMs(s) - cpu, answers };
   };
   const reference = await cpuOfPairs('1');
@@ -110,6 +129,9 @@ t.test('finding 6: a NAD with 80,000 plugins and a 246 KiB resourceName write sh
   for (let i = 0; i < 50 && s.lines.length < before + 2; i++) await new Promise((r) => setTimeout(r, 100));
   const longest = longestLine(s);
   t.ok(longest < 64 * 1024, `longest log line ${longest} bytes (was 12.3 MB and 2.4 MB)`);
-  t.ok(s.lines.slice(before).some((l) => /"msg":"denied"/.test(l) && /more/.test(l)), 'the denial line says how many reasons were left out');
+  t.ok(
+    s.lines.slice(before).some((l) => /"msg":"denied"/.test(l) && /more/.test(l)),
+    'the denial line says how many reasons were left out',
+  );
   await alive(t, 'after the NAD configs');
 });

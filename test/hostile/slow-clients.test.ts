@@ -17,7 +17,10 @@ t.test('60 slow 4 MiB bodies keep RSS under 250 MB and are closed within the bou
   t.equal(r.open, 0, 'every connection closed');
   // Each connection from its body being sent (opening 60 TLS connections takes seconds on a loaded machine).
   const longest = Math.max(...r.lifetimeMs);
-  t.ok(longest < CLOSE_BOUND_MS, `each closed within ${(longest / 1000).toFixed(1)} s of sending its body; the last ${(Math.max(...r.closedMs) / 1000).toFixed(1)} s after the first connect (bar 40 s, slack 10 s)`);
+  t.ok(
+    longest < CLOSE_BOUND_MS,
+    `each closed within ${(longest / 1000).toFixed(1)} s of sending its body; the last ${(Math.max(...r.closedMs) / 1000).toFixed(1)} s after the first connect (bar 40 s, slack 10 s)`,
+  );
   t.ok(r.valid.ok, `a valid review meanwhile: ${r.valid.detail} in ${r.valid.ms.toFixed(0)} ms`);
   t.notOk(s.exited(), 'alive');
   const after = await validReviewAnswered(s);

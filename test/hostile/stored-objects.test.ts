@@ -16,7 +16,17 @@ import { spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { getText, hostileNadObject, NAMESPACE, post, review, sleep, startServe, validReviewAnswered, type Serve } from '../../bench/hostile-lib.js';
+import {
+  getText,
+  hostileNadObject,
+  NAMESPACE,
+  post,
+  review,
+  sleep,
+  startServe,
+  validReviewAnswered,
+  type Serve,
+} from '../../bench/hostile-lib.js';
 import { POLICIES_PATH } from '../../src/policy/index.js';
 import { FakeApiServer } from '../kube/fake-apiserver.js';
 
@@ -43,7 +53,13 @@ const claimNad = (i: number) => {
 const blobPod = (i: number) => ({
   apiVersion: 'meta.k8s.io/v1',
   kind: 'PartialObjectMetadata',
-  metadata: { namespace: NAMESPACE, name: `blob-${i}`, uid: `uid-blob-${i}`, resourceVersion: String(100 + i), annotations: { 'example.com/blob': BLOB } },
+  metadata: {
+    namespace: NAMESPACE,
+    name: `blob-${i}`,
+    uid: `uid-blob-${i}`,
+    resourceVersion: String(100 + i),
+    annotations: { 'example.com/blob': BLOB },
+  },
 });
 
 const blobNad = (i: number) => {
@@ -65,7 +81,9 @@ const bigTemplate = (i: number) => ({
           firstAvailable: Array.from({ length: 8 }, (_, a) => ({
             name: `a${a}`,
             deviceClassName: 'sriov',
-            selectors: Array.from({ length: 4 }, (_, k) => ({ cel: { expression: `device.attributes["k8s.cni.cncf.io"].resourceName == "${`v${i}-${r}-${a}-${k}-`.padEnd(950, 'x')}"` } })),
+            selectors: Array.from({ length: 4 }, (_, k) => ({
+              cel: { expression: `device.attributes["k8s.cni.cncf.io"].resourceName == "${`v${i}-${r}-${a}-${k}-`.padEnd(950, 'x')}"` },
+            })),
           })),
         })),
       },
@@ -81,16 +99,28 @@ const OUT = join(ROOT, 'test/hostile/.dist');
 const MAIN = join(OUT, 'src/cli/main.js');
 
 t.before(async () => {
-  const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', OUT], { encoding: 'utf8' });
+  const tsc = spawnSync(
+    process.execPath,
+    [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', OUT],
+    { encoding: 'utf8' },
+  );
   if (tsc.status !== 0) throw new Error(`tsc failed: ${tsc.stdout}${tsc.stderr}`);
   api.add(hostileNadObject('sriov-a', 'intel.com/sriov_a'));
   for (let i = 0; i < BLOB_NADS; i++) api.add(blobNad(i));
   for (let i = 0; i < CLAIM_NADS; i++) api.add(claimNad(i));
   api.setList(POLICIES_PATH, [], '1');
   api.setList('/api/v1/namespaces', [{ metadata: { name: NAMESPACE, labels: { 'kubernetes.io/metadata.name': NAMESPACE } } }], '1');
-  api.setList(PODS, Array.from({ length: BLOB_PODS }, (_, i) => blobPod(i)), '10');
+  api.setList(
+    PODS,
+    Array.from({ length: BLOB_PODS }, (_, i) => blobPod(i)),
+    '10',
+  );
   api.setList(`${RESOURCE_API}/deviceclasses`, [], '1');
-  api.setList(`${RESOURCE_API}/resourceclaimtemplates`, Array.from({ length: TEMPLATES }, (_, i) => bigTemplate(i)), '10');
+  api.setList(
+    `${RESOURCE_API}/resourceclaimtemplates`,
+    Array.from({ length: TEMPLATES }, (_, i) => bigTemplate(i)),
+    '10',
+  );
   await api.listen();
 });
 t.teardown(async () => {
@@ -101,7 +131,12 @@ t.teardown(async () => {
 /** Starts serve among the stored objects and follows it: ready, alive, peak RSS, a valid review. */
 async function startAmongThem(t: Test, when: string): Promise<Serve> {
   const started = performance.now();
-  const serve = await startServe({ kubeconfig: api.kubeconfig('test-token'), extraArgs: ['--no-address-claims'], readyWithinMs: 240_000, main: MAIN });
+  const serve = await startServe({
+    kubeconfig: api.kubeconfig('test-token'),
+    extraArgs: ['--no-address-claims'],
+    readyWithinMs: 240_000,
+    main: MAIN,
+  });
   const ready = (await getText(`${serve.healthUrl}/readyz`).catch(() => ({ status: 0, text: '' }))).status === 200;
   t.ok(ready, `${when}: ready (${Math.round(performance.now() - started)} ms): ${serve.exited() ? serve.stderr().slice(-300) : ''}`);
   t.notOk(serve.exited(), `${when}: alive`);
@@ -116,13 +151,25 @@ t.test('findings 2 and 4: a start among 500 blob pods, 100 blob NADs and 100 1 M
   const page = JSON.stringify({ items: Array.from({ length: BLOB_PODS }, (_, i) => blobPod(i)) }).length;
   t.ok(page > 125_000_000, `one page of the pod list is ${(page / 1e6).toFixed(0)} MB`);
   s = await startAmongThem(t, 'first start');
-  t.ok(api.requests.some((r) => r.path === PODS && r.query.get('limit') === '500' && r.query.get('watch') !== 'true'), 'the pods were listed 500 a page: the whole 125 MB in one answer');
+  t.ok(
+    api.requests.some((r) => r.path === PODS && r.query.get('limit') === '500' && r.query.get('watch') !== 'true'),
+    'the pods were listed 500 a page: the whole 125 MB in one answer',
+  );
 });
 
 t.test('finding 1: Pod CREATE reviews with a 1.8 MB name are denied at once and keep nothing', async (t) => {
   if (!s || s.exited()) return void t.fail('serve is not running');
   const name = 'a'.repeat(1_800_000);
-  const body = review({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: NAMESPACE, annotations: { 'k8s.v1.cni.cncf.io/networks': 'sriov-a' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } }, 'Pod', 'pods');
+  const body = review(
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: NAMESPACE, annotations: { 'k8s.v1.cni.cncf.io/networks': 'sriov-a' } },
+      spec: { containers: [{ name: 'c', image: 'busybox' }] },
+    },
+    'Pod',
+    'pods',
+  );
   const before = s.rssMb().rss;
   let denied = 0;
   let longest = 0;
@@ -146,10 +193,22 @@ t.test('finding 5: 16 concurrent reviews naming 40 explicit-claim NADs whose tem
   api.maxGetsInFlight = 0;
   const getsBefore = api.gets;
   const networks = Array.from({ length: CLAIM_NADS }, (_, i) => `claim-${i}`).join(',');
-  const body = review({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'claims', namespace: NAMESPACE, annotations: { 'k8s.v1.cni.cncf.io/networks': networks } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } }, 'Pod', 'pods');
+  const body = review(
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'claims', namespace: NAMESPACE, annotations: { 'k8s.v1.cni.cncf.io/networks': networks } },
+      spec: { containers: [{ name: 'c', image: 'busybox' }] },
+    },
+    'Pod',
+    'pods',
+  );
   const answers = await Promise.all(Array.from({ length: 16 }, () => post(s!, '/mutate', body)));
   api.defaultGetBehaviour = {};
-  t.ok(answers.every((a) => a.status === 200 && a.json?.response), `all 16 answered (${answers.map((a) => a.status).join(' ')})`);
+  t.ok(
+    answers.every((a) => a.status === 200 && a.json?.response),
+    `all 16 answered (${answers.map((a) => a.status).join(' ')})`,
+  );
   t.ok(api.maxGetsInFlight <= 16, `at most 16 template GETs in flight (${api.maxGetsInFlight}; 640 before the bound)`);
   const gets = api.gets - getsBefore;
   t.ok(gets <= 2 * CLAIM_NADS, `${gets} GETs for 16 x 40 template lookups: one per name at a time, absent ones remembered`);

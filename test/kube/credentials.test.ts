@@ -15,7 +15,11 @@ t.test('in-cluster credentials: HTTPS with the service-account CA and token, re-
   api.setList('/api/v1/namespaces', [], '1');
   const sa = t.testdir({ token: 'one\n', 'ca.crt': ca });
   let clock = 0;
-  const creds = inClusterCredentials({ env: { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: String(port) }, dir: sa, now: () => clock });
+  const creds = inClusterCredentials({
+    env: { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: String(port) },
+    dir: sa,
+    now: () => clock,
+  });
   t.ok(creds);
   t.equal(creds!.server, `https://127.0.0.1:${port}`);
   const transport = kubeTransport(creds!);
@@ -43,18 +47,29 @@ t.test('in-cluster credentials: HTTPS with the service-account CA and token, re-
 
   api.requiredToken = 'revoked';
   const again = api.requests.length;
-  const err = await list().then(() => undefined, (e: unknown) => e);
+  const err = await list().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   t.ok(err instanceof KubeRequestError && err.statusCode === 401, 'an unchanged token: the 401 is the answer');
   t.equal(api.requests.length - again, 1, 'no retry when the token did not change');
 
   const noCa: KubeCredentials = { server: creds!.server, token: creds!.token!, source: 'in-cluster' };
-  await t.rejects(kubeTransport(noCa).getJson('/api/v1/namespaces', {}), /self[- ]signed|unable to verify/i, 'the server certificate is verified');
+  await t.rejects(
+    kubeTransport(noCa).getJson('/api/v1/namespaces', {}),
+    /self[- ]signed|unable to verify/i,
+    'the server certificate is verified',
+  );
 });
 
 t.test('in-cluster credentials: absent outside a cluster; an IPv6 service host is bracketed', async (t) => {
   const sa = t.testdir({ token: 'x' });
   t.equal(inClusterCredentials({ env: {}, dir: sa }), undefined, 'no KUBERNETES_SERVICE_HOST');
-  t.equal(inClusterCredentials({ env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' }, dir: join(sa, 'nope') }), undefined, 'no token');
+  t.equal(
+    inClusterCredentials({ env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' }, dir: join(sa, 'nope') }),
+    undefined,
+    'no token',
+  );
   const v6 = inClusterCredentials({ env: { KUBERNETES_SERVICE_HOST: 'fd00:10::1', KUBERNETES_SERVICE_PORT: '443' }, dir: sa });
   t.equal(v6?.server, 'https://[fd00:10::1]:443');
   t.equal(v6?.ca, undefined, 'no ca.crt: the system CAs');
@@ -109,19 +124,26 @@ t.test('directory, in-cluster and token kubeconfig modes never load @kubernetes/
   const text = api.kubeconfig();
   writeFileSync(join(dir, 'kubeconfig'), text);
   await api.stop();
-  const kubeconfig = serveInChild([...common, '--tls-dir', join(dir, 'tls3'), '--kubeconfig', join(dir, 'kubeconfig')], { HOME: join(dir, 'home') });
+  const kubeconfig = serveInChild([...common, '--tls-dir', join(dir, 'tls3'), '--kubeconfig', join(dir, 'kubeconfig')], {
+    HOME: join(dir, 'home'),
+  });
   t.equal(kubeconfig.status, 0, kubeconfig.out);
   t.match(kubeconfig.out, /^kubeconfig$/m);
 
   // The control: an exec credential plugin is run by client-node, so that child must trip the
   // guard, or the guard proves nothing.
-  writeFileSync(join(dir, 'exec-kubeconfig'), text.replace(/user: \{token: [^}]*\}/, 'user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/true}}'));
-  const exec = serveInChild([...common, '--tls-dir', join(dir, 'tls4'), '--kubeconfig', join(dir, 'exec-kubeconfig')], { HOME: join(dir, 'home') });
+  writeFileSync(
+    join(dir, 'exec-kubeconfig'),
+    text.replace(/user: \{token: [^}]*\}/, 'user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/true}}'),
+  );
+  const exec = serveInChild([...common, '--tls-dir', join(dir, 'tls4'), '--kubeconfig', join(dir, 'exec-kubeconfig')], {
+    HOME: join(dir, 'home'),
+  });
   t.not(exec.status, 0);
   t.match(exec.out, /client-node imported by .*plugin-auth\.ts/);
 });
 
-t.test("the plugin: --help and a token kubeconfig never load @kubernetes/client-node", async (t) => {
+t.test('the plugin: --help and a token kubeconfig never load @kubernetes/client-node', async (t) => {
   const plugin = (args: string[], env: NodeJS.ProcessEnv) =>
     spawnSync(process.execPath, ['--import', 'tsx', '--import', REFUSE_CLIENT_NODE, join(ROOT, 'src/cli/main.ts'), 'kubectl', ...args], {
       cwd: ROOT,
@@ -133,9 +155,16 @@ t.test("the plugin: --help and a token kubeconfig never load @kubernetes/client-
   t.equal(help.status, 0, help.stderr);
   t.match(help.stdout, /kubectl netattach explain pod NAME/);
 
-  const dir = t.testdir({ config: 'apiVersion: v1\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: t0k}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n' });
+  const dir = t.testdir({
+    config:
+      'apiVersion: v1\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: t0k}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n',
+  });
   const audit = plugin(['audit'], { KUBECONFIG: join(dir, 'config') });
   t.equal(audit.status, 2);
-  t.match(audit.stderr, /^error: The connection to the server 127\.0\.0\.1:1 was refused - did you specify the right host or port\?$/m, 'read, sent, refused: all without client-node');
+  t.match(
+    audit.stderr,
+    /^error: The connection to the server 127\.0\.0\.1:1 was refused - did you specify the right host or port\?$/m,
+    'read, sent, refused: all without client-node',
+  );
   t.notMatch(audit.stderr, /client-node imported/);
 });

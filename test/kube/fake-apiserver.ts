@@ -69,7 +69,10 @@ export class FakeApiServer {
   async startTls(options: { requestCert?: boolean } = {}): Promise<{ port: number; ca: string }> {
     const set = generateCertificates({ service: 'kubernetes', namespace: 'default', sans: ['127.0.0.1', 'localhost'] });
     // requestCert: a client certificate is asked for and recorded (not verified: the test compares fingerprints).
-    this.server = https.createServer({ cert: set.cert, key: set.key, ...(options.requestCert ? { requestCert: true, rejectUnauthorized: false } : {}) }, (req, res) => void this.handle(req, res));
+    this.server = https.createServer(
+      { cert: set.cert, key: set.key, ...(options.requestCert ? { requestCert: true, rejectUnauthorized: false } : {}) },
+      (req, res) => void this.handle(req, res),
+    );
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
     return { port: this.port, ca: set.caCert };
   }
@@ -220,7 +223,11 @@ export class FakeApiServer {
     const limit = Number(url.searchParams.get('limit') ?? '0') || list.items.length;
     const start = Number(url.searchParams.get('continue') ?? '0');
     const next = start + limit < list.items.length ? String(start + limit) : undefined;
-    json(200, { kind: 'List', metadata: { resourceVersion: list.rv, ...(next ? { continue: next } : {}) }, items: list.items.slice(start, start + limit) });
+    json(200, {
+      kind: 'List',
+      metadata: { resourceVersion: list.rv, ...(next ? { continue: next } : {}) },
+      items: list.items.slice(start, start + limit),
+    });
   }
 
   /** GET of `<group version>/namespaces/<ns>/<plural>/<name>` from its collection, or 404. */

@@ -98,11 +98,19 @@ current-context: two
 
 t.test('refused, naming the field (and never a secret value)', async (t) => {
   const secret = 'PLANTED-SECRET';
-  const socks = await refusal(t, kubeconfig({ server: 'https://x', 'proxy-url': `socks5://me:${secret}@proxy:1080` }, { token: secret }), /proxy-url$/);
+  const socks = await refusal(
+    t,
+    kubeconfig({ server: 'https://x', 'proxy-url': `socks5://me:${secret}@proxy:1080` }, { token: secret }),
+    /proxy-url$/,
+  );
   t.match(socks.message, /proxy-url: "socks5:\/\/proxy:1080": socks5 proxies are not supported/);
   await refusal(t, kubeconfig({ server: 'https://x' }, { token: secret, username: 'me', password: secret }), /users\[0\]\.user\.username$/);
   await refusal(t, kubeconfig({ server: 'https://x' }, { 'as-groups': ['g'] }), /\.as$/);
-  await refusal(t, kubeconfig({ server: 'https://x', 'insecure-skip-tls-verify': true, 'certificate-authority-data': b64('x') }), /insecure-skip-tls-verify$/);
+  await refusal(
+    t,
+    kubeconfig({ server: 'https://x', 'insecure-skip-tls-verify': true, 'certificate-authority-data': b64('x') }),
+    /insecure-skip-tls-verify$/,
+  );
   await refusal(t, kubeconfig({ server: 'https://x' }, { 'client-certificate-data': b64('cert') }), /client-key$/);
   await refusal(t, kubeconfig({ server: 'https://x' }, { 'client-key-data': `${secret}!!` }), /client-key-data$/);
   await refusal(t, kubeconfig({ server: `https://me:${secret}@x` }), /server$/);
@@ -122,14 +130,23 @@ t.test('CA (data and file), insecure-skip-tls-verify, tls-server-name (SNI and t
   const version = (c: KubeCredentials) => kubeTransport(c).getJson('/version', {});
 
   await t.resolves(version(await credsOf(t, kubeconfig({ server, 'certificate-authority-data': b64(ca) }))), 'certificate-authority-data');
-  await t.resolves(version(await credsOf(t, kubeconfig({ server, 'certificate-authority': 'ca.pem' }), { 'ca.pem': ca })), 'certificate-authority (a file beside the kubeconfig)');
+  await t.resolves(
+    version(await credsOf(t, kubeconfig({ server, 'certificate-authority': 'ca.pem' }), { 'ca.pem': ca })),
+    'certificate-authority (a file beside the kubeconfig)',
+  );
   const other = generateCertificates({ service: 'other', namespace: 'default' }).caCert;
-  await t.rejects(version(await credsOf(t, kubeconfig({ server, 'certificate-authority-data': b64(other) }))), { code: /UNABLE_TO_VERIFY|SELF_SIGNED|DEPTH_ZERO/ }, 'another CA: refused');
+  await t.rejects(
+    version(await credsOf(t, kubeconfig({ server, 'certificate-authority-data': b64(other) }))),
+    { code: /UNABLE_TO_VERIFY|SELF_SIGNED|DEPTH_ZERO/ },
+    'another CA: refused',
+  );
   await t.resolves(version(await credsOf(t, kubeconfig({ server, 'insecure-skip-tls-verify': true }))), 'insecure-skip-tls-verify');
 
   await version(await credsOf(t, kubeconfig({ server: `https://localhost:${port}`, 'certificate-authority-data': b64(ca) })));
   t.equal(api.requests.at(-1)?.servername, 'localhost', 'without tls-server-name: the host is the SNI');
-  await version(await credsOf(t, kubeconfig({ server, 'certificate-authority-data': b64(ca), 'tls-server-name': 'kubernetes.default.svc' })));
+  await version(
+    await credsOf(t, kubeconfig({ server, 'certificate-authority-data': b64(ca), 'tls-server-name': 'kubernetes.default.svc' })),
+  );
   t.equal(api.requests.at(-1)?.servername, 'kubernetes.default.svc', 'tls-server-name is the SNI');
   await t.rejects(
     version(await credsOf(t, kubeconfig({ server, 'certificate-authority-data': b64(ca), 'tls-server-name': 'wrong.example' }))),
@@ -144,9 +161,23 @@ t.test('client certificate and key (data and files), sent to the server', async 
   t.teardown(() => api.stop());
   const client = generateCertificates({ service: 'client', namespace: 'default' });
   const server = `https://127.0.0.1:${port}`;
-  await kubeTransport(await credsOf(t, kubeconfig({ server, 'certificate-authority-data': b64(ca) }, { 'client-certificate-data': b64(client.cert), 'client-key-data': b64(client.key) }))).getJson('/version', {});
+  await kubeTransport(
+    await credsOf(
+      t,
+      kubeconfig(
+        { server, 'certificate-authority-data': b64(ca) },
+        { 'client-certificate-data': b64(client.cert), 'client-key-data': b64(client.key) },
+      ),
+    ),
+  ).getJson('/version', {});
   t.equal(api.requests.at(-1)?.clientCert, fingerprint(client.cert), 'client-certificate-data, client-key-data');
-  await kubeTransport(await credsOf(t, kubeconfig({ server, 'certificate-authority-data': b64(ca) }, { 'client-certificate': 'c.pem', 'client-key': 'k.pem' }), { 'c.pem': client.cert, 'k.pem': client.key })).getJson('/version', {});
+  await kubeTransport(
+    await credsOf(
+      t,
+      kubeconfig({ server, 'certificate-authority-data': b64(ca) }, { 'client-certificate': 'c.pem', 'client-key': 'k.pem' }),
+      { 'c.pem': client.cert, 'k.pem': client.key },
+    ),
+  ).getJson('/version', {});
   t.equal(api.requests.at(-1)?.clientCert, fingerprint(client.cert), 'client-certificate, client-key (files)');
 });
 
@@ -173,7 +204,21 @@ t.test('token, tokenFile, basic auth, impersonation, disable-compression: the he
   await get(await credsOf(t, kubeconfig({ server }, { username: 'ann', password: 'p:ss' })));
   t.equal(last().headers.authorization, `Basic ${b64('ann:p:ss')}`, 'username/password: basic auth');
 
-  await get(await credsOf(t, kubeconfig({ server }, { token: 'tok-1', as: 'jane', 'as-uid': 'u-1', 'as-groups': ['dev', 'ops'], 'as-user-extra': { 'acme.com/project': ['a', 'b'], scopes: ['s'] } })));
+  await get(
+    await credsOf(
+      t,
+      kubeconfig(
+        { server },
+        {
+          token: 'tok-1',
+          as: 'jane',
+          'as-uid': 'u-1',
+          'as-groups': ['dev', 'ops'],
+          'as-user-extra': { 'acme.com/project': ['a', 'b'], scopes: ['s'] },
+        },
+      ),
+    ),
+  );
   const raw = last().rawHeaders;
   t.equal(last().headers['impersonate-user'], 'jane', 'as: Impersonate-User');
   t.equal(last().headers['impersonate-uid'], 'u-1', 'as-uid: Impersonate-Uid');
@@ -183,7 +228,11 @@ t.test('token, tokenFile, basic auth, impersonation, disable-compression: the he
     return out;
   };
   t.same(valuesOf('Impersonate-Group'), ['dev', 'ops'], 'as-groups: one Impersonate-Group line per group');
-  t.same(valuesOf('Impersonate-Extra-acme.com%2Fproject'), ['a', 'b'], 'as-user-extra: the key escaped as client-go escapes it, one line per value');
+  t.same(
+    valuesOf('Impersonate-Extra-acme.com%2Fproject'),
+    ['a', 'b'],
+    'as-user-extra: the key escaped as client-go escapes it, one line per value',
+  );
   t.same(valuesOf('Impersonate-Extra-scopes'), ['s']);
   t.equal(last().headers.authorization, 'Bearer tok-1', 'impersonation beside the token');
 
@@ -202,7 +251,17 @@ t.test('proxy-url: every request through the proxy (CONNECT for https), its cred
     await proxy.stop();
   });
   proxy.requireAuth = `Basic ${b64('pu:pp@ss')}`;
-  const creds = await credsOf(t, kubeconfig({ server: `https://127.0.0.1:${port}`, 'certificate-authority-data': b64(ca), 'proxy-url': `http://pu:pp%40ss@127.0.0.1:${proxyPort}` }, { token: 'tok-via-proxy' }));
+  const creds = await credsOf(
+    t,
+    kubeconfig(
+      {
+        server: `https://127.0.0.1:${port}`,
+        'certificate-authority-data': b64(ca),
+        'proxy-url': `http://pu:pp%40ss@127.0.0.1:${proxyPort}`,
+      },
+      { token: 'tok-via-proxy' },
+    ),
+  );
   const transport = kubeTransport(creds);
   await transport.getJson('/version', {});
   await transport.getJson('/api/v1/namespaces', {});
@@ -215,7 +274,10 @@ t.test('proxy-url: every request through the proxy (CONNECT for https), its cred
     Array.from({ length: 4 }, () => ['CONNECT', `127.0.0.1:${port}`]),
     'each request (get, list, send) tunnelled through the proxy',
   );
-  t.ok(proxy.uses.every((u) => u.proxyAuthorization === proxy.requireAuth && u.authorization === undefined), "the proxy got its credentials (URL-decoded), never the user's token");
+  t.ok(
+    proxy.uses.every((u) => u.proxyAuthorization === proxy.requireAuth && u.authorization === undefined),
+    "the proxy got its credentials (URL-decoded), never the user's token",
+  );
   t.equal(api.requests.at(-1)?.headers.authorization, 'Bearer tok-via-proxy', 'the token reached the server inside the tunnel');
   t.equal(api.requests.at(-1)?.servername, undefined, 'an address: no SNI (as Node and Go send none for an IP)');
 
@@ -224,13 +286,24 @@ t.test('proxy-url: every request through the proxy (CONNECT for https), its cred
   await plain.start();
   t.teardown(() => plain.stop());
   proxy.uses.length = 0;
-  const viaHttp = await credsOf(t, kubeconfig({ server: `http://127.0.0.1:${plain.port}`, 'proxy-url': `http://pu:pp%40ss@127.0.0.1:${proxyPort}` }, { token: 't' }));
+  const viaHttp = await credsOf(
+    t,
+    kubeconfig({ server: `http://127.0.0.1:${plain.port}`, 'proxy-url': `http://pu:pp%40ss@127.0.0.1:${proxyPort}` }, { token: 't' }),
+  );
   await kubeTransport(viaHttp).getJson('/version', {});
-  t.match(proxy.uses, [{ method: 'GET', target: `http://127.0.0.1:${plain.port}/version`, proxyAuthorization: proxy.requireAuth }], 'http: an absolute-URI request to the proxy');
+  t.match(
+    proxy.uses,
+    [{ method: 'GET', target: `http://127.0.0.1:${plain.port}/version`, proxyAuthorization: proxy.requireAuth }],
+    'http: an absolute-URI request to the proxy',
+  );
   t.equal(plain.requests.length, 1, 'and it reached the server');
 
   proxy.refuseConnect = true;
-  await t.rejects(transport.getJson('/version', {}), { name: 'ProxyError', message: /the proxy http:\/\/127\.0\.0\.1:\d+ answered CONNECT with HTTP 403/ }, 'a proxy that refuses: named, without its credentials');
+  await t.rejects(
+    transport.getJson('/version', {}),
+    { name: 'ProxyError', message: /the proxy http:\/\/127\.0\.0\.1:\d+ answered CONNECT with HTTP 403/ },
+    'a proxy that refuses: named, without its credentials',
+  );
 });
 
 t.test('exec credential plugins: still run (client-node, loaded for them only), relative command, env', async (t) => {
@@ -246,24 +319,51 @@ t.test('exec credential plugins: still run (client-node, loaded for them only), 
   chmodSync(join(dir, 'bin', 'cred.sh'), 0o755);
   chmodSync(join(dir, 'bin', 'fail.sh'), 0o755);
   const server = `http://127.0.0.1:${api.port}`;
-  const exec = (command: string, env: Obj[]) => ({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command, env, interactiveMode: 'Never' } });
+  const exec = (command: string, env: Obj[]) => ({
+    exec: { apiVersion: 'client.authentication.k8s.io/v1', command, env, interactiveMode: 'Never' },
+  });
   writeFileSync(join(dir, 'config'), kubeconfig({ server }, exec('./bin/cred.sh', [{ name: 'EXEC_TOKEN', value: 'tok-from-exec' }])));
   const creds = await kubeconfigCredentials([join(dir, 'config')]);
   await kubeTransport(creds).getJson('/version', {});
-  t.equal(api.requests.at(-1)?.headers.authorization, 'Bearer tok-from-exec', 'the ExecCredential token, the command relative to the kubeconfig');
+  t.equal(
+    api.requests.at(-1)?.headers.authorization,
+    'Bearer tok-from-exec',
+    'the ExecCredential token, the command relative to the kubeconfig',
+  );
 
   writeFileSync(join(dir, 'config2'), kubeconfig({ server }, exec('./bin/fail.sh', [{ name: 'EXEC_SECRET', value: 'PLANTED-EXEC-ENV' }])));
   const err = await kubeconfigCredentials([join(dir, 'config2')]).catch((e: unknown) => e);
   t.ok(err instanceof KubeconfigError);
-  t.match(String(err), /users\[0\]\.user\.exec: getting credentials: cannot log in with \[redacted\]/, 'the plugin says why, its env value redacted');
+  t.match(
+    String(err),
+    /users\[0\]\.user\.exec: getting credentials: cannot log in with \[redacted\]/,
+    'the plugin says why, its env value redacted',
+  );
   t.notMatch(String(err), /PLANTED/);
 });
 
 t.test('no proxy-url: the environment proxy, as kubectl (Go) reads HTTPS_PROXY, HTTP_PROXY and NO_PROXY', async (t) => {
-  const env = { HTTPS_PROXY: 'http://p:3128', http_proxy: 'proxy.local:8080', NO_PROXY: '.corp.example,10.0.0.0/8,db.example:6443,[fd00::1]' };
+  const env = {
+    HTTPS_PROXY: 'http://p:3128',
+    http_proxy: 'proxy.local:8080',
+    NO_PROXY: '.corp.example,10.0.0.0/8,db.example:6443,[fd00::1]',
+  };
   t.match(proxyFromEnvironment('https://api.example:6443', env), { url: 'http://p:3128', variable: 'HTTPS_PROXY' });
-  t.match(proxyFromEnvironment('http://api.example', env), { url: 'http://proxy.local:8080', variable: 'http_proxy' }, 'a proxy without a scheme: http');
-  for (const server of ['https://k.corp.example', 'https://corp.example', 'https://10.1.2.3:6443', 'https://db.example:6443', 'https://[fd00::1]:6443', 'https://localhost:6443', 'https://127.0.0.2', 'https://[::1]:443']) {
+  t.match(
+    proxyFromEnvironment('http://api.example', env),
+    { url: 'http://proxy.local:8080', variable: 'http_proxy' },
+    'a proxy without a scheme: http',
+  );
+  for (const server of [
+    'https://k.corp.example',
+    'https://corp.example',
+    'https://10.1.2.3:6443',
+    'https://db.example:6443',
+    'https://[fd00::1]:6443',
+    'https://localhost:6443',
+    'https://127.0.0.2',
+    'https://[::1]:443',
+  ]) {
     t.equal(proxyFromEnvironment(server, env), undefined, `${server}: direct`);
   }
   t.ok(proxyFromEnvironment('https://db.example:443', env), 'NO_PROXY host:port matches that port only');
@@ -278,12 +378,23 @@ t.test('no proxy-url: the environment proxy, as kubectl (Go) reads HTTPS_PROXY, 
     await proxy.stop();
   });
   proxy.hosts.set('kube.test', '127.0.0.1');
-  const dir = t.testdir({ config: kubeconfig({ server: `https://kube.test:${port}`, 'certificate-authority-data': b64(ca), 'tls-server-name': 'localhost' }, { token: 'tok-env' }) });
+  const dir = t.testdir({
+    config: kubeconfig(
+      { server: `https://kube.test:${port}`, 'certificate-authority-data': b64(ca), 'tls-server-name': 'localhost' },
+      { token: 'tok-env' },
+    ),
+  });
   const creds = await kubeconfigCredentials([join(dir, 'config')], { env: { HTTPS_PROXY: `http://u:pw@127.0.0.1:${proxyPort}` } });
   await kubeTransport(creds).getJson('/version', {});
-  t.match(proxy.uses, [{ method: 'CONNECT', target: `kube.test:${port}`, proxyAuthorization: `Basic ${b64('u:pw')}` }], 'HTTPS_PROXY used, with its credentials');
+  t.match(
+    proxy.uses,
+    [{ method: 'CONNECT', target: `kube.test:${port}`, proxyAuthorization: `Basic ${b64('u:pw')}` }],
+    'HTTPS_PROXY used, with its credentials',
+  );
   t.equal(api.requests.at(-1)?.headers.authorization, 'Bearer tok-env');
   t.equal(api.requests.at(-1)?.servername, 'localhost', 'tls-server-name inside the tunnel');
-  const direct = await kubeconfigCredentials([join(dir, 'config')], { env: { HTTPS_PROXY: `http://127.0.0.1:${proxyPort}`, NO_PROXY: 'kube.test' } });
+  const direct = await kubeconfigCredentials([join(dir, 'config')], {
+    env: { HTTPS_PROXY: `http://127.0.0.1:${proxyPort}`, NO_PROXY: 'kube.test' },
+  });
   t.equal(direct.proxy, undefined, 'NO_PROXY: direct');
 });

@@ -43,7 +43,8 @@ t.test('create, get, delete: answers as data', async (t) => {
       const pre = (JSON.parse(body) as { preconditions: { uid: string; resourceVersion?: string } }).preconditions;
       const o = objects.get(name);
       if (!o) return json(res, 404, { kind: 'Status', code: 404 });
-      if (o.metadata.uid !== pre.uid || o.metadata.resourceVersion !== pre.resourceVersion) return json(res, 409, { kind: 'Status', reason: 'Conflict', message: 'Precondition failed' });
+      if (o.metadata.uid !== pre.uid || o.metadata.resourceVersion !== pre.resourceVersion)
+        return json(res, 409, { kind: 'Status', reason: 'Conflict', message: 'Precondition failed' });
       objects.delete(name);
       return json(res, 200, { kind: 'Status', status: 'Success' });
     }
@@ -57,19 +58,31 @@ t.test('create, get, delete: answers as data', async (t) => {
   t.same(await api.delete('guid-1', { uid: 'other', resourceVersion: '5' }, signal), { status: 'changed' }, 'a precondition that fails');
   t.same(await api.delete('guid-1', { uid: 'u1', resourceVersion: '5' }, signal), { status: 'deleted' });
   t.same(await api.delete('guid-1', { uid: 'u1', resourceVersion: '5' }, signal), { status: 'absent' });
-  t.match(seen, [`POST ${PATH}`, `POST ${PATH}`, `GET ${PATH}/guid-1`, `GET ${PATH}/guid-2`, `DELETE ${PATH}/guid-1`, `DELETE ${PATH}/guid-1`, `DELETE ${PATH}/guid-1`]);
+  t.match(seen, [
+    `POST ${PATH}`,
+    `POST ${PATH}`,
+    `GET ${PATH}/guid-1`,
+    `GET ${PATH}/guid-2`,
+    `DELETE ${PATH}/guid-1`,
+    `DELETE ${PATH}/guid-1`,
+    `DELETE ${PATH}/guid-1`,
+  ]);
 });
 
 t.test('other statuses fail with the reason; a dropped connection is tried once more; silence rejects at the deadline', async (t) => {
   let drops = 1;
   let mode: 'forbidden' | 'drop' | 'silent' = 'forbidden';
   const api = await server(t, (req, _body, res) => {
-    if (mode === 'forbidden') return json(res, 403, { kind: 'Status', message: 'leases is forbidden: User "x" cannot create resource "leases"' });
+    if (mode === 'forbidden')
+      return json(res, 403, { kind: 'Status', message: 'leases is forbidden: User "x" cannot create resource "leases"' });
     if (mode === 'drop' && drops-- > 0) return void req.socket.destroy();
     if (mode === 'drop') return json(res, 201, { metadata: { name: 'a', uid: 'u' } });
     // silent: never answers
   });
-  t.match(await api.create({ metadata: { name: 'a' } }, AbortSignal.timeout(5_000)), { status: 'failed', reason: /^HTTP 403: leases is forbidden/ });
+  t.match(await api.create({ metadata: { name: 'a' } }, AbortSignal.timeout(5_000)), {
+    status: 'failed',
+    reason: /^HTTP 403: leases is forbidden/,
+  });
   t.match(await api.get('a', AbortSignal.timeout(5_000)), { status: 'failed', reason: /HTTP 403/ });
   mode = 'drop';
   t.match(await api.create({ metadata: { name: 'a' } }, AbortSignal.timeout(5_000)), { status: 'created' }, 'the second try answered');

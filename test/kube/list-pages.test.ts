@@ -24,7 +24,9 @@ function pagedTransport(count: number, expireAt: Set<string>) {
     },
     watch: (_p, q, _a, _e, signal) => {
       watched.push(q['resourceVersion'] ?? '');
-      return new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+      return new Promise<void>((resolve) =>
+        signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
     },
     patchJson: () => Promise.reject(new Error('unused')),
   };
@@ -64,7 +66,16 @@ t.test('a continue token that expired (410) restarts the list from the start, as
   const { transport, asked, watched } = pagedTransport(5, new Set(['101:4']));
   const { seen, handler } = recorder();
   const errors: unknown[] = [];
-  const lw = new ListWatch({ transport, path: '/api/v1/pods', listAccept: 'a', watchAccept: 'w', pageSize: 2, backoffMs: 1, handler, onError: (err) => errors.push(err) });
+  const lw = new ListWatch({
+    transport,
+    path: '/api/v1/pods',
+    listAccept: 'a',
+    watchAccept: 'w',
+    pageSize: 2,
+    backoffMs: 1,
+    handler,
+    onError: (err) => errors.push(err),
+  });
   // The retry waits on an unref'd timer (a retry loop alone keeps no process alive): with nothing
   // else pending, this test's process could exit before the list restarts. Hold it open.
   const alive = setInterval(() => {}, 1_000);
@@ -78,7 +89,11 @@ t.test('a continue token that expired (410) restarts the list from the start, as
     ['-', '101:2', '101:4', '-', '102:2', '102:4'],
     'after the expired page, a list from the start with a new resourceVersion',
   );
-  t.same(seen, ['resync', 'p0', 'p1', 'p2', 'p3', 'resync', 'p0', 'p1', 'p2', 'p3', 'p4', 'resynced'], 'the restarted list is a resync of its own; the broken one never ends as a resync');
+  t.same(
+    seen,
+    ['resync', 'p0', 'p1', 'p2', 'p3', 'resync', 'p0', 'p1', 'p2', 'p3', 'p4', 'resynced'],
+    'the restarted list is a resync of its own; the broken one never ends as a resync',
+  );
   t.equal(errors.length, 1);
   t.match(errors[0], { statusCode: 410, reason: 'Expired' });
   await new Promise((r) => setImmediate(r));

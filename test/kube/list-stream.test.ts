@@ -28,13 +28,20 @@ t.test('items and envelope survive any chunking of any list (property)', async (
   fc.assert(
     fc.property(
       fc.array(item, { maxLength: 6 }),
-      fc.dictionary(fc.string().filter((k) => k !== 'items'), json, { maxKeys: 4 }),
+      fc.dictionary(
+        fc.string().filter((k) => k !== 'items'),
+        json,
+        { maxKeys: 4 },
+      ),
       fc.array(fc.nat(), { maxLength: 12 }),
       fc.boolean(),
       (items, extra, cuts, itemsFirst) => {
         const list = itemsFirst ? { items, ...extra } : { ...extra, items };
         const text = JSON.stringify(list, null, cuts.length % 2 ? 1 : undefined);
-        const out = feed(text, cuts.map((c) => c % (text.length + 1)));
+        const out = feed(
+          text,
+          cuts.map((c) => c % (text.length + 1)),
+        );
         t.same(out.items, items);
         t.same(out.envelope, envelopeOf(list));
       },
@@ -54,13 +61,20 @@ t.test('one byte at a time: brackets, quotes and "items" inside strings and nest
     ],
   };
   const text = JSON.stringify(list);
-  const out = feed(text, Array.from({ length: Buffer.byteLength(text) }, (_, i) => i));
+  const out = feed(
+    text,
+    Array.from({ length: Buffer.byteLength(text) }, (_, i) => i),
+  );
   t.same(out.items, list.items);
   t.same(out.envelope, { ...list, items: [] });
 });
 
 t.test('an empty or absent items array, and a body that ends early', async (t) => {
-  t.same(feed('{"kind":"L","items":[],"metadata":{"resourceVersion":"3"}}', [10, 20, 21]).envelope, { kind: 'L', items: [], metadata: { resourceVersion: '3' } });
+  t.same(feed('{"kind":"L","items":[],"metadata":{"resourceVersion":"3"}}', [10, 20, 21]).envelope, {
+    kind: 'L',
+    items: [],
+    metadata: { resourceVersion: '3' },
+  });
   t.same(feed('{"kind":"L","items":null}', []).items, []);
   t.throws(() => feed('{"kind":"L","items":[{"a":1}', []), SyntaxError);
 });

@@ -1,6 +1,15 @@
 import t, { type Test } from 'tap';
 import { getEventListeners } from 'node:events';
-import { ListWatch, METADATA_ACCEPT, METADATA_WATCH_ACCEPT, kubeTransport, type KubeObject, type KubeTransport, type ListWatchOptions, type RetryInfo } from '../../src/kube/index.js';
+import {
+  ListWatch,
+  METADATA_ACCEPT,
+  METADATA_WATCH_ACCEPT,
+  kubeTransport,
+  type KubeObject,
+  type KubeTransport,
+  type ListWatchOptions,
+  type RetryInfo,
+} from '../../src/kube/index.js';
 import { FakeApiServer, until } from './fake-apiserver.js';
 
 const PATH = '/api/v1/configmaps';
@@ -47,7 +56,14 @@ t.test('pages, then a watch from the list resourceVersion; add, update, delete',
   t.ok(lw.synced(), 'synced after the first complete list');
   t.same(seen, ['resync', 'upsert:a', 'upsert:b', 'upsert:c', 'resynced']);
   const pages = api.requests.filter((r) => r.query.get('watch') !== 'true');
-  t.same(pages.map((r) => [r.query.get('limit'), r.query.get('continue')]), [['2', null], ['2', '2']], 'pages of pageSize with continue tokens');
+  t.same(
+    pages.map((r) => [r.query.get('limit'), r.query.get('continue')]),
+    [
+      ['2', null],
+      ['2', '2'],
+    ],
+    'pages of pageSize with continue tokens',
+  );
   t.match(pages[0]!.headers.accept, 'as=PartialObjectMetadataList');
   t.equal(pages[0]!.headers.authorization, 'Bearer secret-token');
 
@@ -65,7 +81,13 @@ t.test('pages, then a watch from the list resourceVersion; add, update, delete',
   // A watch ended by the server resumes from the last resourceVersion seen, without a relist.
   api.endWatches(PATH);
   await until(() => api.requests.filter((r) => r.query.get('watch') === 'true').length === 2, 'the second watch');
-  t.equal(api.requests.filter((r) => r.query.get('watch') === 'true').at(-1)!.query.get('resourceVersion'), '11');
+  t.equal(
+    api.requests
+      .filter((r) => r.query.get('watch') === 'true')
+      .at(-1)!
+      .query.get('resourceVersion'),
+    '11',
+  );
   t.equal(api.lists, 2, 'no relist');
 });
 
@@ -80,7 +102,13 @@ t.test('410 Gone in the watch: relist, then watch from the new resourceVersion',
   await until(() => seen.filter((s) => s === 'resynced').length === 2, 'the relist');
   t.same(seen, ['resync', 'upsert:a', 'resynced', 'resync', 'upsert:b', 'resynced']);
   await until(() => api.watching(PATH) === 1, 'the new watch');
-  t.equal(api.requests.filter((r) => r.query.get('watch') === 'true').at(-1)!.query.get('resourceVersion'), '20');
+  t.equal(
+    api.requests
+      .filter((r) => r.query.get('watch') === 'true')
+      .at(-1)!
+      .query.get('resourceVersion'),
+    '20',
+  );
 });
 
 t.test('failures: capped exponential backoff, lastFailure, reset once the watch delivers', async (t) => {
@@ -88,12 +116,15 @@ t.test('failures: capped exponential backoff, lastFailure, reset once the watch 
   api.setList(PATH, [], '1');
   api.listFailures = 4;
   await lw.start();
-  t.same(errors.map((e) => e.retry), [
-    { attempt: 1, delayMs: 20 },
-    { attempt: 2, delayMs: 40 },
-    { attempt: 3, delayMs: 50 },
-    { attempt: 4, delayMs: 50 },
-  ]);
+  t.same(
+    errors.map((e) => e.retry),
+    [
+      { attempt: 1, delayMs: 20 },
+      { attempt: 2, delayMs: 40 },
+      { attempt: 3, delayMs: 50 },
+      { attempt: 4, delayMs: 50 },
+    ],
+  );
   t.equal(lw.lastFailure(), undefined, 'cleared by the list that worked');
   await until(() => api.watching(PATH) === 1, 'the watch');
   api.watchFailures = 1;
@@ -106,7 +137,14 @@ t.test('failures: capped exponential backoff, lastFailure, reset once the watch 
   const failingList = new FakeApiServer();
   const kc = await failingList.start();
   t.teardown(() => failingList.stop());
-  const stuck = new ListWatch({ transport: kubeTransport(kc), path: PATH, listAccept: 'application/json', watchAccept: 'application/json', backoffMs: 10, handler: recorder().handler });
+  const stuck = new ListWatch({
+    transport: kubeTransport(kc),
+    path: PATH,
+    listAccept: 'application/json',
+    watchAccept: 'application/json',
+    backoffMs: 10,
+    handler: recorder().handler,
+  });
   void stuck.start();
   await until(() => stuck.lastFailure() !== undefined, 'a failure');
   t.match(stuck.lastFailure(), { statusCode: 404, message: /^GET \/api\/v1\/configmaps: HTTP 404: / });
@@ -124,7 +162,11 @@ t.test('minWatchMs: a server ending every watch at once is retried with backoff,
   await until(() => api.watches >= 4, 'four watch requests');
   await lw.stop();
   t.ok(errors.length >= api.watches - 1, `${api.watches} watches, each reconnect after a failure (${errors.length})`);
-  t.same(errors.slice(0, 3).map((e) => e.retry.delayMs), [20, 40, 50], 'backoff 20 ms, doubling, capped at 50 ms');
+  t.same(
+    errors.slice(0, 3).map((e) => e.retry.delayMs),
+    [20, 40, 50],
+    'backoff 20 ms, doubling, capped at 50 ms',
+  );
   t.match(String(errors[0]?.err), 'the watch ended right after it started');
 });
 
@@ -140,7 +182,16 @@ t.test('pageTimeoutMs bounds each list page; stop() ends a loop that never synce
     patchJson: () => Promise.reject(new Error('not reached')),
   };
   const failures: unknown[] = [];
-  const lw = new ListWatch({ transport: silent, path: PATH, listAccept: 'a', watchAccept: 'a', pageTimeoutMs: 30, backoffMs: 10, handler: recorder().handler, onError: (err) => failures.push(err) });
+  const lw = new ListWatch({
+    transport: silent,
+    path: PATH,
+    listAccept: 'a',
+    watchAccept: 'a',
+    pageTimeoutMs: 30,
+    backoffMs: 10,
+    handler: recorder().handler,
+    onError: (err) => failures.push(err),
+  });
   const started = lw.start();
   await until(() => failures.length >= 2, 'two timed-out pages');
   t.match(String(failures[0]), /TimeoutError|aborted/);
@@ -170,7 +221,15 @@ t.test('a long outage with many retries leaves the abort listeners on the loop s
   const onWarning = (w: Error): void => void warnings.push(w);
   process.on('warning', onWarning);
   t.teardown(() => void process.off('warning', onWarning));
-  const lw = new ListWatch({ transport: down, path: PATH, listAccept: 'a', watchAccept: 'a', backoffMs: 1, maxBackoffMs: 1, handler: recorder().handler });
+  const lw = new ListWatch({
+    transport: down,
+    path: PATH,
+    listAccept: 'a',
+    watchAccept: 'a',
+    backoffMs: 1,
+    maxBackoffMs: 1,
+    handler: recorder().handler,
+  });
   void lw.start();
   await until(() => attempts >= 20, 'twenty attempts');
   const early = getEventListeners(signal!, 'abort').length;
@@ -181,7 +240,10 @@ t.test('a long outage with many retries leaves the abort listeners on the loop s
   t.ok(lw.staleSince() === undefined && !lw.synced(), 'never synced: not "stale", not ready');
   await lw.stop();
   await new Promise((r) => setImmediate(r));
-  t.same(warnings.filter((w) => w.name === 'MaxListenersExceededWarning'), []);
+  t.same(
+    warnings.filter((w) => w.name === 'MaxListenersExceededWarning'),
+    [],
+  );
 });
 
 t.test('staleSince: set by the first failure after a sync, kept through retries, cleared when a watch is accepted', async (t) => {

@@ -35,10 +35,20 @@ const vm = (networks: unknown[], interfaces: unknown[]) => ({
 export const CORPUS: CorpusEntry[] = [
   {
     name: 'pod network plus a multus ptp network (bridge binding)',
-    source: 'v1.9.0 examples/vmi-multus-multiple-net.yaml; interface name from pkg/network/namescheme/networknamescheme.go GenerateHashedInterfaceName',
+    source:
+      'v1.9.0 examples/vmi-multus-multiple-net.yaml; interface name from pkg/network/namescheme/networknamescheme.go GenerateHashedInterfaceName',
     resource: 'kubevirt.io/virtualmachineinstances',
     namespace: 'default',
-    object: vmi([{ name: 'default', pod: {} }, { name: 'ptp', multus: { networkName: 'ptp-conf' } }], [{ name: 'default', masquerade: {} }, { name: 'ptp', bridge: {} }]),
+    object: vmi(
+      [
+        { name: 'default', pod: {} },
+        { name: 'ptp', multus: { networkName: 'ptp-conf' } },
+      ],
+      [
+        { name: 'default', masquerade: {} },
+        { name: 'ptp', bridge: {} },
+      ],
+    ),
     expected: { [NETS]: '[{"name":"ptp-conf","namespace":"default","interface":"pode31d7ce2712"}]' },
   },
   {
@@ -54,7 +64,16 @@ export const CORPUS: CorpusEntry[] = [
     source: 'v1.9.0 examples/vmi-sriov.yaml; pkg/network/multus/nad.go NetAttachDefNamespacedName',
     resource: 'kubevirt.io/virtualmachineinstances',
     namespace: 'default',
-    object: vmi([{ name: 'default', pod: {} }, { name: 'sriov-net', multus: { networkName: 'sriov/sriov-network' } }], [{ name: 'default', masquerade: {} }, { name: 'sriov-net', sriov: {} }]),
+    object: vmi(
+      [
+        { name: 'default', pod: {} },
+        { name: 'sriov-net', multus: { networkName: 'sriov/sriov-network' } },
+      ],
+      [
+        { name: 'default', masquerade: {} },
+        { name: 'sriov-net', sriov: {} },
+      ],
+    ),
     expected: { [NETS]: '[{"name":"sriov-network","namespace":"sriov","interface":"pod5862143f341"}]' },
   },
   {
@@ -63,12 +82,17 @@ export const CORPUS: CorpusEntry[] = [
     resource: 'kubevirt.io/virtualmachineinstances',
     namespace: 'default',
     object: vmi(
-      [{ name: 'default', pod: {} }, { name: 'blue', multus: { networkName: 'test1' } }, { name: 'red', multus: { networkName: 'other-namespace/test1' } }],
+      [
+        { name: 'default', pod: {} },
+        { name: 'blue', multus: { networkName: 'test1' } },
+        { name: 'red', multus: { networkName: 'other-namespace/test1' } },
+      ],
       [{ name: 'default', binding: { name: 'test-binding' } }, { name: 'blue' }, { name: 'red' }],
     ),
     bindings: { 'test-binding': { networkAttachmentDefinition: 'test-binding-net' } },
     expected: {
-      [NETS]: '[{"name":"test-binding-net","namespace":"default","cni-args":{"logicNetworkName":"default"}},{"name":"test1","namespace":"default","interface":"pod16477688c0e"},{"name":"test1","namespace":"other-namespace","interface":"podb1f51a511f1"}]',
+      [NETS]:
+        '[{"name":"test-binding-net","namespace":"default","cni-args":{"logicNetworkName":"default"}},{"name":"test1","namespace":"default","interface":"pod16477688c0e"},{"name":"test1","namespace":"other-namespace","interface":"podb1f51a511f1"}]',
     },
   },
   {
@@ -82,14 +106,24 @@ export const CORPUS: CorpusEntry[] = [
   },
   {
     name: 'multus default network and a secondary one with a MAC',
-    source: 'v1.9.0 pkg/network/pod/annotations/generator.go Generate (default-network = networkName as written; mac = interface macAddress)',
+    source:
+      'v1.9.0 pkg/network/pod/annotations/generator.go Generate (default-network = networkName as written; mac = interface macAddress)',
     resource: 'kubevirt.io/virtualmachines',
     namespace: 'apps',
     object: vm(
-      [{ name: 'main', multus: { networkName: 'infra/primary', default: true } }, { name: 'blue', multus: { networkName: 'blue-net' } }],
-      [{ name: 'main', bridge: {} }, { name: 'blue', bridge: {}, macAddress: '02:00:00:00:00:01' }],
+      [
+        { name: 'main', multus: { networkName: 'infra/primary', default: true } },
+        { name: 'blue', multus: { networkName: 'blue-net' } },
+      ],
+      [
+        { name: 'main', bridge: {} },
+        { name: 'blue', bridge: {}, macAddress: '02:00:00:00:00:01' },
+      ],
     ),
-    expected: { [DEFAULT]: 'infra/primary', [NETS]: '[{"name":"blue-net","namespace":"apps","mac":"02:00:00:00:00:01","interface":"pod16477688c0e"}]' },
+    expected: {
+      [DEFAULT]: 'infra/primary',
+      [NETS]: '[{"name":"blue-net","namespace":"apps","mac":"02:00:00:00:00:01","interface":"pod16477688c0e"}]',
+    },
   },
   {
     name: 'hot-unplugged interface (state: absent) left out',
@@ -97,8 +131,16 @@ export const CORPUS: CorpusEntry[] = [
     resource: 'kubevirt.io/virtualmachines',
     namespace: 'apps',
     object: vm(
-      [{ name: 'default', pod: {} }, { name: 'blue', multus: { networkName: 'blue-net' } }, { name: 'red', multus: { networkName: 'red-net' } }],
-      [{ name: 'default', masquerade: {} }, { name: 'blue', bridge: {}, state: 'absent' }, { name: 'red', bridge: {} }],
+      [
+        { name: 'default', pod: {} },
+        { name: 'blue', multus: { networkName: 'blue-net' } },
+        { name: 'red', multus: { networkName: 'red-net' } },
+      ],
+      [
+        { name: 'default', masquerade: {} },
+        { name: 'blue', bridge: {}, state: 'absent' },
+        { name: 'red', bridge: {} },
+      ],
     ),
     expected: { [NETS]: '[{"name":"red-net","namespace":"apps","interface":"podb1f51a511f1"}]' },
   },
@@ -111,7 +153,10 @@ export const CORPUS: CorpusEntry[] = [
       apiVersion: 'pool.kubevirt.io/v1alpha1',
       kind: 'VirtualMachinePool',
       metadata: { name: 'pool' },
-      spec: { replicas: 2, virtualMachineTemplate: { spec: vm([{ name: 'blue', multus: { networkName: 'blue-net' } }], [{ name: 'blue', bridge: {} }]).spec } },
+      spec: {
+        replicas: 2,
+        virtualMachineTemplate: { spec: vm([{ name: 'blue', multus: { networkName: 'blue-net' } }], [{ name: 'blue', bridge: {} }]).spec },
+      },
     },
     expected: { [NETS]: '[{"name":"blue-net","namespace":"apps","interface":"pod16477688c0e"}]' },
   },

@@ -49,12 +49,23 @@ t.test('binding plugins: unknown registry noted, unregistered plugin noted, cni-
   const unregistered = renderLauncher(object, keys, 'default', {});
   t.match(unregistered.notes[0]!.text, /not registered/);
   const known = renderLauncher(object, keys, 'default', { 'test-binding': { networkAttachmentDefinition: 'ns2/b' } });
-  t.equal(vmPath('metadata.annotations[k8s.v1.cni.cncf.io/networks][0].cni-args.logicNetworkName', known), 'spec.domain.devices.interfaces[0].binding.name');
+  t.equal(
+    vmPath('metadata.annotations[k8s.v1.cni.cncf.io/networks][0].cni-args.logicNetworkName', known),
+    'spec.domain.devices.interfaces[0].binding.name',
+  );
   t.equal(vmPath('metadata.annotations[k8s.v1.cni.cncf.io/networks][0]', known), 'spec.domain.devices.interfaces[0].binding.name');
 });
 
 t.test('hostile shapes render nothing and never throw', async (t) => {
-  for (const o of [null, 1, 'x', [], { spec: null }, { spec: { networks: 'x' } }, { spec: { networks: [null, 1, { multus: 'x' }, { name: 1, multus: { networkName: 2 } }], domain: { devices: { interfaces: 'x' } } } }]) {
+  for (const o of [
+    null,
+    1,
+    'x',
+    [],
+    { spec: null },
+    { spec: { networks: 'x' } },
+    { spec: { networks: [null, 1, { multus: 'x' }, { name: 1, multus: { networkName: 2 } }], domain: { devices: { interfaces: 'x' } } } },
+  ]) {
     const r = renderLauncher(o, ['spec'], 'ns');
     t.ok(r.selections.length <= 1, JSON.stringify(o));
   }

@@ -8,13 +8,21 @@ const deployment = (env: Array<{ name: string; value: string }>) => ({
   source: 'manifests/base/deployment.yaml',
   template: 'templates/base/deployment.yaml',
   cond: '',
-  object: { kind: 'Deployment', metadata: { name: 'netattach' }, spec: { template: { spec: { containers: [{ name: 'netattach', env }] } } } },
+  object: {
+    kind: 'Deployment',
+    metadata: { name: 'netattach' },
+    spec: { template: { spec: { containers: [{ name: 'netattach', env }] } } },
+  },
 });
 const nodeOptionsErrors = (errors: ChartError[]) => errors.filter((e) => e.path.endsWith('/env/2/value'));
 
 t.test('NODE_OPTIONS at env[2]: a hole, its default the manifest value', async (t) => {
   const errors: ChartError[] = [];
-  const item = deployment([{ name: 'A', value: 'a' }, { name: 'B', value: 'b' }, { name: 'NODE_OPTIONS', value: '--max-old-space-size=192' }]);
+  const item = deployment([
+    { name: 'A', value: 'a' },
+    { name: 'B', value: 'b' },
+    { name: 'NODE_OPTIONS', value: '--max-old-space-size=192' },
+  ]);
   const defaults = cutHoles([item], errors);
   t.same(nodeOptionsErrors(errors), []);
   t.equal(defaults.get('nodeOptions'), '--max-old-space-size=192');
@@ -22,7 +30,11 @@ t.test('NODE_OPTIONS at env[2]: a hole, its default the manifest value', async (
 
 t.test('another variable at env[2]: refused, naming the value', async (t) => {
   const errors: ChartError[] = [];
-  const item = deployment([{ name: 'A', value: 'a' }, { name: 'NODE_OPTIONS', value: '--max-old-space-size=192' }, { name: 'MALLOC_ARENA_MAX', value: '2' }]);
+  const item = deployment([
+    { name: 'A', value: 'a' },
+    { name: 'NODE_OPTIONS', value: '--max-old-space-size=192' },
+    { name: 'MALLOC_ARENA_MAX', value: '2' },
+  ]);
   const defaults = cutHoles([item], errors);
   t.match(nodeOptionsErrors(errors), [{ value: 'MALLOC_ARENA_MAX', reason: /not NODE_OPTIONS .*value nodeOptions/ }]);
   t.notOk(defaults.has('nodeOptions'));

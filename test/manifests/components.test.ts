@@ -65,15 +65,25 @@ t.test('client-auth: netattach requires a client certificate signed by the CA of
   t.same(volume?.configMap, { name: 'netattach-client-ca', items: [{ key: 'ca.crt', path: 'ca.crt' }] });
   t.notOk(volume?.configMap?.optional, 'not optional: without the CA the pod waits instead of serving without client authentication');
   // The TLS Secret and everything else of the base stay as they were.
-  t.same((spec.volumes as Obj[]).filter((v) => v.name !== 'client-ca'), baseDeployment.spec.template.spec.volumes);
-  t.same((container.volumeMounts as Obj[]).filter((m) => m.name !== 'client-ca'), baseDeployment.spec.template.spec.containers[0].volumeMounts);
+  t.same(
+    (spec.volumes as Obj[]).filter((v) => v.name !== 'client-ca'),
+    baseDeployment.spec.template.spec.volumes,
+  );
+  t.same(
+    (container.volumeMounts as Obj[]).filter((m) => m.name !== 'client-ca'),
+    baseDeployment.spec.template.spec.containers[0].volumeMounts,
+  );
   // Probes stay on the plain-HTTP health port, which a client certificate does not concern.
-  for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) t.equal(container[probe].httpGet.port, 'health', `${probe} on the health port`);
+  for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe'])
+    t.equal(container[probe].httpGet.port, 'health', `${probe} on the health port`);
 });
 
 t.test('networkpolicy: netattach pods take ingress only on their two ports, each from its one client', async (t) => {
   const objects = kustomizeObjects(NETWORK_POLICY);
-  t.same(objects.map((o) => `${o.object.kind}/${o.object.metadata.name}`), ['NetworkPolicy/netattach']);
+  t.same(
+    objects.map((o) => `${o.object.kind}/${o.object.metadata.name}`),
+    ['NetworkPolicy/netattach'],
+  );
   const policy = find(objects, 'NetworkPolicy', 'netattach');
   t.equal(policy.metadata.namespace, 'netattach-system');
   t.same(policy.spec.policyTypes, ['Ingress'], 'egress left alone: netattach calls the apiserver');
@@ -83,10 +93,19 @@ t.test('networkpolicy: netattach pods take ingress only on their two ports, each
   const container = baseDeployment.spec.template.spec.containers[0] as Obj;
   const containerPorts = new Set((container.ports as Obj[]).map((p) => p.name as string));
   const rules = policy.spec.ingress as Obj[];
-  t.same(rules.map((r) => (r.ports as Obj[]).map((p) => `${p.port}/${p.protocol}`)), [['https/TCP'], ['health/TCP']], 'one rule per port, named ports');
-  for (const r of rules) for (const p of r.ports as Obj[]) t.ok(containerPorts.has(p.port as string), `${p.port} is a port of the container`);
+  t.same(
+    rules.map((r) => (r.ports as Obj[]).map((p) => `${p.port}/${p.protocol}`)),
+    [['https/TCP'], ['health/TCP']],
+    'one rule per port, named ports',
+  );
+  for (const r of rules)
+    for (const p of r.ports as Obj[]) t.ok(containerPorts.has(p.port as string), `${p.port} is a port of the container`);
   const service = find(base, 'Service', 'netattach');
-  t.same((service.spec.ports as Obj[]).map((p) => p.targetPort), ['https'], 'the Service sends webhook calls to the port the first rule admits');
+  t.same(
+    (service.spec.ports as Obj[]).map((p) => p.targetPort),
+    ['https'],
+    'the Service sends webhook calls to the port the first rule admits',
+  );
 
   // Webhook port: an ipBlock to be set per cluster. The shipped value is no CIDR, so the apiserver
   // refuses the object (no policy, nothing blocked) instead of a guess that would refuse it.
@@ -94,12 +113,18 @@ t.test('networkpolicy: netattach pods take ingress only on their two ports, each
   t.equal(webhookPeers.length, 1);
   t.equal(webhookPeers[0]!.ipBlock?.cidr, 'SET-APISERVER-CIDR');
   t.notOk(isCidr(webhookPeers[0]!.ipBlock.cidr as string), 'the placeholder is not a valid CIDR');
-  t.notOk(rules[0]!.from.some((peer: Obj) => peer.podSelector && !peer.namespaceSelector), 'no pod of netattach-system is admitted by default');
+  t.notOk(
+    rules[0]!.from.some((peer: Obj) => peer.podSelector && !peer.namespaceSelector),
+    'no pod of netattach-system is admitted by default',
+  );
 
   // Health port: Prometheus pods in one namespace, both selectors in one peer (AND, not OR).
   const healthPeers = rules[1]!.from as Obj[];
   t.equal(healthPeers.length, 1);
-  t.ok(healthPeers[0]!.namespaceSelector?.matchLabels && healthPeers[0]!.podSelector?.matchLabels, 'namespace AND pod selector in a single peer');
+  t.ok(
+    healthPeers[0]!.namespaceSelector?.matchLabels && healthPeers[0]!.podSelector?.matchLabels,
+    'namespace AND pod selector in a single peer',
+  );
 });
 
 t.test("the overlay the component documents replaces the placeholder with the cluster's CIDR", async (t) => {

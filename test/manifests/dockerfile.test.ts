@@ -6,7 +6,10 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './load.js';
 
-interface Instruction { op: string; args: string }
+interface Instruction {
+  op: string;
+  args: string;
+}
 
 function parseDockerfile(text: string): Instruction[] {
   const joined = text.replace(/\\\n/g, ' ');
@@ -24,22 +27,42 @@ const text = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
 const instructions = parseDockerfile(text);
 const args = new Map(instructions.filter((i) => i.op === 'ARG').map((i) => i.args.split('=') as [string, string]));
 const resolve = (image: string): string => image.replace(/^\$\{(\w+)\}$/, (_, name: string) => args.get(name) ?? image);
-const stages = instructions.filter((i) => i.op === 'FROM').map((i) => {
-  const m = /^(\S+)(?:\s+AS\s+(\S+))?$/i.exec(i.args);
-  return { image: resolve(m?.[1] ?? ''), name: m?.[2] ?? '' };
-});
+const stages = instructions
+  .filter((i) => i.op === 'FROM')
+  .map((i) => {
+    const m = /^(\S+)(?:\s+AS\s+(\S+))?$/i.exec(i.args);
+    return { image: resolve(m?.[1] ?? ''), name: m?.[2] ?? '' };
+  });
 const final = instructions.slice(instructions.findLastIndex((i) => i.op === 'FROM'));
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string>; devDependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  bin: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 /** The Node.js line package.json pins for development and CI (node-line.test.ts): the image's too. */
 const nodeMajor = (pkg.devDependencies.node ?? '').split('.')[0];
 
 t.test('multi-stage: build, production dependencies, runtime', async (t) => {
-  t.same(stages.map((s) => s.name), ['build', 'prod-deps', 'runtime']);
+  t.same(
+    stages.map((s) => s.name),
+    ['build', 'prod-deps', 'runtime'],
+  );
   const runs = instructions.filter((i) => i.op === 'RUN').map((i) => i.args);
-  t.ok(runs.some((r) => /npm ci\b/.test(r) && !/--omit=dev/.test(r)), 'the build stage installs dev dependencies');
-  t.ok(runs.some((r) => /npm run build/.test(r)), 'the build stage compiles');
-  t.ok(runs.some((r) => /npm ci\b.*--omit=dev/.test(r)), 'a stage installs production dependencies only');
-  t.notOk(final.some((i) => i.op === 'RUN'), 'nothing runs in the runtime stage (it has no shell)');
+  t.ok(
+    runs.some((r) => /npm ci\b/.test(r) && !/--omit=dev/.test(r)),
+    'the build stage installs dev dependencies',
+  );
+  t.ok(
+    runs.some((r) => /npm run build/.test(r)),
+    'the build stage compiles',
+  );
+  t.ok(
+    runs.some((r) => /npm ci\b.*--omit=dev/.test(r)),
+    'a stage installs production dependencies only',
+  );
+  t.notOk(
+    final.some((i) => i.op === 'RUN'),
+    'nothing runs in the runtime stage (it has no shell)',
+  );
 });
 
 t.test('every base image is pinned to a version, never latest', async (t) => {
@@ -59,14 +82,26 @@ t.test('the runtime runs as a non-root user and starts the CLI the package decla
   const entrypoint = JSON.parse(final.find((i) => i.op === 'ENTRYPOINT')?.args ?? 'null') as string[] | null;
   t.ok(Array.isArray(entrypoint), 'ENTRYPOINT in exec form');
   t.equal(entrypoint?.[1], pkg.bin.netattach, 'runs the package bin');
-  t.ok(final.some((i) => i.op === 'COPY' && i.args.includes('/src/dist/src')), 'copies the compiled sources');
-  t.ok(final.some((i) => i.op === 'COPY' && /^schemas\b/.test(i.args)), 'copies schemas/ (loaded at run time)');
-  t.ok(final.some((i) => i.op === 'COPY' && /^package\.json\b/.test(i.args)), 'copies package.json (ESM marker, schemas root)');
+  t.ok(
+    final.some((i) => i.op === 'COPY' && i.args.includes('/src/dist/src')),
+    'copies the compiled sources',
+  );
+  t.ok(
+    final.some((i) => i.op === 'COPY' && /^schemas\b/.test(i.args)),
+    'copies schemas/ (loaded at run time)',
+  );
+  t.ok(
+    final.some((i) => i.op === 'COPY' && /^package\.json\b/.test(i.args)),
+    'copies package.json (ESM marker, schemas root)',
+  );
   t.match(final.find((i) => i.op === 'EXPOSE')?.args, /^8443 8080$/);
 });
 
 t.test('the build context has what the Dockerfile copies and leaves out the rest', async (t) => {
-  const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
   for (const must of ['node_modules', 'dist', '.git', 'certs']) t.ok(ignored.includes(must), `.dockerignore excludes ${must}`);
   const sources = instructions
     .filter((i) => i.op === 'COPY' && !i.args.startsWith('--from'))

@@ -45,16 +45,22 @@ t.test('kustomizations reference files that exist', async (t) => {
     const k = kustomization(dir);
     // Components (optional pieces an overlay adds) have their own kind and version.
     const component = relative(ROOT, dir).startsWith('manifests/components/');
-    t.equal(k.apiVersion, component ? 'kustomize.config.k8s.io/v1alpha1' : 'kustomize.config.k8s.io/v1beta1', `${relative(ROOT, dir)} apiVersion`);
+    t.equal(
+      k.apiVersion,
+      component ? 'kustomize.config.k8s.io/v1alpha1' : 'kustomize.config.k8s.io/v1beta1',
+      `${relative(ROOT, dir)} apiVersion`,
+    );
     t.equal(k.kind, component ? 'Component' : 'Kustomization');
-    for (const entry of (k.components ?? []) as string[]) t.ok(existsSync(join(dir, entry, 'kustomization.yaml')), `${relative(ROOT, dir)}: component ${entry} exists`);
+    for (const entry of (k.components ?? []) as string[])
+      t.ok(existsSync(join(dir, entry, 'kustomization.yaml')), `${relative(ROOT, dir)}: component ${entry} exists`);
     for (const entry of (k.resources ?? []) as string[]) {
       const path = join(dir, entry);
       const ok = existsSync(path) && (statSync(path).isFile() || existsSync(join(path, 'kustomization.yaml')));
       t.ok(ok, `${relative(ROOT, dir)}: resource ${entry} exists`);
     }
     for (const gen of (k.configMapGenerator ?? []) as Obj[]) {
-      for (const file of (gen.files ?? []) as string[]) t.ok(existsSync(join(dir, file.replace(/^[^=]*=/, ''))), `${relative(ROOT, dir)}: generator file ${file} exists`);
+      for (const file of (gen.files ?? []) as string[])
+        t.ok(existsSync(join(dir, file.replace(/^[^=]*=/, ''))), `${relative(ROOT, dir)}: generator file ${file} exists`);
     }
     for (const patch of (k.patches ?? []) as Obj[]) {
       if (patch.path) t.ok(existsSync(join(dir, patch.path)), `${relative(ROOT, dir)}: patch ${patch.path} exists`);

@@ -27,8 +27,34 @@ async function exportedNames(): Promise<Set<string>> {
 
 // PromQL words that are not metric names.
 const PROMQL = new Set([
-  'sum', 'max', 'min', 'avg', 'count', 'rate', 'increase', 'irate', 'histogram_quantile', 'absent', 'time', 'by', 'without',
-  'and', 'or', 'unless', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'offset', 'topk', 'bottomk', 'delta', 'deriv', 'clamp_min', 'clamp_max',
+  'sum',
+  'max',
+  'min',
+  'avg',
+  'count',
+  'rate',
+  'increase',
+  'irate',
+  'histogram_quantile',
+  'absent',
+  'time',
+  'by',
+  'without',
+  'and',
+  'or',
+  'unless',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'bool',
+  'offset',
+  'topk',
+  'bottomk',
+  'delta',
+  'deriv',
+  'clamp_min',
+  'clamp_max',
 ]);
 
 /** The metric names an expression reads: label matchers, groupings, ranges, strings and numbers removed first. */
@@ -88,7 +114,13 @@ t.test('the Grafana dashboard is JSON whose every query names only exported metr
   }
   // The metrics one alerts on are on the dashboard too.
   const all = panels.flatMap((p) => (p.targets as Obj[]).map((x) => x.expr as string)).join('\n');
-  for (const m of ['netattach_audit_findings', 'netattach_admission_would_deny_total', 'netattach_admission_denials_total', 'netattach_audit_report_writes_total']) t.match(all, m);
+  for (const m of [
+    'netattach_audit_findings',
+    'netattach_admission_would_deny_total',
+    'netattach_admission_denials_total',
+    'netattach_audit_report_writes_total',
+  ])
+    t.match(all, m);
 });
 
 t.test('the monitoring kustomization ships both', async (t) => {

@@ -42,7 +42,10 @@ t.test('CI runs on the pinned build and says so', async (t) => {
   t.ok(ciAt('export PATH="$PWD/node_modules/.bin:$PATH"') > ciAt('npm ci'), 'after npm ci, node_modules/.bin first on the PATH');
   t.match(ci, /devDependencies\.node/, 'reads the pin from package.json');
   t.match(ci, /echo "== node \$\(node --version\)/, 'prints the version it runs on');
-  t.ok(ciAt('is not the pinned') > 0 && ciAt('is not the pinned') < ciAt('npm test 2>&1'), 'stops before the tests when the node found is not the pinned one');
+  t.ok(
+    ciAt('is not the pinned') > 0 && ciAt('is not the pinned') < ciAt('npm test 2>&1'),
+    'stops before the tests when the node found is not the pinned one',
+  );
 });
 
 t.test('the image, the setup and the docs name the same line, and the old one nowhere', async (t) => {
@@ -50,7 +53,11 @@ t.test('the image, the setup and the docs name the same line, and the old one no
   for (const file of ['Dockerfile', '.ci/run', 'README.md', 'docs/deploy.md', 'docs/e2e.md']) {
     t.notMatch(read(file), /\bnode:20-|nodejs20-|Node(\.js)? 20 and `npm ci`/, `${file}: no Node 20 image or requirement left`);
   }
-  t.match(read('docs/deploy.md'), new RegExp(`node:${major}-trixie-slim[\\s\\S]*nodejs${major}-debian13`), 'docs/deploy.md names both images');
+  t.match(
+    read('docs/deploy.md'),
+    new RegExp(`node:${major}-trixie-slim[\\s\\S]*nodejs${major}-debian13`),
+    'docs/deploy.md names both images',
+  );
   t.match(read('docs/e2e.md'), new RegExp(`Node\\.js ${major}`), 'docs/e2e.md names the line');
   t.match(read('README.md'), new RegExp(`Node\\.js ${major}`), 'the README names the line');
 });
@@ -78,7 +85,11 @@ t.test('every way the tests, the e2e runner and the benches start Node runs the 
   ];
   for (const [how, version] of seen) {
     t.comment(`${how}: ${version}`);
-    t.equal(majorOf(version), major, `${how} runs Node.js ${major} (found ${version}); run the tests through npm (npm test, npx tap) after npm ci`);
+    t.equal(
+      majorOf(version),
+      major,
+      `${how} runs Node.js ${major} (found ${version}); run the tests through npm (npm test, npx tap) after npm ci`,
+    );
   }
   t.equal(process.version, `v${pinned}`, 'the very build package.json pins');
 });

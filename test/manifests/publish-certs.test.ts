@@ -16,26 +16,38 @@ type Checks = Pick<typeof t, 'teardown' | 'equal'>;
 const SCRIPT = join(SELF_SIGNED, 'publish-certs.sh');
 const FAKE = join(ROOT, 'test', 'manifests', 'fixtures', 'fake-kubectl.mjs');
 
-interface State { calls: string[]; secrets: Record<string, Obj>; webhooks: Record<string, Obj> }
+interface State {
+  calls: string[];
+  secrets: Record<string, Obj>;
+  webhooks: Record<string, Obj>;
+}
 type StoredState = Omit<State, 'calls'>;
 
-function cluster(t: Checks): { state: () => State; sh: (...args: string[]) => { code: number | null; out: string }; makeCerts: (dir: string) => Promise<void>; tmp: () => string } {
+function cluster(t: Checks): {
+  state: () => State;
+  sh: (...args: string[]) => { code: number | null; out: string };
+  makeCerts: (dir: string) => Promise<void>;
+  tmp: () => string;
+} {
   const root = mkdtempSync(join(tmpdir(), 'netattach-publish-'));
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
   const bin = join(root, 'bin');
   spawnSync('mkdir', ['-p', bin]);
-  writeFileSync(join(bin, "kubectl"), `#!/bin/sh\nexec env -u NODE_OPTIONS -u NODE_V8_COVERAGE "${process.execPath}" "${FAKE}" "$@"\n`);
+  writeFileSync(join(bin, 'kubectl'), `#!/bin/sh\nexec env -u NODE_OPTIONS -u NODE_V8_COVERAGE "${process.execPath}" "${FAKE}" "$@"\n`);
   chmodSync(join(bin, 'kubectl'), 0o755);
   const statePath = join(root, 'state.json');
   const base = kustomizeObjects(BASE);
   writeFileSync(`${statePath}.calls`, '');
-  writeFileSync(statePath, JSON.stringify({
-    secrets: {},
-    webhooks: {
-      mutatingwebhookconfiguration: find(base, 'MutatingWebhookConfiguration', 'netattach'),
-      validatingwebhookconfiguration: find(base, 'ValidatingWebhookConfiguration', 'netattach'),
-    },
-  }));
+  writeFileSync(
+    statePath,
+    JSON.stringify({
+      secrets: {},
+      webhooks: {
+        mutatingwebhookconfiguration: find(base, 'MutatingWebhookConfiguration', 'netattach'),
+        validatingwebhookconfiguration: find(base, 'ValidatingWebhookConfiguration', 'netattach'),
+      },
+    }),
+  );
   let n = 0;
   return {
     state: () => ({
@@ -43,14 +55,21 @@ function cluster(t: Checks): { state: () => State; sh: (...args: string[]) => { 
       calls: readFileSync(`${statePath}.calls`, 'utf8').split('\n').filter(Boolean),
     }),
     sh: (...args) => {
-      const r = spawnSync('bash', [SCRIPT, ...args], { encoding: 'utf8', env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, FAKE_KUBECTL_STATE: statePath } });
+      const r = spawnSync('bash', [SCRIPT, ...args], {
+        encoding: 'utf8',
+        env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, FAKE_KUBECTL_STATE: statePath },
+      });
       return { code: r.status, out: r.stdout + r.stderr };
     },
     makeCerts: async (dir) => {
       const io = { stdout: () => {}, stderr: () => {}, stdin: process.stdin, env: {}, cwd: dir };
       t.equal(await certs(['--out', dir, '--force'], io), 0, 'netattach certs');
     },
-    tmp: () => { const d = join(root, `run${n++}`); spawnSync('mkdir', ['-p', d]); return d; },
+    tmp: () => {
+      const d = join(root, `run${n++}`);
+      spawnSync('mkdir', ['-p', d]);
+      return d;
+    },
   };
 }
 
@@ -65,8 +84,12 @@ async function jobRun(t: Checks, c: ReturnType<typeof cluster>): Promise<string>
   return fetched.out;
 }
 
-const bundles = (s: State): string[] => Object.values(s.webhooks).flatMap((w) => (w.webhooks as Obj[]).map((x) => x.clientConfig.caBundle as string));
-const pems = (b64: string): string[] => Buffer.from(b64, 'base64').toString().match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? [];
+const bundles = (s: State): string[] =>
+  Object.values(s.webhooks).flatMap((w) => (w.webhooks as Obj[]).map((x) => x.clientConfig.caBundle as string));
+const pems = (b64: string): string[] =>
+  Buffer.from(b64, 'base64')
+    .toString()
+    .match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? [];
 const secret = (s: State, name: string): Obj => s.secrets[`netattach-system/${name}`] ?? {};
 
 t.test('first install: a new CA, both Secrets, and the CA in every webhook', async (t) => {
@@ -81,7 +104,11 @@ t.test('first install: a new CA, both Secrets, and the CA in every webhook', asy
   t.same(Object.keys(tls.data).sort(), ['ca.crt', 'tls.crt', 'tls.key']);
   t.equal(tls.data['ca.crt'], ca.data['ca.crt']);
   t.same(bundles(s), Array(5).fill(ca.data['ca.crt']), 'all five webhooks trust exactly the CA');
-  t.same((s.webhooks.validatingwebhookconfiguration!.webhooks as Obj[]).map((w) => w.clientConfig.service.path), ['/validate', '/validate', '/validate', '/validate'], 'the rest of clientConfig is kept');
+  t.same(
+    (s.webhooks.validatingwebhookconfiguration!.webhooks as Obj[]).map((w) => w.clientConfig.service.path),
+    ['/validate', '/validate', '/validate', '/validate'],
+    'the rest of clientConfig is kept',
+  );
 });
 
 t.test('renewal: same CA, same caBundle, a new serving certificate', async (t) => {

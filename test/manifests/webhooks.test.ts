@@ -24,7 +24,13 @@ const DEFAULT_NETWORK = 'v1.multus-cni.io/default-network';
 t.test('the webhooks are the ones design.md names', async (t) => {
   t.same(
     webhooks.map((w) => `${w.kind} ${w.hook.name}`),
-    ['mutating pods.mutate.netattach.io', 'validating pods.netattach.io', 'validating workloads.netattach.io', 'validating nads.netattach.io', 'validating kubevirt.netattach.io'],
+    [
+      'mutating pods.mutate.netattach.io',
+      'validating pods.netattach.io',
+      'validating workloads.netattach.io',
+      'validating nads.netattach.io',
+      'validating kubevirt.netattach.io',
+    ],
   );
 });
 
@@ -51,7 +57,9 @@ t.test('every webhook meets the apiserver contract and the good practices', asyn
       t.equal(byName?.operator, 'NotIn');
       t.same([...(byName?.values ?? [])].sort(), ['kube-system', 'netattach-system']);
       t.ok(
-        (w.namespaceSelector.matchExpressions as Obj[]).some((e) => e.key === 'netattach.io/admission' && e.operator === 'NotIn' && e.values.includes('disabled')),
+        (w.namespaceSelector.matchExpressions as Obj[]).some(
+          (e) => e.key === 'netattach.io/admission' && e.operator === 'NotIn' && e.values.includes('disabled'),
+        ),
         'namespaces can opt out with netattach.io/admission=disabled',
       );
       t.notOk(w.objectSelector, 'no objectSelector: a pod cannot opt itself out');
@@ -65,7 +73,9 @@ t.test('every webhook meets the apiserver contract and the good practices', asyn
 
 t.test('mutation runs again after later mutations', async (t) => {
   t.equal(hook('pods.mutate.netattach.io').reinvocationPolicy, 'IfNeeded');
-  t.same(hook('pods.mutate.netattach.io').rules, [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'], scope: 'Namespaced' }]);
+  t.same(hook('pods.mutate.netattach.io').rules, [
+    { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'], scope: 'Namespaced' },
+  ]);
 });
 
 t.test('failurePolicy: Fail where admitting unchecked does harm, Ignore for template feedback', async (t) => {
@@ -77,7 +87,11 @@ t.test('failurePolicy: Fail where admitting unchecked does harm, Ignore for temp
 
 t.test('rules cover the resources and operations design.md lists', async (t) => {
   const covered = (name: string): string[] =>
-    (hook(name).rules as Obj[]).flatMap((r) => (r.resources as string[]).flatMap((res) => (r.apiGroups as string[]).map((g) => `${g}/${r.apiVersions.join(',')}/${res} ${r.operations.join(',')}`)));
+    (hook(name).rules as Obj[]).flatMap((r) =>
+      (r.resources as string[]).flatMap((res) =>
+        (r.apiGroups as string[]).map((g) => `${g}/${r.apiVersions.join(',')}/${res} ${r.operations.join(',')}`),
+      ),
+    );
   t.same(covered('pods.netattach.io'), ['/v1/pods CREATE,UPDATE']);
   t.same(covered('workloads.netattach.io').sort(), [
     '/v1/podtemplates CREATE,UPDATE',
@@ -97,7 +111,8 @@ t.test('pod and workload webhooks are called only for objects with networks anno
   t.ok(hook('pods.netattach.io').matchConditions?.length > 0);
   t.ok(hook('workloads.netattach.io').matchConditions?.length > 0);
   for (const { hook: w } of webhooks) {
-    for (const c of (w.matchConditions ?? []) as Obj[]) t.match(c.name, /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, `${w.name}: condition name ${c.name} is a DNS label`);
+    for (const c of (w.matchConditions ?? []) as Obj[])
+      t.match(c.name, /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, `${w.name}: condition name ${c.name} is a DNS label`);
   }
 });
 
@@ -123,7 +138,12 @@ function input(resource: string, operation: string, object: unknown, oldObject: 
 
 type Annotations = Record<string, string> | undefined;
 const meta = (annotations: Annotations): Obj => (annotations ? { name: 'x', annotations } : { name: 'x' });
-const pod = (annotations: Annotations): Obj => ({ apiVersion: 'v1', kind: 'Pod', metadata: meta(annotations), spec: { containers: [{ name: 'c', image: 'i' }] } });
+const pod = (annotations: Annotations): Obj => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: meta(annotations),
+  spec: { containers: [{ name: 'c', image: 'i' }] },
+});
 
 t.test('pods.mutate.netattach.io sends new pods that carry a networks annotation', async (t) => {
   const conditions = hook('pods.mutate.netattach.io').matchConditions;
@@ -162,7 +182,10 @@ function workload(resource: string, templateMeta: Obj | undefined): Obj {
   const template = templateMeta ? { metadata: templateMeta, spec: { containers: [] } } : undefined;
   switch (resource) {
     case 'cronjobs':
-      return { metadata: meta({ [NETWORKS]: 'on-the-cronjob-itself' }), spec: { schedule: '* * * * *', jobTemplate: { spec: template ? { template } : {} } } };
+      return {
+        metadata: meta({ [NETWORKS]: 'on-the-cronjob-itself' }),
+        spec: { schedule: '* * * * *', jobTemplate: { spec: template ? { template } : {} } },
+      };
     case 'podtemplates':
       return template ? { metadata: meta(undefined), template } : { metadata: meta(undefined) };
     default:
@@ -196,14 +219,26 @@ t.test('workloads.netattach.io looks at the pod template of every kind it covers
 });
 
 t.test('every condition evaluates without error on every covered resource, also on sparse objects', async (t) => {
-  const sparse: unknown[] = [{ metadata: {} }, { metadata: { annotations: {} }, spec: {} }, { metadata: {}, spec: { template: {} } }, { metadata: {}, spec: { jobTemplate: {} } }, { metadata: {}, template: {} }];
+  const sparse: unknown[] = [
+    { metadata: {} },
+    { metadata: { annotations: {} }, spec: {} },
+    { metadata: {}, spec: { template: {} } },
+    { metadata: {}, spec: { jobTemplate: {} } },
+    { metadata: {}, template: {} },
+  ];
   for (const { hook: w } of webhooks) {
     const resources = (w.rules as Obj[]).flatMap((r) => r.resources as string[]).filter((r) => GVR[r]);
     for (const resource of resources) {
       for (const object of sparse) {
-        for (const [op, old] of [['CREATE', null], ['UPDATE', object]] as const) {
+        for (const [op, old] of [
+          ['CREATE', null],
+          ['UPDATE', object],
+        ] as const) {
           const outcome = evaluate(w.matchConditions ?? [], input(resource, op, object, old));
-          t.ok(outcome === 'call' || outcome === 'skip', `${w.name} ${op} ${resource} ${JSON.stringify(object)}: ${JSON.stringify(outcome)}`);
+          t.ok(
+            outcome === 'call' || outcome === 'skip',
+            `${w.name} ${op} ${resource} ${JSON.stringify(object)}: ${JSON.stringify(outcome)}`,
+          );
         }
       }
     }
@@ -224,11 +259,23 @@ t.test('kubevirt.netattach.io fails open and sends only VMs with a multus networ
     ['virtualmachineinstances', 'kubevirt.io', 'v1', (s) => ({ metadata: {}, spec: s })],
     ['virtualmachines', 'kubevirt.io', 'v1', (s) => ({ metadata: {}, spec: { template: { spec: s } } })],
     ['virtualmachineinstancereplicasets', 'kubevirt.io', 'v1', (s) => ({ metadata: {}, spec: { template: { spec: s } } })],
-    ['virtualmachinepools', 'pool.kubevirt.io', 'v1alpha1', (s) => ({ metadata: {}, spec: { virtualMachineTemplate: { spec: { template: { spec: s } } } } })],
+    [
+      'virtualmachinepools',
+      'pool.kubevirt.io',
+      'v1alpha1',
+      (s) => ({ metadata: {}, spec: { virtualMachineTemplate: { spec: { template: { spec: s } } } } }),
+    ],
   ];
   for (const [resource, group, version, wrap] of shapes) {
     const cases: Array<[string, unknown, string]> = [
-      ['a secondary multus network', [{ name: 'd', pod: {} }, { name: 'b', multus: { networkName: 'blue' } }], 'call'],
+      [
+        'a secondary multus network',
+        [
+          { name: 'd', pod: {} },
+          { name: 'b', multus: { networkName: 'blue' } },
+        ],
+        'call',
+      ],
       ['a multus default network', [{ name: 'd', multus: { networkName: 'x', default: true } }], 'call'],
       ['only the pod network', [{ name: 'd', pod: {} }], 'skip'],
       ['no networks', undefined, 'skip'],
@@ -239,7 +286,12 @@ t.test('kubevirt.netattach.io fails open and sends only VMs with a multus networ
         t.same(evaluate(w.matchConditions, kv(resource, group, version, wrap(spec(networks)), op)), want, `${resource} ${op}: ${name}`);
       }
     }
-    for (const sparse of [{ metadata: {} }, { metadata: {}, spec: {} }, { metadata: {}, spec: { template: {} } }, { metadata: {}, spec: { virtualMachineTemplate: {} } }]) {
+    for (const sparse of [
+      { metadata: {} },
+      { metadata: {}, spec: {} },
+      { metadata: {}, spec: { template: {} } },
+      { metadata: {}, spec: { virtualMachineTemplate: {} } },
+    ]) {
       t.equal(evaluate(w.matchConditions, kv(resource, group, version, sparse)), 'skip', `${resource} sparse ${JSON.stringify(sparse)}`);
     }
   }

@@ -71,7 +71,10 @@ t.test('ports, probes and arguments agree with design.md', async (t) => {
   t.same(ports, { https: 8443, health: 8080 });
   // --multus-default-networks=0: Multus's default count of defaultNetworks, stated, so a net<N> collision is denied (docs/annotation.md).
   t.same(container.args, ['serve', '--tls-dir=/etc/netattach/tls', '--port=8443', '--health-port=8080', '--multus-default-networks=0']);
-  t.same([container.livenessProbe.httpGet.path, container.readinessProbe.httpGet.path, container.startupProbe.httpGet.path], ['/healthz', '/readyz', '/healthz']);
+  t.same(
+    [container.livenessProbe.httpGet.path, container.readinessProbe.httpGet.path, container.startupProbe.httpGet.path],
+    ['/healthz', '/readyz', '/healthz'],
+  );
   for (const probe of [container.livenessProbe, container.readinessProbe, container.startupProbe]) {
     t.equal(probe.httpGet.port, 'health');
     t.notOk(probe.httpGet.scheme, 'plain HTTP on the health port');
@@ -82,7 +85,10 @@ t.test('ports, probes and arguments agree with design.md', async (t) => {
   t.equal(service.metadata.namespace, 'netattach-system');
   const tls = (podSpec.volumes as Obj[]).find((v) => v.name === 'tls');
   t.equal(tls?.secret?.secretName, 'netattach-tls');
-  t.same((container.volumeMounts as Obj[]).find((m) => m.name === 'tls'), { name: 'tls', mountPath: '/etc/netattach/tls', readOnly: true });
+  t.same(
+    (container.volumeMounts as Obj[]).find((m) => m.name === 'tls'),
+    { name: 'tls', mountPath: '/etc/netattach/tls', readOnly: true },
+  );
   t.equal(podSpec.serviceAccountName, 'netattach');
   t.equal(podSpec.automountServiceAccountToken, true);
 });
@@ -117,7 +123,10 @@ t.test("the Deployment and the image cap V8's heap below the container's memory 
   const heapMiB = Number(probe.stdout) / 2 ** 20;
   t.equal(probe.status, 0, `node accepts NODE_OPTIONS=${nodeOptions?.value} (it refuses most V8 flags there): ${probe.stderr}`);
   // The limit is the old space plus three semi-spaces: 195 MiB with 1 MiB ones, 240 with V8's default 16.
-  t.ok(heapMiB >= 192 && heapMiB <= 192 + 3, `V8 heap limit ${heapMiB.toFixed(0)} MiB: the old space cap plus a young generation of 1 MiB semi-spaces`);
+  t.ok(
+    heapMiB >= 192 && heapMiB <= 192 + 3,
+    `V8 heap limit ${heapMiB.toFixed(0)} MiB: the old space cap plus a young generation of 1 MiB semi-spaces`,
+  );
   t.ok(heapMiB < limit, `below the memory limit of ${limit} MiB`);
 });
 
@@ -129,29 +138,60 @@ t.test('the image tag is the package version, in the Deployment and the kustomiz
   t.equal(certs?.image, `ghcr.io/netattach/netattach:${version}`);
 });
 
-t.test('every namespaced object lives in netattach-system, but the claims\' Role in theirs', async (t) => {
-  const clusterScoped = new Set(['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'PriorityClass', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']);
+t.test("every namespaced object lives in netattach-system, but the claims' Role in theirs", async (t) => {
+  const clusterScoped = new Set([
+    'Namespace',
+    'CustomResourceDefinition',
+    'ClusterRole',
+    'ClusterRoleBinding',
+    'PriorityClass',
+    'MutatingWebhookConfiguration',
+    'ValidatingWebhookConfiguration',
+  ]);
   for (const { file, object } of [...selfSigned, ...certManager]) {
     const claims = (object.kind === 'Role' || object.kind === 'RoleBinding') && object.metadata.name === 'netattach-claims';
     if (clusterScoped.has(object.kind)) t.notOk(object.metadata.namespace, `${file}: ${object.kind} is cluster-scoped`);
-    else t.equal(object.metadata.namespace, claims ? 'netattach-claims' : 'netattach-system', `${file}: ${object.kind} ${object.metadata.name}`);
+    else
+      t.equal(
+        object.metadata.namespace,
+        claims ? 'netattach-claims' : 'netattach-system',
+        `${file}: ${object.kind} ${object.metadata.name}`,
+      );
   }
-  t.same(base.filter(({ object }) => object.kind === 'Namespace').map(({ object }) => object.metadata.name), ['netattach-system', 'netattach-claims']);
+  t.same(
+    base.filter(({ object }) => object.kind === 'Namespace').map(({ object }) => object.metadata.name),
+    ['netattach-system', 'netattach-claims'],
+  );
 });
 
 // --- RBAC -------------------------------------------------------------------------------------
 
 const rules = (objects: Array<{ object: Obj }>, kind: string, name: string): Obj[] => find(objects, kind, name).rules as Obj[];
 const grants = (rs: Obj[]): string[] =>
-  rs.flatMap((r) => (r.apiGroups as string[]).flatMap((g) => (r.resources as string[]).flatMap((res) => (r.verbs as string[]).map((v) => `${g}/${res}:${v}`)))).sort();
+  rs
+    .flatMap((r) =>
+      (r.apiGroups as string[]).flatMap((g) =>
+        (r.resources as string[]).flatMap((res) => (r.verbs as string[]).map((v) => `${g}/${res}:${v}`)),
+      ),
+    )
+    .sort();
 
 t.test('netattach reads what it reads and writes only policy status, its PolicyReports and its Lease', async (t) => {
   const rs = rules(base, 'ClusterRole', 'netattach');
   // Writes of reports are limited to the one name netattach uses.
-  t.same(rs.filter((r) => (r.verbs as string[]).includes('patch') && r.apiGroups[0] === 'wgpolicyk8s.io').map((r) => r.resourceNames), [['netattach']]);
-  t.same(grants(rules(base, 'Role', 'netattach-audit-lease')), ['coordination.k8s.io/leases:create', 'coordination.k8s.io/leases:get', 'coordination.k8s.io/leases:patch']);
+  t.same(
+    rs.filter((r) => (r.verbs as string[]).includes('patch') && r.apiGroups[0] === 'wgpolicyk8s.io').map((r) => r.resourceNames),
+    [['netattach']],
+  );
+  t.same(grants(rules(base, 'Role', 'netattach-audit-lease')), [
+    'coordination.k8s.io/leases:create',
+    'coordination.k8s.io/leases:get',
+    'coordination.k8s.io/leases:patch',
+  ]);
   t.same(find(base, 'Role', 'netattach-audit-lease').metadata.namespace, 'netattach-system');
-  t.same(find(base, 'RoleBinding', 'netattach-audit-lease').subjects, [{ kind: 'ServiceAccount', name: 'netattach', namespace: 'netattach-system' }]);
+  t.same(find(base, 'RoleBinding', 'netattach-audit-lease').subjects, [
+    { kind: 'ServiceAccount', name: 'netattach', namespace: 'netattach-system' },
+  ]);
   t.same(grants(rs), [
     '/namespaces:list',
     '/namespaces:watch',
@@ -202,15 +242,32 @@ t.test('address claims: Leases in netattach-claims only, bound to the netattach 
   t.same(binding.subjects, [{ kind: 'ServiceAccount', name: 'netattach', namespace: 'netattach-system' }]);
   t.same(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'netattach-claims' });
   const env = find(base, 'Deployment', 'netattach').spec.template.spec.containers[0].env as Obj[];
-  t.same(env.find((e) => e.name === 'NETATTACH_NAMESPACE')?.valueFrom, { fieldRef: { fieldPath: 'metadata.namespace' } }, 'its own namespace: the audit Lease');
+  t.same(
+    env.find((e) => e.name === 'NETATTACH_NAMESPACE')?.valueFrom,
+    { fieldRef: { fieldPath: 'metadata.namespace' } },
+    'its own namespace: the audit Lease',
+  );
   t.same(env.find((e) => e.name === 'NETATTACH_CLAIMS_NAMESPACE')?.value, 'netattach-claims', 'the claims in theirs');
   // serve reads the variable as the manifests set it.
   const { parseServeArgs } = await import('../../src/cli/serve.js');
-  t.equal((parseServeArgs(['--tls-dir', '/tmp'], { NETATTACH_NAMESPACE: 'netattach-system', NETATTACH_CLAIMS_NAMESPACE: 'netattach-claims' }, '/', '/') as { leaseNamespace?: string }).leaseNamespace, 'netattach-claims');
+  t.equal(
+    (
+      parseServeArgs(
+        ['--tls-dir', '/tmp'],
+        { NETATTACH_NAMESPACE: 'netattach-system', NETATTACH_CLAIMS_NAMESPACE: 'netattach-claims' },
+        '/',
+        '/',
+      ) as { leaseNamespace?: string }
+    ).leaseNamespace,
+    'netattach-claims',
+  );
   // Whatever Role may delete Leases: none in the audit Lease's namespace.
   for (const { file, object } of base) {
     if (object.kind !== 'Role' || object.metadata.namespace !== audit.metadata.namespace) continue;
-    t.notOk((object.rules as Obj[]).some((r) => (r.resources as string[]).includes('leases') && (r.verbs as string[]).includes('delete')), `${file}: ${object.metadata.name} cannot delete Leases next to the audit Lease`);
+    t.notOk(
+      (object.rules as Obj[]).some((r) => (r.resources as string[]).includes('leases') && (r.verbs as string[]).includes('delete')),
+      `${file}: ${object.metadata.name} cannot delete Leases next to the audit Lease`,
+    );
   }
 });
 
@@ -218,10 +275,18 @@ t.test('no RBAC rule anywhere uses wildcards or escalating verbs; the base never
   for (const { file, object } of [...selfSigned, ...certManager]) {
     if (object.kind !== 'Role' && object.kind !== 'ClusterRole') continue;
     for (const r of object.rules as Obj[]) {
-      for (const field of ['apiGroups', 'resources', 'verbs'] as const) t.notOk((r[field] as string[]).includes('*'), `${file}: no * in ${field}`);
-      t.notOk((r.verbs as string[]).some((v) => ['escalate', 'bind', 'impersonate', 'deletecollection'].includes(v)), `${file}: no escalating verbs`);
+      for (const field of ['apiGroups', 'resources', 'verbs'] as const)
+        t.notOk((r[field] as string[]).includes('*'), `${file}: no * in ${field}`);
+      t.notOk(
+        (r.verbs as string[]).some((v) => ['escalate', 'bind', 'impersonate', 'deletecollection'].includes(v)),
+        `${file}: no escalating verbs`,
+      );
       // delete only for the address claims (Leases) in netattach's own namespace.
-      if ((r.verbs as string[]).includes('delete')) t.ok(object.kind === 'Role' && object.metadata.name === 'netattach-claims' && (r.resources as string[]).join() === 'leases', `${file}: delete only on the claim Leases`);
+      if ((r.verbs as string[]).includes('delete'))
+        t.ok(
+          object.kind === 'Role' && object.metadata.name === 'netattach-claims' && (r.resources as string[]).join() === 'leases',
+          `${file}: delete only on the claim Leases`,
+        );
       if (file.startsWith('manifests/base')) t.notOk((r.resources as string[]).includes('secrets'), `${file}: no secrets in the base`);
     }
   }
@@ -254,6 +319,9 @@ t.test('cert-manager: the serving certificate names the Service and the CA is in
   t.equal(find(certManager, 'Issuer', 'netattach-ca').spec.ca.secretName, find(certManager, 'Certificate', 'netattach-ca').spec.secretName);
   const patches = (kustomization(CERT_MANAGER).patches as Obj[]).map((p) => String(p.patch));
   for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']) {
-    t.ok(patches.some((p) => p.includes(`kind: ${kind}`) && p.includes('cert-manager.io/inject-ca-from: netattach-system/netattach-tls')), `${kind} gets the CA`);
+    t.ok(
+      patches.some((p) => p.includes(`kind: ${kind}`) && p.includes('cert-manager.io/inject-ca-from: netattach-system/netattach-tls')),
+      `${kind} gets the CA`,
+    );
   }
 });

@@ -1,6 +1,12 @@
 import t, { type Test } from 'tap';
 import type { KubeCredentials } from '../../src/kube/index.js';
-import { cachedNadChars, ClusterNadSource, MAX_CACHED_NAD_CHARS, type ClusterNadSourceOptions, type NadSourceEvent } from '../../src/nads/index.js';
+import {
+  cachedNadChars,
+  ClusterNadSource,
+  MAX_CACHED_NAD_CHARS,
+  type ClusterNadSourceOptions,
+  type NadSourceEvent,
+} from '../../src/nads/index.js';
 import { FakeApiServer, until } from '../kube/fake-apiserver.js';
 import { eventually, nadObject, recordingLogger } from './helpers.js';
 
@@ -10,7 +16,14 @@ async function setup(t: Test, prepare: (api: FakeApiServer) => void = () => {}, 
   const kc = await api.listen();
   const log = recordingLogger();
   const events: NadSourceEvent[] = [];
-  const src = new ClusterNadSource(kc, { logger: log, lookupTimeoutMs: 200, backoff: { initialMs: 30, maxMs: 120 }, minWatchMs: 200, onEvent: (e) => events.push(e), ...extra });
+  const src = new ClusterNadSource(kc, {
+    logger: log,
+    lookupTimeoutMs: 200,
+    backoff: { initialMs: 30, maxMs: 120 },
+    minWatchMs: 200,
+    onEvent: (e) => events.push(e),
+    ...extra,
+  });
   t.teardown(async () => {
     await src.stop();
     await api.close();
@@ -35,7 +48,10 @@ t.test('initial list (paginated), then watch add and delete', async (t) => {
   t.equal(api.lists, 2, 'two pages');
   t.same(src.get('default', 'a')?.resourceNames, ['intel.com/sriov_netdevice']);
   t.ok(src.get('default', 'a')?.cni?.capabilities.has('mac'));
-  t.ok(api.authorizations.every((a) => a === 'Bearer test-token'), 'credentials from the kubeconfig are sent');
+  t.ok(
+    api.authorizations.every((a) => a === 'Bearer test-token'),
+    'credentials from the kubeconfig are sent',
+  );
 
   await eventually(() => api.openWatches() === 1, 'watch open');
   api.add(nadObject('default', 'c'));
@@ -61,7 +77,11 @@ t.test('a dropped watch reconnects with backoff and resumes', async (t) => {
   t.ok(api.watches >= watchesBefore + 3, `reconnected after failures (${api.watches - watchesBefore} watch requests)`);
   const warnings = log.lines.filter((l) => l.message === 'NAD watch failed; reconnecting');
   t.ok(warnings.length >= 2, 'each failure is logged');
-  t.same(warnings.slice(0, 2).map((w) => w.fields.retryInMs), [30, 60], 'exponential backoff');
+  t.same(
+    warnings.slice(0, 2).map((w) => w.fields.retryInMs),
+    [30, 60],
+    'exponential backoff',
+  );
   t.ok(events.some((e) => e.type === 'error' && e.outcome === 'watch'));
   api.add(nadObject('default', 'late'));
   await eventually(() => src.get('default', 'late') !== undefined, 'events flow after the reconnect');
@@ -92,7 +112,11 @@ t.test('a server ending every watch at once is not hammered', async (t) => {
   await until(() => api.watches >= 4, 'four watch requests');
   const reconnects = log.lines.filter((l) => l.message === 'NAD watch failed; reconnecting');
   t.ok(reconnects.length >= api.watches - 1, `${api.watches} watches, each after a logged failure (${reconnects.length})`);
-  t.same(reconnects.slice(0, 3).map((l) => l.fields.retryInMs), [30, 60, 120], 'backoff 30 ms, doubling, capped at 120 ms');
+  t.same(
+    reconnects.slice(0, 3).map((l) => l.fields.retryInMs),
+    [30, 60, 120],
+    'backoff 30 ms, doubling, capped at 120 ms',
+  );
 });
 
 t.test('lookups: cache hit, miss found by GET, 404, errors and timeouts are unavailable', async (t) => {
@@ -129,7 +153,10 @@ t.test('lookups: cache hit, miss found by GET, 404, errors and timeouts are unav
 
   const gets = api.gets;
   const both = await Promise.all([src.lookup('default', 'fresh'), src.lookup('default', 'fresh')]);
-  t.same(both.map((r) => r.status), ['found', 'found']);
+  t.same(
+    both.map((r) => r.status),
+    ['found', 'found'],
+  );
   t.equal(api.gets, gets + 1, 'concurrent lookups of one missing NAD share one GET');
 
   t.same(
@@ -157,8 +184,14 @@ t.test('an observer sees the raw objects of the list and the watch, after the ca
   const seen: string[] = [];
   src.observe({
     resync: () => seen.push('resync'),
-    upsert: (o) => seen.push(`upsert ${o.metadata?.namespace}/${o.metadata?.name} ${typeof (o as { spec?: { config?: unknown } }).spec?.config} cached=${src.get(o.metadata!.namespace!, o.metadata!.name!) !== undefined}`),
-    remove: (o) => seen.push(`remove ${o.metadata?.namespace}/${o.metadata?.name} cached=${src.get(o.metadata!.namespace!, o.metadata!.name!) !== undefined}`),
+    upsert: (o) =>
+      seen.push(
+        `upsert ${o.metadata?.namespace}/${o.metadata?.name} ${typeof (o as { spec?: { config?: unknown } }).spec?.config} cached=${src.get(o.metadata!.namespace!, o.metadata!.name!) !== undefined}`,
+      ),
+    remove: (o) =>
+      seen.push(
+        `remove ${o.metadata?.namespace}/${o.metadata?.name} cached=${src.get(o.metadata!.namespace!, o.metadata!.name!) !== undefined}`,
+      ),
     resynced: () => seen.push(`resynced synced=${src.synced()}`),
   });
   await src.start();
@@ -184,7 +217,10 @@ t.test('a NAD found absent is remembered briefly (no second GET); the watch brin
   t.same(await src.lookup('default', 'late'), { status: 'not-found', remembered: true }, 'remembered');
   t.same(await src.lookup('default', 'late'), { status: 'not-found', remembered: true });
   t.equal(api.gets, gets + 1, 'one GET for three lookups of an absent NAD');
-  t.ok(events.some((e) => e.type === 'lookup' && e.outcome === 'not-found-remembered'), 'reported for metrics');
+  t.ok(
+    events.some((e) => e.type === 'lookup' && e.outcome === 'not-found-remembered'),
+    'reported for metrics',
+  );
 
   // Created a moment later: the watch brings it, and it is found without waiting for the memory to lapse.
   api.add(nadObject('default', 'late', { resourceName: 'intel.com/x' }));
@@ -224,9 +260,16 @@ t.test('GETs across lookups are bounded: 16 in flight, 256 waiting at most the d
   t.ok(api.maxGetsInFlight <= 16, `at most 16 GETs at once (saw ${api.maxGetsInFlight})`);
   t.ok(api.gets < n, `fewer GETs than lookups (${api.gets} for ${n})`);
   const reasons = results.map((r) => (r.status === 'unavailable' ? r.reason : r.status));
-  t.equal(reasons.filter((r) => r === 'too many NAD lookups in progress (16 running, 256 waiting)').length, 28, 'past the queue: answered at once');
+  t.equal(
+    reasons.filter((r) => r === 'too many NAD lookups in progress (16 running, 256 waiting)').length,
+    28,
+    'past the queue: answered at once',
+  );
   t.ok(reasons.filter((r) => r === 'not-found').length >= 16, 'the first ones answered');
-  t.ok(reasons.every((r) => r === 'not-found' || /too many NAD lookups|no NAD lookup slot free within 1000 ms|did not answer within/.test(r)), reasons.find((r) => r !== 'not-found' && !/too many|no NAD lookup slot|did not answer/.test(r)) ?? 'all answered');
+  t.ok(
+    reasons.every((r) => r === 'not-found' || /too many NAD lookups|no NAD lookup slot free within 1000 ms|did not answer within/.test(r)),
+    reasons.find((r) => r !== 'not-found' && !/too many|no NAD lookup slot|did not answer/.test(r)) ?? 'all answered',
+  );
   // The slots are all given back: a later lookup runs at once.
   api.defaultGetBehaviour = {};
   await eventually(() => api.getsInFlight === 0, 'the delayed GETs are over');
@@ -235,7 +278,11 @@ t.test('GETs across lookups are bounded: 16 in flight, 256 waiting at most the d
 
 t.test('a NAD too large to cache is read on demand, judged in full, and not kept (issue 37)', async (t) => {
   // A chain of 3,000 plugins: a 110 KB config whose summary is far past MAX_CACHED_NAD_CHARS.
-  const chain = JSON.stringify({ cniVersion: '1.0.0', name: 'big', plugins: Array.from({ length: 3_000 }, (_, i) => ({ type: i === 0 ? 'macvlan' : 'tuning', capabilities: { mac: true } })) });
+  const chain = JSON.stringify({
+    cniVersion: '1.0.0',
+    name: 'big',
+    plugins: Array.from({ length: 3_000 }, (_, i) => ({ type: i === 0 ? 'macvlan' : 'tuning', capabilities: { mac: true } })),
+  });
   const { api, src, log } = await setup(t, (api) => {
     api.add(nadObject('default', 'small'));
     api.add(nadObject('default', 'big', { config: chain }));
@@ -243,7 +290,10 @@ t.test('a NAD too large to cache is read on demand, judged in full, and not kept
   await src.start();
   t.ok(src.get('default', 'small'), 'a small NAD is cached');
   t.equal(src.get('default', 'big'), undefined, 'the big one is not');
-  t.ok(log.lines.some((l) => /too large to cache/.test(l.message) && l.fields['nad'] === 'default/big'), 'and says so');
+  t.ok(
+    log.lines.some((l) => /too large to cache/.test(l.message) && l.fields['nad'] === 'default/big'),
+    'and says so',
+  );
   const listsBefore = api.lists;
   const found = await src.lookup('default', 'big');
   t.equal(found.status, 'found', 'a review naming it reads it');

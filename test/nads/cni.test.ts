@@ -8,7 +8,11 @@ import { jsonErrorOffset } from '../../src/nads/json-position.js';
 const j = (v: unknown): string => JSON.stringify(v);
 
 t.test('summary: plugin types in order, union of capabilities declared true, cniVersion', async (t) => {
-  const cases: Array<{ name: string; config: string; want: { cniVersion?: string; pluginTypes: string[]; capabilities: string[] } | undefined }> = [
+  const cases: Array<{
+    name: string;
+    config: string;
+    want: { cniVersion?: string; pluginTypes: string[]; capabilities: string[] } | undefined;
+  }> = [
     { name: 'empty config (read from the node)', config: '', want: undefined },
     { name: 'not JSON', config: '{', want: undefined },
     { name: 'not an object', config: '[]', want: undefined },
@@ -20,7 +24,15 @@ t.test('summary: plugin types in order, union of capabilities declared true, cni
     },
     {
       name: 'conflist',
-      config: j({ cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan', capabilities: { ips: true } }, { type: 'tuning', capabilities: { mac: true } }, { type: 'portmap', capabilities: { portMappings: true } }] }),
+      config: j({
+        cniVersion: '1.0.0',
+        name: 'n',
+        plugins: [
+          { type: 'macvlan', capabilities: { ips: true } },
+          { type: 'tuning', capabilities: { mac: true } },
+          { type: 'portmap', capabilities: { portMappings: true } },
+        ],
+      }),
       want: { cniVersion: '1.0.0', pluginTypes: ['macvlan', 'tuning', 'portmap'], capabilities: ['ips', 'mac', 'portMappings'] },
     },
     {
@@ -30,7 +42,13 @@ t.test('summary: plugin types in order, union of capabilities declared true, cni
     },
     {
       name: 'both type and plugins: the chain is the top-level config alone, as Multus runs it',
-      config: j({ cniVersion: '1.0.0', name: 'n', type: 'ipvlan', capabilities: { ips: true }, plugins: [{ type: 'bridge', capabilities: { mac: true } }] }),
+      config: j({
+        cniVersion: '1.0.0',
+        name: 'n',
+        type: 'ipvlan',
+        capabilities: { ips: true },
+        plugins: [{ type: 'bridge', capabilities: { mac: true } }],
+      }),
       want: { cniVersion: '1.0.0', pluginTypes: ['ipvlan'], capabilities: ['ips'] },
     },
     {
@@ -42,7 +60,12 @@ t.test('summary: plugin types in order, union of capabilities declared true, cni
   for (const c of cases) {
     const s = summarizeCniConfig(c.config);
     if (c.want === undefined) t.equal(s, undefined, c.name);
-    else t.same(s && { ...(s.cniVersion ? { cniVersion: s.cniVersion } : {}), pluginTypes: s.pluginTypes, capabilities: [...s.capabilities] }, c.want, c.name);
+    else
+      t.same(
+        s && { ...(s.cniVersion ? { cniVersion: s.cniVersion } : {}), pluginTypes: s.pluginTypes, capabilities: [...s.capabilities] },
+        c.want,
+        c.name,
+      );
   }
 });
 
@@ -52,35 +75,127 @@ t.test('config rules: errors and warnings, with paths into spec.config', async (
     { name: 'valid conflist', config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan' }, { type: 'tuning' }] } },
     { name: 'valid single config', config: { cniVersion: '0.3.1', name: 'n', type: 'sriov' } },
     { name: 'not an object', config: '"just a string"', errors: [/^spec\.config: Invalid value: .*: must be a JSON object/] },
-    { name: 'no type, no plugins', config: { cniVersion: '1.0.0', name: 'n' }, errors: [/^spec\.config\.type: Required value: a CNI network configuration needs 'type' \(or 'plugins'/] },
-    { name: 'type not a string', config: { cniVersion: '1.0.0', name: 'n', type: 3 }, errors: [/^spec\.config\.type: Invalid value: 3: must be a string$/] },
-    { name: 'type is a path', config: { cniVersion: '1.0.0', name: 'n', type: '/opt/cni/bin/macvlan' }, errors: [/spec\.config\.type: Invalid value: "\/opt\/cni\/bin\/macvlan": must be a plugin binary name, not a path/] },
-    { name: 'plugins not a list', config: { cniVersion: '1.0.0', name: 'n', plugins: {} }, errors: [/^spec\.config\.plugins: Invalid value: \{\}: must be a list of plugin configuration objects$/] },
-    { name: 'plugins empty', config: { cniVersion: '1.0.0', name: 'n', plugins: [] }, errors: [/^spec\.config\.plugins: Required value: a configuration list needs at least one plugin$/] },
-    { name: 'plugin not an object', config: { cniVersion: '1.0.0', name: 'n', plugins: ['macvlan'] }, errors: [/^spec\.config\.plugins\[0\]: Invalid value: "macvlan": must be a plugin configuration object$/] },
-    { name: 'plugin without type', config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan' }, { mtu: 1500 }] }, errors: [/^spec\.config\.plugins\[1\]\.type: Required value/] },
-    { name: 'unknown cniVersion', config: { cniVersion: '0.5.0', name: 'n', type: 'x' }, errors: [/^spec\.config\.cniVersion: Unsupported value: "0\.5\.0": unknown CNI version; supported values: "0\.1\.0", "0\.2\.0", "0\.3\.0", "0\.3\.1", "0\.4\.0", "1\.0\.0", "1\.1\.0"$/] },
-    { name: 'cniVersion not a string', config: { cniVersion: 1, name: 'n', type: 'x' }, errors: [/^spec\.config\.cniVersion: Invalid value: 1: must be a string$/] },
+    {
+      name: 'no type, no plugins',
+      config: { cniVersion: '1.0.0', name: 'n' },
+      errors: [/^spec\.config\.type: Required value: a CNI network configuration needs 'type' \(or 'plugins'/],
+    },
+    {
+      name: 'type not a string',
+      config: { cniVersion: '1.0.0', name: 'n', type: 3 },
+      errors: [/^spec\.config\.type: Invalid value: 3: must be a string$/],
+    },
+    {
+      name: 'type is a path',
+      config: { cniVersion: '1.0.0', name: 'n', type: '/opt/cni/bin/macvlan' },
+      errors: [/spec\.config\.type: Invalid value: "\/opt\/cni\/bin\/macvlan": must be a plugin binary name, not a path/],
+    },
+    {
+      name: 'plugins not a list',
+      config: { cniVersion: '1.0.0', name: 'n', plugins: {} },
+      errors: [/^spec\.config\.plugins: Invalid value: \{\}: must be a list of plugin configuration objects$/],
+    },
+    {
+      name: 'plugins empty',
+      config: { cniVersion: '1.0.0', name: 'n', plugins: [] },
+      errors: [/^spec\.config\.plugins: Required value: a configuration list needs at least one plugin$/],
+    },
+    {
+      name: 'plugin not an object',
+      config: { cniVersion: '1.0.0', name: 'n', plugins: ['macvlan'] },
+      errors: [/^spec\.config\.plugins\[0\]: Invalid value: "macvlan": must be a plugin configuration object$/],
+    },
+    {
+      name: 'plugin without type',
+      config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan' }, { mtu: 1500 }] },
+      errors: [/^spec\.config\.plugins\[1\]\.type: Required value/],
+    },
+    {
+      name: 'unknown cniVersion',
+      config: { cniVersion: '0.5.0', name: 'n', type: 'x' },
+      errors: [
+        /^spec\.config\.cniVersion: Unsupported value: "0\.5\.0": unknown CNI version; supported values: "0\.1\.0", "0\.2\.0", "0\.3\.0", "0\.3\.1", "0\.4\.0", "1\.0\.0", "1\.1\.0"$/,
+      ],
+    },
+    {
+      name: 'cniVersion not a string',
+      config: { cniVersion: 1, name: 'n', type: 'x' },
+      errors: [/^spec\.config\.cniVersion: Invalid value: 1: must be a string$/],
+    },
     // An optional key is never "Required value": that type says the object is refused without it.
-    { name: 'missing cniVersion', config: { name: 'n', type: 'x' }, warnings: [/^spec\.config\.cniVersion: Invalid value: "": no cniVersion: libcni assumes 0\.1\.0/] },
+    {
+      name: 'missing cniVersion',
+      config: { name: 'n', type: 'x' },
+      warnings: [/^spec\.config\.cniVersion: Invalid value: "": no cniVersion: libcni assumes 0\.1\.0/],
+    },
     // Multus fills in the NAD's name (GetCNIConfigFromSpec): a working NAD, nothing to say (it was a warning).
     { name: 'missing name (Multus fills it in): no warning', config: { cniVersion: '1.0.0', plugins: [{ type: 'x' }] } },
     { name: 'missing name on a single config: no warning', config: { cniVersion: '1.0.0', type: 'x' } },
-    { name: 'name not a string', config: { cniVersion: '1.0.0', name: 5, type: 'x' }, errors: [/^spec\.config\.name: Invalid value: 5: must be a string$/] },
-    { name: 'name with a space', config: { cniVersion: '1.0.0', name: 'my net', type: 'x' }, errors: [/^spec\.config\.name: Invalid value: "my net": must start with a letter or digit/] },
-    { name: 'capabilities not an object', config: { cniVersion: '1.0.0', name: 'n', type: 'x', capabilities: ['mac'] }, errors: [/^spec\.config\.capabilities: Invalid value: \["mac"\]: must be an object mapping capability names to true or false$/] },
-    { name: 'capability not a boolean', config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'tuning', capabilities: { mac: 'true' } }] }, errors: [/^spec\.config\.plugins\[0\]\.capabilities\.mac: Invalid value: "true": must be true or false$/] },
+    {
+      name: 'name not a string',
+      config: { cniVersion: '1.0.0', name: 5, type: 'x' },
+      errors: [/^spec\.config\.name: Invalid value: 5: must be a string$/],
+    },
+    {
+      name: 'name with a space',
+      config: { cniVersion: '1.0.0', name: 'my net', type: 'x' },
+      errors: [/^spec\.config\.name: Invalid value: "my net": must start with a letter or digit/],
+    },
+    {
+      name: 'capabilities not an object',
+      config: { cniVersion: '1.0.0', name: 'n', type: 'x', capabilities: ['mac'] },
+      errors: [/^spec\.config\.capabilities: Invalid value: \["mac"\]: must be an object mapping capability names to true or false$/],
+    },
+    {
+      name: 'capability not a boolean',
+      config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'tuning', capabilities: { mac: 'true' } }] },
+      errors: [/^spec\.config\.plugins\[0\]\.capabilities\.mac: Invalid value: "true": must be true or false$/],
+    },
     // Multus's LoadDelegateNetConf runs a list only when `type` is empty: the top-level config runs
     // alone and `plugins` is what is ignored (the old warning said the opposite).
-    { name: 'both type and plugins: the top-level config runs, plugins is ignored', config: { cniVersion: '1.0.0', name: 'n', type: 'macvlan', plugins: [{ type: 'macvlan' }] }, warnings: [/^spec\.config\.plugins: Invalid value: .*: ignored: with a top-level 'type' Multus runs that plugin alone; remove 'type' to run the list$/] },
-    { name: 'both: plugins ignored, so its faults are no error', config: { cniVersion: '1.0.0', name: 'n', type: 'macvlan', plugins: [] }, warnings: [/^spec\.config\.plugins: Invalid value: \[\]: ignored/] },
-    { name: 'both, type not a string: Multus cannot decode it', config: { cniVersion: '1.0.0', name: 'n', type: 3, plugins: [{ type: 'macvlan' }] }, errors: [/^spec\.config\.type: Invalid value: 3: must be a string$/], warnings: [/^spec\.config\.plugins: Invalid value: .*: ignored/] },
+    {
+      name: 'both type and plugins: the top-level config runs, plugins is ignored',
+      config: { cniVersion: '1.0.0', name: 'n', type: 'macvlan', plugins: [{ type: 'macvlan' }] },
+      warnings: [
+        /^spec\.config\.plugins: Invalid value: .*: ignored: with a top-level 'type' Multus runs that plugin alone; remove 'type' to run the list$/,
+      ],
+    },
+    {
+      name: 'both: plugins ignored, so its faults are no error',
+      config: { cniVersion: '1.0.0', name: 'n', type: 'macvlan', plugins: [] },
+      warnings: [/^spec\.config\.plugins: Invalid value: \[\]: ignored/],
+    },
+    {
+      name: 'both, type not a string: Multus cannot decode it',
+      config: { cniVersion: '1.0.0', name: 'n', type: 3, plugins: [{ type: 'macvlan' }] },
+      errors: [/^spec\.config\.type: Invalid value: 3: must be a string$/],
+      warnings: [/^spec\.config\.plugins: Invalid value: .*: ignored/],
+    },
     { name: 'an empty type with plugins is a list', config: { cniVersion: '1.0.0', name: 'n', type: '', plugins: [{ type: 'macvlan' }] } },
-    { name: 'a null type with plugins is a list', config: { cniVersion: '1.0.0', name: 'n', type: null, plugins: [{ mtu: 1 }] }, errors: [/^spec\.config\.plugins\[0\]\.type: Required value/] },
-    { name: 'chaining with cniVersion 0.2.0', config: { cniVersion: '0.2.0', name: 'n', plugins: [{ type: 'macvlan' }, { type: 'tuning' }] }, warnings: [/^spec\.config\.cniVersion: Invalid value: "0\.2\.0": plugin chaining needs cniVersion 0\.3\.0 or later$/] },
-    { name: 'tuning twice', config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan' }, { type: 'tuning' }, { type: 'tuning' }] }, warnings: [/^spec\.config\.plugins\[2\]\.type: Invalid value: "tuning": also at plugins\[1\]/] },
-    { name: 'two interface plugins', config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan' }, { type: 'ipvlan' }] }, warnings: [/^spec\.config\.plugins\[1\]\.type: Invalid value: "ipvlan": plugins\[0\] \(macvlan\) already creates the interface/] },
-    { name: 'an unknown plugin twice is left alone', config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan' }, { type: 'my-meta' }, { type: 'my-meta' }] } },
+    {
+      name: 'a null type with plugins is a list',
+      config: { cniVersion: '1.0.0', name: 'n', type: null, plugins: [{ mtu: 1 }] },
+      errors: [/^spec\.config\.plugins\[0\]\.type: Required value/],
+    },
+    {
+      name: 'chaining with cniVersion 0.2.0',
+      config: { cniVersion: '0.2.0', name: 'n', plugins: [{ type: 'macvlan' }, { type: 'tuning' }] },
+      warnings: [/^spec\.config\.cniVersion: Invalid value: "0\.2\.0": plugin chaining needs cniVersion 0\.3\.0 or later$/],
+    },
+    {
+      name: 'tuning twice',
+      config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan' }, { type: 'tuning' }, { type: 'tuning' }] },
+      warnings: [/^spec\.config\.plugins\[2\]\.type: Invalid value: "tuning": also at plugins\[1\]/],
+    },
+    {
+      name: 'two interface plugins',
+      config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan' }, { type: 'ipvlan' }] },
+      warnings: [/^spec\.config\.plugins\[1\]\.type: Invalid value: "ipvlan": plugins\[0\] \(macvlan\) already creates the interface/],
+    },
+    {
+      name: 'an unknown plugin twice is left alone',
+      config: { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan' }, { type: 'my-meta' }, { type: 'my-meta' }] },
+    },
   ];
   for (const c of cases) {
     const text = typeof c.config === 'string' ? c.config : j(c.config);
@@ -120,10 +235,12 @@ t.test('property: the scanner finds an error exactly when JSON.parse fails', asy
       return false;
     }
   };
-  const mutated = fc.tuple(fc.json(), fc.nat(), fc.constantFrom('', ',', '}', ']', '"', ':', 'x', '\\', '\n', '{', '[', '-', '0', 'tru')).map(([s, at, ins]) => {
-    const i = at % (s.length + 1);
-    return s.slice(0, i) + ins + s.slice(i);
-  });
+  const mutated = fc
+    .tuple(fc.json(), fc.nat(), fc.constantFrom('', ',', '}', ']', '"', ':', 'x', '\\', '\n', '{', '[', '-', '0', 'tru'))
+    .map(([s, at, ins]) => {
+      const i = at % (s.length + 1);
+      return s.slice(0, i) + ins + s.slice(i);
+    });
   fc.assert(
     fc.property(fc.oneof(fc.json(), mutated), (s) => (jsonErrorOffset(s) === undefined) === accepts(s)),
     { numRuns: 3000 },
@@ -152,7 +269,11 @@ t.test('a config too deep or with too many objects is refused before JSON.parse,
     // Generous for a loaded machine; the scan itself takes a few ms (JSON.parse of the first took over 600 ms).
     t.ok(ms < 1000, `${name}: ${ms.toFixed(1)} ms`);
   }
-  t.same(analyzeCniConfig(JSON.stringify({ cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'a', x: [[[[[[[[[[1]]]]]]]]]] }] })).errors, [], 'a realistic nesting passes');
+  t.same(
+    analyzeCniConfig(JSON.stringify({ cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'a', x: [[[[[[[[[[1]]]]]]]]]] }] })).errors,
+    [],
+    'a realistic nesting passes',
+  );
 });
 
 t.test('summary of each plugin: type, capabilities, path and the IPAM admission predicts (host-local ranges)', async (t) => {
@@ -163,7 +284,11 @@ t.test('summary of each plugin: type, capabilities, path and the IPAM admission 
       type: 'macvlan',
       ipam: {
         type: 'host-local',
-        ranges: [[{ subnet: '10.1.0.0/24', rangeStart: '10.1.0.10', rangeEnd: '10.1.0.20' }, { subnet: '' }, { subnet: 7 }, 'x'], 'not a set', [{ subnet: 'fd00::/64', rangeStart: '' }]],
+        ranges: [
+          [{ subnet: '10.1.0.0/24', rangeStart: '10.1.0.10', rangeEnd: '10.1.0.20' }, { subnet: '' }, { subnet: 7 }, 'x'],
+          'not a set',
+          [{ subnet: 'fd00::/64', rangeStart: '' }],
+        ],
         subnet: '10.9.0.0/16',
       },
     }),
@@ -174,14 +299,24 @@ t.test('summary of each plugin: type, capabilities, path and the IPAM admission 
         path: P,
         ipam: {
           type: 'host-local',
-          ranges: [{ subnet: '10.9.0.0/16', set: 0 }, { subnet: '10.1.0.0/24', set: 1, rangeStart: '10.1.0.10', rangeEnd: '10.1.0.20' }, { subnet: 'fd00::/64', set: 3 }],
+          ranges: [
+            { subnet: '10.9.0.0/16', set: 0 },
+            { subnet: '10.1.0.0/24', set: 1, rangeStart: '10.1.0.10', rangeEnd: '10.1.0.20' },
+            { subnet: 'fd00::/64', set: 3 },
+          ],
         },
       },
     ],
     'the legacy subnet first (host-local makes it range set 0), then ranges in order, numbered by set; unreadable ones skipped',
   );
-  t.same(one({ type: 'macvlan', ipam: { type: 'host-local' } }), [{ type: 'macvlan', capabilities: [], path: P, ipam: { type: 'host-local', ranges: [] } }]);
-  t.same(one({ type: 'macvlan', ipam: { type: 'static', subnet: '10.0.0.0/8' } }), [{ type: 'macvlan', capabilities: [], path: P, ipam: { type: 'static' } }], 'ranges only for host-local');
+  t.same(one({ type: 'macvlan', ipam: { type: 'host-local' } }), [
+    { type: 'macvlan', capabilities: [], path: P, ipam: { type: 'host-local', ranges: [] } },
+  ]);
+  t.same(
+    one({ type: 'macvlan', ipam: { type: 'static', subnet: '10.0.0.0/8' } }),
+    [{ type: 'macvlan', capabilities: [], path: P, ipam: { type: 'static' } }],
+    'ranges only for host-local',
+  );
   for (const ipam of [{ type: '' }, {}, 'host-local', null]) {
     const plugins = one({ type: 'macvlan', capabilities: { mac: true }, ipam });
     t.same(plugins, [{ type: 'macvlan', capabilities: ['mac'], path: P }], `no IPAM for ${JSON.stringify(ipam)}`);
@@ -190,13 +325,23 @@ t.test('summary of each plugin: type, capabilities, path and the IPAM admission 
   const single = analyzeCniConfig(j({ name: 'n', type: 'sriov', capabilities: 'x', ipam: { type: 'dhcp' } }));
   t.same(single.summary?.plugins, [{ type: 'sriov', capabilities: [], path: 'spec.config', ipam: { type: 'dhcp' } }]);
   t.same(Object.keys(single.summary!), ['pluginTypes', 'capabilities', 'plugins'], 'no cniVersion key without a cniVersion');
-  const untyped = analyzeCniConfig(j({ cniVersion: '1.0.0', name: 'n', plugins: [{ capabilities: { ips: true } }, { type: 'macvlan' }] })).summary;
-  t.same([untyped?.pluginTypes, untyped?.plugins.map((p) => p.type), [...(untyped?.capabilities ?? [])]], [['macvlan'], ['macvlan'], ['ips']], 'a plugin without a type is no plugin, its capabilities still count');
+  const untyped = analyzeCniConfig(
+    j({ cniVersion: '1.0.0', name: 'n', plugins: [{ capabilities: { ips: true } }, { type: 'macvlan' }] }),
+  ).summary;
+  t.same(
+    [untyped?.pluginTypes, untyped?.plugins.map((p) => p.type), [...(untyped?.capabilities ?? [])]],
+    [['macvlan'], ['macvlan'], ['ips']],
+    'a plugin without a type is no plugin, its capabilities still count',
+  );
 });
 
 t.test('null is not an object, at the top or as a plugin', async (t) => {
-  t.same(analyzeCniConfig('null').errors.map(renderError), ['spec.config: Invalid value: "null": must be a JSON object: a CNI network configuration or configuration list']);
-  t.same(analyzeCniConfig(j({ cniVersion: '1.0.0', name: 'n', plugins: [null] })).errors.map(renderError), ['spec.config.plugins[0]: Invalid value: null: must be a plugin configuration object']);
+  t.same(analyzeCniConfig('null').errors.map(renderError), [
+    'spec.config: Invalid value: "null": must be a JSON object: a CNI network configuration or configuration list',
+  ]);
+  t.same(analyzeCniConfig(j({ cniVersion: '1.0.0', name: 'n', plugins: [null] })).errors.map(renderError), [
+    'spec.config.plugins[0]: Invalid value: null: must be a plugin configuration object',
+  ]);
 });
 
 t.test('empty name, cniVersion and type', async (t) => {
@@ -209,7 +354,13 @@ t.test('empty name, cniVersion and type', async (t) => {
 
 t.test('chaining needs cniVersion 0.3.0 or later', async (t) => {
   const warn = (cniVersion: string | undefined, n: number) =>
-    analyzeCniConfig(j({ ...(cniVersion === undefined ? {} : { cniVersion }), name: 'n', plugins: Array.from({ length: n }, (_, i) => ({ type: i ? 'tuning' : 'macvlan' })) }))
+    analyzeCniConfig(
+      j({
+        ...(cniVersion === undefined ? {} : { cniVersion }),
+        name: 'n',
+        plugins: Array.from({ length: n }, (_, i) => ({ type: i ? 'tuning' : 'macvlan' })),
+      }),
+    )
       .warnings.map(renderError)
       .filter((w) => w.includes('chaining'));
   const W = (v: string) => [`spec.config.cniVersion: Invalid value: "${v}": plugin chaining needs cniVersion 0.3.0 or later`];
@@ -223,14 +374,36 @@ t.test('chaining needs cniVersion 0.3.0 or later', async (t) => {
 t.test('repeated and second interface plugins in a chain', async (t) => {
   const warnings = (...types: string[]) =>
     analyzeCniConfig(j({ cniVersion: '1.0.0', name: 'n', plugins: types.map((type) => ({ type })) })).warnings.map(renderError);
-  const also = (i: number, type: string, at = 0) => `spec.config.plugins[${i}].type: Invalid value: "${type}": also at plugins[${at}]: both instances get the same runtimeConfig and act on the same interface`;
-  const second = (i: number, type: string, first: string, at = 0) => `spec.config.plugins[${i}].type: Invalid value: "${type}": plugins[${at}] (${first}) already creates the interface: a chain creates one`;
-  const creators = ['bridge', 'ipvlan', 'macvlan', 'ptp', 'host-device', 'vlan', 'tap', 'dummy', 'sriov', 'ib-sriov', 'ovs', 'bond', 'ipoib', 'accelerated-bridge'];
+  const also = (i: number, type: string, at = 0) =>
+    `spec.config.plugins[${i}].type: Invalid value: "${type}": also at plugins[${at}]: both instances get the same runtimeConfig and act on the same interface`;
+  const second = (i: number, type: string, first: string, at = 0) =>
+    `spec.config.plugins[${i}].type: Invalid value: "${type}": plugins[${at}] (${first}) already creates the interface: a chain creates one`;
+  const creators = [
+    'bridge',
+    'ipvlan',
+    'macvlan',
+    'ptp',
+    'host-device',
+    'vlan',
+    'tap',
+    'dummy',
+    'sriov',
+    'ib-sriov',
+    'ovs',
+    'bond',
+    'ipoib',
+    'accelerated-bridge',
+  ];
   for (const type of creators) {
     t.same(warnings(type, type), [also(1, type)], `${type} twice`);
-    t.same(warnings(type === 'macvlan' ? 'ipvlan' : 'macvlan', type), [second(1, type, type === 'macvlan' ? 'ipvlan' : 'macvlan')], `${type} after another creator`);
+    t.same(
+      warnings(type === 'macvlan' ? 'ipvlan' : 'macvlan', type),
+      [second(1, type, type === 'macvlan' ? 'ipvlan' : 'macvlan')],
+      `${type} after another creator`,
+    );
   }
-  for (const type of ['tuning', 'portmap', 'bandwidth', 'firewall', 'sbr', 'rdma', 'vrf']) t.same(warnings('macvlan', type, type), [also(2, type, 1)], `${type} twice`);
+  for (const type of ['tuning', 'portmap', 'bandwidth', 'firewall', 'sbr', 'rdma', 'vrf'])
+    t.same(warnings('macvlan', type, type), [also(2, type, 1)], `${type} twice`);
   t.same(warnings('x-cni', 'x-cni', 'static'), [], 'unknown plugins may repeat');
   t.same(warnings('tuning', 'tuning', 'tuning'), [also(1, 'tuning'), also(2, 'tuning')], 'each repeat points at the first');
   t.same(warnings('tuning', 'macvlan'), [], 'a plugin that creates no interface does not count');
@@ -255,7 +428,7 @@ t.test('jsonErrorOffset: where the text stops being JSON', async (t) => {
   t.equal(jsonErrorOffset('['.repeat(200_000)), undefined, 'nesting beyond the stack: no position, no crash');
 });
 
-t.test('an unexpected token in a longer config: the reason names the token, not V8\'s excerpt of the text', async (t) => {
+t.test("an unexpected token in a longer config: the reason names the token, not V8's excerpt of the text", async (t) => {
   // Past 20 characters V8 quotes only an excerpt, with "..." on the cut sides; line and column
   // replace it as they replace the whole text of a short config.
   const multiline = '{\n  "cniVersion": "1.0.0",\n  "name": "net1",\n  "master": eth0,\n  "type": "macvlan"\n}';
@@ -287,16 +460,40 @@ t.test('jsonSyntaxReason without a position: nesting too deep for the scanner', 
 });
 
 t.test('host-local ranges: unreadable sets and ranges are skipped, absent bounds leave no key', async (t) => {
-  const ranges = (ipam: object) => analyzeCniConfig(j({ cniVersion: '1.0.0', name: 'n', type: 'macvlan', ipam: { type: 'host-local', ...ipam } })).summary?.plugins[0]?.ipam?.ranges;
+  const ranges = (ipam: object) =>
+    analyzeCniConfig(j({ cniVersion: '1.0.0', name: 'n', type: 'macvlan', ipam: { type: 'host-local', ...ipam } })).summary?.plugins[0]
+      ?.ipam?.ranges;
   // A flat list of ranges (a common slip: host-local wants a list of range sets) and null items.
-  t.same(ranges({ ranges: [{ subnet: '10.3.0.0/24' }, 7, null, [null, 7, { subnet: '10.2.0.0/24' }]] }), [{ subnet: '10.2.0.0/24', set: 3 }]);
-  const got = ranges({ ranges: [[{ subnet: '10.1.0.0/24', rangeStart: '10.1.0.10', rangeEnd: '10.1.0.20' }, { subnet: 'fd00::/64', rangeStart: '', rangeEnd: '' }, { subnet: 'fd01::/64' }]] });
-  t.same(got?.map((r) => Object.keys(r)), [['subnet', 'set', 'rangeStart', 'rangeEnd'], ['subnet', 'set'], ['subnet', 'set']], 'an empty or missing bound is no key');
+  t.same(ranges({ ranges: [{ subnet: '10.3.0.0/24' }, 7, null, [null, 7, { subnet: '10.2.0.0/24' }]] }), [
+    { subnet: '10.2.0.0/24', set: 3 },
+  ]);
+  const got = ranges({
+    ranges: [
+      [
+        { subnet: '10.1.0.0/24', rangeStart: '10.1.0.10', rangeEnd: '10.1.0.20' },
+        { subnet: 'fd00::/64', rangeStart: '', rangeEnd: '' },
+        { subnet: 'fd01::/64' },
+      ],
+    ],
+  });
+  t.same(
+    got?.map((r) => Object.keys(r)),
+    [
+      ['subnet', 'set', 'rangeStart', 'rangeEnd'],
+      ['subnet', 'set'],
+      ['subnet', 'set'],
+    ],
+    'an empty or missing bound is no key',
+  );
 });
 
 t.test('unloadable: what Multus cannot decode as a JSON object fails every pod on the NAD', async (t) => {
   t.match(analyzeCniConfig('{"type": "macvlan",').unloadable, /^invalid JSON at line 1, column \d+/);
-  t.equal(analyzeCniConfig('  ').unloadable, 'invalid JSON at line 1, column 3: unexpected end of input', 'blank but not empty: Multus decodes it');
+  t.equal(
+    analyzeCniConfig('  ').unloadable,
+    'invalid JSON at line 1, column 3: unexpected end of input',
+    'blank but not empty: Multus decodes it',
+  );
   t.equal(analyzeCniConfig('[]').unloadable, 'not a JSON object but an array');
   t.equal(analyzeCniConfig('"macvlan"').unloadable, 'not a JSON object but a string');
   t.equal(analyzeCniConfig('null').unloadable, undefined, 'null decodes into a nil map without an error');
@@ -305,14 +502,29 @@ t.test('unloadable: what Multus cannot decode as a JSON object fails every pod o
 });
 
 t.test('IPAM routes and gateways that may make a default-route gateway reachable', async (t) => {
-  const ipam = (i: object) => analyzeCniConfig(JSON.stringify({ cniVersion: '1.0.0', name: 'n', type: 'ptp', ipam: i })).summary?.plugins[0]?.ipam;
-  t.same(ipam({ type: 'static', addresses: [{ address: '10.0.0.5/24', gateway: '10.9.9.1' }], routes: [{ dst: '10.7.0.0/24', scope: 253 }, { dst: '0.0.0.0/0', gw: '10.9.9.1' }] }), {
-    type: 'static',
-    addresses: ['10.0.0.5/24'],
-    routes: [{ dst: '0.0.0.0/0', gw: '10.9.9.1' }],
-    gateways: ['10.9.9.1'],
-    gatewaylessRoutes: ['10.7.0.0/24'],
+  const ipam = (i: object) =>
+    analyzeCniConfig(JSON.stringify({ cniVersion: '1.0.0', name: 'n', type: 'ptp', ipam: i })).summary?.plugins[0]?.ipam;
+  t.same(
+    ipam({
+      type: 'static',
+      addresses: [{ address: '10.0.0.5/24', gateway: '10.9.9.1' }],
+      routes: [
+        { dst: '10.7.0.0/24', scope: 253 },
+        { dst: '0.0.0.0/0', gw: '10.9.9.1' },
+      ],
+    }),
+    {
+      type: 'static',
+      addresses: ['10.0.0.5/24'],
+      routes: [{ dst: '0.0.0.0/0', gw: '10.9.9.1' }],
+      gateways: ['10.9.9.1'],
+      gatewaylessRoutes: ['10.7.0.0/24'],
+    },
+  );
+  t.same(ipam({ type: 'host-local', subnet: '10.0.0.0/24', routes: [{ dst: '10.8.0.0/16' }] }), {
+    type: 'host-local',
+    ranges: [{ subnet: '10.0.0.0/24', set: 0 }],
+    gatewaylessRoutes: ['10.8.0.0/16'],
   });
-  t.same(ipam({ type: 'host-local', subnet: '10.0.0.0/24', routes: [{ dst: '10.8.0.0/16' }] }), { type: 'host-local', ranges: [{ subnet: '10.0.0.0/24', set: 0 }], gatewaylessRoutes: ['10.8.0.0/16'] });
   t.same(ipam({ type: 'dhcp', routes: [{ dst: '10.8.0.0/16' }] }), { type: 'dhcp' }, 'only for the IPAMs whose addresses are known');
 });

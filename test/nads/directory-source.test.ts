@@ -7,7 +7,9 @@ import { eventually, nadObject, recordingLogger } from './helpers.js';
 
 const yamlOf = (...objs: unknown[]): string => objs.map((o) => stringify(o)).join('---\n');
 
-async function setup(t: Test): Promise<{ dir: string; src: DirectoryNadSource; log: ReturnType<typeof recordingLogger>; events: NadSourceEvent[] }> {
+async function setup(
+  t: Test,
+): Promise<{ dir: string; src: DirectoryNadSource; log: ReturnType<typeof recordingLogger>; events: NadSourceEvent[] }> {
   const dir = t.testdir({});
   const log = recordingLogger();
   const events: NadSourceEvent[] = [];
@@ -18,7 +20,10 @@ async function setup(t: Test): Promise<{ dir: string; src: DirectoryNadSource; l
 
 t.test('first scan: YAML, multi-document, JSON, Lists; other kinds and files ignored', async (t) => {
   const { dir, src } = await setup(t);
-  await writeFile(join(dir, 'a.yaml'), yamlOf(nadObject('default', 'a'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' } }, nadObject('kube-system', 'b')));
+  await writeFile(
+    join(dir, 'a.yaml'),
+    yamlOf(nadObject('default', 'a'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' } }, nadObject('kube-system', 'b')),
+  );
   await writeFile(join(dir, 'c.json'), JSON.stringify(nadObject('default', 'c')));
   await writeFile(join(dir, 'list.yml'), yamlOf({ apiVersion: 'v1', kind: 'List', items: [nadObject('default', 'd')] }));
   await writeFile(join(dir, 'notes.txt'), 'apiVersion: k8s.cni.cncf.io/v1');
@@ -27,7 +32,13 @@ t.test('first scan: YAML, multi-document, JSON, Lists; other kinds and files ign
   t.same(await src.lookup('default', 'a'), { status: 'unavailable', reason: `NAD directory ${dir} not read yet` });
   await src.start();
   t.ok(src.synced());
-  t.same(src.list().map((n) => `${n.namespace}/${n.name}`).sort(), ['default/a', 'default/c', 'default/d', 'kube-system/b']);
+  t.same(
+    src
+      .list()
+      .map((n) => `${n.namespace}/${n.name}`)
+      .sort(),
+    ['default/a', 'default/c', 'default/d', 'kube-system/b'],
+  );
   t.equal((await src.lookup('default', 'a')).status, 'found');
   t.same(await src.lookup('default', 'missing'), { status: 'not-found' });
 });

@@ -6,15 +6,40 @@ const NAD = (name: string): string => `apiVersion: k8s.cni.cncf.io/v1\nkind: Net
 t.test('manifest files: multi-document YAML, JSON, Lists; non-NADs skipped', async (t) => {
   const cases: Array<{ name: string; text: string; json?: boolean; nads?: string[]; skipped?: number; error?: RegExp }> = [
     { name: 'one YAML document', text: NAD('a'), nads: ['a'], skipped: 0 },
-    { name: 'several documents and a ConfigMap', text: `${NAD('a')}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\n${NAD('b')}`, nads: ['a', 'b'], skipped: 1 },
+    {
+      name: 'several documents and a ConfigMap',
+      text: `${NAD('a')}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\n${NAD('b')}`,
+      nads: ['a', 'b'],
+      skipped: 1,
+    },
     { name: 'empty documents', text: `---\n---\n${NAD('a')}---\n`, nads: ['a'], skipped: 0 },
-    { name: 'a List', text: `apiVersion: v1\nkind: List\nitems:\n- apiVersion: k8s.cni.cncf.io/v1\n  kind: NetworkAttachmentDefinition\n  metadata: {name: x}\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p}\n`, nads: ['x'], skipped: 1 },
-    { name: 'a typed list', text: `apiVersion: k8s.cni.cncf.io/v1\nkind: NetworkAttachmentDefinitionList\nitems:\n- apiVersion: k8s.cni.cncf.io/v1\n  kind: NetworkAttachmentDefinition\n  metadata: {name: y}\n`, nads: ['y'], skipped: 0 },
-    { name: 'JSON', json: true, text: JSON.stringify({ apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name: 'j' } }), nads: ['j'], skipped: 0 },
+    {
+      name: 'a List',
+      text: `apiVersion: v1\nkind: List\nitems:\n- apiVersion: k8s.cni.cncf.io/v1\n  kind: NetworkAttachmentDefinition\n  metadata: {name: x}\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p}\n`,
+      nads: ['x'],
+      skipped: 1,
+    },
+    {
+      name: 'a typed list',
+      text: `apiVersion: k8s.cni.cncf.io/v1\nkind: NetworkAttachmentDefinitionList\nitems:\n- apiVersion: k8s.cni.cncf.io/v1\n  kind: NetworkAttachmentDefinition\n  metadata: {name: y}\n`,
+      nads: ['y'],
+      skipped: 0,
+    },
+    {
+      name: 'JSON',
+      json: true,
+      text: JSON.stringify({ apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name: 'j' } }),
+      nads: ['j'],
+      skipped: 0,
+    },
     { name: 'bad JSON', json: true, text: '{"apiVersion": x}', error: /^Unexpected token 'x'$/ },
     { name: 'bad YAML', text: `${NAD('a')}---\nkind: [\n`, error: /at line \d+, column \d+/ },
     { name: 'unresolved alias', text: 'a: *nope\n', error: /./ },
-    { name: 'alias bomb', text: `a: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n`, error: /./ },
+    {
+      name: 'alias bomb',
+      text: `a: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n`,
+      error: /./,
+    },
   ];
   for (const c of cases) {
     const got = nadObjectsFromText(c.text, c.json ?? false);
@@ -22,7 +47,11 @@ t.test('manifest files: multi-document YAML, JSON, Lists; non-NADs skipped', asy
       t.equal(got.ok, false, c.name);
       if (!got.ok) t.match(got.error, c.error, c.name);
     } else if (t.ok(got.ok, c.name) && got.ok) {
-      t.same(got.nads.map((n) => (n.metadata as { name: string }).name), c.nads, c.name);
+      t.same(
+        got.nads.map((n) => (n.metadata as { name: string }).name),
+        c.nads,
+        c.name,
+      );
       t.equal(got.skipped, c.skipped, `${c.name}: skipped`);
     }
   }

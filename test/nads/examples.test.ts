@@ -29,16 +29,22 @@ t.test('the examples as `npm start` serves them', async (t) => {
     const nad = src.get(ns, name);
     return nad?.cni ? [...nad.cni.capabilities].sort() : undefined;
   };
-  t.same(src.list().map((n) => `${n.namespace}/${n.name}`).sort(), [
-    'default/ipoib',
-    'default/macvlan-dhcp',
-    'default/macvlan-static',
-    'default/roce-shared',
-    'default/sriov-dpdk',
-    'default/sriov-net',
-    'kube-system/ib-sriov',
-    'kube-system/node-local',
-  ]);
+  t.same(
+    src
+      .list()
+      .map((n) => `${n.namespace}/${n.name}`)
+      .sort(),
+    [
+      'default/ipoib',
+      'default/macvlan-dhcp',
+      'default/macvlan-static',
+      'default/roce-shared',
+      'default/sriov-dpdk',
+      'default/sriov-net',
+      'kube-system/ib-sriov',
+      'kube-system/node-local',
+    ],
+  );
   t.same(caps('default', 'macvlan-static'), ['ips', 'mac']);
   t.same(caps('default', 'macvlan-dhcp'), []);
   t.same(caps('kube-system', 'ib-sriov'), ['infinibandGUID']);
@@ -46,5 +52,8 @@ t.test('the examples as `npm start` serves them', async (t) => {
   t.same(src.get('default', 'roce-shared')?.resourceNames, ['rdma/hpc_shared_devices_ens13f1np1']);
   t.same(src.get('default', 'sriov-dpdk')?.nodeSelector, { 'feature.node.kubernetes.io/network-sriov.capable': 'true', dpdk: '' });
   t.equal(src.get('kube-system', 'node-local')?.cni, undefined, 'empty config: capabilities unknown');
-  t.same(src.list().flatMap((n) => n.problems), []);
+  t.same(
+    src.list().flatMap((n) => n.problems),
+    [],
+  );
 });

@@ -28,21 +28,56 @@ t.test('tryLoadKubeConfig finds a configuration like kubectl, or returns undefin
   const none = (): boolean => false;
   const sa = join(dir, 'sa');
   const inCluster = { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' };
-  const cases: Array<{ name: string; env: NodeJS.ProcessEnv; home: string; exists?: (p: string) => boolean; sa?: string; want: string | undefined; source?: string }> = [
+  const cases: Array<{
+    name: string;
+    env: NodeJS.ProcessEnv;
+    home: string;
+    exists?: (p: string) => boolean;
+    sa?: string;
+    want: string | undefined;
+    source?: string;
+  }> = [
     { name: 'nothing at all', env: {}, home: join(dir, 'empty'), exists: none, want: undefined },
-    { name: '$KUBECONFIG', env: { KUBECONFIG: join(dir, 'kubeconfig.yaml') }, home: join(dir, 'home'), want: 'https://dev.example:6443', source: 'kubeconfig' },
-    { name: '$KUBECONFIG with a missing first file', env: { KUBECONFIG: `${join(dir, 'nope')}:${join(dir, 'kubeconfig.yaml')}` }, home: join(dir, 'empty'), want: 'https://dev.example:6443' },
+    {
+      name: '$KUBECONFIG',
+      env: { KUBECONFIG: join(dir, 'kubeconfig.yaml') },
+      home: join(dir, 'home'),
+      want: 'https://dev.example:6443',
+      source: 'kubeconfig',
+    },
+    {
+      name: '$KUBECONFIG with a missing first file',
+      env: { KUBECONFIG: `${join(dir, 'nope')}:${join(dir, 'kubeconfig.yaml')}` },
+      home: join(dir, 'empty'),
+      want: 'https://dev.example:6443',
+    },
     { name: '$KUBECONFIG naming only missing files', env: { KUBECONFIG: join(dir, 'nope') }, home: join(dir, 'home'), want: undefined },
     { name: '~/.kube/config', env: {}, home: join(dir, 'home'), want: 'https://home.example:6443' },
     { name: 'a malformed file', env: { KUBECONFIG: join(dir, 'broken.yaml') }, home: join(dir, 'empty'), want: undefined },
     { name: 'in cluster', env: inCluster, home: join(dir, 'empty'), sa, want: 'https://10.0.0.1:443', source: 'in-cluster' },
-    { name: 'in cluster, IPv6 service host', env: { ...inCluster, KUBERNETES_SERVICE_HOST: 'fd00::1' }, home: join(dir, 'empty'), sa, want: 'https://[fd00::1]:443' },
-    { name: 'in cluster, directory from $NETATTACH_SERVICEACCOUNT_DIR', env: { ...inCluster, NETATTACH_SERVICEACCOUNT_DIR: sa }, home: join(dir, 'empty'), want: 'https://10.0.0.1:443' },
+    {
+      name: 'in cluster, IPv6 service host',
+      env: { ...inCluster, KUBERNETES_SERVICE_HOST: 'fd00::1' },
+      home: join(dir, 'empty'),
+      sa,
+      want: 'https://[fd00::1]:443',
+    },
+    {
+      name: 'in cluster, directory from $NETATTACH_SERVICEACCOUNT_DIR',
+      env: { ...inCluster, NETATTACH_SERVICEACCOUNT_DIR: sa },
+      home: join(dir, 'empty'),
+      want: 'https://10.0.0.1:443',
+    },
     { name: 'service env without a token', env: inCluster, home: join(dir, 'empty'), sa: join(dir, 'empty'), want: undefined },
     { name: 'token without the service env', env: {}, home: join(dir, 'empty'), sa, want: undefined },
   ];
   for (const c of cases) {
-    const got = await tryLoadKubeConfig({ env: c.env, home: c.home, ...(c.exists ? { exists: c.exists } : {}), ...(c.sa ? { serviceAccountDir: c.sa } : {}) });
+    const got = await tryLoadKubeConfig({
+      env: c.env,
+      home: c.home,
+      ...(c.exists ? { exists: c.exists } : {}),
+      ...(c.sa ? { serviceAccountDir: c.sa } : {}),
+    });
     t.equal(got?.server, c.want, c.name);
     if (c.source) t.equal(got?.source, c.source, `${c.name}: source`);
   }

@@ -1,7 +1,11 @@
 // Shared by the source tests: NAD objects, a recording logger, polling for eventual state.
 import type { NadLogger } from '../../src/nads/index.js';
 
-export function nadObject(namespace: string, name: string, extra: { resourceVersion?: string; resourceName?: string; config?: string } = {}): Record<string, unknown> {
+export function nadObject(
+  namespace: string,
+  name: string,
+  extra: { resourceVersion?: string; resourceName?: string; config?: string } = {},
+): Record<string, unknown> {
   return {
     apiVersion: 'k8s.cni.cncf.io/v1',
     kind: 'NetworkAttachmentDefinition',
@@ -24,7 +28,8 @@ export interface LogLine {
 
 export function recordingLogger(): NadLogger & { lines: LogLine[] } {
   const lines: LogLine[] = [];
-  const at = (level: LogLine['level']) => (fields: object, message: string) => lines.push({ level, fields: fields as Record<string, unknown>, message });
+  const at = (level: LogLine['level']) => (fields: object, message: string) =>
+    lines.push({ level, fields: fields as Record<string, unknown>, message });
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 

@@ -8,8 +8,16 @@ t.test("'first' keeps the first values for good and hands out fresh ones past it
   const a = i.get('a', () => ({ v: 'a' }));
   for (const k of ['b', 'c', 'd', 'e', 'f']) i.get(k, () => ({ v: k }));
   t.equal(i.size, 4, 'at the cap');
-  t.equal(i.get('a', () => ({ v: 'other' })), a, 'the first value is kept however long unused');
-  t.not(i.get('e', () => ({ v: 'e' })), i.get('e', () => ({ v: 'e' })), 'past the cap: not interned');
+  t.equal(
+    i.get('a', () => ({ v: 'other' })),
+    a,
+    'the first value is kept however long unused',
+  );
+  t.not(
+    i.get('e', () => ({ v: 'e' })),
+    i.get('e', () => ({ v: 'e' })),
+    'past the cap: not interned',
+  );
 });
 
 t.test("'recent' keeps the values used lately, at most its size, whatever the churn", async (t) => {
@@ -19,12 +27,21 @@ t.test("'recent' keeps the values used lately, at most its size, whatever the ch
   for (let n = 0; n < 1000; n++) {
     i.get(`cold-${n}`, () => (made++, { v: n }));
     t.ok(i.size <= 10, `bounded after ${n + 1}`);
-    if (n % 3 === 0) t.equal(i.get('hot', () => ({ v: 'again' })), hot, 'a value used every few lookups stays shared');
+    if (n % 3 === 0)
+      t.equal(
+        i.get('hot', () => ({ v: 'again' })),
+        hot,
+        'a value used every few lookups stays shared',
+      );
   }
   t.equal(made, 1000, 'every new key made once');
   const cold = i.get('cold-0', () => ({ v: 'new' }));
   t.same(cold, { v: 'new' }, 'a value unused for two generations is gone: made again');
-  t.equal(i.get('cold-0', () => ({ v: 'third' })), cold, 'and shared from then on');
+  t.equal(
+    i.get('cold-0', () => ({ v: 'third' })),
+    cold,
+    'and shared from then on',
+  );
 });
 
 t.test('a value found in the older generation moves up and outlives the next turn', async (t) => {
@@ -33,11 +50,18 @@ t.test('a value found in the older generation moves up and outlives the next tur
   i.get('a', () => a);
   i.get('b', () => 'b'); // young {a, b}: full
   i.get('c', () => 'c'); // old {a, b}, young {c}
-  t.equal(i.get('a', () => 'A2'), a, 'found in the older generation');
+  t.equal(
+    i.get('a', () => 'A2'),
+    a,
+    'found in the older generation',
+  );
   i.get('d', () => 'd'); // old {c, a}, young {d}
   i.get('e', () => 'e'); // young {d, e}
   i.get('f', () => 'f'); // old {d, e}, young {f}: a, used one generation ago, is gone
-  t.equal(i.get('a', () => 'A3'), 'A3');
+  t.equal(
+    i.get('a', () => 'A3'),
+    'A3',
+  );
   t.throws(() => new Interner(1, 'recent'), RangeError, 'a size below 2 is refused');
 });
 
@@ -49,7 +73,10 @@ t.test('the default size: 10,000 values kept, the 10,001st handed out fresh', as
   t.same(first, { n: 0 }, 'the first values are kept (eviction "first" by default)');
   i.get('k10000', () => ({ n: 10_000 }));
   t.equal(i.size, 10_000, 'not one more');
-  t.not(i.get('k10000', () => ({ n: 'x' })), i.get('k10000', () => ({ n: 'x' })));
+  t.not(
+    i.get('k10000', () => ({ n: 'x' })),
+    i.get('k10000', () => ({ n: 'x' })),
+  );
 });
 
 t.test("'recent' turns a generation at half its size, exactly", async (t) => {
@@ -67,7 +94,11 @@ t.test("'recent' turns a generation at half its size, exactly", async (t) => {
   t.equal(made, 1, 'a, two generations old, is made again');
   i.get('d', () => (made++, 'd'));
   t.equal(made, 1, 'd, one generation old, is found');
-  t.throws(() => new Interner(2.5), { name: 'RangeError', message: 'interner size 2.5: an integer of at least 2' }, 'a size must be an integer, and the message says which');
+  t.throws(
+    () => new Interner(2.5),
+    { name: 'RangeError', message: 'interner size 2.5: an integer of at least 2' },
+    'a size must be an integer, and the message says which',
+  );
   t.doesNotThrow(() => new Interner(2, 'recent'), 'two is enough');
 });
 
@@ -100,7 +131,10 @@ t.test('internSummary: one frozen summary per cniVersion, plugins and set of cap
   t.strictSame(a.pluginTypes, ['macvlan']);
   t.equal(a.cniVersion, '1.0.0');
   t.strictSame(a.plugins, [plugin], 'its plugins, as given');
-  t.ok(Object.isFrozen(a) && Object.isFrozen(a.pluginTypes) && Object.isFrozen(a.plugins) && Object.isFrozen(a.plugins[0]), 'frozen through');
+  t.ok(
+    Object.isFrozen(a) && Object.isFrozen(a.pluginTypes) && Object.isFrozen(a.plugins) && Object.isFrozen(a.plugins[0]),
+    'frozen through',
+  );
   t.not(internSummary(make(['mac', 'ips'], '0.4.0')), a, 'another cniVersion');
   t.not(internSummary(make(['mac'], '1.0.0')), a, 'other capabilities');
   const bare = internSummary(make(['mac', 'ips']));

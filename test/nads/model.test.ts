@@ -86,9 +86,21 @@ t.test('never throws; problems are kept as rendered field errors', async (t) => 
     },
     { name: 'null', input: null, check: (t, n) => t.match(n.problems, ['not an object', /metadata\.name/]) },
     { name: 'a number', input: 3, check: (t, n) => t.equal(n.name, '') },
-    { name: 'wrong kind', input: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } }, check: (t, n) => t.match(n.problems, [/not a NetworkAttachmentDefinition/]) },
-    { name: 'metadata not an object', input: { kind: 'NetworkAttachmentDefinition', metadata: 'x' }, check: (t, n) => t.match(n.problems, [/metadata\.name: Required value/]) },
-    { name: 'config not a string', input: obj({ name: 'a' }, { config: 5 }), check: (t, n) => t.match(n.problems, [/spec\.config: must be a string/]) },
+    {
+      name: 'wrong kind',
+      input: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } },
+      check: (t, n) => t.match(n.problems, [/not a NetworkAttachmentDefinition/]),
+    },
+    {
+      name: 'metadata not an object',
+      input: { kind: 'NetworkAttachmentDefinition', metadata: 'x' },
+      check: (t, n) => t.match(n.problems, [/metadata\.name: Required value/]),
+    },
+    {
+      name: 'config not a string',
+      input: obj({ name: 'a' }, { config: 5 }),
+      check: (t, n) => t.match(n.problems, [/spec\.config: must be a string/]),
+    },
   ];
   for (const c of cases) {
     t.test(c.name, async (t) => c.check(t, nadFromObject(c.input)));
@@ -96,20 +108,32 @@ t.test('never throws; problems are kept as rendered field errors', async (t) => 
 });
 
 t.test('configurable resource-name keys', async (t) => {
-  const input = obj({ name: 'a', annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/a', 'example.com/resource': 'example.com/b' } });
+  const input = obj({
+    name: 'a',
+    annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/a', 'example.com/resource': 'example.com/b' },
+  });
   t.same(nadFromObject(input).resourceNames, ['intel.com/a']);
-  t.same(nadFromObject(input, { resourceNameKeys: ['k8s.v1.cni.cncf.io/resourceName', 'example.com/resource'] }).resourceNames, ['intel.com/a', 'example.com/b']);
+  t.same(nadFromObject(input, { resourceNameKeys: ['k8s.v1.cni.cncf.io/resourceName', 'example.com/resource'] }).resourceNames, [
+    'intel.com/a',
+    'example.com/b',
+  ]);
   t.same(nadFromObject(input, { resourceNameKeys: ['example.com/resource'] }).resourceNames, ['example.com/b']);
 });
 
 t.test('nadFromObject: apiVersion and kind each, namespace, selector and claim template, problem counts', async (t) => {
   const meta = { namespace: 'ns', name: 'a' };
   const problems = (o: Record<string, unknown>) => nadFromObject(o).problems;
-  t.same(problems({ ...obj(meta), apiVersion: 'v1' }), ['not a NetworkAttachmentDefinition (k8s.cni.cncf.io/v1): apiVersion v1, kind NetworkAttachmentDefinition']);
-  t.same(problems({ ...obj(meta), kind: 'Pod' }), ['not a NetworkAttachmentDefinition (k8s.cni.cncf.io/v1): apiVersion k8s.cni.cncf.io/v1, kind Pod']);
+  t.same(problems({ ...obj(meta), apiVersion: 'v1' }), [
+    'not a NetworkAttachmentDefinition (k8s.cni.cncf.io/v1): apiVersion v1, kind NetworkAttachmentDefinition',
+  ]);
+  t.same(problems({ ...obj(meta), kind: 'Pod' }), [
+    'not a NetworkAttachmentDefinition (k8s.cni.cncf.io/v1): apiVersion k8s.cni.cncf.io/v1, kind Pod',
+  ]);
   t.same(problems({ metadata: meta }), [], 'no apiVersion or kind: taken as a NAD');
   t.equal(nadFromObject(obj({ namespace: '', name: 'a' })).namespace, 'default');
-  t.same(problems(obj({ ...meta, annotations: { 'k8s.v1.cni.cncf.io/nodeSelector': 7 } })), ['metadata.annotations[k8s.v1.cni.cncf.io/nodeSelector]: must be a string']);
+  t.same(problems(obj({ ...meta, annotations: { 'k8s.v1.cni.cncf.io/nodeSelector': 7 } })), [
+    'metadata.annotations[k8s.v1.cni.cncf.io/nodeSelector]: must be a string',
+  ]);
   t.equal(nadFromObject(obj({ ...meta, annotations: { 'netattach.io/resourceClaimTemplate': ' tmpl ' } })).claimTemplate, 'tmpl');
   t.notOk('claimTemplate' in nadFromObject(obj(meta)), 'no template, no key');
   t.same(problems(obj(meta, { config: null })), [], 'a null config is no config');
@@ -124,7 +148,9 @@ t.test('nadFromObject: apiVersion and kind each, namespace, selector and claim t
 
 t.test('empty parts are the one shared frozen instance (intern.ts: thousands of NADs in a few MB)', async (t) => {
   const plain = nadFromObject(obj({ namespace: 'ns', name: 'a' }));
-  const other = nadFromObject(obj({ namespace: 'ns', name: 'b' }, { config: JSON.stringify({ cniVersion: '1.0.0', name: 'b', type: 'macvlan' }) }));
+  const other = nadFromObject(
+    obj({ namespace: 'ns', name: 'b' }, { config: JSON.stringify({ cniVersion: '1.0.0', name: 'b', type: 'macvlan' }) }),
+  );
   // No problems: the shared empty list, not a fresh one per NAD.
   t.same(plain.problems, []);
   t.equal(plain.problems, other.problems, 'one empty problem list for all');

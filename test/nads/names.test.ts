@@ -72,5 +72,7 @@ t.test('names: subdomain labels of one character, exact reasons', async (t) => {
   t.same(labelValue('-x'), [
     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue', 'my_value' or '12345')",
   ]);
-  t.same(extendedResourceName(`${'a'.repeat(245)}/x`), ["domain must be no more than 244 characters, to leave room for the quota prefix 'requests.'"]);
+  t.same(extendedResourceName(`${'a'.repeat(245)}/x`), [
+    "domain must be no more than 244 characters, to leave room for the quota prefix 'requests.'",
+  ]);
 });

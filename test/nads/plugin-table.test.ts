@@ -8,7 +8,11 @@ t.test('dummy and bond create the interface for the interface-name check too', a
     const cni = { plugins: [{ type: 'tuning' }, { type }] } as unknown as CniSummary;
     t.equal(interfaceCreatorOf(cni)?.type, type, type);
   }
-  t.equal(interfaceCreatorOf({ plugins: [{ type: 'tuning' }, { type: 'x-cni' }] } as unknown as CniSummary), undefined, 'unknown: not a creator');
+  t.equal(
+    interfaceCreatorOf({ plugins: [{ type: 'tuning' }, { type: 'x-cni' }] } as unknown as CniSummary),
+    undefined,
+    'unknown: not a creator',
+  );
 });
 
 // The special-MAC rule lives once; the annotation warning and the address policy both read it.

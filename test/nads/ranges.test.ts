@@ -25,7 +25,11 @@ t.test('inRanges: any range will do; bounds of another family or unreadable are 
   t.equal(inRanges('fd00::5', [wide, { subnet: 'fd00::/64' }]), true, 'the second range');
   t.equal(inRanges('10.1.0.5', [{ subnet: '10.1.0.0/24', rangeStart: 'fd00::1', rangeEnd: 'fd00::2' }]), true);
   t.equal(inRanges('10.1.0.5', [{ subnet: '10.1.0.0/24', rangeStart: 'nope', rangeEnd: 'nope' }]), true);
-  t.equal(inRanges('fd00::5', [{ subnet: 'fd00::/64', rangeStart: '10.0.0.1', rangeEnd: '10.0.0.1' }]), true, 'IPv4 bounds on an IPv6 range');
+  t.equal(
+    inRanges('fd00::5', [{ subnet: 'fd00::/64', rangeStart: '10.0.0.1', rangeEnd: '10.0.0.1' }]),
+    true,
+    'IPv4 bounds on an IPv6 range',
+  );
   t.equal(inRanges('fd00::5', [{ subnet: 'fd00::/64', rangeStart: 'fd00::10' }]), false);
   t.equal(inRanges('fd00::ffff', [{ subnet: 'fd00::/64', rangeEnd: 'fd00::fffe' }]), false);
 });
@@ -51,13 +55,30 @@ t.test('placeInRanges: default bounds, the gateway, ranges host-local refuses', 
   t.equal(inRanges('10.1.0.0', [{ subnet: '10.1.0.0/24', rangeStart: '10.1.0.0' }]), true, 'an explicit rangeStart includes it');
   t.match(placeInRanges('10.1.0.1', [r24]), { status: 'in', gateway: true }, 'the default gateway');
   t.match(placeInRanges('10.1.0.1', [{ ...r24, gateway: '10.1.0.254' }]), { status: 'in', gateway: false });
-  t.match(placeInRanges('10.1.0.255', [r24]), { status: 'outside-bounds', special: 'broadcast address', first: '10.1.0.1', last: '10.1.0.254' });
+  t.match(placeInRanges('10.1.0.255', [r24]), {
+    status: 'outside-bounds',
+    special: 'broadcast address',
+    first: '10.1.0.1',
+    last: '10.1.0.254',
+  });
   t.same(placeInRanges('10.9.0.1', [r24]), { status: 'no-subnet' });
   for (const subnet of ['10.1.0.0/31', '10.1.0.0/32', 'fd00::/127', '10.1.0.1/24']) {
-    t.same(placeInRanges(subnet.startsWith('fd') ? 'fd00::1' : '10.1.0.1', [{ subnet }]), { status: 'unknown' }, `${subnet}: refused by host-local, no verdict`);
+    t.same(
+      placeInRanges(subnet.startsWith('fd') ? 'fd00::1' : '10.1.0.1', [{ subnet }]),
+      { status: 'unknown' },
+      `${subnet}: refused by host-local, no verdict`,
+    );
   }
-  t.same(placeInRanges('10.1.0.5', [{ subnet: '10.1.0.0/24', rangeStart: '10.1.0.9', rangeEnd: '10.1.0.3' }]), { status: 'unknown' }, 'rangeStart after rangeEnd');
-  t.match(placeInRanges('10.1.0.5', [r24]), { key: placeInRanges('10.1.0.5/16', [r24]).status === 'in' ? (placeInRanges('10.1.0.5/16', [r24]) as { key: string }).key : 'x' }, 'one key whatever the prefix');
+  t.same(
+    placeInRanges('10.1.0.5', [{ subnet: '10.1.0.0/24', rangeStart: '10.1.0.9', rangeEnd: '10.1.0.3' }]),
+    { status: 'unknown' },
+    'rangeStart after rangeEnd',
+  );
+  t.match(
+    placeInRanges('10.1.0.5', [r24]),
+    { key: placeInRanges('10.1.0.5/16', [r24]).status === 'in' ? (placeInRanges('10.1.0.5/16', [r24]) as { key: string }).key : 'x' },
+    'one key whatever the prefix',
+  );
 });
 
 t.test('parseCidr: answers kept by text are the same answers, frozen, and stay right past the cap', async (t) => {
@@ -71,7 +92,7 @@ t.test('parseCidr: answers kept by text are the same answers, frozen, and stay r
   // More distinct texts than the memo keeps: every answer is still the parse of its own text.
   for (let i = 0; i < 3000; i++) {
     const text = `fd00::${i.toString(16)}/64`;
-    t.equal(parseCidr(text)?.value, 0xfd00n << 112n | BigInt(i), text);
+    t.equal(parseCidr(text)?.value, (0xfd00n << 112n) | BigInt(i), text);
   }
   t.same(parseCidr('10.10.0.5/24'), { kind: 'ipv4', value: 0x0a0a0005n, prefix: 24 }, 'dropped from the memo, read again alike');
   t.equal(parseCidr(`10.0.0.1/${'x'.repeat(70)}`), undefined, 'a text longer than any address is read, not kept');
@@ -79,7 +100,18 @@ t.test('parseCidr: answers kept by text are the same answers, frozen, and stay r
 
 t.test('parseCidr reads addresses as Go does: forms ipaddr.js also takes are not addresses', async (t) => {
   // Each fails in the plugin (Go's netip parser), so netattach must not read it as another address.
-  for (const text of ['010.0.0.1', '0x0a.0.0.1', '10.1', '10.0.0.01/24', '1.2.3', '1.2.3.4.5', 'fe80::1%eth0', '::ffff:010.0.0.1', '::1.2.3', '10.0.0.0/ 8']) {
+  for (const text of [
+    '010.0.0.1',
+    '0x0a.0.0.1',
+    '10.1',
+    '10.0.0.01/24',
+    '1.2.3',
+    '1.2.3.4.5',
+    'fe80::1%eth0',
+    '::ffff:010.0.0.1',
+    '::1.2.3',
+    '10.0.0.0/ 8',
+  ]) {
     t.equal(parseCidr(text), undefined, text);
   }
   for (const [text, value, prefix] of [

@@ -15,7 +15,13 @@ t.test('static source: objects or entries in, lookups out', async (t) => {
   src.put(nadFromObject(nadObject('default', 'c')));
   t.equal(src.size(), 3);
   t.ok(src.remove('default', 'c'));
-  t.same(src.list().map((n) => `${n.namespace}/${n.name}`).sort(), ['default/a', 'kube-system/b']);
+  t.same(
+    src
+      .list()
+      .map((n) => `${n.namespace}/${n.name}`)
+      .sort(),
+    ['default/a', 'kube-system/b'],
+  );
   await src.stop();
 });
 

@@ -21,7 +21,9 @@ function nad(n: NadInput = {}): Record<string, unknown> {
     apiVersion: 'k8s.cni.cncf.io/v1',
     kind: 'NetworkAttachmentDefinition',
     metadata,
-    ...('spec' in n ? { spec: n.spec } : { spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: 'net-a', plugins: [{ type: 'macvlan' }] }) } }),
+    ...('spec' in n
+      ? { spec: n.spec }
+      : { spec: { config: JSON.stringify({ cniVersion: '1.0.0', name: 'net-a', plugins: [{ type: 'macvlan' }] }) } }),
   };
 }
 
@@ -35,31 +37,102 @@ t.test('one case per rule: errors rendered as Kubernetes field errors', async (t
     { name: 'missing spec stays valid', obj: nad({ spec: undefined }), errors: [] },
     { name: 'spec without config stays valid', obj: nad({ spec: {} }), errors: [] },
     { name: 'not an object', obj: 'x', errors: [/^<object>: Invalid value: "x": must be a NetworkAttachmentDefinition object$/] },
-    { name: 'wrong kind', obj: { ...nad(), kind: 'Pod' }, errors: ['kind: Unsupported value: "Pod": supported values: "NetworkAttachmentDefinition"'] },
-    { name: 'wrong apiVersion', obj: { ...nad(), apiVersion: 'k8s.cni.cncf.io/v2' }, errors: ['apiVersion: Unsupported value: "k8s.cni.cncf.io/v2": supported values: "k8s.cni.cncf.io/v1"'] },
-    { name: 'missing name and generateName', obj: nad({ name: '' }), errors: ['metadata.name: Required value: name or generateName is required'] },
+    {
+      name: 'wrong kind',
+      obj: { ...nad(), kind: 'Pod' },
+      errors: ['kind: Unsupported value: "Pod": supported values: "NetworkAttachmentDefinition"'],
+    },
+    {
+      name: 'wrong apiVersion',
+      obj: { ...nad(), apiVersion: 'k8s.cni.cncf.io/v2' },
+      errors: ['apiVersion: Unsupported value: "k8s.cni.cncf.io/v2": supported values: "k8s.cni.cncf.io/v1"'],
+    },
+    {
+      name: 'missing name and generateName',
+      obj: nad({ name: '' }),
+      errors: ['metadata.name: Required value: name or generateName is required'],
+    },
     { name: 'generateName without a name yet', obj: nad({ generateName: 'net-' }), errors: [] },
-    { name: 'name not a label: dots', obj: nad({ name: 'net.a' }), errors: [/^metadata\.name: Invalid value: "net\.a": a lowercase RFC 1123 label must consist of .*: pods could not select this network/] },
-    { name: 'name too long', obj: nad({ name: 'a'.repeat(64) }), errors: [/^metadata\.name: Invalid value: "a{64}": must be no more than 63 characters$|^metadata\.name: Invalid value: "a{64}": must be no more than 63 characters: pods could not/] },
-    { name: 'name with a leading dash (accepted by the old controller)', obj: nad({ name: '-net' }), errors: [/^metadata\.name: Invalid value: "-net"/] },
+    {
+      name: 'name not a label: dots',
+      obj: nad({ name: 'net.a' }),
+      errors: [
+        /^metadata\.name: Invalid value: "net\.a": a lowercase RFC 1123 label must consist of .*: pods could not select this network/,
+      ],
+    },
+    {
+      name: 'name too long',
+      obj: nad({ name: 'a'.repeat(64) }),
+      errors: [
+        /^metadata\.name: Invalid value: "a{64}": must be no more than 63 characters$|^metadata\.name: Invalid value: "a{64}": must be no more than 63 characters: pods could not/,
+      ],
+    },
+    {
+      name: 'name with a leading dash (accepted by the old controller)',
+      obj: nad({ name: '-net' }),
+      errors: [/^metadata\.name: Invalid value: "-net"/],
+    },
     { name: 'name with a leading zero (refused by the old controller)', obj: nad({ name: '0net' }), errors: [] },
     { name: 'name not a string', obj: nad({ name: 7 }), errors: ['metadata.name: Invalid value: 7: must be a string'] },
     { name: 'spec not an object', obj: nad({ spec: 'x' }), errors: ['spec: Invalid value: "x": must be an object'] },
-    { name: 'spec.config not a string', obj: nad({ spec: { config: { type: 'macvlan' } } }), errors: ['spec.config: Invalid value: {"type":"macvlan"}: must be a string holding the CNI configuration as JSON'] },
-    { name: 'spec.config bad JSON', obj: nad({ spec: { config: '{"type": "macvlan",}' } }), errors: [/^spec\.config: Invalid value: "\{\\"type\\": \\"macvlan\\",\}": invalid JSON at line 1, column 20: Expected double-quoted property name$/] },
-    { name: 'spec.config bad cniVersion', obj: nad({ spec: { config: '{"cniVersion":"2.0.0","name":"n","type":"x"}' } }), errors: [/^spec\.config\.cniVersion: Unsupported value: "2\.0\.0"/] },
-    { name: 'resourceName valid list', obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/a,intel.com/b' } }), errors: [] },
+    {
+      name: 'spec.config not a string',
+      obj: nad({ spec: { config: { type: 'macvlan' } } }),
+      errors: ['spec.config: Invalid value: {"type":"macvlan"}: must be a string holding the CNI configuration as JSON'],
+    },
+    {
+      name: 'spec.config bad JSON',
+      obj: nad({ spec: { config: '{"type": "macvlan",}' } }),
+      errors: [
+        /^spec\.config: Invalid value: "\{\\"type\\": \\"macvlan\\",\}": invalid JSON at line 1, column 20: Expected double-quoted property name$/,
+      ],
+    },
+    {
+      name: 'spec.config bad cniVersion',
+      obj: nad({ spec: { config: '{"cniVersion":"2.0.0","name":"n","type":"x"}' } }),
+      errors: [/^spec\.config\.cniVersion: Unsupported value: "2\.0\.0"/],
+    },
+    {
+      name: 'resourceName valid list',
+      obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/a,intel.com/b' } }),
+      errors: [],
+    },
     // Not extended resource names: they work with DRA (Multus's own e2e: `single-gpu`), so no error (see below).
     { name: 'resourceName not domain-prefixed', obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'sriov_net' } }), errors: [] },
-    { name: 'resourceName in kubernetes.io', obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'kubernetes.io/x' } }), errors: [] },
-    { name: 'resourceName empty item', obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/a,' } }), errors: [`${RN}: Invalid value: "intel.com/a,": empty item in the comma-separated list`] },
+    {
+      name: 'resourceName in kubernetes.io',
+      obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'kubernetes.io/x' } }),
+      errors: [],
+    },
+    {
+      name: 'resourceName empty item',
+      obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/a,' } }),
+      errors: [`${RN}: Invalid value: "intel.com/a,": empty item in the comma-separated list`],
+    },
     { name: 'nodeSelector valid', obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/nodeSelector': 'zone=a,sriov' } }), errors: [] },
-    { name: 'nodeSelector a=b=c', obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/nodeSelector': 'a=b=c' } }), errors: [`${NS}: Invalid value: "a=b=c": must be 'key=value' or 'key' (more than one '=')`] },
-    { name: 'nodeSelector not a string', obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/nodeSelector': 1 } }), errors: [`${NS}: Invalid value: 1: must be a string`] },
+    {
+      name: 'nodeSelector a=b=c',
+      obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/nodeSelector': 'a=b=c' } }),
+      errors: [`${NS}: Invalid value: "a=b=c": must be 'key=value' or 'key' (more than one '=')`],
+    },
+    {
+      name: 'nodeSelector not a string',
+      obj: nad({ annotations: { 'k8s.v1.cni.cncf.io/nodeSelector': 1 } }),
+      errors: [`${NS}: Invalid value: 1: must be a string`],
+    },
     {
       name: 'several problems are all reported',
-      obj: nad({ name: 'Bad', annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'x.io/a,' }, spec: { config: '{"cniVersion":"9","plugins":[]}' } }),
-      errors: [/^metadata\.name/, /^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/resourceName\]/, /^spec\.config\.cniVersion/, /^spec\.config\.plugins: Required value/],
+      obj: nad({
+        name: 'Bad',
+        annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'x.io/a,' },
+        spec: { config: '{"cniVersion":"9","plugins":[]}' },
+      }),
+      errors: [
+        /^metadata\.name/,
+        /^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/resourceName\]/,
+        /^spec\.config\.cniVersion/,
+        /^spec\.config\.plugins: Required value/,
+      ],
     },
   ];
   for (const c of cases) {
@@ -73,13 +146,26 @@ t.test('warnings do not deny', async (t) => {
   const got = validateNadObject(nad({ spec: { config: '{"type":"macvlan"}' } }));
   t.same(got.errors, []);
   // No name is no warning (Multus fills in the NAD's name); a missing cniVersion still warns.
-  t.same(got.warnings.map((w) => w.path), ['spec.config.cniVersion']);
-  t.same(got.warnings.map((w) => w.type), ['Invalid value'], 'an optional key is never "Required value"');
+  t.same(
+    got.warnings.map((w) => w.path),
+    ['spec.config.cniVersion'],
+  );
+  t.same(
+    got.warnings.map((w) => w.type),
+    ['Invalid value'],
+    'an optional key is never "Required value"',
+  );
 });
 
 t.test('a path prefix re-roots every field path (lists in `netattach check`)', async (t) => {
-  const got = validateNadObject(nad({ name: 'A', annotations: { 'k8s.v1.cni.cncf.io/nodeSelector': 'a=b=c' }, spec: { config: '{' } }), 'items[2]');
-  t.same(got.errors.map((e) => e.path), ['items[2].metadata.name', 'items[2].metadata.annotations[k8s.v1.cni.cncf.io/nodeSelector]', 'items[2].spec.config']);
+  const got = validateNadObject(
+    nad({ name: 'A', annotations: { 'k8s.v1.cni.cncf.io/nodeSelector': 'a=b=c' }, spec: { config: '{' } }),
+    'items[2]',
+  );
+  t.same(
+    got.errors.map((e) => e.path),
+    ['items[2].metadata.name', 'items[2].metadata.annotations[k8s.v1.cni.cncf.io/nodeSelector]', 'items[2].spec.config'],
+  );
 });
 
 t.test('configured resource-name keys are validated too', async (t) => {
@@ -91,19 +177,33 @@ t.test('configured resource-name keys are validated too', async (t) => {
 });
 
 t.test('UPDATE and DELETE', async (t) => {
-  t.same(validateNadObject(nad({ spec: { config: '{' } }), { operation: 'DELETE' }), { errors: [], warnings: [] }, 'DELETE: nothing to check');
-  t.same(validateNadObject(nad({ spec: { config: '{' } }), 'DELETE'), { errors: [], warnings: [] }, 'operation given as the second argument');
+  t.same(
+    validateNadObject(nad({ spec: { config: '{' } }), { operation: 'DELETE' }),
+    { errors: [], warnings: [] },
+    'DELETE: nothing to check',
+  );
+  t.same(
+    validateNadObject(nad({ spec: { config: '{' } }), 'DELETE'),
+    { errors: [], warnings: [] },
+    'operation given as the second argument',
+  );
 
   const badName = validateNadObject(nad({ name: 'net.a' }), { operation: 'UPDATE' });
   t.same(badName.errors, [], 'names are immutable: an UPDATE is not denied for its name');
   t.match(badName.warnings.map(renderError), [/^metadata\.name: Invalid value: "net\.a"/]);
 
   const old = nad({ spec: { config: '{"cniVersion":"0.5.0","name":"n","type":"x"}' } });
-  const sameProblem = validateNadObject(nad({ annotations: { a: 'b' }, spec: { config: '{"cniVersion":"0.5.0","name":"n","type":"x"}' } }), { operation: 'UPDATE', oldObject: old });
+  const sameProblem = validateNadObject(
+    nad({ annotations: { a: 'b' }, spec: { config: '{"cniVersion":"0.5.0","name":"n","type":"x"}' } }),
+    { operation: 'UPDATE', oldObject: old },
+  );
   t.same(sameProblem.errors, [], 'an error the stored object already had does not block other edits');
   t.match(sameProblem.warnings.map(renderError), [/cniVersion: Unsupported value: "0\.5\.0".*\(already present before this update\)$/]);
 
-  const newProblem = validateNadObject(nad({ spec: { config: '{"cniVersion":"0.5.0","name":"n","type":"x"}' } }), { operation: 'UPDATE', oldObject: nad() });
+  const newProblem = validateNadObject(nad({ spec: { config: '{"cniVersion":"0.5.0","name":"n","type":"x"}' } }), {
+    operation: 'UPDATE',
+    oldObject: nad(),
+  });
   t.match(newProblem.errors.map(renderError), [/cniVersion: Unsupported value/], 'a new error is still an error');
 
   const deleting = validateNadObject(nad({ deletionTimestamp: '2024-01-01T00:00:00Z', spec: { config: '{' } }), { operation: 'UPDATE' });
@@ -115,16 +215,34 @@ t.test('operations given as a string, and UPDATE against the stored object', asy
   const nameError = 'metadata.name: Invalid value: "Net_A": ';
   t.match(validateNadObject(bad, 'CREATE').errors.map(renderError), [nameError], 'CREATE is an operation, not a path');
   // Exact paths: as a path prefix, 'CREATE' would make `CREATE.metadata.name`, which still contains the message.
-  t.same(validateNadObject(bad, 'CREATE').errors.map((e) => e.path), ['metadata.name'], 'no path prefix from an operation');
+  t.same(
+    validateNadObject(bad, 'CREATE').errors.map((e) => e.path),
+    ['metadata.name'],
+    'no path prefix from an operation',
+  );
   t.same(validateNadObject(bad, 'UPDATE').errors, [], 'UPDATE: a name problem is a warning');
   t.same(validateNadObject(bad, 'CONNECT'), { errors: [], warnings: [] });
   t.same(validateNadObject(bad, { operation: 'CONNECT' }), { errors: [], warnings: [] });
   const noVersion = nad({ name: 'Net_A', spec: { config: JSON.stringify({ name: 'n', type: 'macvlan' }) } });
-  t.same(validateNadObject(noVersion, { operation: 'CREATE', oldObject: noVersion }).errors.map((e) => e.reason.endsWith('(already present before this update)')), [false], 'CREATE ignores an old object');
+  t.same(
+    validateNadObject(noVersion, { operation: 'CREATE', oldObject: noVersion }).errors.map((e) =>
+      e.reason.endsWith('(already present before this update)'),
+    ),
+    [false],
+    'CREATE ignores an old object',
+  );
   const update = validateNadObject(noVersion, { operation: 'UPDATE', oldObject: noVersion, path: 'items[0]' });
   t.same(update.errors, [], 'an old error is no new error, under a path too');
-  t.same(update.warnings.map((w) => w.path), ['items[0].metadata.name', 'items[0].spec.config.cniVersion'], 'the warnings of the new object are kept');
-  t.same(validateNadObject(7, { operation: 'UPDATE' }).errors.map(renderError), ['<object>: Invalid value: 7: must be a NetworkAttachmentDefinition object'], 'no old object: nothing to forgive');
+  t.same(
+    update.warnings.map((w) => w.path),
+    ['items[0].metadata.name', 'items[0].spec.config.cniVersion'],
+    'the warnings of the new object are kept',
+  );
+  t.same(
+    validateNadObject(7, { operation: 'UPDATE' }).errors.map(renderError),
+    ['<object>: Invalid value: 7: must be a NetworkAttachmentDefinition object'],
+    'no old object: nothing to forgive',
+  );
   const custom = nad({ annotations: { 'example.com/res': 'bad' } });
   t.same(
     validateNadObject(custom, { operation: 'UPDATE', oldObject: custom, resourceNameKeys: ['example.com/res'] }).errors,
@@ -141,14 +259,17 @@ t.test('what is absent is not wrong; what is on its way out only on UPDATE', asy
   t.same(validateNadObject(nad({ spec: null })), { errors: [], warnings: [] });
   t.same(validateNadObject(nad({ spec: { config: null } })), { errors: [], warnings: [] });
   t.same(validateNadObject(nad({ name: 'Net_A', deletionTimestamp: '2026-01-01T00:00:00Z' })).errors.length, 1, 'CREATE checks it anyway');
-  t.same(validateNadObject(nad({ generateName: '' })).errors.map(renderError), ['metadata.name: Required value: name or generateName is required']);
+  t.same(validateNadObject(nad({ generateName: '' })).errors.map(renderError), [
+    'metadata.name: Required value: name or generateName is required',
+  ]);
   const long = validateNadObject(nad({ name: 'A'.repeat(64) })).errors[0]?.reason;
   t.match(long, /^must be no more than 63 characters; a lowercase RFC 1123 label/);
 });
 
 t.test('UPDATE: the stored object is read like the new one (path, default keys), and only when given', async (t) => {
   const already = (e: string) => `${e} (already present before this update)`;
-  const version = 'spec.config.cniVersion: Unsupported value: "0.5.0": unknown CNI version; supported values: "0.1.0", "0.2.0", "0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0"';
+  const version =
+    'spec.config.cniVersion: Unsupported value: "0.5.0": unknown CNI version; supported values: "0.1.0", "0.2.0", "0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0"';
   const oldVersion = nad({ spec: { config: '{"cniVersion":"0.5.0","name":"n","type":"x"}' } });
   const underPath = validateNadObject(oldVersion, { operation: 'UPDATE', oldObject: oldVersion, path: 'items[0]' });
   t.same(underPath.errors, [], 'an error with a path prefix is matched against the stored object under the same prefix');
@@ -174,7 +295,11 @@ t.test('a resourceName that is not an extended resource name is a warning, never
       const obj = nad({ annotations: { 'k8s.v1.cni.cncf.io/resourceName': value } });
       const got = validateNadObject(obj, { operation, ...(operation === 'UPDATE' ? { oldObject: obj } : {}) });
       t.same(got.errors, [], `${value} on ${operation}: no error`);
-      t.match(got.warnings.map(renderError), [new RegExp(`^${RN.replace(/[.[\]/]/g, '\\$&')}: Invalid value: "${value.replace('.', '\\.')}": not an extended resource name: no device plugin can serve it`)]);
+      t.match(got.warnings.map(renderError), [
+        new RegExp(
+          `^${RN.replace(/[.[\]/]/g, '\\$&')}: Invalid value: "${value.replace('.', '\\.')}": not an extended resource name: no device plugin can serve it`,
+        ),
+      ]);
     }
   }
 });

@@ -16,29 +16,57 @@ const GUID = '00:11:22:33:44:55:66:77';
 const IB_MAC = '00:00:00:00:fe:80:00:00:00:00:00:00:02:00:5e:10:00:00:00:01';
 const mac = (value: string, network = 'ns/a') => ({ kind: 'mac' as const, value, network });
 const guid = (value: string, network = 'ns/a') => ({ kind: 'infiniband-guid' as const, value, network });
-const claim = (value: string, pod: HeldAddress['pod'], scope = 'network:ns/a', kind: HeldAddress['kind'] = 'mac'): HeldAddress => ({ kind, value, scope, pod });
+const claim = (value: string, pod: HeldAddress['pod'], scope = 'network:ns/a', kind: HeldAddress['kind'] = 'mac'): HeldAddress => ({
+  kind,
+  value,
+  scope,
+  pod,
+});
 const stranger = { namespace: 'x', name: 'stranger', uid: 'u-stranger' };
-const vmOwner = (name: string, key = `uid-${name}`): SharingOwner => ({ key, label: `VM ns/${name}`, namespace: 'ns', kind: 'VirtualMachineInstance', name });
-const pods = (i: AddressIndex, value: string, network = 'ns/a', self: Parameters<AddressIndex['conflicts']>[4] = stranger, scope: 'Network' | 'Cluster' = 'Network') =>
-  i.conflicts('mac', value, network, scope, self).map((h) => h.pod);
+const vmOwner = (name: string, key = `uid-${name}`): SharingOwner => ({
+  key,
+  label: `VM ns/${name}`,
+  namespace: 'ns',
+  kind: 'VirtualMachineInstance',
+  name,
+});
+const pods = (
+  i: AddressIndex,
+  value: string,
+  network = 'ns/a',
+  self: Parameters<AddressIndex['conflicts']>[4] = stranger,
+  scope: 'Network' | 'Cluster' = 'Network',
+) => i.conflicts('mac', value, network, scope, self).map((h) => h.pod);
 
 t.test('documented numbers: 45 s reservations, 64 per pod, 16 per address, 10,000 per namespace, 50,000 in all', async (t) => {
   t.same({ ...RESERVATION_LIMITS }, { perPod: 64, perAddress: 16, perNamespace: 10_000, total: 50_000 });
   t.ok(Object.isFrozen(RESERVATION_LIMITS), 'the defaults cannot be changed at run time');
   t.same(new AddressIndex().reservationLimits(), { perPod: 64, perAddress: 16, perNamespace: 10_000, total: 50_000 });
-  t.same(new AddressIndex({ limits: { perAddress: 3 } }).reservationLimits(), { perPod: 64, perAddress: 3, perNamespace: 10_000, total: 50_000 }, 'an override changes only its own bound');
+  t.same(
+    new AddressIndex({ limits: { perAddress: 3 } }).reservationLimits(),
+    { perPod: 64, perAddress: 3, perNamespace: 10_000, total: 50_000 },
+    'an override changes only its own bound',
+  );
   // The default time to live, read through a conflict's expiry.
   const now = 1_000_000;
   const i = new AddressIndex({ now: () => now });
   i.reserve([claim(M1, { namespace: 'ns', name: 'p', uid: 'u-p' })]);
-  t.same(i.conflicts('mac', M1, 'ns/a', 'Network', stranger).map((h) => h.expires), [now + 45_000], 'a reservation lapses 45 s after it is made');
+  t.same(
+    i.conflicts('mac', M1, 'ns/a', 'Network', stranger).map((h) => h.expires),
+    [now + 45_000],
+    'a reservation lapses 45 s after it is made',
+  );
   t.same(new AddressIndex().reservationsCapped(), { pod: 0, address: 0, namespace: 0, total: 0 }, 'nothing capped at start');
 });
 
 t.test('limits: every bound must be a positive integer, and the error names it', async (t) => {
   for (const name of ['perPod', 'perAddress', 'perNamespace', 'total'] as const) {
     for (const bad of [0, -1, 2.5, Number.NaN, Number.POSITIVE_INFINITY]) {
-      t.throws(() => new AddressIndex({ limits: { [name]: bad } }), { name: 'RangeError', message: `reservation limit ${name}: ${bad} is not a positive integer` }, `${name} ${bad}`);
+      t.throws(
+        () => new AddressIndex({ limits: { [name]: bad } }),
+        { name: 'RangeError', message: `reservation limit ${name}: ${bad} is not a positive integer` },
+        `${name} ${bad}`,
+      );
     }
     t.doesNotThrow(() => new AddressIndex({ limits: { [name]: 1 } }), `${name} 1 is allowed`);
   }
@@ -48,7 +76,11 @@ t.test('a reservation holds up to its expiry, exclusive: lookups and the sweep a
   let now = 0;
   const i = new AddressIndex({ now: () => now, reservationTtlMs: 100 });
   i.reserve([claim(M1, { namespace: 'ns', name: 'p', uid: 'u-p' })]);
-  for (const [at, held] of [[0, 1], [99, 1], [100, 0]] as const) {
+  for (const [at, held] of [
+    [0, 1],
+    [99, 1],
+    [100, 0],
+  ] as const) {
     now = at;
     t.equal(i.conflicts('mac', M1, 'ns/a', 'Network', stranger).length, held, `lookup at ${at} ms: ${held ? 'held' : 'lapsed'}`);
   }
@@ -68,8 +100,15 @@ t.test('pending: false judges live pods only; reservations stay for later lookup
   const i = new AddressIndex({ now: () => now, reservationTtlMs: 10 });
   i.setPod({ namespace: 'ns', name: 'live', uid: 'u-live' }, [mac(M1)]);
   i.reserve([claim(M1, { namespace: 'ns', name: 'pending', uid: 'u-pending' })]);
-  t.same(i.conflicts('mac', M1, 'ns/a', 'Network', stranger, false).map((h) => h.pod), ['ns/live']);
-  t.same(i.conflicts('mac', M1, 'ns/a', 'Network', stranger).map((h) => h.pod), ['ns/live', 'ns/pending'], 'live holders first, then reservations');
+  t.same(
+    i.conflicts('mac', M1, 'ns/a', 'Network', stranger, false).map((h) => h.pod),
+    ['ns/live'],
+  );
+  t.same(
+    i.conflicts('mac', M1, 'ns/a', 'Network', stranger).map((h) => h.pod),
+    ['ns/live', 'ns/pending'],
+    'live holders first, then reservations',
+  );
   now = 50;
   i.conflicts('mac', M1, 'ns/a', 'Network', stranger, false);
   t.equal(i.stats().reservations, 1, 'a live-only lookup does not touch reservations');
@@ -120,7 +159,7 @@ t.test('podKey: by name, else by generateName with a star', async (t) => {
   t.equal(podKey({ namespace: 'ns', name: 'p', generateName: 'web-' }), 'ns/p');
   t.equal(podKey({ namespace: 'ns', generateName: 'web-' }), 'ns/web-*');
   t.equal(podKey({ namespace: 'ns' }), 'ns/*');
-  t.equal(podKey({ namespace: 'ns', name: '' , generateName: 'g-' }), 'ns/g-*', 'an empty name is no name');
+  t.equal(podKey({ namespace: 'ns', name: '', generateName: 'g-' }), 'ns/g-*', 'an empty name is no name');
 });
 
 t.test('self: a pod never conflicts with itself, by name or uid, nor with pods of its sharing owner', async (t) => {
@@ -132,7 +171,7 @@ t.test('self: a pod never conflicts with itself, by name or uid, nor with pods o
   const cases: Array<[string, Parameters<AddressIndex['conflicts']>[4], string[]]> = [
     ['a stranger sees all', stranger, ['ns/src', 'ns/pending', 'ns/g-*']],
     ['the live pod by name', { namespace: 'ns', name: 'src' }, ['ns/pending', 'ns/g-*']],
-    ['the live pod\'s name in another namespace is not it', { namespace: 'other', name: 'src' }, ['ns/src', 'ns/pending', 'ns/g-*']],
+    ["the live pod's name in another namespace is not it", { namespace: 'other', name: 'src' }, ['ns/src', 'ns/pending', 'ns/g-*']],
     ['the pending pod by name', { namespace: 'ns', name: 'pending' }, ['ns/src', 'ns/g-*']],
     ['the pending pod by uid alone', { namespace: 'ns', uid: 'u-pending' }, ['ns/src', 'ns/g-*']],
     ['the unnamed reservation by uid', { namespace: 'ns', generateName: 'g-', uid: 'u-gen' }, ['ns/src', 'ns/pending']],
@@ -155,7 +194,11 @@ t.test('live pods: what is held, replaced and released; kinds and lengths of val
   i.setPod({ namespace: 'ns', name: 'p', uid: 'u-p' }, [mac(M1), guid(GUID, 'ns/ib'), mac(IB_MAC, 'ns/ipoib')]);
   t.same(i.stats(), { pods: 1, addresses: 3, reservations: 0 });
   t.ok(i.hasPod('ns', 'p'));
-  t.same(i.conflicts('infiniband-guid', GUID, 'ns/ib', 'Network', stranger).map((h) => h.pod), ['ns/p'], 'a GUID is found as a GUID');
+  t.same(
+    i.conflicts('infiniband-guid', GUID, 'ns/ib', 'Network', stranger).map((h) => h.pod),
+    ['ns/p'],
+    'a GUID is found as a GUID',
+  );
   t.same(i.conflicts('mac', GUID, 'ns/ib', 'Cluster', stranger), [], 'not as a MAC');
   t.same(pods(i, IB_MAC, 'ns/ipoib'), ['ns/p'], 'a 20-byte MAC is a MAC');
   i.removePod('ns', 'p');
@@ -242,7 +285,9 @@ t.test('heldBy: a claim is confirmed only by its holder using that address', asy
   const i = new AddressIndex();
   i.setPod({ namespace: 'ns', name: 'p', uid: 'u-p' }, [mac(M1), guid(GUID)]);
   i.setPod({ namespace: 'ns', name: 'launcher', uid: 'u-l', owner: vm }, [mac(M2)]);
-  const cases: Array<[string, 'mac' | 'infiniband-guid', string, { kind: string; namespace: string; name: string; uid?: string }, boolean]> = [
+  const cases: Array<
+    [string, 'mac' | 'infiniband-guid', string, { kind: string; namespace: string; name: string; uid?: string }, boolean]
+  > = [
     ['the pod, any incarnation', 'mac', M1, { kind: 'Pod', namespace: 'ns', name: 'p' }, true],
     ['the pod, this incarnation', 'mac', M1, { kind: 'Pod', namespace: 'ns', name: 'p', uid: 'u-p' }, true],
     ['the pod, another incarnation', 'mac', M1, { kind: 'Pod', namespace: 'ns', name: 'p', uid: 'u-old' }, false],
@@ -250,15 +295,15 @@ t.test('heldBy: a claim is confirmed only by its holder using that address', asy
     ['the pod, its GUID asked as a MAC', 'mac', GUID, { kind: 'Pod', namespace: 'ns', name: 'p' }, false],
     ['the pod, an address it does not use', 'mac', M2, { kind: 'Pod', namespace: 'ns', name: 'p' }, false],
     ['another pod of the namespace', 'mac', M1, { kind: 'Pod', namespace: 'ns', name: 'q' }, false],
-    ['the pod\'s name in another namespace', 'mac', M1, { kind: 'Pod', namespace: 'other', name: 'p' }, false],
+    ["the pod's name in another namespace", 'mac', M1, { kind: 'Pod', namespace: 'other', name: 'p' }, false],
     ['the VM', 'mac', M2, { kind: 'VirtualMachineInstance', namespace: 'ns', name: 'vm1' }, true],
     ['the VM by its uid', 'mac', M2, { kind: 'VirtualMachineInstance', namespace: 'ns', name: 'vm1', uid: 'uid-vm1' }, true],
     ['the VM, another uid', 'mac', M2, { kind: 'VirtualMachineInstance', namespace: 'ns', name: 'vm1', uid: 'uid-old' }, false],
     ['another VM', 'mac', M2, { kind: 'VirtualMachineInstance', namespace: 'ns', name: 'vm2' }, false],
-    ['the VM\'s name under another kind', 'mac', M2, { kind: 'VirtualMachine', namespace: 'ns', name: 'vm1' }, false],
-    ['the VM\'s name as a Pod', 'mac', M2, { kind: 'Pod', namespace: 'ns', name: 'vm1' }, false],
+    ["the VM's name under another kind", 'mac', M2, { kind: 'VirtualMachine', namespace: 'ns', name: 'vm1' }, false],
+    ["the VM's name as a Pod", 'mac', M2, { kind: 'Pod', namespace: 'ns', name: 'vm1' }, false],
     ['the launcher pod as a Pod', 'mac', M2, { kind: 'Pod', namespace: 'ns', name: 'launcher' }, true],
-    ['a pod without an owner is no VM\'s', 'mac', M1, { kind: 'VirtualMachineInstance', namespace: 'ns', name: 'p' }, false],
+    ["a pod without an owner is no VM's", 'mac', M1, { kind: 'VirtualMachineInstance', namespace: 'ns', name: 'p' }, false],
     ['the VM in another namespace', 'mac', M2, { kind: 'VirtualMachineInstance', namespace: 'other', name: 'vm1' }, false],
     ['an address nobody holds', 'mac', '02:00:00:00:00:99', { kind: 'Pod', namespace: 'ns', name: 'p' }, false],
   ];
@@ -311,7 +356,7 @@ t.test('confirm: the watch seeing a pod ends its own reservations, by name or ui
   t.equal(i.stats().reservations, 1);
 });
 
-t.test('release: only the same pod\'s reservation of that address on that network', async (t) => {
+t.test("release: only the same pod's reservation of that address on that network", async (t) => {
   const i = new AddressIndex();
   const p = { namespace: 'ns', name: 'p', uid: 'u-p' };
   i.reserve([claim(M1, p), claim(M1, p, 'network:ns/b'), claim(M1, p, 'cluster'), claim(GUID, p, 'network:ns/a', 'infiniband-guid')]);
@@ -319,15 +364,23 @@ t.test('release: only the same pod\'s reservation of that address on that networ
   i.reserve([claim(M1, { namespace: 'ns', generateName: 'g-' })]);
   t.equal(i.stats().reservations, 6);
   i.release([claim(M1, p, 'network:ns/b')]);
-  t.same(pods(i, M1, 'ns/b', stranger), ['ns/p'], 'ns/b released; p\'s cluster-scope one (*) still conflicts there');
+  t.same(pods(i, M1, 'ns/b', stranger), ['ns/p'], "ns/b released; p's cluster-scope one (*) still conflicts there");
   i.release([claim(M1, { namespace: 'ns', uid: 'u-p' }, 'cluster')]);
-  t.same(i.conflicts('mac', M1, 'ns/zzz', 'Network', stranger).map((h) => h.pod), [], 'released by uid alone');
+  t.same(
+    i.conflicts('mac', M1, 'ns/zzz', 'Network', stranger).map((h) => h.pod),
+    [],
+    'released by uid alone',
+  );
   i.release([claim(M1, { namespace: 'ns', name: 'p' }, 'network:ns/a', 'infiniband-guid')]);
   t.equal(i.stats().reservations, 4, 'a MAC release does not touch the GUID of the same text, nor the reverse');
   i.release([claim(M1, { namespace: 'ns', name: 'p' })]);
   t.same(pods(i, M1, 'ns/a'), ['ns/q', 'ns/g-*'], 'released by name alone');
   i.release([claim(M1, { namespace: 'ns', generateName: 'g-' })]);
-  t.same(pods(i, M1, 'ns/a'), ['ns/q', 'ns/g-*'], 'an unnamed pod without uid cannot release an unnamed reservation: it may not be its own');
+  t.same(
+    pods(i, M1, 'ns/a'),
+    ['ns/q', 'ns/g-*'],
+    'an unnamed pod without uid cannot release an unnamed reservation: it may not be its own',
+  );
   i.release([claim(M2, p)]);
   t.equal(i.stats().reservations, 3, 'releasing what was never reserved is nothing');
   i.release([claim(GUID, p, 'network:ns/a', 'infiniband-guid')]);
@@ -341,7 +394,10 @@ t.test('reserve: one reservation per pod, address and network; a refresh fills i
   i.reserve([claim(M1, { namespace: 'ns', generateName: 'g-', uid: 'u-g' })]);
   now = 10;
   i.reserve([claim(M1, { namespace: 'ns', generateName: 'g-', name: 'g-x', uid: 'u-g' })]);
-  t.same(i.conflicts('mac', M1, 'ns/a', 'Network', stranger).map((h) => [h.pod, h.uid, h.expires]), [['ns/g-x', 'u-g', 1_010]]);
+  t.same(
+    i.conflicts('mac', M1, 'ns/a', 'Network', stranger).map((h) => [h.pod, h.uid, h.expires]),
+    [['ns/g-x', 'u-g', 1_010]],
+  );
   // Named now: confirming by name finds it.
   i.setPod({ namespace: 'ns', name: 'g-x' }, []);
   t.equal(i.stats().reservations, 0, 'a reservation named by its refresh is confirmed by that name');
@@ -349,7 +405,10 @@ t.test('reserve: one reservation per pod, address and network; a refresh fills i
   i.reserve([claim(M1, { namespace: 'ns', name: 'n' })]);
   now = 20;
   i.reserve([claim(M1, { namespace: 'ns', name: 'n', uid: 'u-n' })]);
-  t.same(i.conflicts('mac', M1, 'ns/a', 'Network', stranger).map((h) => [h.pod, h.uid, h.expires]), [['ns/n', 'u-n', 1_020]]);
+  t.same(
+    i.conflicts('mac', M1, 'ns/a', 'Network', stranger).map((h) => [h.pod, h.uid, h.expires]),
+    [['ns/n', 'u-n', 1_020]],
+  );
   i.setPod({ namespace: 'ns', name: 'renamed', uid: 'u-n' }, []);
   t.equal(i.stats().reservations, 0, 'a uid filled in by a refresh is confirmed by that uid');
 
@@ -369,9 +428,15 @@ t.test('reserve: the scope names the network, anything else is every network', a
   const i = new AddressIndex();
   i.reserve([claim(M1, { namespace: 'ns', name: 'p' }, 'network:team/net-1')]);
   i.reserve([claim(M2, { namespace: 'ns', name: 'p' }, 'cluster')]);
-  t.same(i.conflicts('mac', M1, 'team/net-1', 'Network', stranger).map((h) => h.network), ['team/net-1']);
+  t.same(
+    i.conflicts('mac', M1, 'team/net-1', 'Network', stranger).map((h) => h.network),
+    ['team/net-1'],
+  );
   t.same(i.conflicts('mac', M1, 'team/net-2', 'Network', stranger), []);
-  t.same(i.conflicts('mac', M2, 'team/net-2', 'Network', stranger).map((h) => h.network), ['*']);
+  t.same(
+    i.conflicts('mac', M2, 'team/net-2', 'Network', stranger).map((h) => h.network),
+    ['*'],
+  );
   t.same(i.conflicts('infiniband-guid', M1, 'team/net-1', 'Cluster', stranger), [], 'a MAC reservation is no GUID reservation');
 });
 
@@ -379,7 +444,10 @@ t.test('per pod: the first perPod claims of a call are reserved, in order', asyn
   const i = new AddressIndex({ limits: { perPod: 2 } });
   const p = { namespace: 'ns', name: 'p', uid: 'u-p' };
   i.reserve([claim(M1, p), claim(M2, p), claim('02:00:00:00:00:03', p)]);
-  t.same([M1, M2, '02:00:00:00:00:03'].map((v) => pods(i, v, 'ns/a').length), [1, 1, 0]);
+  t.same(
+    [M1, M2, '02:00:00:00:00:03'].map((v) => pods(i, v, 'ns/a').length),
+    [1, 1, 0],
+  );
   t.same(i.reservationsCapped(), { pod: 1, address: 0, namespace: 0, total: 0 });
   i.reserve([claim(M1, p)]);
   t.same(i.reservationsCapped(), { pod: 1, address: 0, namespace: 0, total: 0 }, 'within the bound nothing more is counted');
@@ -453,7 +521,11 @@ t.test('per namespace and in all: the oldest gives way; a refresh makes a reserv
   r('a', 'p1', M1); // refresh: p1 is now the youngest of a
   r('a', 'p3', '02:00:00:00:00:03');
   t.same(i.reservationsCapped(), { pod: 0, address: 0, namespace: 1, total: 0 });
-  t.same([M1, M2, '02:00:00:00:00:03'].map((v) => pods(i, v, 'ns/a')), [['a/p1'], [], ['a/p3']], 'p2, the namespace\'s oldest, went');
+  t.same(
+    [M1, M2, '02:00:00:00:00:03'].map((v) => pods(i, v, 'ns/a')),
+    [['a/p1'], [], ['a/p3']],
+    "p2, the namespace's oldest, went",
+  );
   r('b', 'q1', '02:00:00:00:00:04');
   t.equal(i.stats().reservations, 3, 'at the total: all kept');
   r('c', 'q2', '02:00:00:00:00:05');
@@ -502,7 +574,10 @@ t.test('the sweep drops only what has lapsed, in any order', async (t) => {
   i.reserve([claim('02:00:00:00:00:03', { namespace: 'ns', name: 'mid' })]); // 120
   now = 120;
   i.sweep();
-  t.same([M1, M2, '02:00:00:00:00:03'].map((v) => pods(i, v, 'ns/a').length), [1, 0, 0]);
+  t.same(
+    [M1, M2, '02:00:00:00:00:03'].map((v) => pods(i, v, 'ns/a').length),
+    [1, 0, 0],
+  );
   i.sweep();
   t.equal(i.stats().reservations, 1, 'a second sweep at the same moment changes nothing');
 });
@@ -516,7 +591,11 @@ t.test('self without a name, uid or owner matches nothing: not a pod named "unde
   const everyone = ['ns/undefined', 'ns/plain', 'ns/undefined', 'ns/no-uid'];
   t.same(pods(i, M1, 'ns/a', { namespace: 'ns', generateName: 'g-' }), everyone, 'an unnamed pod without uid');
   t.same(pods(i, M1, 'ns/a', { namespace: 'ns', generateName: 'g-', uid: 'u-g' }), everyone, 'an unnamed pod with a uid');
-  t.same(pods(i, M1, 'ns/a', { namespace: 'ns', name: 'q', owner: vmOwner('vm1') }), everyone, 'a VM pod: holders without an owner are not the VM\'s');
+  t.same(
+    pods(i, M1, 'ns/a', { namespace: 'ns', name: 'q', owner: vmOwner('vm1') }),
+    everyone,
+    "a VM pod: holders without an owner are not the VM's",
+  );
 });
 
 t.test('per address: of pods reserved at the same moment, the one reserved first gives way', async (t) => {
@@ -531,12 +610,21 @@ t.test('per address: pods are told apart by uid, else by name; unnamed pods with
   let now = 0;
   // Pods of one generateName with their own uids are separate pods.
   const i = new AddressIndex({ now: () => now, limits: { perAddress: 3 } });
-  for (const [generateName, uid] of [['g-', 'u1'], ['g-', 'u2'], ['h-', 'u3'], ['k-', 'u4']] as const) {
+  for (const [generateName, uid] of [
+    ['g-', 'u1'],
+    ['g-', 'u2'],
+    ['h-', 'u3'],
+    ['k-', 'u4'],
+  ] as const) {
     now++;
     i.reserve([claim(M1, { namespace: 'ns', generateName, uid })]);
   }
   t.equal(i.reservationsCapped().address, 1, 'four pods, cap three: one gave way');
-  t.same(i.conflicts('mac', M1, 'ns/a', 'Network', stranger).map((h) => h.uid), ['u2', 'u3', 'u4'], 'the first g- pod');
+  t.same(
+    i.conflicts('mac', M1, 'ns/a', 'Network', stranger).map((h) => h.uid),
+    ['u2', 'u3', 'u4'],
+    'the first g- pod',
+  );
   // An unnamed pod without uid may be any pod: it is a new holder.
   const j = new AddressIndex({ now: () => now, limits: { perAddress: 2 } });
   now++;
@@ -583,7 +671,11 @@ t.test('per address: incarnations of one pod name (their own uids) on their own 
   }
   const holders = i.conflicts('mac', M1, '*', 'Cluster', stranger);
   t.ok(holders.length <= 3, `at most perAddress reservations of the address (got ${holders.length})`);
-  t.same(holders.map((h) => h.uid), ['u17', 'u18', 'u19'], 'the newest three incarnations');
+  t.same(
+    holders.map((h) => h.uid),
+    ['u17', 'u18', 'u19'],
+    'the newest three incarnations',
+  );
   t.equal(i.reservationsCapped().address, 17);
   // One pod (one uid) on many networks still counts once.
   const j = new AddressIndex({ now: () => now, limits: { perAddress: 2 } });
@@ -592,36 +684,42 @@ t.test('per address: incarnations of one pod name (their own uids) on their own 
   t.equal(j.reservationsCapped().address, 0);
 });
 
-t.test('per address: one pod name reviewed again and again, each time on new networks, holds the address on at most perPod networks', async (t) => {
-  // Without a uid, reviews under one pod name are one holder: the per-address count of pods does
-  // not grow, so before this bound each review's new network added a reservation of the address,
-  // up to the namespace cap (10,000), and every conflicts() of the address walked them all.
-  let now = 0;
-  const i = new AddressIndex({ now: () => now, limits: { perPod: 4 } });
-  for (let n = 0; n < 50; n++) {
+t.test(
+  'per address: one pod name reviewed again and again, each time on new networks, holds the address on at most perPod networks',
+  async (t) => {
+    // Without a uid, reviews under one pod name are one holder: the per-address count of pods does
+    // not grow, so before this bound each review's new network added a reservation of the address,
+    // up to the namespace cap (10,000), and every conflicts() of the address walked them all.
+    let now = 0;
+    const i = new AddressIndex({ now: () => now, limits: { perPod: 4 } });
+    for (let n = 0; n < 50; n++) {
+      now++;
+      i.reserve([claim(M1, { namespace: 'ns', name: 'p' }, `network:ns/net${n}`)]);
+    }
+    const held = i.conflicts('mac', M1, '*', 'Cluster', stranger);
+    t.equal(held.length, 4, 'perPod reservations of the address');
+    t.same(held.map((h) => h.network).sort(), ['ns/net46', 'ns/net47', 'ns/net48', 'ns/net49'], 'the newest networks kept');
+    t.equal(i.reservationsCapped().address, 46, 'each network given way counted at the address cap');
+    // A reservation refreshed (same network again) is not a new one: nothing gives way.
     now++;
-    i.reserve([claim(M1, { namespace: 'ns', name: 'p' }, `network:ns/net${n}`)]);
-  }
-  const held = i.conflicts('mac', M1, '*', 'Cluster', stranger);
-  t.equal(held.length, 4, 'perPod reservations of the address');
-  t.same(held.map((h) => h.network).sort(), ['ns/net46', 'ns/net47', 'ns/net48', 'ns/net49'], 'the newest networks kept');
-  t.equal(i.reservationsCapped().address, 46, 'each network given way counted at the address cap');
-  // A reservation refreshed (same network again) is not a new one: nothing gives way.
-  now++;
-  i.reserve([claim(M1, { namespace: 'ns', name: 'p' }, 'network:ns/net46')]);
-  t.equal(i.conflicts('mac', M1, '*', 'Cluster', stranger).length, 4);
-  t.equal(i.reservationsCapped().address, 46);
-  // Another pod of the address is not touched by the first one's bound.
-  i.reserve([claim(M1, { namespace: 'ns', name: 'other' }, 'network:ns/net0')]);
-  t.same(
-    i.conflicts('mac', M1, '*', 'Cluster', stranger).map((h) => h.pod).filter((p) => p === 'ns/other'),
-    ['ns/other'],
-  );
-  // At the production bounds an address holds at most perAddress x perPod reservations.
-  const j = new AddressIndex({ now: () => now });
-  for (let n = 0; n < 200; n++) j.reserve([claim(M1, { namespace: 'ns', name: 'q' }, `network:ns/n${n}`)]);
-  t.equal(j.conflicts('mac', M1, '*', 'Cluster', stranger).length, RESERVATION_LIMITS.perPod);
-});
+    i.reserve([claim(M1, { namespace: 'ns', name: 'p' }, 'network:ns/net46')]);
+    t.equal(i.conflicts('mac', M1, '*', 'Cluster', stranger).length, 4);
+    t.equal(i.reservationsCapped().address, 46);
+    // Another pod of the address is not touched by the first one's bound.
+    i.reserve([claim(M1, { namespace: 'ns', name: 'other' }, 'network:ns/net0')]);
+    t.same(
+      i
+        .conflicts('mac', M1, '*', 'Cluster', stranger)
+        .map((h) => h.pod)
+        .filter((p) => p === 'ns/other'),
+      ['ns/other'],
+    );
+    // At the production bounds an address holds at most perAddress x perPod reservations.
+    const j = new AddressIndex({ now: () => now });
+    for (let n = 0; n < 200; n++) j.reserve([claim(M1, { namespace: 'ns', name: 'q' }, `network:ns/n${n}`)]);
+    t.equal(j.conflicts('mac', M1, '*', 'Cluster', stranger).length, RESERVATION_LIMITS.perPod);
+  },
+);
 
 t.test('a pod set again unchanged (its MODIFIED events) keeps its place among the holders of each address, of either kind', async (t) => {
   const i = new AddressIndex();
@@ -632,7 +730,11 @@ t.test('a pod set again unchanged (its MODIFIED events) keeps its place among th
   i.setPod({ namespace: 'ns', name: 'q', uid: 'u-q' }, [mac(M1, 'ns/a'), guid(GUID, 'ns/ib')]);
   i.setPod(p, held);
   t.same(pods(i, M1, 'ns/a'), ['ns/p', 'ns/q'], 'a MAC: p, the first holder, still first');
-  t.same(i.conflicts('infiniband-guid', GUID, 'ns/ib', 'Network', stranger).map((h) => h.pod), ['ns/p', 'ns/q'], 'a GUID: the same');
+  t.same(
+    i.conflicts('infiniband-guid', GUID, 'ns/ib', 'Network', stranger).map((h) => h.pod),
+    ['ns/p', 'ns/q'],
+    'a GUID: the same',
+  );
   t.same(pods(i, M2, 'ns/b'), ['ns/p']);
   t.same(i.stats(), { pods: 2, addresses: 3, reservations: 0 });
 });
@@ -658,13 +760,24 @@ t.test('a pod set again with changed addresses is replaced: values moved between
   i.setPod(p, [mac(M1, 'ns/a'), mac(M2, 'ns/b')]);
   i.setPod(p, [mac(M2, 'ns/a'), mac(M2, 'ns/b')]);
   t.same(pods(i, M1, '*', stranger, 'Cluster'), [], 'M1 released');
-  t.same(i.conflicts('mac', M2, '*', 'Cluster', stranger).map((h) => h.network), ['ns/a', 'ns/b']);
+  t.same(
+    i.conflicts('mac', M2, '*', 'Cluster', stranger).map((h) => h.network),
+    ['ns/a', 'ns/b'],
+  );
   t.same(i.stats(), { pods: 1, addresses: 1, reservations: 0 });
   // Two values swapped between the same networks.
   i.setPod(p, [mac(M1, 'ns/a'), mac(M2, 'ns/b')]);
   i.setPod(p, [mac(M2, 'ns/a'), mac(M1, 'ns/b')]);
-  t.same(i.conflicts('mac', M1, '*', 'Cluster', stranger).map((h) => h.network), ['ns/b'], 'swapped: M1 on ns/b');
-  t.same(i.conflicts('mac', M2, '*', 'Cluster', stranger).map((h) => h.network), ['ns/a'], 'swapped: M2 on ns/a');
+  t.same(
+    i.conflicts('mac', M1, '*', 'Cluster', stranger).map((h) => h.network),
+    ['ns/b'],
+    'swapped: M1 on ns/b',
+  );
+  t.same(
+    i.conflicts('mac', M2, '*', 'Cluster', stranger).map((h) => h.network),
+    ['ns/a'],
+    'swapped: M2 on ns/a',
+  );
   // One value on two networks, then a third address changed behind them.
   i.setPod(p, [mac(M1, 'ns/a'), mac(M1, 'ns/b'), mac(M2, 'ns/c')]);
   i.setPod(p, [mac(M1, 'ns/a'), mac(M1, 'ns/b'), mac(M3, 'ns/c')]);
@@ -701,7 +814,11 @@ t.test('a pod set again unchanged confirms its reservations by name, also those 
   i.reserve([claim(M1, { namespace: 'ns', name: 'q' })]);
   t.equal(i.stats().reservations, 3);
   i.setPod(p, [mac(M1)]);
-  t.same(i.conflicts('mac', M1, 'ns/a', 'Network', stranger).map((h) => h.pod), ['ns/p', 'ns/q'], 'p\'s reservation of M1 gone, q\'s kept');
+  t.same(
+    i.conflicts('mac', M1, 'ns/a', 'Network', stranger).map((h) => h.pod),
+    ['ns/p', 'ns/q'],
+    "p's reservation of M1 gone, q's kept",
+  );
   t.same(pods(i, M2, 'ns/a'), [], 'and of M2');
   t.equal(i.stats().reservations, 1);
 });
@@ -725,7 +842,10 @@ t.test('per address: a pod named in one review, named and with its uid in the ne
   i.reserve([claim(M1, { namespace: 'ns', name: 'p' }, 'network:ns/a')]);
   i.reserve([claim(M1, { namespace: 'ns', name: 'p', uid: 'u-p' }, 'network:ns/b')]);
   t.equal(i.reservationsCapped().address, 0, 'nothing gave way');
-  t.same(i.conflicts('mac', M1, '*', 'Cluster', stranger).map((h) => h.network), ['ns/a', 'ns/b']);
+  t.same(
+    i.conflicts('mac', M1, '*', 'Cluster', stranger).map((h) => h.network),
+    ['ns/a', 'ns/b'],
+  );
   // The other way round too.
   const j = new AddressIndex({ limits: { perAddress: 1 } });
   j.reserve([claim(M1, { namespace: 'ns', name: 'p', uid: 'u-p' }, 'network:ns/a')]);
@@ -742,14 +862,23 @@ t.test('an empty uid is no uid: pods reserving with uid "" are told apart by nam
     i.reserve([claim(M1, { namespace: 'ns', name, uid: '' })]);
   }
   t.equal(i.reservationsCapped().address, 1, 'three pods, cap two: the oldest gave way');
-  t.same(i.conflicts('mac', M1, 'ns/a', 'Network', stranger).map((h) => [h.pod, h.uid]), [['ns/b', undefined], ['ns/c', undefined]]);
+  t.same(
+    i.conflicts('mac', M1, 'ns/a', 'Network', stranger).map((h) => [h.pod, h.uid]),
+    [
+      ['ns/b', undefined],
+      ['ns/c', undefined],
+    ],
+  );
 });
 
 t.test('a refresh without a uid keeps the uid the reservation has', async (t) => {
   const i = new AddressIndex();
   i.reserve([claim(M1, { namespace: 'ns', name: 'p', uid: 'u-p' })]);
   i.reserve([claim(M1, { namespace: 'ns', name: 'p' })]);
-  t.same(i.conflicts('mac', M1, 'ns/a', 'Network', stranger).map((h) => [h.pod, h.uid]), [['ns/p', 'u-p']]);
+  t.same(
+    i.conflicts('mac', M1, 'ns/a', 'Network', stranger).map((h) => [h.pod, h.uid]),
+    [['ns/p', 'u-p']],
+  );
   i.setPod({ namespace: 'ns', name: 'renamed', uid: 'u-p' }, []);
   t.equal(i.stats().reservations, 0, 'still confirmed by its uid');
 });
@@ -768,7 +897,10 @@ t.test('a refresh that renames a reservation or replaces its uid: only the new n
   const j = new AddressIndex();
   j.reserve([claim(M1, { namespace: 'ns', name: 'p', uid: 'u1' })]);
   j.reserve([claim(M1, { namespace: 'ns', name: 'p', uid: 'u2' })]);
-  t.same(j.conflicts('mac', M1, 'ns/a', 'Network', stranger).map((h) => h.uid), ['u2']);
+  t.same(
+    j.conflicts('mac', M1, 'ns/a', 'Network', stranger).map((h) => h.uid),
+    ['u2'],
+  );
   j.setPod({ namespace: 'ns', name: 'other', uid: 'u1' }, []);
   t.equal(j.stats().reservations, 1, 'the old uid no longer confirms it');
   j.setPod({ namespace: 'ns', name: 'other2', uid: 'u2' }, []);

@@ -4,15 +4,25 @@
 // 10 s a delete), and each decision an I/O answer leads to: when a Lease is released, swept or
 // taken over, and what is reported and logged. The scenarios across replicas are in address-leases.test.ts.
 import t, { type Test } from 'tap';
-import { AddressLeaseStore, leaseSweepMs, DEFAULT_LEASE_PENDING_MS, type LeaseEvent, type AddressLeaseStoreOptions } from '../../src/policy/address-lease-store.js';
+import {
+  AddressLeaseStore,
+  leaseSweepMs,
+  DEFAULT_LEASE_PENDING_MS,
+  type LeaseEvent,
+  type AddressLeaseStoreOptions,
+} from '../../src/policy/address-lease-store.js';
 import { leaseName, leaseObject, wantedLeases, type LeaseHolder, type LeaseOutcome } from '../../src/policy/address-leases.js';
 import type { HeldAddress } from '../../src/policy/types.js';
 import type { KubeTransport, LeaseApi } from '../../src/kube/index.js';
 import { FakeLeases, heldMacs as macs, nthMac as mac } from './fake-leases.js';
 
-
 /** A Pod holder; `null`: without a uid. */
-const pod = (name: string, uid: string | null = `uid-${name}`, namespace = 'team'): LeaseHolder => ({ kind: 'Pod', namespace, name, ...(uid === null ? {} : { uid }) });
+const pod = (name: string, uid: string | null = `uid-${name}`, namespace = 'team'): LeaseHolder => ({
+  kind: 'Pod',
+  namespace,
+  name,
+  ...(uid === null ? {} : { uid }),
+});
 const nameOf = (i: number): string => leaseName('mac', 'network:team/a', mac(i));
 
 interface Setup {
@@ -27,7 +37,10 @@ interface Setup {
 
 function setup(
   t: Test,
-  over: Omit<Partial<AddressLeaseStoreOptions>, 'api' | 'transport'> & { api?: (base: LeaseApi) => LeaseApi; transport?: (base: KubeTransport) => KubeTransport } = {},
+  over: Omit<Partial<AddressLeaseStoreOptions>, 'api' | 'transport'> & {
+    api?: (base: LeaseApi) => LeaseApi;
+    transport?: (base: KubeTransport) => KubeTransport;
+  } = {},
 ): Setup {
   const fake = new FakeLeases();
   const live = new Set<string>();
@@ -50,7 +63,8 @@ function setup(
   return { fake, store, live, events, logs, current };
 }
 
-const one = async (s: Setup, claims: HeldAddress[], dryRun = false): Promise<LeaseOutcome> => (await s.store.acquire(claims, { dryRun })!)[0]!;
+const one = async (s: Setup, claims: HeldAddress[], dryRun = false): Promise<LeaseOutcome> =>
+  (await s.store.acquire(claims, { dryRun })!)[0]!;
 const count = <T>(xs: T[], x: T): number => xs.filter((y) => y === x).length;
 
 /** Records the delay of every AbortSignal.timeout made while `fn` runs. */
@@ -66,13 +80,22 @@ async function timeouts(fn: () => Promise<unknown>): Promise<number[]> {
   return seen;
 }
 
-t.test('the sweep period: half the window (17.5 s by default, so a never-created pod\'s claim goes within 1.5 windows, 52.5 s), at least 500 ms', async (t) => {
-  t.equal(leaseSweepMs(DEFAULT_LEASE_PENDING_MS), 17_500);
-  t.equal(leaseSweepMs(DEFAULT_LEASE_PENDING_MS) + DEFAULT_LEASE_PENDING_MS, 52_500, 'docs/policy.md: deleted within 53 s');
-  for (const [pending, sweep] of [[1_000, 500], [1_001, 500.5], [999, 500], [60_000, 30_000]] as const) t.equal(leaseSweepMs(pending), sweep, `window ${pending} ms`);
-});
+t.test(
+  "the sweep period: half the window (17.5 s by default, so a never-created pod's claim goes within 1.5 windows, 52.5 s), at least 500 ms",
+  async (t) => {
+    t.equal(leaseSweepMs(DEFAULT_LEASE_PENDING_MS), 17_500);
+    t.equal(leaseSweepMs(DEFAULT_LEASE_PENDING_MS) + DEFAULT_LEASE_PENDING_MS, 52_500, 'docs/policy.md: deleted within 53 s');
+    for (const [pending, sweep] of [
+      [1_000, 500],
+      [1_001, 500.5],
+      [999, 500],
+      [60_000, 30_000],
+    ] as const)
+      t.equal(leaseSweepMs(pending), sweep, `window ${pending} ms`);
+  },
+);
 
-t.test('the defaults: a 35 s window, written as the Lease\'s duration; 1.5 s a claim, 10 s a delete', async (t) => {
+t.test("the defaults: a 35 s window, written as the Lease's duration; 1.5 s a claim, 10 s a delete", async (t) => {
   t.equal(DEFAULT_LEASE_PENDING_MS, 35_000);
   const s = setup(t);
   const onClaim = await timeouts(() => one(s, macs('web', 1)));
@@ -81,10 +104,19 @@ t.test('the defaults: a 35 s window, written as the Lease\'s duration; 1.5 s a c
   const onRelease = await timeouts(() => s.store.releaseHolder(pod('web')));
   t.strictSame(onRelease, [11_000], 'one deadline for the delete: 10 s, and the tenth during which later deletes share it');
   // The window in whole seconds, rounded up; the request's budget as given.
-  for (const [pendingMs, seconds] of [[1_000, 1], [1_001, 2], [1_500, 2], [35_000, 35]] as const) {
+  for (const [pendingMs, seconds] of [
+    [1_000, 1],
+    [1_001, 2],
+    [1_500, 2],
+    [35_000, 35],
+  ] as const) {
     const r = setup(t, { pendingMs, timeoutMs: 250, writeTimeoutMs: 300 });
     t.strictSame(await timeouts(() => one(r, macs('web', 1))), [250]);
-    t.equal((r.fake.objects.get(nameOf(0))!.spec as Record<string, unknown>).leaseDurationSeconds, seconds, `${pendingMs} ms: ${seconds} s`);
+    t.equal(
+      (r.fake.objects.get(nameOf(0))!.spec as Record<string, unknown>).leaseDurationSeconds,
+      seconds,
+      `${pendingMs} ms: ${seconds} s`,
+    );
     t.strictSame(await timeouts(() => r.store.releaseHolder(pod('web'))), [330]);
   }
 });
@@ -116,14 +148,20 @@ t.test('the window decides at the default: unconfirmed claims block others 35 s,
   t.equal((await one(s, macs('ghost', 1))).result, 'won');
   const young = await one(s, macs('real', 1));
   t.match(young, { result: 'lost', live: false });
-  t.ok(young.result === 'lost' && young.yieldsInMs! > 34_000 && young.yieldsInMs! <= 35_000, `yields in ${young.result === 'lost' ? young.yieldsInMs : '?'} ms`);
+  t.ok(
+    young.result === 'lost' && young.yieldsInMs! > 34_000 && young.yieldsInMs! <= 35_000,
+    `yields in ${young.result === 'lost' ? young.yieldsInMs : '?'} ms`,
+  );
   skew = 34_000;
   t.equal(await s.store.sweep(), 0, '34 s old: kept');
   t.match(await one(s, macs('real', 1)), { result: 'lost' });
   skew = 36_000;
   t.equal((await one(s, macs('real', 1))).result, 'won', '36 s old: taken over');
   t.equal(count(s.events, 'taken-over'), 1);
-  t.match(s.logs.find(([, , m]) => m === 'took over a stale address claim'), ['info', { claim: nameOf(0), from: 'Pod team/ghost', to: 'Pod team/real' }]);
+  t.match(
+    s.logs.find(([, , m]) => m === 'took over a stale address claim'),
+    ['info', { claim: nameOf(0), from: 'Pod team/ghost', to: 'Pod team/real' }],
+  );
 });
 
 t.test('per request: the first 64 addresses are claimed, the rest reported once', async (t) => {
@@ -140,7 +178,10 @@ t.test('per request: the first 64 addresses are claimed, the rest reported once'
   t.equal(count(s.events, 'not-claimed'), 1);
   const few = setup(t, { limits: { perPod: 2 } });
   const out = await few.store.acquire(macs('p', 5), { dryRun: false })!;
-  t.strictSame(out.map((o) => o.result), ['won', 'won', 'not-claimed']);
+  t.strictSame(
+    out.map((o) => o.result),
+    ['won', 'won', 'not-claimed'],
+  );
   t.match(out[2], { count: 3, limit: 2, wanted: { address: { value: mac(2) } } }, 'named by the first address not claimed');
 });
 
@@ -149,15 +190,26 @@ t.test('unconfirmed claims: 512 a namespace and 4,096 in all by default; a confi
   const claimPods = async (namespace: string, pods: number, base: number) => {
     for (let p = 0; p < pods; p++) {
       const out = await s.store.acquire(macs(`p${p}`, 64, { namespace, from: base + p * 64 }), { dryRun: false })!;
-      if (out.some((o) => o.result !== 'won')) throw new Error(`${namespace}/p${p}: ${JSON.stringify(out.find((o) => o.result !== 'won'))}`);
+      if (out.some((o) => o.result !== 'won'))
+        throw new Error(`${namespace}/p${p}: ${JSON.stringify(out.find((o) => o.result !== 'won'))}`);
     }
   };
   await claimPods('ns0', 8, 0);
   t.equal(s.store.stats().unconfirmed, 512);
-  t.match(await one(s, macs('more', 1, { namespace: 'ns0', from: 100_000 })), { result: 'unavailable', reason: '512 address claims in namespace ns0 are waiting for their pods to appear (at most 512)' });
+  t.match(await one(s, macs('more', 1, { namespace: 'ns0', from: 100_000 })), {
+    result: 'unavailable',
+    reason: '512 address claims in namespace ns0 are waiting for their pods to appear (at most 512)',
+  });
   for (let n = 1; n < 8; n++) await claimPods(`ns${n}`, 8, n * 1_000);
-  t.strictSame(s.store.stats(), { leases: 4096, unconfirmed: 4096, inFlight: 0, waiting: 0, peakInFlight: 32 }, '32 calls in flight at most');
-  t.match(await one(s, macs('more', 1, { namespace: 'ns8', from: 100_001 })), { result: 'unavailable', reason: '4096 address claims are waiting for their pods to appear (at most 4096)' });
+  t.strictSame(
+    s.store.stats(),
+    { leases: 4096, unconfirmed: 4096, inFlight: 0, waiting: 0, peakInFlight: 32 },
+    '32 calls in flight at most',
+  );
+  t.match(await one(s, macs('more', 1, { namespace: 'ns8', from: 100_001 })), {
+    result: 'unavailable',
+    reason: '4096 address claims are waiting for their pods to appear (at most 4096)',
+  });
   t.equal(s.fake.objects.size, 4096, 'no Lease written beyond the bounds');
   // ns0/p0's pod appears: its 64 Leases are confirmed.
   s.live.add('ns0/p0');
@@ -172,7 +224,10 @@ t.test('calls: 32 in flight, 512 more waiting; beyond them, unavailable at once'
   s.fake.frozen = true;
   const alive = setInterval(() => {}, 1_000);
   t.teardown(() => clearInterval(alive));
-  const all = Array.from({ length: 9 }, (_, n) => s.store.acquire(macs(`p${n}`, 64, { namespace: `ns${n}`, from: n * 100 }), { dryRun: false })!);
+  const all = Array.from(
+    { length: 9 },
+    (_, n) => s.store.acquire(macs(`p${n}`, 64, { namespace: `ns${n}`, from: n * 100 }), { dryRun: false })!,
+  );
   t.strictSame(s.store.stats(), { leases: 0, unconfirmed: 576, inFlight: 32, waiting: 512, peakInFlight: 32 });
   const reasons = (await Promise.all(all)).flat().map((o) => (o.result === 'unavailable' ? o.reason : o.result));
   t.equal(reasons.length, 576);
@@ -184,7 +239,8 @@ t.test('calls: 32 in flight, 512 more waiting; beyond them, unavailable at once'
 
 t.test('the sweep: at most 8 deletes at once, each swept claim counted, logged and forgotten', async (t) => {
   const s = setup(t, { pendingMs: 1_000 });
-  for (let i = 0; i < 20; i++) s.fake.put(leaseObject(wantedLeases(macs(`ghost-${i}`, 1, { from: i }))[0]!, s.fake.namespace, 1, new Date()), 5_000);
+  for (let i = 0; i < 20; i++)
+    s.fake.put(leaseObject(wantedLeases(macs(`ghost-${i}`, 1, { from: i }))[0]!, s.fake.namespace, 1, new Date()), 5_000);
   await s.store.start();
   t.equal(s.store.size(), 20);
   s.fake.delayMs = 10;
@@ -194,7 +250,10 @@ t.test('the sweep: at most 8 deletes at once, each swept claim counted, logged a
   t.equal(s.store.size(), 0);
   t.equal(count(s.events, 'swept'), 20);
   t.match(s.logs.filter(([, , m]) => m === 'swept a stale address claim').length, 20);
-  t.match(s.logs.find(([, , m]) => m === 'swept a stale address claim'), ['info', { claim: /^mac-/, holder: /^Pod team\/ghost-/, address: /^02:00/, scope: 'network:team/a' }]);
+  t.match(
+    s.logs.find(([, , m]) => m === 'swept a stale address claim'),
+    ['info', { claim: /^mac-/, holder: /^Pod team\/ghost-/, address: /^02:00/, scope: 'network:team/a' }],
+  );
   t.strictSame(s.store.stats(), { leases: 0, unconfirmed: 0, inFlight: 0, waiting: 0, peakInFlight: 8 });
 });
 
@@ -231,7 +290,8 @@ t.test('the sweep judges by holder: a gone holder at once, a live one never, an 
   let skew = 0;
   const s = setup(t, { now: () => Date.now() + skew });
   await s.store.start();
-  for (const name of ['live', 'gone', 'late', 'never']) await one(s, macs(name, 1, { from: ['live', 'gone', 'late', 'never'].indexOf(name) }));
+  for (const name of ['live', 'gone', 'late', 'never'])
+    await one(s, macs(name, 1, { from: ['live', 'gone', 'late', 'never'].indexOf(name) }));
   s.live.add('team/live').add('team/gone');
   s.store.confirm(pod('live'));
   s.store.confirm(pod('gone'));
@@ -243,17 +303,31 @@ t.test('the sweep judges by holder: a gone holder at once, a live one never, an 
   s.live.delete('team/gone');
   s.live.delete('team/late');
   t.equal(await s.store.sweep(), 2, 'gone holders at once, young as their claims are');
-  t.strictSame(s.store.leases().map((c) => c.holder.name).sort(), ['live', 'never']);
+  t.strictSame(
+    s.store
+      .leases()
+      .map((c) => c.holder.name)
+      .sort(),
+    ['live', 'never'],
+  );
   skew = 36_000;
   t.equal(await s.store.sweep(), 1, 'the never-seen one past the window');
-  t.strictSame(s.store.leases().map((c) => c.holder.name), ['live'], 'a live holder is never swept');
+  t.strictSame(
+    s.store.leases().map((c) => c.holder.name),
+    ['live'],
+    'a live holder is never swept',
+  );
 });
 
 t.test('deletes that fail: counted and logged, kept for the next sweep; those that find no slot are logged once', async (t) => {
   let failing = true;
   const s = setup(t, {
     pendingMs: 1_000,
-    api: (base) => ({ ...base, delete: (name, pre, signal) => (failing ? Promise.resolve({ status: 'failed' as const, reason: 'HTTP 500: boom' }) : base.delete(name, pre, signal)) }),
+    api: (base) => ({
+      ...base,
+      delete: (name, pre, signal) =>
+        failing ? Promise.resolve({ status: 'failed' as const, reason: 'HTTP 500: boom' }) : base.delete(name, pre, signal),
+    }),
   });
   s.fake.put(leaseObject(wantedLeases(macs('ghost', 1))[0]!, s.fake.namespace, 1, new Date()), 5_000);
   await s.store.start();
@@ -267,7 +341,8 @@ t.test('deletes that fail: counted and logged, kept for the next sweep; those th
 
   // The one slot is held by a request's create (frozen): the 3 deletes find no slot within 100 ms.
   const b = setup(t, { pendingMs: 1_000, timeoutMs: 1_000, writeTimeoutMs: 100, limits: { inFlight: 1, background: 1 } });
-  for (let i = 0; i < 3; i++) b.fake.put(leaseObject(wantedLeases(macs(`g${i}`, 1, { from: i }))[0]!, b.fake.namespace, 1, new Date()), 5_000);
+  for (let i = 0; i < 3; i++)
+    b.fake.put(leaseObject(wantedLeases(macs(`g${i}`, 1, { from: i }))[0]!, b.fake.namespace, 1, new Date()), 5_000);
   await b.store.start();
   b.fake.frozen = true;
   const alive = setInterval(() => {}, 1_000);
@@ -275,26 +350,41 @@ t.test('deletes that fail: counted and logged, kept for the next sweep; those th
   const held = b.store.acquire(macs('web', 1, { from: 9 }), { dryRun: false })!;
   t.equal(await b.store.sweep(), 0);
   t.strictSame(b.events, ['release-failed', 'release-failed', 'release-failed']);
-  t.strictSame(b.logs, [['warn', { claims: 3 }, 'address claim deletes found no free call slot in time; the next sweep retries']], 'one line for the sweep, none per claim');
+  t.strictSame(
+    b.logs,
+    [['warn', { claims: 3 }, 'address claim deletes found no free call slot in time; the next sweep retries']],
+    'one line for the sweep, none per claim',
+  );
   t.match(await held, [{ result: 'unavailable' }]);
   b.fake.frozen = false;
   t.equal(await b.store.sweep(), 3, 'the next sweep deletes them');
   t.equal(b.logs.filter(([, , m]) => m.startsWith('address claim deletes found no free')).length, 1, 'a sweep with no refusal logs none');
 });
 
-t.test('release: the holder\'s claims, by uid when both have one; another replica\'s delete is not counted', async (t) => {
+t.test("release: the holder's claims, by uid when both have one; another replica's delete is not counted", async (t) => {
   const s = setup(t);
   await s.store.start();
   await one(s, macs('web', 1));
   t.equal(await s.store.releaseHolder(pod('web', 'other')), 0, 'another incarnation');
   t.equal(await s.store.releaseHolder({ ...pod('web'), kind: 'VirtualMachineInstance' }), 0, 'another kind');
   t.equal(await s.store.releaseHolder(pod('web', null, 'other')), 0, 'another namespace');
-  t.equal(await s.store.releaseHolder(pod('web', null)), 1, 'a holder without a uid releases the name\'s claims');
+  t.equal(await s.store.releaseHolder(pod('web', null)), 1, "a holder without a uid releases the name's claims");
   t.strictSame(s.events, ['won', 'released']);
-  t.match(s.logs.find(([, , m]) => m === 'released an address claim'), ['debug', { claim: nameOf(0), holder: 'Pod team/web', address: mac(0), scope: 'network:team/a' }]);
-  t.notOk(s.logs.some(([level, , m]) => level !== 'debug' && m === 'released an address claim'), 'a release is routine: debug, not info');
+  t.match(
+    s.logs.find(([, , m]) => m === 'released an address claim'),
+    ['debug', { claim: nameOf(0), holder: 'Pod team/web', address: mac(0), scope: 'network:team/a' }],
+  );
+  t.notOk(
+    s.logs.some(([level, , m]) => level !== 'debug' && m === 'released an address claim'),
+    'a release is routine: debug, not info',
+  );
   // A Lease without a holder uid (written by an older replica) is released by the pod of the name.
-  const lease = leaseObject({ ...wantedLeases(macs('old', 1, { from: 1 }))[0]!, holder: pod('old', null) }, s.fake.namespace, 35, new Date());
+  const lease = leaseObject(
+    { ...wantedLeases(macs('old', 1, { from: 1 }))[0]!, holder: pod('old', null) },
+    s.fake.namespace,
+    35,
+    new Date(),
+  );
   s.fake.put(lease);
   await new Promise((r) => setImmediate(r));
   t.equal(s.store.leases().find((c) => c.holder.name === 'old')?.holder.uid, undefined);
@@ -322,12 +412,19 @@ t.test('release of a claim replaced meanwhile (another uid): kept, not counted',
 t.test('create, read, take over: each answer of the API server', async (t) => {
   type Step = Partial<Record<'create' | 'get' | 'delete', unknown>>;
   /** An API whose answers come from a script, then from the fake. */
-  const scripted = (script: Step[]) => (base: LeaseApi): LeaseApi => ({
-    ...base,
-    create: (l, sig) => (script[0]?.create ? Promise.resolve(script[0].create as never) : base.create(l, sig)).finally(() => script[0] && delete script[0].create),
-    get: (n, sig) => (script[0]?.get ? Promise.resolve(script[0].get as never) : base.get(n, sig)).finally(() => script[0] && delete script[0].get),
-    delete: (n, p, sig) => (script[0]?.delete ? Promise.resolve(script[0].delete as never) : base.delete(n, p, sig)).finally(() => script.shift()),
-  });
+  const scripted =
+    (script: Step[]) =>
+    (base: LeaseApi): LeaseApi => ({
+      ...base,
+      create: (l, sig) =>
+        (script[0]?.create ? Promise.resolve(script[0].create as never) : base.create(l, sig)).finally(
+          () => script[0] && delete script[0].create,
+        ),
+      get: (n, sig) =>
+        (script[0]?.get ? Promise.resolve(script[0].get as never) : base.get(n, sig)).finally(() => script[0] && delete script[0].get),
+      delete: (n, p, sig) =>
+        (script[0]?.delete ? Promise.resolve(script[0].delete as never) : base.delete(n, p, sig)).finally(() => script.shift()),
+    });
   const stale = () => leaseObject(wantedLeases(macs('ghost', 1))[0]!, 'netattach-system', 1, new Date());
 
   const failed = setup(t, { api: scripted([{ create: { status: 'failed', reason: 'HTTP 403: no' } }]) });
@@ -342,7 +439,9 @@ t.test('create, read, take over: each answer of the API server', async (t) => {
   const getFailed = setup(t, { api: scripted([{ create: { status: 'exists' }, get: { status: 'failed', reason: 'HTTP 503' } }]) });
   t.match(await one(getFailed, macs('web', 1)), { result: 'unavailable', reason: 'HTTP 503' });
 
-  const garbage = setup(t, { api: scripted([{ create: { status: 'exists' }, get: { status: 'found', object: { metadata: { name: 'x' } } } }]) });
+  const garbage = setup(t, {
+    api: scripted([{ create: { status: 'exists' }, get: { status: 'found', object: { metadata: { name: 'x' } } } }]),
+  });
   t.match(await one(garbage, macs('web', 1)), { result: 'unavailable', reason: `claim ${nameOf(0)} is not a well-formed claim` });
 
   const delFailed = setup(t, { pendingMs: 1_000, api: scripted([{ delete: { status: 'failed', reason: 'HTTP 500' } }]) });
@@ -350,7 +449,15 @@ t.test('create, read, take over: each answer of the API server', async (t) => {
   t.match(await one(delFailed, macs('web', 1)), { result: 'unavailable', reason: 'HTTP 500' });
   t.equal(delFailed.fake.objects.size, 1);
 
-  const changing = setup(t, { pendingMs: 1_000, api: scripted([{ delete: { status: 'changed' } }, { delete: { status: 'changed' } }, { delete: { status: 'changed' } }, { delete: { status: 'changed' } }]) });
+  const changing = setup(t, {
+    pendingMs: 1_000,
+    api: scripted([
+      { delete: { status: 'changed' } },
+      { delete: { status: 'changed' } },
+      { delete: { status: 'changed' } },
+      { delete: { status: 'changed' } },
+    ]),
+  });
   changing.fake.put(stale(), 5_000);
   t.match(await one(changing, macs('web', 1)), { result: 'unavailable', reason: `claim ${nameOf(0)} kept changing` });
   t.equal(changing.fake.calls.create, 3, 'three rounds');
@@ -388,7 +495,11 @@ t.test('who loses, and what the loser is told', async (t) => {
   s.store.confirm(pod('b'));
   s.live.delete('team/b');
   const live = await one(s, macs('x', 1));
-  t.strictSame({ ...live, wanted: undefined }, { wanted: undefined, result: 'lost', holder: pod('a'), live: true }, 'a live holder: no time to yield');
+  t.strictSame(
+    { ...live, wanted: undefined },
+    { wanted: undefined, result: 'lost', holder: pod('a'), live: true },
+    'a live holder: no time to yield',
+  );
   // b is gone but the pod watch is not current: nothing is taken over.
   s.current.value = false;
   t.match(await one(s, macs('x', 1, { from: 1 })), { result: 'lost', holder: pod('b'), live: false, yieldsInMs: 0 });
@@ -397,9 +508,13 @@ t.test('who loses, and what the loser is told', async (t) => {
   const young = await one(s, macs('x', 1, { from: 2 }));
   t.ok(young.result === 'lost' && young.yieldsInMs! > 24_000 && young.yieldsInMs! <= 25_000, 'unconfirmed: the rest of the window');
   skew = 40_000;
-  t.match(await one(s, macs('x', 1, { from: 2 })), { result: 'lost', yieldsInMs: 0 }, 'past the window but the pod watch is not current: lost');
+  t.match(
+    await one(s, macs('x', 1, { from: 2 })),
+    { result: 'lost', yieldsInMs: 0 },
+    'past the window but the pod watch is not current: lost',
+  );
   s.current.value = true;
-  t.equal((await one(s, macs('x', 1, { from: 1 }))).result, 'won', 'current again: the gone holder\'s claim is taken over');
+  t.equal((await one(s, macs('x', 1, { from: 1 }))).result, 'won', "current again: the gone holder's claim is taken over");
   t.equal((await one(s, macs('x', 1, { from: 2 }))).result, 'won');
   // Dry run: a Lease that would be taken over is won without a write.
   await one(s, macs('y', 1, { from: 3 }));
@@ -425,7 +540,10 @@ t.test('the same holder: won without a write, unless an earlier incarnation that
   t.equal((await one(s, macs('web', 1, { uid: 'second' }))).result, 'won', 'not running: taken over');
   t.equal(s.fake.calls.delete, 1);
   t.match(s.fake.objects.get(nameOf(0))!.metadata.annotations, { 'netattach.io/holder-uid': 'second' });
-  t.strictSame(s.events.filter((e) => e === 'taken-over'), ['taken-over']);
+  t.strictSame(
+    s.events.filter((e) => e === 'taken-over'),
+    ['taken-over'],
+  );
   // A lease without a holder uid is the holder's whatever its uid.
   const b = setup(t);
   b.fake.put(leaseObject({ ...wantedLeases(macs('web', 1))[0]!, holder: pod('web', null) }, b.fake.namespace, 35, new Date()));
@@ -449,9 +567,26 @@ t.test('the claim watch: a delete of another object of the name is ignored; a ne
   await new Promise((r) => setImmediate(r));
   t.equal(s.store.size(), 1, 'not a claim: ignored');
   // Another replica replaced it (a take-over): the newer object, of another holder, counts once.
-  s.fake.emit({ type: 'MODIFIED', object: { ...obj, metadata: { ...obj.metadata, uid: 'newer', annotations: { ...(obj.metadata.annotations as object), 'netattach.io/holder': 'team/other', 'netattach.io/holder-uid': 'uid-other' } } } });
+  s.fake.emit({
+    type: 'MODIFIED',
+    object: {
+      ...obj,
+      metadata: {
+        ...obj.metadata,
+        uid: 'newer',
+        annotations: {
+          ...(obj.metadata.annotations as object),
+          'netattach.io/holder': 'team/other',
+          'netattach.io/holder-uid': 'uid-other',
+        },
+      },
+    },
+  });
   await new Promise((r) => setImmediate(r));
-  t.strictSame(s.store.leases().map((c) => [c.uid, c.holder.name]), [['newer', 'other']]);
+  t.strictSame(
+    s.store.leases().map((c) => [c.uid, c.holder.name]),
+    [['newer', 'other']],
+  );
   t.equal(s.store.stats().unconfirmed, 1);
   t.equal(await s.store.releaseHolder(pod('web')), 0, 'the old holder holds nothing');
   s.fake.emit({ type: 'DELETED', object: { ...obj, metadata: { ...obj.metadata, uid: 'newer' } } });
@@ -460,38 +595,44 @@ t.test('the claim watch: a delete of another object of the name is ignored; a ne
   t.equal(s.store.stats().unconfirmed, 0, 'forgotten with its count');
 });
 
-t.test('a claim that looks stale, whose pod the API server shows running (a lagging pod watch): kept, not taken over or swept', async (t) => {
-  let skew = 0;
-  /** What the API server answers of each holder pod (`name`): true runs with the address, false not, undefined cannot tell, 'throw'. */
-  const api = new Map<string, boolean | undefined | 'throw'>();
-  const asked: string[] = [];
-  const s = setup(t, {
-    now: () => Date.now() + skew,
-    holderRuns: async (h, address) => {
-      asked.push(`${h.kind} ${h.namespace}/${h.name} ${h.uid} ${address.kind} ${address.value}`);
-      const a = api.get(h.name);
-      if (a === 'throw') throw new Error('socket hang up');
-      return a;
-    },
-  });
-  await s.store.start();
-  t.equal((await one(s, macs('running', 1))).result, 'won');
-  skew = 36_000;
-  api.set('running', true);
-  // The window passed and the watch never showed `running`: the GET says it runs with the address.
-  t.match(await one(s, macs('late', 1)), { result: 'lost', live: true, holder: pod('running') }, 'denied as against a running pod');
-  t.strictSame(asked, [`Pod team/running uid-running mac ${mac(0)}`], 'asked once, with the claim\'s holder and address');
-  t.equal(count(s.events, 'kept-running'), 1);
-  t.equal(count(s.events, 'taken-over'), 0);
-  t.match(s.logs.find(([, , m]) => m.startsWith('an address claim looked stale')), ['warn', { claim: nameOf(0), holder: 'Pod team/running' }]);
-  t.equal(await s.store.sweep(), 0, 'the sweep keeps it too');
-  t.equal(count(s.events, 'kept-running'), 2);
-  t.match(s.fake.objects.get(nameOf(0))!.metadata.annotations, { 'netattach.io/holder': 'team/running' });
-  // Once the API server says it does not run (ended, another uid, not this address), the window decides.
-  api.set('running', false);
-  t.equal((await one(s, macs('late', 1))).result, 'won', 'taken over');
-  t.equal(count(s.events, 'taken-over'), 1);
-});
+t.test(
+  'a claim that looks stale, whose pod the API server shows running (a lagging pod watch): kept, not taken over or swept',
+  async (t) => {
+    let skew = 0;
+    /** What the API server answers of each holder pod (`name`): true runs with the address, false not, undefined cannot tell, 'throw'. */
+    const api = new Map<string, boolean | undefined | 'throw'>();
+    const asked: string[] = [];
+    const s = setup(t, {
+      now: () => Date.now() + skew,
+      holderRuns: async (h, address) => {
+        asked.push(`${h.kind} ${h.namespace}/${h.name} ${h.uid} ${address.kind} ${address.value}`);
+        const a = api.get(h.name);
+        if (a === 'throw') throw new Error('socket hang up');
+        return a;
+      },
+    });
+    await s.store.start();
+    t.equal((await one(s, macs('running', 1))).result, 'won');
+    skew = 36_000;
+    api.set('running', true);
+    // The window passed and the watch never showed `running`: the GET says it runs with the address.
+    t.match(await one(s, macs('late', 1)), { result: 'lost', live: true, holder: pod('running') }, 'denied as against a running pod');
+    t.strictSame(asked, [`Pod team/running uid-running mac ${mac(0)}`], "asked once, with the claim's holder and address");
+    t.equal(count(s.events, 'kept-running'), 1);
+    t.equal(count(s.events, 'taken-over'), 0);
+    t.match(
+      s.logs.find(([, , m]) => m.startsWith('an address claim looked stale')),
+      ['warn', { claim: nameOf(0), holder: 'Pod team/running' }],
+    );
+    t.equal(await s.store.sweep(), 0, 'the sweep keeps it too');
+    t.equal(count(s.events, 'kept-running'), 2);
+    t.match(s.fake.objects.get(nameOf(0))!.metadata.annotations, { 'netattach.io/holder': 'team/running' });
+    // Once the API server says it does not run (ended, another uid, not this address), the window decides.
+    api.set('running', false);
+    t.equal((await one(s, macs('late', 1))).result, 'won', 'taken over');
+    t.equal(count(s.events, 'taken-over'), 1);
+  },
+);
 
 t.test('the lookup cannot tell (an error, undefined, no answer in time): the window decides, as without it', async (t) => {
   for (const answer of ['throw', undefined] as const) {
@@ -535,11 +676,15 @@ t.test('the lookup is asked only of claims never confirmed, held by a pod, of an
   t.match(await one(s, macs('other', 1, { from: 1 })), { result: 'lost', live: false });
   // The same name, another uid (an earlier incarnation): not asked (its create fails as AlreadyExists if it runs).
   skew = 36_000;
-  t.equal((await one(s, [{ ...macs('young', 1, { from: 1 })[0]!, pod: { namespace: 'team', name: 'young', uid: 'uid-young-2' } }])).result, 'won');
+  t.equal(
+    (await one(s, [{ ...macs('young', 1, { from: 1 })[0]!, pod: { namespace: 'team', name: 'young', uid: 'uid-young-2' } }])).result,
+    'won',
+  );
   t.strictSame(asked, [], 'no lookup so far');
   // A VMI's claim (its pods share the address): confirmed through any of its pods, never looked up.
   const owner = { key: 'uid-vm', label: 'VM team/vm', namespace: 'team', kind: 'VirtualMachineInstance', name: 'vm' };
-  const vmPod = (name: string, uid: string): HeldAddress[] => macs(name, 1, { from: 7, uid }).map((c) => ({ ...c, pod: { ...c.pod, owner } }));
+  const vmPod = (name: string, uid: string): HeldAddress[] =>
+    macs(name, 1, { from: 7, uid }).map((c) => ({ ...c, pod: { ...c.pod, owner } }));
   t.equal((await one(s, vmPod('launcher-1', 'uid-l1'))).result, 'won');
   skew = 80_000;
   t.equal((await one(s, macs('thief', 1, { from: 7 }))).result, 'won', 'taken over past the window');
@@ -552,7 +697,7 @@ t.test('the lookup is asked only of claims never confirmed, held by a pod, of an
 });
 
 // Found by the part's first run (2 December, the decisions: release, sweep, take-over).
-t.test('create, read: the holder\'s own claim, made by the other replica, is won without a delete', async (t) => {
+t.test("create, read: the holder's own claim, made by the other replica, is won without a delete", async (t) => {
   const s = setup(t);
   // Not started: this replica has not seen the Lease the other one wrote for the same pod.
   const theirs = s.fake.put(leaseObject(wantedLeases(macs('web', 1))[0]!, s.fake.namespace, 35, new Date()));
@@ -576,7 +721,9 @@ async function withStuckRelease(t: Test, options: Parameters<typeof setup>[1] & 
     api: (base) => ({
       ...base,
       delete: (name, pre, signal) =>
-        name === stuck ? new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })) : base.delete(name, pre, signal),
+        name === stuck
+          ? new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }))
+          : base.delete(name, pre, signal),
     }),
   });
   const alive = setInterval(() => {}, 1_000);
@@ -590,7 +737,7 @@ async function withStuckRelease(t: Test, options: Parameters<typeof setup>[1] & 
   return { s, release };
 }
 
-t.test('a take-over deletes on the request\'s priority: it does not wait behind releases and sweeps', async (t) => {
+t.test("a take-over deletes on the request's priority: it does not wait behind releases and sweeps", async (t) => {
   const { s, release } = await withStuckRelease(t, { timeoutMs: 3_000, writeTimeoutMs: 4_000 });
   const won = await one(s, macs('web', 1));
   t.strictSame({ ...won, wanted: undefined }, { wanted: undefined, result: 'won' });
@@ -604,7 +751,10 @@ t.test('a take-over forgets the stale claim at once, also when its last round ha
   const s = setup(t, {
     pendingMs: 1_000,
     now: () => Date.now() + skew,
-    api: (base) => ({ ...base, delete: (name, pre, signal) => (changes-- > 0 ? Promise.resolve({ status: 'changed' as const }) : base.delete(name, pre, signal)) }),
+    api: (base) => ({
+      ...base,
+      delete: (name, pre, signal) => (changes-- > 0 ? Promise.resolve({ status: 'changed' as const }) : base.delete(name, pre, signal)),
+    }),
   });
   // Not started (no watch to bring the DELETED): only this replica's own create made it known.
   t.equal((await one(s, macs('ghost', 1))).result, 'won');
@@ -659,8 +809,15 @@ t.test('the claim watch reads the claim Leases only, as JSON; a store needs a tr
   await r!.relist();
   const path = s.fake.api().path;
   const read = { path, labelSelector: 'netattach.io/address-claim=true', accept: 'application/json' };
-  t.strictSame(r!.reads, [{ verb: 'list', ...read }, { verb: 'watch', ...read }, { verb: 'list', ...read }, { verb: 'watch', ...read }]);
-  t.throws(() => new AddressLeaseStore({ api: s.fake.api(), live: () => false, livenessCurrent: () => true }), { message: 'AddressLeaseStore needs cluster credentials or a transport' });
+  t.strictSame(r!.reads, [
+    { verb: 'list', ...read },
+    { verb: 'watch', ...read },
+    { verb: 'list', ...read },
+    { verb: 'watch', ...read },
+  ]);
+  t.throws(() => new AddressLeaseStore({ api: s.fake.api(), live: () => false, livenessCurrent: () => true }), {
+    message: 'AddressLeaseStore needs cluster credentials or a transport',
+  });
 });
 
 t.test('a failing claim list is logged and retried; without a logger it is retried too', async (t) => {
@@ -686,30 +843,43 @@ t.test('the claim watch: a DELETED object without metadata changes nothing', asy
   t.equal(s.store.size(), 1);
 });
 
-t.test('a relist: claims deleted meanwhile are forgotten, a confirmed claim stays confirmed, an unconfirmed one stays unconfirmed', async (t) => {
-  let r: ReturnType<typeof relisting> | undefined;
-  const s = setup(t, { transport: (base) => (r = relisting(base)).transport });
-  await s.store.start();
-  await one(s, macs('gone', 1));
-  await one(s, macs('young', 1, { from: 1 }));
-  await one(s, macs('vanished', 1, { from: 2 }));
-  s.live.add('team/gone');
-  s.store.confirm(pod('gone'));
-  s.live.delete('team/gone');
-  t.equal(s.store.stats().unconfirmed, 2, 'young and vanished');
-  // Deleted while the watch was away: the relist does not list it.
-  s.fake.objects.delete(nameOf(2));
-  await r!.relist();
-  t.strictSame(s.store.leases().map((c) => c.holder.name).sort(), ['gone', 'young'], 'the vanished claim is forgotten');
-  t.equal(s.store.stats().unconfirmed, 1, 'young only: gone\'s confirmation kept, vanished\'s count given back');
-  t.equal(await s.store.sweep(), 1, 'gone: swept at once; young: within its window');
-  t.strictSame(s.store.leases().map((c) => c.holder.name), ['young']);
-  t.equal(s.store.stats().unconfirmed, 1);
-  t.equal(await s.store.releaseHolder(pod('young')), 1);
-  t.equal(s.store.stats().unconfirmed, 0);
-});
+t.test(
+  'a relist: claims deleted meanwhile are forgotten, a confirmed claim stays confirmed, an unconfirmed one stays unconfirmed',
+  async (t) => {
+    let r: ReturnType<typeof relisting> | undefined;
+    const s = setup(t, { transport: (base) => (r = relisting(base)).transport });
+    await s.store.start();
+    await one(s, macs('gone', 1));
+    await one(s, macs('young', 1, { from: 1 }));
+    await one(s, macs('vanished', 1, { from: 2 }));
+    s.live.add('team/gone');
+    s.store.confirm(pod('gone'));
+    s.live.delete('team/gone');
+    t.equal(s.store.stats().unconfirmed, 2, 'young and vanished');
+    // Deleted while the watch was away: the relist does not list it.
+    s.fake.objects.delete(nameOf(2));
+    await r!.relist();
+    t.strictSame(
+      s.store
+        .leases()
+        .map((c) => c.holder.name)
+        .sort(),
+      ['gone', 'young'],
+      'the vanished claim is forgotten',
+    );
+    t.equal(s.store.stats().unconfirmed, 1, "young only: gone's confirmation kept, vanished's count given back");
+    t.equal(await s.store.sweep(), 1, 'gone: swept at once; young: within its window');
+    t.strictSame(
+      s.store.leases().map((c) => c.holder.name),
+      ['young'],
+    );
+    t.equal(s.store.stats().unconfirmed, 1);
+    t.equal(await s.store.releaseHolder(pod('young')), 1);
+    t.equal(s.store.stats().unconfirmed, 0);
+  },
+);
 
-t.test('confirm: only the holder\'s claims whose address its pod uses, each once; a confirmed claim released leaves no count', async (t) => {
+t.test("confirm: only the holder's claims whose address its pod uses, each once; a confirmed claim released leaves no count", async (t) => {
   const s = setup(t);
   await s.store.start();
   t.doesNotThrow(() => s.store.confirm(pod('nobody')), 'a holder without claims: nothing to do');
@@ -732,7 +902,9 @@ t.test('confirm: only the holder\'s claims whose address its pod uses, each once
 });
 
 t.test('a create whose answer is not a well-formed claim: won, learnt from the watch later', async (t) => {
-  const s = setup(t, { api: (base) => ({ ...base, create: async () => ({ status: 'created' as const, object: { metadata: { name: 'x' } } as never }) }) });
+  const s = setup(t, {
+    api: (base) => ({ ...base, create: async () => ({ status: 'created' as const, object: { metadata: { name: 'x' } } as never }) }),
+  });
   t.equal((await one(s, macs('web', 1))).result, 'won');
   t.equal(s.store.size(), 0);
   t.equal(s.store.stats().unconfirmed, 0);
@@ -740,7 +912,10 @@ t.test('a create whose answer is not a well-formed claim: won, learnt from the w
 
 t.test('without a logger or onEvent: a failed delete, a sweep without slots and a lookup that keeps a claim all complete', async (t) => {
   const bare = { logger: undefined, onEvent: undefined };
-  const failing = setup(t, { ...bare, api: (base) => ({ ...base, delete: async () => ({ status: 'failed' as const, reason: 'HTTP 500' }) }) });
+  const failing = setup(t, {
+    ...bare,
+    api: (base) => ({ ...base, delete: async () => ({ status: 'failed' as const, reason: 'HTTP 500' }) }),
+  });
   await failing.store.start();
   await one(failing, macs('web', 1));
   t.equal(await failing.store.releaseHolder(pod('web')), 0);
@@ -772,7 +947,7 @@ t.test('without a logger or onEvent: a failed delete, a sweep without slots and 
   t.strictSame(plain.events, ['won', 'released']);
 });
 
-t.test('holder lookups run at their caller\'s priority: the sweep\'s as background calls, a take-over\'s as the request\'s', async (t) => {
+t.test("holder lookups run at their caller's priority: the sweep's as background calls, a take-over's as the request's", async (t) => {
   let running = 0;
   let peak = 0;
   const s = setup(t, {
@@ -784,10 +959,11 @@ t.test('holder lookups run at their caller\'s priority: the sweep\'s as backgrou
       return false;
     },
   });
-  for (let i = 0; i < 20; i++) s.fake.put(leaseObject(wantedLeases(macs(`ghost-${i}`, 1, { from: i }))[0]!, s.fake.namespace, 1, new Date()), 5_000);
+  for (let i = 0; i < 20; i++)
+    s.fake.put(leaseObject(wantedLeases(macs(`ghost-${i}`, 1, { from: i }))[0]!, s.fake.namespace, 1, new Date()), 5_000);
   await s.store.start();
   t.equal(await s.store.sweep(), 20);
-  t.equal(peak, 8, 'the sweep\'s lookups share the 8 background slots');
+  t.equal(peak, 8, "the sweep's lookups share the 8 background slots");
 
   // The one background slot held by a release that hangs: a take-over's lookup does not wait for it.
   const { s: r, release } = await withStuckRelease(t, { timeoutMs: 2_000, writeTimeoutMs: 2_500, holderRuns: async () => true });
@@ -813,19 +989,28 @@ t.test('many calls on one deadline: no MaxListenersExceededWarning, for a reques
   const released = await Promise.all(Array.from({ length: 30 }, (_, i) => s.store.releaseHolder(pod(`p${i}`))));
   t.equal(released.filter((n) => n === 1).length, 30, '8 at once, the others waiting on the shared deadline');
   await new Promise((r) => setImmediate(r));
-  t.strictSame(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')), []);
+  t.strictSame(
+    warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')),
+    [],
+  );
 });
 
 t.test('background writes share a deadline while less than a tenth of the budget has passed, not at a tenth', async (t) => {
   let clock = 1_000;
   const original = Object.getOwnPropertyDescriptor(performance, 'now');
   Object.defineProperty(performance, 'now', { value: () => clock, configurable: true, writable: true });
-  t.teardown(() => (original ? Object.defineProperty(performance, 'now', original) : delete (performance as unknown as Record<string, unknown>).now));
+  t.teardown(() =>
+    original ? Object.defineProperty(performance, 'now', original) : delete (performance as unknown as Record<string, unknown>).now,
+  );
   const s = setup(t, { writeTimeoutMs: 1_000 });
   await s.store.start();
   for (let i = 0; i < 3; i++) await one(s, macs(`p${i}`, 1, { from: i }));
   const made: number[][] = [];
-  for (const [i, at] of [[0, 1_000], [1, 1_099.9], [2, 1_100]] as const) {
+  for (const [i, at] of [
+    [0, 1_000],
+    [1, 1_099.9],
+    [2, 1_100],
+  ] as const) {
     clock = at;
     made.push(await timeouts(() => s.store.releaseHolder(pod(`p${i}`))));
   }
@@ -840,7 +1025,15 @@ t.test('the maps a store keeps for its claims hold nothing once the claims are g
   for (let i = 0; i < 4; i++) await one(s, macs(`p${i}`, 2, { namespace: `ns${i}`, from: 10 * i }));
   const inner = s.store as unknown as { byHolder: Map<string, Set<string>>; unconfirmed: Map<string, number> };
   t.equal(inner.byHolder.size, 4);
-  t.strictSame([...inner.unconfirmed], [['ns0', 2], ['ns1', 2], ['ns2', 2], ['ns3', 2]]);
+  t.strictSame(
+    [...inner.unconfirmed],
+    [
+      ['ns0', 2],
+      ['ns1', 2],
+      ['ns2', 2],
+      ['ns3', 2],
+    ],
+  );
   for (let i = 0; i < 4; i++) t.equal(await s.store.releaseHolder(pod(`p${i}`, `uid-p${i}`, `ns${i}`)), 2);
   t.equal(inner.byHolder.size, 0, 'no holder entry left');
   t.equal(inner.unconfirmed.size, 0, 'no namespace entry left');
@@ -873,15 +1066,27 @@ t.test('a confirmed claim read again by the GET after a conflicting create stays
   const { s } = await confirmedThenGone(t);
   t.match(await one(s, macs('other', 1)), { result: 'won' }, 'taken over at once');
   t.strictSame(s.events.slice(-2), ['taken-over', 'won']);
-  t.strictSame(s.store.leases().map((c) => c.holder.name), ['other']);
+  t.strictSame(
+    s.store.leases().map((c) => c.holder.name),
+    ['other'],
+  );
 });
 
 t.test('a claim object whose holder was changed by hand (same uid) starts unconfirmed', async (t) => {
   const { s, obj } = await confirmedThenGone(t);
-  const edited = { ...obj, metadata: { ...obj.metadata, annotations: { ...(obj.metadata.annotations as object), 'netattach.io/holder': 'team/other', 'netattach.io/holder-uid': 'uid-other' } } };
+  const edited = {
+    ...obj,
+    metadata: {
+      ...obj.metadata,
+      annotations: { ...(obj.metadata.annotations as object), 'netattach.io/holder': 'team/other', 'netattach.io/holder-uid': 'uid-other' },
+    },
+  };
   s.fake.emit({ type: 'MODIFIED', object: edited });
   await new Promise((r) => setImmediate(r));
-  t.strictSame(s.store.leases().map((c) => c.holder.name), ['other']);
+  t.strictSame(
+    s.store.leases().map((c) => c.holder.name),
+    ['other'],
+  );
   t.equal(s.store.stats().unconfirmed, 1, 'the new holder is not confirmed by the old one');
   t.equal(await s.store.sweep(), 0, 'young: kept for the window');
 });
@@ -892,7 +1097,10 @@ t.test('a new object of the claim (another uid), even of the same holder name, s
   const { s, obj } = await confirmedThenGone(t);
   s.fake.emit({ type: 'MODIFIED', object: { ...obj, metadata: { ...obj.metadata, uid: 'newer' } } });
   await new Promise((r) => setImmediate(r));
-  t.strictSame(s.store.leases().map((c) => [c.uid, c.holder.name]), [['newer', 'web']]);
+  t.strictSame(
+    s.store.leases().map((c) => [c.uid, c.holder.name]),
+    [['newer', 'web']],
+  );
   t.equal(s.store.stats().unconfirmed, 1, 'not confirmed by the object it replaced');
   t.equal(await s.store.sweep(), 0, 'young: kept for the window');
 });

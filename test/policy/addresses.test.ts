@@ -18,9 +18,12 @@ t.test('special values need both hex digits of every byte to match', async (t) =
     { name: 'ib', mac: IPOIB('1f:ff:ff:ff:ff:ff:ff:ff') },
   ]);
   const r = engine('rules:\n  hardwareAddresses: {}').evaluate(input(annotation));
-  t.same(r.findings.map((f) => renderError(f.error)), [
-    'metadata.annotations[k8s.v1.cni.cncf.io/networks][1].mac: Forbidden: policy "p" (hardwareAddresses): MAC 1f:ff:ff:ff:ff:ff is a multicast MAC',
-  ]);
+  t.same(
+    r.findings.map((f) => renderError(f.error)),
+    [
+      'metadata.annotations[k8s.v1.cni.cncf.io/networks][1].mac: Forbidden: policy "p" (hardwareAddresses): MAC 1f:ff:ff:ff:ff:ff is a multicast MAC',
+    ],
+  );
 });
 
 t.test('MAC prefixes apply to 6-byte MACs only, not to IPoIB addresses or GUIDs', async (t) => {
@@ -29,13 +32,18 @@ t.test('MAC prefixes apply to 6-byte MACs only, not to IPoIB addresses or GUIDs'
     { name: 'a', mac: '02:bb:00:00:00:01' },
   ]);
   const r = engine('rules:\n  hardwareAddresses:\n    macPrefixes: ["02:aa"]').evaluate(input(annotation));
-  t.same(r.findings.map((f) => renderError(f.error)), [
-    'metadata.annotations[k8s.v1.cni.cncf.io/networks][1].mac: Forbidden: policy "p" (hardwareAddresses): MAC 02:bb:00:00:00:01 does not start with an allowed prefix (02:aa)',
-  ]);
+  t.same(
+    r.findings.map((f) => renderError(f.error)),
+    [
+      'metadata.annotations[k8s.v1.cni.cncf.io/networks][1].mac: Forbidden: policy "p" (hardwareAddresses): MAC 02:bb:00:00:00:01 does not start with an allowed prefix (02:aa)',
+    ],
+  );
 });
 
 t.test('claims: an IPoIB address is claimed as a mac, a GUID as an infiniband-guid, canonical', async (t) => {
-  const annotation = JSON.stringify([{ name: 'ib', mac: IPOIB('00:11:22:33:44:55:66:77').toUpperCase(), 'infiniband-guid': '00:11:22:33:44:55:66:78' }]);
+  const annotation = JSON.stringify([
+    { name: 'ib', mac: IPOIB('00:11:22:33:44:55:66:77').toUpperCase(), 'infiniband-guid': '00:11:22:33:44:55:66:78' },
+  ]);
   const r = engine('rules:\n  uniqueAddresses: {mac: Network, infiniband-guid: Cluster}').evaluate(input(annotation));
   t.same(r.findings, []);
   t.same(
@@ -69,7 +77,14 @@ t.test('cni-args: a mac is a MAC (kind mac, checked against the prefixes), a gui
 });
 
 t.test('cni-args: an address also given at the top level of its network is one address, at the top-level path', async (t) => {
-  const r = judged([{ name: 'a', mac: '02:bb:00:00:00:01', 'infiniband-guid': '00:11:22:33:44:55:66:77', 'cni-args': { mac: '02-BB-00-00-00-01', guid: '00:11:22:33:44:55:66:77' } }]);
+  const r = judged([
+    {
+      name: 'a',
+      mac: '02:bb:00:00:00:01',
+      'infiniband-guid': '00:11:22:33:44:55:66:77',
+      'cni-args': { mac: '02-BB-00-00-00-01', guid: '00:11:22:33:44:55:66:77' },
+    },
+  ]);
   t.strictSame(r.messages, [outsidePrefix('[0].mac', '02:bb:00:00:00:01')], 'one finding, no twin within the request');
   t.strictSame(r.claims, [
     ['mac', '02:bb:00:00:00:01', 'network:team-a/a'],
@@ -82,7 +97,10 @@ t.test('cni-args: the same address on another network, or another address on the
     { name: 'a', mac: '02:bb:00:00:00:01' },
     { name: 'b', 'cni-args': { mac: '02:bb:00:00:00:01' } },
   ]);
-  t.strictSame(otherNetwork.messages, [outsidePrefix('[0].mac', '02:bb:00:00:00:01'), outsidePrefix('[1].cni-args.mac', '02:bb:00:00:00:01')]);
+  t.strictSame(otherNetwork.messages, [
+    outsidePrefix('[0].mac', '02:bb:00:00:00:01'),
+    outsidePrefix('[1].cni-args.mac', '02:bb:00:00:00:01'),
+  ]);
   t.strictSame(otherNetwork.claims, [
     ['mac', '02:bb:00:00:00:01', 'network:team-a/a'],
     ['mac', '02:bb:00:00:00:01', 'network:team-a/b'],

@@ -21,8 +21,10 @@ const schema = (): Node => {
 t.test('the CRD schema is structural', async (t) => {
   const problems: string[] = [];
   const walk = (n: Node, path: string): void => {
-    if (typeof n.type !== 'string' && n['x-kubernetes-preserve-unknown-fields'] !== true && n['x-kubernetes-int-or-string'] !== true) problems.push(`${path}: no type`);
-    for (const k of ['$ref', '$schema', '$id', 'definitions', 'patternProperties', 'const', 'examples', 'title']) if (k in n) problems.push(`${path}: ${k}`);
+    if (typeof n.type !== 'string' && n['x-kubernetes-preserve-unknown-fields'] !== true && n['x-kubernetes-int-or-string'] !== true)
+      problems.push(`${path}: no type`);
+    for (const k of ['$ref', '$schema', '$id', 'definitions', 'patternProperties', 'const', 'examples', 'title'])
+      if (k in n) problems.push(`${path}: ${k}`);
     if (n.properties && n.additionalProperties !== undefined) problems.push(`${path}: properties and additionalProperties`);
     if (n.uniqueItems === true) problems.push(`${path}: uniqueItems`);
     for (const [k, v] of Object.entries((n.properties as Record<string, Node>) ?? {})) walk(v, `${path}.${k}`);
@@ -35,10 +37,15 @@ t.test('the CRD schema is structural', async (t) => {
 });
 
 t.test('status subresource declared', async (t) => {
-  const crd = policyCrd() as { spec: { scope: string; versions: Array<{ subresources: unknown; additionalPrinterColumns: Array<{ name: string }> }> } };
+  const crd = policyCrd() as {
+    spec: { scope: string; versions: Array<{ subresources: unknown; additionalPrinterColumns: Array<{ name: string }> }> };
+  };
   t.same(crd.spec.versions[0]!.subresources, { status: {} });
   t.equal(crd.spec.scope, 'Cluster');
-  t.same(crd.spec.versions[0]!.additionalPrinterColumns.map((c) => c.name), ['Action', 'Accepted', 'Reason', 'Message', 'Age']);
+  t.same(
+    crd.spec.versions[0]!.additionalPrinterColumns.map((c) => c.name),
+    ['Action', 'Accepted', 'Reason', 'Message', 'Age'],
+  );
 });
 
 t.test('every example is valid for ajv and for the CRD schema', async (t) => {

@@ -104,7 +104,10 @@ const cases: Case[] = [
     annotation: '[{"name":"a","mac":"03:00:00:00:00:01"},{"name":"b","mac":"ff:ff:ff:ff:ff:ff"},{"name":"c","mac":"02:00:00:00:00:01"}]',
     expect: ['p/hardwareAddresses/Enforce', 'p/hardwareAddresses/Enforce'],
     message: ['MAC 03:00:00:00:00:01 is a multicast MAC'],
-    messages: ['[0].mac: Forbidden: policy "p" (hardwareAddresses): MAC 03:00:00:00:00:01 is a multicast MAC', '[1].mac: Forbidden: policy "p" (hardwareAddresses): MAC ff:ff:ff:ff:ff:ff is the broadcast MAC'],
+    messages: [
+      '[0].mac: Forbidden: policy "p" (hardwareAddresses): MAC 03:00:00:00:00:01 is a multicast MAC',
+      '[1].mac: Forbidden: policy "p" (hardwareAddresses): MAC ff:ff:ff:ff:ff:ff is the broadcast MAC',
+    ],
   },
   {
     // Deleting the all-zero bans in src/policy/addresses.ts (macSpecial, guidSpecial) fails this case.
@@ -150,7 +153,9 @@ const cases: Case[] = [
     spec: 'rules:\n  hardwareAddresses:\n    action: Audit\n    guidRanges: [{from: "00:11:22:33:44:55:00:00", to: "00:11:22:33:44:55:00:ff"}]',
     annotation: '[{"name":"ib","infiniband-guid":"00:11:22:33:44:55:00:10"},{"name":"ib","infiniband-guid":"02:00:00:00:00:00:00:01"}]',
     expect: ['p/hardwareAddresses/Audit'],
-    message: ['[1].infiniband-guid: Forbidden: policy "p" (hardwareAddresses): GUID 02:00:00:00:00:00:00:01 is outside the allowed ranges 00:11:22:33:44:55:00:00-00:11:22:33:44:55:00:ff'],
+    message: [
+      '[1].infiniband-guid: Forbidden: policy "p" (hardwareAddresses): GUID 02:00:00:00:00:00:00:01 is outside the allowed ranges 00:11:22:33:44:55:00:00-00:11:22:33:44:55:00:ff',
+    ],
   },
   {
     name: 'hardwareAddresses: IPoIB port GUID checked against ranges',
@@ -171,7 +176,10 @@ const cases: Case[] = [
     spec: 'action: Warn\nrules:\n  maxAttachments: {max: 0}\n  interfaceNames: {allowed: [x], action: Audit}',
     annotation: 'a@eth1',
     expect: ['p/maxAttachments/Warn', 'p/interfaceNames/Audit'],
-    messages: ['metadata.annotations[k8s.v1.cni.cncf.io/networks]: Forbidden: policy "p" (maxAttachments): 1 attachments requested, at most 0 allowed', '[0].interface: Forbidden: policy "p" (interfaceNames): interface name "eth1" does not match "x"'],
+    messages: [
+      'metadata.annotations[k8s.v1.cni.cncf.io/networks]: Forbidden: policy "p" (maxAttachments): 1 attachments requested, at most 0 allowed',
+      '[0].interface: Forbidden: policy "p" (interfaceNames): interface name "eth1" does not match "x"',
+    ],
   },
   {
     name: 'namespaceSelector not matching: policy does not apply',
@@ -218,9 +226,18 @@ const missing: Finding = {
   policy: 'builtin',
   rule: 'networkExists',
   action: 'Enforce',
-  error: { path: 'metadata.annotations[k8s.v1.cni.cncf.io/networks][0]', type: 'Not found', value: 'team-a/a', reason: 'no such NetworkAttachmentDefinition' },
+  error: {
+    path: 'metadata.annotations[k8s.v1.cni.cncf.io/networks][0]',
+    type: 'Not found',
+    value: 'team-a/a',
+    reason: 'no such NetworkAttachmentDefinition',
+  },
 };
-const capability: Finding = { ...missing, rule: 'capabilities', error: { ...missing.error, type: 'Forbidden', reason: 'no plugin declares mac' } };
+const capability: Finding = {
+  ...missing,
+  rule: 'capabilities',
+  error: { ...missing.error, type: 'Forbidden', reason: 'no plugin declares mac' },
+};
 
 t.test('built-in findings stay Enforce without a policy setting them', async (t) => {
   const r = engine('rules:\n  maxAttachments: {max: 9}').evaluate(input('a', { builtin: [missing, capability] }));
@@ -260,7 +277,12 @@ t.test('claims: every address on CREATE, none for templates or updates that chan
   const ann = '[{"name":"a","mac":"02-00-00-00-00-0A"},{"name":"ib","infiniband-guid":"00:11:22:33:44:55:66:77"}]';
   t.same(e.evaluate(input(ann)).addresses, [
     { kind: 'mac', value: '02:00:00:00:00:0a', scope: 'network:team-a/a', pod: { namespace: 'team-a', name: 'p1', uid: 'uid-p1' } },
-    { kind: 'infiniband-guid', value: '00:11:22:33:44:55:66:77', scope: 'network:team-a/ib', pod: { namespace: 'team-a', name: 'p1', uid: 'uid-p1' } },
+    {
+      kind: 'infiniband-guid',
+      value: '00:11:22:33:44:55:66:77',
+      scope: 'network:team-a/ib',
+      pod: { namespace: 'team-a', name: 'p1', uid: 'uid-p1' },
+    },
   ]);
   t.same(e.evaluate(input(ann, { template: true })).addresses, []);
   t.same(e.evaluate(input(ann, { operation: 'UPDATE' })).addresses, []);
@@ -279,24 +301,41 @@ t.test('setPolicies swaps the snapshot atomically', async (t) => {
 t.test('uniqueness against the index, per network and cluster-wide', async (t) => {
   const index = new AddressIndex();
   index.setPod({ namespace: 'team-a', name: 'old', uid: 'u-old' }, [{ kind: 'mac', value: '02:00:00:00:00:01', network: 'team-a/a' }]);
-  index.setPod({ namespace: 'team-b', name: 'other', uid: 'u-other' }, [{ kind: 'infiniband-guid', value: '00:11:22:33:44:55:66:77', network: 'team-b/ib' }]);
+  index.setPod({ namespace: 'team-b', name: 'other', uid: 'u-other' }, [
+    { kind: 'infiniband-guid', value: '00:11:22:33:44:55:66:77', network: 'team-b/ib' },
+  ]);
   const set = policySet(policies(policyYaml('u', 'rules:\n  uniqueAddresses: {mac: Network, infiniband-guid: Cluster}')));
   const e = new PolicyEngine({ policies: set, index });
   const sameNet = e.evaluate(input('[{"name":"a","mac":"02:00:00:00:00:01"}]'));
   t.same(sameNet.findings.map(brief), ['u/uniqueAddresses/Enforce']);
-  t.match(renderError(sameNet.findings[0]!.error), '[0].mac: Forbidden: policy "u" (uniqueAddresses): MAC 02:00:00:00:00:01 is already used by pod team-a/old (running) on network team-a/a (scope Network)');
+  t.match(
+    renderError(sameNet.findings[0]!.error),
+    '[0].mac: Forbidden: policy "u" (uniqueAddresses): MAC 02:00:00:00:00:01 is already used by pod team-a/old (running) on network team-a/a (scope Network)',
+  );
   t.same(e.evaluate(input('[{"name":"b","mac":"02:00:00:00:00:01"}]')).findings, [], 'another network: no conflict in scope Network');
   const guid = e.evaluate(input('[{"name":"ib","infiniband-guid":"00:11:22:33:44:55:66:77"}]'));
-  t.match(guid.findings[0]!.error.reason, 'already used by a pod in another namespace (running) on network team-b/ib (scope Cluster)', 'other namespaces are not named');
-  t.same(e.evaluate(input('[{"name":"a","mac":"02:00:00:00:00:01"}]', { pod: { name: 'old', uid: 'u-old' } })).findings, [], 'a pod does not conflict with itself');
+  t.match(
+    guid.findings[0]!.error.reason,
+    'already used by a pod in another namespace (running) on network team-b/ib (scope Cluster)',
+    'other namespaces are not named',
+  );
+  t.same(
+    e.evaluate(input('[{"name":"a","mac":"02:00:00:00:00:01"}]', { pod: { name: 'old', uid: 'u-old' } })).findings,
+    [],
+    'a pod does not conflict with itself',
+  );
   t.same(e.evaluate(input('[{"name":"a","mac":"02:00:00:00:00:01"}]', { template: true })).findings, [], 'templates are not checked');
-  const twice = e.evaluate(input('[{"name":"x","infiniband-guid":"00:00:00:00:00:00:00:09"},{"name":"y","infiniband-guid":"00:00:00:00:00:00:00:09"}]'));
+  const twice = e.evaluate(
+    input('[{"name":"x","infiniband-guid":"00:00:00:00:00:00:00:09"},{"name":"y","infiniband-guid":"00:00:00:00:00:00:00:09"}]'),
+  );
   t.match(twice.findings[0]!.error.reason, 'is also requested at metadata.annotations[k8s.v1.cni.cncf.io/networks][0].infiniband-guid');
 });
 
 t.test('cni-args is a second door: requestedFields, hardwareAddresses and uniqueness see it', async (t) => {
   const index = new AddressIndex();
-  index.setPod({ namespace: 'team-a', name: 'old', uid: 'u-old' }, [{ kind: 'infiniband-guid', value: '00:11:22:33:44:55:66:77', network: 'team-a/ib' }]);
+  index.setPod({ namespace: 'team-a', name: 'old', uid: 'u-old' }, [
+    { kind: 'infiniband-guid', value: '00:11:22:33:44:55:66:77', network: 'team-a/ib' },
+  ]);
   const set = policySet(
     policies(
       policyYaml('fields', 'rules:\n  requestedFields: {forbidden: [infiniband-guid, mac, ips]}') +
@@ -316,36 +355,63 @@ t.test('cni-args is a second door: requestedFields, hardwareAddresses and unique
       'metadata.annotations[k8s.v1.cni.cncf.io/networks][0].cni-args.guid: Forbidden: policy "unique" (uniqueAddresses): GUID 00:11:22:33:44:55:66:77 is already used by pod team-a/old (running) on network team-a/ib (scope Cluster)',
     ],
   );
-  t.same(r.addresses.map((c) => c.value), ['00:11:22:33:44:55:66:77'], 'the cni-args GUID is claimed like a top-level one');
+  t.same(
+    r.addresses.map((c) => c.value),
+    ['00:11:22:33:44:55:66:77'],
+    'the cni-args GUID is claimed like a top-level one',
+  );
   const zero = e.evaluate(input('[{"name":"tuned","cni-args":{"mac":"00:00:00:00:00:00"}}]'));
-  t.ok(zero.findings.some((f) => f.rule === 'hardwareAddresses' && f.error.path.endsWith('.cni-args.mac')), 'special values are caught through cni-args');
+  t.ok(
+    zero.findings.some((f) => f.rule === 'hardwareAddresses' && f.error.path.endsWith('.cni-args.mac')),
+    'special values are caught through cni-args',
+  );
   const both = e.evaluate(input('[{"name":"n","mac":"02:00:00:00:00:0a","cni-args":{"mac":"02-00-00-00-00-0A"}}]'));
   t.same(both.addresses.length, 1, 'the same MAC at the top level and in cni-args is one address');
-  t.notOk(both.findings.some((f) => f.rule === 'uniqueAddresses'), 'and does not conflict with itself');
+  t.notOk(
+    both.findings.some((f) => f.rule === 'uniqueAddresses'),
+    'and does not conflict with itself',
+  );
 });
 
 t.test('pods of one KubeVirt VMI share their addresses; pods of a ReplicaSet do not', async (t) => {
   const vmi = { key: 'vmi-uid-1', label: 'VM team-a/vm1', namespace: 'team-a', kind: 'VirtualMachineInstance', name: 'vm1' };
   const index = new AddressIndex();
-  index.setPod({ namespace: 'team-a', name: 'virt-launcher-vm1-abcde', uid: 'u-src', owner: vmi }, [{ kind: 'mac', value: '02:00:00:00:00:01', network: 'team-a/a' }]);
+  index.setPod({ namespace: 'team-a', name: 'virt-launcher-vm1-abcde', uid: 'u-src', owner: vmi }, [
+    { kind: 'mac', value: '02:00:00:00:00:01', network: 'team-a/a' },
+  ]);
   index.setPod({ namespace: 'team-a', name: 'web-1', uid: 'u-web' }, [{ kind: 'mac', value: '02:00:00:00:00:02', network: 'team-a/a' }]);
   const e = new PolicyEngine({ policies: policySet(policies(policyYaml('u', 'rules:\n  uniqueAddresses: {mac: Network}'))), index });
-  const target = e.evaluate(input('[{"name":"a","mac":"02:00:00:00:00:01"}]', { pod: { name: 'virt-launcher-vm1-fghij', uid: 'u-dst', owner: vmi } }));
+  const target = e.evaluate(
+    input('[{"name":"a","mac":"02:00:00:00:00:01"}]', { pod: { name: 'virt-launcher-vm1-fghij', uid: 'u-dst', owner: vmi } }),
+  );
   t.same(target.findings, [], 'the migration target holds the MAC with its source');
   t.same(target.addresses[0]?.pod.owner, vmi, 'and claims it for the VM');
   const stranger = e.evaluate(input('[{"name":"a","mac":"02:00:00:00:00:01"}]', { pod: { name: 'other' } }));
-  t.match(stranger.findings[0]!.error.reason, 'MAC 02:00:00:00:00:01 is already used by VM team-a/vm1 (a pod running) on network team-a/a', 'messages name the VM');
-  const otherVm = e.evaluate(input('[{"name":"a","mac":"02:00:00:00:00:01"}]', { pod: { name: 'x', owner: { key: 'vmi-uid-2', label: 'VM team-a/vm2', namespace: 'team-a', kind: 'VirtualMachineInstance', name: 'vm2' } } }));
+  t.match(
+    stranger.findings[0]!.error.reason,
+    'MAC 02:00:00:00:00:01 is already used by VM team-a/vm1 (a pod running) on network team-a/a',
+    'messages name the VM',
+  );
+  const otherVm = e.evaluate(
+    input('[{"name":"a","mac":"02:00:00:00:00:01"}]', {
+      pod: {
+        name: 'x',
+        owner: { key: 'vmi-uid-2', label: 'VM team-a/vm2', namespace: 'team-a', kind: 'VirtualMachineInstance', name: 'vm2' },
+      },
+    }),
+  );
   t.equal(otherVm.findings.length, 1, 'another VM conflicts');
   const replica = e.evaluate(input('[{"name":"a","mac":"02:00:00:00:00:02"}]', { pod: { name: 'web-2' } }));
   t.equal(replica.findings.length, 1, 'a replica of an owner that is not listed conflicts');
   // Reservations carry the owner too: two migration pods admitted within the same seconds.
   index.reserve(target.addresses);
-  const doppelganger = e.evaluate(input('[{"name":"a","mac":"02:00:00:00:00:01"}]', { pod: { name: 'virt-launcher-vm1-zzzzz', owner: vmi } }));
+  const doppelganger = e.evaluate(
+    input('[{"name":"a","mac":"02:00:00:00:00:01"}]', { pod: { name: 'virt-launcher-vm1-zzzzz', owner: vmi } }),
+  );
   t.same(doppelganger.findings, []);
 });
 
-t.test('a running pod\'s networks change (hotplug): uniqueness for what it adds only; immutableNetworks refuses it', async (t) => {
+t.test("a running pod's networks change (hotplug): uniqueness for what it adds only; immutableNetworks refuses it", async (t) => {
   const index = new AddressIndex();
   index.setPod({ namespace: 'team-a', name: 'p1', uid: 'uid-p1' }, [{ kind: 'mac', value: '02:00:00:00:00:01', network: 'team-a/a' }]);
   index.setPod({ namespace: 'team-a', name: 'legacy', uid: 'u-l' }, [{ kind: 'mac', value: '02:00:00:00:00:01', network: 'team-a/a' }]);
@@ -354,10 +420,18 @@ t.test('a running pod\'s networks change (hotplug): uniqueness for what it adds 
   const change = { heldBefore: new Set(['mac 02:00:00:00:00:01 team-a/a']) };
   const ann = '[{"name":"a","mac":"02:00:00:00:00:01"},{"name":"b","mac":"02:00:00:00:00:02"}]';
   const r = e.evaluate(input(ann, { operation: 'UPDATE', change }));
-  t.same(r.findings.map((f) => f.error.path), ['metadata.annotations[k8s.v1.cni.cncf.io/networks][1].mac'], 'only the added MAC is judged (a conflict held before the change is not re-judged)');
+  t.same(
+    r.findings.map((f) => f.error.path),
+    ['metadata.annotations[k8s.v1.cni.cncf.io/networks][1].mac'],
+    'only the added MAC is judged (a conflict held before the change is not re-judged)',
+  );
   t.equal(r.addresses.length, 2, 'an update claims its addresses');
   t.same(e.evaluate(input(ann, { operation: 'UPDATE' })).addresses, [], 'an UPDATE that does not change the networks claims nothing');
-  const strict = new PolicyEngine({ policies: policySet(policies(policyYaml('frozen', 'rules:\n  immutableNetworks: {action: Enforce}'))) });
-  t.same(strict.evaluate(input('a', { operation: 'UPDATE', change: { heldBefore: new Set() } })).findings.map(brief), ['frozen/immutableNetworks/Enforce']);
+  const strict = new PolicyEngine({
+    policies: policySet(policies(policyYaml('frozen', 'rules:\n  immutableNetworks: {action: Enforce}'))),
+  });
+  t.same(strict.evaluate(input('a', { operation: 'UPDATE', change: { heldBefore: new Set() } })).findings.map(brief), [
+    'frozen/immutableNetworks/Enforce',
+  ]);
   t.same(strict.evaluate(input('a')).findings, [], 'a CREATE is not a change');
 });

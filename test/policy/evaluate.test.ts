@@ -10,7 +10,12 @@ const missing: Finding = {
   policy: 'builtin',
   rule: 'networkExists',
   action: 'Enforce',
-  error: { path: 'metadata.annotations[k8s.v1.cni.cncf.io/networks][0]', type: 'Not found', value: 'team-a/a', reason: 'no such NetworkAttachmentDefinition' },
+  error: {
+    path: 'metadata.annotations[k8s.v1.cni.cncf.io/networks][0]',
+    type: 'Not found',
+    value: 'team-a/a',
+    reason: 'no such NetworkAttachmentDefinition',
+  },
 };
 
 t.test('no policies: built-in findings pass through, nothing else', async (t) => {
@@ -22,7 +27,13 @@ t.test('no policies: built-in findings pass through, nothing else', async (t) =>
 });
 
 t.test('policies are evaluated in name order, whatever order they came in', async (t) => {
-  const r = new PolicyEngine({ policies: set(['c', 'rules:\n  maxAttachments: {max: 0}'], ['a', 'rules:\n  maxAttachments: {max: 0}'], ['b', 'rules:\n  maxAttachments: {max: 0}']) }).evaluate(input('x'));
+  const r = new PolicyEngine({
+    policies: set(
+      ['c', 'rules:\n  maxAttachments: {max: 0}'],
+      ['a', 'rules:\n  maxAttachments: {max: 0}'],
+      ['b', 'rules:\n  maxAttachments: {max: 0}'],
+    ),
+  }).evaluate(input('x'));
   t.same(r.findings.map(brief), ['a/maxAttachments/Enforce', 'b/maxAttachments/Enforce', 'c/maxAttachments/Enforce']);
 });
 
@@ -38,9 +49,13 @@ t.test('strictest', async (t) => {
 });
 
 t.test('re-grading: the strictest policy wins, the first by name on a tie; only built-in checks are re-graded', async (t) => {
-  const strictFirst = new PolicyEngine({ policies: set(['a', 'rules:\n  networkExists: {action: Enforce}'], ['b', 'rules:\n  networkExists: {action: Warn}']) });
+  const strictFirst = new PolicyEngine({
+    policies: set(['a', 'rules:\n  networkExists: {action: Enforce}'], ['b', 'rules:\n  networkExists: {action: Warn}']),
+  });
   t.same(strictFirst.evaluate(input('x', { builtin: [missing] })).findings.map(brief), ['a/networkExists/Enforce']);
-  const tie = new PolicyEngine({ policies: set(['a', 'rules:\n  networkExists: {action: Warn}'], ['b', 'rules:\n  networkExists: {action: Warn}']) });
+  const tie = new PolicyEngine({
+    policies: set(['a', 'rules:\n  networkExists: {action: Warn}'], ['b', 'rules:\n  networkExists: {action: Warn}']),
+  });
   t.same(tie.evaluate(input('x', { builtin: [missing] })).findings.map(brief), ['a/networkExists/Warn']);
   const other: Finding = { ...missing, rule: 'maxAttachments' };
   const e = new PolicyEngine({ policies: set(['a', 'rules:\n  maxAttachments: {max: 5, action: Audit}']) });
@@ -48,13 +63,19 @@ t.test('re-grading: the strictest policy wins, the first by name on a tie; only 
 });
 
 t.test('an exemption is an Audit finding on metadata.namespace', async (t) => {
-  const r = new PolicyEngine({ policies: set(['p', 'exemptNamespaces: [team-a]\nrules:\n  maxAttachments: {max: 0}']) }).evaluate(input('x'));
+  const r = new PolicyEngine({ policies: set(['p', 'exemptNamespaces: [team-a]\nrules:\n  maxAttachments: {max: 0}']) }).evaluate(
+    input('x'),
+  );
   t.same(r.findings, [
     {
       policy: 'p',
       rule: 'exemption',
       action: 'Audit',
-      error: { path: 'metadata.namespace', type: 'Forbidden', reason: 'policy "p" not applied: namespace "team-a" is exempt (spec.exemptNamespaces)' },
+      error: {
+        path: 'metadata.namespace',
+        type: 'Forbidden',
+        reason: 'policy "p" not applied: namespace "team-a" is exempt (spec.exemptNamespaces)',
+      },
     },
   ]);
 });
@@ -68,7 +89,10 @@ t.test('index look-ups are per address: two addresses, two different holders', a
   const index = new AddressIndex();
   index.setPod({ namespace: 'team-a', name: 'one', uid: 'u1' }, [{ kind: 'mac', value: '02:00:00:00:00:01', network: 'team-a/a' }]);
   index.setPod({ namespace: 'team-a', name: 'two', uid: 'u2' }, [{ kind: 'mac', value: '02:00:00:00:00:02', network: 'team-a/a' }]);
-  const e = new PolicyEngine({ policies: set(['u', 'rules:\n  uniqueAddresses: {mac: Network}'], ['v', 'rules:\n  uniqueAddresses: {mac: Network}']), index });
+  const e = new PolicyEngine({
+    policies: set(['u', 'rules:\n  uniqueAddresses: {mac: Network}'], ['v', 'rules:\n  uniqueAddresses: {mac: Network}']),
+    index,
+  });
   const r = e.evaluate(input('[{"name":"a","mac":"02:00:00:00:00:01"},{"name":"a","mac":"02:00:00:00:00:02"}]'));
   t.same(
     r.findings.map((f) => renderError(f.error).replace(/.*is already used by (pod \S+).*/, '$1')),
@@ -76,20 +100,23 @@ t.test('index look-ups are per address: two addresses, two different holders', a
   );
 });
 
-t.test("claims name the pod by what it has: name, generateName, uid, and nothing it lacks", async (t) => {
+t.test('claims name the pod by what it has: name, generateName, uid, and nothing it lacks', async (t) => {
   const e = new PolicyEngine({ policies: set(['u', 'rules:\n  uniqueAddresses: {mac: Network}']) });
   const ann = '[{"name":"a","mac":"02:00:00:00:00:01"}]';
   const podOf = (pod: PolicyInput['pod']) => e.evaluate(input(ann, { pod })).addresses.map((c) => c.pod);
   t.strictSame(podOf({ name: 'p1' }), [{ namespace: 'team-a', name: 'p1' }]);
   t.strictSame(podOf({ generateName: 'web-', uid: 'u1' }), [{ namespace: 'team-a', generateName: 'web-', uid: 'u1' }]);
-  t.strictSame(podOf({ name: 'web-x', generateName: 'web-', uid: 'u2' }), [{ namespace: 'team-a', name: 'web-x', generateName: 'web-', uid: 'u2' }]);
+  t.strictSame(podOf({ name: 'web-x', generateName: 'web-', uid: 'u2' }), [
+    { namespace: 'team-a', name: 'web-x', generateName: 'web-', uid: 'u2' },
+  ]);
 });
 
 t.test('policySet sorts stably: policies of one name keep the order they came in', async (t) => {
   // Sources reject a second policy of a name; this pins that the order compares names as equal.
   const warn = policies(policyYaml('p', 'rules:\n  maxAttachments: {max: 0, action: Warn}'));
   const audit = policies(policyYaml('p', 'rules:\n  maxAttachments: {max: 0, action: Audit}'));
-  const order = (...ps: ReturnType<typeof policies>) => new PolicyEngine({ policies: policySet(ps) }).evaluate(input('x')).findings.map(brief);
+  const order = (...ps: ReturnType<typeof policies>) =>
+    new PolicyEngine({ policies: policySet(ps) }).evaluate(input('x')).findings.map(brief);
   t.same(order(...warn, ...audit), ['p/maxAttachments/Warn', 'p/maxAttachments/Audit']);
   t.same(order(...audit, ...warn), ['p/maxAttachments/Audit', 'p/maxAttachments/Warn']);
 });
@@ -102,33 +129,56 @@ t.test('one look-up per address and scope: every policy of a request sees the sa
   const index = new AddressIndex({ reservationTtlMs: 10, now: () => (ticking ? (time += 7) : time) });
   index.reserve([{ kind: 'mac', value: '02:00:00:00:00:01', scope: 'network:team-a/a', pod: { namespace: 'team-a', name: 'first' } }]);
   ticking = true;
-  const e = new PolicyEngine({ policies: set(['u', 'rules:\n  uniqueAddresses: {mac: Network}'], ['v', 'rules:\n  uniqueAddresses: {mac: Network}']), index });
+  const e = new PolicyEngine({
+    policies: set(['u', 'rules:\n  uniqueAddresses: {mac: Network}'], ['v', 'rules:\n  uniqueAddresses: {mac: Network}']),
+    index,
+  });
   const r = e.evaluate(input('[{"name":"a","mac":"02:00:00:00:00:01"}]'));
-  const reason = (p: string) => `policy "${p}" (uniqueAddresses): MAC 02:00:00:00:00:01 is already used by pod team-a/first (being created) on network team-a/a (scope Network)`;
-  t.same(r.findings.map((f) => f.error.reason), [reason('u'), reason('v')]);
+  const reason = (p: string) =>
+    `policy "${p}" (uniqueAddresses): MAC 02:00:00:00:00:01 is already used by pod team-a/first (being created) on network team-a/a (scope Network)`;
+  t.same(
+    r.findings.map((f) => f.error.reason),
+    [reason('u'), reason('v')],
+  );
 });
 
 t.test('claims: which uniqueAddresses rule judged each address', async (t) => {
   const P = 'metadata.annotations[k8s.v1.cni.cncf.io/networks]';
   const MAC = '02:00:00:00:00:01';
   const pod = { namespace: 'team-a', name: 'p1', uid: 'uid-p1' };
-  const unique = (policy: string, action: string, scope: string, i = 0, mac = MAC) => ({ policy, action, scope, path: `${P}[${i}].mac`, label: `MAC ${mac}` });
+  const unique = (policy: string, action: string, scope: string, i = 0, mac = MAC) => ({
+    policy,
+    action,
+    scope,
+    path: `${P}[${i}].mac`,
+    label: `MAC ${mac}`,
+  });
   const uniqueOf = (docs: Array<[string, string]>, annotation = `[{"name":"a","mac":"${MAC}"}]`, index?: AddressIndex) =>
     new PolicyEngine({ policies: set(...docs), ...(index ? { index } : {}) }).evaluate(input(annotation)).addresses.map((c) => c.unique);
 
   t.strictSame(
-    new PolicyEngine({ policies: set(['m', 'rules:\n  maxAttachments: {max: 5}']) }).evaluate(input(`[{"name":"a","mac":"${MAC}"}]`)).addresses,
+    new PolicyEngine({ policies: set(['m', 'rules:\n  maxAttachments: {max: 5}']) }).evaluate(input(`[{"name":"a","mac":"${MAC}"}]`))
+      .addresses,
     [{ kind: 'mac', value: MAC, scope: 'network:team-a/a', pod }],
     'no rule judged it: the claim has no unique key at all',
   );
   t.strictSame(uniqueOf([['u', 'rules:\n  uniqueAddresses: {mac: Network}']]), [unique('u', 'Enforce', 'Network')]);
   t.strictSame(
-    uniqueOf([['u', 'rules:\n  uniqueAddresses: {mac: Network}']], `[{"name":"a","mac":"${MAC}","infiniband-guid":"00:00:00:00:00:00:00:09"}]`),
+    uniqueOf(
+      [['u', 'rules:\n  uniqueAddresses: {mac: Network}']],
+      `[{"name":"a","mac":"${MAC}","infiniband-guid":"00:00:00:00:00:00:00:09"}]`,
+    ),
     [unique('u', 'Enforce', 'Network'), undefined],
     'a kind the rule does not judge gets none',
   );
   t.strictSame(
-    uniqueOf([['h', 'rules:\n  hardwareAddresses: {}'], ['u', 'rules:\n  uniqueAddresses: {mac: Network}']], '[{"name":"a","mac":"03:00:00:00:00:01"}]'),
+    uniqueOf(
+      [
+        ['h', 'rules:\n  hardwareAddresses: {}'],
+        ['u', 'rules:\n  uniqueAddresses: {mac: Network}'],
+      ],
+      '[{"name":"a","mac":"03:00:00:00:00:01"}]',
+    ),
     [unique('u', 'Enforce', 'Network', 0, '03:00:00:00:00:01')],
     "another rule's finding at the same path does not matter",
   );
@@ -136,7 +186,11 @@ t.test('claims: which uniqueAddresses rule judged each address', async (t) => {
   const index = new AddressIndex();
   index.setPod({ namespace: 'team-a', name: 'old', uid: 'u-old' }, [{ kind: 'mac', value: MAC, network: 'team-a/a' }]);
   t.strictSame(
-    uniqueOf([['u', 'rules:\n  uniqueAddresses: {mac: Network}']], `[{"name":"a","mac":"${MAC}"},{"name":"a","mac":"02:00:00:00:00:02"}]`, index),
+    uniqueOf(
+      [['u', 'rules:\n  uniqueAddresses: {mac: Network}']],
+      `[{"name":"a","mac":"${MAC}"},{"name":"a","mac":"02:00:00:00:00:02"}]`,
+      index,
+    ),
     [undefined, unique('u', 'Enforce', 'Network', 1, '02:00:00:00:00:02')],
     'an address the rule found held needs no address Lease; the free one beside it does',
   );
@@ -154,6 +208,13 @@ t.test('claims: which uniqueAddresses rule judged each address', async (t) => {
   ];
   for (const [actionA, scopeA, actionB, scopeB, want] of cases) {
     const rule = (action: string, scope: string) => `rules:\n  uniqueAddresses: {mac: ${scope}, action: ${action}}`;
-    t.strictSame(uniqueOf([['a', rule(actionA, scopeA)], ['b', rule(actionB, scopeB)]]), [want], `a: ${actionA} ${scopeA}, b: ${actionB} ${scopeB}`);
+    t.strictSame(
+      uniqueOf([
+        ['a', rule(actionA, scopeA)],
+        ['b', rule(actionB, scopeB)],
+      ]),
+      [want],
+      `a: ${actionA} ${scopeA}, b: ${actionB} ${scopeB}`,
+    );
   }
 });

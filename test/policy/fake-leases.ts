@@ -51,7 +51,15 @@ export class FakeLeases {
   /** Puts an object in as if made `ageMs` ago (another replica, an earlier run). */
   put(lease: Record<string, unknown>, ageMs = 0): Obj {
     const md = { ...(lease.metadata as Record<string, unknown>) };
-    const obj = { ...lease, metadata: { ...md, uid: `uid-${++this.uids}`, resourceVersion: String(++this.rv), creationTimestamp: new Date(Date.now() - ageMs).toISOString() } } as unknown as Obj;
+    const obj = {
+      ...lease,
+      metadata: {
+        ...md,
+        uid: `uid-${++this.uids}`,
+        resourceVersion: String(++this.rv),
+        creationTimestamp: new Date(Date.now() - ageMs).toISOString(),
+      },
+    } as unknown as Obj;
     this.objects.set(obj.metadata.name, obj);
     this.emit({ type: 'ADDED', object: obj });
     return obj;
@@ -85,7 +93,8 @@ export class FakeLeases {
         this.calls.delete++;
         const o = this.objects.get(name);
         if (!o) return { status: 'absent' };
-        if (o.metadata.uid !== pre.uid || (pre.resourceVersion && o.metadata.resourceVersion !== pre.resourceVersion)) return { status: 'changed' };
+        if (o.metadata.uid !== pre.uid || (pre.resourceVersion && o.metadata.resourceVersion !== pre.resourceVersion))
+          return { status: 'changed' };
         this.objects.delete(name);
         this.emit({ type: 'DELETED', object: o });
         return { status: 'deleted' };
@@ -128,6 +137,12 @@ export function heldMacs(pod: string, n: number, opts: { namespace?: string; uid
     value: nthMac((opts.from ?? 0) + i),
     scope: 'network:team/a',
     pod: p,
-    unique: { policy: 'u', action: 'Enforce' as const, scope: 'Network' as const, path: `metadata.annotations[k8s.v1.cni.cncf.io/networks][${i}].mac`, label: `MAC ${nthMac((opts.from ?? 0) + i)}` },
+    unique: {
+      policy: 'u',
+      action: 'Enforce' as const,
+      scope: 'Network' as const,
+      path: `metadata.annotations[k8s.v1.cni.cncf.io/networks][${i}].mac`,
+      label: `MAC ${nthMac((opts.from ?? 0) + i)}`,
+    },
   }));
 }

@@ -35,14 +35,21 @@ t.test('file source: load, live reload, invalid versions ignored', async (t) => 
 
   // New version of a is invalid: the old a stays; b changes.
   let changed = nextChange(source);
-  writeFileSync(file, `${policyYaml('a', 'rules:\n  maxAttachments: {max: -1}')}---\n${policyYaml('b', 'rules:\n  maxAttachments: {max: 0, action: Warn}')}`);
+  writeFileSync(
+    file,
+    `${policyYaml('a', 'rules:\n  maxAttachments: {max: -1}')}---\n${policyYaml('b', 'rules:\n  maxAttachments: {max: 0, action: Warn}')}`,
+  );
   await changed;
   t.same(names(source.current()), ['a', 'b']);
   t.equal(source.current().policies[0]!.rules.maxAttachments?.max, 1, 'last valid version of a kept');
   t.equal(source.current().policies[1]!.rules.maxAttachments?.max, 0, 'b updated');
   t.match(source.errors()[0]!.message, 'policy "a"');
   t.ok(logger.lines.some((l) => l.includes('the previous valid version stays in force')));
-  t.same(engine.evaluate(input('x')).findings.map((f) => `${f.policy}/${f.action}`), ['b/Warn'], 'engine follows the reload');
+  t.same(
+    engine.evaluate(input('x')).findings.map((f) => `${f.policy}/${f.action}`),
+    ['b/Warn'],
+    'engine follows the reload',
+  );
 
   // Replace by rename (as editors and ConfigMap volumes do); a removed policy is gone.
   changed = nextChange(source);

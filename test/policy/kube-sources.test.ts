@@ -1,12 +1,26 @@
 import t from 'tap';
-import { AddressIndex, NadUsage, ClusterNamespaceLabels, ClusterPolicySource, PodAddressSource, POLICIES_PATH, LIVE_PODS_FIELD_SELECTOR } from '../../src/policy/index.js';
+import {
+  AddressIndex,
+  NadUsage,
+  ClusterNamespaceLabels,
+  ClusterPolicySource,
+  PodAddressSource,
+  POLICIES_PATH,
+  LIVE_PODS_FIELD_SELECTOR,
+} from '../../src/policy/index.js';
 import { FakeApiServer, until } from '../kube/fake-apiserver.js';
 
 const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
 const pod = (name: string, rv: string, networks?: string) => ({
   kind: 'PartialObjectMetadata',
   apiVersion: 'meta.k8s.io/v1',
-  metadata: { namespace: 'ns', name, uid: `uid-${name}`, resourceVersion: rv, ...(networks ? { annotations: { [NETWORKS]: networks } } : {}) },
+  metadata: {
+    namespace: 'ns',
+    name,
+    uid: `uid-${name}`,
+    resourceVersion: rv,
+    ...(networks ? { annotations: { [NETWORKS]: networks } } : {}),
+  },
 });
 const other = { namespace: 'x', name: 'x' };
 const DEFAULT_NETWORK = 'v1.multus-cni.io/default-network';
@@ -15,7 +29,13 @@ t.test('pod source: a default-network selection is indexed in the configured nam
   const api = new FakeApiServer();
   const kc = await api.start();
   t.teardown(() => api.stop());
-  const withDefault = { ...pod('a', '1'), metadata: { ...pod('a', '1').metadata, annotations: { [DEFAULT_NETWORK]: '[{"name":"sriov-default","mac":"02:00:00:00:00:0b"}]', [NETWORKS]: 'n' } } };
+  const withDefault = {
+    ...pod('a', '1'),
+    metadata: {
+      ...pod('a', '1').metadata,
+      annotations: { [DEFAULT_NETWORK]: '[{"name":"sriov-default","mac":"02:00:00:00:00:0b"}]', [NETWORKS]: 'n' },
+    },
+  };
   api.setList('/api/v1/pods', [withDefault], '5');
   const index = new AddressIndex();
   const usage = new NadUsage();
@@ -31,11 +51,15 @@ t.test('pod source: metadata-only paged list, watch, delete, 410 relist', async 
   const api = new FakeApiServer();
   const kc = await api.start();
   t.teardown(() => api.stop());
-  api.setList('/api/v1/pods', [
-    pod('a', '1', '[{"name":"n","mac":"02-00-00-00-00-01"}]'),
-    pod('b', '2', '[{"name":"ib","infiniband-guid":"00:11:22:33:44:55:66:77"}]'),
-    pod('c', '3'),
-  ], '10');
+  api.setList(
+    '/api/v1/pods',
+    [
+      pod('a', '1', '[{"name":"n","mac":"02-00-00-00-00-01"}]'),
+      pod('b', '2', '[{"name":"ib","infiniband-guid":"00:11:22:33:44:55:66:77"}]'),
+      pod('c', '3'),
+    ],
+    '10',
+  );
   const index = new AddressIndex();
   const usage = new NadUsage();
   const source = new PodAddressSource(kc, index, { pageSize: 2, backoffMs: 10, usage });
@@ -73,13 +97,26 @@ t.test('pod source: metadata-only paged list, watch, delete, 410 relist', async 
   await until(() => index.stats().pods === 1, 'relist');
   t.same(usage.podsUsing('ns', 'n'), ['ns/e'], 'relist drops usage of pods gone');
   await until(() => api.watching('/api/v1/pods') === 1, 'the second watch');
-  t.equal(api.requests.filter((r) => r.query.get('watch') === 'true').at(-1)!.query.get('resourceVersion'), '20');
+  t.equal(
+    api.requests
+      .filter((r) => r.query.get('watch') === 'true')
+      .at(-1)!
+      .query.get('resourceVersion'),
+    '20',
+  );
 });
 
 const policyObject = (name: string, spec: unknown, generation = 1, status?: unknown) => ({
   apiVersion: 'netattach.io/v1alpha1',
   kind: 'NetworkAttachmentPolicy',
-  metadata: { name, uid: `uid-${name}`, generation, resourceVersion: String(generation), creationTimestamp: '2025-01-01T00:00:00Z', managedFields: [] },
+  metadata: {
+    name,
+    uid: `uid-${name}`,
+    generation,
+    resourceVersion: String(generation),
+    creationTimestamp: '2025-01-01T00:00:00Z',
+    managedFields: [],
+  },
   spec,
   ...(status ? { status } : {}),
 });
@@ -88,21 +125,35 @@ t.test('cluster policy source: status conditions, invalid versions ignored, dele
   const api = new FakeApiServer();
   const kc = await api.start();
   t.teardown(() => api.stop());
-  const accepted = { observedGeneration: 1, conditions: [{ type: 'Accepted', status: 'True', reason: 'Valid', message: 'policy is in force', observedGeneration: 1 }] };
-  api.setList(POLICIES_PATH, [
-    policyObject('good', { rules: { maxAttachments: { max: 2 } } }),
-    policyObject('bad', { rules: { maxAttachments: { max: 'two' } } }),
-    policyObject('already', {}, 1, accepted),
-  ], '5');
+  const accepted = {
+    observedGeneration: 1,
+    conditions: [{ type: 'Accepted', status: 'True', reason: 'Valid', message: 'policy is in force', observedGeneration: 1 }],
+  };
+  api.setList(
+    POLICIES_PATH,
+    [
+      policyObject('good', { rules: { maxAttachments: { max: 2 } } }),
+      policyObject('bad', { rules: { maxAttachments: { max: 'two' } } }),
+      policyObject('already', {}, 1, accepted),
+    ],
+    '5',
+  );
   const source = new ClusterPolicySource(kc, { backoffMs: 10 });
   t.teardown(() => source.stop());
   const changes: string[][] = [];
   source.onChange((s) => changes.push(s.policies.map((p) => p.name)));
   await source.start();
   await source.flushStatus();
-  t.same(source.current().policies.map((p) => p.name), ['already', 'good']);
+  t.same(
+    source.current().policies.map((p) => p.name),
+    ['already', 'good'],
+  );
   const patches = () => api.requests.filter((r) => r.method === 'PATCH');
-  t.same(patches().map((r) => r.path), [`${POLICIES_PATH}/good/status`, `${POLICIES_PATH}/bad/status`], 'no write when the status is already right');
+  t.same(
+    patches().map((r) => r.path),
+    [`${POLICIES_PATH}/good/status`, `${POLICIES_PATH}/bad/status`],
+    'no write when the status is already right',
+  );
   t.equal(patches()[0]!.headers['content-type'], 'application/merge-patch+json');
   const badStatus = JSON.parse(patches()[1]!.body).status;
   t.match(badStatus.conditions[0], { type: 'Accepted', status: 'False', reason: 'Invalid', observedGeneration: 1 });
@@ -124,7 +175,11 @@ t.test('namespace labels from a metadata-only watch', async (t) => {
   const api = new FakeApiServer();
   const kc = await api.start();
   t.teardown(() => api.stop());
-  api.setList('/api/v1/namespaces', [{ metadata: { name: 'prod', resourceVersion: '1', labels: { 'kubernetes.io/metadata.name': 'prod', tier: 'prod' } } }], '1');
+  api.setList(
+    '/api/v1/namespaces',
+    [{ metadata: { name: 'prod', resourceVersion: '1', labels: { 'kubernetes.io/metadata.name': 'prod', tier: 'prod' } } }],
+    '1',
+  );
   const ns = new ClusterNamespaceLabels(kc, { backoffMs: 10 });
   t.teardown(() => ns.stop());
   await ns.start();
@@ -132,6 +187,9 @@ t.test('namespace labels from a metadata-only watch', async (t) => {
   t.same(ns.labels('unknown'), { 'kubernetes.io/metadata.name': 'unknown' });
   t.match(api.requests[0]!.headers.accept, 'PartialObjectMetadataList');
   await until(() => api.watching('/api/v1/namespaces') === 1, 'the watch');
-  api.emit('/api/v1/namespaces', { type: 'MODIFIED', object: { metadata: { name: 'prod', resourceVersion: '2', labels: { 'netattach.io/exempt': 'true' } } } });
+  api.emit('/api/v1/namespaces', {
+    type: 'MODIFIED',
+    object: { metadata: { name: 'prod', resourceVersion: '2', labels: { 'netattach.io/exempt': 'true' } } },
+  });
   await until(() => ns.labels('prod')['netattach.io/exempt'] === 'true', 'label update');
 });

@@ -49,7 +49,7 @@ t.test('at most `inFlight` calls run; the next starts when one ends', async (t) 
   t.strictSame(h.gate.stats(), { inFlight: 3, waiting: 0, peak: 3 });
   await h.drain();
   t.strictSame(h.gate.stats(), { inFlight: 0, waiting: 0, peak: 3 });
-  t.equal(h.outcomes.get('r4'), 'r4', 'the call\'s value is returned');
+  t.equal(h.outcomes.get('r4'), 'r4', "the call's value is returned");
 });
 
 t.test('at most `waiting` requests wait; the next is refused at once, naming the bounds', async (t) => {
@@ -175,9 +175,11 @@ t.test('a call that throws gives its slot back and its error to the caller', asy
   const gate = new LeaseWriteGate({ inFlight: 1, background: 1, waiting: 2 });
   const never = new AbortController().signal;
   for (const p of ['request', 'background'] as const) {
-    const err = await gate.run(p, never, async () => {
-      throw new Error(`${p} failed`);
-    }).catch((e: unknown) => e);
+    const err = await gate
+      .run(p, never, async () => {
+        throw new Error(`${p} failed`);
+      })
+      .catch((e: unknown) => e);
     t.match(err, { message: `${p} failed` });
     t.strictSame(gate.stats(), { inFlight: 0, waiting: 0, peak: 1 });
   }

@@ -5,7 +5,8 @@ import { compileSelector } from '../../src/policy/selector.js';
 import { StaticNamespaceLabels } from '../../src/policy/index.js';
 
 // Reference: the same wildcard language as an anchored regex (fine for a test's tiny inputs).
-const reference = (p: string): RegExp => new RegExp('^' + [...p].map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\/-]/g, '\\$&'))).join('') + '$', 's');
+const reference = (p: string): RegExp =>
+  new RegExp('^' + [...p].map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\/-]/g, '\\$&'))).join('') + '$', 's');
 
 t.test('glob agrees with a regex reference', async (t) => {
   const alphabet = fc.constantFrom('a', 'b', '-', '*', '?');

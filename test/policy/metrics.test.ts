@@ -12,7 +12,9 @@ t.test('the engine counts no findings (the server does); index size; invalid doc
   const index = new AddressIndex();
   index.setPod({ namespace: 'ns', name: 'p' }, [{ kind: 'mac', value: '02:00:00:00:00:01', network: 'ns/a' }]);
   metrics.watchIndex(index);
-  const set = policySet(policies(policyYaml('cap', 'rules:\n  maxAttachments: {max: 0, action: Warn}\n  interfaceNames: {allowed: [net*], action: Audit}')));
+  const set = policySet(
+    policies(policyYaml('cap', 'rules:\n  maxAttachments: {max: 0, action: Warn}\n  interfaceNames: {allowed: [net*], action: Audit}')),
+  );
   const engine = new PolicyEngine({ policies: set, index });
   t.equal(engine.evaluate(input('a@eth0')).findings.length, 2);
   const text = await registry.metrics();

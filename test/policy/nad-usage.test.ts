@@ -48,11 +48,20 @@ t.test('the networks annotation read once: NADs (qualified) and canonical addres
 });
 
 t.test('the default-network annotation counts too, resolved as the admission core resolves it', async (t) => {
-  const cases: Array<[string, string | undefined, string | undefined, string | undefined, string[], Array<{ kind: string; value: string; network: string }>]> = [
+  const cases: Array<
+    [string, string | undefined, string | undefined, string | undefined, string[], Array<{ kind: string; value: string; network: string }>]
+  > = [
     ['unqualified: Multus namespace', 'a', 'calico', undefined, ['ns/a', 'kube-system/calico'], []],
     ['unqualified: configured namespace', undefined, 'calico', 'multus', ['multus/calico'], []],
     ['qualified', undefined, 'net/ovn', 'multus', ['net/ovn'], []],
-    ['JSON with a MAC', 'a', '[{"name":"sriov-default","mac":"02-00-00-00-00-0A"}]', undefined, ['ns/a', 'kube-system/sriov-default'], [{ kind: 'mac', value: '02:00:00:00:00:0a', network: 'kube-system/sriov-default' }]],
+    [
+      'JSON with a MAC',
+      'a',
+      '[{"name":"sriov-default","mac":"02-00-00-00-00-0A"}]',
+      undefined,
+      ['ns/a', 'kube-system/sriov-default'],
+      [{ kind: 'mac', value: '02:00:00:00:00:0a', network: 'kube-system/sriov-default' }],
+    ],
     ['empty: no override', 'a', '', undefined, ['ns/a'], []],
   ];
   for (const [name, networks, defaultNetwork, defaultNamespace, nads, addresses] of cases) {
@@ -161,10 +170,20 @@ t.test('NAD usage against a plain model: one name, a few, past SMALL (a set) and
   const check = (why: string): void => {
     for (const key of nadKeys) {
       const [ns, name] = key.split('/') as [string, string];
-      const want = [...model].filter(([, nads]) => nads.includes(key)).map(([pod]) => pod).sort();
+      const want = [...model]
+        .filter(([, nads]) => nads.includes(key))
+        .map(([pod]) => pod)
+        .sort();
       t.same(u.podsUsing(ns, name), want, `${why}: ${key}`);
     }
-    t.same(u.stats(), { pods: [...model.values()].filter((n) => n.length > 0).length, nads: nadKeys.filter((k) => [...model.values()].some((n) => n.includes(k))).length }, `${why}: stats`);
+    t.same(
+      u.stats(),
+      {
+        pods: [...model.values()].filter((n) => n.length > 0).length,
+        nads: nadKeys.filter((k) => [...model.values()].some((n) => n.includes(k))).length,
+      },
+      `${why}: stats`,
+    );
   };
   // Up to 80 pods in one namespace on one NAD: the names go from a string to an array to a set.
   for (let i = 0; i < 80; i++) {
@@ -205,7 +224,10 @@ t.test('NAD usage against a plain model: one name, a few, past SMALL (a set) and
   }
   check('the end');
   // What the run is for happened: both namespaces, relists, pods listed again with other NADs.
-  t.ok(done.x > 600 && done.y > 600 && done.relists > 40 && done.relistedChanged > 40, `the run exercised both namespaces and relists: ${JSON.stringify(done)}`);
+  t.ok(
+    done.x > 600 && done.y > 600 && done.relists > 40 && done.relistedChanged > 40,
+    `the run exercised both namespaces and relists: ${JSON.stringify(done)}`,
+  );
   for (const key of [...model.keys()]) {
     const [ns, name] = key.split('/') as [string, string];
     u.removePod(ns, name);

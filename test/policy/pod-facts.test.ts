@@ -5,7 +5,10 @@ import t from 'tap';
 // The module itself, not src/policy/index.ts: a mutant's run loads less.
 import { POD_FACTS_CACHE_BYTES, podNetworkFacts } from '../../src/policy/pod-source.js';
 
-const text = JSON.stringify([{ name: 'net-a', mac: '02:00:00:00:00:01' }, { namespace: 'other', name: 'net-b', interface: 'net2' }]);
+const text = JSON.stringify([
+  { name: 'net-a', mac: '02:00:00:00:00:01' },
+  { namespace: 'other', name: 'net-b', interface: 'net2' },
+]);
 const MAC = '[{"name":"n","mac":"02:00:00:00:00:01"}]';
 /** The networks annotation MAC, padded with blanks inside the list to `length` characters. */
 const macOf = (length: number): string => MAC.slice(0, -1) + ' '.repeat(length - MAC.length) + ']';
@@ -82,7 +85,10 @@ t.test('the cache holds 1 MiB of estimated size, the oldest use leaving first', 
   // entries are exactly 1 MiB.
   const namespaceOf = (i: number): string => String(i).padStart(702, 'n');
   const held = Array.from({ length: 512 }, (_, i) => podNetworkFacts(namespaceOf(i), MAC));
-  t.strictSame(held[511], { addresses: [{ kind: 'mac', value: '02:00:00:00:00:01', network: `${namespaceOf(511)}/n` }], nads: [`${namespaceOf(511)}/n`] });
+  t.strictSame(held[511], {
+    addresses: [{ kind: 'mac', value: '02:00:00:00:00:01', network: `${namespaceOf(511)}/n` }],
+    nads: [`${namespaceOf(511)}/n`],
+  });
   // Each look-up makes its entry the newest; in the order made, the order stays.
   const stillHeld = (): number => held.filter((facts, i) => podNetworkFacts(namespaceOf(i), MAC) === facts).length;
   t.equal(stillHeld(), 512, '512 entries of 2,048: all held');

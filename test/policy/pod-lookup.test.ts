@@ -9,13 +9,19 @@ const MAC = '02:00:00:00:00:01';
 const GUID = 'c2:11:22:33:44:55:66:77';
 const holder: LeaseHolder = { kind: 'Pod', namespace: 'team', name: 'web', uid: 'u1' };
 const mac = { kind: 'mac' as const, value: MAC };
-const podWith = (over: { networks?: string; defaultNetwork?: string; uid?: string; name?: string; namespace?: string; phase?: string } = {}): unknown => ({
+const podWith = (
+  over: { networks?: string; defaultNetwork?: string; uid?: string; name?: string; namespace?: string; phase?: string } = {},
+): unknown => ({
   metadata: {
     namespace: over.namespace ?? 'team',
     name: over.name ?? 'web',
     uid: over.uid ?? 'u1',
     annotations: {
-      ...(over.networks === undefined ? { 'k8s.v1.cni.cncf.io/networks': JSON.stringify([{ name: 'a', mac: MAC }]) } : over.networks === '' ? {} : { 'k8s.v1.cni.cncf.io/networks': over.networks }),
+      ...(over.networks === undefined
+        ? { 'k8s.v1.cni.cncf.io/networks': JSON.stringify([{ name: 'a', mac: MAC }]) }
+        : over.networks === ''
+          ? {}
+          : { 'k8s.v1.cni.cncf.io/networks': over.networks }),
       ...(over.defaultNetwork ? { 'v1.multus-cni.io/default-network': over.defaultNetwork } : {}),
     },
   },
@@ -36,8 +42,20 @@ t.test('podRunsWith: the holder (namespace, name, uid) running with the address'
     ['another namespace', podWith({ namespace: 'x' }), holder, mac, false],
     ['another MAC', podWith({ networks: JSON.stringify([{ name: 'a', mac: '02:00:00:00:00:02' }]) }), holder, mac, false],
     ['no networks annotation', podWith({ networks: '' }), holder, mac, false],
-    ['the MAC in cni-args (as admission reads it)', podWith({ networks: JSON.stringify([{ name: 'a', 'cni-args': { mac: MAC } }]) }), holder, mac, true],
-    ['a GUID', podWith({ networks: JSON.stringify([{ name: 'ib', 'infiniband-guid': GUID }]) }), holder, { kind: 'infiniband-guid', value: GUID }, true],
+    [
+      'the MAC in cni-args (as admission reads it)',
+      podWith({ networks: JSON.stringify([{ name: 'a', 'cni-args': { mac: MAC } }]) }),
+      holder,
+      mac,
+      true,
+    ],
+    [
+      'a GUID',
+      podWith({ networks: JSON.stringify([{ name: 'ib', 'infiniband-guid': GUID }]) }),
+      holder,
+      { kind: 'infiniband-guid', value: GUID },
+      true,
+    ],
     ['a malformed annotation holds nothing', podWith({ networks: '[{' }), holder, mac, false],
     ['a VMI holder is not a pod', podWith(), { ...holder, kind: 'VirtualMachineInstance' }, mac, false],
     ['not an object', 'nope', holder, mac, false],
@@ -76,13 +94,20 @@ t.test('apiHolderLookup: one GET of the pod; 404 false; an error or a timeout ca
     throw new KubeRequestError(503, 'unavailable');
   };
   t.equal(await apiHolderLookup(transport(unavailable, paths))(holder, mac, signal), undefined, '503: cannot tell');
-  const slow: KubeTransport = { ...transport(() => podWith(), paths), getJson: (_p, _q, _a, sig) => new Promise((_, reject) => sig?.addEventListener('abort', () => reject(sig.reason))) };
+  const slow: KubeTransport = {
+    ...transport(() => podWith(), paths),
+    getJson: (_p, _q, _a, sig) => new Promise((_, reject) => sig?.addEventListener('abort', () => reject(sig.reason))),
+  };
   // The deadline's timer is unref'd (it must not keep serve alive): hold the process open meanwhile.
   const hold = setTimeout(() => undefined, 60_000);
   t.equal(await apiHolderLookup(slow, { timeoutMs: 20 })(holder, mac, signal), undefined, 'no answer in time: cannot tell');
   clearTimeout(hold);
   const before = paths.length;
-  t.equal(await apiHolderLookup(transport(() => podWith(), paths))({ ...holder, kind: 'VirtualMachineInstance' }, mac, signal), undefined, 'a VMI: not asked');
+  t.equal(
+    await apiHolderLookup(transport(() => podWith(), paths))({ ...holder, kind: 'VirtualMachineInstance' }, mac, signal),
+    undefined,
+    'a VMI: not asked',
+  );
   t.equal(paths.length, before, 'no GET for a VMI');
   await apiHolderLookup(transport(() => podWith(), paths))({ kind: 'Pod', namespace: 'a b', name: 'x/y' }, mac, signal);
   t.equal(paths.at(-1), '/api/v1/namespaces/a%20b/pods/x%2Fy', 'names encoded');
@@ -96,10 +121,16 @@ t.test('apiHolderLookup: 2 s to answer by default; the caller’s own abort cann
   t.teardown(() => void (AbortSignal.timeout = real));
   await apiHolderLookup(transport(() => podWith(), paths))(holder, mac, new AbortController().signal);
   t.strictSame(timeouts, [2_000], 'the documented 2 s');
-  await apiHolderLookup(transport(() => podWith(), paths), { timeoutMs: 750 })(holder, mac, new AbortController().signal);
+  await apiHolderLookup(
+    transport(() => podWith(), paths),
+    { timeoutMs: 750 },
+  )(holder, mac, new AbortController().signal);
   t.equal(timeouts.at(-1), 750, 'or the one given');
   const caller = new AbortController();
-  const slow: KubeTransport = { ...transport(() => podWith(), paths), getJson: (_p, _q, _a, sig) => new Promise((_, reject) => sig?.addEventListener('abort', () => reject(sig.reason))) };
+  const slow: KubeTransport = {
+    ...transport(() => podWith(), paths),
+    getJson: (_p, _q, _a, sig) => new Promise((_, reject) => sig?.addEventListener('abort', () => reject(sig.reason))),
+  };
   const pending = apiHolderLookup(slow)(holder, mac, caller.signal);
   caller.abort(new Error('request ended'));
   t.equal(await pending, undefined, 'aborted by the caller: cannot tell');

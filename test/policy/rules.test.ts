@@ -19,18 +19,27 @@ t.test('findings carry path, type and reason only (no value key)', async (t) => 
 });
 
 t.test('requestedFields: users, groups, service accounts and their patterns', async (t) => {
-  const e = engine('rules:\n  requestedFields:\n    forbidden: [mac]\n    allowedSubjects: {users: [root], serviceAccounts: ["kube-system/*", "team-b/deployer"]}');
+  const e = engine(
+    'rules:\n  requestedFields:\n    forbidden: [mac]\n    allowedSubjects: {users: [root], serviceAccounts: ["kube-system/*", "team-b/deployer"]}',
+  );
   const ann = '[{"name":"a","mac":"02:00:00:00:00:01"}]';
-  const who = (username: string | undefined, groups?: string[]) => messages(e, ann, { userInfo: { ...(username !== undefined ? { username } : {}), ...(groups ? { groups } : {}) } });
+  const who = (username: string | undefined, groups?: string[]) =>
+    messages(e, ann, { userInfo: { ...(username !== undefined ? { username } : {}), ...(groups ? { groups } : {}) } });
   t.same(who('root'), [], 'an allowed user, without groups');
   t.same(who('system:serviceaccount:kube-system:replicaset-controller'), [], 'matches the first of two patterns');
   t.same(who('system:serviceaccount:team-b:deployer'), [], 'matches the second of two patterns');
-  const denied = (user: string) => [`requestedFields: ${A}[0].mac: Forbidden: policy "p" (requestedFields): user "${user}" may not set mac`];
+  const denied = (user: string) => [
+    `requestedFields: ${A}[0].mac: Forbidden: policy "p" (requestedFields): user "${user}" may not set mac`,
+  ];
   t.same(who('system:serviceaccount:kube-system'), denied('system:serviceaccount:kube-system'), 'no account name: not a service account');
   t.same(who('system:serviceaccount::deployer'), denied('system:serviceaccount::deployer'), 'no namespace: not a service account');
   // 22 characters, like the prefix, then what a service account would have: still a plain user.
   t.same(who('xxxxxxxxxxxxxxxxxxxxxxkube-system:rc'), denied('xxxxxxxxxxxxxxxxxxxxxxkube-system:rc'), 'a user that only looks like one');
-  t.same(who(undefined), [`requestedFields: ${A}[0].mac: Forbidden: policy "p" (requestedFields): this user may not set mac`], 'no username');
+  t.same(
+    who(undefined),
+    [`requestedFields: ${A}[0].mac: Forbidden: policy "p" (requestedFields): this user may not set mac`],
+    'no username',
+  );
 });
 
 t.test('hardwareAddresses: several prefixes and ranges, range boundaries, ranges ignore Ethernet MACs', async (t) => {
@@ -62,8 +71,14 @@ t.test('uniqueAddresses: which pods are judged', async (t) => {
   t.equal(messages(e, ann, { pod: { uid: 'u-only' } }).length, 1, 'a uid without a name is judged');
   t.same(messages(e, ann, { pod: { generateName: 'web-' } }), [], 'no identity yet: not judged');
   t.same(messages(e, '[{"name":"a","infiniband-guid":"00:00:00:00:00:00:00:09"}]'), [], 'a kind without a scope is not judged');
-  index.setPod({ namespace: 'team-a', name: 'ib-old', uid: 'u-ib' }, [{ kind: 'infiniband-guid', value: '00:00:00:00:00:00:00:09', network: 'team-a/ib' }]);
-  t.same(messages(e, '[{"name":"ib","infiniband-guid":"00:00:00:00:00:00:00:09"}]'), [], 'a held GUID, with only mac uniqueness configured');
+  index.setPod({ namespace: 'team-a', name: 'ib-old', uid: 'u-ib' }, [
+    { kind: 'infiniband-guid', value: '00:00:00:00:00:00:00:09', network: 'team-a/ib' },
+  ]);
+  t.same(
+    messages(e, '[{"name":"ib","infiniband-guid":"00:00:00:00:00:00:00:09"}]'),
+    [],
+    'a held GUID, with only mac uniqueness configured',
+  );
 });
 
 t.test('uniqueAddresses: twins inside one request', async (t) => {
@@ -85,12 +100,21 @@ t.test('uniqueAddresses: twins inside one request', async (t) => {
 t.test('uniqueAddresses: how the holder is described', async (t) => {
   const index = new AddressIndex({ now: () => 0 });
   index.setPod({ namespace: 'team-a', name: 'live', uid: 'u-live' }, [{ kind: 'mac', value: '02:00:00:00:00:01', network: 'team-a/a' }]);
-  index.reserve([{ kind: 'mac', value: '02:00:00:00:00:02', scope: 'network:team-a/a', pod: { namespace: 'team-a', generateName: 'web-', uid: 'u-web' } }]);
+  index.reserve([
+    {
+      kind: 'mac',
+      value: '02:00:00:00:00:02',
+      scope: 'network:team-a/a',
+      pod: { namespace: 'team-a', generateName: 'web-', uid: 'u-web' },
+    },
+  ]);
   index.reserve([{ kind: 'mac', value: '02:00:00:00:00:03', scope: 'cluster', pod: { namespace: 'team-a', name: 'anywhere' } }]);
   index.setPod({ namespace: 'team-b', name: 'theirs', uid: 'u-b' }, [{ kind: 'mac', value: '02:00:00:00:00:04', network: 'team-a/a' }]);
   const e = engine('rules:\n  uniqueAddresses: {mac: Network}', index);
   const used = (mac: string) => messages(e, JSON.stringify([{ name: 'a', mac }]));
-  const msg = (mac: string, holder: string) => [`uniqueAddresses: ${A}[0].mac: Forbidden: policy "p" (uniqueAddresses): MAC ${mac} is already used by ${holder} (scope Network)`];
+  const msg = (mac: string, holder: string) => [
+    `uniqueAddresses: ${A}[0].mac: Forbidden: policy "p" (uniqueAddresses): MAC ${mac} is already used by ${holder} (scope Network)`,
+  ];
   t.same(used('02:00:00:00:00:01'), msg('02:00:00:00:00:01', 'pod team-a/live (running) on network team-a/a'));
   t.same(used('02:00:00:00:00:02'), msg('02:00:00:00:00:02', 'pod team-a/web-<generated> (being created) on network team-a/a'));
   t.same(used('02:00:00:00:00:03'), msg('02:00:00:00:00:03', 'pod team-a/anywhere (being created)'), 'a claim of no one network');
@@ -98,16 +122,35 @@ t.test('uniqueAddresses: how the holder is described', async (t) => {
 });
 
 t.test('uniqueAddresses: a holder that is a pod of a sharing owner (a KubeVirt VM) is named by the owner', async (t) => {
-  const vm = (namespace: string, name: string) => ({ key: `vmi-${namespace}-${name}`, label: `VM ${namespace}/${name}`, namespace, kind: 'VirtualMachineInstance', name });
+  const vm = (namespace: string, name: string) => ({
+    key: `vmi-${namespace}-${name}`,
+    label: `VM ${namespace}/${name}`,
+    namespace,
+    kind: 'VirtualMachineInstance',
+    name,
+  });
   const index = new AddressIndex({ now: () => 0 });
-  index.setPod({ namespace: 'team-a', name: 'virt-launcher-vm1-a', uid: 'u-1', owner: vm('team-a', 'vm1') }, [{ kind: 'mac', value: '02:00:00:00:00:01', network: 'team-a/a' }]);
+  index.setPod({ namespace: 'team-a', name: 'virt-launcher-vm1-a', uid: 'u-1', owner: vm('team-a', 'vm1') }, [
+    { kind: 'mac', value: '02:00:00:00:00:01', network: 'team-a/a' },
+  ]);
   // A reservation of no one network (scope cluster) by a pod of a VM: no network to name.
-  index.reserve([{ kind: 'mac', value: '02:00:00:00:00:02', scope: 'cluster', pod: { namespace: 'team-a', name: 'virt-launcher-vm2-a', owner: vm('team-a', 'vm2') } }]);
+  index.reserve([
+    {
+      kind: 'mac',
+      value: '02:00:00:00:00:02',
+      scope: 'cluster',
+      pod: { namespace: 'team-a', name: 'virt-launcher-vm2-a', owner: vm('team-a', 'vm2') },
+    },
+  ]);
   // The VM of another namespace is not named, like a pod of another namespace.
-  index.setPod({ namespace: 'team-b', name: 'virt-launcher-vm3-a', uid: 'u-3', owner: vm('team-b', 'vm3') }, [{ kind: 'mac', value: '02:00:00:00:00:03', network: 'team-b/b' }]);
+  index.setPod({ namespace: 'team-b', name: 'virt-launcher-vm3-a', uid: 'u-3', owner: vm('team-b', 'vm3') }, [
+    { kind: 'mac', value: '02:00:00:00:00:03', network: 'team-b/b' },
+  ]);
   const e = engine('rules:\n  uniqueAddresses: {mac: Cluster}', index);
   const used = (mac: string) => messages(e, JSON.stringify([{ name: 'a', mac }]));
-  const msg = (mac: string, holder: string) => [`uniqueAddresses: ${A}[0].mac: Forbidden: policy "p" (uniqueAddresses): MAC ${mac} is already used by ${holder} (scope Cluster)`];
+  const msg = (mac: string, holder: string) => [
+    `uniqueAddresses: ${A}[0].mac: Forbidden: policy "p" (uniqueAddresses): MAC ${mac} is already used by ${holder} (scope Cluster)`,
+  ];
   t.same(used('02:00:00:00:00:01'), msg('02:00:00:00:00:01', 'VM team-a/vm1 (a pod running) on network team-a/a'));
   t.same(used('02:00:00:00:00:02'), msg('02:00:00:00:00:02', 'VM team-a/vm2 (a pod being created)'));
   t.same(used('02:00:00:00:00:03'), msg('02:00:00:00:00:03', 'a pod in another namespace (a pod running) on network team-b/b'));
@@ -121,7 +164,11 @@ t.test('immutableNetworks: the finding on the annotation, with its reason', asyn
       policy: 'p',
       rule: 'immutableNetworks',
       action: 'Warn',
-      error: { path: A, type: 'Forbidden', reason: 'policy "p" (immutableNetworks): the networks of a running pod may not be changed (no NIC hotplug)' },
+      error: {
+        path: A,
+        type: 'Forbidden',
+        reason: 'policy "p" (immutableNetworks): the networks of a running pod may not be changed (no NIC hotplug)',
+      },
     },
   ]);
 });

@@ -30,10 +30,19 @@ t.test('a stale block is found and regenerated whole', async (t) => {
   }
 });
 
-t.test('the generators are not the product: not built into dist/, not published (src/ cannot import them: test/layering.test.ts)', async (t) => {
-  const build = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { include: string[] };
-  t.notOk(build.include.some((p) => p.startsWith('scripts')), 'tsconfig.build.json builds no scripts/');
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[]; scripts: Record<string, string> };
-  t.notOk(pkg.files.some((p) => p.startsWith('scripts')), 'package.json publishes no scripts/');
-  t.match(pkg.scripts['gen'], /scripts\/gen\.ts/, 'npm run gen runs them');
-});
+t.test(
+  'the generators are not the product: not built into dist/, not published (src/ cannot import them: test/layering.test.ts)',
+  async (t) => {
+    const build = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { include: string[] };
+    t.notOk(
+      build.include.some((p) => p.startsWith('scripts')),
+      'tsconfig.build.json builds no scripts/',
+    );
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[]; scripts: Record<string, string> };
+    t.notOk(
+      pkg.files.some((p) => p.startsWith('scripts')),
+      'package.json publishes no scripts/',
+    );
+    t.match(pkg.scripts['gen'], /scripts\/gen\.ts/, 'npm run gen runs them');
+  },
+);

@@ -21,7 +21,9 @@ t.test('v1 and v1beta1 reviews are answered in kind, with the uid and allowed', 
       t.equal(res.json.response.allowed, true);
       if (endpoint === '/mutate') {
         t.equal(res.json.response.patchType, 'JSONPatch');
-        t.same(JSON.parse(Buffer.from(res.json.response.patch, 'base64').toString()), [{ op: 'add', path: '/metadata/labels', value: { mutated: 'yes' } }]);
+        t.same(JSON.parse(Buffer.from(res.json.response.patch, 'base64').toString()), [
+          { op: 'add', path: '/metadata/labels', value: { mutated: 'yes' } },
+        ]);
       } else {
         t.notOk('patch' in res.json.response, 'no patch from validate');
         t.notOk('patchType' in res.json.response, 'no patchType from validate');
@@ -60,7 +62,9 @@ t.test('the real core over HTTPS: the patch, applied to the pod, gives the inten
     expected.spec.containers[0].resources = { requests: { 'intel.com/sriov_a': '2' }, limits: { 'intel.com/sriov_a': '2' } };
     expected.spec.nodeSelector = { sriov: 'true' };
     t.same(patched, expected, `${apiVersion}: two selections of sriov-a, two devices; the NAD's nodeSelector`);
-    const validated = await request(`${url}/validate`, JSON.stringify(podReview({ apiVersion, annotations: { [NETWORKS]: 'sriov-a' } })), { ca });
+    const validated = await request(`${url}/validate`, JSON.stringify(podReview({ apiVersion, annotations: { [NETWORKS]: 'sriov-a' } })), {
+      ca,
+    });
     t.equal(validated.json.response.allowed, true);
     t.notOk('patch' in validated.json.response, 'no patch from validate');
   }
@@ -76,9 +80,20 @@ t.test('a denial is a 200 with allowed false, the core status and no patch', asy
   t.notOk('patch' in res.json.response);
   const denied = logs.lines.filter((l) => l.msg === 'denied');
   t.equal(denied.length, 1, 'one log line per denial');
-  t.match(denied[0], { uid: review.request!.uid, kind: 'Pod', namespace: 'default', objectName: 'p', operation: 'CREATE', endpoint: 'mutate', rules: ['allowedNetworks'] });
+  t.match(denied[0], {
+    uid: review.request!.uid,
+    kind: 'Pod',
+    namespace: 'default',
+    objectName: 'p',
+    operation: 'CREATE',
+    endpoint: 'mutate',
+    rules: ['allowedNetworks'],
+  });
   t.match((denied[0]!.reasons as string[])[0], /^metadata\.annotations: Invalid value: "secret-value-123": denied by script$/);
-  t.notOk(logs.raw.some((l) => l.includes('busybox')), 'the object itself is never logged');
+  t.notOk(
+    logs.raw.some((l) => l.includes('busybox')),
+    'the object itself is never logged',
+  );
 });
 
 t.test('bad HTTP input gets a 4xx JSON error and the server keeps serving', async (t) => {
@@ -209,7 +224,10 @@ t.test('NADs are resolved before the review; missing and slow ones are reported,
   // here through what the review says; the wall clock gets room for a loaded machine and only
   // rules out waiting on the stuck lookup for ever.
   t.ok(took < 30_000, `answered without waiting on the stuck lookup (${took} ms)`);
-  t.ok(logs.lines.some((l) => l.msg === 'denied' && JSON.stringify(l.reasons).includes('did not finish within 800 ms')), 'the 800 ms budget for a 1 s timeout');
+  t.ok(
+    logs.lines.some((l) => l.msg === 'denied' && JSON.stringify(l.reasons).includes('did not finish within 800 ms')),
+    'the 800 ms budget for a 1 s timeout',
+  );
   const lookups = await server.metrics.registry.getSingleMetricAsString('netattach_nad_lookups_total');
   t.match(lookups, /outcome="hit"\} 2/);
   t.match(lookups, /outcome="not-found"\} 1/);
@@ -253,7 +271,8 @@ t.test('metrics and health live on the plain-HTTP port only', async (t) => {
     /netattach_nad_source_synced 1/,
     /netattach_tls_certificate_expiry_timestamp_seconds \d+/,
     /process_cpu_user_seconds_total/,
-  ]) t.match(m.text, want);
+  ])
+    t.match(m.text, want);
   t.equal((await getHttp(`${healthUrl}/healthz`)).status, 200);
   const onHttps = await request(`${url}/metrics`, undefined, { ca, method: 'GET', contentType: null });
   t.equal(onHttps.status, 404, 'no metrics on the admission port');

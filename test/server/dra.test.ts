@@ -60,20 +60,27 @@ t.test('absent: denied naming the template; unreadable: admitted with a warning'
   answer = { status: 'unavailable', reason: 'the API server did not answer within 50 ms' };
   const warned = await request(`${url}/mutate`, JSON.stringify(podReview({ annotations: { [NETWORKS]: 'claimed' } })), { ca });
   t.equal(warned.json.response.allowed, true);
-  t.match(warned.json.response.warnings.join('\n'), /ResourceClaimTemplate default\/nic unchecked: the API server did not answer within 50 ms/);
+  t.match(
+    warned.json.response.warnings.join('\n'),
+    /ResourceClaimTemplate default\/nic unchecked: the API server did not answer within 50 ms/,
+  );
 
   const thrown = draSource(async () => {
     throw new Error('boom');
   });
   const second = await startServer(t, { deps: { core: undefined, nadSource: nads, dra: thrown } });
-  const still = await request(`${second.url}/mutate`, JSON.stringify(podReview({ annotations: { [NETWORKS]: 'claimed' } })), { ca: second.ca });
+  const still = await request(`${second.url}/mutate`, JSON.stringify(podReview({ annotations: { [NETWORKS]: 'claimed' } })), {
+    ca: second.ca,
+  });
   t.equal(still.json.response.allowed, true, 'a failing lookup is not a denial');
   t.match(still.json.response.warnings.join('\n'), /unchecked: boom/);
 });
 
 t.test('a review naming more templates than the per-review bound looks up only the bound (issue 37)', async (t) => {
   const many = new StaticNadSource(
-    Array.from({ length: 40 }, (_, i) => nadObject(`c${i}`, { 'k8s.v1.cni.cncf.io/resourceName': 'example.com/nic', 'netattach.io/resourceClaimTemplate': `t${i}` })),
+    Array.from({ length: 40 }, (_, i) =>
+      nadObject(`c${i}`, { 'k8s.v1.cni.cncf.io/resourceName': 'example.com/nic', 'netattach.io/resourceClaimTemplate': `t${i}` }),
+    ),
   );
   const dra = draSource(async () => ({ status: 'found' }));
   const { url, ca } = await startServer(t, { deps: { core: undefined, nadSource: many, dra } });
@@ -91,13 +98,18 @@ t.test('a review naming more templates than the per-review bound looks up only t
 t.test("Multus's DRA how-to pod: its own claim serves the network, no extended resource injected", async (t) => {
   const vf = 'intel.com/sriov_vf';
   const view = new StaticDraView(
+    [{ name: 'sriov-vf', resourceNames: [vf] }, { name: 'sriovnetwork.k8snetworkplumbingwg.io' }],
     [
-      { name: 'sriov-vf', resourceNames: [vf] },
-      { name: 'sriovnetwork.k8snetworkplumbingwg.io' },
-    ],
-    [
-      { namespace: 'default', name: 'sriov-template', devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'sriov-vf' }] }] } },
-      { namespace: 'default', name: 'driver-only', devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'sriovnetwork.k8snetworkplumbingwg.io' }] }] } },
+      {
+        namespace: 'default',
+        name: 'sriov-template',
+        devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'sriov-vf' }] }] },
+      },
+      {
+        namespace: 'default',
+        name: 'driver-only',
+        devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'sriovnetwork.k8snetworkplumbingwg.io' }] }] },
+      },
     ],
   );
   const multus = new StaticNadSource([nadObject('sriov-net', { 'k8s.v1.cni.cncf.io/resourceName': vf })]);
@@ -117,15 +129,25 @@ t.test("Multus's DRA how-to pod: its own claim serves the network, no extended r
       name: 'a class selecting by driver alone',
       claim: { name: 'sriov', resourceClaimTemplateName: 'driver-only' },
       injected: true,
-      warning: /^default\/sriov-net: intel\.com\/sriov_vf added; pod claim sriov may hold its device instead \(no request of ResourceClaimTemplate driver-only names a DeviceClass known to select it\): if so, annotate netattach\.io\/networkClaims: sriov-net=sriov/,
+      warning:
+        /^default\/sriov-net: intel\.com\/sriov_vf added; pod claim sriov may hold its device instead \(no request of ResourceClaimTemplate driver-only names a DeviceClass known to select it\): if so, annotate netattach\.io\/networkClaims: sriov-net=sriov/,
     },
-    { name: 'a ResourceClaim by name', claim: { name: 'shared', resourceClaimName: 'vf' }, injected: true, warning: /pod claim shared may hold its device instead \(netattach does not read ResourceClaims\)/ },
+    {
+      name: 'a ResourceClaim by name',
+      claim: { name: 'shared', resourceClaimName: 'vf' },
+      injected: true,
+      warning: /pod claim shared may hold its device instead \(netattach does not read ResourceClaims\)/,
+    },
     { name: 'no claim', injected: true },
   ];
   for (const c of cases) {
     const answer = await request(`${url}/mutate`, withClaim(c.claim), { ca });
     t.equal(answer.json.response.allowed, true, `${c.name}: ${JSON.stringify(answer.json.response.status)}`);
-    t.equal(patchOf(answer.json).includes('intel.com~1sriov_vf') || patchOf(answer.json).includes('"intel.com/sriov_vf"'), c.injected, `${c.name}: injected ${c.injected}`);
+    t.equal(
+      patchOf(answer.json).includes('intel.com~1sriov_vf') || patchOf(answer.json).includes('"intel.com/sriov_vf"'),
+      c.injected,
+      `${c.name}: injected ${c.injected}`,
+    );
     const warnings: string[] = answer.json.response.warnings ?? [];
     if (c.warning) t.match(warnings.join('\n'), c.warning, c.name);
     else t.same(warnings, [], `${c.name}: no warning`);

@@ -17,14 +17,15 @@ export const SCRIPT = 'test.netattach.io/script';
 export const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
 
 const annotations = (obj: unknown): Record<string, string> =>
-  ((obj as { metadata?: { annotations?: Record<string, string> } } | null | undefined)?.metadata?.annotations ?? {});
+  (obj as { metadata?: { annotations?: Record<string, string> } } | null | undefined)?.metadata?.annotations ?? {};
 
 /** deny: denied by rule `allowedNetworks`; throw: the core throws; bad-uid: toResponse breaks the contract. */
 export const fakeCore: AdmissionCore = {
   decodeReview(body) {
     const b = body as Partial<AdmissionReview> | null;
     if (typeof b !== 'object' || b === null || Array.isArray(b)) return { ok: false, error: '<body>: must be an AdmissionReview object' };
-    if (b.apiVersion !== 'admission.k8s.io/v1' && b.apiVersion !== 'admission.k8s.io/v1beta1') return { ok: false, error: 'apiVersion: Unsupported value' };
+    if (b.apiVersion !== 'admission.k8s.io/v1' && b.apiVersion !== 'admission.k8s.io/v1beta1')
+      return { ok: false, error: 'apiVersion: Unsupported value' };
     if (typeof b.request !== 'object' || b.request === null) return { ok: false, error: 'request: Required value' };
     return { ok: true, review: b as AdmissionReview };
   },
@@ -42,7 +43,11 @@ export const fakeCore: AdmissionCore = {
       const found = context.nads(request.namespace ?? 'default', name.trim());
       if (found.status !== 'found') {
         decision.allowed = false;
-        const error = invalid(`metadata.annotations[${NETWORKS}][${i}]`, name.trim(), `network ${found.status}${found.status === 'unavailable' ? `: ${found.reason}` : ''}`);
+        const error = invalid(
+          `metadata.annotations[${NETWORKS}][${i}]`,
+          name.trim(),
+          `network ${found.status}${found.status === 'unavailable' ? `: ${found.reason}` : ''}`,
+        );
         decision.errors.push(error);
         decision.findings.push({ policy: 'builtin', rule: 'networkExists', action: 'Enforce', error });
       }
@@ -54,14 +59,17 @@ export const fakeCore: AdmissionCore = {
       decision.findings.push({ policy: 'p1', rule: 'allowedNetworks', action: 'Enforce', error });
     }
     if (script === 'warn') decision.warnings.push({ note: { path: '', text: 'scripted warning' } });
-    if (script === 'claim') decision.addresses.push({ kind: 'mac', value: '02:00:00:00:00:01', scope: 'cluster', pod: { namespace: request.namespace ?? '' } });
-    if (decision.allowed && context.endpoint === 'mutate') decision.patch.push({ op: 'add', path: '/metadata/labels', value: { mutated: 'yes' } });
+    if (script === 'claim')
+      decision.addresses.push({ kind: 'mac', value: '02:00:00:00:00:01', scope: 'cluster', pod: { namespace: request.namespace ?? '' } });
+    if (decision.allowed && context.endpoint === 'mutate')
+      decision.patch.push({ op: 'add', path: '/metadata/labels', value: { mutated: 'yes' } });
     if (!decision.allowed) decision.code = 403;
     return decision;
   },
   toResponse(apiVersion, uid, decision, endpoint) {
     const response: NonNullable<AdmissionReview['response']> = { uid, allowed: decision.allowed };
-    if (!decision.allowed) response.status = { code: decision.code ?? 403, reason: 'Forbidden', message: decision.errors.map((e) => e.path).join(', ') };
+    if (!decision.allowed)
+      response.status = { code: decision.code ?? 403, reason: 'Forbidden', message: decision.errors.map((e) => e.path).join(', ') };
     if (endpoint === 'mutate' && decision.patch.length > 0) {
       response.patch = Buffer.from(JSON.stringify(decision.patch)).toString('base64');
       response.patchType = 'JSONPatch';
@@ -72,7 +80,16 @@ export const fakeCore: AdmissionCore = {
 };
 
 let uidCounter = 0;
-export function podReview(opts: { apiVersion?: string; annotations?: Record<string, string>; namespace?: string; dryRun?: boolean; operation?: string; padding?: number } = {}): AdmissionReview {
+export function podReview(
+  opts: {
+    apiVersion?: string;
+    annotations?: Record<string, string>;
+    namespace?: string;
+    dryRun?: boolean;
+    operation?: string;
+    padding?: number;
+  } = {},
+): AdmissionReview {
   const uid = `uid-${++uidCounter}-${Math.random().toString(16).slice(2)}`;
   const pod = {
     apiVersion: 'v1',
@@ -153,7 +170,15 @@ export function request(url: string, body: string | Buffer | undefined, opts: Re
     if (opts.contentType !== null) headers['content-type'] = opts.contentType ?? 'application/json';
     const req = https.request(
       url,
-      { method: opts.method ?? 'POST', ca: opts.ca, headers, agent: opts.agent ?? false, cert: opts.cert, key: opts.key, servername: 'localhost' },
+      {
+        method: opts.method ?? 'POST',
+        ca: opts.ca,
+        headers,
+        agent: opts.agent ?? false,
+        cert: opts.cert,
+        key: opts.key,
+        servername: 'localhost',
+      },
       (res) => {
         const chunks: Buffer[] = [];
         const serial = (res.socket as import('node:tls').TLSSocket).getPeerCertificate?.()?.serialNumber;

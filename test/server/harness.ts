@@ -29,7 +29,7 @@ export async function startServer(
   // Certificates from `netattach certs` in a directory of their own, unless the test brings its own files.
   const certDir = mkdtempSync(join(tmpdir(), 'netattach-certs-'));
   t.teardown(() => rmSync(certDir, { recursive: true, force: true }));
-  const ca = opts.options?.tls ? opts.ca ?? '' : (await makeCerts(certDir)).ca;
+  const ca = opts.options?.tls ? (opts.ca ?? '') : (await makeCerts(certDir)).ca;
   const logs = captureLogger(opts.logLevel ?? 'info');
   const nads = opts.deps?.nadSource ?? new StaticNadSource([nad('default', 'net-a'), nad('default', 'net-b')]);
   const server = await createServer(

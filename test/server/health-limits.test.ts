@@ -44,7 +44,10 @@ t.test('past maxWaiting silent connections the oldest is closed, and a probe ans
   await new Promise((r) => setTimeout(r, 200));
   t.equal(await probe(port), 'HTTP/1.1 200 OK', 'the probe answers among 40 silent connections');
   // 40 silent + 1 probe through a cap of 8: the first 32 or more were closed by the server.
-  const settled = await Promise.race([Promise.all(flood.slice(0, 32).map((f) => f.closed)), new Promise((r) => setTimeout(() => r('timeout'), 5_000))]);
+  const settled = await Promise.race([
+    Promise.all(flood.slice(0, 32).map((f) => f.closed)),
+    new Promise((r) => setTimeout(() => r('timeout'), 5_000)),
+  ]);
   t.not(settled, 'timeout', 'the 32 oldest silent connections were closed');
   for (const f of flood) f.socket.destroy();
 });

@@ -43,8 +43,14 @@ t.test('this process: the ratio is the live heap over the cap', async (t) => {
 
 t.test('the NetattachHeapNearCap alert reads the gauge at the readiness threshold', async (t) => {
   const parsed = parseAllDocuments(readFileSync(join(import.meta.dirname, '../../manifests/monitoring/prometheus-rules.yaml'), 'utf8'));
-  t.same(parsed.flatMap((d) => d.errors.map(String)), [], 'the rules file parses');
-  const docs = parsed.map((d) => d.toJS() as { spec?: { groups?: Array<{ rules: Array<{ alert?: string; expr: string; for?: string }> }> } });
+  t.same(
+    parsed.flatMap((d) => d.errors.map(String)),
+    [],
+    'the rules file parses',
+  );
+  const docs = parsed.map(
+    (d) => d.toJS() as { spec?: { groups?: Array<{ rules: Array<{ alert?: string; expr: string; for?: string }> }> } },
+  );
   const rules = docs.flatMap((d) => d.spec?.groups ?? []).flatMap((g) => g.rules);
   const alert = rules.find((r) => r.alert === 'NetattachHeapNearCap');
   t.ok(alert, 'shipped');

@@ -44,7 +44,10 @@ t.test('a refused request is counted under its route or "other", never under the
   const m = await getHttp(`${healthUrl}/metrics`);
   const series = m.text.split('\n').filter((l) => l.startsWith('netattach_admission_bad_requests_total{'));
   // On main: one series per path (201 lines, the 2 KB paths in them).
-  t.same(series.sort(), ['netattach_admission_bad_requests_total{endpoint="/validate",status="400"} 1', 'netattach_admission_bad_requests_total{endpoint="other",status="400"} 200']);
+  t.same(series.sort(), [
+    'netattach_admission_bad_requests_total{endpoint="/validate",status="400"} 1',
+    'netattach_admission_bad_requests_total{endpoint="other",status="400"} 200',
+  ]);
 });
 
 t.test('bodies nested too deep or holding too many arrays are refused before JSON.parse; real ones pass', async (t) => {
@@ -91,7 +94,10 @@ t.test('past the in-flight budget the oldest unfinished bodies are cut; whole bo
   const ok = await request(`${url}/validate`, JSON.stringify(podReview({ padding: 600 * 1024 })), { ca });
   t.equal(ok.status, 200, 'a whole body arriving at once makes room for itself');
   for (const s of slow) s.destroy();
-  t.match((await getHttp(`${healthUrl}/metrics`)).text, /netattach_admission_bad_requests_total\{endpoint="\/validate",status="503"\} [1-9]/);
+  t.match(
+    (await getHttp(`${healthUrl}/metrics`)).text,
+    /netattach_admission_bad_requests_total\{endpoint="\/validate",status="503"\} [1-9]/,
+  );
 });
 
 t.test('slow, silent and idle connections are closed by the limits; a keep-alive connection survives', async (t) => {
@@ -142,7 +148,13 @@ t.test('TLS 1.2 offers only ECDHE with AEAD; weak suites and old versions are re
   t.equal(tls13.getProtocol(), 'TLSv1.3', 'TLS 1.3 with its defaults');
   tls13.destroy();
   // Node's defaults before: static RSA key exchange, CBC with SHA-1, CCM8, ARIA.
-  for (const cipher of ['AES128-SHA', 'AES256-GCM-SHA384', 'ECDHE-RSA-AES128-SHA', 'ECDHE-RSA-AES256-SHA384', 'DHE-RSA-AES128-GCM-SHA256']) {
+  for (const cipher of [
+    'AES128-SHA',
+    'AES256-GCM-SHA384',
+    'ECDHE-RSA-AES128-SHA',
+    'ECDHE-RSA-AES256-SHA384',
+    'DHE-RSA-AES128-GCM-SHA256',
+  ]) {
     await t.rejects(connect(url, ca, { ...v12, ciphers: cipher }), `${cipher} refused`);
   }
   await t.rejects(connect(url, ca, { maxVersion: 'TLSv1.1', minVersion: 'TLSv1', ciphers: 'DEFAULT@SECLEVEL=0' }), 'TLS 1.1 refused');
@@ -165,7 +177,9 @@ t.test('rateLimitedLog logs once per interval and says how many it did not log',
 });
 
 t.test('an internal error the core caught itself is logged with the uid and counted', async (t) => {
-  const { url, ca, logs, server } = await startServer(t, { deps: { core: { ...fakeCore, review: () => internalError(new RangeError('Maximum call stack size exceeded')) } } });
+  const { url, ca, logs, server } = await startServer(t, {
+    deps: { core: { ...fakeCore, review: () => internalError(new RangeError('Maximum call stack size exceeded')) } },
+  });
   const review = podReview();
   const res = await request(`${url}/validate`, JSON.stringify(review), { ca });
   t.match(res.json.response, { allowed: false, status: { code: 500 } });
@@ -175,34 +189,52 @@ t.test('an internal error the core caught itself is logged with the uid and coun
 });
 
 /** Sends raw HTTP on a new TLS connection; resolves with the first response's status line and when the server closes the connection. */
-async function rawRequest(url: string, ca: string, head: string): Promise<{ status: Promise<string>; closed: Promise<void>; socket: tls.TLSSocket }> {
+async function rawRequest(
+  url: string,
+  ca: string,
+  head: string,
+): Promise<{ status: Promise<string>; closed: Promise<void>; socket: tls.TLSSocket }> {
   const s = await connect(url, ca);
   s.on('error', () => {});
   let text = '';
-  const status = new Promise<string>((resolve) => s.on('data', (d: Buffer) => (text += String(d)) && /\r\n/.test(text) && resolve(text.split('\r\n')[0]!)));
+  const status = new Promise<string>((resolve) =>
+    s.on('data', (d: Buffer) => (text += String(d)) && /\r\n/.test(text) && resolve(text.split('\r\n')[0]!)),
+  );
   s.write(head);
   return { status, closed: closed(s), socket: s };
 }
 
-t.test('a body over the limit gets one 413 and the connection is closed, on the fast path and through fastify (issue 24, finding 7)', async (t) => {
-  // A long request timeout: on main the fast path kept the connection until it, reading the body at the client's pace.
-  const requestTimeoutMs = 20_000;
-  const { url, ca } = await startServer(t, { options: { limits: { requestTimeoutMs, checkIntervalMs: 500 } } });
-  const over = 4 * 1024 * 1024 + 1;
-  const heads: Array<[string, string]> = [
-    ['fast path (Content-Length)', `POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${over}\r\n\r\n`],
-    ['fastify (a charset in the content type)', `POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${over}\r\n\r\n`],
-  ];
-  for (const [name, head] of heads) {
-    const started = Date.now();
-    const r = await rawRequest(url, ca, head);
-    t.equal(await r.status, 'HTTP/1.1 413 Payload Too Large', `${name}: 413`);
-    // The body is never sent: the connection must close on its own, long before the request timeout.
-    const outcome = await Promise.race([r.closed.then(() => 'closed'), new Promise((res) => setTimeout(() => res('still open'), requestTimeoutMs / 4))]);
-    t.equal(outcome, 'closed', `${name}: closed after ${Date.now() - started} ms without the body being sent`);
-    r.socket.destroy();
-  }
-});
+t.test(
+  'a body over the limit gets one 413 and the connection is closed, on the fast path and through fastify (issue 24, finding 7)',
+  async (t) => {
+    // A long request timeout: on main the fast path kept the connection until it, reading the body at the client's pace.
+    const requestTimeoutMs = 20_000;
+    const { url, ca } = await startServer(t, { options: { limits: { requestTimeoutMs, checkIntervalMs: 500 } } });
+    const over = 4 * 1024 * 1024 + 1;
+    const heads: Array<[string, string]> = [
+      [
+        'fast path (Content-Length)',
+        `POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${over}\r\n\r\n`,
+      ],
+      [
+        'fastify (a charset in the content type)',
+        `POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${over}\r\n\r\n`,
+      ],
+    ];
+    for (const [name, head] of heads) {
+      const started = Date.now();
+      const r = await rawRequest(url, ca, head);
+      t.equal(await r.status, 'HTTP/1.1 413 Payload Too Large', `${name}: 413`);
+      // The body is never sent: the connection must close on its own, long before the request timeout.
+      const outcome = await Promise.race([
+        r.closed.then(() => 'closed'),
+        new Promise((res) => setTimeout(() => res('still open'), requestTimeoutMs / 4)),
+      ]);
+      t.equal(outcome, 'closed', `${name}: closed after ${Date.now() - started} ms without the body being sent`);
+      r.socket.destroy();
+    }
+  },
+);
 
 /** A core answering every review with `bytes` of warnings: a stand-in for any large answer. */
 const bigAnswers = (bytes: number) => ({
@@ -214,43 +246,54 @@ const bigAnswers = (bytes: number) => ({
   }),
 });
 
-t.test('answers a client does not read are counted in the budget: the oldest is dropped for room, any after answerDrainMs (issue 24, finding 2)', async (t) => {
-  // 16 MB answers (more than the kernel's socket buffers take on loopback), a 24 MiB budget, a 3 s drain bound.
-  const answerDrainMs = 3000;
-  const size = 16 * 1024 * 1024;
-  const { url, ca } = await startServer(t, { deps: { core: bigAnswers(size) }, options: { limits: { inflightBytes: 24 * 1024 * 1024, answerDrainMs } } });
-  const body = JSON.stringify(podReview());
-  /** A connection that asks and does not read; `readNow` starts reading and resolves with the bytes it got before the server closed. */
-  const ask = async () => {
-    const s = await connect(url, ca);
-    s.on('error', () => {});
-    s.pause();
-    s.write(`POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-    const readNow = () =>
-      new Promise<number>((resolve) => {
-        let got = 0;
-        s.on('data', (d: Buffer) => (got += d.length));
-        s.once('close', () => resolve(got));
-        // A connection the server kept open: whole answer read, then closed here.
-        const whole = setInterval(() => got >= size && s.destroy(), 50);
-        s.once('close', () => clearInterval(whole));
-        s.resume();
-      });
-    return { readNow };
-  };
-  const first = await ask();
-  await new Promise((r) => setTimeout(r, 500));
-  const second = await ask();
-  await new Promise((r) => setTimeout(r, 500));
-  // Two unread answers do not fit in 24 MiB: the oldest connection was dropped (on main, read whole now).
-  const firstGot = await first.readNow();
-  t.ok(firstGot < size, `the oldest unread answer was dropped when the newer one needed room: ${firstGot} of ${size} bytes arrived`);
-  // The newer one fitted, but is dropped once it has waited answerDrainMs (slack for a loaded machine).
-  await new Promise((r) => setTimeout(r, answerDrainMs * 2));
-  const secondGot = await second.readNow();
-  t.ok(secondGot < size, `an answer unread for ${answerDrainMs * 2} ms was dropped (bound ${answerDrainMs} ms): ${secondGot} of ${size} bytes arrived`);
-  // A client that reads gets the whole answer, however large.
-  const read = await request(`${url}/validate`, body, { ca });
-  t.equal(read.status, 200);
-  t.equal(read.json.response.warnings.length, size / 1024);
-});
+t.test(
+  'answers a client does not read are counted in the budget: the oldest is dropped for room, any after answerDrainMs (issue 24, finding 2)',
+  async (t) => {
+    // 16 MB answers (more than the kernel's socket buffers take on loopback), a 24 MiB budget, a 3 s drain bound.
+    const answerDrainMs = 3000;
+    const size = 16 * 1024 * 1024;
+    const { url, ca } = await startServer(t, {
+      deps: { core: bigAnswers(size) },
+      options: { limits: { inflightBytes: 24 * 1024 * 1024, answerDrainMs } },
+    });
+    const body = JSON.stringify(podReview());
+    /** A connection that asks and does not read; `readNow` starts reading and resolves with the bytes it got before the server closed. */
+    const ask = async () => {
+      const s = await connect(url, ca);
+      s.on('error', () => {});
+      s.pause();
+      s.write(
+        `POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      const readNow = () =>
+        new Promise<number>((resolve) => {
+          let got = 0;
+          s.on('data', (d: Buffer) => (got += d.length));
+          s.once('close', () => resolve(got));
+          // A connection the server kept open: whole answer read, then closed here.
+          const whole = setInterval(() => got >= size && s.destroy(), 50);
+          s.once('close', () => clearInterval(whole));
+          s.resume();
+        });
+      return { readNow };
+    };
+    const first = await ask();
+    await new Promise((r) => setTimeout(r, 500));
+    const second = await ask();
+    await new Promise((r) => setTimeout(r, 500));
+    // Two unread answers do not fit in 24 MiB: the oldest connection was dropped (on main, read whole now).
+    const firstGot = await first.readNow();
+    t.ok(firstGot < size, `the oldest unread answer was dropped when the newer one needed room: ${firstGot} of ${size} bytes arrived`);
+    // The newer one fitted, but is dropped once it has waited answerDrainMs (slack for a loaded machine).
+    await new Promise((r) => setTimeout(r, answerDrainMs * 2));
+    const secondGot = await second.readNow();
+    t.ok(
+      secondGot < size,
+      `an answer unread for ${answerDrainMs * 2} ms was dropped (bound ${answerDrainMs} ms): ${secondGot} of ${size} bytes arrived`,
+    );
+    // A client that reads gets the whole answer, however large.
+    const read = await request(`${url}/validate`, body, { ca });
+    t.equal(read.status, 200);
+    t.equal(read.json.response.warnings.length, size / 1024);
+  },
+);

@@ -17,7 +17,14 @@ function capture() {
 
 t.test('long strings are cut, long arrays shortened, with the counts given', async (t) => {
   const { logger, raw } = capture();
-  logger.warn({ nad: 'ns/n', problems: Array.from({ length: 80_000 }, (_, i) => `spec.config.plugins[${i}].type: Required value ${'x'.repeat(100)}`), config: 'y'.repeat(2_000_000) }, 'NAD has problems');
+  logger.warn(
+    {
+      nad: 'ns/n',
+      problems: Array.from({ length: 80_000 }, (_, i) => `spec.config.plugins[${i}].type: Required value ${'x'.repeat(100)}`),
+      config: 'y'.repeat(2_000_000),
+    },
+    'NAD has problems',
+  );
   t.equal(raw.length, 1);
   t.ok(raw[0]!.length < 64 * 1024, `line of ${raw[0]!.length} bytes`);
   const line = JSON.parse(raw[0]!) as { problems: string[]; config: string; nad: string; msg: string };

@@ -38,8 +38,14 @@ t.test('enforce denies, observe admits the same requests unchanged with the reas
       const warnings = admitted.json.response.warnings as string[];
       t.match(warnings[0], new RegExp(`^${OBSERVE_NOTE}`));
       // The first reason of the denial is among the warnings.
-      const reason = String(denied.json.response.status.message).split('\n').find((l: string) => l.startsWith('- ')) ?? String(denied.json.response.status.message);
-      t.ok(warnings.some((w) => reason.replace(/^- /, '').startsWith(w.replace(/\.\.\.$/, ''))), `${what}: the first reason is among the warnings`);
+      const reason =
+        String(denied.json.response.status.message)
+          .split('\n')
+          .find((l: string) => l.startsWith('- ')) ?? String(denied.json.response.status.message);
+      t.ok(
+        warnings.some((w) => reason.replace(/^- /, '').startsWith(w.replace(/\.\.\.$/, ''))),
+        `${what}: the first reason is among the warnings`,
+      );
     }
   }
   t.ok(observe.logs.lines.some((l) => l.msg === 'would deny (observe mode); admitted'));
@@ -52,16 +58,32 @@ t.test('enforce denies, observe admits the same requests unchanged with the reas
 
 t.test('observe mode still mutates what it admits anyway', async (t) => {
   const observe = await start(t, 'observe');
-  const ok = await request(`${observe.url}/mutate`, JSON.stringify(podReview({ annotations: { [NETWORKS]: 'sriov-a' } })), { ca: observe.ca });
+  const ok = await request(`${observe.url}/mutate`, JSON.stringify(podReview({ annotations: { [NETWORKS]: 'sriov-a' } })), {
+    ca: observe.ca,
+  });
   t.equal(ok.json.response.allowed, true);
   t.match(Buffer.from(ok.json.response.patch, 'base64').toString(), /intel\.com\/sriov_a/);
   t.notOk(ok.json.response.warnings);
 });
 
 t.test('observed(): an allowed decision is returned as is; a denial loses its patch, claims and code', async (t) => {
-  const allowed = { allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [{ op: 'add' as const, path: '/x', value: 1 }], addresses: [] };
+  const allowed = {
+    allowed: true,
+    errors: [],
+    warnings: [],
+    audits: [],
+    findings: [],
+    patch: [{ op: 'add' as const, path: '/x', value: 1 }],
+    addresses: [],
+  };
   t.equal(observed(allowed), allowed);
-  const out = observed({ ...allowed, allowed: false, code: 503, errors: [{ path: 'a', type: 'Internal error', reason: 'r' }], addresses: [{ kind: 'mac', value: 'v', scope: 'cluster', pod: { namespace: 'n' } }] });
+  const out = observed({
+    ...allowed,
+    allowed: false,
+    code: 503,
+    errors: [{ path: 'a', type: 'Internal error', reason: 'r' }],
+    addresses: [{ kind: 'mac', value: 'v', scope: 'cluster', pod: { namespace: 'n' } }],
+  });
   t.same(out.patch, []);
   t.same(out.addresses, []);
   t.same(out.errors, []);

@@ -106,7 +106,9 @@ for (const firstNetwork of ['ib', 'ib-late']) {
         });
       },
     });
-    const first = response(await handleReview(podCreate({ name: 'first', uid: 'u-first', networks: ib(firstNetwork) }), 'validate', 1000, deps));
+    const first = response(
+      await handleReview(podCreate({ name: 'first', uid: 'u-first', networks: ib(firstNetwork) }), 'validate', 1000, deps),
+    );
     t.equal(first.allowed, true, first.status?.message ?? 'the first pod is admitted');
     t.ok(rival, 'the rival was sent between the first review and anything the pipeline did after it');
     const second = response(await rival!);
@@ -118,7 +120,8 @@ for (const firstNetwork of ['ib', 'ib-late']) {
 
 t.test('no reservation on a denial, a dry run, the mutate call of an unnamed pod, or a non-CREATE', async (t) => {
   const { deps, index } = pipeline();
-  const send = async (review: AdmissionReview, endpoint: 'mutate' | 'validate' = 'validate') => response(await handleReview(review, endpoint, 1000, deps));
+  const send = async (review: AdmissionReview, endpoint: 'mutate' | 'validate' = 'validate') =>
+    response(await handleReview(review, endpoint, 1000, deps));
   t.equal((await send(podCreate({ name: 'dry', uid: 'u-dry', networks: ib('ib'), dryRun: true }))).allowed, true);
   t.equal(index.stats().reservations, 0, 'dry run reserves nothing');
   t.equal((await send(podCreate({ generateName: 'web-', networks: ib('ib') }), 'mutate')).allowed, true);
@@ -139,8 +142,10 @@ t.test('no reservation on a denial, a dry run, the mutate call of an unnamed pod
 // bound, and a flood in one namespace leaves other tenants' reservations and answers alone.
 t.test('reservations bounded: 64 per pod with a warning, a flooding namespace capped, other tenants unharmed', async (t) => {
   const { deps, index, reserved } = pipeline();
-  const guidOf = (n: number) => `00:11:22:33:${((n >> 16) & 0xff).toString(16).padStart(2, '0')}:${((n >> 8) & 0xff).toString(16).padStart(2, '0')}:${(n & 0xff).toString(16).padStart(2, '0')}:01`;
-  const many = (first: number, count: number) => JSON.stringify(Array.from({ length: count }, (_, k) => ({ name: 'ib', namespace: 'default', 'infiniband-guid': guidOf(first + k) })));
+  const guidOf = (n: number) =>
+    `00:11:22:33:${((n >> 16) & 0xff).toString(16).padStart(2, '0')}:${((n >> 8) & 0xff).toString(16).padStart(2, '0')}:${(n & 0xff).toString(16).padStart(2, '0')}:01`;
+  const many = (first: number, count: number) =>
+    JSON.stringify(Array.from({ length: count }, (_, k) => ({ name: 'ib', namespace: 'default', 'infiniband-guid': guidOf(first + k) })));
   const send = async (review: AdmissionReview) => response(await handleReview(review, 'validate', 1000, deps));
 
   const big = await send(podCreate({ namespace: 'flood', name: 'big', uid: 'u-big', networks: many(0, 200) }));
@@ -160,7 +165,7 @@ t.test('reservations bounded: 64 per pod with a warning, a flooding namespace ca
   t.equal(index.stats().reservations, perNamespace + 2, `the flooding namespace holds its cap (${perNamespace}); the victim its 2`);
   t.ok(index.reservationsCapped().namespace > 0, `${index.reservationsCapped().namespace} evicted in the flooding namespace`);
   const rival = await send(podCreate({ namespace: 'victim', name: 'rival', uid: 'u-rival', networks: many(900_000, 1) }));
-  t.equal(rival.allowed, false, 'the victim\'s reservation still guards its address');
+  t.equal(rival.allowed, false, "the victim's reservation still guards its address");
   t.match(rival.status?.message, 'already used by pod victim/v (being created)');
 });
 
@@ -249,7 +254,16 @@ class ScriptedNads implements NadSource {
   }
 }
 
-const decisionOf = (over: Partial<Decision> = {}): Decision => ({ allowed: true, errors: [], warnings: [], audits: [], findings: [], patch: [], addresses: [], ...over });
+const decisionOf = (over: Partial<Decision> = {}): Decision => ({
+  allowed: true,
+  errors: [],
+  warnings: [],
+  audits: [],
+  findings: [],
+  patch: [],
+  addresses: [],
+  ...over,
+});
 
 interface Script {
   refs?: Array<{ namespace: string; name: string }>;
@@ -278,10 +292,12 @@ function rig(script: Script = {}) {
   const nads = script.nads ?? new ScriptedNads();
   const core: AdmissionCore = {
     decodeReview: fakeCore.decodeReview,
-    plan: script.plan ?? ((request) => {
-      planned.push(request);
-      return { nadRefs: script.refs ?? [] };
-    }),
+    plan:
+      script.plan ??
+      ((request) => {
+        planned.push(request);
+        return { nadRefs: script.refs ?? [] };
+      }),
     review(request, context) {
       contexts.push(context);
       return script.decide ? script.decide(request, context) : decisionOf();
@@ -338,11 +354,22 @@ function reviewOf(over: Partial<AdmissionRequest> = {}, apiVersion: AdmissionApi
 
 const whoOf = (r: AdmissionReview, endpoint: Endpoint, name: string | undefined = r.request!.name) => {
   const q = r.request!;
-  const out: Record<string, unknown> = { uid: q.uid, endpoint, kind: q.kind?.kind, namespace: q.namespace, objectName: name, operation: q.operation };
+  const out: Record<string, unknown> = {
+    uid: q.uid,
+    endpoint,
+    kind: q.kind?.kind,
+    namespace: q.namespace,
+    objectName: name,
+    operation: q.operation,
+  };
   for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k];
   return out;
 };
-const reviewsCall = (endpoint: Endpoint, result: string, operation = 'CREATE', kind = 'Pod'): MetricCall => ['reviews', { endpoint, operation, kind, result }, 1];
+const reviewsCall = (endpoint: Endpoint, result: string, operation = 'CREATE', kind = 'Pod'): MetricCall => [
+  'reviews',
+  { endpoint, operation, kind, result },
+  1,
+];
 const isPromise = (v: unknown): boolean => v instanceof Promise;
 
 async function answer(r: PipelineResult | Promise<PipelineResult>): Promise<AdmissionReview> {
@@ -352,13 +379,26 @@ async function answer(r: PipelineResult | Promise<PipelineResult>): Promise<Admi
 }
 
 const fieldError = (path: string, reason: string): FieldError => ({ path, type: 'Invalid value', value: 'v', reason });
-const finding = (policy: string, rule: string, action: 'Enforce' | 'Warn' | 'Audit', path = `spec.${rule}`): Finding => ({ policy, rule, action, error: fieldError(path, `${rule} says no`) });
+const finding = (policy: string, rule: string, action: 'Enforce' | 'Warn' | 'Audit', path = `spec.${rule}`): Finding => ({
+  policy,
+  rule,
+  action,
+  error: fieldError(path, `${rule} says no`),
+});
 
 t.test('internalErrorReview: a 500 denial naming the uid', async (t) => {
   t.strictSame(internalErrorReview('admission.k8s.io/v1beta1', 'u-9'), {
     apiVersion: 'admission.k8s.io/v1beta1',
     kind: 'AdmissionReview',
-    response: { uid: 'u-9', allowed: false, status: { code: 500, reason: 'InternalError', message: 'netattach could not review this request (internal error, uid u-9); see the webhook log' } },
+    response: {
+      uid: 'u-9',
+      allowed: false,
+      status: {
+        code: 500,
+        reason: 'InternalError',
+        message: 'netattach could not review this request (internal error, uid u-9); see the webhook log',
+      },
+    },
   });
 });
 
@@ -375,11 +415,21 @@ t.test('an undecodable body: 400, synchronously, nothing planned, counted or log
 t.test('the hot path: every NAD cached, no templates: answered synchronously, counted as hits', async (t) => {
   const nads = new ScriptedNads([nadOf('ns', 'a'), nadOf('ns', 'b')]);
   let budgetCalls = 0;
-  const r = rig({ nads, refs: [{ namespace: 'ns', name: 'a' }, { namespace: 'ns', name: 'b' }, { namespace: 'ns', name: 'a' }] });
+  const r = rig({
+    nads,
+    refs: [
+      { namespace: 'ns', name: 'a' },
+      { namespace: 'ns', name: 'b' },
+      { namespace: 'ns', name: 'a' },
+    ],
+  });
   const body = reviewOf();
   const out = handleReview(body, 'validate', () => ++budgetCalls, r.deps);
   t.equal(isPromise(out), false, 'no promise');
-  t.strictSame(out, { status: 200, review: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: body.request!.uid, allowed: true } } });
+  t.strictSame(out, {
+    status: 200,
+    review: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: body.request!.uid, allowed: true } },
+  });
   t.equal(budgetCalls, 0, 'the budget function is only called on a cache miss');
   t.strictSame(nads.lookups, [], 'no lookup');
   t.strictSame(r.calls, [['nadLookups', { outcome: 'hit' }, 2], reviewsCall('validate', 'allowed')]);
@@ -417,7 +467,10 @@ t.test('debug: one "reviewed" line per review, only when debug is enabled', asyn
     t.strictSame(rest, { level: 20, ...whoOf(body, 'mutate', 'web-*'), result: 'allowed', msg: 'reviewed' });
     t.ok(typeof ms === 'number' && ms >= 0 && ms < 1000, `ms: ${String(ms)}`);
     t.equal(ms, Math.round((ms as number) * 10) / 10, 'ms to a tenth');
-    t.ok(Math.abs((ms as number) - r.durations[0]![1] * 1000) <= 0.05 + 1e-9, `ms is the observed duration (${String(ms)} ms, ${r.durations[0]![1]} s)`);
+    t.ok(
+      Math.abs((ms as number) - r.durations[0]![1] * 1000) <= 0.05 + 1e-9,
+      `ms is the observed duration (${String(ms)} ms, ${r.durations[0]![1]} s)`,
+    );
   }
 });
 
@@ -430,13 +483,21 @@ t.test('who: the object name, else generateName*, else none; kind and namespace 
     { what: 'no metadata', over: { name: undefined, object: {} } },
     { what: 'null object', over: { name: undefined, object: null } },
     { what: 'no object', over: { name: undefined, object: undefined } },
-    { what: 'empty name, no namespace', over: { name: '', namespace: undefined, object: { metadata: { generateName: 'e-' } } }, name: 'e-*' },
+    {
+      what: 'empty name, no namespace',
+      over: { name: '', namespace: undefined, object: { metadata: { generateName: 'e-' } } },
+      name: 'e-*',
+    },
   ];
   for (const c of cases) {
     const r = rig({ decide: deny });
     const body = reviewOf(c.over);
     await answer(handleReview(body, 'validate', 1000, r.deps));
-    t.strictSame(r.lines, [{ level: 30, ...whoOf(body, 'validate', c.name), rules: [], reasons: ['x: Invalid value: "v": no'], msg: 'denied' }], c.what);
+    t.strictSame(
+      r.lines,
+      [{ level: 30, ...whoOf(body, 'validate', c.name), rules: [], reasons: ['x: Invalid value: "v": no'], msg: 'denied' }],
+      c.what,
+    );
   }
 });
 
@@ -462,8 +523,17 @@ t.test('lookups: a cached NAD whose lookup hangs or rejects is unavailable withi
 
 t.test('the metrics labels: bounded kind and operation', async (t) => {
   const r = rig();
-  await answer(handleReview(reviewOf({ kind: { group: 'x.io', version: 'v1', kind: 'Widget' }, operation: 'BOGUS' as 'CREATE' }), 'validate', 1000, r.deps));
-  await answer(handleReview(reviewOf({ kind: { group: 'apps', version: 'v1', kind: 'Deployment' }, operation: 'DELETE' }), 'mutate', 1000, r.deps));
+  await answer(
+    handleReview(
+      reviewOf({ kind: { group: 'x.io', version: 'v1', kind: 'Widget' }, operation: 'BOGUS' as 'CREATE' }),
+      'validate',
+      1000,
+      r.deps,
+    ),
+  );
+  await answer(
+    handleReview(reviewOf({ kind: { group: 'apps', version: 'v1', kind: 'Deployment' }, operation: 'DELETE' }), 'mutate', 1000, r.deps),
+  );
   t.strictSame(r.calls, [reviewsCall('validate', 'allowed', 'other', 'other'), reviewsCall('mutate', 'allowed', 'DELETE', 'Deployment')]);
 });
 
@@ -482,7 +552,11 @@ t.test('lookups: cached NADs are still looked up once one is missing; outcomes h
   t.equal(isPromise(out), true, 'a cache miss: asynchronous');
   await answer(out);
   t.equal(budgetCalls, 1);
-  t.strictSame(nads.lookups, names.map((n) => `ns/${n}`), 'every NAD looked up, the cached ones included');
+  t.strictSame(
+    nads.lookups,
+    names.map((n) => `ns/${n}`),
+    'every NAD looked up, the cached ones included',
+  );
   t.strictSame(r.calls, [
     ['nadLookups', { outcome: 'hit' }, 1],
     ['nadLookups', { outcome: 'not-found' }, 1],
@@ -519,12 +593,20 @@ t.test('the nads callback: resolved, else the cache, else unavailable', async (t
 });
 
 t.test('the lookup deadline: Math.round of the budget (a number or a function) in the reason', async (t) => {
-  for (const [budget, shown] of [[5.4, '5'], [5.6, '6'], [() => 5.4, '5']] as const) {
+  for (const [budget, shown] of [
+    [5.4, '5'],
+    [5.6, '6'],
+    [() => 5.4, '5'],
+  ] as const) {
     const nads = new ScriptedNads();
     nads.origin.set('ns/slow', () => new Promise<NadLookup>(() => {}));
     const r = rig({ nads, refs: [{ namespace: 'ns', name: 'slow' }] });
     await answer(handleReview(reviewOf(), 'validate', budget, r.deps));
-    t.strictSame(r.contexts[0]!.nads('ns', 'slow'), { status: 'unavailable', reason: `NAD lookup did not finish within ${shown} ms` }, String(budget));
+    t.strictSame(
+      r.contexts[0]!.nads('ns', 'slow'),
+      { status: 'unavailable', reason: `NAD lookup did not finish within ${shown} ms` },
+      String(budget),
+    );
     t.strictSame(r.calls, [['nadLookups', { outcome: 'unavailable' }, 1], reviewsCall('validate', 'allowed')]);
   }
 });
@@ -534,8 +616,17 @@ t.test('the lookup deadline is the budget: a lookup slower than it is unavailabl
   nads.origin.set('ns/fast', () => new Promise((resolve) => setTimeout(() => resolve({ status: 'found', nad: nadOf('ns', 'fast') }), 5)));
   let slowTimer: NodeJS.Timeout | undefined;
   t.teardown(() => clearTimeout(slowTimer));
-  nads.origin.set('ns/slow', () => new Promise((resolve) => (slowTimer = setTimeout(() => resolve({ status: 'found', nad: nadOf('ns', 'slow') }), 2000))));
-  const r = rig({ nads, refs: [{ namespace: 'ns', name: 'fast' }, { namespace: 'ns', name: 'slow' }] });
+  nads.origin.set(
+    'ns/slow',
+    () => new Promise((resolve) => (slowTimer = setTimeout(() => resolve({ status: 'found', nad: nadOf('ns', 'slow') }), 2000))),
+  );
+  const r = rig({
+    nads,
+    refs: [
+      { namespace: 'ns', name: 'fast' },
+      { namespace: 'ns', name: 'slow' },
+    ],
+  });
   const started = Date.now();
   await answer(handleReview(reviewOf(), 'validate', 100, r.deps));
   const took = Date.now() - started;
@@ -552,7 +643,10 @@ t.test('namespaceLabels only with a namespace; podsUsingNad passed when given', 
   await answer(handleReview(reviewOf({ namespace: undefined }), 'validate', 1000, r.deps));
   await answer(handleReview(reviewOf({ namespace: '' }), 'validate', 1000, r.deps));
   t.strictSame(asked, ['ns']);
-  t.strictSame(r.contexts.map((c) => c.namespaceLabels), [{ team: 'ns' }, undefined, undefined]);
+  t.strictSame(
+    r.contexts.map((c) => c.namespaceLabels),
+    [{ team: 'ns' }, undefined, undefined],
+  );
   t.equal(r.contexts[0]!.podsUsingNad, podsUsingNad);
 });
 
@@ -575,11 +669,21 @@ const SHAPES: Array<{ what: string; over: Partial<AdmissionRequest>; create: boo
   { what: 'Pod DELETE', over: { operation: 'DELETE' }, create: false, write: false },
   { what: 'Pod CONNECT', over: { operation: 'CONNECT' }, create: false, write: false },
   { what: 'Pod of another group', over: { kind: { group: 'x.io', version: 'v1', kind: 'Pod' } }, create: false, write: false },
-  { what: 'Pod UPDATE of another group', over: { operation: 'UPDATE', kind: { group: 'x.io', version: 'v1', kind: 'Pod' } }, create: false, write: false },
+  {
+    what: 'Pod UPDATE of another group',
+    over: { operation: 'UPDATE', kind: { group: 'x.io', version: 'v1', kind: 'Pod' } },
+    create: false,
+    write: false,
+  },
   { what: 'a subresource', over: { subResource: 'status' }, create: false, write: false },
   { what: 'an UPDATE of a subresource', over: { operation: 'UPDATE', subResource: 'ephemeralcontainers' }, create: false, write: false },
   { what: 'a Deployment', over: { kind: { group: '', version: 'v1', kind: 'Deployment' } }, create: false, write: false },
-  { what: 'a Deployment UPDATE', over: { operation: 'UPDATE', kind: { group: '', version: 'v1', kind: 'Deployment' } }, create: false, write: false },
+  {
+    what: 'a Deployment UPDATE',
+    over: { operation: 'UPDATE', kind: { group: '', version: 'v1', kind: 'Deployment' } },
+    create: false,
+    write: false,
+  },
 ];
 
 t.test('reservations: admitted, not a dry run, a Pod CREATE or UPDATE, with claims', async (t) => {
@@ -655,15 +759,31 @@ t.test('arbitrate: claimed only on the validating call of an admitted Pod CREATE
     { what: 'denied', endpoint: 'validate', decision: decisionOf({ allowed: false, code: 403, addresses: claims }), claimed: false },
     { what: 'no claims', endpoint: 'validate', decision: decisionOf(), claimed: false },
     { what: 'UPDATE', endpoint: 'validate', over: { operation: 'UPDATE' }, decision: decisionOf({ addresses: claims }), claimed: false },
-    { what: 'subresource', endpoint: 'validate', over: { subResource: 'status' }, decision: decisionOf({ addresses: claims }), claimed: false },
-    { what: 'other group', endpoint: 'validate', over: { kind: { group: 'x.io', version: 'v1', kind: 'Pod' } }, decision: decisionOf({ addresses: claims }), claimed: false },
+    {
+      what: 'subresource',
+      endpoint: 'validate',
+      over: { subResource: 'status' },
+      decision: decisionOf({ addresses: claims }),
+      claimed: false,
+    },
+    {
+      what: 'other group',
+      endpoint: 'validate',
+      over: { kind: { group: 'x.io', version: 'v1', kind: 'Pod' } },
+      decision: decisionOf({ addresses: claims }),
+      claimed: false,
+    },
   ];
   for (const c of cases) {
     const { addressLeases, asked } = fakeAddressLeases(() => undefined);
     const r = rig({ addressLeases, decide: () => c.decision });
     const out = handleReview(reviewOf(c.over), c.endpoint, 1000, r.deps);
     t.equal(isPromise(out), false, `${c.what}: claim answered undefined or not asked: synchronous`);
-    t.strictSame((out as PipelineResult & { status: 200 }).review.response!.allowed, c.decision.allowed, `${c.what}: the review's own answer`);
+    t.strictSame(
+      (out as PipelineResult & { status: 200 }).review.response!.allowed,
+      c.decision.allowed,
+      `${c.what}: the review's own answer`,
+    );
     t.strictSame(asked, c.claimed ? [[claims, { dryRun: false }]] : [], c.what);
   }
   for (const dryRun of [true, false, undefined]) {
@@ -681,7 +801,11 @@ t.test('arbitrate: all claims won: the same answer, asynchronously, nothing rele
   const body = reviewOf();
   const out = handleReview(body, 'validate', 1000, r.deps);
   t.equal(isPromise(out), true);
-  t.strictSame(await answer(out), { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: body.request!.uid, allowed: true } });
+  t.strictSame(await answer(out), {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    response: { uid: body.request!.uid, allowed: true },
+  });
   t.strictSame(r.released, []);
   t.strictSame(r.reserved, [claims]);
   t.equal(r.responded.length, 1, 'no second response');
@@ -696,15 +820,30 @@ t.test('arbitrate: a lost claim denies with the settled decision and releases th
       const decision = decisionOf({ addresses: claims, findings: [finding('p', 'allowedNetworks', 'Warn')] });
       let outcomes: LeaseOutcome[] = [];
       // The holder in the request's namespace (none: ''), so that the message names it.
-      const { addressLeases } = fakeAddressLeases(async (cs) => (outcomes = cs.map((c) => ({ wanted: wantedOf(c), result: 'lost' as const, holder: { kind: 'Pod', namespace: namespace ?? '', name: 'other' }, live: true }))));
+      const { addressLeases } = fakeAddressLeases(
+        async (cs) =>
+          (outcomes = cs.map((c) => ({
+            wanted: wantedOf(c),
+            result: 'lost' as const,
+            holder: { kind: 'Pod', namespace: namespace ?? '', name: 'other' },
+            live: true,
+          }))),
+      );
       const r = rig({ addressLeases, decide: () => decision });
       const body = reviewOf({ dryRun, namespace });
       const review = await answer(handleReview(body, 'validate', 1000, r.deps));
       const settled = settleAddressLeases(decision, outcomes, namespace ?? '');
       t.equal(settled.allowed, false);
-      t.equal(settled.errors[0]!.reason, `policy "u" (uniqueAddresses): MAC ${MAC} is already used by pod ${namespace ?? ''}/other (running) on network ns/net (scope Network)`);
+      t.equal(
+        settled.errors[0]!.reason,
+        `policy "u" (uniqueAddresses): MAC ${MAC} is already used by pod ${namespace ?? ''}/other (running) on network ns/net (scope Network)`,
+      );
       t.strictSame(r.responded, [decision, settled], `dryRun ${dryRun} ns ${namespace}: answered with the settled decision`);
-      t.strictSame(review.response, { uid: body.request!.uid, allowed: false, status: { code: 403, reason: 'Forbidden', message: 'metadata.annotations[net][0].mac' } });
+      t.strictSame(review.response, {
+        uid: body.request!.uid,
+        allowed: false,
+        status: { code: 403, reason: 'Forbidden', message: 'metadata.annotations[net][0].mac' },
+      });
       t.strictSame(r.released, dryRun ? [] : [claims]);
       t.strictSame(r.calls, [
         reviewsCall('validate', 'denied'),
@@ -712,7 +851,9 @@ t.test('arbitrate: a lost claim denies with the settled decision and releases th
         ['findings', { endpoint: 'validate', policy: 'u', rule: 'uniqueAddresses', action: 'Enforce' }, 1],
         ['denials', { reason: 'uniqueAddresses' }, 1],
       ]);
-      t.strictSame(r.lines, [{ level: 30, ...whoOf(body, 'validate'), rules: ['uniqueAddresses'], reasons: settled.errors.map(renderError), msg: 'denied' }]);
+      t.strictSame(r.lines, [
+        { level: 30, ...whoOf(body, 'validate'), rules: ['uniqueAddresses'], reasons: settled.errors.map(renderError), msg: 'denied' },
+      ]);
     }
   }
 });
@@ -721,7 +862,15 @@ t.test('arbitrate, observe mode: a lost claim is admitted with a warning, counte
   const claims = [heldOf()];
   const decision = decisionOf({ addresses: claims });
   let outcomes: LeaseOutcome[] = [];
-  const { addressLeases } = fakeAddressLeases(async (cs) => (outcomes = cs.map((c) => ({ wanted: wantedOf(c), result: 'lost' as const, holder: { kind: 'Pod', namespace: 'ns', name: 'other' }, live: false }))));
+  const { addressLeases } = fakeAddressLeases(
+    async (cs) =>
+      (outcomes = cs.map((c) => ({
+        wanted: wantedOf(c),
+        result: 'lost' as const,
+        holder: { kind: 'Pod', namespace: 'ns', name: 'other' },
+        live: false,
+      }))),
+  );
   const r = rig({ addressLeases, decide: () => decision, enforcement: 'observe' });
   const body = reviewOf();
   const review = await answer(handleReview(body, 'validate', 1000, r.deps));
@@ -737,7 +886,13 @@ t.test('arbitrate, observe mode: a lost claim is admitted with a warning, counte
   ]);
   t.strictSame(r.lines, [
     { level: 30, ...whoOf(body, 'validate'), warnings: admitted.warnings.map(warningText), msg: 'admitted with warnings' },
-    { level: 30, ...whoOf(body, 'validate'), rules: ['uniqueAddresses'], reasons: settled.errors.map(renderError), msg: 'would deny (observe mode); admitted' },
+    {
+      level: 30,
+      ...whoOf(body, 'validate'),
+      rules: ['uniqueAddresses'],
+      reasons: settled.errors.map(renderError),
+      msg: 'would deny (observe mode); admitted',
+    },
   ]);
 });
 
@@ -746,7 +901,9 @@ t.test('arbitrate: a claim that could not be made is logged by action; Enforce d
     const claims = [heldOf({ unique: { ...heldOf().unique!, action } })];
     const decision = decisionOf({ addresses: claims });
     let outcomes: LeaseOutcome[] = [];
-    const { addressLeases } = fakeAddressLeases(async (cs) => (outcomes = cs.map((c) => ({ wanted: wantedOf(c, action), result: 'unavailable' as const, reason: 'ECONNREFUSED' }))));
+    const { addressLeases } = fakeAddressLeases(
+      async (cs) => (outcomes = cs.map((c) => ({ wanted: wantedOf(c, action), result: 'unavailable' as const, reason: 'ECONNREFUSED' }))),
+    );
     const r = rig({ addressLeases, decide: () => decision });
     const body = reviewOf();
     const review = await answer(handleReview(body, 'validate', 1000, r.deps));
@@ -758,22 +915,36 @@ t.test('arbitrate: a claim that could not be made is logged by action; Enforce d
       policy: 'u',
       action,
       reason: 'ECONNREFUSED',
-      msg: action === 'Enforce' ? 'address claim could not be made; denied with 503 (retryable)' : 'address claim could not be made; admitted',
+      msg:
+        action === 'Enforce' ? 'address claim could not be made; denied with 503 (retryable)' : 'address claim could not be made; admitted',
     };
     if (action === 'Enforce') {
-      t.strictSame(review.response, { uid: body.request!.uid, allowed: false, status: { code: 503, reason: 'Forbidden', message: 'metadata.annotations[net][0].mac' } });
+      t.strictSame(review.response, {
+        uid: body.request!.uid,
+        allowed: false,
+        status: { code: 503, reason: 'Forbidden', message: 'metadata.annotations[net][0].mac' },
+      });
       t.strictSame(r.released, [claims]);
       t.strictSame(r.calls, [
         reviewsCall('validate', 'denied'),
         ['findings', { endpoint: 'validate', policy: 'u', rule: 'uniqueAddresses', action: 'Enforce' }, 1],
         ['denials', { reason: 'uniqueAddresses' }, 1],
       ]);
-      t.strictSame(r.lines, [claimLine, { level: 30, ...whoOf(body, 'validate'), rules: ['uniqueAddresses'], reasons: settled.errors.map(renderError), msg: 'denied' }]);
+      t.strictSame(r.lines, [
+        claimLine,
+        { level: 30, ...whoOf(body, 'validate'), rules: ['uniqueAddresses'], reasons: settled.errors.map(renderError), msg: 'denied' },
+      ]);
     } else {
       t.strictSame(review.response, { uid: body.request!.uid, allowed: true, warnings: settled.warnings.map(warningText) });
       t.strictSame(r.released, []);
-      t.strictSame(r.calls, [reviewsCall('validate', 'allowed'), ['findings', { endpoint: 'validate', policy: 'u', rule: 'uniqueAddresses', action: 'Warn' }, 1]]);
-      t.strictSame(r.lines, [claimLine, { level: 30, ...whoOf(body, 'validate'), warnings: settled.warnings.map(warningText), msg: 'admitted with warnings' }]);
+      t.strictSame(r.calls, [
+        reviewsCall('validate', 'allowed'),
+        ['findings', { endpoint: 'validate', policy: 'u', rule: 'uniqueAddresses', action: 'Warn' }, 1],
+      ]);
+      t.strictSame(r.lines, [
+        claimLine,
+        { level: 30, ...whoOf(body, 'validate'), warnings: settled.warnings.map(warningText), msg: 'admitted with warnings' },
+      ]);
     }
   }
 });
@@ -792,23 +963,61 @@ t.test('arbitrate: a claim that rejects is an internal error (500; observe: admi
       t.strictSame(review, {
         apiVersion: 'admission.k8s.io/v1',
         kind: 'AdmissionReview',
-        response: { uid, allowed: true, warnings: [`netattach observe mode: could not review this request (internal error, uid ${uid}); admitted unchanged`] },
+        response: {
+          uid,
+          allowed: true,
+          warnings: [`netattach observe mode: could not review this request (internal error, uid ${uid}); admitted unchanged`],
+        },
       });
       t.strictSame(r.calls, [['wouldDeny', { reason: 'internal' }, 1], reviewsCall('validate', 'allowed')]);
     }
-    t.strictSame(r.lines, [{ level: 50, ...whoOf(body, 'validate'), err: 'lease api exploded', msg: 'review failed; denied with code 500' }]);
+    t.strictSame(r.lines, [
+      { level: 50, ...whoOf(body, 'validate'), err: 'lease api exploded', msg: 'review failed; denied with code 500' },
+    ]);
     t.strictSame(r.released, [], 'a failed claim releases nothing here');
   }
 });
 
 t.test('failures: plan or review throws; enforce answers 500, observe admits unchanged; counted and logged', async (t) => {
   const cases: Array<{ what: string; script: Script; sync: boolean; err: string }> = [
-    { what: 'plan throws', script: { plan: () => { throw new Error('plan broke'); } }, sync: true, err: 'plan broke' },
-    { what: 'plan throws a string', script: { plan: () => { throw 'bare'; } }, sync: true, err: 'bare' }, // eslint-disable-line no-throw-literal
-    { what: 'review throws (cached)', script: { decide: () => { throw new Error('review broke'); } }, sync: true, err: 'review broke' },
+    {
+      what: 'plan throws',
+      script: {
+        plan: () => {
+          throw new Error('plan broke');
+        },
+      },
+      sync: true,
+      err: 'plan broke',
+    },
+    {
+      what: 'plan throws a string',
+      script: {
+        plan: () => {
+          throw 'bare';
+        },
+      },
+      sync: true,
+      err: 'bare',
+    }, // eslint-disable-line no-throw-literal
+    {
+      what: 'review throws (cached)',
+      script: {
+        decide: () => {
+          throw new Error('review broke');
+        },
+      },
+      sync: true,
+      err: 'review broke',
+    },
     {
       what: 'review throws (looked up)',
-      script: { refs: [{ namespace: 'ns', name: 'remote' }], decide: () => { throw new Error('review broke'); } },
+      script: {
+        refs: [{ namespace: 'ns', name: 'remote' }],
+        decide: () => {
+          throw new Error('review broke');
+        },
+      },
       sync: false,
       err: 'review broke',
     },
@@ -824,31 +1033,110 @@ t.test('failures: plan or review throws; enforce answers 500, observe admits unc
       const lookups: MetricCall[] = c.sync ? [] : [['nadLookups', { outcome: 'not-found' }, 1]];
       if (enforcement === 'enforce') {
         t.strictSame(review, internalErrorReview('admission.k8s.io/v1', uid), `${c.what} enforce`);
-        t.strictSame(r.calls, [...lookups, ['denials', { reason: 'internal' }, 1], reviewsCall('mutate', 'error')], `${c.what} enforce metrics`);
+        t.strictSame(
+          r.calls,
+          [...lookups, ['denials', { reason: 'internal' }, 1], reviewsCall('mutate', 'error')],
+          `${c.what} enforce metrics`,
+        );
       } else {
-        t.strictSame(review.response, { uid, allowed: true, warnings: [`netattach observe mode: could not review this request (internal error, uid ${uid}); admitted unchanged`] }, `${c.what} observe`);
-        t.strictSame(r.calls, [...lookups, ['wouldDeny', { reason: 'internal' }, 1], reviewsCall('mutate', 'allowed')], `${c.what} observe metrics`);
+        t.strictSame(
+          review.response,
+          {
+            uid,
+            allowed: true,
+            warnings: [`netattach observe mode: could not review this request (internal error, uid ${uid}); admitted unchanged`],
+          },
+          `${c.what} observe`,
+        );
+        t.strictSame(
+          r.calls,
+          [...lookups, ['wouldDeny', { reason: 'internal' }, 1], reviewsCall('mutate', 'allowed')],
+          `${c.what} observe metrics`,
+        );
       }
-      t.strictSame(r.lines, [{ level: 50, ...whoOf(body, 'mutate'), err: c.err, msg: 'review failed; denied with code 500' }], `${c.what} log`);
+      t.strictSame(
+        r.lines,
+        [{ level: 50, ...whoOf(body, 'mutate'), err: c.err, msg: 'review failed; denied with code 500' }],
+        `${c.what} log`,
+      );
     }
   }
 });
 
-t.test('contract problems of the core\'s response: answered with a 500 naming the problem in the log', async (t) => {
+t.test("contract problems of the core's response: answered with a 500 naming the problem in the log", async (t) => {
   type Resp = NonNullable<AdmissionReview['response']>;
   const ok = (uid: string, over: Partial<Resp> = {}): Resp => ({ uid, allowed: true, ...over });
   const P = 'W3sib3AiOiJhZGQifV0=';
-  const cases: Array<{ what: string; endpoint: Endpoint; respond: (apiVersion: AdmissionApiVersion, uid: string) => unknown; problem: string }> = [
-    { what: 'apiVersion', endpoint: 'validate', respond: (_v, uid) => ({ apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', response: ok(uid) }), problem: 'response apiVersion/kind differ from the request' },
-    { what: 'kind', endpoint: 'validate', respond: (v, uid) => ({ apiVersion: v, kind: 'AdmissionResponse', response: ok(uid) }), problem: 'response apiVersion/kind differ from the request' },
-    { what: 'no response', endpoint: 'validate', respond: (v) => ({ apiVersion: v, kind: 'AdmissionReview' }), problem: 'response missing' },
-    { what: 'uid', endpoint: 'validate', respond: (v, uid) => ({ apiVersion: v, kind: 'AdmissionReview', response: ok(`${uid}x`) }), problem: 'response uid differs from the request' },
-    { what: 'allowed not boolean', endpoint: 'validate', respond: (v, uid) => ({ apiVersion: v, kind: 'AdmissionReview', response: { uid, allowed: 'true' } }), problem: 'response.allowed missing' },
-    { what: 'allowed missing', endpoint: 'validate', respond: (v, uid) => ({ apiVersion: v, kind: 'AdmissionReview', response: { uid } }), problem: 'response.allowed missing' },
-    { what: 'patch without patchType', endpoint: 'mutate', respond: (v, uid) => ({ apiVersion: v, kind: 'AdmissionReview', response: ok(uid, { patch: P }) }), problem: 'patch and patchType must come together' },
-    { what: 'patchType without patch', endpoint: 'mutate', respond: (v, uid) => ({ apiVersion: v, kind: 'AdmissionReview', response: ok(uid, { patchType: 'JSONPatch' }) }), problem: 'patch and patchType must come together' },
-    { what: 'patch from validate', endpoint: 'validate', respond: (v, uid) => ({ apiVersion: v, kind: 'AdmissionReview', response: ok(uid, { patch: P, patchType: 'JSONPatch' }) }), problem: 'a patch from the validate endpoint' },
-    { what: 'patch on a denial', endpoint: 'mutate', respond: (v, uid) => ({ apiVersion: v, kind: 'AdmissionReview', response: ok(uid, { allowed: false, patch: P, patchType: 'JSONPatch' }) }), problem: 'a patch on a denial' },
+  const cases: Array<{
+    what: string;
+    endpoint: Endpoint;
+    respond: (apiVersion: AdmissionApiVersion, uid: string) => unknown;
+    problem: string;
+  }> = [
+    {
+      what: 'apiVersion',
+      endpoint: 'validate',
+      respond: (_v, uid) => ({ apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', response: ok(uid) }),
+      problem: 'response apiVersion/kind differ from the request',
+    },
+    {
+      what: 'kind',
+      endpoint: 'validate',
+      respond: (v, uid) => ({ apiVersion: v, kind: 'AdmissionResponse', response: ok(uid) }),
+      problem: 'response apiVersion/kind differ from the request',
+    },
+    {
+      what: 'no response',
+      endpoint: 'validate',
+      respond: (v) => ({ apiVersion: v, kind: 'AdmissionReview' }),
+      problem: 'response missing',
+    },
+    {
+      what: 'uid',
+      endpoint: 'validate',
+      respond: (v, uid) => ({ apiVersion: v, kind: 'AdmissionReview', response: ok(`${uid}x`) }),
+      problem: 'response uid differs from the request',
+    },
+    {
+      what: 'allowed not boolean',
+      endpoint: 'validate',
+      respond: (v, uid) => ({ apiVersion: v, kind: 'AdmissionReview', response: { uid, allowed: 'true' } }),
+      problem: 'response.allowed missing',
+    },
+    {
+      what: 'allowed missing',
+      endpoint: 'validate',
+      respond: (v, uid) => ({ apiVersion: v, kind: 'AdmissionReview', response: { uid } }),
+      problem: 'response.allowed missing',
+    },
+    {
+      what: 'patch without patchType',
+      endpoint: 'mutate',
+      respond: (v, uid) => ({ apiVersion: v, kind: 'AdmissionReview', response: ok(uid, { patch: P }) }),
+      problem: 'patch and patchType must come together',
+    },
+    {
+      what: 'patchType without patch',
+      endpoint: 'mutate',
+      respond: (v, uid) => ({ apiVersion: v, kind: 'AdmissionReview', response: ok(uid, { patchType: 'JSONPatch' }) }),
+      problem: 'patch and patchType must come together',
+    },
+    {
+      what: 'patch from validate',
+      endpoint: 'validate',
+      respond: (v, uid) => ({ apiVersion: v, kind: 'AdmissionReview', response: ok(uid, { patch: P, patchType: 'JSONPatch' }) }),
+      problem: 'a patch from the validate endpoint',
+    },
+    {
+      what: 'patch on a denial',
+      endpoint: 'mutate',
+      respond: (v, uid) => ({
+        apiVersion: v,
+        kind: 'AdmissionReview',
+        response: ok(uid, { allowed: false, patch: P, patchType: 'JSONPatch' }),
+      }),
+      problem: 'a patch on a denial',
+    },
   ];
   for (const c of cases) {
     const r = rig({ toResponse: (v, uid) => c.respond(v, uid) as AdmissionReview });
@@ -856,14 +1144,35 @@ t.test('contract problems of the core\'s response: answered with a 500 naming th
     const review = await answer(handleReview(body, c.endpoint, 1000, r.deps));
     t.strictSame(review, internalErrorReview('admission.k8s.io/v1', body.request!.uid), c.what);
     t.strictSame(r.calls, [['denials', { reason: 'internal' }, 1], reviewsCall(c.endpoint, 'error')], `${c.what}: metrics`);
-    t.strictSame(r.lines, [{ level: 50, ...whoOf(body, c.endpoint), err: `invalid response from the admission core: ${c.problem}`, msg: 'review failed; denied with code 500' }], `${c.what}: log`);
+    t.strictSame(
+      r.lines,
+      [
+        {
+          level: 50,
+          ...whoOf(body, c.endpoint),
+          err: `invalid response from the admission core: ${c.problem}`,
+          msg: 'review failed; denied with code 500',
+        },
+      ],
+      `${c.what}: log`,
+    );
   }
   // And what passes: a v1beta1 review answered in kind; a patch with its type from mutate; a denial without a patch.
   const fine: Array<{ what: string; endpoint: Endpoint; resp: (uid: string) => Resp; result: string }> = [
     { what: 'patched', endpoint: 'mutate', resp: (uid) => ok(uid, { patch: P, patchType: 'JSONPatch' }), result: 'patched' },
-    { what: 'allowed false, no patch', endpoint: 'mutate', resp: (uid) => ({ uid, allowed: false, status: { code: 403 } }), result: 'denied' },
+    {
+      what: 'allowed false, no patch',
+      endpoint: 'mutate',
+      resp: (uid) => ({ uid, allowed: false, status: { code: 403 } }),
+      result: 'denied',
+    },
     { what: 'allowed false from validate', endpoint: 'validate', resp: (uid) => ({ uid, allowed: false }), result: 'denied' },
-    { what: 'allowed false, code 500', endpoint: 'validate', resp: (uid) => ({ uid, allowed: false, status: { code: 500 } }), result: 'error' },
+    {
+      what: 'allowed false, code 500',
+      endpoint: 'validate',
+      resp: (uid) => ({ uid, allowed: false, status: { code: 500 } }),
+      result: 'error',
+    },
   ];
   for (const f of fine) {
     const r = rig({ toResponse: (v, uid) => ({ apiVersion: v, kind: 'AdmissionReview', response: f.resp(uid) }) });
@@ -875,11 +1184,18 @@ t.test('contract problems of the core\'s response: answered with a 500 naming th
 });
 
 t.test('observe mode, contract problem: admitted unchanged, counted as would deny (internal)', async (t) => {
-  const r = rig({ enforcement: 'observe', toResponse: (v, uid) => ({ apiVersion: v, kind: 'AdmissionReview', response: { uid: `${uid}-other`, allowed: true } }) });
+  const r = rig({
+    enforcement: 'observe',
+    toResponse: (v, uid) => ({ apiVersion: v, kind: 'AdmissionReview', response: { uid: `${uid}-other`, allowed: true } }),
+  });
   const body = reviewOf();
   const review = await answer(handleReview(body, 'validate', 1000, r.deps));
   const uid = body.request!.uid;
-  t.strictSame(review.response, { uid, allowed: true, warnings: [`netattach observe mode: could not review this request (internal error, uid ${uid}); admitted unchanged`] });
+  t.strictSame(review.response, {
+    uid,
+    allowed: true,
+    warnings: [`netattach observe mode: could not review this request (internal error, uid ${uid}); admitted unchanged`],
+  });
   t.strictSame(r.calls, [['wouldDeny', { reason: 'internal' }, 1], reviewsCall('validate', 'allowed')]);
 });
 
@@ -887,11 +1203,30 @@ t.test('decisions: metrics and log lines of denials, errors, warnings and audits
   const e1 = fieldError('spec.a', 'first');
   const e2 = fieldError('spec.b', 'second');
   const audit = finding('pa', 'auditRule', 'Audit');
-  const cases: Array<{ what: string; endpoint: Endpoint; decision: Decision; result: string; metrics: MetricCall[]; lines: (who: Record<string, unknown>) => Array<Record<string, unknown>> }> = [
+  const cases: Array<{
+    what: string;
+    endpoint: Endpoint;
+    decision: Decision;
+    result: string;
+    metrics: MetricCall[];
+    lines: (who: Record<string, unknown>) => Array<Record<string, unknown>>;
+  }> = [
     {
       what: 'denied by rules (deduplicated; Warn and Audit findings are no reason)',
       endpoint: 'validate',
-      decision: decisionOf({ allowed: false, code: 403, errors: [e1, e2], findings: [finding('p1', 'a', 'Enforce'), finding('p2', 'a', 'Enforce'), finding('p1', 'b', 'Enforce'), finding('p1', 'c', 'Warn'), audit], audits: [audit] }),
+      decision: decisionOf({
+        allowed: false,
+        code: 403,
+        errors: [e1, e2],
+        findings: [
+          finding('p1', 'a', 'Enforce'),
+          finding('p2', 'a', 'Enforce'),
+          finding('p1', 'b', 'Enforce'),
+          finding('p1', 'c', 'Warn'),
+          audit,
+        ],
+        audits: [audit],
+      }),
       result: 'denied',
       metrics: [
         ['findings', { endpoint: 'validate', policy: 'p1', rule: 'a', action: 'Enforce' }, 1],
@@ -918,16 +1253,29 @@ t.test('decisions: metrics and log lines of denials, errors, warnings and audits
       endpoint: 'mutate',
       decision: decisionOf({ allowed: false, code: 422, errors: [e1], findings: [finding('p1', 'c', 'Warn')], warnings: [{ field: e2 }] }),
       result: 'denied',
-      metrics: [['findings', { endpoint: 'mutate', policy: 'p1', rule: 'c', action: 'Warn' }, 1], ['denials', { reason: 'validation' }, 1]],
+      metrics: [
+        ['findings', { endpoint: 'mutate', policy: 'p1', rule: 'c', action: 'Warn' }, 1],
+        ['denials', { reason: 'validation' }, 1],
+      ],
       lines: (who) => [{ level: 30, ...who, rules: [], reasons: ['spec.a: Invalid value: "v": first'], msg: 'denied' }],
     },
     {
-      what: 'the core\'s own internal error (code 500): logged and counted as internal, no audit line',
+      what: "the core's own internal error (code 500): logged and counted as internal, no audit line",
       endpoint: 'validate',
       decision: decisionOf({ allowed: false, code: 500, errors: [e1, e2], findings: [finding('p1', 'a', 'Enforce')], audits: [audit] }),
       result: 'error',
-      metrics: [['findings', { endpoint: 'validate', policy: 'p1', rule: 'a', action: 'Enforce' }, 1], ['denials', { reason: 'internal' }, 1]],
-      lines: (who) => [{ level: 50, ...who, err: 'spec.a: Invalid value: "v": first; spec.b: Invalid value: "v": second', msg: 'review failed; denied with code 500' }],
+      metrics: [
+        ['findings', { endpoint: 'validate', policy: 'p1', rule: 'a', action: 'Enforce' }, 1],
+        ['denials', { reason: 'internal' }, 1],
+      ],
+      lines: (who) => [
+        {
+          level: 50,
+          ...who,
+          err: 'spec.a: Invalid value: "v": first; spec.b: Invalid value: "v": second',
+          msg: 'review failed; denied with code 500',
+        },
+      ],
     },
     {
       what: 'admitted with warnings and audits: one line',
@@ -936,7 +1284,13 @@ t.test('decisions: metrics and log lines of denials, errors, warnings and audits
       result: 'allowed',
       metrics: [['findings', { endpoint: 'validate', policy: 'pa', rule: 'auditRule', action: 'Audit' }, 1]],
       lines: (who) => [
-        { level: 30, ...who, warnings: ['spec.a: Invalid value: "v": first', 'spec: a note'], audits: ['pa/auditRule: spec.auditRule: Invalid value: "v": auditRule says no'], msg: 'admitted with warnings' },
+        {
+          level: 30,
+          ...who,
+          warnings: ['spec.a: Invalid value: "v": first', 'spec: a note'],
+          audits: ['pa/auditRule: spec.auditRule: Invalid value: "v": auditRule says no'],
+          msg: 'admitted with warnings',
+        },
       ],
     },
     {
@@ -948,7 +1302,7 @@ t.test('decisions: metrics and log lines of denials, errors, warnings and audits
       lines: () => [],
     },
     {
-      what: 'denied by the mutating call, with audits: its last call, so it logs them, on the denial\'s line',
+      what: "denied by the mutating call, with audits: its last call, so it logs them, on the denial's line",
       endpoint: 'mutate',
       decision: decisionOf({ allowed: false, code: 403, errors: [e1], findings: [finding('p1', 'a', 'Enforce'), audit], audits: [audit] }),
       result: 'denied',
@@ -958,7 +1312,14 @@ t.test('decisions: metrics and log lines of denials, errors, warnings and audits
         ['denials', { reason: 'a' }, 1],
       ],
       lines: (who) => [
-        { level: 30, ...who, rules: ['a'], reasons: ['spec.a: Invalid value: "v": first'], audits: ['pa/auditRule: spec.auditRule: Invalid value: "v": auditRule says no'], msg: 'denied' },
+        {
+          level: 30,
+          ...who,
+          rules: ['a'],
+          reasons: ['spec.a: Invalid value: "v": first'],
+          audits: ['pa/auditRule: spec.auditRule: Invalid value: "v": auditRule says no'],
+          msg: 'denied',
+        },
       ],
     },
     {
@@ -967,12 +1328,19 @@ t.test('decisions: metrics and log lines of denials, errors, warnings and audits
       decision: decisionOf({ audits: [audit], findings: [audit] }),
       result: 'allowed',
       metrics: [['findings', { endpoint: 'validate', policy: 'pa', rule: 'auditRule', action: 'Audit' }, 1]],
-      lines: (who) => [{ level: 30, ...who, audits: ['pa/auditRule: spec.auditRule: Invalid value: "v": auditRule says no'], msg: 'audit findings' }],
+      lines: (who) => [
+        { level: 30, ...who, audits: ['pa/auditRule: spec.auditRule: Invalid value: "v": auditRule says no'], msg: 'audit findings' },
+      ],
     },
     {
       what: 'patched with a warning and audits: the warning logged, the audits left to the validating call',
       endpoint: 'mutate',
-      decision: decisionOf({ warnings: [{ note: { path: '', text: 'heads up' } }], audits: [audit], findings: [audit], patch: [{ op: 'add', path: '/x', value: 1 }] }),
+      decision: decisionOf({
+        warnings: [{ note: { path: '', text: 'heads up' } }],
+        audits: [audit],
+        findings: [audit],
+        patch: [{ op: 'add', path: '/x', value: 1 }],
+      }),
       result: 'patched',
       metrics: [['findings', { endpoint: 'mutate', policy: 'pa', rule: 'auditRule', action: 'Audit' }, 1]],
       lines: (who) => [{ level: 30, ...who, warnings: ['heads up'], msg: 'admitted with warnings' }],
@@ -985,7 +1353,14 @@ t.test('decisions: metrics and log lines of denials, errors, warnings and audits
       metrics: [],
       lines: (who) => [{ level: 30, ...who, warnings: ['heads up'], msg: 'admitted with warnings' }],
     },
-    { what: 'patched, nothing to say', endpoint: 'mutate', decision: decisionOf({ patch: [{ op: 'add', path: '/x', value: 1 }] }), result: 'patched', metrics: [], lines: () => [] },
+    {
+      what: 'patched, nothing to say',
+      endpoint: 'mutate',
+      decision: decisionOf({ patch: [{ op: 'add', path: '/x', value: 1 }] }),
+      result: 'patched',
+      metrics: [],
+      lines: () => [],
+    },
   ];
   for (const c of cases) {
     const r = rig({ decide: () => c.decision });
@@ -996,58 +1371,102 @@ t.test('decisions: metrics and log lines of denials, errors, warnings and audits
   }
 });
 
-t.test('observe mode: a would-be denial is admitted unchanged, counted by rule (or unavailable/internal/validation) and logged', async (t) => {
-  const e1 = fieldError('spec.a', 'first');
-  const cases: Array<{ what: string; decision: Decision; reasons: string[]; rules: string[] }> = [
-    { what: 'rules', decision: decisionOf({ allowed: false, code: 403, errors: [e1], findings: [finding('p1', 'a', 'Enforce'), finding('p2', 'a', 'Enforce'), finding('p1', 'b', 'Enforce'), finding('p1', 'w', 'Warn')] }), reasons: ['a', 'b'], rules: ['a', 'b'] },
-    { what: '503', decision: decisionOf({ allowed: false, code: 503, errors: [e1], findings: [finding('p1', 'w', 'Warn')] }), reasons: ['unavailable'], rules: [] },
-    { what: '500', decision: decisionOf({ allowed: false, code: 500, errors: [e1] }), reasons: ['internal'], rules: [] },
-    { what: '422', decision: decisionOf({ allowed: false, code: 422, errors: [e1] }), reasons: ['validation'], rules: [] },
-    { what: 'no code', decision: decisionOf({ allowed: false, errors: [e1] }), reasons: ['validation'], rules: [] },
-  ];
-  for (const c of cases) {
-    const { addressLeases, asked } = fakeAddressLeases(async () => []);
-    const judged = { ...c.decision, addresses: [heldOf()], patch: [{ op: 'add' as const, path: '/x', value: 1 }] };
-    const r = rig({ decide: () => judged, enforcement: 'observe', addressLeases });
-    const body = reviewOf();
-    const out = handleReview(body, 'validate', 1000, r.deps);
-    t.equal(isPromise(out), false, `${c.what}: no claim for an observed denial`);
-    const review = await answer(out);
-    const admitted = observed(judged);
-    t.strictSame(r.responded, [admitted], c.what);
-    t.strictSame(review.response, { uid: body.request!.uid, allowed: true, warnings: admitted.warnings.map(warningText) }, `${c.what}: response`);
-    t.strictSame(asked, []);
-    t.strictSame(r.reserved, []);
-    t.strictSame(
-      r.calls,
-      [reviewsCall('validate', 'allowed'), ...judged.findings.map((f): MetricCall => ['findings', { endpoint: 'validate', policy: f.policy, rule: f.rule, action: f.action }, 1]), ...c.reasons.map((reason): MetricCall => ['wouldDeny', { reason }, 1])],
-      `${c.what}: metrics`,
-    );
-    const who = whoOf(body, 'validate');
-    t.strictSame(
-      r.lines,
-      [
-        { level: 30, ...who, warnings: admitted.warnings.map(warningText), msg: 'admitted with warnings' },
-        { level: 30, ...who, rules: c.rules, reasons: ['spec.a: Invalid value: "v": first'], msg: 'would deny (observe mode); admitted' },
-      ],
-      `${c.what}: log`,
-    );
-  }
-  // An admission in observe mode is no would-deny.
-  const r = rig({ enforcement: 'observe' });
-  await answer(handleReview(reviewOf(), 'validate', 1000, r.deps));
-  t.strictSame(r.calls, [reviewsCall('validate', 'allowed')]);
-  t.strictSame(r.lines, []);
-});
+t.test(
+  'observe mode: a would-be denial is admitted unchanged, counted by rule (or unavailable/internal/validation) and logged',
+  async (t) => {
+    const e1 = fieldError('spec.a', 'first');
+    const cases: Array<{ what: string; decision: Decision; reasons: string[]; rules: string[] }> = [
+      {
+        what: 'rules',
+        decision: decisionOf({
+          allowed: false,
+          code: 403,
+          errors: [e1],
+          findings: [
+            finding('p1', 'a', 'Enforce'),
+            finding('p2', 'a', 'Enforce'),
+            finding('p1', 'b', 'Enforce'),
+            finding('p1', 'w', 'Warn'),
+          ],
+        }),
+        reasons: ['a', 'b'],
+        rules: ['a', 'b'],
+      },
+      {
+        what: '503',
+        decision: decisionOf({ allowed: false, code: 503, errors: [e1], findings: [finding('p1', 'w', 'Warn')] }),
+        reasons: ['unavailable'],
+        rules: [],
+      },
+      { what: '500', decision: decisionOf({ allowed: false, code: 500, errors: [e1] }), reasons: ['internal'], rules: [] },
+      { what: '422', decision: decisionOf({ allowed: false, code: 422, errors: [e1] }), reasons: ['validation'], rules: [] },
+      { what: 'no code', decision: decisionOf({ allowed: false, errors: [e1] }), reasons: ['validation'], rules: [] },
+    ];
+    for (const c of cases) {
+      const { addressLeases, asked } = fakeAddressLeases(async () => []);
+      const judged = { ...c.decision, addresses: [heldOf()], patch: [{ op: 'add' as const, path: '/x', value: 1 }] };
+      const r = rig({ decide: () => judged, enforcement: 'observe', addressLeases });
+      const body = reviewOf();
+      const out = handleReview(body, 'validate', 1000, r.deps);
+      t.equal(isPromise(out), false, `${c.what}: no claim for an observed denial`);
+      const review = await answer(out);
+      const admitted = observed(judged);
+      t.strictSame(r.responded, [admitted], c.what);
+      t.strictSame(
+        review.response,
+        { uid: body.request!.uid, allowed: true, warnings: admitted.warnings.map(warningText) },
+        `${c.what}: response`,
+      );
+      t.strictSame(asked, []);
+      t.strictSame(r.reserved, []);
+      t.strictSame(
+        r.calls,
+        [
+          reviewsCall('validate', 'allowed'),
+          ...judged.findings.map(
+            (f): MetricCall => ['findings', { endpoint: 'validate', policy: f.policy, rule: f.rule, action: f.action }, 1],
+          ),
+          ...c.reasons.map((reason): MetricCall => ['wouldDeny', { reason }, 1]),
+        ],
+        `${c.what}: metrics`,
+      );
+      const who = whoOf(body, 'validate');
+      t.strictSame(
+        r.lines,
+        [
+          { level: 30, ...who, warnings: admitted.warnings.map(warningText), msg: 'admitted with warnings' },
+          { level: 30, ...who, rules: c.rules, reasons: ['spec.a: Invalid value: "v": first'], msg: 'would deny (observe mode); admitted' },
+        ],
+        `${c.what}: log`,
+      );
+    }
+    // An admission in observe mode is no would-deny.
+    const r = rig({ enforcement: 'observe' });
+    await answer(handleReview(reviewOf(), 'validate', 1000, r.deps));
+    t.strictSame(r.calls, [reviewsCall('validate', 'allowed')]);
+    t.strictSame(r.lines, []);
+  },
+);
 
 // DRA: ResourceClaimTemplates read before the review.
-function scriptedDra(opts: { cached?: string[]; lookup?: (ns: string, name: string) => Promise<TemplateLookup>; withLookup?: boolean; namespaces?: boolean } = {}) {
+function scriptedDra(
+  opts: {
+    cached?: string[];
+    lookup?: (ns: string, name: string) => Promise<TemplateLookup>;
+    withLookup?: boolean;
+    namespaces?: boolean;
+  } = {},
+) {
   const asked: Array<[string, string, number]> = [];
   const templateCalls: string[] = [];
   const classCalls: string[] = [];
   const dra: DraSource = {
-    classesFor: (resource) => (classCalls.push(resource), [{ name: `class-of-${resource}` }] as unknown as ReturnType<DraSource['classesFor']>),
-    template: (ns, name) => (templateCalls.push(`${ns}/${name}`), (opts.cached ?? []).includes(`${ns}/${name}`) ? { status: 'found' } : { status: 'not-found' }),
+    classesFor: (resource) => (
+      classCalls.push(resource), [{ name: `class-of-${resource}` }] as unknown as ReturnType<DraSource['classesFor']>
+    ),
+    template: (ns, name) => (
+      templateCalls.push(`${ns}/${name}`), (opts.cached ?? []).includes(`${ns}/${name}`) ? { status: 'found' } : { status: 'not-found' }
+    ),
     ...(opts.namespaces === false ? {} : { templateNamespaces: (name: string) => [`ns-of-${name}`] }),
     ...(opts.withLookup === false
       ? {}
@@ -1079,14 +1498,24 @@ t.test('templates: read for a Pod CREATE with a namespace whose NAD names a temp
     const out = handleReview(reviewOf(c.over), 'mutate', 250, r.deps);
     t.equal(isPromise(out), c.asked.length > 0, `${c.what}: ${c.asked.length > 0 ? 'asynchronous' : 'synchronous'}`);
     await answer(out);
-    t.strictSame(asked, c.asked.map((name) => ['ns', name, 250]), c.what);
+    t.strictSame(
+      asked,
+      c.asked.map((name) => ['ns', name, 250]),
+      c.what,
+    );
     if (c.asked.length === 0) t.equal(r.contexts[0]!.dra, dra, `${c.what}: the DRA view as is`);
   }
 });
 
 t.test('templates: the budget (Math.max 1), read templates in front of the cache, a rejected read is unavailable', async (t) => {
   const nads = new ScriptedNads([nadOf('ns', 'claimed', 'nic'), nadOf('ns', 'broken', 'bad')]);
-  for (const [budget, ms] of [[0, 1], [0.5, 1], [-5, 1], [250, 250], [() => 40, 40]] as const) {
+  for (const [budget, ms] of [
+    [0, 1],
+    [0.5, 1],
+    [-5, 1],
+    [250, 250],
+    [() => 40, 40],
+  ] as const) {
     const { dra, asked } = scriptedDra();
     const r = rig({ nads, dra, refs: [{ namespace: 'ns', name: 'claimed' }] });
     await answer(handleReview(reviewOf(), 'mutate', budget, r.deps));
@@ -1099,9 +1528,19 @@ t.test('templates: the budget (Math.max 1), read templates in front of the cache
       return { status: 'unavailable', reason: 'slow' };
     },
   });
-  const r = rig({ nads, dra, refs: [{ namespace: 'ns', name: 'claimed' }, { namespace: 'ns', name: 'broken' }] });
+  const r = rig({
+    nads,
+    dra,
+    refs: [
+      { namespace: 'ns', name: 'claimed' },
+      { namespace: 'ns', name: 'broken' },
+    ],
+  });
   await answer(handleReview(reviewOf(), 'mutate', 1000, r.deps));
-  t.strictSame(asked, [['ns', 'nic', 1000], ['ns', 'bad', 1000]]);
+  t.strictSame(asked, [
+    ['ns', 'nic', 1000],
+    ['ns', 'bad', 1000],
+  ]);
   const view = r.contexts[0]!.dra!;
   t.not(view, dra, 'a view with the read templates in front');
   templateCalls.length = 0;
@@ -1127,12 +1566,23 @@ t.test('templates after a NAD lookup: the budget function is asked again for the
   nads.origin.set('ns/gone', async () => ({ status: 'not-found' }));
   const budgets = [300, 120];
   const { dra, asked } = scriptedDra();
-  const r = rig({ nads, dra, refs: [{ namespace: 'ns', name: 'claimed' }, { namespace: 'ns', name: 'gone' }] });
+  const r = rig({
+    nads,
+    dra,
+    refs: [
+      { namespace: 'ns', name: 'claimed' },
+      { namespace: 'ns', name: 'gone' },
+    ],
+  });
   await answer(handleReview(reviewOf(), 'mutate', () => budgets.shift()!, r.deps));
   t.strictSame(asked, [['ns', 'nic', 120]]);
   t.strictSame(budgets, []);
   t.strictSame(r.contexts[0]!.dra!.template('ns', 'nic'), { status: 'found' });
-  t.strictSame(r.calls, [['nadLookups', { outcome: 'fetched' }, 1], ['nadLookups', { outcome: 'not-found' }, 1], reviewsCall('mutate', 'allowed')]);
+  t.strictSame(r.calls, [
+    ['nadLookups', { outcome: 'fetched' }, 1],
+    ['nadLookups', { outcome: 'not-found' }, 1],
+    reviewsCall('mutate', 'allowed'),
+  ]);
 
   // A looked-up NAD without a template reads nothing and keeps the DRA view as is.
   const plain = new ScriptedNads();
@@ -1210,7 +1660,11 @@ t.test('a DRA cache that throws while listing templates to read: a 500 on both p
     const body = reviewOf();
     const review = await answer(handleReview(body, 'mutate', 1000, r.deps));
     t.strictSame(review, internalErrorReview('admission.k8s.io/v1', body.request!.uid), name);
-    t.strictSame(r.lines, [{ level: 50, ...whoOf(body, 'mutate'), err: 'cache broken', msg: 'review failed; denied with code 500' }], `${name}: logged`);
+    t.strictSame(
+      r.lines,
+      [{ level: 50, ...whoOf(body, 'mutate'), err: 'cache broken', msg: 'review failed; denied with code 500' }],
+      `${name}: logged`,
+    );
   }
 });
 
@@ -1218,11 +1672,12 @@ t.test('arbitrate: one claim won and one lost is a denial, every claim released'
   const claims = [heldOf(), heldOf({ value: '02:00:00:00:00:02' })];
   const decision = decisionOf({ addresses: claims });
   let outcomes: LeaseOutcome[] = [];
-  const { addressLeases } = fakeAddressLeases(async (cs) =>
-    (outcomes = [
-      { wanted: wantedOf(cs[0]!), result: 'won' },
-      { wanted: wantedOf(cs[1]!), result: 'lost', holder: { kind: 'Pod', namespace: 'ns', name: 'other' }, live: true },
-    ]),
+  const { addressLeases } = fakeAddressLeases(
+    async (cs) =>
+      (outcomes = [
+        { wanted: wantedOf(cs[0]!), result: 'won' },
+        { wanted: wantedOf(cs[1]!), result: 'lost', holder: { kind: 'Pod', namespace: 'ns', name: 'other' }, live: true },
+      ]),
   );
   const r = rig({ addressLeases, decide: () => decision });
   const body = reviewOf();
@@ -1237,14 +1692,19 @@ t.test('arbitrate, observe mode: a claim that settles allowed (Warn, unavailable
   const claims = [heldOf({ unique: { ...heldOf().unique!, action: 'Warn' } })];
   const decision = decisionOf({ addresses: claims });
   let outcomes: LeaseOutcome[] = [];
-  const { addressLeases } = fakeAddressLeases(async (cs) => (outcomes = cs.map((c) => ({ wanted: wantedOf(c, 'Warn'), result: 'unavailable' as const, reason: 'down' }))));
+  const { addressLeases } = fakeAddressLeases(
+    async (cs) => (outcomes = cs.map((c) => ({ wanted: wantedOf(c, 'Warn'), result: 'unavailable' as const, reason: 'down' }))),
+  );
   const r = rig({ addressLeases, decide: () => decision, enforcement: 'observe' });
   const body = reviewOf();
   const review = await answer(handleReview(body, 'validate', 1000, r.deps));
   const settled = settleAddressLeases(decision, outcomes, 'ns');
   t.strictSame(r.responded, [decision, settled]);
   t.strictSame(review.response, { uid: body.request!.uid, allowed: true, warnings: settled.warnings.map(warningText) });
-  t.strictSame(r.calls, [reviewsCall('validate', 'allowed'), ['findings', { endpoint: 'validate', policy: 'u', rule: 'uniqueAddresses', action: 'Warn' }, 1]]);
+  t.strictSame(r.calls, [
+    reviewsCall('validate', 'allowed'),
+    ['findings', { endpoint: 'validate', policy: 'u', rule: 'uniqueAddresses', action: 'Warn' }, 1],
+  ]);
   t.strictSame(
     r.lines.map((l) => l.msg),
     ['address claim could not be made; admitted', 'admitted with warnings'],
@@ -1255,13 +1715,35 @@ t.test('a request without a kind: no Pod write, counted as kind other, logged wi
   const nads = new ScriptedNads([nadOf('ns', 'claimed', 'nic')]);
   const { dra, asked } = scriptedDra();
   const { addressLeases, asked: claimed } = fakeAddressLeases(() => undefined);
-  const r = rig({ nads, dra, addressLeases, refs: [{ namespace: 'ns', name: 'claimed' }], decide: () => decisionOf({ allowed: false, code: 403, errors: [fieldError('x', 'no')], addresses: [heldOf()] }) });
+  const r = rig({
+    nads,
+    dra,
+    addressLeases,
+    refs: [{ namespace: 'ns', name: 'claimed' }],
+    decide: () => decisionOf({ allowed: false, code: 403, errors: [fieldError('x', 'no')], addresses: [heldOf()] }),
+  });
   const denied = reviewOf({ kind: undefined as unknown as AdmissionRequest['kind'] });
   const out = handleReview(denied, 'validate', 1000, r.deps);
   t.equal(isPromise(out), false, 'no template read');
   await answer(out);
-  t.strictSame(r.calls, [['nadLookups', { outcome: 'hit' }, 1], reviewsCall('validate', 'denied', 'CREATE', 'other'), ['denials', { reason: 'validation' }, 1]]);
-  t.strictSame(r.lines, [{ level: 30, uid: denied.request!.uid, endpoint: 'validate', namespace: 'ns', objectName: 'p', operation: 'CREATE', rules: [], reasons: ['x: Invalid value: "v": no'], msg: 'denied' }]);
+  t.strictSame(r.calls, [
+    ['nadLookups', { outcome: 'hit' }, 1],
+    reviewsCall('validate', 'denied', 'CREATE', 'other'),
+    ['denials', { reason: 'validation' }, 1],
+  ]);
+  t.strictSame(r.lines, [
+    {
+      level: 30,
+      uid: denied.request!.uid,
+      endpoint: 'validate',
+      namespace: 'ns',
+      objectName: 'p',
+      operation: 'CREATE',
+      rules: [],
+      reasons: ['x: Invalid value: "v": no'],
+      msg: 'denied',
+    },
+  ]);
   t.equal(r.contexts[0]!.policy, r.policy, 'not by claim');
 
   const r2 = rig({ addressLeases, decide: () => decisionOf({ addresses: [heldOf()] }) });
@@ -1274,7 +1756,9 @@ t.test('a request without a kind: no Pod write, counted as kind other, logged wi
 
 t.test('arbitrate: a lost claim with reservations that cannot release', async (t) => {
   const claims = [heldOf()];
-  const { addressLeases } = fakeAddressLeases(async (cs) => cs.map((c) => ({ wanted: wantedOf(c), result: 'lost' as const, holder: { kind: 'Pod', namespace: 'ns', name: 'other' }, live: true })));
+  const { addressLeases } = fakeAddressLeases(async (cs) =>
+    cs.map((c) => ({ wanted: wantedOf(c), result: 'lost' as const, holder: { kind: 'Pod', namespace: 'ns', name: 'other' }, live: true })),
+  );
   const r = rig({ addressLeases, decide: () => decisionOf({ addresses: claims }) });
   r.deps.reservations = { reserve: () => {} };
   const review = await answer(handleReview(reviewOf(), 'validate', 1000, r.deps));
@@ -1295,7 +1779,13 @@ t.test('lookups: at most 32 missing NADs looked up per review, 4 at a time; the 
       return new Promise((resolve) =>
         setTimeout(() => {
           this.running--;
-          resolve(cached ? { status: 'found', nad: cached } : key(namespace, name) === 'ns/m-5' ? { status: 'unavailable', reason: 'apiserver down' } : { status: 'not-found' });
+          resolve(
+            cached
+              ? { status: 'found', nad: cached }
+              : key(namespace, name) === 'ns/m-5'
+                ? { status: 'unavailable', reason: 'apiserver down' }
+                : { status: 'not-found' },
+          );
         }, 2),
       );
     }
@@ -1312,7 +1802,10 @@ t.test('lookups: at most 32 missing NADs looked up per review, 4 at a time; the 
   t.strictSame(ctx.nads('ns', 'real'), { status: 'found', nad: nadOf('ns', 'real') });
   t.strictSame(ctx.nads('ns', 'm-0'), { status: 'not-found' });
   t.strictSame(ctx.nads('ns', 'm-31'), { status: 'not-found' });
-  const capped = { status: 'unavailable', reason: 'not looked up: the review names 1000 NADs missing from the cache, and netattach looks up at most 32 per review' };
+  const capped = {
+    status: 'unavailable',
+    reason: 'not looked up: the review names 1000 NADs missing from the cache, and netattach looks up at most 32 per review',
+  };
   t.strictSame(ctx.nads('ns', 'm-32'), capped, 'past the cap: unavailable, naming the cap');
   t.strictSame(ctx.nads('ns', 'm-999'), capped);
   t.strictSame(
@@ -1348,7 +1841,11 @@ t.test('lookups: a real pod with a few missing NADs: each looked up, none capped
   nads.origin.set('ns/b', async () => ({ status: 'found', nad: nadOf('ns', 'b') }));
   const r = rig({ nads, refs });
   await answer(handleReview(reviewOf(), 'validate', 1000, r.deps));
-  t.strictSame(nads.lookups, refs.map((x) => `ns/${x.name}`), 'each looked up');
+  t.strictSame(
+    nads.lookups,
+    refs.map((x) => `ns/${x.name}`),
+    'each looked up',
+  );
   t.strictSame(r.contexts[0]!.nads('ns', 'b'), { status: 'found', nad: nadOf('ns', 'b') });
   t.strictSame(r.contexts[0]!.nads('ns', 'f'), { status: 'not-found' });
   t.notOk(r.calls.some(([m, l]) => m === 'nadLookups' && l?.['outcome'] === 'capped'));
@@ -1365,7 +1862,8 @@ t.test('lookups: a NAD remembered absent is counted as such', async (t) => {
 
 t.test('lookups: missing NADs not started before the deadline are not started at all', async (t) => {
   const nads = new ScriptedNads();
-  for (let i = 0; i < 12; i++) nads.origin.set(`ns/slow-${i}`, () => new Promise<NadLookup>((resolve) => setTimeout(() => resolve({ status: 'not-found' }), 60)));
+  for (let i = 0; i < 12; i++)
+    nads.origin.set(`ns/slow-${i}`, () => new Promise<NadLookup>((resolve) => setTimeout(() => resolve({ status: 'not-found' }), 60)));
   const r = rig({ nads, refs: Array.from({ length: 12 }, (_, i) => ({ namespace: 'ns', name: `slow-${i}` })) });
   await answer(handleReview(reviewOf(), 'validate', 20, r.deps));
   t.equal(nads.lookups.length, 4, 'the first round only: the budget was spent before the next');

@@ -26,7 +26,11 @@ t.test('background tasks: started after listening without being awaited, stopped
     deps: {
       registry,
       background: [
-        { name: 'never syncs', start: () => new Promise<void>(() => events.push('hanging start')), stop: () => void events.push('hanging stop') },
+        {
+          name: 'never syncs',
+          start: () => new Promise<void>(() => events.push('hanging start')),
+          stop: () => void events.push('hanging stop'),
+        },
         { name: 'broken', start: () => Promise.reject(new Error('no such CRD')), stop: () => void events.push('broken stop') },
       ],
       readiness: { watch: () => 'watch has not synced yet' },

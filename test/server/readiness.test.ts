@@ -71,7 +71,12 @@ t.test('close drains a request in flight, turns readyz to 503 meanwhile, and ref
   const inFlight = new Promise<void>((resolveInFlight, reject) => {
     const req = https.request(
       `${url}/validate`,
-      { method: 'POST', ca, headers: { 'content-type': 'application/json', 'content-length': body.length, expect: '100-continue' }, agent: false },
+      {
+        method: 'POST',
+        ca,
+        headers: { 'content-type': 'application/json', 'content-length': body.length, expect: '100-continue' },
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -88,7 +93,11 @@ t.test('close drains a request in flight, turns readyz to 503 meanwhile, and ref
   });
   await inFlight;
   const closing = server.close();
-  const ready = await eventually(() => getHttp(`${healthUrl}/readyz`), (r) => r.status === 503, 'readyz 503 while draining');
+  const ready = await eventually(
+    () => getHttp(`${healthUrl}/readyz`),
+    (r) => r.status === 503,
+    'readyz 503 while draining',
+  );
   t.equal(ready.status, 503);
   t.match(ready.json.checks.shutdown.reason, /shutting down/);
   await t.rejects(request(`${url}/validate`, body, { ca }), 'new connections refused');
@@ -101,7 +110,12 @@ t.test('close drains a request in flight, turns readyz to 503 meanwhile, and ref
 
 t.test('close gives up on a stuck client after the grace period', async (t) => {
   const { url, ca, server } = await startServer(t, { options: { shutdownGraceMs: 300 } });
-  const req = https.request(`${url}/validate`, { method: 'POST', ca, headers: { 'content-type': 'application/json', 'content-length': 1000, expect: '100-continue' }, agent: false });
+  const req = https.request(`${url}/validate`, {
+    method: 'POST',
+    ca,
+    headers: { 'content-type': 'application/json', 'content-length': 1000, expect: '100-continue' },
+    agent: false,
+  });
   req.on('error', () => {});
   // The server holds the request once it says "100 Continue"; then the body stalls.
   await new Promise<void>((r) => {
@@ -142,7 +156,10 @@ t.test('after the first sync a failing watch degrades readiness instead of faili
   const degraded = await getHttp(`${healthUrl}/readyz`);
   t.equal(degraded.status, 200, 'an API server outage after the sync keeps the replica ready');
   t.same(degraded.json.degraded, ['pods']);
-  t.match(degraded.json.checks.pods, { ok: true, degraded: /^pod watch failing since .* \(stale for 4\d s\): connect ECONNREFUSED 127\.0\.0\.1:6443; answering from the cache$/ });
+  t.match(degraded.json.checks.pods, {
+    ok: true,
+    degraded: /^pod watch failing since .* \(stale for 4\d s\): connect ECONNREFUSED 127\.0\.0\.1:6443; answering from the cache$/,
+  });
   const verbose = await getHttp(`${healthUrl}/readyz?verbose`);
   t.equal(verbose.status, 200);
   t.match(verbose.text, /\[\+\]pods ok \(degraded: pod watch failing since .*\)\n/);
@@ -156,34 +173,45 @@ t.test('after the first sync a failing watch degrades readiness instead of faili
 });
 
 /** POST a review on `agent`'s connection (kept alive); the answer's status, Connection header and socket. */
-function postKeptAlive(url: string, ca: string, agent: https.Agent): Promise<{ status: number; connection: string | undefined; socket: unknown }> {
+function postKeptAlive(
+  url: string,
+  ca: string,
+  agent: https.Agent,
+): Promise<{ status: number; connection: string | undefined; socket: unknown }> {
   const body = Buffer.from(JSON.stringify(podReview()));
   return new Promise((resolve, reject) => {
-    const req = https.request(`${url}/validate`, { method: 'POST', ca, agent, headers: { 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, socket: req.socket }));
-    });
+    const req = https.request(
+      `${url}/validate`,
+      { method: 'POST', ca, agent, headers: { 'content-type': 'application/json', 'content-length': body.length } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, socket: req.socket }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
-t.test('while draining, a review on a kept-alive connection is answered with Connection: close; idle connections wait for the quiet time (issue 26)', async (t) => {
-  // The API server reuses kept-alive connections for its POSTs and does not retry one that ends
-  // before its answer (EOF fails the pod create). A drain that closed idle connections at once
-  // raced with it (test/e2e/upgrade.e2e.ts); answers that end their connections do not.
-  const { url, ca, server } = await startServer(t, { options: { drainQuietMs: 300 } });
-  const agent = new https.Agent({ keepAlive: true, maxSockets: 1 });
-  t.teardown(() => agent.destroy());
-  const first = await postKeptAlive(url, ca, agent);
-  t.equal(first.status, 200);
-  t.not(first.connection, 'close', 'kept alive before the drain');
-  const started = Date.now();
-  const closing = server.close();
-  const during = await postKeptAlive(url, ca, agent);
-  t.equal(during.status, 200, 'answered on the kept-alive connection while draining');
-  t.equal(during.socket, first.socket, 'the same connection: it was not closed under the client');
-  t.equal(during.connection, 'close', 'the answer ends the connection');
-  t.same(await closing, { drained: true });
-  t.ok(Date.now() - started >= 300, `the drain waited for no review to come for the quiet time (${Date.now() - started} ms)`);
-});
+t.test(
+  'while draining, a review on a kept-alive connection is answered with Connection: close; idle connections wait for the quiet time (issue 26)',
+  async (t) => {
+    // The API server reuses kept-alive connections for its POSTs and does not retry one that ends
+    // before its answer (EOF fails the pod create). A drain that closed idle connections at once
+    // raced with it (test/e2e/upgrade.e2e.ts); answers that end their connections do not.
+    const { url, ca, server } = await startServer(t, { options: { drainQuietMs: 300 } });
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 1 });
+    t.teardown(() => agent.destroy());
+    const first = await postKeptAlive(url, ca, agent);
+    t.equal(first.status, 200);
+    t.not(first.connection, 'close', 'kept alive before the drain');
+    const started = Date.now();
+    const closing = server.close();
+    const during = await postKeptAlive(url, ca, agent);
+    t.equal(during.status, 200, 'answered on the kept-alive connection while draining');
+    t.equal(during.socket, first.socket, 'the same connection: it was not closed under the client');
+    t.equal(during.connection, 'close', 'the answer ends the connection');
+    t.same(await closing, { drained: true });
+    t.ok(Date.now() - started >= 300, `the drain waited for no review to come for the quiet time (${Date.now() - started} ms)`);
+  },
+);

@@ -20,7 +20,10 @@ async function until(what: string, check: () => boolean | Promise<boolean>, ms =
 }
 
 /** Sends reviews in a loop on fresh connections (and one kept-alive connection) until stopped. */
-function load(url: string, ca: string[]): { stop: () => Promise<{ ok: number; failed: string[]; serials: Set<string> }>; ok: () => number; serials: Set<string> } {
+function load(
+  url: string,
+  ca: string[],
+): { stop: () => Promise<{ ok: number; failed: string[]; serials: Set<string> }>; ok: () => number; serials: Set<string> } {
   let running = true;
   const failed: string[] = [];
   const serials = new Set<string>();
@@ -79,7 +82,11 @@ t.test('rotation through a Secret-style ..data symlink swap, under load, fails n
   renameSync(join(dir, '..data_tmp'), join(dir, '..data'));
   await until('the new certificate in service', () => server.servingSerial() === serialOf(second.cert));
   const beforeSwap = traffic.ok();
-  await until('requests on the second certificate', () => traffic.serials.has(serialOf(second.cert)) && traffic.ok() >= beforeSwap + 10, 30_000);
+  await until(
+    'requests on the second certificate',
+    () => traffic.serials.has(serialOf(second.cert)) && traffic.ok() >= beforeSwap + 10,
+    30_000,
+  );
   const { ok, failed, serials } = await traffic.stop();
   t.same(failed, [], 'no failed request');
   t.ok(ok > 20, `${ok} requests during the rotation`);
@@ -109,7 +116,12 @@ t.test('a bad new pair is refused: the old certificate stays in service', async 
   const stranger = generateCertificates({ service: 'x', namespace: 'y' });
   const expired = generateCertificates({ service: 'netattach', namespace: 'ns', days: 1, now: new Date(Date.now() - 3 * 86_400_000) });
   const cases: Array<[string, string, string, RegExp]> = [
-    ['key of another certificate', stranger.cert.replace(/x/g, 'x'), generateCertificates({ service: 'a', namespace: 'b' }).key, /does not match/],
+    [
+      'key of another certificate',
+      stranger.cert.replace(/x/g, 'x'),
+      generateCertificates({ service: 'a', namespace: 'b' }).key,
+      /does not match/,
+    ],
     ['expired', expired.cert, expired.key, /expired at/],
     ['not PEM', 'hello', 'world', /does not parse/],
   ];
@@ -120,25 +132,41 @@ t.test('a bad new pair is refused: the old certificate stays in service', async 
     t.equal(await server.reloadTls(), false, name);
     failures++;
     t.equal(server.servingSerial(), before, `${name}: old certificate kept`);
-    t.ok(logs.lines.some((l) => l.level === 50 && typeof l.err === 'string' && why.test(l.err)), `${name}: logged`);
+    t.ok(
+      logs.lines.some((l) => l.level === 50 && typeof l.err === 'string' && why.test(l.err)),
+      `${name}: logged`,
+    );
     const res = await request(`${url}/validate`, JSON.stringify(podReview()), { ca });
     t.equal(res.status, 200, `${name}: still serving`);
     t.equal(res.serial, before);
   }
-  t.match(await server.metrics.registry.getSingleMetricAsString('netattach_tls_reloads_total'), new RegExp(`result="failure"\\} ${failures}`));
-  t.notOk(logs.raw.some((l) => l.includes('PRIVATE KEY')), 'no key material in logs');
+  t.match(
+    await server.metrics.registry.getSingleMetricAsString('netattach_tls_reloads_total'),
+    new RegExp(`result="failure"\\} ${failures}`),
+  );
+  t.notOk(
+    logs.raw.some((l) => l.includes('PRIVATE KEY')),
+    'no key material in logs',
+  );
 });
 
 t.test('with a client CA, only clients holding a certificate it signed get through', async (t) => {
   const clientCaDir = join(t.testdir(), 'client-ca');
   const serverCerts = join(t.testdir(), 'server');
   const clientCa = await makeCerts(clientCaDir);
-  const client = generateCertificates({ service: 'kube-apiserver', namespace: 'x', usage: 'client', ca: { cert: clientCa.ca, key: readFileSync(join(clientCaDir, 'ca.key'), 'utf8') } });
+  const client = generateCertificates({
+    service: 'kube-apiserver',
+    namespace: 'x',
+    usage: 'client',
+    ca: { cert: clientCa.ca, key: readFileSync(join(clientCaDir, 'ca.key'), 'utf8') },
+  });
   const stranger = generateCertificates({ service: 'kube-apiserver', namespace: 'x', usage: 'client' });
   const { ca } = await makeCerts(serverCerts);
   const { url } = await startServer(t, {
     ca,
-    options: { tls: { certFile: join(serverCerts, 'tls.crt'), keyFile: join(serverCerts, 'tls.key'), clientCaFile: join(clientCaDir, 'ca.crt') } },
+    options: {
+      tls: { certFile: join(serverCerts, 'tls.crt'), keyFile: join(serverCerts, 'tls.key'), clientCaFile: join(clientCaDir, 'ca.crt') },
+    },
   });
   const body = JSON.stringify(podReview());
   await t.rejects(request(`${url}/validate`, body, { ca }), 'no client certificate');
@@ -153,4 +181,3 @@ t.test('TLS below 1.2 is refused', async (t) => {
   await t.rejects(request(`${url}/validate`, JSON.stringify(podReview()), { ca, agent: old }));
   old.destroy();
 });
-

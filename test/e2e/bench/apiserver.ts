@@ -59,7 +59,8 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 /** The Deployment's literal environment (manifests/base/deployment.yaml): NODE_OPTIONS, MALLOC_ARENA_MAX. */
 function deploymentEnv(): Record<string, string> {
   const docs = parseManifests(readFileSync(path.join(REPO, 'manifests/base/deployment.yaml'), 'utf8'));
-  const containers = ((docs[0]!.spec as Obj).template as { spec: { containers: Array<{ env?: Array<{ name: string; value?: string }> }> } }).spec.containers;
+  const containers = ((docs[0]!.spec as Obj).template as { spec: { containers: Array<{ env?: Array<{ name: string; value?: string }> }> } })
+    .spec.containers;
   return Object.fromEntries((containers[0]?.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));
 }
 
@@ -73,7 +74,8 @@ function buildNoop(): string {
     env: { ...process.env, GOTOOLCHAIN: 'local', CGO_ENABLED: '0', GOFLAGS: '' },
     encoding: 'utf8',
   });
-  if (r.status !== 0) throw new Error(`go build of the no-op webhook failed (Go is needed, as for the e2e binaries):\n${r.stderr}${r.error ?? ''}`);
+  if (r.status !== 0)
+    throw new Error(`go build of the no-op webhook failed (Go is needed, as for the e2e binaries):\n${r.stderr}${r.error ?? ''}`);
   return out;
 }
 
@@ -84,9 +86,23 @@ interface Noop {
 }
 
 async function startNoop(bin: string, tlsDir: string, patchFile: string, http1: boolean): Promise<Noop> {
-  const child = spawn(bin, ['-listen', '127.0.0.1:0', '-cert', path.join(tlsDir, 'tls.crt'), '-key', path.join(tlsDir, 'tls.key'), '-patch', patchFile, ...(http1 ? ['-http1'] : [])], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    bin,
+    [
+      '-listen',
+      '127.0.0.1:0',
+      '-cert',
+      path.join(tlsDir, 'tls.crt'),
+      '-key',
+      path.join(tlsDir, 'tls.key'),
+      '-patch',
+      patchFile,
+      ...(http1 ? ['-http1'] : []),
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   process.on('exit', () => child.kill('SIGKILL'));
   const addr = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -151,7 +167,18 @@ function apiClient(e: E2e) {
     new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
       const req = https.request(
-        { host: base.hostname, port: base.port, path: p, method, agent, headers: { authorization: `Bearer ${e.cluster.token}`, accept: 'application/json', ...(payload ? { 'content-type': 'application/json' } : {}) } },
+        {
+          host: base.hostname,
+          port: base.port,
+          path: p,
+          method,
+          agent,
+          headers: {
+            authorization: `Bearer ${e.cluster.token}`,
+            accept: 'application/json',
+            ...(payload ? { 'content-type': 'application/json' } : {}),
+          },
+        },
         (res) => {
           let b = '';
           res.setEncoding('utf8').on('data', (d: string) => (b += d));
@@ -248,11 +275,15 @@ async function main(): Promise<void> {
     const review = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request };
     const callMutate = () =>
       new Promise<Obj>((resolve, reject) => {
-        const req = https.request(`${e.netattach.url}/mutate`, { method: 'POST', ca: e.caPem, servername: 'localhost', headers: { 'content-type': 'application/json' } }, (res) => {
-          let b = '';
-          res.setEncoding('utf8').on('data', (d: string) => (b += d));
-          res.on('end', () => resolve(JSON.parse(b) as Obj));
-        });
+        const req = https.request(
+          `${e.netattach.url}/mutate`,
+          { method: 'POST', ca: e.caPem, servername: 'localhost', headers: { 'content-type': 'application/json' } },
+          (res) => {
+            let b = '';
+            res.setEncoding('utf8').on('data', (d: string) => (b += d));
+            res.on('end', () => resolve(JSON.parse(b) as Obj));
+          },
+        );
         req.on('error', reject);
         req.end(JSON.stringify(review));
       });
@@ -278,7 +309,9 @@ async function main(): Promise<void> {
       noopOf[p] = n;
       configs.push(...forPhase(e.webhooks, p, n.url));
     }
-    await e.cluster.kubectlOk(['apply', '--server-side', '--force-conflicts', '--field-manager=netattach-bench', '-f', '-'], { input: toYaml(configs) });
+    await e.cluster.kubectlOk(['apply', '--server-side', '--force-conflicts', '--field-manager=netattach-bench', '-f', '-'], {
+      input: toYaml(configs),
+    });
 
     let round = 0;
     const createIn = async (p: Phase): Promise<{ ms: number; mutated: boolean }> => {
@@ -332,7 +365,7 @@ async function main(): Promise<void> {
     const stats1 = await Promise.all(noops.map((n) => n.stats()));
     const conns1 = connectionsTo(port);
     const rssAfterCreates = rssMb(pids.netattach);
-    const netattachCalls = (await e.netattach.metric('netattach_admission_reviews_total'));
+    const netattachCalls = await e.netattach.metric('netattach_admission_reviews_total');
     if (wrong.length > 0) throw new Error(`pods not mutated as expected: ${wrong.slice(0, 10).join(', ')}`);
 
     // What netattach spends on pods it is not called for (its pod and namespace watches, the
@@ -361,38 +394,104 @@ async function main(): Promise<void> {
         tlsOptions: { ca: e.caPem, servername: 'localhost' },
       } as autocannon.Options);
       const after = rssMb(pids.netattach);
-      load = { seconds: LOAD_SECONDS, rps: r.requests.average, ...after, cpuUs: ((cpuSeconds(pids.netattach) - c0) * 1e6) / Math.max(1, r['2xx']), p50: r.latency.p50, p99: r.latency.p99 };
+      load = {
+        seconds: LOAD_SECONDS,
+        rps: r.requests.average,
+        ...after,
+        cpuUs: ((cpuSeconds(pids.netattach) - c0) * 1e6) / Math.max(1, r['2xx']),
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+      };
       if (r.non2xx > 0 || r.errors > 0) log(`load: ${r.non2xx} non-2xx, ${r.errors} errors`);
     }
 
     // Report.
     const uptime = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-    const row = (p: Phase) => ({ p50: percentile(ms[p]!, 50), p90: percentile(ms[p]!, 90), p99: percentile(ms[p]!, 99), mean: ms[p]!.reduce((a, b) => a + b, 0) / ms[p]!.length });
+    const row = (p: Phase) => ({
+      p50: percentile(ms[p]!, 50),
+      p90: percentile(ms[p]!, 90),
+      p99: percentile(ms[p]!, 99),
+      mean: ms[p]!.reduce((a, b) => a + b, 0) / ms[p]!.length,
+    });
     const rows = Object.fromEntries(PHASES.map((p) => [p, row(p)]));
     const out: string[] = [];
-    out.push(`\npod create through kube-apiserver ${e.cluster.binDir.split('/').slice(-2, -1)[0] ?? ''}: ${CREATES} sequential creates per phase (after ${WARMUP} warm-up rounds), phases interleaved; load average ${uptime}; ${wallS.toFixed(1)} s`);
+    out.push(
+      `\npod create through kube-apiserver ${e.cluster.binDir.split('/').slice(-2, -1)[0] ?? ''}: ${CREATES} sequential creates per phase (after ${WARMUP} warm-up rounds), phases interleaved; load average ${uptime}; ${wallS.toFixed(1)} s`,
+    );
     out.push('| phase | p50 ms | p90 ms | p99 ms | mean ms |');
     out.push('|---|---|---|---|---|');
     for (const p of PHASES) out.push(`| ${p} | ${f1(rows[p]!.p50)} | ${f1(rows[p]!.p90)} | ${f1(rows[p]!.p99)} | ${f1(rows[p]!.mean)} |`);
     const diff = (a: Phase, b: Phase) =>
-      rows[a] && rows[b] ? `| ${a} − ${b} | ${f1(rows[a]!.p50 - rows[b]!.p50)} | ${f1(rows[a]!.p90 - rows[b]!.p90)} | ${f1(rows[a]!.p99 - rows[b]!.p99)} | ${f1(rows[a]!.mean - rows[b]!.mean)} |` : undefined;
-    for (const d of [diff('netattach', 'noop'), diff('netattach', 'noop-h1'), diff('noop-h1', 'noop'), diff('noop', 'none'), diff('netattach', 'none')]) if (d) out.push(d);
+      rows[a] && rows[b]
+        ? `| ${a} − ${b} | ${f1(rows[a]!.p50 - rows[b]!.p50)} | ${f1(rows[a]!.p90 - rows[b]!.p90)} | ${f1(rows[a]!.p99 - rows[b]!.p99)} | ${f1(rows[a]!.mean - rows[b]!.mean)} |`
+        : undefined;
+    for (const d of [
+      diff('netattach', 'noop'),
+      diff('netattach', 'noop-h1'),
+      diff('noop-h1', 'noop'),
+      diff('noop', 'none'),
+      diff('netattach', 'none'),
+    ])
+      if (d) out.push(d);
     const per = (k: string, calls: number) => (((cpu1[k]! - cpu0[k]!) * 1e6) / calls).toFixed(0);
     out.push('');
-    out.push(`CPU over the measured creates (${PHASES.length * CREATES} creates): kube-apiserver ${per('apiserver', PHASES.length * CREATES)} µs/create, etcd ${per('etcd', PHASES.length * CREATES)} µs/create` +
-      (PHASES.includes('netattach') ? `, netattach ${per('netattach', CREATES)} µs per create in its phase (2 calls; includes its pod/NAD watch events for all ${PHASES.length * CREATES} creates)` : '') +
-      noops.map((_n, i) => `, ${PHASES.filter((p) => p.startsWith('noop'))[i]} ${per(PHASES.filter((p) => p.startsWith('noop'))[i]!, CREATES)} µs`).join(''));
+    out.push(
+      `CPU over the measured creates (${PHASES.length * CREATES} creates): kube-apiserver ${per('apiserver', PHASES.length * CREATES)} µs/create, etcd ${per('etcd', PHASES.length * CREATES)} µs/create` +
+        (PHASES.includes('netattach')
+          ? `, netattach ${per('netattach', CREATES)} µs per create in its phase (2 calls; includes its pod/NAD watch events for all ${PHASES.length * CREATES} creates)`
+          : '') +
+        noops
+          .map(
+            (_n, i) =>
+              `, ${PHASES.filter((p) => p.startsWith('noop'))[i]} ${per(PHASES.filter((p) => p.startsWith('noop'))[i]!, CREATES)} µs`,
+          )
+          .join(''),
+    );
     noops.forEach((_n, i) => {
       const name = PHASES.filter((p) => p.startsWith('noop'))[i];
-      out.push(`${name}: ${stats1[i]!.connections - stats0[i]!.connections} new TLS connections for ${stats1[i]!.requests - stats0[i]!.requests} requests (${stats1[i]!.h2Requests - stats0[i]!.h2Requests} over HTTP/2)`);
+      out.push(
+        `${name}: ${stats1[i]!.connections - stats0[i]!.connections} new TLS connections for ${stats1[i]!.requests - stats0[i]!.requests} requests (${stats1[i]!.h2Requests - stats0[i]!.h2Requests} over HTTP/2)`,
+      );
     });
-    if (watchUs !== undefined) out.push(`netattach CPU per pod created where no webhook is called (watch events, audit): ${watchUs.toFixed(0)} µs (${CREATES} creates in ${ns('none')} alone)`);
-    if (PHASES.includes('netattach')) out.push(`netattach: established connections from the apiserver ${conns0} before, ${conns1} after (${netattachCalls} reviews in all)`);
-    out.push(`netattach RSS (NODE_OPTIONS=${nodeOptions || 'none'}, MALLOC_ARENA_MAX=${arenas || 'unset'}): ready ${rssReady.rss.toFixed(0)} MB; after the creates ${rssAfterCreates.rss.toFixed(0)} MB` +
-      (load ? `; after ${load.seconds} s of /mutate load (${load.rps.toFixed(0)}/s, ${load.cpuUs.toFixed(0)} µs CPU per review, p50 ${load.p50} ms, p99 ${load.p99} ms, 32 connections) ${load.rss.toFixed(0)} MB, peak ${load.peak.toFixed(0)} MB` : ''));
+    if (watchUs !== undefined)
+      out.push(
+        `netattach CPU per pod created where no webhook is called (watch events, audit): ${watchUs.toFixed(0)} µs (${CREATES} creates in ${ns('none')} alone)`,
+      );
+    if (PHASES.includes('netattach'))
+      out.push(
+        `netattach: established connections from the apiserver ${conns0} before, ${conns1} after (${netattachCalls} reviews in all)`,
+      );
+    out.push(
+      `netattach RSS (NODE_OPTIONS=${nodeOptions || 'none'}, MALLOC_ARENA_MAX=${arenas || 'unset'}): ready ${rssReady.rss.toFixed(0)} MB; after the creates ${rssAfterCreates.rss.toFixed(0)} MB` +
+        (load
+          ? `; after ${load.seconds} s of /mutate load (${load.rps.toFixed(0)}/s, ${load.cpuUs.toFixed(0)} µs CPU per review, p50 ${load.p50} ms, p99 ${load.p99} ms, 32 connections) ${load.rss.toFixed(0)} MB, peak ${load.peak.toFixed(0)} MB`
+          : ''),
+    );
     out.push(`total ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     process.stdout.write(`${out.join('\n')}\n`);
-    if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ loadavg: uptime, creates: CREATES, rows, cpu0, cpu1, stats0, stats1, conns0, conns1, rssReady, rssAfterCreates, load, nodeOptions }, null, 2));
+    if (process.env.BENCH_JSON)
+      writeFileSync(
+        process.env.BENCH_JSON,
+        JSON.stringify(
+          {
+            loadavg: uptime,
+            creates: CREATES,
+            rows,
+            cpu0,
+            cpu1,
+            stats0,
+            stats1,
+            conns0,
+            conns1,
+            rssReady,
+            rssAfterCreates,
+            load,
+            nodeOptions,
+          },
+          null,
+          2,
+        ),
+      );
     for (const p of PHASES) await api('DELETE', `/api/v1/namespaces/${ns(p)}/pods`);
   } finally {
     for (const n of noops) n.child.kill('SIGTERM');
@@ -401,6 +500,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`[bench] failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(`[bench] failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exitCode = 1;
 });

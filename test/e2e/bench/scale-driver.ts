@@ -48,23 +48,30 @@ export interface DriveResult {
 
 function reviewCaller(url: string, ca: string, connections: number) {
   const agent = new https.Agent({ keepAlive: true, maxSockets: connections, ca, servername: 'localhost' });
-  const call = (endpoint: 'mutate' | 'validate', review: Obj): Promise<{ ms: number; response: { allowed: boolean; patch?: string; status?: { message?: string } } }> =>
+  const call = (
+    endpoint: 'mutate' | 'validate',
+    review: Obj,
+  ): Promise<{ ms: number; response: { allowed: boolean; patch?: string; status?: { message?: string } } }> =>
     new Promise((resolve, reject) => {
       const t = performance.now();
       const body = JSON.stringify(review);
-      const req = https.request(`${url}/${endpoint}`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let b = '';
-        res.setEncoding('utf8').on('data', (d: string) => (b += d));
-        res.on('end', () => {
-          const ms = performance.now() - t;
-          if (res.statusCode !== 200) return reject(new Error(`/${endpoint}: HTTP ${res.statusCode} ${b.slice(0, 300)}`));
-          try {
-            resolve({ ms, response: (JSON.parse(b) as { response: { allowed: boolean } }).response });
-          } catch (e) {
-            reject(e as Error);
-          }
-        });
-      });
+      const req = https.request(
+        `${url}/${endpoint}`,
+        { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          let b = '';
+          res.setEncoding('utf8').on('data', (d: string) => (b += d));
+          res.on('end', () => {
+            const ms = performance.now() - t;
+            if (res.statusCode !== 200) return reject(new Error(`/${endpoint}: HTTP ${res.statusCode} ${b.slice(0, 300)}`));
+            try {
+              resolve({ ms, response: (JSON.parse(b) as { response: { allowed: boolean } }).response });
+            } catch (e) {
+              reject(e as Error);
+            }
+          });
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -75,7 +82,16 @@ function reviewCaller(url: string, ca: string, connections: number) {
  * Pods at rate/2 per second (two calls each), open loop: pod n starts at n·interval whatever the
  * answers, at most `maxInFlight` at once (the rest are started late and counted).
  */
-export async function drive(o: { url: string; ca: string; pid: number | undefined; plan: (k: number) => ReviewPlan; kFrom: number; seconds: number; rate: number; connections: number }): Promise<DriveResult> {
+export async function drive(o: {
+  url: string;
+  ca: string;
+  pid: number | undefined;
+  plan: (k: number) => ReviewPlan;
+  kFrom: number;
+  seconds: number;
+  rate: number;
+  connections: number;
+}): Promise<DriveResult> {
   const { url, ca, pid, plan, kFrom, seconds } = o;
   const caller = reviewCaller(url, ca, o.connections);
   const podRate = o.rate / 2;
@@ -93,7 +109,10 @@ export async function drive(o: { url: string; ca: string; pid: number | undefine
       out.mutate.push(m.ms);
       if (!m.response.allowed) return tally(out.tally, r, true, m.response.status?.message);
       const patched = m.response.patch
-        ? (fastJsonPatch.applyPatch(structuredClone(pod), JSON.parse(Buffer.from(m.response.patch, 'base64').toString('utf8')) as fastJsonPatch.Operation[]).newDocument as Obj)
+        ? (fastJsonPatch.applyPatch(
+            structuredClone(pod),
+            JSON.parse(Buffer.from(m.response.patch, 'base64').toString('utf8')) as fastJsonPatch.Operation[],
+          ).newDocument as Obj)
         : pod;
       const v = await caller.call('validate', admissionReview(patched, `v-${k}`));
       out.calls++;
@@ -146,4 +165,3 @@ export function merge(a: DriveResult | undefined, b: DriveResult): DriveResult {
     },
   };
 }
-

@@ -44,7 +44,8 @@ export function sizesFromEnv(env: Record<string, string | undefined>): ScaleSize
   const int = (k: string, d: number, min: number): number => {
     const raw = env[k];
     if (raw === undefined || raw === '') return d;
-    if (!/^\d+$/.test(raw) || Number(raw) < min) throw new RangeError(`${k}: invalid value ${JSON.stringify(raw)}: a whole number, at least ${min}`);
+    if (!/^\d+$/.test(raw) || Number(raw) < min)
+      throw new RangeError(`${k}: invalid value ${JSON.stringify(raw)}: a whole number, at least ${min}`);
     return Number(raw);
   };
   const s: ScaleSizes = {
@@ -58,10 +59,12 @@ export function sizesFromEnv(env: Record<string, string | undefined>): ScaleSize
   const c = env.SCALE_COLLIDE;
   if (c !== undefined && c !== '') {
     const v = Number(c);
-    if (!Number.isFinite(v) || v < 0 || v > 1) throw new RangeError(`SCALE_COLLIDE: invalid value ${JSON.stringify(c)}: a share between 0 and 1`);
+    if (!Number.isFinite(v) || v < 0 || v > 1)
+      throw new RangeError(`SCALE_COLLIDE: invalid value ${JSON.stringify(c)}: a share between 0 and 1`);
     s.collide = v;
   }
-  if (s.dupPairs > 0 && s.dupPairs * 20 > s.pods) throw new RangeError(`SCALE_DUP_PAIRS: ${s.dupPairs} pairs need at least ${s.dupPairs * 20} pods (have ${s.pods})`);
+  if (s.dupPairs > 0 && s.dupPairs * 20 > s.pods)
+    throw new RangeError(`SCALE_DUP_PAIRS: ${s.dupPairs} pairs need at least ${s.dupPairs * 20} pods (have ${s.pods})`);
   return s;
 }
 
@@ -129,7 +132,12 @@ export function nadObject(s: ScaleSizes, j: number): Obj {
       cniVersion: '1.0.0',
       name: r.name,
       plugins: [
-        { type: 'sriov', vlan: 100 + (j % 3000), spoofchk: 'on', ipam: { type: 'host-local', subnet: `10.${200 + (j % 50)}.${Math.floor(j / 50) % 256}.0/24` } },
+        {
+          type: 'sriov',
+          vlan: 100 + (j % 3000),
+          spoofchk: 'on',
+          ipam: { type: 'host-local', subnet: `10.${200 + (j % 50)}.${Math.floor(j / 50) % 256}.0/24` },
+        },
         { type: 'tuning', capabilities: { mac: true } },
       ],
     };
@@ -138,13 +146,26 @@ export function nadObject(s: ScaleSizes, j: number): Obj {
       cniVersion: '1.0.0',
       name: r.name,
       plugins: [
-        { type: 'macvlan', master: 'eth1', mode: 'bridge', capabilities: { ips: true }, ipam: { type: 'host-local', subnet: `10.${octet2(j)}.0.0/16`, gateway: `10.${octet2(j)}.0.1` } },
+        {
+          type: 'macvlan',
+          master: 'eth1',
+          mode: 'bridge',
+          capabilities: { ips: true },
+          ipam: { type: 'host-local', subnet: `10.${octet2(j)}.0.0/16`, gateway: `10.${octet2(j)}.0.1` },
+        },
         { type: 'tuning', capabilities: { mac: true } },
       ],
     };
   } else {
     annotations[RESOURCE_NAME] = 'mellanox.com/mlnx_sriov_ib';
-    config = { cniVersion: '0.3.1', name: r.name, type: 'ib-sriov', pkey: `0x${(0x6600 + (j % 256)).toString(16)}`, link_state: 'enable', capabilities: { infinibandGUID: true } };
+    config = {
+      cniVersion: '0.3.1',
+      name: r.name,
+      type: 'ib-sriov',
+      pkey: `0x${(0x6600 + (j % 256)).toString(16)}`,
+      link_state: 'enable',
+      capabilities: { infinibandGUID: true },
+    };
   }
   return {
     apiVersion: 'k8s.cni.cncf.io/v1',
@@ -244,7 +265,12 @@ export function podObject(p: PodPlan): Obj {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: p.name, namespace: p.namespace, labels: { app: p.name.replace(/-\d+$/, ''), [SCALE_LABEL]: 'true' }, annotations: { [NETWORKS]: JSON.stringify(networks) } },
+    metadata: {
+      name: p.name,
+      namespace: p.namespace,
+      labels: { app: p.name.replace(/-\d+$/, ''), [SCALE_LABEL]: 'true' },
+      annotations: { [NETWORKS]: JSON.stringify(networks) },
+    },
     spec: {
       containers: [{ name: 'app', image: IMAGE, resources: { requests: { cpu: '10m', memory: '16Mi' } } }],
       terminationGracePeriodSeconds: 1,
@@ -283,14 +309,23 @@ export function expectedIpsFindings(s: ScaleSizes): number {
 
 /** The four policies of issue 28: isolation, uniqueAddresses, hardware + interface rules, an Audit rule. */
 export function policies(): Obj[] {
-  const p = (name: string, spec: Obj): Obj => ({ apiVersion: 'netattach.io/v1alpha1', kind: 'NetworkAttachmentPolicy', metadata: { name }, spec });
+  const p = (name: string, spec: Obj): Obj => ({
+    apiVersion: 'netattach.io/v1alpha1',
+    kind: 'NetworkAttachmentPolicy',
+    metadata: { name },
+    spec,
+  });
   return [
     p('scale-isolation', { rules: { allowedNetworks: { ownNamespace: true, globalNamespaces: ['default'] } } }),
     p('scale-unique', { rules: { uniqueAddresses: { mac: 'Network', 'infiniband-guid': 'Cluster' } } }),
     p('scale-hardware', {
       namespaceSelector: { matchLabels: { [SCALE_LABEL]: 'true' } },
       rules: {
-        hardwareAddresses: { macPrefixes: ['02:00'], guidRanges: [{ from: '00:11:22:33:00:00:00:00', to: '00:11:22:33:ff:ff:ff:ff' }], forbidSpecialValues: true },
+        hardwareAddresses: {
+          macPrefixes: ['02:00'],
+          guidRanges: [{ from: '00:11:22:33:00:00:00:00', to: '00:11:22:33:ff:ff:ff:ff' }],
+          forbidSpecialValues: true,
+        },
         interfaceNames: { allowed: ['sr*', 'mv*', 'ib*', 'net*'] },
       },
     }),
@@ -321,7 +356,10 @@ export function admissionReview(pod: Obj, uid: string): Obj {
       object: pod,
       oldObject: null,
       dryRun: false,
-      userInfo: { username: 'system:serviceaccount:kube-system:replicaset-controller', groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'] },
+      userInfo: {
+        username: 'system:serviceaccount:kube-system:replicaset-controller',
+        groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'],
+      },
       options: { apiVersion: 'meta.k8s.io/v1', kind: 'CreateOptions' },
     },
   };
@@ -406,7 +444,9 @@ export const verdictsRight = (t: VerdictTally): boolean => t.collisionsDenied ==
 /** A Markdown table. */
 export function table(head: string[], rows: Array<Array<string | number>>): string {
   const cell = (v: string | number): string => (typeof v === 'number' ? (Number.isFinite(v) ? fmt(v) : '–') : v);
-  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');
+  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join(
+    '\n',
+  );
 }
 
 /** Three significant figures at most, no exponent. */

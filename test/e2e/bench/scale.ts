@@ -39,8 +39,25 @@ import { parseManifests } from '../infra/webhook.js';
 import { MAIN, Netattach, REPO, httpGet, metricSum, plainEnv } from '../lib/netattach.js';
 import { cpuSeconds, drive, merge, rssMb, type DriveResult } from './scale-driver.js';
 import {
-  cpuPerCallUs, dupTarget, expectedIpsFindings, fmt, kibPerPod, namespaceObject, nadObject, peaks, percentile, podObject, podPlan,
-  policies, reviewPlan, sampleAt, sizesFromEnv, table, verdictsRight, type Sample, type ScaleSizes,
+  cpuPerCallUs,
+  dupTarget,
+  expectedIpsFindings,
+  fmt,
+  kibPerPod,
+  namespaceObject,
+  nadObject,
+  peaks,
+  percentile,
+  podObject,
+  podPlan,
+  policies,
+  reviewPlan,
+  sampleAt,
+  sizesFromEnv,
+  table,
+  verdictsRight,
+  type Sample,
+  type ScaleSizes,
 } from './scale-model.js';
 
 type Obj = Record<string, unknown>;
@@ -76,7 +93,10 @@ interface Loaded {
 class H2Loader {
   #sessions: http2.ClientHttp2Session[] = [];
   #next = 0;
-  constructor(private readonly cluster: Cluster, sessions: number) {
+  constructor(
+    private readonly cluster: Cluster,
+    sessions: number,
+  ) {
     for (let i = 0; i < sessions; i++) this.#sessions.push(this.#connect());
   }
   #connect(): http2.ClientHttp2Session {
@@ -91,7 +111,13 @@ class H2Loader {
     let s = this.#sessions[i]!;
     if (s.closed || s.destroyed) s = this.#sessions[i] = this.#connect();
     return new Promise((resolve, reject) => {
-      const req = s.request({ ':method': 'POST', ':path': p, authorization: `Bearer ${this.cluster.token}`, 'content-type': 'application/json', accept: 'application/json' });
+      const req = s.request({
+        ':method': 'POST',
+        ':path': p,
+        authorization: `Bearer ${this.cluster.token}`,
+        'content-type': 'application/json',
+        accept: 'application/json',
+      });
       let status = 0;
       let b = '';
       req.setEncoding('utf8');
@@ -146,7 +172,8 @@ class H2Loader {
 
 function deploymentEnv(): Record<string, string> {
   const docs = parseManifests(readFileSync(path.join(REPO, 'manifests/base/deployment.yaml'), 'utf8'));
-  const containers = ((docs[0]!.spec as Obj).template as { spec: { containers: Array<{ env?: Array<{ name: string; value?: string }> }> } }).spec.containers;
+  const containers = ((docs[0]!.spec as Obj).template as { spec: { containers: Array<{ env?: Array<{ name: string; value?: string }> }> } })
+    .spec.containers;
   return Object.fromEntries((containers[0]?.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));
 }
 
@@ -175,7 +202,9 @@ function createPath(o: Obj): string | undefined {
 
 /** The cached v1.34.4 servers even while kubectl is still being built (the bench uses no kubectl). */
 function binDir(): string | undefined {
-  const dir = process.env.NETATTACH_E2E_BIN_DIR || path.join(process.env.NETATTACH_E2E_CACHE || path.join(os.homedir(), '.cache', 'netattach-e2e'), DEFAULT_K8S_VERSION, 'bin');
+  const dir =
+    process.env.NETATTACH_E2E_BIN_DIR ||
+    path.join(process.env.NETATTACH_E2E_CACHE || path.join(os.homedir(), '.cache', 'netattach-e2e'), DEFAULT_K8S_VERSION, 'bin');
   return existsSync(path.join(dir, 'kube-apiserver')) && existsSync(path.join(dir, 'etcd')) ? dir : undefined;
 }
 
@@ -206,11 +235,16 @@ function findingsByRule(text: string): Record<string, number> {
 async function main(): Promise<void> {
   const tStart = Date.now();
   const s = SIZES;
-  const { NODE_OPTIONS: deployedNodeOptions = '', MALLOC_ARENA_MAX: arenas = '', NETATTACH_CLAIMS_NAMESPACE: claimsNs = 'netattach-claims' } = deploymentEnv();
+  const {
+    NODE_OPTIONS: deployedNodeOptions = '',
+    MALLOC_ARENA_MAX: arenas = '',
+    NETATTACH_CLAIMS_NAMESPACE: claimsNs = 'netattach-claims',
+  } = deploymentEnv();
   const nodeOptions = process.env.BENCH_NETATTACH_NODE_OPTIONS ?? deployedNodeOptions;
   if (!process.env.SCALE_NO_BUILD) {
     log('building netattach (npm run build)');
-    if (spawnSync('npm', ['run', '--silent', 'build'], { cwd: REPO, stdio: 'inherit' }).status !== 0) throw new Error('npm run build failed');
+    if (spawnSync('npm', ['run', '--silent', 'build'], { cwd: REPO, stdio: 'inherit' }).status !== 0)
+      throw new Error('npm run build failed');
   }
   log(`cluster: ${s.namespaces} namespaces, ${s.nads} NADs, ${s.pods} pods (+${s.dupPairs} twins), seed ${s.seed}`);
   const cluster = await startCluster({
@@ -230,9 +264,9 @@ async function main(): Promise<void> {
     // CRDs: NADs (as Multus installs them), netattach's base (what a process needs of it: its
     // namespaces, CRD, ServiceAccount and RBAC), PolicyReport; then the policies. Through the REST
     // API, so that the bench needs no kubectl.
-    const base = (parse(readFileSync(path.join(REPO, 'manifests/base/kustomization.yaml'), 'utf8')) as { resources: string[] }).resources.flatMap((f) =>
-      parseManifests(readFileSync(path.join(REPO, 'manifests/base', f), 'utf8')),
-    );
+    const base = (
+      parse(readFileSync(path.join(REPO, 'manifests/base/kustomization.yaml'), 'utf8')) as { resources: string[] }
+    ).resources.flatMap((f) => parseManifests(readFileSync(path.join(REPO, 'manifests/base', f), 'utf8')));
     const crds = [
       ...parseManifests(readFileSync(path.join(REPO, 'test/e2e/fixtures/nad-crd.yaml'), 'utf8')),
       ...parseManifests(readFileSync(path.join(REPO, 'manifests/components/policyreport-crd/crd-policyreport.yaml'), 'utf8')),
@@ -241,9 +275,14 @@ async function main(): Promise<void> {
       const p = createPath(o);
       if (!p) continue;
       const r = await loader.post(p, o);
-      if (r.status !== 201) throw new Error(`creating ${o.kind as string} ${(o.metadata as Obj).name as string}: ${r.status} ${r.body.slice(0, 400)}`);
+      if (r.status !== 201)
+        throw new Error(`creating ${o.kind as string} ${(o.metadata as Obj).name as string}: ${r.status} ${r.body.slice(0, 400)}`);
     }
-    for (const p of ['/apis/k8s.cni.cncf.io/v1/network-attachment-definitions', '/apis/netattach.io/v1alpha1/networkattachmentpolicies', '/apis/wgpolicyk8s.io/v1alpha2/policyreports']) {
+    for (const p of [
+      '/apis/k8s.cni.cncf.io/v1/network-attachment-definitions',
+      '/apis/netattach.io/v1alpha1/networkattachmentpolicies',
+      '/apis/wgpolicyk8s.io/v1alpha2/policyreports',
+    ]) {
       for (let i = 0; (await cluster.request('GET', p)).status !== 200; i++) {
         if (i > 240) throw new Error(`${p} not served after 60 s`);
         await sleep(250);
@@ -256,12 +295,17 @@ async function main(): Promise<void> {
 
     // The load.
     const loads: Loaded[] = [];
-    loads.push(await loader.load('namespaces', s.namespaces, LOAD_CONCURRENCY, (k) => ({ path: '/api/v1/namespaces', body: namespaceObject(k) })));
+    loads.push(
+      await loader.load('namespaces', s.namespaces, LOAD_CONCURRENCY, (k) => ({ path: '/api/v1/namespaces', body: namespaceObject(k) })),
+    );
     await sleep(1500); // the NamespaceLifecycle admission's informer
     loads.push(
       await loader.load('NADs', s.nads, LOAD_CONCURRENCY, (j) => {
         const o = nadObject(s, j);
-        return { path: `/apis/k8s.cni.cncf.io/v1/namespaces/${(o.metadata as Obj).namespace as string}/network-attachment-definitions`, body: o };
+        return {
+          path: `/apis/k8s.cni.cncf.io/v1/namespaces/${(o.metadata as Obj).namespace as string}/network-attachment-definitions`,
+          body: o,
+        };
       }),
     );
     const podCount = s.pods + s.dupPairs;
@@ -272,17 +316,26 @@ async function main(): Promise<void> {
       }),
     );
     loader.close();
-    for (const l of loads) log(`loaded ${l.count} ${l.what} in ${l.seconds.toFixed(1)} s (${(l.count / l.seconds).toFixed(0)}/s, ${l.retries} retries)`);
+    for (const l of loads)
+      log(`loaded ${l.count} ${l.what} in ${l.seconds.toFixed(1)} s (${(l.count / l.seconds).toFixed(0)}/s, ${l.retries} retries)`);
 
     // netattach, as the Deployment runs it.
     const work = path.join(cluster.workDir, 'scale');
     const tlsDir = path.join(work, 'tls');
     const saDir = path.join(work, 'serviceaccount');
     mkdirSync(saDir, { recursive: true });
-    const certs = spawnSync(process.execPath, [path.join(REPO, 'dist/src/cli/main.js'), 'certs', '--out', tlsDir, '--san', '127.0.0.1', '--san', 'localhost'], { encoding: 'utf8' });
+    const certs = spawnSync(
+      process.execPath,
+      [path.join(REPO, 'dist/src/cli/main.js'), 'certs', '--out', tlsDir, '--san', '127.0.0.1', '--san', 'localhost'],
+      { encoding: 'utf8' },
+    );
     if (certs.status !== 0) throw new Error(`netattach certs failed: ${certs.stderr}`);
     const ca = readFileSync(path.join(tlsDir, 'ca.crt'), 'utf8');
-    const tr = await cluster.request('POST', '/api/v1/namespaces/netattach-system/serviceaccounts/netattach/token', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 43200 } });
+    const tr = await cluster.request('POST', '/api/v1/namespaces/netattach-system/serviceaccounts/netattach/token', {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec: { expirationSeconds: 43200 },
+    });
     if (tr.status !== 201) throw new Error(`a token for netattach's ServiceAccount: ${tr.status} ${tr.body.slice(0, 400)}`);
     writeFileSync(path.join(saDir, 'token'), (JSON.parse(tr.body) as { status: { token: string } }).status.token, { mode: 0o600 });
     writeFileSync(path.join(saDir, 'ca.crt'), cluster.caPem);
@@ -297,7 +350,10 @@ async function main(): Promise<void> {
       logPath: path.join(cluster.logsDir, 'netattach.log'),
       nodeOptions,
       env: { NETATTACH_CLAIMS_NAMESPACE: claimsNs, ...(arenas ? { MALLOC_ARENA_MAX: arenas } : {}) },
-      extraArgs: [...(AUDIT_RATE ? [`--audit-rate=${AUDIT_RATE}`] : []), ...(process.env.SCALE_NETATTACH_ARGS ?? '').split(' ').filter(Boolean)],
+      extraArgs: [
+        ...(AUDIT_RATE ? [`--audit-rate=${AUDIT_RATE}`] : []),
+        ...(process.env.SCALE_NETATTACH_ARGS ?? '').split(' ').filter(Boolean),
+      ],
     });
     log(`starting netattach (NODE_OPTIONS=${nodeOptions || '(none)'}, MALLOC_ARENA_MAX=${arenas || '(unset)'})`);
     const t0 = Date.now();
@@ -377,11 +433,20 @@ async function main(): Promise<void> {
     mkdirSync(nadDir, { recursive: true });
     for (let j = 0; j < bareSizes.nads; j++) writeFileSync(path.join(nadDir, `nad-${j}.json`), JSON.stringify(nadObject(bareSizes, j)));
     const [barePort, bareHealth] = [await freePort(), await freePort()];
-    bare = spawn(process.execPath, [MAIN, 'serve', `--nads=${nadDir}`, `--tls-dir=${tlsDir}`, '--host=127.0.0.1', `--port=${barePort}`, `--health-port=${bareHealth}`], {
-      cwd: REPO,
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: plainEnv({ KUBECONFIG: '', HOME: work, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}), ...(arenas ? { MALLOC_ARENA_MAX: arenas } : {}) }),
-    });
+    bare = spawn(
+      process.execPath,
+      [MAIN, 'serve', `--nads=${nadDir}`, `--tls-dir=${tlsDir}`, '--host=127.0.0.1', `--port=${barePort}`, `--health-port=${bareHealth}`],
+      {
+        cwd: REPO,
+        stdio: ['ignore', 'ignore', 'inherit'],
+        env: plainEnv({
+          KUBECONFIG: '',
+          HOME: work,
+          ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+          ...(arenas ? { MALLOC_ARENA_MAX: arenas } : {}),
+        }),
+      },
+    );
     const bareProc = bare;
     process.on('exit', () => bareProc.kill('SIGKILL'));
     for (let i = 0; ; i++) {
@@ -400,17 +465,56 @@ async function main(): Promise<void> {
     let ref: DriveResult | undefined;
     log(`warm-up: ${WARMUP_S} s of reviews to each`);
     const WARM_K = 10_000_000; // review pods of their own (names and addresses)
-    await drive({ url: na.url, ca, pid, plan: (n) => reviewPlan(s, n, 'w'), kFrom: WARM_K, seconds: WARMUP_S, rate: RATE, connections: CONNECTIONS });
-    await drive({ url: `https://127.0.0.1:${barePort}`, ca, pid: bare.pid, plan: (n) => reviewPlan(bareSizes, n, 'w'), kFrom: WARM_K, seconds: WARMUP_S, rate: RATE, connections: CONNECTIONS });
+    await drive({
+      url: na.url,
+      ca,
+      pid,
+      plan: (n) => reviewPlan(s, n, 'w'),
+      kFrom: WARM_K,
+      seconds: WARMUP_S,
+      rate: RATE,
+      connections: CONNECTIONS,
+    });
+    await drive({
+      url: `https://127.0.0.1:${barePort}`,
+      ca,
+      pid: bare.pid,
+      plan: (n) => reviewPlan(bareSizes, n, 'w'),
+      kFrom: WARM_K,
+      seconds: WARMUP_S,
+      rate: RATE,
+      connections: CONNECTIONS,
+    });
     let k = 0;
     for (let round = 0; round < ROUNDS; round++) {
       log(`round ${round + 1}/${ROUNDS}: ${WINDOW_S} s of reviews at ${RATE}/s to the realistic netattach, then to the bare one`);
       const from = k;
-      const r = await drive({ url: na.url, ca, pid, plan: (n) => reviewPlan(s, n), kFrom: from, seconds: WINDOW_S, rate: RATE, connections: CONNECTIONS });
+      const r = await drive({
+        url: na.url,
+        ca,
+        pid,
+        plan: (n) => reviewPlan(s, n),
+        kFrom: from,
+        seconds: WINDOW_S,
+        rate: RATE,
+        connections: CONNECTIONS,
+      });
       k += r.pods;
       real = merge(real, r);
       await sleep(1000);
-      ref = merge(ref, await drive({ url: `https://127.0.0.1:${barePort}`, ca, pid: bare.pid, plan: (n) => reviewPlan(bareSizes, n, 'b'), kFrom: from, seconds: WINDOW_S, rate: RATE, connections: CONNECTIONS }));
+      ref = merge(
+        ref,
+        await drive({
+          url: `https://127.0.0.1:${barePort}`,
+          ca,
+          pid: bare.pid,
+          plan: (n) => reviewPlan(bareSizes, n, 'b'),
+          kFrom: from,
+          seconds: WINDOW_S,
+          rate: RATE,
+          connections: CONNECTIONS,
+        }),
+      );
       await sleep(1000);
     }
     heapFromMetrics = true;
@@ -430,40 +534,107 @@ async function main(): Promise<void> {
     const refUs = cpuPerCallUs(ref!.cpuSeconds, ref!.calls);
     const runnerPeakMb = process.resourceUsage().maxRSS / 1024; // KiB, over the runner's life
     const loadavg = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-    const verdictOk = verdictsRight(real!.tally) && verdictsRight(ref!.tally) && (findings.uniqueAddresses ?? 0) === expectedDup && (findings.requestedFields ?? 0) === expectedIps;
+    const verdictOk =
+      verdictsRight(real!.tally) &&
+      verdictsRight(ref!.tally) &&
+      (findings.uniqueAddresses ?? 0) === expectedDup &&
+      (findings.requestedFields ?? 0) === expectedIps;
     const out: string[] = [];
-    out.push(`\nnpm run bench:scale: ${s.namespaces} namespaces, ${s.nads} NADs, ${s.pods} pods + ${s.dupPairs} twins (seed ${s.seed}); kube-apiserver ${path.basename(path.dirname(cluster.binDir))}; load average ${loadavg}`);
+    out.push(
+      `\nnpm run bench:scale: ${s.namespaces} namespaces, ${s.nads} NADs, ${s.pods} pods + ${s.dupPairs} twins (seed ${s.seed}); kube-apiserver ${path.basename(path.dirname(cluster.binDir))}; load average ${loadavg}`,
+    );
     out.push('');
-    out.push(table(['loaded', 'count', 's', 'per s', 'retries'], loads.map((l) => [l.what, l.count, l.seconds, l.count / l.seconds, l.retries])));
+    out.push(
+      table(
+        ['loaded', 'count', 's', 'per s', 'retries'],
+        loads.map((l) => [l.what, l.count, l.seconds, l.count / l.seconds, l.retries]),
+      ),
+    );
     out.push('');
-    out.push(`netattach (NODE_OPTIONS=${nodeOptions || 'none'}, MALLOC_ARENA_MAX=${arenas || 'unset'}): ready ${fmt(readyMs / 1000)} s, first audit pass ${fmt(auditMs / 1000)} s after start (${audited} pods), idle CPU ${fmt(idlePct)} % of a core`);
+    out.push(
+      `netattach (NODE_OPTIONS=${nodeOptions || 'none'}, MALLOC_ARENA_MAX=${arenas || 'unset'}): ready ${fmt(readyMs / 1000)} s, first audit pass ${fmt(auditMs / 1000)} s after start (${audited} pods), idle CPU ${fmt(idlePct)} % of a core`,
+    );
     out.push('');
-    out.push(table(['memory', 'RSS MB', 'heap used MB', 'heap total MB'], [
-      ['at ready', atReady?.rssMb ?? NaN, atReady?.heapUsedMb ?? NaN, atReady?.heapTotalMb ?? NaN],
-      ['peak before ready', beforeReady.rssMb, beforeReady.heapUsedMb, ''],
-      ['after the first audit pass', atAudit?.rssMb ?? NaN, atAudit?.heapUsedMb ?? NaN, atAudit?.heapTotalMb ?? NaN],
-      ['after the reviews', endRss, samples.at(-1)?.heapUsedMb ?? NaN, samples.at(-1)?.heapTotalMb ?? NaN],
-      ['peak (every 250 ms)', all.rssMb, all.heapUsedMb, ''],
-      ['bare netattach after its reviews', bareRss, '', ''],
-    ]));
-    out.push(`(${samples.length} samples; RSS per live pod at ready: ${fmt(kibPerPod(bareRss, 0, atReady?.rssMb ?? NaN, s.pods + s.dupPairs))} KiB over the bare process)`);
+    out.push(
+      table(
+        ['memory', 'RSS MB', 'heap used MB', 'heap total MB'],
+        [
+          ['at ready', atReady?.rssMb ?? NaN, atReady?.heapUsedMb ?? NaN, atReady?.heapTotalMb ?? NaN],
+          ['peak before ready', beforeReady.rssMb, beforeReady.heapUsedMb, ''],
+          ['after the first audit pass', atAudit?.rssMb ?? NaN, atAudit?.heapUsedMb ?? NaN, atAudit?.heapTotalMb ?? NaN],
+          ['after the reviews', endRss, samples.at(-1)?.heapUsedMb ?? NaN, samples.at(-1)?.heapTotalMb ?? NaN],
+          ['peak (every 250 ms)', all.rssMb, all.heapUsedMb, ''],
+          ['bare netattach after its reviews', bareRss, '', ''],
+        ],
+      ),
+    );
+    out.push(
+      `(${samples.length} samples; RSS per live pod at ready: ${fmt(kibPerPod(bareRss, 0, atReady?.rssMb ?? NaN, s.pods + s.dupPairs))} KiB over the bare process)`,
+    );
     out.push('');
     const lat = (d: DriveResult, e: 'mutate' | 'validate') => [percentile(d[e], 50), percentile(d[e], 90), percentile(d[e], 99)];
-    out.push(table(['reviews', 'calls', 'calls/s', 'CPU µs/call', '/mutate p50', 'p90', 'p99 ms', '/validate p50', 'p90', 'p99 ms', 'late'], [
-      ['realistic', real!.calls, real!.calls / real!.seconds, realUs, ...lat(real!, 'mutate'), ...lat(real!, 'validate'), real!.late],
-      ['bare', ref!.calls, ref!.calls / ref!.seconds, refUs, ...lat(ref!, 'mutate'), ...lat(ref!, 'validate'), ref!.late],
-    ]));
-    out.push(`CPU per review, realistic / bare: ${fmt(realUs / refUs)}x (issue 28's target: at most 2x); ${ROUNDS} alternating windows of ${WINDOW_S} s each, ${CONNECTIONS} connections`);
+    out.push(
+      table(
+        ['reviews', 'calls', 'calls/s', 'CPU µs/call', '/mutate p50', 'p90', 'p99 ms', '/validate p50', 'p90', 'p99 ms', 'late'],
+        [
+          ['realistic', real!.calls, real!.calls / real!.seconds, realUs, ...lat(real!, 'mutate'), ...lat(real!, 'validate'), real!.late],
+          ['bare', ref!.calls, ref!.calls / ref!.seconds, refUs, ...lat(ref!, 'mutate'), ...lat(ref!, 'validate'), ref!.late],
+        ],
+      ),
+    );
+    out.push(
+      `CPU per review, realistic / bare: ${fmt(realUs / refUs)}x (issue 28's target: at most 2x); ${ROUNDS} alternating windows of ${WINDOW_S} s each, ${CONNECTIONS} connections`,
+    );
     out.push('');
     const t = real!.tally;
-    out.push(`verdicts: ${t.collisionsDenied}/${t.collisions} colliding pods denied, ${t.freshDenied} of ${t.fresh} other pods denied, ${t.errors} errors; bare: ${ref!.tally.freshDenied} of ${ref!.tally.fresh} denied, ${ref!.tally.errors} errors`);
-    out.push(`audit findings: uniqueAddresses ${findings.uniqueAddresses ?? 0} (planted ${expectedDup}), requestedFields (Audit, ips) ${findings.requestedFields ?? 0} (expected ${expectedIps}); all by rule: ${JSON.stringify(findings)}`);
+    out.push(
+      `verdicts: ${t.collisionsDenied}/${t.collisions} colliding pods denied, ${t.freshDenied} of ${t.fresh} other pods denied, ${t.errors} errors; bare: ${ref!.tally.freshDenied} of ${ref!.tally.fresh} denied, ${ref!.tally.errors} errors`,
+    );
+    out.push(
+      `audit findings: uniqueAddresses ${findings.uniqueAddresses ?? 0} (planted ${expectedDup}), requestedFields (Audit, ips) ${findings.requestedFields ?? 0} (expected ${expectedIps}); all by rule: ${JSON.stringify(findings)}`,
+    );
     for (const w of [...t.wrong, ...ref!.tally.wrong]) out.push(`  wrong: ${w}`);
-    out.push(`every verdict right: ${verdictOk ? 'yes' : 'NO'}; the runner's own peak RSS ${fmt(runnerPeakMb)} MB; total ${((Date.now() - tStart) / 1000).toFixed(0)} s`);
+    out.push(
+      `every verdict right: ${verdictOk ? 'yes' : 'NO'}; the runner's own peak RSS ${fmt(runnerPeakMb)} MB; total ${((Date.now() - tStart) / 1000).toFixed(0)} s`,
+    );
     process.stdout.write(`${out.join('\n')}\n`);
     if (process.env.BENCH_JSON) {
       const strip = (d: DriveResult) => ({ ...d, mutate: lat(d, 'mutate'), validate: lat(d, 'validate') });
-      writeFileSync(process.env.BENCH_JSON, JSON.stringify({ sizes: s, rate: RATE, windowSeconds: WINDOW_S, rounds: ROUNDS, loadavg, loads, nodeOptions, readyMs, auditMs, audited, idlePct, atReady, atAudit, beforeReady, peak: all, endRss, bareRss, real: strip(real!), bare: strip(ref!), ratio: realUs / refUs, findings, expectedDup, expectedIps, verdictOk, runnerPeakMb, samples }, null, 1));
+      writeFileSync(
+        process.env.BENCH_JSON,
+        JSON.stringify(
+          {
+            sizes: s,
+            rate: RATE,
+            windowSeconds: WINDOW_S,
+            rounds: ROUNDS,
+            loadavg,
+            loads,
+            nodeOptions,
+            readyMs,
+            auditMs,
+            audited,
+            idlePct,
+            atReady,
+            atAudit,
+            beforeReady,
+            peak: all,
+            endRss,
+            bareRss,
+            real: strip(real!),
+            bare: strip(ref!),
+            ratio: realUs / refUs,
+            findings,
+            expectedDup,
+            expectedIps,
+            verdictOk,
+            runnerPeakMb,
+            samples,
+          },
+          null,
+          1,
+        ),
+      );
     }
     if (!verdictOk) process.exitCode = 1;
   } finally {

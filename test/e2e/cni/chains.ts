@@ -23,26 +23,69 @@ export type ChainConfig = object | string;
 export const CHAINS: ReadonlyMap<string, ChainConfig> = new Map<string, ChainConfig>([
   // bridge sets MAC= / runtimeConfig mac / args.cni.mac; host-local reads IP=, runtimeConfig ips, args.cni.ips.
   ['br-hl', { cniVersion: V, name: 'br-hl', plugins: [bridge({ ipam: hostLocal([HL_RANGE]) })] }],
-  ['br-hl-caps', { cniVersion: V, name: 'br-hl-caps', plugins: [bridge({ capabilities: { ips: true, mac: true }, ipam: hostLocal([HL_RANGE]) })] }],
+  [
+    'br-hl-caps',
+    { cniVersion: V, name: 'br-hl-caps', plugins: [bridge({ capabilities: { ips: true, mac: true }, ipam: hostLocal([HL_RANGE]) })] },
+  ],
   ['br-hl-small', { cniVersion: V, name: 'br-hl-small', plugins: [bridge({ ipam: hostLocal([HL_SMALL]) })] }],
   ['br-hl-dual', { cniVersion: V, name: 'br-hl-dual', plugins: [bridge({ ipam: hostLocal([HL_RANGE], [HL_V6]) })] }],
   // Two ranges of one family in one range set: host-local takes one address per range set.
   ['br-hl-set', { cniVersion: V, name: 'br-hl-set', plugins: [bridge({ ipam: hostLocal([HL_RANGE, { subnet: '10.13.0.0/24' }]) })] }],
   // A single plugin config (no "plugins" list), as many NADs are written.
   ['br-hl-conf', { cniVersion: V, name: 'br-hl-conf', ...bridge({ ipam: hostLocal([HL_RANGE]) }) }],
-  ['br-static', { cniVersion: V, name: 'br-static', plugins: [bridge({ ipam: { type: 'static', addresses: [{ address: '10.20.0.5/24', gateway: '10.20.0.1' }], routes: [{ dst: '192.168.0.0/16', gw: '10.20.0.1' }] } })] }],
+  [
+    'br-static',
+    {
+      cniVersion: V,
+      name: 'br-static',
+      plugins: [
+        bridge({
+          ipam: {
+            type: 'static',
+            addresses: [{ address: '10.20.0.5/24', gateway: '10.20.0.1' }],
+            routes: [{ dst: '192.168.0.0/16', gw: '10.20.0.1' }],
+          },
+        }),
+      ],
+    },
+  ],
   ['br-static-empty', { cniVersion: V, name: 'br-static-empty', plugins: [bridge({ ipam: { type: 'static' } })] }],
-  ['br-static-caps', { cniVersion: V, name: 'br-static-caps', plugins: [bridge({ capabilities: { ips: true, mac: true }, ipam: { type: 'static', addresses: [{ address: '10.21.0.5/24' }], routes: [{ dst: '192.168.0.0/16', gw: '10.21.0.1' }] } })] }],
+  [
+    'br-static-caps',
+    {
+      cniVersion: V,
+      name: 'br-static-caps',
+      plugins: [
+        bridge({
+          capabilities: { ips: true, mac: true },
+          ipam: { type: 'static', addresses: [{ address: '10.21.0.5/24' }], routes: [{ dst: '192.168.0.0/16', gw: '10.21.0.1' }] },
+        }),
+      ],
+    },
+  ],
   ['br-static-old', { cniVersion: '0.2.0', name: 'br-static-old', type: 'bridge', bridge: 'orc-br0', ipam: { type: 'static' } }],
   ['br-noipam', { cniVersion: V, name: 'br-noipam', plugins: [bridge()] }],
   ['br-tuning', { cniVersion: V, name: 'br-tuning', plugins: [bridge({ ipam: hostLocal([HL_RANGE]) }), { type: 'tuning' }] }],
   ['mv-hl', { cniVersion: V, name: 'mv-hl', plugins: [macvlan({ ipam: hostLocal([{ subnet: '10.30.0.0/24' }]) })] }],
   ['mv-static', { cniVersion: V, name: 'mv-static', plugins: [macvlan({ ipam: { type: 'static' } })] }],
   ['mv-caps', { cniVersion: V, name: 'mv-caps', plugins: [macvlan({ capabilities: { mac: true, ips: true }, ipam: { type: 'static' } })] }],
-  ['mv-tuning', { cniVersion: V, name: 'mv-tuning', plugins: [macvlan({ ipam: hostLocal([{ subnet: '10.28.0.0/24' }]) }), { type: 'tuning' }] }],
+  [
+    'mv-tuning',
+    { cniVersion: V, name: 'mv-tuning', plugins: [macvlan({ ipam: hostLocal([{ subnet: '10.28.0.0/24' }]) }), { type: 'tuning' }] },
+  ],
   ['mv-none', { cniVersion: V, name: 'mv-none', plugins: [macvlan()] }],
-  ['ptp-hl', { cniVersion: V, name: 'ptp-hl', plugins: [{ type: 'ptp', ipam: hostLocal([{ subnet: '10.40.0.0/24', rangeStart: '10.40.0.100', rangeEnd: '10.40.0.110' }]) }] }],
-  ['ptp-tuning', { cniVersion: V, name: 'ptp-tuning', plugins: [{ type: 'ptp', ipam: hostLocal([{ subnet: '10.41.0.0/24' }]) }, { type: 'tuning' }] }],
+  [
+    'ptp-hl',
+    {
+      cniVersion: V,
+      name: 'ptp-hl',
+      plugins: [{ type: 'ptp', ipam: hostLocal([{ subnet: '10.40.0.0/24', rangeStart: '10.40.0.100', rangeEnd: '10.40.0.110' }]) }],
+    },
+  ],
+  [
+    'ptp-tuning',
+    { cniVersion: V, name: 'ptp-tuning', plugins: [{ type: 'ptp', ipam: hostLocal([{ subnet: '10.41.0.0/24' }]) }, { type: 'tuning' }] },
+  ],
   ['hd-static', { cniVersion: V, name: 'hd-static', plugins: [{ type: 'host-device', device: 'hd0', ipam: { type: 'static' } }] }],
   ['hd-none', { cniVersion: V, name: 'hd-none', plugins: [{ type: 'host-device', device: 'hd0' }] }],
   ['ptp-static-empty', { cniVersion: V, name: 'ptp-static-empty', plugins: [{ type: 'ptp', ipam: { type: 'static' } }] }],
@@ -52,4 +95,17 @@ export const CHAINS: ReadonlyMap<string, ChainConfig> = new Map<string, ChainCon
 ]);
 
 /** Chains the generator draws from (each with a MAC reader or an IPAM, or both). */
-export const GENERATOR_CHAINS = ['br-hl', 'br-hl-caps', 'br-hl-small', 'br-static', 'br-static-caps', 'br-tuning', 'mv-hl', 'mv-static', 'mv-caps', 'mv-tuning', 'ptp-hl', 'hd-static'] as const;
+export const GENERATOR_CHAINS = [
+  'br-hl',
+  'br-hl-caps',
+  'br-hl-small',
+  'br-static',
+  'br-static-caps',
+  'br-tuning',
+  'mv-hl',
+  'mv-static',
+  'mv-caps',
+  'mv-tuning',
+  'ptp-hl',
+  'hd-static',
+] as const;

@@ -17,7 +17,12 @@ export interface OracleCase {
 
 const c = (id: string, rule: string, ...selections: Selection[]): OracleCase => ({ id, rule, selections });
 /** A case written in the simple form, `[namespace/]name[@interface]`, which Multus reads as `selections`. */
-const simple = (id: string, rule: string, annotation: string, ...selections: Selection[]): OracleCase => ({ id, rule, selections, annotation });
+const simple = (id: string, rule: string, annotation: string, ...selections: Selection[]): OracleCase => ({
+  id,
+  rule,
+  selections,
+  annotation,
+});
 
 const IPOIB = '00:00:00:48:fe:80:00:00:00:00:00:00:02:c9:03:00:00:0f:00:01';
 const M = '02:00:00:00:00:01';
@@ -68,8 +73,16 @@ export const CORPUS: readonly OracleCase[] = [
   c('mac-agree-br', 'cni-args: top-level and cni-args agree', { name: 'br-hl', mac: M, 'cni-args': { mac: M } }),
   c('mac-agree-forms-br', 'cni-args: one address in two forms', { name: 'br-hl', mac: M, 'cni-args': { mac: '02-00-00-00-00-01' } }),
   c('mac-disagree-br', 'cni-args vs top-level: bridge takes args.cni over MAC=', { name: 'br-hl', mac: M, 'cni-args': { mac: M2 } }),
-  c('mac-disagree-br-caps', 'cni-args vs top-level: bridge takes runtimeConfig over args.cni', { name: 'br-hl-caps', mac: M, 'cni-args': { mac: M2 } }),
-  c('mac-disagree-tuning', 'cni-args vs top-level: tuning takes args.cni over both', { name: 'ptp-tuning', mac: M, 'cni-args': { mac: M2 } }),
+  c('mac-disagree-br-caps', 'cni-args vs top-level: bridge takes runtimeConfig over args.cni', {
+    name: 'br-hl-caps',
+    mac: M,
+    'cni-args': { mac: M2 },
+  }),
+  c('mac-disagree-tuning', 'cni-args vs top-level: tuning takes args.cni over both', {
+    name: 'ptp-tuning',
+    mac: M,
+    'cni-args': { mac: M2 },
+  }),
   c('mac-disagree-br-tuning', 'cni-args vs top-level: bridge then tuning', { name: 'br-tuning', mac: M, 'cni-args': { mac: M2 } }),
   c('mac-disagree-mv', 'cni-args vs top-level: macvlan reads no args.cni', { name: 'mv-hl', mac: M, 'cni-args': { mac: M2 } }),
 
@@ -105,8 +118,16 @@ export const CORPUS: readonly OracleCase[] = [
   c('hl-args-out', 'cni-args: host-local range', { name: 'br-hl', 'cni-args': { ips: ['10.10.0.5'] } }),
   c('hl-args-gateway', 'cni-args: host-local reserved gateway', { name: 'br-hl-small', 'cni-args': { ips: ['10.12.0.1'] } }),
   c('hl-args-malformed', 'cni-args: a malformed ips entry', { name: 'br-hl', 'cni-args': { ips: ['10.10.0.300'] } }),
-  c('hl-args-top-same', 'cni-args vs top-level: one address twice', { name: 'br-hl', ips: ['10.10.0.92'], 'cni-args': { ips: ['10.10.0.92'] } }),
-  c('hl-args-top-differ', 'cni-args vs top-level: host-local takes the union', { name: 'br-hl', ips: ['10.10.0.92'], 'cni-args': { ips: ['10.10.0.93'] } }),
+  c('hl-args-top-same', 'cni-args vs top-level: one address twice', {
+    name: 'br-hl',
+    ips: ['10.10.0.92'],
+    'cni-args': { ips: ['10.10.0.92'] },
+  }),
+  c('hl-args-top-differ', 'cni-args vs top-level: host-local takes the union', {
+    name: 'br-hl',
+    ips: ['10.10.0.92'],
+    'cni-args': { ips: ['10.10.0.93'] },
+  }),
   c('hl-ptp-in', 'builtin: host-local range (ptp)', { name: 'ptp-hl', ips: ['10.40.0.105'] }),
   c('hl-ptp-out', 'builtin: host-local rangeEnd edge (ptp)', { name: 'ptp-hl', ips: ['10.40.0.111'] }),
   c('hl-mv-in', 'builtin: host-local range (macvlan)', { name: 'mv-hl', ips: ['10.30.0.5'] }),
@@ -114,9 +135,24 @@ export const CORPUS: readonly OracleCase[] = [
   c('hl-mv-gateway', 'builtin: host-local reserved gateway', { name: 'mv-hl', ips: ['10.30.0.1'] }),
   c('hl-mv-broadcast', 'builtin: host-local reserved broadcast address', { name: 'mv-hl', ips: ['10.30.0.255'] }),
   // One pod, one NAD, one address twice: host-local reserves it for the first interface.
-  c('hl-twice-in-pod', 'builtin: one host-local address on two selections of one NAD', { name: 'br-hl', ips: ['10.10.0.50'] }, { name: 'br-hl', ips: ['10.10.0.50/24'] }),
-  c('hl-twice-in-pod-args', 'builtin: one host-local address on two selections of one NAD (args.cni)', { name: 'br-hl', ips: ['10.10.0.50'] }, { name: 'br-hl', 'cni-args': { ips: ['10.10.0.50'] } }),
-  c('hl-two-in-pod', 'builtin: two host-local addresses on two selections of one NAD', { name: 'br-hl', ips: ['10.10.0.50'] }, { name: 'br-hl', ips: ['10.10.0.51'] }),
+  c(
+    'hl-twice-in-pod',
+    'builtin: one host-local address on two selections of one NAD',
+    { name: 'br-hl', ips: ['10.10.0.50'] },
+    { name: 'br-hl', ips: ['10.10.0.50/24'] },
+  ),
+  c(
+    'hl-twice-in-pod-args',
+    'builtin: one host-local address on two selections of one NAD (args.cni)',
+    { name: 'br-hl', ips: ['10.10.0.50'] },
+    { name: 'br-hl', 'cni-args': { ips: ['10.10.0.50'] } },
+  ),
+  c(
+    'hl-two-in-pod',
+    'builtin: two host-local addresses on two selections of one NAD',
+    { name: 'br-hl', ips: ['10.10.0.50'] },
+    { name: 'br-hl', ips: ['10.10.0.51'] },
+  ),
 
   // static: IP= appended to the configured addresses, args.cni.ips and runtimeConfig ips replace them.
   c('st-br-append', 'builtin: static appends IP=', { name: 'br-static', ips: ['10.20.0.6/24'] }),
@@ -131,14 +167,34 @@ export const CORPUS: readonly OracleCase[] = [
   c('st-empty-dual', 'builtin: static one per family', { name: 'br-static-empty', ips: ['10.22.0.5/24', 'fd00:22::5/64'] }),
   c('st-empty-bare-v6', 'builtin: static needs a prefix', { name: 'br-static-empty', ips: ['fd00:22::5'] }),
   c('st-old-one', 'builtin: static on cniVersion 0.2.0', { name: 'br-static-old', ips: ['10.27.0.5/24'] }),
-  c('st-old-two', 'builtin: static more than one per family on an old cniVersion', { name: 'br-static-old', ips: ['10.27.0.5/24', '10.27.0.6/24'] }),
-  c('st-old-dual', 'builtin: static one per family on an old cniVersion', { name: 'br-static-old', ips: ['10.27.0.5/24', 'fd00:27::5/64'] }),
-  c('st-caps-same-subnet', 'builtin: static runtimeConfig ips replace, route still reachable', { name: 'br-static-caps', ips: ['10.21.0.9/24'] }),
-  c('st-caps-other-subnet', 'builtin: static route gateway unreachable after runtimeConfig ips', { name: 'br-static-caps', ips: ['10.23.0.9/24'] }),
+  c('st-old-two', 'builtin: static more than one per family on an old cniVersion', {
+    name: 'br-static-old',
+    ips: ['10.27.0.5/24', '10.27.0.6/24'],
+  }),
+  c('st-old-dual', 'builtin: static one per family on an old cniVersion', {
+    name: 'br-static-old',
+    ips: ['10.27.0.5/24', 'fd00:27::5/64'],
+  }),
+  c('st-caps-same-subnet', 'builtin: static runtimeConfig ips replace, route still reachable', {
+    name: 'br-static-caps',
+    ips: ['10.21.0.9/24'],
+  }),
+  c('st-caps-other-subnet', 'builtin: static route gateway unreachable after runtimeConfig ips', {
+    name: 'br-static-caps',
+    ips: ['10.23.0.9/24'],
+  }),
   c('st-args-one', 'cni-args: static reads args.cni.ips', { name: 'mv-static', 'cni-args': { ips: ['10.24.0.5/24'] } }),
   c('st-args-bare', 'cni-args: static needs a prefix', { name: 'mv-static', 'cni-args': { ips: ['10.24.0.5'] } }),
-  c('st-args-top-differ', 'cni-args vs top-level: static args.cni.ips replace IP=', { name: 'mv-static', ips: ['10.24.0.5/24'], 'cni-args': { ips: ['10.24.0.6/24'] } }),
-  c('st-args-top-same', 'cni-args vs top-level: one address twice', { name: 'mv-static', ips: ['10.24.0.5/24'], 'cni-args': { ips: ['10.24.0.5/24'] } }),
+  c('st-args-top-differ', 'cni-args vs top-level: static args.cni.ips replace IP=', {
+    name: 'mv-static',
+    ips: ['10.24.0.5/24'],
+    'cni-args': { ips: ['10.24.0.6/24'] },
+  }),
+  c('st-args-top-same', 'cni-args vs top-level: one address twice', {
+    name: 'mv-static',
+    ips: ['10.24.0.5/24'],
+    'cni-args': { ips: ['10.24.0.5/24'] },
+  }),
   c('st-mv-one', 'builtin: static (macvlan)', { name: 'mv-static', ips: ['10.25.0.5/24'] }),
   c('st-mv-network', 'builtin: static takes any address', { name: 'mv-static', ips: ['10.25.0.0/24'] }),
   c('st-mv-host32', 'builtin: static /32', { name: 'mv-static', ips: ['10.25.0.5/32'] }),
@@ -160,13 +216,46 @@ export const CORPUS: readonly OracleCase[] = [
   c('if-lo', 'annotation: the loopback interface', { name: 'br-hl', interface: 'lo' }),
   c('if-two-default', 'annotation: net1, net2', { name: 'mv-none' }, { name: 'br-noipam' }),
   c('if-net1-first', "annotation: a selection's own netN", { name: 'mv-none', interface: 'net1' }, { name: 'br-noipam' }),
-  c('if-netN-taken', 'builtin: interface equal to the netN of a later selection', { name: 'mv-none', interface: 'net2' }, { name: 'br-noipam' }),
-  c('if-netN-earlier', 'builtin: interface equal to the netN of an earlier selection', { name: 'mv-none' }, { name: 'br-noipam', interface: 'net1' }),
-  c('if-same-twice', 'annotation: one interface name twice', { name: 'mv-none', interface: 'eth5' }, { name: 'br-noipam', interface: 'eth5' }),
+  c(
+    'if-netN-taken',
+    'builtin: interface equal to the netN of a later selection',
+    { name: 'mv-none', interface: 'net2' },
+    { name: 'br-noipam' },
+  ),
+  c(
+    'if-netN-earlier',
+    'builtin: interface equal to the netN of an earlier selection',
+    { name: 'mv-none' },
+    { name: 'br-noipam', interface: 'net1' },
+  ),
+  c(
+    'if-same-twice',
+    'annotation: one interface name twice',
+    { name: 'mv-none', interface: 'eth5' },
+    { name: 'br-noipam', interface: 'eth5' },
+  ),
   c('if-net-far', 'annotation: net<N> no selection takes', { name: 'mv-none', interface: 'net7' }, { name: 'br-noipam' }),
-  simple('if-netN-taken-simple', 'builtin: name@netN equal to the netN of a later selection (simple form)', 'mv-none@net2, br-noipam', { name: 'mv-none', interface: 'net2' }, { name: 'br-noipam' }),
-  simple('if-netN-earlier-simple', 'builtin: name@netN equal to the netN of an earlier selection (simple form)', 'mv-none,default/br-noipam@net1', { name: 'mv-none' }, { name: 'br-noipam', interface: 'net1' }),
-  simple('if-simple-custom', 'annotation: the simple form with interfaces', 'mv-none@eth7,br-noipam', { name: 'mv-none', interface: 'eth7' }, { name: 'br-noipam' }),
+  simple(
+    'if-netN-taken-simple',
+    'builtin: name@netN equal to the netN of a later selection (simple form)',
+    'mv-none@net2, br-noipam',
+    { name: 'mv-none', interface: 'net2' },
+    { name: 'br-noipam' },
+  ),
+  simple(
+    'if-netN-earlier-simple',
+    'builtin: name@netN equal to the netN of an earlier selection (simple form)',
+    'mv-none,default/br-noipam@net1',
+    { name: 'mv-none' },
+    { name: 'br-noipam', interface: 'net1' },
+  ),
+  simple(
+    'if-simple-custom',
+    'annotation: the simple form with interfaces',
+    'mv-none@eth7,br-noipam',
+    { name: 'mv-none', interface: 'eth7' },
+    { name: 'br-noipam' },
+  ),
 
   // NADs Multus cannot load: every ADD on them fails.
   c('nad-not-json', 'builtin: a spec.config that is not JSON', { name: 'broken-json' }),

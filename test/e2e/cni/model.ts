@@ -116,7 +116,11 @@ export function compare(selections: readonly Selection[], verdict: Verdict, run:
       ? `ADD ok, dropped ${dropped.map((d) => `[${d.selection}].${d.key}=${d.value}`).join(', ')}`
       : 'ADD ok, applied'
     : `ADD of [${run.failedAt}] failed: ${run.error}`;
-  const said = verdict.allowed ? (verdict.warnings.length ? `admitted with warnings: ${verdict.warnings.join(' | ')}` : 'admitted') : `denied: ${verdict.errors.join(' | ')}`;
+  const said = verdict.allowed
+    ? verdict.warnings.length
+      ? `admitted with warnings: ${verdict.warnings.join(' | ')}`
+      : 'admitted'
+    : `denied: ${verdict.errors.join(' | ')}`;
   const summary = `${said}; ${did}`;
   if (!verdict.allowed) return run.added && dropped.length === 0 ? { mismatch: 'false-denial', dropped, summary } : { dropped, summary };
   if (!run.added) return { mismatch: 'missed-failure', dropped, summary };

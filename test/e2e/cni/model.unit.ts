@@ -45,8 +45,25 @@ t.test('addresses compare without prefix, IPv6 in one form; MACs in any Go form'
 t.test('generated mismatches fall in the pending classes by what happened', async (t) => {
   const failedWith = (error: string): Execution => ({ ...failed, error });
   const miss = { mismatch: 'missed-failure' as const, dropped: [], summary: '' };
-  t.equal(pendingClassOf({ name: 'n', mac: '01:00:5e:00:00:01' }, failedWith('failed to make veth pair: cannot assign requested address'), miss), 'mac-kernel-refuses');
-  t.equal(pendingClassOf({ name: 'n', ips: ['10.12.0.1'] }, failedWith("requested ip 10.12.0.1 is subnet's gateway"), miss), 'host-local-reserved');
-  t.equal(pendingClassOf({ name: 'n', 'cni-args': { ips: ['10.1.0.5', '10.1.0.6'] } }, failedWith('failed to allocate all requested IPs: 10.1.0.5'), miss), 'host-local-one-per-range');
-  t.equal(pendingClassOf({ name: 'n', ips: ['10.1.0.5'] }, failedWith('some other failure'), miss), undefined, 'anything else is a finding');
+  t.equal(
+    pendingClassOf({ name: 'n', mac: '01:00:5e:00:00:01' }, failedWith('failed to make veth pair: cannot assign requested address'), miss),
+    'mac-kernel-refuses',
+  );
+  t.equal(
+    pendingClassOf({ name: 'n', ips: ['10.12.0.1'] }, failedWith("requested ip 10.12.0.1 is subnet's gateway"), miss),
+    'host-local-reserved',
+  );
+  t.equal(
+    pendingClassOf(
+      { name: 'n', 'cni-args': { ips: ['10.1.0.5', '10.1.0.6'] } },
+      failedWith('failed to allocate all requested IPs: 10.1.0.5'),
+      miss,
+    ),
+    'host-local-one-per-range',
+  );
+  t.equal(
+    pendingClassOf({ name: 'n', ips: ['10.1.0.5'] }, failedWith('some other failure'), miss),
+    undefined,
+    'anything else is a finding',
+  );
 });

@@ -38,7 +38,11 @@ function call(cmd: string, args: string[], stdin = ''): Promise<CallResult> {
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr: signal ? `${stderr}killed by ${signal} after ${CALL_TIMEOUT_MS} ms` : stderr });
+      resolve({
+        code: code ?? (signal ? 128 : 1),
+        stdout,
+        stderr: signal ? `${stderr}killed by ${signal} after ${CALL_TIMEOUT_MS} ms` : stderr,
+      });
     });
     child.stdin.on('error', () => {});
     child.stdin.end(stdin);
@@ -75,7 +79,11 @@ export async function unavailableReason(binDir: string): Promise<string | undefi
 let serial = 0;
 
 /** Runs one pod's selections (NAD configs by name) and returns what happened; never throws for a plugin's failure. */
-export async function execute(binDir: string, configs: ReadonlyMap<string, ChainConfig>, selections: readonly Selection[]): Promise<Execution> {
+export async function execute(
+  binDir: string,
+  configs: ReadonlyMap<string, ChainConfig>,
+  selections: readonly Selection[],
+): Promise<Execution> {
   const id = `${process.pid}-${++serial}`;
   const host = `orc-h-${id}`;
   const ctr = `orc-c-${id}`;

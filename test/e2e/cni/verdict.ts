@@ -39,7 +39,11 @@ export function verdictOver(configs: ReadonlyMap<string, ChainConfig>): (selecti
     const pod = {
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: 'oracle', namespace: NAMESPACE, annotations: { 'k8s.v1.cni.cncf.io/networks': annotation ?? JSON.stringify(selections) } },
+      metadata: {
+        name: 'oracle',
+        namespace: NAMESPACE,
+        annotations: { 'k8s.v1.cni.cncf.io/networks': annotation ?? JSON.stringify(selections) },
+      },
       spec: { containers: [{ name: 'app', image: 'busybox' }] },
     };
     const request: AdmissionRequest = {

@@ -497,7 +497,10 @@ async function startOnce(binDir: string, opts: ClusterOptions): Promise<Cluster>
   let stopped = false;
 
   const tailLogs = (lines = 40): string =>
-    [...procs].reverse().map((p) => `--- ${p.name}: ${p.logPath} (last ${lines} lines)\n${tail(p.logPath, lines)}`).join('\n');
+    [...procs]
+      .reverse()
+      .map((p) => `--- ${p.name}: ${p.logPath} (last ${lines} lines)\n${tail(p.logPath, lines)}`)
+      .join('\n');
 
   const teardown = async (): Promise<void> => {
     for (const p of [...procs].reverse()) await stopProcess(p);
@@ -579,24 +582,24 @@ async function startOnce(binDir: string, opts: ClusterOptions): Promise<Cluster>
   procs.push(api);
   log(`kube-apiserver on ${server}, logs ${api.logPath}`);
   const waitApiReady = async (since: number): Promise<void> => {
-  let lastReady = '';
-  for (;;) {
-    if (api.exitCode() !== undefined) await fail(`kube-apiserver exited with ${api.exitCode()}`, true);
-    if (etcd.exitCode() !== undefined) await fail(`etcd exited with ${etcd.exitCode()}`);
-    if (Date.now() - since > timeoutMs) await fail(`kube-apiserver not ready within ${timeoutMs} ms; last /readyz: ${lastReady}`);
-    try {
-      const r = await httpsRequest(server, caPem, token, 'GET', '/readyz', undefined, 3000);
-      lastReady = `${r.status} ${r.body.slice(0, 2000)}`;
-      if (r.status === 200) {
-        // the bootstrap controller creates "default" shortly after
-        const ns = await httpsRequest(server, caPem, token, 'GET', '/api/v1/namespaces/default', undefined, 3000);
-        if (ns.status === 200) break;
+    let lastReady = '';
+    for (;;) {
+      if (api.exitCode() !== undefined) await fail(`kube-apiserver exited with ${api.exitCode()}`, true);
+      if (etcd.exitCode() !== undefined) await fail(`etcd exited with ${etcd.exitCode()}`);
+      if (Date.now() - since > timeoutMs) await fail(`kube-apiserver not ready within ${timeoutMs} ms; last /readyz: ${lastReady}`);
+      try {
+        const r = await httpsRequest(server, caPem, token, 'GET', '/readyz', undefined, 3000);
+        lastReady = `${r.status} ${r.body.slice(0, 2000)}`;
+        if (r.status === 200) {
+          // the bootstrap controller creates "default" shortly after
+          const ns = await httpsRequest(server, caPem, token, 'GET', '/api/v1/namespaces/default', undefined, 3000);
+          if (ns.status === 200) break;
+        }
+      } catch (e) {
+        lastReady = (e as Error).message;
       }
-    } catch (e) {
-      lastReady = (e as Error).message;
+      await sleep(250);
     }
-    await sleep(250);
-  }
   };
   await waitApiReady(t0);
   log(`kube-apiserver ready after ${Date.now() - t0} ms`);
@@ -630,7 +633,12 @@ async function startOnce(binDir: string, opts: ClusterOptions): Promise<Cluster>
       '--v=1',
       ...(opts.featureGates ? [`--feature-gates=${opts.featureGates}`] : []),
     ];
-    const sched = startProcess('kube-scheduler', path.join(binDir, 'kube-scheduler'), [...common, `--secure-port=${schedPort}`], path.join(logsDir, 'kube-scheduler.log'));
+    const sched = startProcess(
+      'kube-scheduler',
+      path.join(binDir, 'kube-scheduler'),
+      [...common, `--secure-port=${schedPort}`],
+      path.join(logsDir, 'kube-scheduler.log'),
+    );
     procs.push(sched);
     const kcm = startProcess(
       'kube-controller-manager',
@@ -640,7 +648,10 @@ async function startOnce(binDir: string, opts: ClusterOptions): Promise<Cluster>
     );
     procs.push(kcm);
     // Healthy when their /healthz answers (self-signed serving certificates: not verified here).
-    for (const [p, port] of [[sched, schedPort], [kcm, kcmPort]] as const) {
+    for (const [p, port] of [
+      [sched, schedPort],
+      [kcm, kcmPort],
+    ] as const) {
       for (;;) {
         if (p.exitCode() !== undefined) await fail(`${p.name} exited with ${p.exitCode()}`);
         if (Date.now() - t0 > timeoutMs) await fail(`${p.name} not healthy within ${timeoutMs} ms`);

@@ -94,12 +94,7 @@ spec:
 
 test('CRD: create, wait Established, create and read a custom object', async () => {
   await cluster.kubectlOk(['apply', '--server-side', '-f', '-'], { input: NAD_CRD });
-  await cluster.kubectlOk([
-    'wait',
-    '--for=condition=Established',
-    '--timeout=60s',
-    'crd/network-attachment-definitions.k8s.cni.cncf.io',
-  ]);
+  await cluster.kubectlOk(['wait', '--for=condition=Established', '--timeout=60s', 'crd/network-attachment-definitions.k8s.cni.cncf.io']);
   const nad = {
     apiVersion: 'k8s.cni.cncf.io/v1',
     kind: 'NetworkAttachmentDefinition',
@@ -133,7 +128,12 @@ test('admission webhooks over url + caBundle, with matchConditions', async () =>
       const review = JSON.parse(body) as {
         apiVersion: string;
         kind: string;
-        request: { uid: string; dryRun: boolean; name: string; object: { metadata: { annotations?: Record<string, string>; labels?: Record<string, string> } } };
+        request: {
+          uid: string;
+          dryRun: boolean;
+          name: string;
+          object: { metadata: { annotations?: Record<string, string>; labels?: Record<string, string> } };
+        };
       };
       const path = (req.url ?? '').split('?')[0] ?? '';
       const { request } = review;
@@ -209,9 +209,9 @@ test('admission webhooks over url + caBundle, with matchConditions', async () =>
     // a real (non-dry-run) create goes through both
     const pod = canaryPod('smoke', 'macvlan-conf');
     (pod.metadata as { name: string }).name = 'p2';
-    const created = JSON.parse(
-      await cluster.kubectlOk(['create', '-o', 'json', '-f', '-'], { input: JSON.stringify(pod) }),
-    ) as { metadata: { labels: Record<string, string> } };
+    const created = JSON.parse(await cluster.kubectlOk(['create', '-o', 'json', '-f', '-'], { input: JSON.stringify(pod) })) as {
+      metadata: { labels: Record<string, string> };
+    };
     assert.equal(created.metadata.labels['netattach-e2e/mutated'], 'true');
 
     // denial is reported to kubectl with the webhook's name and message
@@ -223,14 +223,24 @@ test('admission webhooks over url + caBundle, with matchConditions', async () =>
 
     // matchConditions: a pod without the annotation never reaches the webhook
     const count = seen.length;
-    const plain = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p4', namespace: 'smoke' }, spec: { containers: [{ name: 'c', image: 'x' }] } };
+    const plain = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p4', namespace: 'smoke' },
+      spec: { containers: [{ name: 'c', image: 'x' }] },
+    };
     const out = JSON.parse(await cluster.kubectlOk(['create', '-o', 'json', '-f', '-'], { input: JSON.stringify(plain) })) as {
       metadata: { labels?: Record<string, string> };
     };
     assert.equal(out.metadata.labels, undefined);
     assert.equal(seen.length, count);
   } finally {
-    await cluster.kubectl(['delete', '--ignore-not-found', 'mutatingwebhookconfiguration/smoke-netattach', 'validatingwebhookconfiguration/smoke-netattach']);
+    await cluster.kubectl([
+      'delete',
+      '--ignore-not-found',
+      'mutatingwebhookconfiguration/smoke-netattach',
+      'validatingwebhookconfiguration/smoke-netattach',
+    ]);
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }

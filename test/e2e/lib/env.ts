@@ -150,21 +150,28 @@ export class SecretVolume {
 async function serviceAccountKubeconfig(cluster: Cluster, ns: string, name: string, work: string): Promise<string> {
   const token = (await cluster.kubectlOk(['create', 'token', name, '-n', ns, '--duration=12h'])).trim();
   const file = path.join(work, `kubeconfig-${ns}-${name}`);
-  await writeFile(file, JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'e2e', cluster: { server: cluster.server, 'certificate-authority-data': Buffer.from(cluster.caPem).toString('base64') } }],
-    users: [{ name, user: { token } }],
-    contexts: [{ name: 'e2e', context: { cluster: 'e2e', user: name } }],
-    'current-context': 'e2e',
-  }), { mode: 0o600 });
+  await writeFile(
+    file,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [
+        { name: 'e2e', cluster: { server: cluster.server, 'certificate-authority-data': Buffer.from(cluster.caPem).toString('base64') } },
+      ],
+      users: [{ name, user: { token } }],
+      contexts: [{ name: 'e2e', context: { cluster: 'e2e', user: name } }],
+      'current-context': 'e2e',
+    }),
+    { mode: 0o600 },
+  );
   return file;
 }
 
 export async function startE2e(
   log: (m: string) => void,
   clusterOptions: Omit<ClusterOptions, 'log'> = {},
-  netattachOptions: Pick<NetattachOptions, 'nodeOptions' | 'nodeArgs' | 'extraArgs' | 'env'> & Partial<Pick<NetattachOptions, 'port' | 'healthPort'>> = {},
+  netattachOptions: Pick<NetattachOptions, 'nodeOptions' | 'nodeArgs' | 'extraArgs' | 'env'> &
+    Partial<Pick<NetattachOptions, 'port' | 'healthPort'>> = {},
 ): Promise<E2e> {
   const cluster = await startCluster({ log, ...clusterOptions });
   let netattach: Netattach | undefined;
@@ -181,7 +188,7 @@ export async function startE2e(
       if (r.code !== 0) throw new Error(`kubectl apply exited with ${r.code}\n${r.stdout}\n${r.stderr}`);
       return r.stdout;
     };
-    const getJson = async <T,>(args: string[]): Promise<T> => JSON.parse(await cluster.kubectlOk(['get', ...args, '-o', 'json'])) as T;
+    const getJson = async <T>(args: string[]): Promise<T> => JSON.parse(await cluster.kubectlOk(['get', ...args, '-o', 'json'])) as T;
 
     // 1. What Multus would have installed: the NAD CRD.
     const nadCrd = parseManifests(await readFile(path.join(REPO, 'test/e2e/fixtures/nad-crd.yaml'), 'utf8'));
@@ -191,8 +198,13 @@ export async function startE2e(
     const base = await kustomize(cluster, 'manifests/base');
     const baseApply = await apply(base.filter((o) => !isWebhookConfig(o)));
     if (baseApply.code !== 0) throw new Error(`applying manifests/base failed\n${baseApply.stdout}\n${baseApply.stderr}`);
-    await cluster.kubectlOk(['wait', '--for=condition=Established', '--timeout=60s',
-      'crd/network-attachment-definitions.k8s.cni.cncf.io', 'crd/networkattachmentpolicies.netattach.io']);
+    await cluster.kubectlOk([
+      'wait',
+      '--for=condition=Established',
+      '--timeout=60s',
+      'crd/network-attachment-definitions.k8s.cni.cncf.io',
+      'crd/networkattachmentpolicies.netattach.io',
+    ]);
     await untilServed(cluster, ['get', 'network-attachment-definitions.k8s.cni.cncf.io', '-A']);
     await untilServed(cluster, ['get', 'networkattachmentpolicies.netattach.io']);
 
@@ -215,7 +227,11 @@ export async function startE2e(
     //    apiserver's CA in a directory, the service address in KUBERNETES_SERVICE_HOST/PORT.
     const serviceAccountDir = path.join(work, 'serviceaccount');
     await mkdir(serviceAccountDir, { recursive: true });
-    await writeFile(path.join(serviceAccountDir, 'token'), (await cluster.kubectlOk(['create', 'token', 'netattach', '-n', 'netattach-system', '--duration=12h'])).trim(), { mode: 0o600 });
+    await writeFile(
+      path.join(serviceAccountDir, 'token'),
+      (await cluster.kubectlOk(['create', 'token', 'netattach', '-n', 'netattach-system', '--duration=12h'])).trim(),
+      { mode: 0o600 },
+    );
     await writeFile(path.join(serviceAccountDir, 'ca.crt'), cluster.caPem);
     // The kubelet mounts the pod's namespace too: netattach claims unique addresses there (Leases).
     await writeFile(path.join(serviceAccountDir, 'namespace'), 'netattach-system');

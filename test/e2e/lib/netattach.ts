@@ -26,7 +26,9 @@ function withPdeathsig(cmd: string, args: string[]): [string, string[]] {
 
 /** The environment without tap's loader and coverage hooks: netattach runs as it would in a pod. */
 export function plainEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(NODE_OPTIONS|NODE_V8_COVERAGE|TAP|_TAPJS|TS_NODE)/.test(k)));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^(NODE_OPTIONS|NODE_V8_COVERAGE|TAP|_TAPJS|TS_NODE)/.test(k)),
+  );
   return { ...env, ...extra };
 }
 
@@ -129,7 +131,8 @@ export class Netattach {
     const o = this.options;
     const args = [
       ...(o.nodeArgs ?? []),
-      o.main ?? MAIN, 'serve',
+      o.main ?? MAIN,
+      'serve',
       ...(o.kubeconfig ? [`--kubeconfig=${o.kubeconfig}`] : []),
       `--tls-dir=${o.tlsDir}`,
       '--host=127.0.0.1',
@@ -141,7 +144,11 @@ export class Netattach {
     const [cmd, a] = withPdeathsig(process.execPath, args);
     this.starts++;
     this.#log.write(`{"e2e":"start #${this.starts}"}\n`);
-    const child = spawn(cmd, a, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: plainEnv({ ...o.env, ...credentialEnv(o), ...(o.nodeOptions ? { NODE_OPTIONS: o.nodeOptions } : {}) }) });
+    const child = spawn(cmd, a, {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: plainEnv({ ...o.env, ...credentialEnv(o), ...(o.nodeOptions ? { NODE_OPTIONS: o.nodeOptions } : {}) }),
+    });
     child.stdout!.pipe(this.#log, { end: false });
     child.stderr!.pipe(this.#log, { end: false });
     live.add(child);

@@ -25,7 +25,19 @@
  * Must run as root (mounts, namespaces, cgroups).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { onExitOrSignal, pidAlive, stopProcess, tail, type Cluster, type Proc } from '../infra/cluster.js';
@@ -66,7 +78,9 @@ export function nodeParts(): NodeParts {
   const partsDir = process.env.NETATTACH_E2E_NODE_PARTS;
   const cniDir = process.env.NETATTACH_E2E_NODE_CNI ?? '/usr/lib/cni';
   if (!binDir || !partsDir) {
-    throw new Error('the node suite needs NETATTACH_E2E_BIN_DIR and NETATTACH_E2E_NODE_PARTS: run it through `npm run test:e2e`, or set them from `bash test/e2e/infra/build-node.sh` (bin=, parts=)');
+    throw new Error(
+      'the node suite needs NETATTACH_E2E_BIN_DIR and NETATTACH_E2E_NODE_PARTS: run it through `npm run test:e2e`, or set them from `bash test/e2e/infra/build-node.sh` (bin=, parts=)',
+    );
   }
   for (const f of [path.join(binDir, 'kubelet'), path.join(partsDir, 'fake-device-plugin'), path.join(cniDir, 'bridge')]) {
     if (!existsSync(f)) throw new Error(`${f} is missing: run bash test/e2e/infra/build-node.sh`);
@@ -254,7 +268,8 @@ export function cleanNode(workDir = NODE_WORK): string[] {
   // the device manager's files (fixed path): its socket, checkpoint and the plugin's sockets
   try {
     for (const f of readdirSync(DEVICE_PLUGIN_DIR)) {
-      if (f === 'kubelet.sock' || f === 'kubelet_internal_checkpoint' || /^fake-.*\.sock$/.test(f)) rmSync(path.join(DEVICE_PLUGIN_DIR, f), { force: true });
+      if (f === 'kubelet.sock' || f === 'kubelet_internal_checkpoint' || /^fake-.*\.sock$/.test(f))
+        rmSync(path.join(DEVICE_PLUGIN_DIR, f), { force: true });
     }
   } catch {
     /* never made */
@@ -280,7 +295,8 @@ export function cleanNode(workDir = NODE_WORK): string[] {
     }
   }
   try {
-    for (const f of readdirSync('/var/lib/cni/results')) if (f.startsWith(`${CNI_NETWORK}-`)) rmSync(path.join('/var/lib/cni/results', f), { force: true });
+    for (const f of readdirSync('/var/lib/cni/results'))
+      if (f.startsWith(`${CNI_NETWORK}-`)) rmSync(path.join('/var/lib/cni/results', f), { force: true });
   } catch {
     /* no cache */
   }
@@ -330,7 +346,12 @@ function startProc(name: string, cmd: string, args: string[], logPath: string, e
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs: number, alive: () => string | undefined): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs: number,
+  alive: () => string | undefined,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const dead = alive();
@@ -400,57 +421,72 @@ disabled_plugins = ["io.containerd.snapshotter.v1.btrfs", "io.containerd.snapsho
 }
 
 function cniConfig(w: string): string {
-  return JSON.stringify({
-    cniVersion: '0.4.0',
-    name: CNI_NETWORK,
-    plugins: [
-      {
-        type: 'bridge',
-        bridge: BRIDGE,
-        isGateway: true,
-        ipMasq: false,
-        ipam: {
-          type: 'host-local',
-          dataDir: `${w}/cni/ipam`,
-          ranges: [[{ subnet: POD_SUBNET, rangeStart: subnetPrefix + '10', rangeEnd: subnetPrefix + '250', gateway: NODE_IP }]],
+  return JSON.stringify(
+    {
+      cniVersion: '0.4.0',
+      name: CNI_NETWORK,
+      plugins: [
+        {
+          type: 'bridge',
+          bridge: BRIDGE,
+          isGateway: true,
+          ipMasq: false,
+          ipam: {
+            type: 'host-local',
+            dataDir: `${w}/cni/ipam`,
+            ranges: [[{ subnet: POD_SUBNET, rangeStart: subnetPrefix + '10', rangeEnd: subnetPrefix + '250', gateway: NODE_IP }]],
+          },
         },
-      },
-    ],
-  }, null, 2);
+      ],
+    },
+    null,
+    2,
+  );
 }
 
 function kubeletConfig(w: string, port: number): string {
-  return JSON.stringify({
-    apiVersion: 'kubelet.config.k8s.io/v1beta1',
-    kind: 'KubeletConfiguration',
-    address: NODE_IP,
-    port,
-    readOnlyPort: 0,
-    healthzPort: 0,
-    // cgroup v1 without systemd here (real-node.md)
-    cgroupDriver: 'cgroupfs',
-    failCgroupV1: false,
-    failSwapOn: false,
-    containerRuntimeEndpoint: `unix://${w}/containerd/containerd.sock`,
-    podLogsDir: `${w}/pod-logs`,
-    // the apiserver reaches the kubelet anonymously (logs): a test node, no other client
-    authentication: { anonymous: { enabled: true }, webhook: { enabled: false } },
-    authorization: { mode: 'AlwaysAllow' },
-    // the images are imported, never pulled: no image garbage collection, no disk-pressure eviction
-    imageGCHighThresholdPercent: 100,
-    imageGCLowThresholdPercent: 99,
-    evictionHard: { 'memory.available': '50Mi', 'nodefs.available': '1%', 'imagefs.available': '1%', 'nodefs.inodesFree': '1%' },
-    maxPods: 30,
-    nodeStatusUpdateFrequency: '2s',
-    nodeStatusReportFrequency: '2s',
-    syncFrequency: '5s',
-    fileCheckFrequency: '5s',
-    shutdownGracePeriod: '0s',
-  }, null, 2);
+  return JSON.stringify(
+    {
+      apiVersion: 'kubelet.config.k8s.io/v1beta1',
+      kind: 'KubeletConfiguration',
+      address: NODE_IP,
+      port,
+      readOnlyPort: 0,
+      healthzPort: 0,
+      // cgroup v1 without systemd here (real-node.md)
+      cgroupDriver: 'cgroupfs',
+      failCgroupV1: false,
+      failSwapOn: false,
+      containerRuntimeEndpoint: `unix://${w}/containerd/containerd.sock`,
+      podLogsDir: `${w}/pod-logs`,
+      // the apiserver reaches the kubelet anonymously (logs): a test node, no other client
+      authentication: { anonymous: { enabled: true }, webhook: { enabled: false } },
+      authorization: { mode: 'AlwaysAllow' },
+      // the images are imported, never pulled: no image garbage collection, no disk-pressure eviction
+      imageGCHighThresholdPercent: 100,
+      imageGCLowThresholdPercent: 99,
+      evictionHard: { 'memory.available': '50Mi', 'nodefs.available': '1%', 'imagefs.available': '1%', 'nodefs.inodesFree': '1%' },
+      maxPods: 30,
+      nodeStatusUpdateFrequency: '2s',
+      nodeStatusReportFrequency: '2s',
+      syncFrequency: '5s',
+      fileCheckFrequency: '5s',
+      shutdownGracePeriod: '0s',
+    },
+    null,
+    2,
+  );
 }
 
 interface CheckpointFile {
-  Data?: { PodDeviceEntries?: Array<{ PodUID: string; ContainerName: string; ResourceName: string; DeviceIDs: Record<string, string[]> | string[] }> };
+  Data?: {
+    PodDeviceEntries?: Array<{
+      PodUID: string;
+      ContainerName: string;
+      ResourceName: string;
+      DeviceIDs: Record<string, string[]> | string[];
+    }>;
+  };
 }
 
 /**
@@ -463,7 +499,8 @@ export async function startNode(cluster: Cluster, parts: NodeParts, log: (m: str
   // a run in progress owns the node; a dead one's leftovers are removed
   try {
     const owner = Number.parseInt(readFileSync(path.join(w, OWNER_FILE), 'utf8'), 10);
-    if (Number.isInteger(owner) && owner !== process.pid && pidAlive(owner)) throw new Error(`another node suite (pid ${owner}) owns ${w}: one kubelet per host`);
+    if (Number.isInteger(owner) && owner !== process.pid && pidAlive(owner))
+      throw new Error(`another node suite (pid ${owner}) owns ${w}: one kubelet per host`);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
@@ -473,12 +510,16 @@ export async function startNode(cluster: Cluster, parts: NodeParts, log: (m: str
   if (stale) log(`removed an earlier run's node from ${w}`);
   installHooks();
   liveNodes.add(w);
-  for (const d of ['logs', 'containerd', 'cni/net.d', 'cni/ipam', 'kubelet', 'pod-logs', DEVICE_PLUGIN_DIR]) mkdirSync(path.resolve(w, d), { recursive: true });
+  for (const d of ['logs', 'containerd', 'cni/net.d', 'cni/ipam', 'kubelet', 'pod-logs', DEVICE_PLUGIN_DIR])
+    mkdirSync(path.resolve(w, d), { recursive: true });
   writeFileSync(path.join(w, OWNER_FILE), `${process.pid}\n`);
   const logs = path.join(w, 'logs');
   const procs: Proc[] = [];
   const tails = (lines = 40): string =>
-    [...procs].reverse().map((p) => `--- ${p.name}: ${p.logPath} (last ${lines} lines)\n${tail(p.logPath, lines)}`).join('\n');
+    [...procs]
+      .reverse()
+      .map((p) => `--- ${p.name}: ${p.logPath} (last ${lines} lines)\n${tail(p.logPath, lines)}`)
+      .join('\n');
   const dead = (): string | undefined => {
     const p = procs.find((q) => q.exitCode() !== undefined);
     return p ? `${p.name} exited with ${p.exitCode()}` : undefined;
@@ -488,11 +529,18 @@ export async function startNode(cluster: Cluster, parts: NodeParts, log: (m: str
     if (stopped) return;
     stopped = true;
     // pods first, while the kubelet can still tear down their sandboxes (CNI DEL, unmounts)
-    await cluster.kubectl(['delete', 'pods', '--all-namespaces', '--all', '--grace-period=0', '--force', '--wait=false'], { timeoutMs: 20_000 });
-    await until('the node to have no pod sandboxes', async () => {
-      const r = await run('ctr', ['-a', `${w}/containerd/containerd.sock`, '-n', 'k8s.io', 'tasks', 'ls', '-q']);
-      return r.code !== 0 || r.out.trim() === '' ? true : undefined;
-    }, 30_000, () => undefined).catch(() => log('pods still running at stop: killed'));
+    await cluster.kubectl(['delete', 'pods', '--all-namespaces', '--all', '--grace-period=0', '--force', '--wait=false'], {
+      timeoutMs: 20_000,
+    });
+    await until(
+      'the node to have no pod sandboxes',
+      async () => {
+        const r = await run('ctr', ['-a', `${w}/containerd/containerd.sock`, '-n', 'k8s.io', 'tasks', 'ls', '-q']);
+        return r.code !== 0 || r.out.trim() === '' ? true : undefined;
+      },
+      30_000,
+      () => undefined,
+    ).catch(() => log('pods still running at stop: killed'));
     for (const p of [...procs].reverse()) await stopProcess(p);
     const left = cleanNode(w);
     liveNodes.delete(w);
@@ -525,58 +573,93 @@ export async function startNode(cluster: Cluster, parts: NodeParts, log: (m: str
     const sock = `${w}/containerd/containerd.sock`;
     procs.push(startProc('containerd', 'containerd', ['--config', `${w}/containerd/config.toml`], path.join(logs, 'containerd.log')));
     await until('containerd', async () => ((await run('ctr', ['-a', sock, 'version'])).code === 0 ? true : undefined), 60_000, dead);
-    for (const image of ['pause', 'netprobe']) await runOk('ctr', ['-a', sock, '-n', 'k8s.io', 'images', 'import', path.join(parts.partsDir, 'images', `${image}.tar`)]);
+    for (const image of ['pause', 'netprobe'])
+      await runOk('ctr', ['-a', sock, '-n', 'k8s.io', 'images', 'import', path.join(parts.partsDir, 'images', `${image}.tar`)]);
     const images = await runOk('ctr', ['-a', sock, '-n', 'k8s.io', 'images', 'ls', '-q']);
     for (const i of [PAUSE_IMAGE, NETPROBE_IMAGE]) {
-      if (!images.split('\n').some((l) => l.trim() === i || l.trim() === `docker.io/${i}`)) throw new Error(`image ${i} not among the imported ones:\n${images}`);
+      if (!images.split('\n').some((l) => l.trim() === i || l.trim() === `docker.io/${i}`))
+        throw new Error(`image ${i} not among the imported ones:\n${images}`);
     }
     log(`containerd up, images imported after ${Date.now() - t0} ms`);
 
     // the kubelet, as admin (the cluster's token kubeconfig), registering NODE_NAME at NODE_IP
     const port = await freePort();
     writeFileSync(path.join(w, 'kubelet.json'), kubeletConfig(w, port));
-    procs.push(startProc('kubelet', path.join(parts.binDir, 'kubelet'), [
-      `--config=${w}/kubelet.json`,
-      `--kubeconfig=${cluster.kubeconfigPath}`,
-      `--root-dir=${w}/kubelet`,
-      `--cert-dir=${w}/kubelet/pki`,
-      `--hostname-override=${NODE_NAME}`,
-      `--node-ip=${NODE_IP}`,
-      '--v=2',
-    ], path.join(logs, 'kubelet.log')));
+    procs.push(
+      startProc(
+        'kubelet',
+        path.join(parts.binDir, 'kubelet'),
+        [
+          `--config=${w}/kubelet.json`,
+          `--kubeconfig=${cluster.kubeconfigPath}`,
+          `--root-dir=${w}/kubelet`,
+          `--cert-dir=${w}/kubelet/pki`,
+          `--hostname-override=${NODE_NAME}`,
+          `--node-ip=${NODE_IP}`,
+          '--v=2',
+        ],
+        path.join(logs, 'kubelet.log'),
+      ),
+    );
     const kubeletSock = path.join(DEVICE_PLUGIN_DIR, 'kubelet.sock');
-    await until('the kubelet\'s device-plugin socket', () => (existsSync(kubeletSock) ? true : undefined), 120_000, dead);
+    await until("the kubelet's device-plugin socket", () => (existsSync(kubeletSock) ? true : undefined), 120_000, dead);
 
     // the fake device plugin
     const record = path.join(w, 'allocations.jsonl');
     writeFileSync(record, '');
-    procs.push(startProc('fake-device-plugin', path.join(parts.partsDir, 'fake-device-plugin'), [
-      ...Object.entries(opts.resources).flatMap(([r, n]) => ['--resource', `${r}=${n}`]),
-      '--record', record,
-      '--kubelet-socket', kubeletSock,
-      '--plugin-dir', DEVICE_PLUGIN_DIR,
-      '--device-dir', `${w}/devices`,
-    ], path.join(logs, 'fake-device-plugin.log')));
+    procs.push(
+      startProc(
+        'fake-device-plugin',
+        path.join(parts.partsDir, 'fake-device-plugin'),
+        [
+          ...Object.entries(opts.resources).flatMap(([r, n]) => ['--resource', `${r}=${n}`]),
+          '--record',
+          record,
+          '--kubelet-socket',
+          kubeletSock,
+          '--plugin-dir',
+          DEVICE_PLUGIN_DIR,
+          '--device-dir',
+          `${w}/devices`,
+        ],
+        path.join(logs, 'fake-device-plugin.log'),
+      ),
+    );
 
     // Ready, then the not-ready taint lifted (no node-lifecycle controller runs), then the devices
-    type NodeJson = { spec?: { taints?: Array<{ key: string }> }; status?: { conditions?: Array<{ type: string; status: string }>; allocatable?: Record<string, string> } };
+    type NodeJson = {
+      spec?: { taints?: Array<{ key: string }> };
+      status?: { conditions?: Array<{ type: string; status: string }>; allocatable?: Record<string, string> };
+    };
     const getNode = async (): Promise<NodeJson | undefined> => {
       const r = await cluster.kubectl(['get', 'node', NODE_NAME, '-o', 'json']);
       return r.code === 0 ? (JSON.parse(r.stdout) as NodeJson) : undefined;
     };
-    await until(`node ${NODE_NAME} Ready`, async () => {
-      const n = await getNode();
-      return n?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? true : undefined;
-    }, 120_000, dead);
+    await until(
+      `node ${NODE_NAME} Ready`,
+      async () => {
+        const n = await getNode();
+        return n?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? true : undefined;
+      },
+      120_000,
+      dead,
+    );
     log(`node Ready after ${Date.now() - t0} ms`);
     const taint = await cluster.kubectl(['taint', 'node', NODE_NAME, 'node.kubernetes.io/not-ready:NoSchedule-']);
     if (taint.code !== 0 && !/not found/.test(taint.stderr)) throw new Error(`removing the not-ready taint: ${taint.stderr}`);
-    await until(`node ${NODE_NAME} advertising ${JSON.stringify(opts.resources)}`, async () => {
-      const n = await getNode();
-      const a = n?.status?.allocatable ?? {};
-      const taints = (n?.spec?.taints ?? []).map((t) => t.key);
-      return Object.entries(opts.resources).every(([r, c]) => a[r] === String(c)) && !taints.includes('node.kubernetes.io/not-ready') ? true : undefined;
-    }, 120_000, dead);
+    await until(
+      `node ${NODE_NAME} advertising ${JSON.stringify(opts.resources)}`,
+      async () => {
+        const n = await getNode();
+        const a = n?.status?.allocatable ?? {};
+        const taints = (n?.spec?.taints ?? []).map((t) => t.key);
+        return Object.entries(opts.resources).every(([r, c]) => a[r] === String(c)) && !taints.includes('node.kubernetes.io/not-ready')
+          ? true
+          : undefined;
+      },
+      120_000,
+      dead,
+    );
     log(`node advertises its devices after ${Date.now() - t0} ms`);
 
     return {
@@ -585,7 +668,10 @@ export async function startNode(cluster: Cluster, parts: NodeParts, log: (m: str
       workDir: w,
       hugepages2Mi,
       allocations: () =>
-        readFileSync(record, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Allocation),
+        readFileSync(record, 'utf8')
+          .split('\n')
+          .filter((l) => l.trim())
+          .map((l) => JSON.parse(l) as Allocation),
       checkpoint: () => {
         const f = path.join(DEVICE_PLUGIN_DIR, 'kubelet_internal_checkpoint');
         if (!existsSync(f)) return [];

@@ -51,7 +51,11 @@ export interface Delta {
  * Splits the deltas of one case into those explained by the listed differences and those that are
  * not, and names the listed differences that explain none of them (stale for this case).
  */
-export function explain(deltas: readonly Delta[], listed: readonly string[], table: DifferenceTable): { unexplained: Delta[]; unused: string[] } {
+export function explain(
+  deltas: readonly Delta[],
+  listed: readonly string[],
+  table: DifferenceTable,
+): { unexplained: Delta[]; unused: string[] } {
   const byId = new Map(table.differences.map((d) => [d.id, d]));
   const missing = listed.filter((id) => !byId.has(id));
   if (missing.length > 0) throw new Error(`not in ${path.basename(DIFFERENCES_FILE)}: ${missing.join(', ')}`);

@@ -56,14 +56,17 @@ export async function nriBinary(): Promise<string> {
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out.trim().split('\n').pop()!) : reject(new Error(`build-nri.sh exited with ${code}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(out.trim().split('\n').pop()!) : reject(new Error(`build-nri.sh exited with ${code}`)),
+    );
   });
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** The AdmissionReview the apiserver sends a mutating webhook for a CREATE of `object` (a defaulted pod) by an admin. */
-export function createReview(object: Record<string, any>): Record<string, unknown> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export function createReview(object: Record<string, any>): Record<string, unknown> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   return {
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
@@ -89,16 +92,20 @@ export function createReview(object: Record<string, any>): Record<string, unknow
 export function postJson(url: string, body: unknown, timeoutMs = 10_000): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const payload = JSON.stringify(body);
-    const req = https.request(url, {
-      method: 'POST',
-      rejectUnauthorized: false,
-      timeout: timeoutMs,
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
-    }, (res) => {
-      let data = '';
-      res.setEncoding('utf8').on('data', (d: string) => (data += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
-    });
+    const req = https.request(
+      url,
+      {
+        method: 'POST',
+        rejectUnauthorized: false,
+        timeout: timeoutMs,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      },
+      (res) => {
+        let data = '';
+        res.setEncoding('utf8').on('data', (d: string) => (data += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`POST ${url}: timeout`)));
     req.on('error', reject);
     req.end(payload);
@@ -144,7 +151,11 @@ export class Nri {
     const child = spawn(cmd, a, {
       cwd: o.workDir,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: plainEnv({ KUBERNETES_SERVICE_HOST: o.apiserver.host, KUBERNETES_SERVICE_PORT: o.apiserver.port, NAMESPACE: o.namespace ?? 'kube-system' }),
+      env: plainEnv({
+        KUBERNETES_SERVICE_HOST: o.apiserver.host,
+        KUBERNETES_SERVICE_PORT: o.apiserver.port,
+        NAMESPACE: o.namespace ?? 'kube-system',
+      }),
     });
     child.stdout!.pipe(this.#log, { end: false });
     child.stderr!.pipe(this.#log, { end: false });
@@ -164,8 +175,13 @@ export class Nri {
       apiVersion: 'admission.k8s.io/v1',
       kind: 'AdmissionReview',
       request: {
-        uid: 'ready', kind: { group: '', version: 'v1', kind: 'Pod' }, resource: { group: '', version: 'v1', resource: 'pods' },
-        namespace: 'default', operation: 'CREATE', userInfo: {}, object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'ready' }, spec: { containers: [] } },
+        uid: 'ready',
+        kind: { group: '', version: 'v1', kind: 'Pod' },
+        resource: { group: '', version: 'v1', resource: 'pods' },
+        namespace: 'default',
+        operation: 'CREATE',
+        userInfo: {},
+        object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'ready' }, spec: { containers: [] } },
       },
     };
     for (;;) {

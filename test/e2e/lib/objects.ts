@@ -54,7 +54,8 @@ export function podSpec(): Obj {
 }
 
 export function pod(ns: string, name: string, networks?: string | Obj[], extra: { labels?: Record<string, string> } = {}): Obj {
-  const annotations = networks === undefined ? undefined : { [NETWORKS]: typeof networks === 'string' ? networks : JSON.stringify(networks) };
+  const annotations =
+    networks === undefined ? undefined : { [NETWORKS]: typeof networks === 'string' ? networks : JSON.stringify(networks) };
   return {
     apiVersion: 'v1',
     kind: 'Pod',

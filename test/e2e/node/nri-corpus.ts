@@ -127,7 +127,8 @@ export function attributeRecords(
       .filter(([, env]) => keys.length > 0 && keys.every(([k, v]) => env[k] === v))
       .map(([name]) => name);
     if (hits.length === 1) allocations.push({ container: hits[0]!, record });
-    else errors.push(`${record.resource} ${record.devices.join(',')}: ${hits.length === 0 ? 'in no container' : `in ${hits.join(' and ')}`}`);
+    else
+      errors.push(`${record.resource} ${record.devices.join(',')}: ${hits.length === 0 ? 'in no container' : `in ${hits.join(' and ')}`}`);
   }
   return { allocations, errors };
 }
@@ -198,7 +199,13 @@ export async function runNriCorpus(o: RunOptions): Promise<CorpusResult[]> {
       const byNri = await o.create({ name: 'nri', url: nri.url }, structuredClone(p.pod));
       const byNetattach = await o.create({ name: 'netattach', url: o.netattachUrl }, structuredClone(p.pod));
       const views = { nri: deviceView(p.pod, byNri), netattach: deviceView(p.pod, byNetattach) };
-      results.push({ name: p.name, nri: byNri, netattach: byNetattach, views, ...compareViews(views.nri, views.netattach, p.differences ?? [], table) });
+      results.push({
+        name: p.name,
+        nri: byNri,
+        netattach: byNetattach,
+        views,
+        ...compareViews(views.nri, views.netattach, p.differences ?? [], table),
+      });
     }
   } finally {
     await nri.stop();

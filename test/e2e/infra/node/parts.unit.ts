@@ -50,13 +50,20 @@ for (const [image, entry] of [
     t.equal(list.code, 0, list.stderr);
     const names = list.stdout.trim().split('\n');
     t.ok(names.includes('manifest.json'), `manifest.json in ${names.join(' ')}`);
-    const manifest = JSON.parse(run('tar', ['-xOf', tarFile, 'manifest.json']).stdout) as { Config: string; RepoTags: string[]; Layers: string[] }[];
+    const manifest = JSON.parse(run('tar', ['-xOf', tarFile, 'manifest.json']).stdout) as {
+      Config: string;
+      RepoTags: string[];
+      Layers: string[];
+    }[];
     t.equal(manifest.length, 1);
     t.same(manifest[0]!.RepoTags, [`netattach.local/${image}:e2e`]);
     t.equal(manifest[0]!.Layers.length, 1);
     t.ok(names.includes(manifest[0]!.Config) && names.includes(manifest[0]!.Layers[0]!), 'config and layer are in the tar');
     const config = JSON.parse(run('tar', ['-xOf', tarFile, manifest[0]!.Config]).stdout) as {
-      os: string; architecture: string; config: { Entrypoint: string[] }; rootfs: { type: string; diff_ids: string[] };
+      os: string;
+      architecture: string;
+      config: { Entrypoint: string[] };
+      rootfs: { type: string; diff_ids: string[] };
     };
     t.equal(config.os, 'linux');
     t.equal(config.architecture, process.arch === 'x64' ? 'amd64' : process.arch);
@@ -93,8 +100,18 @@ t.test('netprobe prints its env sorted and the files under --cat and NETPROBE_CA
     fs.mkdirSync(path.join(tmp, 'dev', '0000:3b:02.0'), { recursive: true });
     fs.writeFileSync(path.join(tmp, 'dev', '0000:3b:02.0', 'device.json'), '{"id":"0000:3b:02.0"}\n');
     // env -i: the test runner puts its own variables (NODE_OPTIONS) into every child's env.
-    const r = run('env', ['-i', 'ZED=1', 'ALPHA=a=b', `NETPROBE_CAT=${path.join(tmp, 'dev')}`,
-      path.join(dir, 'netprobe'), '--once', '--cat', path.join(tmp, 'vol'), '--cat', path.join(tmp, 'nope')]);
+    const r = run('env', [
+      '-i',
+      'ZED=1',
+      'ALPHA=a=b',
+      `NETPROBE_CAT=${path.join(tmp, 'dev')}`,
+      path.join(dir, 'netprobe'),
+      '--once',
+      '--cat',
+      path.join(tmp, 'vol'),
+      '--cat',
+      path.join(tmp, 'nope'),
+    ]);
     t.equal(r.code, 0, r.stderr);
     t.equal(
       r.stdout,
@@ -118,12 +135,18 @@ t.test('netprobe prints its env sorted and the files under --cat and NETPROBE_CA
   }
 });
 
-async function exitOnSigterm(bin: string, args: string[], ready: (out: string) => boolean): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string }> {
+async function exitOnSigterm(
+  bin: string,
+  args: string[],
+  ready: (out: string) => boolean,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string }> {
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   const t0 = Date.now();
   while (!ready(out) && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 20));
   child.kill('SIGTERM');
@@ -186,9 +209,18 @@ t.test('containerd imports both images; netprobe runs and sees a bind-mounted de
     fs.mkdirSync(dev, { recursive: true });
     fs.writeFileSync(path.join(dev, 'device.json'), '{"id":"0000:3b:02.0"}\n');
     const probe = ctr(
-      'run', '--rm', '--env', 'PCIDEVICE_INTEL_COM_SRIOV_NETDEVICE=0000:3b:02.0', '--env', 'NETPROBE_CAT=/fake-devices',
-      '--mount', `type=bind,src=${dev},dst=/fake-devices/0000:3b:02.0,options=rbind:ro`,
-      'netattach.local/netprobe:e2e', 'netprobe-once', '/netprobe', '--once',
+      'run',
+      '--rm',
+      '--env',
+      'PCIDEVICE_INTEL_COM_SRIOV_NETDEVICE=0000:3b:02.0',
+      '--env',
+      'NETPROBE_CAT=/fake-devices',
+      '--mount',
+      `type=bind,src=${dev},dst=/fake-devices/0000:3b:02.0,options=rbind:ro`,
+      'netattach.local/netprobe:e2e',
+      'netprobe-once',
+      '/netprobe',
+      '--once',
     );
     t.equal(probe.code, 0, probe.stderr);
     t.match(probe.stdout, /^env: PCIDEVICE_INTEL_COM_SRIOV_NETDEVICE=0000:3b:02\.0$/m);
@@ -225,7 +257,10 @@ t.test('containerd imports both images; netprobe runs and sees a bind-mounted de
     containerd.kill('SIGTERM');
     await new Promise((r) => (containerd.exitCode !== null ? r(null) : containerd.once('exit', r)));
     fs.closeSync(logFd);
-    const left = fs.readFileSync('/proc/self/mounts', 'utf8').split('\n').filter((l) => l.includes(d));
+    const left = fs
+      .readFileSync('/proc/self/mounts', 'utf8')
+      .split('\n')
+      .filter((l) => l.includes(d));
     t.same(left, [], 'no mount left under the temp dir');
     for (const m of left) run('umount', ['-l', m.split(' ')[1]!]);
     fs.rmSync(d, { recursive: true, force: true });
