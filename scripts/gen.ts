@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { withPluginTable } from './gen/plugin-table.js';
 import { withPolicyReference } from './gen/policy-reference.js';
+import { renderPolicyCrd } from '../src/policy/index.js';
 
 /** Each generated doc (relative to the repository) and what it is once regenerated. */
 export const GENERATED: ReadonlyArray<{ doc: string; source: string; regenerate: (markdown: string) => string }> = [
@@ -18,12 +19,19 @@ export const GENERATED: ReadonlyArray<{ doc: string; source: string; regenerate:
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
+/** Whole generated files: the policy CRD from its schema (test/policy/crd.test.ts compares it too). */
+export const GENERATED_FILES: ReadonlyArray<{ file: string; render: () => string }> = [
+  { file: 'manifests/base/crd-networkattachmentpolicy.yaml', render: renderPolicyCrd },
+];
+
 /** The docs whose committed text differs from what their generator renders. */
 export function staleDocs(root = ROOT): string[] {
   return GENERATED.filter((g) => {
     const text = readFileSync(join(root, g.doc), 'utf8');
     return g.regenerate(text) !== text;
-  }).map((g) => g.doc);
+  })
+    .map((g) => g.doc)
+    .concat(GENERATED_FILES.filter((f) => readFileSync(join(root, f.file), 'utf8') !== f.render()).map((f) => f.file));
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
@@ -38,6 +46,13 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       const next = g.regenerate(text);
       if (next !== text) writeFileSync(file, next);
       process.stdout.write(`${g.doc}: ${next === text ? 'current' : 'rewritten'}\n`);
+    }
+    for (const f of GENERATED_FILES) {
+      const file = join(ROOT, f.file);
+      const next = f.render();
+      const same = readFileSync(file, 'utf8') === next;
+      if (!same) writeFileSync(file, next);
+      process.stdout.write(`${f.file}: ${same ? 'current' : 'rewritten'}\n`);
     }
   }
 }

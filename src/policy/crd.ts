@@ -2,9 +2,8 @@
 // one schema serves ajv, the CRD and the docs. Kubernetes wants a structural schema: no $ref,
 // $schema or $id; `additionalProperties` never beside `properties` (the apiserver prunes unknown
 // fields instead; ajv still rejects them in files); `metadata` only as `type: object`.
-// Regenerate the manifest: npx tsx src/policy/crd.ts > manifests/base/crd-networkattachmentpolicy.yaml
+// Regenerate the manifest: npm run gen (scripts/gen.ts)
 import { stringify } from 'yaml';
-import { pathToFileURL } from 'node:url';
 import { loadSchema } from '../schemas/index.js';
 import { POLICY_GROUP, POLICY_KIND, POLICY_PLURAL, POLICY_VERSION } from './document.js';
 import { POLICY_SCHEMA_FILE } from './schema.js';
@@ -100,5 +99,3 @@ export function policyCrd(): Schema {
 export const CRD_HEADER = '# Generated from schemas/network-attachment-policy.schema.json by src/policy/crd.ts: do not edit.\n';
 
 export const renderPolicyCrd = (): string => CRD_HEADER + stringify(policyCrd(), { lineWidth: 0 });
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) process.stdout.write(renderPolicyCrd());

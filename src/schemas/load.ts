@@ -3,6 +3,7 @@
 // `dist/src/` (built), so the folder is found by walking up rather than by a fixed offset.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { getAsset, isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
 
 let schemasDir: string | undefined;
@@ -21,5 +22,7 @@ export function schemasDirectory(): string {
 
 /** Reads `schemas/<file>` as JSON. */
 export function loadSchema(file: string): Record<string, unknown> {
+  // The single executable (scripts/build-plugin.ts) carries the schemas as assets: no folder beside it.
+  if (isSea()) return JSON.parse(getAsset(`schemas/${file}`, 'utf8')) as Record<string, unknown>;
   return JSON.parse(readFileSync(join(schemasDirectory(), file), 'utf8')) as Record<string, unknown>;
 }
