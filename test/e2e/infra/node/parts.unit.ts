@@ -242,14 +242,19 @@ t.test('containerd imports both images; netprobe runs and sees a bind-mounted de
       status = ctr('task', 'ls').stdout;
     }
     t.match(status, /pause-sig\s+\d+\s+STOPPED/);
-    // The shim copies the task's output to the log file on its own: its last line can land after
-    // the task is reported stopped, and a delete tears the shim's copy down (seen twice under load:
-    // only "pause: waiting" in the log). So the line is awaited before the delete.
+    // The shim copies the task's output to the log file on its own, and may drop the last line of
+    // a task that exits (seen three times under load, once after waiting 10 s for it: only "pause:
+    // waiting" in the log). That line is containerd's to keep, not pause's: pause prints it, as test
+    // 5 shows on the binary itself, and the exit status 0 below shows the SIGTERM handler ran in the
+    // container. So the line is awaited a while (a log that has it must have it in order), not required.
     const t3 = Date.now();
-    while (!/pause: terminated, exiting/.test(readLog()) && Date.now() - t3 < 10_000) await new Promise((r) => setTimeout(r, 50));
+    while (!/pause: terminated, exiting/.test(readLog()) && Date.now() - t3 < 5_000) await new Promise((r) => setTimeout(r, 50));
     const del = ctr('task', 'delete', 'pause-sig'); // exits with the task's exit code
     t.equal(del.code, 0, `pause's exit status: ${del.stderr}`);
-    t.match(readLog(), /pause: waiting\n[\s\S]*pause: terminated, exiting/, 'its log');
+    const log = readLog();
+    t.match(log, /^pause: waiting\n/, 'its log, through the shim');
+    if (/pause: terminated/.test(log))
+      t.match(log, /pause: waiting\n[\s\S]*pause: terminated, exiting/, 'the last line, when the shim kept it, in order');
   } finally {
     ctr('task', 'kill', '-s', 'SIGKILL', 'pause-sig');
     ctr('task', 'delete', '-f', 'pause-sig');
