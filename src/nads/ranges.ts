@@ -18,7 +18,29 @@ type Addr = ipaddr.IPv4 | ipaddr.IPv6;
  */
 const family = (text: string): typeof ipaddr.IPv4 | typeof ipaddr.IPv6 => (text.includes(':') ? ipaddr.IPv6 : ipaddr.IPv4);
 
+/**
+ * Go's parser (net/netip, behind ParseIP and ParseCIDR since Go 1.17) reads IPv4 only as four
+ * decimal octets without leading zeros, and no zone: ipaddr.js also reads `010.0.0.1` (octal: 8.0.0.1),
+ * `0x0a.0.0.1`, `10.1` and `fe80::1%eth0`. Such a text fails in the plugin, so it is not an address here.
+ */
+const GO_IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+const GO_IPV6_TAIL_V4 = /:((?:\d+\.){3}\d+)$/;
+function goReads(address: string): boolean {
+  if (!address.includes(':')) return GO_IPV4.test(address);
+  if (address.includes('%')) return false;
+  const tail = GO_IPV6_TAIL_V4.exec(address);
+  return tail === null ? !address.includes('.') : GO_IPV4.test(tail[1]!);
+}
+
+/** `address/prefix` as Go's ParseCIDR reads it; a bare address too where `bare` allows it. */
+function goReadsCidr(text: string, bare = false): boolean {
+  const slash = text.indexOf('/');
+  if (slash < 0) return bare && goReads(text);
+  return goReads(text.slice(0, slash)) && /^\d{1,3}$/.test(text.slice(slash + 1));
+}
+
 const parse = (text: string): Addr | undefined => {
+  if (!goReads(text)) return undefined;
   try {
     const a = family(text).parse(text);
     return a.kind() === 'ipv6' && (a as ipaddr.IPv6).isIPv4MappedAddress() ? (a as ipaddr.IPv6).toIPv4Address() : a;
@@ -60,6 +82,7 @@ function canonical(r: IpRange): Canonical | null {
 
 function computeCanonical(r: IpRange): Canonical | null {
   let subnet: [Addr, number];
+  if (!goReadsCidr(r.subnet)) return null;
   try {
     subnet = family(r.subnet).parseCIDR(r.subnet);
   } catch {
@@ -170,24 +193,9 @@ export function parseCidr(text: string): Cidr | undefined {
   return read;
 }
 
-/**
- * Go's parser (net/netip, behind ParseIP and ParseCIDR since Go 1.17) reads IPv4 only as four
- * decimal octets without leading zeros, and no zone: ipaddr.js also reads `010.0.0.1` (octal: 8.0.0.1),
- * `0x0a.0.0.1`, `10.1` and `fe80::1%eth0`. Such a text fails in the plugin, so it is not an address here.
- */
-const GO_IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
-const GO_IPV6_TAIL_V4 = /:((?:\d+\.){3}\d+)$/;
-function goReads(address: string): boolean {
-  if (!address.includes(':')) return GO_IPV4.test(address);
-  if (address.includes('%')) return false;
-  const tail = GO_IPV6_TAIL_V4.exec(address);
-  return tail === null ? !address.includes('.') : GO_IPV4.test(tail[1]!);
-}
-
 function readCidr(text: string): Cidr | undefined {
   const slash = text.indexOf('/');
-  if (!goReads(slash < 0 ? text : text.slice(0, slash))) return undefined;
-  if (slash >= 0 && !/^\d{1,3}$/.test(text.slice(slash + 1))) return undefined;
+  if (!goReadsCidr(text, true)) return undefined;
   let a: Addr;
   let prefix: number;
   try {

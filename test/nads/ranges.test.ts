@@ -125,3 +125,16 @@ t.test('parseCidr reads addresses as Go does: forms ipaddr.js also takes are not
     t.same(parseCidr(text), { kind: text.includes(':') ? 'ipv6' : 'ipv4', value, prefix }, text);
   }
 });
+
+t.test('placeInRanges: an address or a subnet Go would not read gives no verdict, not another address', async (t) => {
+  const r24 = { subnet: '10.1.0.0/24' };
+  // ipaddr.js reads 010.1.0.5 as 8.1.0.5: "in no subnet" would be a verdict on an address host-local never sees.
+  for (const address of ['010.1.0.5', '10.1.5', '0x0a.1.0.5']) t.same(placeInRanges(address, [r24]), { status: 'unknown' }, address);
+  for (const subnet of ['010.1.0.0/24', '10.1.0.0/024x', '10.1/16'])
+    t.same(placeInRanges('10.1.0.5', [{ subnet }]), { status: 'unknown' }, subnet);
+  t.same(
+    placeInRanges('10.1.0.5', [{ subnet: '10.1.0.0/24', rangeStart: '010.1.0.9' }]),
+    { status: 'in', range: { subnet: '10.1.0.0/24', rangeStart: '010.1.0.9' }, gateway: false, key: 'ipv4/167837701' },
+    'an unreadable bound is no bound, as before',
+  );
+});
