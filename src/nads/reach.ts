@@ -51,7 +51,7 @@ function ipamReadsIps(p: PluginSummary, viaRuntimeConfig: boolean): PluginReach 
   if (!p.ipam) return 'ignored';
   const ipam = IPAM_FACTS.get(p.ipam.type);
   if (!ipam) return 'unknown';
-  if (ipam.ipFromCniArgs !== 'no') return 'read';
+  if (ipam.ipFromCniArgs !== 'no' && ipam.ipFromCniArgs !== 'bare-unused') return 'read';
   return viaRuntimeConfig && ipam.ipsFromRuntimeConfig ? 'read' : 'ignored';
 }
 
@@ -60,6 +60,7 @@ function pluginReach(p: PluginSummary, key: Requested, extra: ExtraReaders): Plu
   if ((key === 'mac' || key === 'ips') && extra.get(p.type)?.has(key)) return 'read';
   const declared = p.capabilities.includes(key);
   const facts = PLUGIN_FACTS.get(p.type);
+  if (facts?.fromAnnotation?.includes(key)) return 'read';
   if (!facts) {
     // libcni hands a runtimeConfig key only to plugins declaring its capability; a plugin that
     // declares it says it reads it. MAC= and IP= reach every plugin, known or not.
