@@ -1,4 +1,4 @@
-# Shared by build.sh, build-nri.sh, build-helm.sh and build-cni.sh (sourced; each defines log() first).
+# Shared by build.sh, build-nri.sh, build-helm.sh, build-krew.sh and build-cni.sh (sourced; each defines log() first).
 
 # need_go VERSION: puts Go on PATH (or /usr/local/go/bin), or exits naming the version needed.
 need_go() {
