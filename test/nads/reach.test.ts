@@ -85,6 +85,12 @@ const topLevel: Array<[string, object[], Requested, string]> = [
   ],
   ['no IPAM: no IP', [{ type: 'sriov' }], 'ips', 'ignored'],
   ['an unknown IPAM', [{ type: 'macvlan', ipam: { type: 'my-ipam' } }], 'ips', 'unknown: macvlan (IPAM my-ipam)'],
+  [
+    'an unknown IPAM under a plugin declaring ips: the declaration is the claim that its IPAM reads them (nv-ipam docs/static-ip.md)',
+    [{ type: 'macvlan', capabilities: { ips: true }, ipam: { type: 'nv-ipam', poolName: 'pool1' } }],
+    'ips',
+    'read by macvlan',
+  ],
   ['tuning calls no IPAM, whatever its config says', [{ type: 'tuning', ipam: { type: 'static' } }], 'ips', 'ignored'],
   [
     'GUID: ib-sriov with the capability',

@@ -211,8 +211,6 @@ export const VENDORS: RealWorldCase[] = [
     source: `${NV_IPAM} docs/static-ip.md`,
     objects: [mynet, pod('static-ip-pod', { networks: '[{"name": "mynet", "ips": ["192.168.0.200"]}]' })],
     verdict: { allowed: true },
-    knownDisagreement:
-      'netattach warns "may be ignored: netattach does not know plugin macvlan (IPAM nv-ipam)": nv-ipam is not in its IPAM table, yet it reads IP=, runtimeConfig ips (declared here) and args.cni ips (docs/static-ip.md)',
     reason:
       "macvlan declares ips, so nv-ipam gets runtimeConfig ips and IP=; it reads a bare address as a static request in pool1's subnet (docs/static-ip.md): the ADD succeeds",
   },
