@@ -89,6 +89,14 @@ t.test('the judge finds each kind of departure', async (t) => {
     [],
     'an advertised, recorded injection agrees',
   );
+  const broken = nad('bad', '{"type": "bridge",}');
+  t.match(
+    judge(base({ objects: [broken, bridge, pod('p', { networks: 'br' })] })).disagreements,
+    [/^false denial of NAD bad/],
+    'a NAD denied that the case does not list',
+  );
+  t.same(judge(base({ objects: [broken, bridge, pod('p', { networks: 'br' })], deniedNads: ['bad'] })).disagreements, [], 'a listed one');
+  t.match(judge(base({ deniedNads: ['br'] })).disagreements, [/^NAD br admitted/], 'a listed NAD admitted');
   t.equal(MAX_WARNINGS_PER_POD, 3);
 });
 

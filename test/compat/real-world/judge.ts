@@ -52,6 +52,16 @@ export function judge(c: RealWorldCase): Judged {
   const v = c.verdict;
 
   if (pod.skipped) out.push(`not judged: ${pod.skipped}`);
+  results.forEach((r, i) => {
+    if (r.kind !== 'NetworkAttachmentDefinition' || i >= objects.length) return;
+    const denied = (c.deniedNads ?? []).includes(r.name ?? '');
+    if (r.allowed === denied)
+      out.push(
+        denied
+          ? `NAD ${r.name} admitted, yet Multus cannot load it`
+          : `false denial of NAD ${r.name}: ${r.errors.map((e) => `${e.path}: ${e.reason}`).join('; ')}`,
+      );
+  });
   if (pod.allowed !== v.allowed)
     out.push(
       v.allowed ? `false denial: ${pod.errors.map((e) => `${e.path}: ${e.reason}`).join('; ')}` : 'missed certain failure: admitted',

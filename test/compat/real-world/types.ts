@@ -29,6 +29,11 @@ export interface RealWorldCase {
   /** NADs (and DRA objects) first, then the one workload: a Pod, Deployment, StatefulSet or DaemonSet. */
   objects: Record<string, unknown>[];
   verdict: RealVerdict;
+  /**
+   * NADs whose creation the NAD webhook rightly refuses (a config Multus cannot load fails every pod
+   * on it); every other NAD of the case must be admitted: it works.
+   */
+  deniedNads?: string[];
   /** Extended resources the source's set-up advertises (its device plugin's pools). */
   advertised?: string[];
   /** Why a real cluster gives this verdict. */

@@ -202,6 +202,7 @@ export const VENDORS: RealWorldCase[] = [
       }),
     ],
     advertised: ['nvidia.com/mlnxnics'],
+    deniedNads: ['example-sriov-ib-network'],
     verdict: { allowed: false },
     reason:
       'the operator pastes spec.ipam into the config verbatim (RenderNetAttDef checks no JSON): "poolName":"my-pool",} makes spec.config invalid JSON, and Multus fails "failed to unmarshal Spec.Config" on every pod',
