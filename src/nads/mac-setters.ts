@@ -27,7 +27,8 @@ export { CREATES_INTERFACE };
  * - `set`: on an existing link (RTM_SETLINK): the kernel takes the first 6 bytes of a longer one.
  * Either way it refuses a multicast, broadcast or all-zero address ("cannot assign requested
  * address"). Executed: bridge, macvlan, tap, tuning; read: ovs (ip.SetupVeth with the MAC),
- * sriov and accelerated-bridge (LinkSetHardwareAddr on the VF, the VF MAC through the PF's driver).
+ * sriov and accelerated-bridge (LinkSetHardwareAddr on the VF, the VF MAC through the PF's driver),
+ * macvtap (LinkSetHardwareAddr on the macvtap device it moves in).
  */
 export const SETS_MAC_BY: ReadonlyMap<string, 'create' | 'set'> = new Map([
   ['bridge', 'create'],
@@ -37,6 +38,7 @@ export const SETS_MAC_BY: ReadonlyMap<string, 'create' | 'set'> = new Map([
   ['tuning', 'set'],
   ['sriov', 'set'],
   ['accelerated-bridge', 'set'],
+  ['macvtap', 'set'],
 ]);
 
 /** What one plugin does with the doors that carry a MAC: sets the one it keeps, sets none, or cannot be told. */

@@ -65,7 +65,8 @@ const none = { macFromCniArgs: false, runtimeConfig: [], argsCni: [] } as const;
  * - dummy: containernetworking/plugins plugins/main/dummy/dummy.go (LinkAdd of a Dummy named ifName in the netns);
  * - bond: k8snetworkplumbingwg/bond-cni bond/bond.go (creates the bond named ifName in the pod netns);
  * - ipoib: Mellanox/ipoib-cni (adds an IPoIB child link and moves it in as ifName);
- * - accelerated-bridge: k8snetworkplumbingwg/accelerated-bridge-cni (moves the VF in, renamed ifName).
+ * - accelerated-bridge: k8snetworkplumbingwg/accelerated-bridge-cni (moves the VF in, renamed ifName);
+ * - macvtap: kubevirt/macvtap-cni v0.13.1 pkg/util/netlink.go ConfigureInterface (moves the macvtap device in, renamed ifName).
  */
 export const CREATES_INTERFACE: ReadonlySet<string> = new Set([
   'bridge',
@@ -82,6 +83,7 @@ export const CREATES_INTERFACE: ReadonlySet<string> = new Set([
   'ipoib',
   'ovs',
   'accelerated-bridge',
+  'macvtap',
 ]);
 
 /** Plugin type -> facts. */
@@ -187,6 +189,17 @@ export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, Pl
       runtimeConfig: ['mac'],
       argsCni: [],
       delegatesIpam: true,
+    },
+  ],
+  [
+    'macvtap',
+    {
+      // EnvArgs decodes MAC= from CNI_ARGS; no runtimeConfig, no args.cni, no IPAM call (CmdAdd).
+      source: 'kubevirt/macvtap-cni v0.13.1 pkg/cni/plugin.go',
+      macFromCniArgs: true,
+      runtimeConfig: [],
+      argsCni: [],
+      delegatesIpam: false,
     },
   ],
 ]);

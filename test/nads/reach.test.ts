@@ -36,6 +36,8 @@ const brief = (r: Reach): string => {
 const topLevel: Array<[string, object[], Requested, string]> = [
   ['sriov reads MAC= without a capability (SR-IOV operator NADs)', [{ type: 'sriov' }], 'mac', 'read by sriov'],
   ['ovs reads MAC= only', [{ type: 'ovs' }], 'mac', 'read by ovs'],
+  ["macvtap reads MAC= (KubeVirt's macvtap-cni)", [{ type: 'macvtap', mtu: 1500 }], 'mac', 'read by macvtap'],
+  ['macvtap calls no IPAM: no IP', [{ type: 'macvtap', ipam: { type: 'static' } }], 'ips', 'ignored'],
   ['tuning in a chain reads it', [{ type: 'ipvlan' }, { type: 'tuning' }], 'mac', 'read by tuning'],
   [
     'ipvlan reads no MAC by any road, even with the capability declared',

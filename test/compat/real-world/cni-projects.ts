@@ -251,8 +251,6 @@ export const CNI_PROJECTS: RealWorldCase[] = [
     ],
     advertised: [MACVTAP_DATAPLANE],
     verdict: { allowed: true },
-    knownDisagreement:
-      'netattach warns "may be ignored: netattach does not know plugin macvtap": macvtap is not in its plugin table, yet it reads MAC= (pkg/cni/plugin.go EnvArgs)',
     reason:
       'macvtap-cni reads MAC= from CNI_ARGS (pkg/cni/plugin.go EnvArgs, CmdAdd), which Multus sends to every delegate: the interface gets 02:23:45:67:89:01',
   },
