@@ -10,6 +10,7 @@
 // A case marked knownDisagreement is one where netattach is wrong today: the test asserts that it
 // still is, so the mark has to go when netattach is fixed.
 import t from 'tap';
+import { readFileSync } from 'node:fs';
 import { REAL_WORLD, repositoryOf } from './real-world/index.js';
 import { judge, MAX_WARNINGS_PER_POD, podOf } from './real-world/judge.js';
 import { nad, pod, type RealWorldCase } from './real-world/types.js';
@@ -31,6 +32,24 @@ t.test('the corpus: at least 60 cases from at least 10 repositories, each with a
       `${c.name}: carries the NADs it uses`,
     );
   }
+});
+
+t.test('docs/compat.md gives the corpus as it is: each repository, its ref and its counts', async (t) => {
+  const doc = readFileSync(new URL('../../docs/compat.md', import.meta.url), 'utf8');
+  const denied = REAL_WORLD.filter((c) => !c.verdict.allowed).length;
+  const known = REAL_WORLD.filter((c) => c.knownDisagreement).length;
+  const repos = [...new Set(REAL_WORLD.map(repositoryOf))];
+  t.match(
+    doc,
+    `${REAL_WORLD.length} cases from ${repos.length} repositories; ${denied} of them certainly fail on a real cluster, ${known} are known disagreements.`,
+  );
+  const rows = [...doc.matchAll(/^\| `([^`]+)` \| (\S+) \| (\d+) \| (\d+) \| (\d+) \|$/gm)].map((m) => m.slice(1).join(' '));
+  const want = repos.map((r) => {
+    const cs = REAL_WORLD.filter((c) => repositoryOf(c) === r);
+    const refs = [...new Set(cs.map((c) => c.source.split('@')[1]!.split(' ')[0]!))].join(', ');
+    return [r, refs, cs.length, cs.filter((c) => !c.verdict.allowed).length, cs.filter((c) => c.knownDisagreement).length].join(' ');
+  });
+  t.same(rows, want);
 });
 
 for (const c of REAL_WORLD) {

@@ -95,6 +95,33 @@ export const WORKLOADS: RealWorldCase[] = [
       'KubeVirt v1.9 leaves the device to an injector (ExternalNetResourceInjection); the VF goes to compute, the first container, and sriov-cni sets the MAC from MAC=',
   },
   {
+    name: 'KubeVirt user guide: macvtap binding plugin, the device injected',
+    source: `${GUIDE} docs/network/net_binding_plugins/macvtap.md`,
+    objects: [
+      nad(
+        'macvtapnetwork',
+        { cniVersion: '0.3.1', name: 'macvtapnetwork', type: 'macvtap', mtu: 1500 },
+        { resourceName: 'macvtap.network.kubevirt.io/eth0' },
+      ),
+      launcher('vm-net-binding-macvtap', element('macvtapnetwork', 'hostnetwork')),
+    ],
+    advertised: ['macvtap.network.kubevirt.io/eth0'],
+    verdict: { allowed: true, injects: { compute: { 'macvtap.network.kubevirt.io/eth0': '1' } } },
+    reason:
+      'the macvtap binding registers no NAD of its own, so the network is an ordinary element; the macvtap device plugin exposes eth0 (lowerDevice in its ConfigMap) and KubeVirt v1.9 leaves the request to an injector',
+  },
+  {
+    name: 'KubeVirt user guide: passt binding plugin element',
+    source: `${GUIDE} docs/network/net_binding_plugins/passt.md`,
+    objects: [
+      nad('netbindingpasst', { cniVersion: '1.0.0', name: 'netbindingpasst', plugins: [{ type: 'kubevirt-passt-binding' }] }),
+      launcher('vm-passt', '[{"name":"netbindingpasst","namespace":"default","cni-args":{"logicNetworkName":"default"}}]'),
+    ],
+    verdict: { allowed: true },
+    reason:
+      'the registration names default/netbindingpasst: KubeVirt adds an element without interface whose cni-args tell the binding CNI which VM network it serves (annotation.go newBindingPluginAnnotationData); nothing is requested',
+  },
+  {
     name: 'towards5gs free5gc: AMF on N2 (ipvlan, static, "gateway")',
     source: `${FIVEG} charts/free5gc/charts/free5gc-amf/templates/amf-deployment.yaml, amf-n2-nad.yaml, charts/free5gc/values.yaml`,
     objects: [
