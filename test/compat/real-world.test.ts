@@ -116,6 +116,19 @@ t.test('the judge finds each kind of departure', async (t) => {
   );
   t.same(judge(base({ objects: [broken, bridge, pod('p', { networks: 'br' })], deniedNads: ['bad'] })).disagreements, [], 'a listed one');
   t.match(judge(base({ deniedNads: ['br'] })).disagreements, [/^NAD br admitted/], 'a listed NAD admitted');
+  const pinned = nad('pinned', { cniVersion: '0.3.1', type: 'bridge', bridge: 'br0' });
+  (pinned['metadata'] as { annotations?: Record<string, string> }).annotations = { 'k8s.v1.cni.cncf.io/nodeSelector': 'rack=a' };
+  t.match(
+    judge(base({ objects: [pinned, pod('p', { networks: 'pinned' })] })).disagreements,
+    [/^node selector \{"rack":"a"\}/],
+    'a node selector not recorded',
+  );
+  t.same(
+    judge(base({ objects: [pinned, pod('p', { networks: 'pinned' })], verdict: { allowed: true, nodeSelector: { rack: 'a' } } }))
+      .disagreements,
+    [],
+    'a recorded one',
+  );
   t.equal(MAX_WARNINGS_PER_POD, 3);
 });
 

@@ -88,6 +88,11 @@ export function judge(c: RealWorldCase): Judged {
         else if (!(c.advertised ?? []).includes(name))
           out.push(`injects ${name} in ${container}: nothing in the set-up advertises it (the pod stays Pending)`);
       }
+    const selector = pod.mutation?.nodeSelector;
+    if (JSON.stringify(selector) !== JSON.stringify(v.nodeSelector))
+      out.push(
+        `node selector ${JSON.stringify(selector ?? 'unchanged')}, the real set-up needs ${JSON.stringify(v.nodeSelector ?? 'unchanged')}`,
+      );
     const want = v.injects ?? {};
     if (JSON.stringify(sorted(injected)) !== JSON.stringify(sorted(want)))
       out.push(`injects ${JSON.stringify(injected)}, the real set-up needs ${JSON.stringify(want)}`);

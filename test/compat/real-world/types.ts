@@ -20,6 +20,8 @@ export interface RealVerdict {
    * source's set-up advertises. Absent: nothing may be added.
    */
   injects?: Record<string, Record<string, string>>;
+  /** The pod's nodeSelector after the mutation, where the NADs ask for one (`k8s.v1.cni.cncf.io/nodeSelector`). Absent: unchanged. */
+  nodeSelector?: Record<string, string>;
 }
 
 export interface RealWorldCase {
