@@ -82,6 +82,16 @@ t.test('the judge finds each kind of departure', async (t) => {
     'a denial of a pod recorded as running',
   );
   t.match(judge(base({ verdict: { allowed: false } })).disagreements, [/^missed certain failure/], 'an admitted certain failure');
+  const missing = base({
+    objects: [bridge, pod('p', { networks: 'nope' })],
+    verdict: { allowed: false, errors: [/no such NetworkAttachmentDefinition/] },
+  });
+  t.same(judge(missing).disagreements, [], 'a denial naming the real cause');
+  t.match(
+    judge({ ...missing, verdict: { allowed: false, errors: [/\.ips: /] } }).disagreements,
+    [/^denied for another cause/],
+    'a denial for another cause',
+  );
   t.match(
     judge(base({ objects: [bridge, pod('p', { networks: '[{"name":"br","gateway":["10.9.0.1"]}]' })] })).disagreements,
     [/^noise: warning/],

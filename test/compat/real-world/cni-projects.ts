@@ -279,7 +279,7 @@ export const CNI_PROJECTS: RealWorldCase[] = [
       }),
     ],
     advertised: ['intel.com/intel_sriov_PF_1', 'intel.com/intel_sriov_PF_2'],
-    verdict: { allowed: false },
+    verdict: { allowed: false, errors: [/networks\]\[2\]: no such NetworkAttachmentDefinition/] },
     reason:
       'the README creates bond-net1 and names bond-net in the pod: Multus fails "cannot find a network-attachment-definition (bond-net)" after the two VFs',
   },

@@ -66,6 +66,14 @@ export function judge(c: RealWorldCase): Judged {
     out.push(
       v.allowed ? `false denial: ${pod.errors.map((e) => `${e.path}: ${e.reason}`).join('; ')}` : 'missed certain failure: admitted',
     );
+  if (!pod.allowed && !v.allowed) {
+    const texts = pod.errors.map((e) => `${e.path}: ${e.reason}`);
+    (v.errors ?? []).forEach((p, i) => {
+      if (!p.test(texts[i] ?? '')) out.push(`denied for another cause: ${JSON.stringify(texts[i] ?? 'no error')} is not ${p}`);
+    });
+    if (texts.length !== (v.errors ?? []).length)
+      out.push(`${texts.length} errors, the real failure has ${(v.errors ?? []).length}: ${texts.join('; ')}`);
+  }
   if (workload && workload.allowed !== pod.allowed)
     out.push(`the template webhook says ${workload.allowed}, the pod webhook ${pod.allowed}`);
 

@@ -161,7 +161,7 @@ export const MORE: RealWorldCase[] = [
       pod('testpod', { networks: 'test-network' }),
     ],
     deniedNads: ['test-network'],
-    verdict: { allowed: false },
+    verdict: { allowed: false, errors: [/spec\.config Multus cannot load .*failed to unmarshal Spec\.Config/] },
     reason:
       'the example config ends "mode": "bridge", }: not JSON. NRI still adds the node selector, but Multus fails "failed to unmarshal Spec.Config" on the pod',
   },

@@ -106,7 +106,7 @@ export const MULTUS: RealWorldCase[] = [
     name: 'multus how-to: pod-case-05, JSON namespace naming a NAD that is not there',
     source: `${AT} docs/how-to-use.md`,
     objects: [macvlanConf1, macvlanConf3, pod('pod-case-05', { networks: '[{ "name" : "macvlan-conf-1", "namespace": "testns1" }]' })],
-    verdict: { allowed: false },
+    verdict: { allowed: false, errors: [/networks\]\[0\]: no such NetworkAttachmentDefinition/] },
     reason:
       'the doc creates macvlan-conf-1 in default and only macvlan-conf-3 in testns1: Multus fails "cannot find a network-attachment-definition (macvlan-conf-1) in namespace (testns1)" and the pod hangs in ContainerCreating',
   },
@@ -198,7 +198,7 @@ export const MULTUS: RealWorldCase[] = [
         resourceClaims: [{ name: 'resource', resourceClaimName: 'sf' }],
       }),
     ],
-    verdict: { allowed: false },
+    verdict: { allowed: false, errors: [/default-network\]\[0\]: no such NetworkAttachmentDefinition/] },
     reason:
       'Multus looks the default network up in its own namespace, kube-system (tryLoadK8sPodDefaultNetwork: parsePodNetworkAnnotation with conf.MultusNamespace), and the doc creates the NAD "default" in default: "cannot find a network-attachment-definition (default) in namespace (kube-system)" on every pod. (Its resourceName "sf-pool-1" is no extended resource: nothing may be added for it either)',
   },

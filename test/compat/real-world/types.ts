@@ -10,6 +10,8 @@ export const RESOURCE_NAME = 'k8s.v1.cni.cncf.io/resourceName';
 export interface RealVerdict {
   /** Whether the pod runs: its ADD succeeds (true) or certainly fails (false). */
   allowed: boolean;
+  /** For a pod that certainly fails: what the denial must name (one pattern an error, in order). */
+  errors?: RegExp[];
   /**
    * The warnings a pod whose ADD succeeds deserves, each a real risk; one pattern a cause. The
    * test holds netattach to exactly these: an unlisted warning is noise.

@@ -203,7 +203,7 @@ export const VENDORS: RealWorldCase[] = [
     ],
     advertised: ['nvidia.com/mlnxnics'],
     deniedNads: ['example-sriov-ib-network'],
-    verdict: { allowed: false },
+    verdict: { allowed: false, errors: [/spec\.config Multus cannot load .*failed to unmarshal Spec\.Config/] },
     reason:
       'the operator pastes spec.ipam into the config verbatim (RenderNetAttDef checks no JSON): "poolName":"my-pool",} makes spec.config invalid JSON, and Multus fails "failed to unmarshal Spec.Config" on every pod',
   },
@@ -350,7 +350,7 @@ export const VENDORS: RealWorldCase[] = [
         containers: [{ name: 'agnhost-container' }],
       }),
     ],
-    verdict: { allowed: false },
+    verdict: { allowed: false, errors: [/networks\]\[0\]\.ips: /] },
     knownDisagreement:
       'netattach admits it with two "may be ignored" warnings (ovn-k8s-cni-overlay is not in its table); ovnkube refuses a static IP on a network with subnets, so the ADD never succeeds',
     reason:
