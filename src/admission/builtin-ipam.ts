@@ -13,6 +13,7 @@ import { DEFAULT_NETWORK_ANNOTATION } from '../annotation/index.js';
 import { child, index, invalid, required, type FieldError } from '../field/index.js';
 import {
   EMPTY_IPAM_RESULT_FAILS,
+  PLUGIN_FACTS,
   ipamsOf,
   type CniSummary,
   type IpamUse,
@@ -75,7 +76,7 @@ export function ipamRoadChecks(
   for (const use of ipamsOf(cni)) {
     const f = use.facts;
     if (!f) continue;
-    if (road === 'cniArgs' ? f.ipFromCniArgs === 'no' : !f.ipsFromArgsCni) continue;
+    if (road === 'cniArgs' ? f.ipFromCniArgs === 'no' || f.ipFromCniArgs === 'bare-unused' : !f.ipsFromArgsCni) continue;
     if (f.needsPrefix) {
       ips.forEach((ip, j) => {
         if (!ip.includes('/'))
@@ -91,6 +92,27 @@ export function ipamRoadChecks(
         ),
       );
     }
+    if (
+      road === 'cniArgs' &&
+      f.ipFromCniArgs === 'first' &&
+      ips.length > 1 &&
+      !(f.ipsFromRuntimeConfig && use.plugin.capabilities.includes('ips'))
+    ) {
+      const first = ips[0]!;
+      if (first.includes('/'))
+        out.warnings.push({
+          path: listPath,
+          text: `${where(ref, use)} takes one address from IP= in CNI_ARGS, the first (${first}); Multus passes all ${ips.length}, and the others are dropped`,
+        });
+      else
+        out.errors.push(
+          invalid(
+            listPath,
+            ips,
+            `${where(ref, use)} reads IP= in CNI_ARGS up to its first '/' as one address, and Multus passes "${ips.join(',')}": the ADD would fail`,
+          ),
+        );
+    }
     if (f.needsInRange) {
       ips.forEach((ip, j) => {
         const why = hostLocalRefusal(ip, use, ref);
@@ -100,10 +122,47 @@ export function ipamRoadChecks(
     if (f.unreserved) {
       out.warnings.push({
         path: listPath,
-        text: `${where(ref, use)} hands out a requested address without reserving it in its pool: another pod may be given the same address`,
+        text:
+          f.unreserved === 'node'
+            ? `${where(ref, use)} reserves a requested address on its node only: a pod on another node may be given the same address`
+            : `${where(ref, use)} hands out a requested address without reserving it in its pool: another pod may be given the same address`,
       });
     }
   }
+}
+
+/**
+ * Plugins and IPAMs of the chain whose typed CNI_ARGS loader parses `IP=` as one address without
+ * /prefix (spiderpool, its coordinator): Multus passes every requested address in one `IP=`, so a
+ * prefix or a second address fails the ADD before the plugin runs. Returns whether it found one.
+ */
+export function bareIpArgChecks(
+  ref: string,
+  cni: CniSummary,
+  ips: readonly string[],
+  pathOf: (j: number) => string,
+  listPath: string,
+  out: IpamOut,
+): boolean {
+  const loaders = [
+    ...cni.plugins.filter((p) => PLUGIN_FACTS.get(p.type)?.ipArgBare).map((p) => p.type),
+    ...ipamsOf(cni)
+      .filter((u) => u.facts?.ipFromCniArgs === 'bare-unused')
+      .map((u) => `IPAM ${u.type}`),
+  ];
+  if (loaders.length === 0) return false;
+  const who = `${loaders.join(' and ')} in ${ref}`;
+  const before = out.errors.length;
+  if (ips.length > 1)
+    out.errors.push(
+      invalid(listPath, ips, `${who} loads IP= in CNI_ARGS as one address, and Multus passes "${ips.join(',')}": the ADD would fail`),
+    );
+  else
+    ips.forEach((ip, j) => {
+      if (ip.includes('/'))
+        out.errors.push(invalid(pathOf(j), ip, `${who} loads IP= in CNI_ARGS as one address without /prefix: the ADD would fail`));
+    });
+  return out.errors.length > before;
 }
 
 /** An address with where it came from, for messages. */

@@ -16,8 +16,16 @@ import {
   type NadLookup,
   type Reach,
   type Requested,
+  type ArgType,
 } from '../nads/index.js';
-import { ipamRoadChecks, ipamSelectionChecks, sharedHostLocalAddresses, type ArgsIps, type SelectionIps } from './builtin-ipam.js';
+import {
+  bareIpArgChecks,
+  ipamRoadChecks,
+  ipamSelectionChecks,
+  sharedHostLocalAddresses,
+  type ArgsIps,
+  type SelectionIps,
+} from './builtin-ipam.js';
 import { defaultRouteChecks } from './builtin-gateway.js';
 import type { Finding } from '../policy/index.js';
 import type { Note } from './warnings.js';
@@ -75,6 +83,9 @@ function checkRequests(net: ParsedNetwork, ref: string, cni: CniSummary, extra: 
     if (value === undefined) continue;
     const path = child(net.path, selKey);
     const reach = reachOf(cni, requested, extra);
+    // A typed IP= loader fails the ADD before anything reads the addresses: that is the verdict.
+    if (selKey === 'ips' && Array.isArray(value) && bareIpArgChecks(ref, cni, value as string[], (j) => index(path, j), path, out))
+      continue;
     if (reach.status === 'ignored') {
       out.findings.push(
         enforce(
@@ -91,24 +102,58 @@ function checkRequests(net: ParsedNetwork, ref: string, cni: CniSummary, extra: 
   }
 }
 
-/** Plugins that decode args.cni as a map of strings fail on any other value (ib-sriov). */
+const ARG_TYPE_TEXT: Record<ArgType, string> = {
+  string: 'a string',
+  'string[]': 'a list of strings',
+  boolean: 'true or false',
+  uint: 'a whole number from 0',
+};
+
+// Go's encoding/json leaves a field alone on null: null passes every type.
+function hasArgType(v: unknown, type: ArgType): boolean {
+  if (v === null) return true;
+  switch (type) {
+    case 'string':
+      return typeof v === 'string';
+    case 'string[]':
+      return Array.isArray(v) && v.every((x) => typeof x === 'string');
+    case 'boolean':
+      return typeof v === 'boolean';
+    case 'uint':
+      return typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 2 ** 31 - 1;
+  }
+}
+
+/**
+ * Plugins that decode args.cni into fixed types fail the ADD on another value: as a map of
+ * strings (ib-sriov), or key by key (nv-ipam, KubeVirt's passt binding).
+ */
 function checkArgsTypes(net: ParsedNetwork, ref: string, cni: CniSummary, out: BuiltinResult): Set<string> {
   const reported = new Set<string>();
   const args = net.selection['cni-args'];
-  const strict = args && cni.plugins.find((p) => PLUGIN_FACTS.get(p.type)?.argsCniStringsOnly);
-  if (!strict) return reported;
-  for (const [k, v] of Object.entries(args)) {
-    if (typeof v !== 'string') {
-      reported.add(k);
-      out.errors.push(
-        invalid(
-          child(child(net.path, 'cni-args'), k),
-          v,
-          `must be a string: ${strict.type} in ${ref} reads args.cni as strings only, and the ADD would fail`,
-        ),
-      );
-    }
-  }
+  if (!args) return reported;
+  const fail = (k: string, v: unknown, why: string) => {
+    if (reported.has(k)) return;
+    reported.add(k);
+    out.errors.push(invalid(child(child(net.path, 'cni-args'), k), v, `${why}, and the ADD would fail`));
+  };
+  const strict = cni.plugins.find((p) => PLUGIN_FACTS.get(p.type)?.argsCniStringsOnly);
+  if (strict)
+    for (const [k, v] of Object.entries(args))
+      if (typeof v !== 'string') fail(k, v, `must be a string: ${strict.type} in ${ref} reads args.cni as strings only`);
+  const typed: [string, Readonly<Record<string, ArgType>>][] = [
+    ...cni.plugins.flatMap((p): [string, Readonly<Record<string, ArgType>>][] => {
+      const types = PLUGIN_FACTS.get(p.type)?.argsCniTypes;
+      return types ? [[p.type, types]] : [];
+    }),
+    ...ipamsOf(cni).flatMap((u): [string, Readonly<Record<string, ArgType>>][] =>
+      u.facts?.argsCniTypes ? [[`IPAM ${u.type}`, u.facts.argsCniTypes]] : [],
+    ),
+  ];
+  for (const [who, types] of typed)
+    for (const [k, type] of Object.entries(types))
+      if (Object.hasOwn(args, k) && !hasArgType(args[k], type))
+        fail(k, args[k], `must be ${ARG_TYPE_TEXT[type]}: ${who} in ${ref} decodes it so`);
   return reported;
 }
 

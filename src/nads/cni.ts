@@ -5,7 +5,7 @@
 import { jsonShapeProblem } from '../json/index.js';
 import { child, index, invalid, required, unsupported, type FieldError } from '../field/index.js';
 import { jsonErrorOffset, withoutQuotedText } from './json-position.js';
-import { CREATES_INTERFACE } from './plugins.js';
+import { CREATES_INTERFACE, SINGLE_INSTANCE_PLUGINS } from './plugins.js';
 import type { Capability, CniSummary, IpamRoute, IpamSummary, IpRange, PluginSummary } from './types.js';
 
 export const KNOWN_CNI_VERSIONS = ['0.1.0', '0.2.0', '0.3.0', '0.3.1', '0.4.0', '1.0.0', '1.1.0'] as const;
@@ -14,20 +14,8 @@ export const KNOWN_CNI_VERSIONS = ['0.1.0', '0.2.0', '0.3.0', '0.3.1', '0.4.0', 
 // of one or more alphanumeric characters, underscore, dot or hyphen"; libcni rejects others.
 const CNI_NETWORK_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
 
-// Plugins that create the attachment's interface: a chain needs exactly one (one list, in plugins.ts).
+// Plugins that create the attachment's interface: a chain has one (the plugin table, plugins.ts).
 const INTERFACE_PLUGINS = CREATES_INTERFACE;
-// Chained plugins that act on "the" interface: two of them receive the same runtimeConfig and
-// undo or repeat each other's work. CNI does not forbid repeats, so this is only a warning.
-const SINGLE_INSTANCE_PLUGINS: ReadonlySet<string> = new Set([
-  ...INTERFACE_PLUGINS,
-  'tuning',
-  'portmap',
-  'bandwidth',
-  'firewall',
-  'sbr',
-  'rdma',
-  'vrf',
-]);
 
 export interface CniAnalysis {
   /** Undefined when the config is empty, not JSON, or neither a config nor a list. */

@@ -5,41 +5,13 @@
 // reading both keeps one, in an order fixed by its config loader, and the last plugin of the
 // chain that sets a MAC decides what the interface ends up with. Facts executed with
 // containernetworking/plugins v1.10.0 (docs/cni-runtime.md, "Two doors for one MAC").
-import { CREATES_INTERFACE, PLUGIN_FACTS, type ExtraReaders } from './plugins.js';
+import { CREATES_INTERFACE, PLUGIN_FACTS, RUNTIME_CONFIG_OVER_ARGS_CNI, SETS_MAC_BY, type ExtraReaders } from './plugins.js';
 import type { CniSummary, PluginSummary } from './types.js';
 
 /** Where a selection's MAC comes from: the top-level `mac` or `cni-args.mac`. */
 export type MacDoor = 'top' | 'args';
 
-/**
- * Plugins whose loader reads runtimeConfig `mac` after `args.cni.mac`, so the capability beats
- * cni-args (bridge.go loadNetConf: MAC=, then args.cni, then runtimeConfig). Every other plugin
- * that reads both (tuning.go parseConf: MAC=, runtimeConfig, then args.cni) lets cni-args win.
- */
-export const RUNTIME_CONFIG_OVER_ARGS_CNI: ReadonlySet<string> = new Set(['bridge']);
-
-export { CREATES_INTERFACE };
-
-/**
- * How each MAC-setting plugin of the table puts the MAC on the interface:
- * - `create`: in the request that creates the link (a veth or macvlan with IFLA_ADDRESS, `ip link`
- *   for tap): the kernel refuses an address that is not 6 bytes ("invalid argument");
- * - `set`: on an existing link (RTM_SETLINK): the kernel takes the first 6 bytes of a longer one.
- * Either way it refuses a multicast, broadcast or all-zero address ("cannot assign requested
- * address"). Executed: bridge, macvlan, tap, tuning; read: ovs (ip.SetupVeth with the MAC),
- * sriov and accelerated-bridge (LinkSetHardwareAddr on the VF, the VF MAC through the PF's driver),
- * macvtap (LinkSetHardwareAddr on the macvtap device it moves in).
- */
-export const SETS_MAC_BY: ReadonlyMap<string, 'create' | 'set'> = new Map([
-  ['bridge', 'create'],
-  ['macvlan', 'create'],
-  ['tap', 'create'],
-  ['ovs', 'create'],
-  ['tuning', 'set'],
-  ['sriov', 'set'],
-  ['accelerated-bridge', 'set'],
-  ['macvtap', 'set'],
-]);
+export { CREATES_INTERFACE, RUNTIME_CONFIG_OVER_ARGS_CNI, SETS_MAC_BY };
 
 /** What one plugin does with the doors that carry a MAC: sets the one it keeps, sets none, or cannot be told. */
 export type MacPick = MacDoor | 'none' | 'unknown';
@@ -49,7 +21,7 @@ export function macPickOf(p: PluginSummary, doors: { top: boolean; args: boolean
   const facts = PLUGIN_FACTS.get(p.type);
   if (!facts) return doors.top || doors.args ? 'unknown' : 'none';
   const declared = p.capabilities.includes('mac') && facts.runtimeConfig.includes('mac');
-  const readsTop = doors.top && (facts.macFromCniArgs || declared);
+  const readsTop = doors.top && (facts.macFromCniArgs || declared || !!facts.fromAnnotation?.includes('mac'));
   const readsArgs = doors.args && facts.argsCni.includes('mac');
   if (readsArgs && !(declared && doors.top && RUNTIME_CONFIG_OVER_ARGS_CNI.has(p.type))) return 'args';
   return readsTop ? 'top' : 'none';

@@ -27,12 +27,52 @@ export interface PluginFacts {
   delegatesIpam: boolean;
   /** Decodes args.cni as a map of strings: any non-string `cni-args` value fails its ADD. */
   argsCniStringsOnly?: boolean;
+  /**
+   * What it does with the pod's interface named CNI_IFNAME:
+   * - `creates`: makes it (a link of its own, or a host device, VF or macvtap moved in and renamed): a
+   *   chain has one;
+   * - `acts-on`: works on the one an earlier plugin made: two of a type in one chain get the same
+   *   runtimeConfig and undo or repeat each other;
+   * - `none`: touches no interface (a KubeVirt binding plugin sets sysctls only).
+   */
+  iface: 'creates' | 'acts-on' | 'none';
+  /**
+   * How it puts a MAC it reads on the interface: `create`, in the request that creates the link
+   * (the kernel refuses an address that is not 6 bytes); `set`, on an existing link (the kernel
+   * takes the first 6 bytes of a longer one). Either way the kernel refuses a multicast, broadcast
+   * or all-zero address. Unset: `create`.
+   */
+  setsMacBy?: 'create' | 'set';
+  /** Its loader reads runtimeConfig `mac` after args.cni.mac, so the capability beats cni-args (bridge). */
+  runtimeConfigMacWins?: boolean;
+  /** Where its ADD fails when its IPAM returns no address ("IPAM plugin returned missing IP config"). */
+  failsWithoutAddress?: string;
+  /**
+   * Selection keys its controller reads from the networks annotation itself, not from the CNI call
+   * (OVN-Kubernetes writes them into its own pod annotation, which its CNI then applies).
+   */
+  fromAnnotation?: readonly Requested[];
+  /**
+   * Loads CNI_ARGS with a typed `IP` (Go net.IP): an `IP=` that is not one address without
+   * /prefix fails its ADD (and DEL); the one it loads is not used.
+   */
+  ipArgBare?: boolean;
+  /** args.cni keys it decodes into a fixed JSON type: another type fails its ADD. */
+  argsCniTypes?: Readonly<Record<string, ArgType>>;
 }
+
+/** JSON types that typed args.cni decoders (Go's encoding/json) accept; null passes each. */
+export type ArgType = 'string' | 'string[]' | 'boolean' | 'uint';
 
 export interface IpamFacts {
   source: string;
-  /** How it reads `IP=` from CNI_ARGS: several comma-separated addresses, exactly one, or not at all. */
-  ipFromCniArgs: 'several' | 'one' | 'no';
+  /**
+   * How it reads `IP=` from CNI_ARGS: several comma-separated addresses; exactly one (more fail
+   * the ADD); `first`: the text up to the first `/` as one address (the rest dropped, and a list
+   * whose first entry has no /prefix fails); `bare-unused`: loaded as one address without prefix
+   * (anything else fails the ADD) and never used; or not at all.
+   */
+  ipFromCniArgs: 'several' | 'one' | 'first' | 'bare-unused' | 'no';
   /** Reads runtimeConfig `ips` when the calling plugin declares the `ips` capability. */
   ipsFromRuntimeConfig: boolean;
   /** Reads `args.cni.ips`. */
@@ -41,8 +81,13 @@ export interface IpamFacts {
   needsPrefix: boolean;
   /** Fails the ADD on an address outside its configured ranges. */
   needsInRange: boolean;
-  /** Hands a requested address out without reserving it in its pool (duplicate risk). */
-  unreserved: boolean;
+  /**
+   * Hands a requested address out without reserving it in its pool (`true`), or reserves it on the
+   * node only (`node`): either way another pod may get the same address.
+   */
+  unreserved: boolean | 'node';
+  /** args.cni keys it decodes into a fixed JSON type: another type fails the ADD. */
+  argsCniTypes?: Readonly<Record<string, ArgType>>;
   /**
    * How it combines the roads (executed): `union` appends IP=, args.cni.ips and runtimeConfig
    * ips and takes one address per range set (host-local); `replace` starts from its configured
@@ -57,36 +102,14 @@ const EXECUTED_REPO = 'containernetworking/plugins v1.10.0';
 const EXECUTED = '; executed (test/e2e/cni-oracle.e2e.ts)';
 const none = { macFromCniArgs: false, runtimeConfig: [], argsCni: [] } as const;
 
-/**
- * Plugins that create the attachment's interface named CNI_IFNAME in the pod (a link of their own,
- * or a host device or VF moved in and renamed); a chain needs exactly one. The one list that both
- * the chain check (cni.ts) and the interface-name check (mac-setters.ts) read; they used to keep
- * two lists that disagreed on dummy, bond, ipoib and accelerated-bridge. All four create it:
- * - dummy: containernetworking/plugins plugins/main/dummy/dummy.go (LinkAdd of a Dummy named ifName in the netns);
- * - bond: k8snetworkplumbingwg/bond-cni bond/bond.go (creates the bond named ifName in the pod netns);
- * - ipoib: Mellanox/ipoib-cni (adds an IPoIB child link and moves it in as ifName);
- * - accelerated-bridge: k8snetworkplumbingwg/accelerated-bridge-cni (moves the VF in, renamed ifName);
- * - macvtap: kubevirt/macvtap-cni v0.13.1 pkg/util/netlink.go ConfigureInterface (moves the macvtap device in, renamed ifName).
- */
-export const CREATES_INTERFACE: ReadonlySet<string> = new Set([
-  'bridge',
-  'macvlan',
-  'ipvlan',
-  'vlan',
-  'ptp',
-  'host-device',
-  'tap',
-  'dummy',
-  'bond',
-  'sriov',
-  'ib-sriov',
-  'ipoib',
-  'ovs',
-  'accelerated-bridge',
-  'macvtap',
-]);
+const SPIDERPOOL = 'spidernet-io/spiderpool v1.2.2';
 
-/** Plugin type -> facts. */
+/**
+ * Plugin type -> facts. The interface role (`iface`) of the creators:
+ * - dummy: plugins/main/dummy/dummy.go createDummy (a dummy link named CNI_IFNAME; IPAM required);
+ * - bond: k8snetworkplumbingwg/bond-cni bond/bond.go createBond (a bond named CNI_IFNAME since 2022);
+ * - ipoib, accelerated-bridge, sriov, ib-sriov, host-device, macvtap: a device moved in, renamed CNI_IFNAME.
+ */
 export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, PluginFacts>([
   [
     'bridge',
@@ -96,6 +119,10 @@ export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, Pl
       runtimeConfig: ['mac'],
       argsCni: ['mac'],
       delegatesIpam: true,
+      iface: 'creates',
+      setsMacBy: 'create',
+      runtimeConfigMacWins: true,
+      failsWithoutAddress: `${EXECUTED_REPO} plugins/main/bridge/bridge.go cmdAdd (executed)`,
     },
   ],
   [
@@ -106,6 +133,9 @@ export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, Pl
       runtimeConfig: ['mac'],
       argsCni: [],
       delegatesIpam: true,
+      iface: 'creates',
+      setsMacBy: 'create',
+      failsWithoutAddress: `${EXECUTED_REPO} plugins/main/macvlan/macvlan.go cmdAdd`,
     },
   ],
   [
@@ -116,16 +146,63 @@ export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, Pl
       runtimeConfig: ['mac'],
       argsCni: ['mac'],
       delegatesIpam: false,
+      iface: 'acts-on',
+      setsMacBy: 'set',
     },
   ],
   [
     'tap',
-    { source: `${PLUGINS_REPO} plugins/main/tap/tap.go`, macFromCniArgs: true, runtimeConfig: ['mac'], argsCni: [], delegatesIpam: true },
+    {
+      source: `${PLUGINS_REPO} plugins/main/tap/tap.go`,
+      macFromCniArgs: true,
+      runtimeConfig: ['mac'],
+      argsCni: [],
+      delegatesIpam: true,
+      iface: 'creates',
+      setsMacBy: 'create',
+      failsWithoutAddress: `${EXECUTED_REPO} plugins/main/tap/tap.go cmdAdd`,
+    },
   ],
-  ['ipvlan', { source: `${PLUGINS_REPO} plugins/main/ipvlan/ipvlan.go`, ...none, delegatesIpam: true }],
-  ['vlan', { source: `${PLUGINS_REPO} plugins/main/vlan/vlan.go`, ...none, delegatesIpam: true }],
-  ['ptp', { source: `${EXECUTED_REPO} plugins/main/ptp/ptp.go${EXECUTED}`, ...none, delegatesIpam: true }],
-  ['host-device', { source: `${EXECUTED_REPO} plugins/main/host-device/host-device.go${EXECUTED}`, ...none, delegatesIpam: true }],
+  ...(['ipvlan', 'vlan'] as const).map((t): [string, PluginFacts] => [
+    t,
+    {
+      source: `${PLUGINS_REPO} plugins/main/${t}/${t}.go`,
+      ...none,
+      delegatesIpam: true,
+      iface: 'creates',
+      failsWithoutAddress: `${EXECUTED_REPO} plugins/main/${t}/${t}.go cmdAdd`,
+    },
+  ]),
+  ...(['ptp', 'host-device'] as const).map((t): [string, PluginFacts] => [
+    t,
+    {
+      source: `${EXECUTED_REPO} plugins/main/${t}/${t}.go${EXECUTED}`,
+      ...none,
+      delegatesIpam: true,
+      iface: 'creates',
+      failsWithoutAddress: `${EXECUTED_REPO} plugins/main/${t}/${t}.go cmdAdd`,
+    },
+  ]),
+  [
+    'dummy',
+    {
+      source: `${PLUGINS_REPO} plugins/main/dummy/dummy.go`,
+      ...none,
+      delegatesIpam: true,
+      iface: 'creates',
+      failsWithoutAddress: `${PLUGINS_REPO} plugins/main/dummy/dummy.go cmdAdd`,
+    },
+  ],
+  [
+    'bond',
+    {
+      source: 'k8snetworkplumbingwg/bond-cni 258926ad bond/bond.go (2026-01; its only tag, v1.0, predates naming the bond CNI_IFNAME)',
+      ...none,
+      delegatesIpam: true,
+      iface: 'creates',
+      failsWithoutAddress: 'k8snetworkplumbingwg/bond-cni 258926ad bond/bond.go cmdAdd',
+    },
+  ],
   [
     'portmap',
     {
@@ -134,6 +211,7 @@ export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, Pl
       runtimeConfig: ['portMappings'],
       argsCni: [],
       delegatesIpam: false,
+      iface: 'acts-on',
     },
   ],
   [
@@ -144,11 +222,24 @@ export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, Pl
       runtimeConfig: ['bandwidth'],
       argsCni: [],
       delegatesIpam: false,
+      iface: 'acts-on',
     },
   ],
-  ['firewall', { source: `${PLUGINS_REPO} plugins/meta/firewall/firewall.go`, ...none, delegatesIpam: false }],
-  ['sbr', { source: `${PLUGINS_REPO} plugins/meta/sbr/main.go`, ...none, delegatesIpam: false }],
-  ['vrf', { source: `${PLUGINS_REPO} plugins/meta/vrf/main.go`, ...none, delegatesIpam: false }],
+  ['firewall', { source: `${PLUGINS_REPO} plugins/meta/firewall/firewall.go`, ...none, delegatesIpam: false, iface: 'acts-on' }],
+  ['sbr', { source: `${PLUGINS_REPO} plugins/meta/sbr/main.go`, ...none, delegatesIpam: false, iface: 'acts-on' }],
+  ['vrf', { source: `${PLUGINS_REPO} plugins/meta/vrf/main.go`, ...none, delegatesIpam: false, iface: 'acts-on' }],
+  [
+    // Moves the RDMA device of the interface an earlier plugin made; CNI_ARGS and args.cni carry
+    // only its typed `debug`.
+    'rdma',
+    {
+      source: 'k8snetworkplumbingwg/rdma-cni v1.6.0 pkg/types/types.go, cmd/rdma/main.go parseConf',
+      ...none,
+      delegatesIpam: false,
+      iface: 'acts-on',
+      argsCniTypes: { debug: 'boolean' },
+    },
+  ],
   [
     'sriov',
     {
@@ -157,6 +248,8 @@ export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, Pl
       runtimeConfig: ['mac'],
       argsCni: [],
       delegatesIpam: true,
+      iface: 'creates',
+      setsMacBy: 'set',
     },
   ],
   [
@@ -168,9 +261,10 @@ export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, Pl
       argsCni: ['guid'],
       delegatesIpam: true,
       argsCniStringsOnly: true,
+      iface: 'creates',
     },
   ],
-  ['ipoib', { source: 'Mellanox/ipoib-cni v1.2.2 cmd/ipoib/ipoib.go', ...none, delegatesIpam: true }],
+  ['ipoib', { source: 'Mellanox/ipoib-cni v1.2.2 cmd/ipoib/ipoib.go', ...none, delegatesIpam: true, iface: 'creates' }],
   [
     'ovs',
     {
@@ -179,6 +273,8 @@ export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, Pl
       runtimeConfig: [],
       argsCni: [],
       delegatesIpam: true,
+      iface: 'creates',
+      setsMacBy: 'create',
     },
   ],
   [
@@ -189,20 +285,109 @@ export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, Pl
       runtimeConfig: ['mac'],
       argsCni: [],
       delegatesIpam: true,
+      iface: 'creates',
+      setsMacBy: 'set',
     },
   ],
   [
+    // The device plugin makes the macvtap link at Allocate; the CNI moves it in by deviceID,
+    // renames it CNI_IFNAME and sets MAC= on it (no capability needed). No IPAM, no args.
     'macvtap',
     {
-      // EnvArgs decodes MAC= from CNI_ARGS; no runtimeConfig, no args.cni, no IPAM call (CmdAdd).
-      source: 'kubevirt/macvtap-cni v0.13.1 pkg/cni/plugin.go',
+      source: 'kubevirt/macvtap-cni v0.13.1 pkg/cni/plugin.go CmdAdd, pkg/util/netlink.go ConfigureInterface',
       macFromCniArgs: true,
       runtimeConfig: [],
       argsCni: [],
       delegatesIpam: false,
+      iface: 'creates',
+      setsMacBy: 'set',
+    },
+  ],
+  [
+    // ovnkube's controller reads `mac` (every topology) and `ips` (layer2 and localnet without
+    // subnets, each with a /prefix) from the networks annotation; its CNI reads neither CNI_ARGS
+    // nor runtimeConfig nor args.cni, refuses an `ipam` section and chains (one plugin only).
+    'ovn-k8s-cni-overlay',
+    {
+      source:
+        'ovn-org/ovn-kubernetes v1.1.0-alpha go-controller/pkg/cni/cniserver.go, pkg/allocator/pod/pod_annotation.go allocatePodAnnotationWithRollback, pkg/cni/helper_linux.go setupInterface',
+      ...none,
+      delegatesIpam: false,
+      iface: 'creates',
+      setsMacBy: 'create',
+      fromAnnotation: ['mac', 'ips'],
+    },
+  ],
+  [
+    // KubeVirt's only binding CNI: sets two sysctls in the pod, makes no interface, returns an
+    // empty result. KubeVirt sends it cni-args {logicNetworkName}.
+    'kubevirt-passt-binding',
+    {
+      source: 'kubevirt/kubevirt v1.9.0 cmd/cniplugins/passt-binding/pkg/plugin/plugin.go CmdAddResult, config.go',
+      ...none,
+      delegatesIpam: false,
+      iface: 'none',
+      argsCniTypes: { logicNetworkName: 'string' },
+    },
+  ],
+  [
+    // Standalone: a veth (or netkit) pair whose pod end is renamed CNI_IFNAME; addresses from the
+    // cilium agent (the NAD's ipam runs only in the agent's delegated-plugin mode). Multus
+    // secondary use is not supported upstream (cilium/cilium#23483).
+    'cilium-cni',
+    {
+      source: 'cilium/cilium d3ba9eac (v1.17 or later) plugins/cilium-cni/cmd/cmd.go Add, pkg/types/types.go',
+      ...none,
+      delegatesIpam: false,
+      iface: 'creates',
+      failsWithoutAddress: 'cilium/cilium plugins/cilium-cni/cmd/cmd.go Add ("IPAM did provide neither IPv4 nor IPv6 address")',
+    },
+  ],
+  [
+    // spiderpool's chained plugin: routes and checks on the interface an earlier plugin made; may
+    // rewrite its MAC when podMACPrefix is configured (off by default).
+    'coordinator',
+    {
+      source: `${SPIDERPOOL} cmd/coordinator/cmd/command_add.go CmdAdd, cni_types.go`,
+      ...none,
+      delegatesIpam: false,
+      iface: 'acts-on',
+      ipArgBare: true,
     },
   ],
 ]);
+
+/** Plugins that create the attachment's interface named CNI_IFNAME in the pod: a chain has one. */
+export const CREATES_INTERFACE: ReadonlySet<string> = new Set([...PLUGIN_FACTS].filter(([, f]) => f.iface === 'creates').map(([t]) => t));
+
+/**
+ * Plugins that act on "the" interface: two of a type in a chain receive the same runtimeConfig and
+ * undo or repeat each other's work. CNI does not forbid repeats, so this is only a warning.
+ */
+export const SINGLE_INSTANCE_PLUGINS: ReadonlySet<string> = new Set(
+  [...PLUGIN_FACTS].filter(([, f]) => f.iface !== 'none').map(([t]) => t),
+);
+
+/** How each MAC-setting plugin puts the MAC on the interface (see PluginFacts.setsMacBy). */
+export const SETS_MAC_BY: ReadonlyMap<string, 'create' | 'set'> = new Map(
+  [...PLUGIN_FACTS].flatMap(([t, f]): [string, 'create' | 'set'][] => (f.setsMacBy ? [[t, f.setsMacBy]] : [])),
+);
+
+/**
+ * Plugins whose loader reads runtimeConfig `mac` after `args.cni.mac` (bridge.go loadNetConf: MAC=,
+ * then args.cni, then runtimeConfig). Every other plugin reading both lets cni-args win.
+ */
+export const RUNTIME_CONFIG_OVER_ARGS_CNI: ReadonlySet<string> = new Set(
+  [...PLUGIN_FACTS].filter(([, f]) => f.runtimeConfigMacWins).map(([t]) => t),
+);
+
+/**
+ * Plugins whose ADD fails when their IPAM returns no address, with where that was found: static
+ * IPAM with nothing configured nor requested.
+ */
+export const EMPTY_IPAM_RESULT_FAILS: ReadonlyMap<string, string> = new Map(
+  [...PLUGIN_FACTS].flatMap(([t, f]): [string, string][] => (f.failsWithoutAddress && f.delegatesIpam ? [[t, f.failsWithoutAddress]] : [])),
+);
 
 /** IPAM type -> facts. */
 export const IPAM_FACTS: ReadonlyMap<string, IpamFacts> = new Map<string, IpamFacts>([
@@ -245,6 +430,41 @@ export const IPAM_FACTS: ReadonlyMap<string, IpamFacts> = new Map<string, IpamFa
     },
   ],
   [
+    // Addresses come from spiderpool's agent and the pod's ipam.spidernet.io annotations, never
+    // from the call; its typed CNI_ARGS loader still parses IP= (and fails on a prefix or a list).
+    'spiderpool',
+    {
+      source: `${SPIDERPOOL} cmd/spiderpool/cmd/cni_types.go K8sArgs, command_add.go CmdAdd`,
+      ipFromCniArgs: 'bare-unused',
+      ipsFromRuntimeConfig: false,
+      ipsFromArgsCni: false,
+      needsPrefix: false,
+      needsInRange: false,
+      unreserved: false,
+    },
+  ],
+  [
+    // runtimeConfig ips (the main plugin declaring the capability), else args.cni.ips, else IP=;
+    // a prefix is dropped (the pool gives the mask); pools are custom resources, not in the NAD.
+    'nv-ipam',
+    {
+      source: 'Mellanox/nvidia-k8s-ipam v0.4.0 pkg/cni/types/types.go LoadConf, loadEnvCNIArgs; pkg/ipam-node/allocator/allocator.go',
+      ipFromCniArgs: 'first',
+      ipsFromRuntimeConfig: true,
+      ipsFromArgsCni: true,
+      needsPrefix: false,
+      needsInRange: false,
+      unreserved: 'node',
+      argsCniTypes: {
+        ips: 'string[]',
+        poolNames: 'string[]',
+        poolType: 'string',
+        allocateDefaultGateway: 'boolean',
+        allocateIPWithIndex: 'uint',
+      },
+    },
+  ],
+  [
     'dhcp',
     {
       source: `${PLUGINS_REPO} plugins/ipam/dhcp/main.go`,
@@ -256,18 +476,6 @@ export const IPAM_FACTS: ReadonlyMap<string, IpamFacts> = new Map<string, IpamFa
       unreserved: false,
     },
   ],
-]);
-
-/**
- * Plugins whose ADD fails when their IPAM returns no address ("IPAM plugin returned missing IP
- * config"), with where that was found: static IPAM with nothing configured nor requested.
- */
-export const EMPTY_IPAM_RESULT_FAILS: ReadonlyMap<string, string> = new Map([
-  ['bridge', `${EXECUTED_REPO} plugins/main/bridge/bridge.go cmdAdd (executed)`],
-  ...['macvlan', 'ipvlan', 'ptp', 'host-device', 'vlan', 'tap'].map((t): [string, string] => [
-    t,
-    `${EXECUTED_REPO} plugins/main/${t}/${t}.go cmdAdd`,
-  ]),
 ]);
 
 /**

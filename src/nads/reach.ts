@@ -54,7 +54,7 @@ function ipamReadsIps(p: PluginSummary, viaRuntimeConfig: boolean): PluginReach 
   // config's claim that its IPAM reads them (libcni hands runtimeConfig ips to the plugin, which
   // passes its config on to the IPAM), as for an unknown plugin declaring a capability.
   if (!ipam) return viaRuntimeConfig ? 'read' : 'unknown';
-  if (ipam.ipFromCniArgs !== 'no') return 'read';
+  if (ipam.ipFromCniArgs !== 'no' && ipam.ipFromCniArgs !== 'bare-unused') return 'read';
   return viaRuntimeConfig && ipam.ipsFromRuntimeConfig ? 'read' : 'ignored';
 }
 
@@ -63,6 +63,7 @@ function pluginReach(p: PluginSummary, key: Requested, extra: ExtraReaders): Plu
   if ((key === 'mac' || key === 'ips') && extra.get(p.type)?.has(key)) return 'read';
   const declared = p.capabilities.includes(key);
   const facts = PLUGIN_FACTS.get(p.type);
+  if (facts?.fromAnnotation?.includes(key)) return 'read';
   if (!facts) {
     // libcni hands a runtimeConfig key only to plugins declaring its capability; a plugin that
     // declares it says it reads it. MAC= and IP= reach every plugin, known or not.

@@ -24,3 +24,15 @@ t.test('one special-MAC rule', async (t) => {
   t.equal(specialMacText([0x03, 0, 0, 0, 0, 1]), 'a multicast MAC (lowest bit of the first octet set)');
   t.equal(specialMac([0x02, 0, 0, 0, 0, 1]), undefined, 'locally administered unicast is fine');
 });
+
+// The role lists are views of the one table (PluginFacts.iface), not lists of their own.
+t.test('the interface roles come from the table', async (t) => {
+  const { CREATES_INTERFACE, SINGLE_INSTANCE_PLUGINS, PLUGIN_FACTS } = await import('../../src/nads/index.js');
+  for (const type of ['macvtap', 'ovn-k8s-cni-overlay', 'cilium-cni', 'dummy', 'bond', 'sriov'])
+    t.ok(CREATES_INTERFACE.has(type), `${type} creates`);
+  for (const type of ['coordinator', 'rdma', 'tuning', 'kubevirt-passt-binding'])
+    t.notOk(CREATES_INTERFACE.has(type), `${type} does not create`);
+  t.ok(SINGLE_INSTANCE_PLUGINS.has('coordinator'), 'a second coordinator acts on the same interface');
+  t.notOk(SINGLE_INSTANCE_PLUGINS.has('kubevirt-passt-binding'), 'the passt binding touches no interface');
+  for (const [type, f] of PLUGIN_FACTS) t.equal(CREATES_INTERFACE.has(type), f.iface === 'creates', `${type}: one source`);
+});

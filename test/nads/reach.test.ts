@@ -88,8 +88,8 @@ const topLevel: Array<[string, object[], Requested, string]> = [
   ['no IPAM: no IP', [{ type: 'sriov' }], 'ips', 'ignored'],
   ['an unknown IPAM', [{ type: 'macvlan', ipam: { type: 'my-ipam' } }], 'ips', 'unknown: macvlan (IPAM my-ipam)'],
   [
-    'an unknown IPAM under a plugin declaring ips: the declaration is the claim that its IPAM reads them (nv-ipam docs/static-ip.md)',
-    [{ type: 'macvlan', capabilities: { ips: true }, ipam: { type: 'nv-ipam', poolName: 'pool1' } }],
+    'an unknown IPAM under a plugin declaring ips: the declaration is the claim that its IPAM reads them',
+    [{ type: 'macvlan', capabilities: { ips: true }, ipam: { type: 'my-ipam', pool: 'pool1' } }],
     'ips',
     'read by macvlan',
   ],

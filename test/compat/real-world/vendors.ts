@@ -34,6 +34,8 @@ function sriovIbNetwork(name: string, namespace: string, prefix: string, resourc
   return nad(name, config, { namespace, resourceName: `${prefix}/${resource}` });
 }
 
+/** nv-ipam keeps a static address per node (docs/static-ip.md, Implementation details): a real risk of duplicates. */
+const NODE_ONLY = /reserves a requested address on its node only/;
 const NV_POOL = '{ "type": "nv-ipam", "poolName": "my-pool" }';
 const RDMA_A = 'rdma/rdma_shared_device_a';
 
@@ -211,16 +213,17 @@ export const VENDORS: RealWorldCase[] = [
     name: 'nvidia-k8s-ipam: static IP without a prefix through ips',
     source: `${NV_IPAM} docs/static-ip.md`,
     objects: [mynet, pod('static-ip-pod', { networks: '[{"name": "mynet", "ips": ["192.168.0.200"]}]' })],
-    verdict: { allowed: true },
+    verdict: { allowed: true, warnings: [NODE_ONLY] },
     reason:
-      "macvlan declares ips, so nv-ipam gets runtimeConfig ips and IP=; it reads a bare address as a static request in pool1's subnet (docs/static-ip.md): the ADD succeeds",
+      "macvlan declares ips, so nv-ipam gets runtimeConfig ips and IP=; it takes a bare address as a static request in pool1's subnet (docs/static-ip.md): the ADD succeeds. nv-ipam stores its allocations per node, so the same address may be handed out on another node, as its docs say: warned",
   },
   {
     name: 'nvidia-k8s-ipam: static IP through cni-args ips',
     source: `${NV_IPAM} docs/static-ip.md`,
     objects: [mynet, pod('static-ip-pod', { networks: '[{"name": "mynet", "cni-args": {"ips": ["192.168.0.200"]}}]' })],
-    verdict: { allowed: true },
-    reason: 'nv-ipam reads args.cni.ips (docs/extra-cni-args.md): the same address by the second door',
+    verdict: { allowed: true, warnings: [NODE_ONLY] },
+    reason:
+      'nv-ipam reads args.cni.ips (docs/extra-cni-args.md): the same address by the second door, with the same per-node reservation: warned',
   },
   {
     name: 'nvidia-k8s-ipam: pool selection and gateway through cni-args',
@@ -352,7 +355,7 @@ export const VENDORS: RealWorldCase[] = [
     ],
     verdict: { allowed: false, errors: [/networks\]\[0\]\.ips: /] },
     knownDisagreement:
-      'netattach admits it with two "may be ignored" warnings (ovn-k8s-cni-overlay is not in its table); ovnkube refuses a static IP on a network with subnets, so the ADD never succeeds',
+      'netattach admits it without a warning: its table knows ovnkube reads ips from the annotation, but not that it refuses them where the network has subnets; the ADD never succeeds',
     reason:
       'the doc\'s only layer2 network has subnets (IPAM), and ovnkube refuses a static IP there: "cannot allocate a static IP request with IPAM" (allocatePodAnnotation); the pod never gets its OVN annotation and the CNI ADD times out. The doc itself notes static IPs only work without subnets',
   },
