@@ -50,7 +50,10 @@ function computeIpams(cni: CniSummary): IpamUse[] {
 function ipamReadsIps(p: PluginSummary, viaRuntimeConfig: boolean): PluginReach {
   if (!p.ipam) return 'ignored';
   const ipam = IPAM_FACTS.get(p.ipam.type);
-  if (!ipam) return 'unknown';
+  // An IPAM the table does not know, under a plugin that declares `ips`: the declaration is the
+  // config's claim that its IPAM reads them (libcni hands runtimeConfig ips to the plugin, which
+  // passes its config on to the IPAM), as for an unknown plugin declaring a capability.
+  if (!ipam) return viaRuntimeConfig ? 'read' : 'unknown';
   if (ipam.ipFromCniArgs !== 'no' && ipam.ipFromCniArgs !== 'bare-unused') return 'read';
   return viaRuntimeConfig && ipam.ipsFromRuntimeConfig ? 'read' : 'ignored';
 }

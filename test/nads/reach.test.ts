@@ -36,6 +36,8 @@ const brief = (r: Reach): string => {
 const topLevel: Array<[string, object[], Requested, string]> = [
   ['sriov reads MAC= without a capability (SR-IOV operator NADs)', [{ type: 'sriov' }], 'mac', 'read by sriov'],
   ['ovs reads MAC= only', [{ type: 'ovs' }], 'mac', 'read by ovs'],
+  ["macvtap reads MAC= (KubeVirt's macvtap-cni)", [{ type: 'macvtap', mtu: 1500 }], 'mac', 'read by macvtap'],
+  ['macvtap calls no IPAM: no IP', [{ type: 'macvtap', ipam: { type: 'static' } }], 'ips', 'ignored'],
   ['tuning in a chain reads it', [{ type: 'ipvlan' }, { type: 'tuning' }], 'mac', 'read by tuning'],
   [
     'ipvlan reads no MAC by any road, even with the capability declared',
@@ -85,6 +87,12 @@ const topLevel: Array<[string, object[], Requested, string]> = [
   ],
   ['no IPAM: no IP', [{ type: 'sriov' }], 'ips', 'ignored'],
   ['an unknown IPAM', [{ type: 'macvlan', ipam: { type: 'my-ipam' } }], 'ips', 'unknown: macvlan (IPAM my-ipam)'],
+  [
+    'an unknown IPAM under a plugin declaring ips: the declaration is the claim that its IPAM reads them',
+    [{ type: 'macvlan', capabilities: { ips: true }, ipam: { type: 'my-ipam', pool: 'pool1' } }],
+    'ips',
+    'read by macvlan',
+  ],
   ['tuning calls no IPAM, whatever its config says', [{ type: 'tuning', ipam: { type: 'static' } }], 'ips', 'ignored'],
   [
     'GUID: ib-sriov with the capability',
