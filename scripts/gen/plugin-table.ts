@@ -29,6 +29,7 @@ function pluginNotes(f: PluginFacts): string {
       f.setsMacBy && `sets the MAC ${f.setsMacBy === 'create' ? 'when it creates the link' : 'on the existing link'}`,
       f.runtimeConfigMacWins && 'runtimeConfig `mac` beats args.cni',
       f.failsWithoutAddress && 'ADD fails when its IPAM returns no address',
+      f.needsDevice && "needs the deviceID Multus finds in the pod's allocations",
       f.fromAnnotation && `its controller reads ${list(f.fromAnnotation)} from the networks annotation`,
       f.ipArgBare && 'loads IP= as one address without /prefix (anything else fails the ADD)',
     ]

@@ -7,7 +7,7 @@
 import fastJsonPatch from 'fast-json-patch';
 import type { ParsedNetwork } from '../annotation/index.js';
 import type { FieldError } from '../field/index.js';
-import type { Nad, NadLookup } from '../nads/index.js';
+import { runsWithoutDevice, type Nad, type NadLookup } from '../nads/index.js';
 import type { DraView } from '../dra/index.js';
 import type { Finding } from '../policy/index.js';
 import {
@@ -61,6 +61,8 @@ export function draOnlyWithoutClaims(pod: JsonObject, attachments: ReadonlyArray
   for (const { net, nad } of attachments) {
     const names = nad.draOnlyResourceNames;
     if (!names?.length) continue;
+    // A chain the table knows to run without a device (ovs on a bridge, where the resourceName is a marker) loses nothing.
+    if (nad.cni && runsWithoutDevice(nad.cni.pluginTypes) === 'yes') continue;
     out.push({
       path: net.path,
       text: `${nad.namespace}/${nad.name}: resourceName ${names.join(', ')} is no extended resource name, so nothing is requested for it, and the pod has no resourceClaims: Multus will find no device for it`,

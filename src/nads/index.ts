@@ -5,6 +5,7 @@ export {
   IPAM_FACTS,
   EMPTY_IPAM_RESULT_FAILS,
   CREATES_INTERFACE,
+  runsWithoutDevice,
   SINGLE_INSTANCE_PLUGINS,
   type ArgType,
   NO_EXTRA_READERS,

@@ -59,6 +59,12 @@ export interface PluginFacts {
   ipArgBare?: boolean;
   /** args.cni keys it decodes into a fixed JSON type: another type fails its ADD. */
   argsCniTypes?: Readonly<Record<string, ArgType>>;
+  /**
+   * Takes its device from the `deviceID` Multus finds in the pod's device-plugin or DRA
+   * allocations, and fails its ADD without one. Unset: it runs without a device (ovs on a named
+   * bridge), or the config may name one itself (host-device's `device`).
+   */
+  needsDevice?: boolean;
 }
 
 /** JSON types that typed args.cni decoders (Go's encoding/json) accept; null passes each. */
@@ -249,6 +255,7 @@ export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, Pl
       argsCni: [],
       delegatesIpam: true,
       iface: 'creates',
+      needsDevice: true,
       setsMacBy: 'set',
     },
   ],
@@ -262,6 +269,7 @@ export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, Pl
       delegatesIpam: true,
       argsCniStringsOnly: true,
       iface: 'creates',
+      needsDevice: true,
     },
   ],
   ['ipoib', { source: 'Mellanox/ipoib-cni v1.2.2 cmd/ipoib/ipoib.go', ...none, delegatesIpam: true, iface: 'creates' }],
@@ -277,6 +285,16 @@ export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, Pl
       setsMacBy: 'create',
     },
   ],
+  ...(['producer', 'consumer'] as const).map((role): [string, PluginFacts] => [
+    // Chained after ovs: mirrors the port of the previous result; no args, no device.
+    `ovs-mirror-${role}`,
+    {
+      source: `k8snetworkplumbingwg/ovs-cni v0.39.0 pkg/types/types.go MirrorNetConf, pkg/mirror-${role}/${role}.go CmdAdd`,
+      ...none,
+      delegatesIpam: false,
+      iface: 'acts-on',
+    },
+  ]),
   [
     'accelerated-bridge',
     {
@@ -286,6 +304,7 @@ export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, Pl
       argsCni: [],
       delegatesIpam: true,
       iface: 'creates',
+      needsDevice: true,
       setsMacBy: 'set',
     },
   ],
@@ -300,6 +319,7 @@ export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, Pl
       argsCni: [],
       delegatesIpam: false,
       iface: 'creates',
+      needsDevice: true,
       setsMacBy: 'set',
     },
   ],
@@ -356,6 +376,16 @@ export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, Pl
     },
   ],
 ]);
+
+/**
+ * Whether a chain can run without a device ID from Multus: `no` when a plugin needs one, `yes`
+ * when every plugin is known and none does, `unknown` otherwise (a plugin the table does not
+ * know, or host-device, whose config may name its device).
+ */
+export function runsWithoutDevice(types: readonly string[]): 'yes' | 'no' | 'unknown' {
+  if (types.some((t) => PLUGIN_FACTS.get(t)?.needsDevice)) return 'no';
+  return types.every((t) => PLUGIN_FACTS.has(t) && t !== 'host-device') ? 'yes' : 'unknown';
+}
 
 /** Plugins that create the attachment's interface named CNI_IFNAME in the pod: a chain has one. */
 export const CREATES_INTERFACE: ReadonlySet<string> = new Set([...PLUGIN_FACTS].filter(([, f]) => f.iface === 'creates').map(([t]) => t));

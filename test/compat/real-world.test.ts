@@ -41,7 +41,7 @@ t.test('docs/compat.md gives the corpus as it is: each repository, its ref and i
   const repos = [...new Set(REAL_WORLD.map(repositoryOf))];
   t.match(
     doc,
-    `${REAL_WORLD.length} cases from ${repos.length} repositories; ${denied} of them certainly fail on a real cluster, ${known} are known disagreements.`,
+    `${REAL_WORLD.length} cases from ${repos.length} repositories; ${denied} of them certainly fail on a real cluster, ${known} ${known === 1 ? 'is a known disagreement' : 'are known disagreements'}.`,
   );
   const rows = [...doc.matchAll(/^\| `([^`]+)` \| (\S+) \| (\d+) \| (\d+) \| (\d+) \|$/gm)].map((m) => m.slice(1).join(' '));
   const want = repos.map((r) => {

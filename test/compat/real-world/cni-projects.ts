@@ -152,8 +152,6 @@ export const CNI_PROJECTS: RealWorldCase[] = [
       }),
     ],
     verdict: { allowed: true },
-    knownDisagreement:
-      'netattach warns that "Multus will find no device for it", yet ovs with a named bridge needs no device: Multus leaves deviceID empty when the pod resources hold none (getKubernetesDelegate) and the ADD succeeds',
     reason:
       '"nad-al-cni-1" is no extended resource name (no domain): no device plugin serves it and the apiserver refuses it in a pod. Without an injector the pod runs (ovs, then the mirror producer)',
   },
@@ -182,8 +180,6 @@ export const CNI_PROJECTS: RealWorldCase[] = [
       }),
     ],
     verdict: { allowed: true },
-    knownDisagreement:
-      'netattach warns that "Multus will find no device for it", yet ovs with a named bridge needs no device: Multus leaves deviceID empty when the pod resources hold none (getKubernetesDelegate) and the ADD succeeds',
     reason: 'as the producer: a marker string where a resource name would go, the pod runs without it',
   },
   {
