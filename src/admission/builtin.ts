@@ -83,6 +83,10 @@ function checkRequests(net: ParsedNetwork, ref: string, cni: CniSummary, extra: 
     if (value === undefined) continue;
     const path = child(net.path, selKey);
     const reach = reachOf(cni, requested, extra);
+    if (selKey === 'ips') {
+      const refusing = cni.plugins.find((p) => p.refusesIps);
+      if (refusing) out.warnings.push({ path, text: `${ref} (${refusing.type}) is ${refusing.refusesIps}` });
+    }
     // A typed IP= loader fails the ADD before anything reads the addresses: that is the verdict.
     if (selKey === 'ips' && Array.isArray(value) && bareIpArgChecks(ref, cni, value as string[], (j) => index(path, j), path, out))
       continue;

@@ -5,7 +5,7 @@
 import { jsonShapeProblem } from '../json/index.js';
 import { child, index, invalid, required, unsupported, type FieldError } from '../field/index.js';
 import { jsonErrorOffset, withoutQuotedText } from './json-position.js';
-import { CREATES_INTERFACE, SINGLE_INSTANCE_PLUGINS } from './plugins.js';
+import { CREATES_INTERFACE, PLUGIN_FACTS, SINGLE_INSTANCE_PLUGINS } from './plugins.js';
 import type { Capability, CniSummary, IpamRoute, IpamSummary, IpRange, PluginSummary } from './types.js';
 
 export const KNOWN_CNI_VERSIONS = ['0.1.0', '0.2.0', '0.3.0', '0.3.1', '0.4.0', '1.0.0', '1.1.0'] as const;
@@ -76,6 +76,8 @@ export function analyzeCniConfig(text: string, path = 'spec.config'): CniAnalysi
     const summary: PluginSummary = { type, capabilities: caps, path: pluginPath };
     const ipam = ipamSummary(plugin.ipam, plugin.args);
     if (ipam) summary.ipam = ipam;
+    const refusesIps = PLUGIN_FACTS.get(type)?.refusesIps?.(plugin);
+    if (refusesIps) summary.refusesIps = refusesIps;
     plugins.push(summary);
   };
 

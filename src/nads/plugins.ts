@@ -65,6 +65,11 @@ export interface PluginFacts {
    * bridge), or the config may name one itself (host-device's `device`).
    */
   needsDevice?: boolean;
+  /**
+   * Why the network may refuse requested `ips` given its own config (undefined: it takes them), as
+   * a warning: OVN-Kubernetes refuses static IPs where it allocates addresses itself.
+   */
+  refusesIps?: (config: Readonly<Record<string, unknown>>) => string | undefined;
 }
 
 /** JSON types that typed args.cni decoders (Go's encoding/json) accept; null passes each. */
@@ -336,6 +341,20 @@ export const PLUGIN_FACTS: ReadonlyMap<string, PluginFacts> = new Map<string, Pl
       iface: 'creates',
       setsMacBy: 'create',
       fromAnnotation: ['mac', 'ips'],
+      // pod_annotation.go: a static IP where DoesNetworkRequireIPAM (layer3, or subnets) is an
+      // error; the pod then waits for its OVN annotation. A warning: read from v1.0-v1.1 only.
+      refusesIps: (config) => {
+        const subnets = config['subnets'];
+        const network =
+          config['topology'] === 'layer3'
+            ? 'a layer3 network'
+            : typeof subnets === 'string' && subnets.trim() !== ''
+              ? 'a network with subnets'
+              : undefined;
+        return network
+          ? `${network}, whose addresses ovnkube allocates: OVN-Kubernetes v1.0-v1.1 refuse a static IP there ("cannot allocate a static IP request with IPAM"), and the pod waits for its network`
+          : undefined;
+      },
     },
   ],
   [

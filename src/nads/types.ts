@@ -57,6 +57,8 @@ export interface PluginSummary {
   ipam?: IpamSummary;
   /** Where the plugin sits in the NAD, e.g. `spec.config.plugins[1]`, for messages. */
   path: string;
+  /** What about its config makes the plugin refuse requested `ips` (PluginFacts.refusesIps). */
+  refusesIps?: string;
 }
 
 export interface CniSummary {

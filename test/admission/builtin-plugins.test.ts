@@ -28,6 +28,26 @@ const nads = nadLookup(
   nadObject('ovn-l2', {
     config: { cniVersion: '0.3.1', name: 'l2', type: 'ovn-k8s-cni-overlay', topology: 'layer2', netAttachDefName: 'default/ovn-l2' },
   }),
+  nadObject('ovn-l2-subnets', {
+    config: {
+      cniVersion: '0.3.1',
+      name: 'l2s',
+      type: 'ovn-k8s-cni-overlay',
+      topology: 'layer2',
+      subnets: '10.100.200.0/24',
+      netAttachDefName: 'default/ovn-l2-subnets',
+    },
+  }),
+  nadObject('ovn-l3', {
+    config: {
+      cniVersion: '0.3.1',
+      name: 'l3',
+      type: 'ovn-k8s-cni-overlay',
+      topology: 'layer3',
+      subnets: '10.128.0.0/16/24',
+      netAttachDefName: 'default/ovn-l3',
+    },
+  }),
   nadObject('passt', { config: { cniVersion: '0.3.1', name: 'netbindingpasst', type: 'kubevirt-passt-binding' } }),
   nadObject('sriov-rdma', {
     config: chain({ type: 'sriov', ipam: { type: 'host-local', ranges: [[{ subnet: '10.2.0.0/24' }]] } }, { type: 'rdma' }),
@@ -143,6 +163,21 @@ const cases: Case[] = [
     name: 'OVN-Kubernetes layer2: mac and ips are honoured by ovnkube',
     networks: '[{"name":"ovn-l2","mac":"02:00:00:00:00:05","ips":["192.0.2.20/24"]}]',
   },
+  {
+    name: 'OVN-Kubernetes layer2 with subnets: ovnkube allocates, and refuses a static IP (warned: read from v1.0-v1.1)',
+    networks: '[{"name":"ovn-l2-subnets","ips":["10.100.200.20/24"]}]',
+    warnings: [
+      `${A}[0].ips: default/ovn-l2-subnets (ovn-k8s-cni-overlay) is a network with subnets, whose addresses ovnkube allocates: OVN-Kubernetes v1.0-v1.1 refuse a static IP there ("cannot allocate a static IP request with IPAM"), and the pod waits for its network`,
+    ],
+  },
+  {
+    name: 'OVN-Kubernetes layer3: the same',
+    networks: '[{"name":"ovn-l3","ips":["10.128.1.20/24"]}]',
+    warnings: [
+      `${A}[0].ips: default/ovn-l3 (ovn-k8s-cni-overlay) is a layer3 network, whose addresses ovnkube allocates: OVN-Kubernetes v1.0-v1.1 refuse a static IP there ("cannot allocate a static IP request with IPAM"), and the pod waits for its network`,
+    ],
+  },
+  { name: 'OVN-Kubernetes layer3: a MAC alone is fine', networks: '[{"name":"ovn-l3","mac":"02:00:00:00:00:07"}]' },
   // KubeVirt's passt binding: the element KubeVirt adds, cni-args {logicNetworkName}.
   {
     name: 'passt binding: the element KubeVirt renders is clean',

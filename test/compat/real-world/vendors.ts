@@ -355,7 +355,7 @@ export const VENDORS: RealWorldCase[] = [
     ],
     verdict: { allowed: false, errors: [/networks\]\[0\]\.ips: /] },
     knownDisagreement:
-      'netattach admits it without a warning: its table knows ovnkube reads ips from the annotation, but not that it refuses them where the network has subnets; the ADD never succeeds',
+      'netattach admits it with a warning, not a denial: the refusal is read from OVN-Kubernetes v1.0-v1.1 only (ovnkube, not the CNI call, decides it), and a later release taking static IPs there would make a denial an outage',
     reason:
       'the doc\'s only layer2 network has subnets (IPAM), and ovnkube refuses a static IP there: "cannot allocate a static IP request with IPAM" (allocatePodAnnotation); the pod never gets its OVN annotation and the CNI ADD times out. The doc itself notes static IPs only work without subnets',
   },
