@@ -37,7 +37,7 @@ import { EMPTY_POLICY_SET } from '../policy/index.js';
 import { EXIT_USAGE, readAll, type CliIO } from './io.js';
 import type { KubectlContext } from './kubeconfig.js';
 import type { PluginArgs } from './kubectl-args.js';
-import { yamlText } from './terminal.js';
+import { yamlText } from './yaml-text.js';
 
 const fail = (io: CliIO, message: string): number => (io.stderr(`error: ${message}\n`), EXIT_USAGE);
 const yamlOf = yamlText;

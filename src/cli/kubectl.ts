@@ -5,9 +5,7 @@
 // The kubeconfig is read and the server probed here, beside the import of the commands: a refused
 // server is said without waiting for the webhook's core to load.
 import { setTimeout as delay } from 'node:timers/promises';
-import { redactSecrets, probeServer } from '../kube/index.js';
 import { EXIT_USAGE, type CliIO } from './io.js';
-import { loadKubectlContext } from './kubeconfig.js';
 import { parsePluginArgs } from './kubectl-args.js';
 import { terminalSafeIO } from './terminal.js';
 
@@ -60,6 +58,11 @@ export async function run(argv: string[], rawIO: CliIO): Promise<number> {
     io.stdout(USAGE);
     return 0;
   }
+  // Loaded past the help: the kubeconfig reader and the cluster client are most of a start-up.
+  const [{ redactSecrets, probeServer }, { loadKubectlContext }] = await Promise.all([
+    import('../kube/index.js'),
+    import('./kubeconfig.js'),
+  ]);
   const ctx = await loadKubectlContext({
     env: io.env,
     ...(parsed.kubeconfig !== undefined ? { kubeconfig: parsed.kubeconfig } : {}),
