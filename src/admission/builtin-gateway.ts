@@ -46,7 +46,9 @@ export interface GatewayOut {
 export function reachableIpv4(net: ParsedNetwork, cni: CniSummary): Cidr[] | undefined {
   if (cni.plugins.length === 0 || cni.plugins.some((p) => !ROUTES_KNOWN.has(p.type))) return undefined;
   const uses = ipamsOf(cni);
-  if (uses.length === 0) return undefined;
+  // No IPAM: these plugins put no address on the interface, and Multus still adds the route
+  // after an ADD whose result lists the interface (executed: "network is unreachable").
+  if (uses.length === 0) return cni.plugins.some((p) => p.ipam) ? undefined : [];
   const texts: string[] = [];
   for (const { plugin, type } of uses) {
     const ipam = plugin.ipam!;

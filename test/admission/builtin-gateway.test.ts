@@ -160,7 +160,12 @@ const cases: Case[] = [
   { name: 'host-device moves a device in', networks: '[{"name":"hd","default-route":["10.2.0.1"]}]', warnings: [KEPT(0)] },
   { name: 'dhcp', networks: '[{"name":"dhcp","default-route":["10.2.0.1"]}]', warnings: [KEPT(0)] },
   { name: 'whereabouts', networks: '[{"name":"whereabouts","default-route":["10.2.0.1"]}]', warnings: [KEPT(0)] },
-  { name: 'no IPAM at all', networks: '[{"name":"none","default-route":["10.2.0.1"]}]', warnings: [KEPT(0)] },
+  {
+    name: 'no IPAM at all: no address, so no IPv4 gateway is reachable (executed: oracle dr-noipam)',
+    networks: '[{"name":"none","default-route":["10.2.0.1"]}]',
+    errors: [UNREACHABLE(0, 0, '10.2.0.1', 'none', 'no IPv4 address')],
+    warnings: [KEPT(0)],
+  },
   { name: 'a config read on the node', networks: '[{"name":"node","default-route":["10.2.0.1"]}]', warnings: [KEPT(0)] },
   { name: 'no default-route: nothing', networks: '[{"name":"st"}]' },
 ];

@@ -90,6 +90,18 @@ export const CHAINS: ReadonlyMap<string, ChainConfig> = new Map<string, ChainCon
   ['hd-none', { cniVersion: V, name: 'hd-none', plugins: [{ type: 'host-device', device: 'hd0' }] }],
   ['ptp-static-empty', { cniVersion: V, name: 'ptp-static-empty', plugins: [{ type: 'ptp', ipam: { type: 'static' } }] }],
   // Stored before netattach judged NADs, or in a namespace it skips: not JSON, and JSON but no object.
+  // Both a top-level type and plugins: Multus's LoadDelegateNetConf runs the top-level plugin
+  // alone (a list only when type is empty). ptp reads no MAC; macvlan, listed, would.
+  [
+    'typed-list',
+    {
+      cniVersion: V,
+      name: 'typed-list',
+      type: 'ptp',
+      ipam: hostLocal([{ subnet: '10.44.0.0/24' }]),
+      plugins: [macvlan({ ipam: hostLocal([{ subnet: '10.45.0.0/24' }]) })],
+    },
+  ],
   ['broken-json', `{"cniVersion": "${V}", "name": "broken-json", "type": "bridge",`],
   ['json-list', `[{"cniVersion": "${V}", "type": "bridge", "bridge": "orc-br0"}]`],
 ]);

@@ -257,6 +257,26 @@ export const CORPUS: readonly OracleCase[] = [
     { name: 'br-noipam' },
   ),
 
+  // default-route: Multus adds a route via each gateway on the interface after the ADD (SetDefaultGW).
+  c('dr-in-subnet', 'builtin gateway: a gateway in the subnet host-local assigns', { name: 'br-hl', 'default-route': ['10.10.0.1'] }),
+  c('dr-outside', 'builtin gateway: a gateway in no subnet of the interface', { name: 'br-hl', 'default-route': ['10.99.0.1'] }),
+  c('dr-static-in', 'builtin gateway: static addresses count', {
+    name: 'br-static',
+    ips: ['10.20.0.5/24'],
+    'default-route': ['10.20.0.1'],
+  }),
+  c('dr-v4-unreachable-then-v6', 'builtin gateway: only the last gateway error counts (SetDefaultGW)', {
+    name: 'br-hl-dual',
+    'default-route': ['10.99.0.1', 'fd00:11::1'],
+  }),
+  c('dr-noipam', 'builtin gateway: no address at all', { name: 'br-noipam', 'default-route': ['10.10.0.1'] }),
+
+  // A config with both type and plugins runs its top-level plugin alone.
+  c('typed-list-plain', 'nads: type and plugins, the top-level plugin runs', { name: 'typed-list' }),
+  c('typed-list-mac', 'nads: type and plugins, MAC judged against the top-level plugin', { name: 'typed-list', mac: M }),
+  c('typed-list-ip', 'nads: type and plugins, IP judged against the top-level IPAM', { name: 'typed-list', ips: ['10.44.0.9'] }),
+  c('typed-list-ip-listed', "nads: type and plugins, the listed plugin's range is not used", { name: 'typed-list', ips: ['10.45.0.9'] }),
+
   // NADs Multus cannot load: every ADD on them fails.
   c('nad-not-json', 'builtin: a spec.config that is not JSON', { name: 'broken-json' }),
   c('nad-json-list', 'builtin: a spec.config that is JSON but no object', { name: 'json-list' }),

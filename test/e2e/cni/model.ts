@@ -15,6 +15,7 @@ export interface Selection {
   interface?: string;
   mac?: string;
   ips?: string[];
+  'default-route'?: string[];
   'cni-args'?: Record<string, unknown>;
 }
 

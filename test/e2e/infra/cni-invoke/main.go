@@ -27,7 +27,12 @@
 //     (pkg/types/conf.go mergeCNIRuntimeConfig, newCNIRuntimeConf); libcni passes each only to a
 //     plugin whose config declares that capability;
 //   - libcni AddNetwork / AddNetworkList (conflists chain prevResult), DelNetwork /
-//     DelNetworkList (pkg/multus/multus.go confAdd, conflistAdd, confDel, conflistDel).
+//     DelNetworkList (pkg/multus/multus.go confAdd, conflistAdd, confDel, conflistDel);
+//   - default-route (the selection's GatewayRequest), after a successful ADD whose result has
+//     interfaces or IPs (DelegateAdd): the interface's routes without a Dst are deleted
+//     (pkg/netutils DeleteDefaultGW), then a route via each gateway is added on it, EEXIST
+//     ignored, and only the last gateway's error kept (SetDefaultGW): "error setting default
+//     gateway: ...". The libcni cache updates that follow are left out.
 package main
 
 import (
@@ -41,6 +46,8 @@ import (
 	"strings"
 
 	"github.com/containernetworking/cni/libcni"
+	"github.com/containernetworking/cni/pkg/types"
+	current "github.com/containernetworking/cni/pkg/types/100"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 )
@@ -53,6 +60,7 @@ type selection struct {
 	InfinibandGUID string                  `json:"infiniband-guid,omitempty"`
 	Interface      string                  `json:"interface,omitempty"`
 	DeviceID       string                  `json:"deviceID,omitempty"`
+	DefaultRoute   []string                `json:"default-route,omitempty"`
 	CNIArgs        *map[string]interface{} `json:"cni-args"`
 }
 
@@ -173,18 +181,77 @@ func run(req request, ifName string) (interface{}, error) {
 	if sel.IPs != nil {
 		rt.Args = append(rt.Args, [2]string{"IP", strings.Join(sel.IPs, ",")})
 	}
+	var result types.Result
 	if isList {
 		list, err := libcni.NetworkConfFromBytes(config)
 		if err != nil {
 			return nil, fmt.Errorf("conflistAdd: error converting the raw bytes into a conflist: %v", err)
 		}
-		return cni.AddNetworkList(ctx, list, rt)
+		result, err = cni.AddNetworkList(ctx, list, rt)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		conf, err := libcni.ConfFromBytes(config)
+		if err != nil {
+			return nil, fmt.Errorf("error in converting the raw bytes to conf: %v", err)
+		}
+		result, err = cni.AddNetwork(ctx, conf, rt)
+		if err != nil {
+			return nil, err
+		}
 	}
-	conf, err := libcni.ConfFromBytes(config)
+	if len(sel.DefaultRoute) > 0 {
+		if err := defaultRoute(req.NetNS, ifName, result, sel.DefaultRoute); err != nil {
+			return nil, err
+		}
+	}
+	return result, nil
+}
+
+// defaultRoute is DelegateAdd's GatewayRequest branch with DeleteDefaultGW and SetDefaultGW.
+func defaultRoute(nsPath, ifName string, result types.Result, gateways []string) error {
+	res, err := current.NewResultFromResult(result)
+	// Multus logs "failed to read result ..., but proceed" and then skips the gateways.
+	if err != nil || res == nil || (res.Interfaces == nil && res.IPs == nil) {
+		return nil
+	}
+	handle, err := netns.GetFromPath(nsPath)
 	if err != nil {
-		return nil, fmt.Errorf("error in converting the raw bytes to conf: %v", err)
+		return fmt.Errorf("error deleting default gateway: %v", err)
 	}
-	return cni.AddNetwork(ctx, conf, rt)
+	defer handle.Close()
+	nl, err := netlink.NewHandleAt(handle)
+	if err != nil {
+		return fmt.Errorf("error deleting default gateway: %v", err)
+	}
+	defer nl.Close()
+	// DeleteDefaultGW: the link's routes whose Dst is nil; the last RouteDel's error is returned.
+	link, _ := nl.LinkByName(ifName)
+	routes, _ := nl.RouteList(link, netlink.FAMILY_ALL)
+	for _, r := range routes {
+		if r.Dst == nil {
+			err = nl.RouteDel(&r)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("error deleting default gateway: %v", err)
+	}
+	// SetDefaultGW: every gateway is tried, and only the last one's error survives.
+	link, err = nl.LinkByName(ifName)
+	if err != nil {
+		return fmt.Errorf("error setting default gateway: SetDefaultGW: Error getting link %v", err)
+	}
+	for _, gw := range gateways {
+		err = nl.RouteAdd(&netlink.Route{LinkIndex: link.Attrs().Index, Gw: net.ParseIP(gw)})
+		if err != nil && os.IsExist(err) { // EEXIST, as Multus's os.IsExist || unix.EEXIST
+			err = nil
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("error setting default gateway: %v", err)
+	}
+	return nil
 }
 
 // validateSelection is the part of parsePodNetworkAnnotation and DelegateAdd that checks values.
@@ -197,6 +264,11 @@ func validateSelection(sel selection) error {
 	if sel.InfinibandGUID != "" {
 		if _, err := net.ParseMAC(sel.InfinibandGUID); err != nil {
 			return fmt.Errorf("parsePodNetworkAnnotation: failed to validate infiniband GUID: %v", err)
+		}
+	}
+	for _, gw := range sel.DefaultRoute {
+		if net.ParseIP(gw) == nil {
+			return fmt.Errorf("parsePodNetworkAnnotation: failed to parse default-route %q", gw)
 		}
 	}
 	for _, ip := range sel.IPs {
