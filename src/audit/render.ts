@@ -6,7 +6,7 @@
 import { oneLineSafe } from '../field/index.js';
 import { NAD_KIND } from '../nads/index.js';
 import { cutMiddleBytes, jsonBytes, keepWithin, MAX_MESSAGE_BYTES } from './bounds.js';
-import { RESULT_ORDER } from './report.js';
+import { launcherVmiOf, RESULT_ORDER } from './report.js';
 import type { AuditFinding, NadAudit, PodAudit, ReportResult } from './types.js';
 
 export const AUDIT_JSON_FORMAT_VERSION = 1;
@@ -51,8 +51,7 @@ const row = (namespace: string, kind: string, name: string, uid: string | undefi
 export function rowsOf(audits: readonly PodAudit[], nads: readonly NadAudit[] = []): AuditRow[] {
   const rows: AuditRow[] = [];
   for (const { pod, findings } of audits) {
-    const c = pod.controller;
-    const vm = c && c.kind === 'VirtualMachineInstance' && c.apiVersion.startsWith('kubevirt.io/') ? c.name : undefined;
+    const vm = launcherVmiOf(pod)?.name;
     for (const f of findings) rows.push(row(pod.namespace, 'Pod', pod.name, pod.uid, f, vm));
   }
   for (const { nad, findings } of nads) for (const f of findings) rows.push(row(nad.namespace, NAD_KIND, nad.name, nad.uid, f));

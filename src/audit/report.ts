@@ -4,7 +4,7 @@
 // report is never written again.
 import { NAD_API_VERSION, NAD_KIND } from '../nads/index.js';
 import { cutMiddleBytes, jsonBytes, keepWithin, MAX_MESSAGE_BYTES, MAX_RESULTS, MAX_RESULTS_BYTES } from './bounds.js';
-import type { AuditFinding, NadAudit, PodAudit, ReportResult } from './types.js';
+import type { AuditFinding, ControllerReference, NadAudit, PodAudit, ReportResult } from './types.js';
 
 export { MAX_RESULTS, MAX_RESULTS_BYTES };
 
@@ -87,6 +87,15 @@ export interface ReportOptions {
  * (worst first, then kind, name, policy, rule, message), so the same findings always give the
  * same object.
  */
+/**
+ * A KubeVirt launcher pod's VMI: its controller, which KubeVirt names after the VM that made it.
+ * Undefined for any other pod.
+ */
+export function launcherVmiOf(pod: PodAudit['pod']): ControllerReference | undefined {
+  const c = pod.controller;
+  return c && c.kind === 'VirtualMachineInstance' && c.apiVersion.startsWith('kubevirt.io/') ? c : undefined;
+}
+
 export function policyReport(
   namespace: string,
   audits: readonly PodAudit[],
@@ -94,16 +103,29 @@ export function policyReport(
   nads: readonly NadAudit[] = [],
 ): PolicyReportObject {
   const summary: ReportSummary = { pass: 0, fail: 0, warn: 0, error: 0, skip: 0 };
-  const rows: Array<{ subject: Subject; finding: AuditFinding }> = [];
-  const add = (subject: Subject, findings: readonly AuditFinding[]): void => {
+  // `vm`: a launcher pod's VMI, reported beside the pod so that a VM's findings are found by the VM.
+  const rows: Array<{ subject: Subject; vm?: Subject; finding: AuditFinding }> = [];
+  const add = (subject: Subject, findings: readonly AuditFinding[], vm?: Subject): void => {
     if (findings.length === 0) summary.pass++;
     for (const finding of findings) {
       summary[finding.result]++;
-      rows.push({ subject, finding });
+      rows.push({ subject, finding, ...(vm ? { vm } : {}) });
     }
   };
-  for (const { pod, findings } of audits)
-    add({ apiVersion: 'v1', kind: 'Pod', namespace: pod.namespace, name: pod.name, ...(pod.uid ? { uid: pod.uid } : {}) }, findings);
+  for (const { pod, findings } of audits) {
+    const vmi = launcherVmiOf(pod);
+    add(
+      { apiVersion: 'v1', kind: 'Pod', namespace: pod.namespace, name: pod.name, ...(pod.uid ? { uid: pod.uid } : {}) },
+      findings,
+      vmi && {
+        apiVersion: vmi.apiVersion,
+        kind: vmi.kind,
+        namespace: pod.namespace,
+        name: vmi.name,
+        ...(vmi.uid ? { uid: vmi.uid } : {}),
+      },
+    );
+  }
   for (const { nad, findings } of nads)
     add(
       { apiVersion: NAD_API_VERSION, kind: NAD_KIND, namespace: nad.namespace, name: nad.name, ...(nad.uid ? { uid: nad.uid } : {}) },
@@ -119,7 +141,7 @@ export function policyReport(
       cmp(a.finding.rule, b.finding.rule) ||
       cmp(a.finding.message, b.finding.message),
   );
-  const resultOf = ({ subject, finding }: (typeof rows)[number]): ReportResultObject => {
+  const resultOf = ({ subject, vm, finding }: (typeof rows)[number]): ReportResultObject => {
     // Cut here too: the report must stay bounded whoever built the findings.
     const message = cutMiddleBytes(finding.message, MAX_MESSAGE_BYTES);
     const seen = options.firstSeen?.(resultKey(subjectOf(subject.kind, subject.name), { ...finding, message })) ?? options.now;
@@ -132,8 +154,8 @@ export function policyReport(
       severity: finding.severity,
       scored: true,
       message,
-      resources: [subject],
-      properties: { action: finding.action },
+      resources: vm ? [subject, vm] : [subject],
+      properties: vm ? { action: finding.action, vm: vm.name } : { action: finding.action },
       timestamp: { seconds: seen, nanos: 0 },
     };
   };

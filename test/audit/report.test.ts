@@ -375,3 +375,30 @@ t.test('NADs of one result are sorted by name, whatever their input order', asyn
     'fail NetworkAttachmentDefinition/c p r m',
   ]);
 });
+
+// Issue 42: the background reports find a VM's findings by the VM, as `netattach audit` names them.
+t.test('a KubeVirt launcher pod: its result names the VMI beside the pod, and the VM as a property', async (t) => {
+  const launcher: PodAudit = {
+    pod: {
+      namespace: 'ns',
+      name: 'virt-launcher-db-1-x7k2p',
+      uid: 'pod-u',
+      controller: { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name: 'db-1', uid: 'vmi-u' },
+    },
+    findings: [finding()],
+  };
+  const other: PodAudit = {
+    pod: { namespace: 'ns', name: 'rs-pod', controller: { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'db-1' } },
+    findings: [finding({ message: 'n' })],
+  };
+  const report = policyReport('ns', [launcher, other], { now: 1 });
+  const [vmResult, podResult] = [report.results.find((r) => r.message === 'm')!, report.results.find((r) => r.message === 'n')!];
+  t.strictSame(vmResult.resources, [
+    { apiVersion: 'v1', kind: 'Pod', namespace: 'ns', name: 'virt-launcher-db-1-x7k2p', uid: 'pod-u' },
+    { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', namespace: 'ns', name: 'db-1', uid: 'vmi-u' },
+  ]);
+  t.strictSame(vmResult.properties, { action: 'Enforce', vm: 'db-1' });
+  t.equal(podResult.resources.length, 1, 'a pod of another controller names no VM');
+  t.strictSame(podResult.properties, { action: 'Enforce' });
+  t.same(firstSeenOf(report).size, 2, 'results are still found by their pod');
+});
