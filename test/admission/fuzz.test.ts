@@ -158,8 +158,10 @@ t.test('review never throws on arbitrary objects, and its patch applies', async 
     ),
     { numRuns: 3000 },
   );
-  // The generator must reach the interesting paths, or the property proves little.
-  t.ok(seen.patched > 30 && seen.denied > 30 && seen.allowed > 30, JSON.stringify(seen));
+  // The generator must reach the interesting paths, or the property proves little. Patched pods
+  // are ~1.4% of the 3,000 runs (38-49 in six runs): a bar of 30 failed 1 run in 25 (26 seen);
+  // 10 is ~5 sigma below the mean and still far from a generator that never patches.
+  t.ok(seen.patched > 10 && seen.denied > 30 && seen.allowed > 30, JSON.stringify(seen));
 });
 
 t.test('review survives values JSON cannot even carry', async (t) => {
