@@ -107,7 +107,7 @@ export async function runCommand(parsed: PluginArgs, io: CliIO, started: Started
   if (args.command === 'audit') return audit(args, namespace, s, io);
   if (args.command === 'check') return check(args, namespace, s, io);
 
-  let pods: Array<{ object: unknown; source: 'cluster' | 'file' }>;
+  let pods: Array<{ object: unknown; source: 'cluster' | 'file'; vm?: unknown }>;
   if (vmRead && args.vm) {
     const got = await vmRead;
     const what = `${args.vm.resource} ${JSON.stringify(args.vm.name)}`;
@@ -117,7 +117,7 @@ export async function runCommand(parsed: PluginArgs, io: CliIO, started: Started
     io.stderr(
       `Explaining the virt-launcher pod KubeVirt makes for ${what} (its networks annotation rendered from ${keys.join('.')}.networks and .domain.devices.interfaces)\n`,
     );
-    pods = [{ object: launcherPodObject(got.object, keys, namespace), source: 'cluster' }];
+    pods = [{ object: launcherPodObject(got.object, keys, namespace), source: 'cluster', vm: got.object }];
   } else if (podRead) {
     const got = await podRead;
     if (got.status === 'not-found') return fail(io, `pods ${JSON.stringify(args.pod)} not found in namespace ${namespace}`);
@@ -133,10 +133,11 @@ export async function runCommand(parsed: PluginArgs, io: CliIO, started: Started
     if (pods.length === 0)
       return fail(io, `no Pod in ${args.files.join(', ')} (explain explains Pods; 'kubectl netattach check -f' judges any object)`);
   }
-  const explanations = pods.map(({ object, source }) =>
+  const explanations = pods.map(({ object, source, vm }) =>
     explainPod({
       pod: object,
       source,
+      ...(vm !== undefined ? { vm } : {}),
       defaultNamespace: namespace,
       nads: s.nads,
       ...(s.namespaceLabels ? { namespaceLabels: s.namespaceLabels } : {}),

@@ -31,6 +31,7 @@ import {
   type RuleExplanation,
   type RuleVerdict,
   type SelectionExplanation,
+  type VmAdmission,
 } from './types.js';
 
 export interface ExplainInput {
@@ -48,6 +49,8 @@ export interface ExplainInput {
   userInfo?: UserInfo;
   /** The cluster's running pods (metadata), for the audit and the uniqueness index; undefined when not read. */
   livePods?: readonly LivePod[];
+  /** The KubeVirt object whose launcher pod `pod` is (explain vm|vmi): judged too, at its own paths. */
+  vm?: unknown;
 }
 
 type Json = Record<string, unknown>;
@@ -75,7 +78,7 @@ export function explainPod(input: ExplainInput): Explanation {
   const name = str(meta['name']) ?? (str(meta['generateName']) ? `${str(meta['generateName'])}*` : '<no name>');
   const labels = (ns: string): Record<string, string> => ({ ...input.namespaceLabels?.(ns), [NAME_LABEL]: ns });
 
-  const [checked] = checkManifests([{ file: input.source, index: 0, object: input.pod }], {
+  const options: CheckOptions = {
     defaultNamespace: input.defaultNamespace,
     nads: input.nads,
     ...(input.namespaceLabels ? { namespaceLabels: input.namespaceLabels } : {}),
@@ -85,12 +88,16 @@ export function explainPod(input: ExplainInput): Explanation {
     ...(input.dra ? { dra: input.dra } : {}),
     ...(input.userInfo ? { userInfo: input.userInfo } : {}),
     ...(input.livePods ? { livePods: heldAsServeHolds(input.livePods, config) } : {}),
-  });
+  };
+  const [checked] = checkManifests([{ file: input.source, index: 0, object: input.pod }], options);
   const result = checked!;
+  // The VM as `kubectl apply` sends it: the same engine, the VM webhook's paths and softenings.
+  const vm = input.vm === undefined ? undefined : checkManifests([{ file: input.source, index: 0, object: input.vm }], options)[0];
   return {
     formatVersion: EXPLAIN_FORMAT_VERSION,
     kind: 'PodExplanation',
     pod: { namespace, name, source: input.source },
+    ...(vm && isObject(input.vm) ? { vm: vmAdmissionOf(vm, input.vm) } : {}),
     networks: selectionsOf(meta, namespace, input, config),
     policies: policiesOf(policies, namespace, labels(namespace), result.findings ?? []),
     audit: auditOf(input, namespace, str(meta['name']), policies, config),
@@ -250,6 +257,18 @@ function auditOf(
   const mine = audits.find((a) => a.pod.namespace === namespace && a.pod.name === name);
   if (!mine) return { status: 'not-audited', reason: `namespace ${namespace} is not seen by the netattach webhooks`, findings: [] };
   return { status: 'judged', findings: mine.findings };
+}
+
+function vmAdmissionOf(r: ObjectResult, vm: Json): VmAdmission {
+  const meta = isObject(vm['metadata']) ? vm['metadata'] : {};
+  return {
+    kind: str(vm['kind']) ?? 'VirtualMachine',
+    name: str(meta['name']) ?? '<no name>',
+    verdict: r.skipped !== undefined ? 'skipped' : r.allowed ? 'allowed' : 'denied',
+    ...(r.skipped !== undefined ? { skipped: r.skipped } : {}),
+    errors: r.errors,
+    warnings: r.warnings,
+  };
 }
 
 function admissionOf(r: ObjectResult, pod: unknown): Admission {

@@ -43,6 +43,22 @@ export function verdictLine(e: Explanation): string {
 export function renderExplanation(e: Explanation, options: { wide?: boolean } = {}): string {
   const out: string[] = [];
   out.push(`Name:       ${e.pod.name}`, `Namespace:  ${e.pod.namespace}`, `Source:     ${e.pod.source}`, `Admission:  ${verdictLine(e)}`);
+  if (e.vm) {
+    // The VM webhook's answer to the object itself, at its paths; the rest is the launcher pod's.
+    const v = e.vm;
+    const said =
+      v.verdict === 'skipped'
+        ? `would be admitted without netattach: ${v.skipped}`
+        : v.verdict === 'denied'
+          ? `would be denied at kubectl apply (${v.errors.length} error${v.errors.length === 1 ? '' : 's'})`
+          : v.warnings.length > 0
+            ? `would be allowed at kubectl apply, with ${v.warnings.length} warning${v.warnings.length === 1 ? '' : 's'}`
+            : 'would be allowed at kubectl apply';
+    out.push(`${v.kind}: ${v.name} ${said}`);
+    for (const err of v.errors) out.push(`  error: ${renderError(err)}`);
+    for (const w of v.warnings) out.push(`  warning: ${w}`);
+    out.push(`Below: its virt-launcher pod, as KubeVirt renders it (paths are the pod's).`);
+  }
 
   out.push('Networks:');
   if (e.networks.length === 0) out.push('  <none>');

@@ -77,10 +77,25 @@ export interface AuditExplanation {
   findings: AuditFinding[];
 }
 
+/**
+ * For `explain vm|vmi`: what the VM webhook says to the object itself when it is applied, each
+ * problem at the VM's own path (the rest of the explanation is its launcher pod's).
+ */
+export interface VmAdmission {
+  kind: string;
+  name: string;
+  verdict: 'allowed' | 'denied' | 'skipped';
+  skipped?: string;
+  errors: ReportedError[];
+  warnings: string[];
+}
+
 export interface Explanation {
   formatVersion: typeof EXPLAIN_FORMAT_VERSION;
   kind: 'PodExplanation';
   pod: { namespace: string; name: string; source: 'cluster' | 'file' };
+  /** Only for a KubeVirt VM, VMI, VMI ReplicaSet or pool explained through its launcher pod. */
+  vm?: VmAdmission;
   networks: SelectionExplanation[];
   policies: PolicyExplanation[];
   audit: AuditExplanation;
