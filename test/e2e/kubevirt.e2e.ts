@@ -7,7 +7,8 @@
  * KubeVirt's own test vectors in test/kubevirt) gets the same verdict from pods.netattach.io.
  */
 import t from 'tap';
-import { startE2e, eventually, type E2e } from './lib/env.js';
+import { run, startE2e, eventually, type E2e } from './lib/env.js';
+import { MAIN } from './lib/netattach.js';
 import { nad, namespace, podSpec } from './lib/objects.js';
 import { renderLauncher } from '../../src/kubevirt/render.js';
 
@@ -137,6 +138,14 @@ t.test('a valid VM is admitted, and its launcher pod too', async (t) => {
   // The same VM applied again (a restart makes a new launcher pod holding its MAC) is still admitted.
   const again = await e.apply({ ...good, metadata: { ...(good.metadata as Obj), labels: { restarted: 'yes' } } });
   t.equal(again.code, 0, again.stderr);
+  // kubectl netattach explain vm reads the stored VM from the real apiserver: its own verdict first.
+  const explained = await run(process.execPath, [MAIN, 'kubectl', 'explain', 'vm', 'vm-good', '-n', NS], {
+    env: { KUBECONFIG: e.cluster.kubeconfigPath },
+  });
+  t.equal(explained.code, 0, explained.stderr);
+  t.match(explained.stdout, /VirtualMachine: vm-good would be allowed at kubectl apply/);
+  t.match(explained.stdout, /Name: +virt-launcher-vm-good/);
+  t.match(explained.stdout, /blue-net/);
 });
 
 t.test('a VM with only the pod network is not sent to netattach', async (t) => {
