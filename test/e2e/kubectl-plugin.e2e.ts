@@ -8,9 +8,10 @@
 import t from 'tap';
 import os from 'node:os';
 import path from 'node:path';
-import { chmod, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { run, startE2e, type E2e } from './lib/env.js';
-import { MAIN } from './lib/netattach.js';
+import { MAIN, REPO } from './lib/netattach.js';
 import { macvlanConfig, namespace, nad, pod, policy, sriovConfig, RESOURCE_NAME } from './lib/objects.js';
 import type { KubectlResult } from './infra/cluster.js';
 
@@ -152,4 +153,49 @@ t.test('audit -n NS: the running pods of the namespace judged now', async (t) =>
   const all = await plugin(['audit', '-A', '-o', 'yaml']);
   t.equal(all.code, 0, said(all));
   t.match(all.stdout, /^formatVersion: 1$/m);
+});
+
+// Issue 40: installed the way kubectl plugins are. `kubectl krew` (krew v0.4.3 built from
+// sigs.k8s.io/krew by infra/build-krew.sh, on PATH as kubectl-krew) installs the single executable
+// by its Krew manifest and archive (npm run build:plugin; the heavy tier builds them too), and the
+// real kubectl then finds and runs it from KREW_ROOT/bin, with no npm bin link on PATH.
+t.test('kubectl krew install --manifest --archive, then kubectl netattach from KREW_ROOT', async (t) => {
+  const out = path.join(REPO, 'dist/plugin');
+  const manifest = path.join(out, 'netattach.yaml');
+  const archive = path.join(out, 'kubectl-netattach_linux_amd64.tar.gz');
+  const fresh = existsSync(manifest) && existsSync(archive) && statSync(archive).mtimeMs >= statSync(MAIN).mtimeMs;
+  if (!fresh) {
+    const built = await run('npm', ['run', '--silent', 'build:plugin']);
+    t.equal(built.code, 0, `npm run build:plugin\n${built.stderr}`);
+  }
+  const krewBuild = await run('bash', [path.join(REPO, 'test/e2e/infra/build-krew.sh')]);
+  t.equal(krewBuild.code, 0, krewBuild.stderr);
+  const tools = await mkdtemp(path.join(os.tmpdir(), 'netattach-krew-tools-'));
+  const root = await mkdtemp(path.join(os.tmpdir(), 'netattach-krew-root-'));
+  t.teardown(() => Promise.all([rm(tools, { recursive: true, force: true }), rm(root, { recursive: true, force: true })]));
+  await symlink(krewBuild.stdout.trim().split('\n').at(-1)!, path.join(tools, 'kubectl-krew'));
+  const env = {
+    KUBECONFIG: e.cluster.kubeconfigPath,
+    KREW_ROOT: root,
+    HOME: root,
+    PATH: `${tools}:${path.join(root, 'bin')}:/usr/bin:/bin`,
+  };
+  const kubectlK = (args: string[]) => run(path.join(e.cluster.binDir, 'kubectl'), args, { env });
+  const installed = await kubectlK(['krew', 'install', `--manifest=${manifest}`, `--archive=${archive}`]);
+  t.equal(installed.code, 0, said(installed));
+  t.match(said(installed), /Installed plugin: netattach/);
+  const listed = await kubectlK(['plugin', 'list']);
+  t.match(listed.stdout, path.join(root, 'bin/kubectl-netattach'), 'kubectl finds the Krew-installed plugin');
+  const help = await kubectlK(['netattach', '--help']);
+  t.equal(help.code, 0, said(help));
+  t.match(help.stdout, /^Explain, check and audit pods/);
+  const audit = await kubectlK(['netattach', 'audit', '-n', NS]);
+  t.equal(audit.code, 0, said(audit));
+  t.match(audit.stdout, /1 pod with networks and 2 NADs audited/, 'the installed executable reads the cluster');
+  // uninstall needs a local index; without network access to clone krew-index, an empty one.
+  await mkdir(path.join(root, 'index/default/plugins'), { recursive: true });
+  t.equal((await run('git', ['init', '-q', path.join(root, 'index/default')])).code, 0);
+  const removed = await kubectlK(['krew', 'uninstall', 'netattach']);
+  t.equal(removed.code, 0, said(removed));
+  t.notOk(existsSync(path.join(root, 'bin/kubectl-netattach')), 'uninstalled');
 });

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Build (once) and cache krew, for the plugin's install test (test/heavy/plugin-executable.test.ts:
-# `krew install --manifest --archive` of what `npm run build:plugin` writes):
+# Build (once) and cache krew, for the plugin's install test (test/e2e/kubectl-plugin.e2e.ts:
+# `kubectl krew install --manifest --archive` of what `npm run build:plugin` writes):
 #
 #   ${NETATTACH_E2E_CACHE:-$HOME/.cache/netattach-e2e}/krew-<version>/bin/krew
 #
