@@ -86,10 +86,9 @@ function checkRequests(net: ParsedNetwork, ref: string, cni: CniSummary, extra: 
     if (selKey === 'ips') {
       const refusing = cni.plugins.find((p) => p.refusesIps);
       if (refusing) out.warnings.push({ path, text: `${ref} (${refusing.type}) is ${refusing.refusesIps}` });
+      // A typed IP= loader fails the ADD before anything reads the addresses: that is the verdict.
+      if (Array.isArray(value) && bareIpArgChecks(ref, cni, value as string[], (j) => index(path, j), path, out)) continue;
     }
-    // A typed IP= loader fails the ADD before anything reads the addresses: that is the verdict.
-    if (selKey === 'ips' && Array.isArray(value) && bareIpArgChecks(ref, cni, value as string[], (j) => index(path, j), path, out))
-      continue;
     if (reach.status === 'ignored') {
       out.findings.push(
         enforce(

@@ -82,12 +82,6 @@ export interface ReportOptions {
 }
 
 /**
- * The report of one namespace. `audits`: every audited pod of the namespace with networks;
- * `nads`: every NAD of the namespace (clean ones of both count as `pass`). Results are sorted
- * (worst first, then kind, name, policy, rule, message), so the same findings always give the
- * same object.
- */
-/**
  * A KubeVirt launcher pod's VMI: its controller, which KubeVirt names after the VM that made it.
  * Undefined for any other pod.
  */
@@ -96,6 +90,12 @@ export function launcherVmiOf(pod: PodAudit['pod']): ControllerReference | undef
   return c && c.kind === 'VirtualMachineInstance' && c.apiVersion.startsWith('kubevirt.io/') ? c : undefined;
 }
 
+/**
+ * The report of one namespace. `audits`: every audited pod of the namespace with networks;
+ * `nads`: every NAD of the namespace (clean ones of both count as `pass`). Results are sorted
+ * (worst first, then kind, name, policy, rule, message), so the same findings always give the
+ * same object.
+ */
 export function policyReport(
   namespace: string,
   audits: readonly PodAudit[],

@@ -24,6 +24,7 @@ import { EMPTY_POLICY_SET, EXEMPT_LABEL, NAME_LABEL, sharingOwnerOf, type Action
 import {
   EXPLAIN_FORMAT_VERSION,
   type Admission,
+  type Answer,
   type AuditExplanation,
   type Explanation,
   type PolicyExplanation,
@@ -259,25 +260,22 @@ function auditOf(
   return { status: 'judged', findings: mine.findings };
 }
 
+const answerOf = (r: ObjectResult): Answer => ({
+  verdict: r.skipped !== undefined ? 'skipped' : r.allowed ? 'allowed' : 'denied',
+  ...(r.skipped !== undefined ? { skipped: r.skipped } : {}),
+  errors: r.errors,
+  warnings: r.warnings,
+});
+
 function vmAdmissionOf(r: ObjectResult, vm: Json): VmAdmission {
   const meta = isObject(vm['metadata']) ? vm['metadata'] : {};
-  return {
-    kind: str(vm['kind']) ?? 'VirtualMachine',
-    name: str(meta['name']) ?? '<no name>',
-    verdict: r.skipped !== undefined ? 'skipped' : r.allowed ? 'allowed' : 'denied',
-    ...(r.skipped !== undefined ? { skipped: r.skipped } : {}),
-    errors: r.errors,
-    warnings: r.warnings,
-  };
+  return { kind: str(vm['kind']) ?? 'VirtualMachine', name: str(meta['name']) ?? '<no name>', ...answerOf(r) };
 }
 
 function admissionOf(r: ObjectResult, pod: unknown): Admission {
   const patch = r.mutation?.patch ?? [];
   return {
-    verdict: r.skipped !== undefined ? 'skipped' : r.allowed ? 'allowed' : 'denied',
-    ...(r.skipped !== undefined ? { skipped: r.skipped } : {}),
-    errors: r.errors,
-    warnings: r.warnings,
+    ...answerOf(r),
     audits: r.audits,
     mutation: {
       resources: r.mutation?.resources ?? {},

@@ -2,7 +2,7 @@
 // sections, and `kubectl get`-style tables where there are rows. Every line comes from the
 // Explanation; nothing is decided here.
 import { oneLineSafe, renderError } from '../field/index.js';
-import type { Explanation, RequestedValue } from './types.js';
+import type { Answer, Explanation, RequestedValue } from './types.js';
 
 /** Columns padded to their widest cell, two spaces apart, the last one free. */
 export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>, indent = ''): string[] {
@@ -30,15 +30,17 @@ export function readerText(r: RequestedValue): string {
   }
 }
 
-/** The one-line answer: what admission would do with this pod now. */
-export function verdictLine(e: Explanation): string {
-  const a = e.admission;
+/** A webhook's answer in one line; `when` says at what moment (the VM's: at kubectl apply). */
+function answerLine(a: Answer, when = ''): string {
   if (a.verdict === 'skipped') return `would be admitted without netattach: ${a.skipped}`;
-  if (a.verdict === 'denied') return `would be denied (${a.errors.length} error${a.errors.length === 1 ? '' : 's'})`;
+  if (a.verdict === 'denied') return `would be denied${when} (${a.errors.length} error${a.errors.length === 1 ? '' : 's'})`;
   return a.warnings.length > 0
-    ? `would be allowed, with ${a.warnings.length} warning${a.warnings.length === 1 ? '' : 's'}`
-    : 'would be allowed';
+    ? `would be allowed${when}, with ${a.warnings.length} warning${a.warnings.length === 1 ? '' : 's'}`
+    : `would be allowed${when}`;
 }
+
+/** The one-line answer: what admission would do with this pod now. */
+export const verdictLine = (e: Explanation): string => answerLine(e.admission);
 
 export function renderExplanation(e: Explanation, options: { wide?: boolean } = {}): string {
   const out: string[] = [];
@@ -46,15 +48,7 @@ export function renderExplanation(e: Explanation, options: { wide?: boolean } = 
   if (e.vm) {
     // The VM webhook's answer to the object itself, at its paths; the rest is the launcher pod's.
     const v = e.vm;
-    const said =
-      v.verdict === 'skipped'
-        ? `would be admitted without netattach: ${v.skipped}`
-        : v.verdict === 'denied'
-          ? `would be denied at kubectl apply (${v.errors.length} error${v.errors.length === 1 ? '' : 's'})`
-          : v.warnings.length > 0
-            ? `would be allowed at kubectl apply, with ${v.warnings.length} warning${v.warnings.length === 1 ? '' : 's'}`
-            : 'would be allowed at kubectl apply';
-    out.push(`${v.kind}: ${v.name} ${said}`);
+    out.push(`${v.kind}: ${v.name} ${answerLine(v, ' at kubectl apply')}`);
     for (const err of v.errors) out.push(`  error: ${renderError(err)}`);
     for (const w of v.warnings) out.push(`  warning: ${w}`);
     out.push(`Below: its virt-launcher pod, as KubeVirt renders it (paths are the pod's).`);

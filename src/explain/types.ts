@@ -54,12 +54,16 @@ export interface PolicyExplanation {
   rules: RuleExplanation[];
 }
 
-export interface Admission {
-  /** `allowed`, `denied`, or `skipped` (the webhooks do not see the pod's namespace). */
+/** What a webhook answers to one object: the part a pod's and a VM's admission share. */
+export interface Answer {
+  /** `allowed`, `denied`, or `skipped` (the webhooks do not see the object's namespace). */
   verdict: 'allowed' | 'denied' | 'skipped';
   skipped?: string;
   errors: ReportedError[];
   warnings: string[];
+}
+
+export interface Admission extends Answer {
   audits: ReportedError[];
   /** What the mutating webhook would change now: resources per container, claims, nodeSelector. */
   mutation: {
@@ -81,13 +85,9 @@ export interface AuditExplanation {
  * For `explain vm|vmi`: what the VM webhook says to the object itself when it is applied, each
  * problem at the VM's own path (the rest of the explanation is its launcher pod's).
  */
-export interface VmAdmission {
+export interface VmAdmission extends Answer {
   kind: string;
   name: string;
-  verdict: 'allowed' | 'denied' | 'skipped';
-  skipped?: string;
-  errors: ReportedError[];
-  warnings: string[];
 }
 
 export interface Explanation {

@@ -5,6 +5,8 @@ export {
   IPAM_FACTS,
   EMPTY_IPAM_RESULT_FAILS,
   CREATES_INTERFACE,
+  SETS_MAC_BY,
+  RUNTIME_CONFIG_OVER_ARGS_CNI,
   runsWithoutDevice,
   SINGLE_INSTANCE_PLUGINS,
   type ArgType,
@@ -44,8 +46,6 @@ export { Interner, internString } from './intern.js';
 export {
   macSettingOf,
   interfaceCreatorOf,
-  SETS_MAC_BY,
-  RUNTIME_CONFIG_OVER_ARGS_CNI,
   type MacDoor,
   type MacSetter,
 } from './mac-setters.js';

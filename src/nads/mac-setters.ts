@@ -5,13 +5,11 @@
 // reading both keeps one, in an order fixed by its config loader, and the last plugin of the
 // chain that sets a MAC decides what the interface ends up with. Facts executed with
 // containernetworking/plugins v1.10.0 (docs/cni-runtime.md, "Two doors for one MAC").
-import { CREATES_INTERFACE, PLUGIN_FACTS, RUNTIME_CONFIG_OVER_ARGS_CNI, SETS_MAC_BY, type ExtraReaders } from './plugins.js';
+import { CREATES_INTERFACE, PLUGIN_FACTS, RUNTIME_CONFIG_OVER_ARGS_CNI, type ExtraReaders } from './plugins.js';
 import type { CniSummary, PluginSummary } from './types.js';
 
 /** Where a selection's MAC comes from: the top-level `mac` or `cni-args.mac`. */
 export type MacDoor = 'top' | 'args';
-
-export { CREATES_INTERFACE, RUNTIME_CONFIG_OVER_ARGS_CNI, SETS_MAC_BY };
 
 /** What one plugin does with the doors that carry a MAC: sets the one it keeps, sets none, or cannot be told. */
 export type MacPick = MacDoor | 'none' | 'unknown';
