@@ -44,16 +44,8 @@ if works "$BIN/helm"; then
   exit 0
 fi
 
-go_env
-start=$(date +%s)
-log "building $MODULE/cmd/helm@$HELM_VERSION"
-GOBIN="$BIN/.tmp" nice -n 10 go install -trimpath \
-  -ldflags="-s -w -X $MODULE/internal/version.version=$HELM_VERSION -X $MODULE/internal/version.gitTreeState=clean" \
-  "$MODULE/cmd/helm@$HELM_VERSION" >&2
-mv "$BIN/.tmp/helm" "$BIN/helm"
-rmdir "$BIN/.tmp"
-works "$BIN/helm" || { log "the built helm does not report version $HELM_VERSION"; exit 1; }
-log "done in $(( $(date +%s) - start ))s: $BIN/helm ($(du -sh "$BIN/helm" | cut -f1))"
+go_install_released "$BIN" helm "$MODULE/cmd/helm@$HELM_VERSION" \
+  "-s -w -X $MODULE/internal/version.version=$HELM_VERSION -X $MODULE/internal/version.gitTreeState=clean"
 echo "$BIN/helm"
 exit 0
 }

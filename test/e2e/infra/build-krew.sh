@@ -41,16 +41,7 @@ if works "$BIN/krew"; then
   exit 0
 fi
 
-go_env
-start=$(date +%s)
-log "building $MODULE/cmd/krew@$KREW_VERSION"
-GOBIN="$BIN/.tmp" nice -n 10 go install -trimpath \
-  -ldflags="-s -w -X $MODULE/internal/version.gitTag=$KREW_VERSION" \
-  "$MODULE/cmd/krew@$KREW_VERSION" >&2
-mv "$BIN/.tmp/krew" "$BIN/krew"
-rmdir "$BIN/.tmp"
-works "$BIN/krew" || { log "the built krew does not report version $KREW_VERSION"; exit 1; }
-log "done in $(( $(date +%s) - start ))s: $BIN/krew ($(du -sh "$BIN/krew" | cut -f1))"
+go_install_released "$BIN" krew "$MODULE/cmd/krew@$KREW_VERSION" "-s -w -X $MODULE/internal/version.gitTag=$KREW_VERSION"
 echo "$BIN/krew"
 exit 0
 }
