@@ -72,6 +72,8 @@ export function ipamRoadChecks(
   listPath: string,
   road: 'cniArgs' | 'argsCni',
   out: IpamOut,
+  /** The selection also gives `cni-args.ips` (which an IPAM reading both may prefer to IP=). */
+  argsIpsToo = false,
 ): void {
   for (const use of ipamsOf(cni)) {
     const f = use.facts;
@@ -96,7 +98,9 @@ export function ipamRoadChecks(
       road === 'cniArgs' &&
       f.ipFromCniArgs === 'first' &&
       ips.length > 1 &&
-      !(f.ipsFromRuntimeConfig && use.plugin.capabilities.includes('ips'))
+      // runtimeConfig ips, else args.cni.ips, come first: then IP= is not even parsed.
+      !(f.ipsFromRuntimeConfig && use.plugin.capabilities.includes('ips')) &&
+      !(f.ipsFromArgsCni && argsIpsToo)
     ) {
       const first = ips[0]!;
       if (first.includes('/'))

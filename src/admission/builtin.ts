@@ -100,7 +100,8 @@ function checkRequests(net: ParsedNetwork, ref: string, cni: CniSummary, extra: 
     }
     if (reach.status === 'unknown') out.warnings.push(unknownNote(path, reach, selKey === 'ips' || selKey === 'mac' ? selKey : ''));
     if (selKey === 'ips' && Array.isArray(value) && ipamsOf(cni).length > 0) {
-      ipamRoadChecks(ref, cni, value as string[], (j) => index(path, j), path, 'cniArgs', out);
+      const argsIps = argsAddresses(net).some((a) => a.key === 'ips');
+      ipamRoadChecks(ref, cni, value as string[], (j) => index(path, j), path, 'cniArgs', out, argsIps);
     }
   }
 }

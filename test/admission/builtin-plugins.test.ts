@@ -121,6 +121,14 @@ const cases: Case[] = [
     ],
   },
   {
+    name: 'nv-ipam with cni-args.ips: args.cni carries the addresses, IP= is not parsed (LoadConf)',
+    networks: '[{"name":"nv","ips":["10.0.0.5","10.0.0.6"],"cni-args":{"ips":["10.0.0.9"]}}]',
+    warnings: [
+      `${A}[0].ips: default/nv's IPAM "nv-ipam" (spec.config.plugins[0].ipam) reserves a requested address on its node only: a pod on another node may be given the same address`,
+      `${A}[0].cni-args.ips: default/nv's IPAM "nv-ipam" (spec.config.plugins[0].ipam) reserves a requested address on its node only: a pod on another node may be given the same address`,
+    ],
+  },
+  {
     name: 'nv-ipam with the ips capability: runtimeConfig carries both, IP= is not parsed',
     networks: '[{"name":"nv-cap","ips":["10.0.0.5","10.0.0.6"]}]',
     warnings: [
