@@ -5,19 +5,27 @@
 //
 // The facts, the same in KubeVirt v1.5.0 to v1.9.0 (https://github.com/kubevirt/kubevirt, read at
 // each tag; between them the code was refactored, not changed in output):
-// - pkg/network/pod/annotations/generator.go `Generate`: interfaces with `state: absent` and
-//   their networks are left out; the networks annotation is `multus.GenerateCNIAnnotation` of the
-//   rest; `v1.multus-cni.io/default-network` is the `networkName` of the first network whose
-//   `multus.default` is true, as written (with or without its namespace).
-// - pkg/network/multus/annotation.go `GenerateCNIAnnotationFromNameScheme`: in the order of
-//   `spec.networks`, one JSON selection per secondary multus network (`multus` set, `default`
-//   not) `{name, namespace, mac, interface}`: `mac` is the `macAddress` of the interface of the
-//   same name (omitted when empty), `interface` the hashed pod interface name; then, for an
-//   interface with a `binding` plugin whose KubeVirt registration names a
+// - pkg/network/pod/annotations/generator.go `Generate`: interfaces with `state: absent` are left
+//   out, and the networks rendered are vmispec.FilterNetworksByInterfaces of the rest
+//   (pkg/network/vmispec/network.go): in the order of `domain.devices.interfaces`, not of
+//   `spec.networks`, and a network without an interface is not rendered. The networks annotation
+//   is `multus.GenerateCNIAnnotation` of those; `v1.multus-cni.io/default-network` is the
+//   `networkName` of the first of all networks whose `multus.default` is true, as written.
+// - pkg/network/multus/annotation.go `GenerateCNIAnnotationFromNameScheme`: for each such network,
+//   a secondary multus network (`multus` set, `default` not) gives one JSON selection
+//   `{name, namespace, mac, interface}`: `mac` is the `macAddress` of the first interface of the
+//   same name (omitted when empty), `interface` the hashed pod interface name; then, for any
+//   network (the pod network too) whose interface has a `binding` plugin, the plugin is looked up
+//   in the KubeVirt CR's `spec.configuration.network.binding`
+//   (pkg/virt-config/virt-config.go `GetNetworkBindings`; v1.5.0 reads the same map through
+//   pkg/network/netbinding `ReadNetBindingPluginConfiguration`): registered with a
 //   `networkAttachmentDefinition`, a selection of that NAD with
-//   `cni-args: {"logicNetworkName": <network name>}`. An unregistered plugin fails the VMI.
+//   `cni-args: {"logicNetworkName": <network name>}` follows; registered without one, nothing;
+//   not registered, an error: pkg/virt-controller/services/template.go cannot render the launcher
+//   pod, and pkg/virt-controller/watch/vmi/lifecycle.go retries it (FailedCreate) until the plugin
+//   is registered. KubeVirt's VMI admission (pkg/network/admitter) does not check registration.
 // - pkg/network/multus/nad.go `NetAttachDefNamespacedName`: `ns/name` splits at the first `/`;
-//   a bare name takes the VM's namespace.
+//   a bare name takes the VMI's namespace, for a multus network and a binding plugin's NAD alike.
 // - pkg/network/namescheme/networknamescheme.go `GenerateHashedInterfaceName`: `pod` + the first
 //   11 hex digits of SHA-256 of the network's name (the ordinal `net1..` scheme is kept only for
 //   a migration target whose source pod used it: never for a new launcher pod).
@@ -26,6 +34,7 @@
 // JSON keys come in the order of the NPWG client's NetworkSelectionElement struct (name,
 // namespace, mac, interface, cni-args), as Go's json.Marshal writes them.
 import { createHash } from 'node:crypto';
+import type { BindingPlugins } from './bindings.js';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -53,11 +62,6 @@ export function vmResourceOfKind(apiVersion: string, kind: string): string | und
   const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
   for (const [resource, v] of VM_RESOURCES) if (v.kind === kind && resource.startsWith(`${group}/`)) return resource;
   return undefined;
-}
-
-/** What KubeVirt reads of its own configuration: `spec.configuration.network.binding` of the KubeVirt CR. */
-export interface BindingPlugins {
-  [plugin: string]: { networkAttachmentDefinition?: string };
 }
 
 /** Where one rendered selection came from, as VM field paths. */
@@ -109,63 +113,83 @@ export function renderLauncher(object: unknown, keys: readonly string[], namespa
   const devices = domain && isObject(domain['devices']) ? domain['devices'] : undefined;
   const interfaces = devices && Array.isArray(devices['interfaces']) ? (devices['interfaces'] as unknown[]) : [];
   const ifacePath = `${specPath}.domain.devices.interfaces`;
-  // vmispec.LookupInterfaceByName: the first interface of that name.
-  const ifaceIndex = (name: string): number => interfaces.findIndex((i) => isObject(i) && i['name'] === name);
+  // generator.go `Generate`: the interfaces not `state: absent`, and the networks of their names
+  // (vmispec.FilterNetworksByInterfaces: in the order of the interfaces, the last network of a
+  // name; a network without an interface is not rendered).
+  const present = (i: unknown): i is Json => isObject(i) && i['state'] !== 'absent';
+  const networkOf = new Map<string, number>(); // vmispec.IndexNetworkSpecByName: the last one wins
+  networks.forEach((n, k) => {
+    const name = isObject(n) ? str(n['name']) : undefined;
+    if (name !== undefined) networkOf.set(name, k);
+  });
+  // vmispec.LookupInterfaceByName over the present interfaces: the first of that name.
+  const firstPresent = new Map<string, number>();
+  interfaces.forEach((i, j) => {
+    const name = present(i) ? str(i['name']) : undefined;
+    if (name !== undefined && !firstPresent.has(name)) firstPresent.set(name, j);
+  });
+  // The default network is read from every network, absent or not (generator.go).
+  const k0 = networks.findIndex((n) => isObject(n) && isObject(n['multus']) && n['multus']['default'] === true);
+  const dflt = k0 >= 0 ? (networks[k0] as Json)['multus'] : undefined;
+  if (isObject(dflt) && typeof dflt['networkName'] === 'string') {
+    out.annotations[DEFAULT_NETWORK_ANNOTATION] = dflt['networkName'];
+    out.defaultNetworkPath = `${specPath}.networks[${k0}].multus.networkName`;
+  }
   const elements: Json[] = [];
-  let defaultDone = false;
-  networks.forEach((net, k) => {
-    if (!isObject(net)) return;
-    const name = str(net['name']) ?? '';
-    const j = ifaceIndex(name);
-    const iface = j >= 0 ? (interfaces[j] as Json) : undefined;
-    // generator.go: absent interfaces' networks are not rendered (hot-unplug).
-    if (iface && iface['state'] === 'absent') return;
+  for (const candidate of interfaces) {
+    if (!present(candidate)) continue;
+    const name = str(candidate['name']);
+    const k = name === undefined ? undefined : networkOf.get(name);
+    if (name === undefined || k === undefined) continue;
+    const net = networks[k] as Json;
+    const j = firstPresent.get(name)!;
+    const iface = interfaces[j] as Json;
     const netPath = `${specPath}.networks[${k}]`;
     const multus = isObject(net['multus']) ? net['multus'] : undefined;
-    if (multus && multus['default'] === true) {
-      if (!defaultDone && typeof multus['networkName'] === 'string') {
-        out.annotations[DEFAULT_NETWORK_ANNOTATION] = multus['networkName'];
-        out.defaultNetworkPath = `${netPath}.multus.networkName`;
-      }
-      defaultDone = true;
-    } else if (multus) {
+    if (multus && multus['default'] !== true) {
       const full = str(multus['networkName']) ?? '';
       const ref = nadName(namespace, full);
       const el: Json = { name: ref.name, namespace: ref.namespace };
-      const source: SelectionSource = { networkPath: netPath, namePath: `${netPath}.multus.networkName`, kind: 'multus' };
-      if (iface) {
-        source.interfacePath = `${ifacePath}[${j}]`;
-        const mac = str(iface['macAddress']);
-        if (mac) {
-          el['mac'] = mac;
-          source.macPath = `${ifacePath}[${j}].macAddress`;
-        }
+      const source: SelectionSource = {
+        networkPath: netPath,
+        namePath: `${netPath}.multus.networkName`,
+        interfacePath: `${ifacePath}[${j}]`,
+        kind: 'multus',
+      };
+      const mac = str(iface['macAddress']);
+      if (mac) {
+        el['mac'] = mac;
+        source.macPath = `${ifacePath}[${j}].macAddress`;
       }
       el['interface'] = hashedInterfaceName(name);
       elements.push(el);
       out.selections.push(source);
     }
-    const binding = iface && isObject(iface['binding']) ? str(iface['binding']['name']) : undefined;
-    if (binding !== undefined) {
-      const bindingPath = `${ifacePath}[${j}].binding.name`;
-      const plugin = bindings?.[binding];
-      if (!bindings) {
-        out.notes.push({
-          path: bindingPath,
-          text: `binding plugin "${binding}": its NetworkAttachmentDefinition (KubeVirt's configuration) is not known here, so its selection is not checked`,
-        });
-      } else if (!plugin) {
-        out.notes.push({
-          path: bindingPath,
-          text: `binding plugin "${binding}" is not registered in KubeVirt's configuration: virt-controller would fail the VMI`,
-        });
-      } else if (plugin.networkAttachmentDefinition) {
-        const ref = nadName(namespace, plugin.networkAttachmentDefinition);
-        elements.push({ name: ref.name, namespace: ref.namespace, 'cni-args': { logicNetworkName: name } });
-        out.selections.push({ networkPath: netPath, namePath: bindingPath, interfacePath: `${ifacePath}[${j}]`, kind: 'binding' });
-      }
+    // annotation.go: any network whose interface names a binding plugin (the pod network too).
+    const binding = isObject(iface['binding']) ? str(iface['binding']['name']) : undefined;
+    if (binding === undefined) continue;
+    const bindingPath = `${ifacePath}[${j}].binding.name`;
+    // Own keys only: a plugin called "constructor" or "__proto__" is not Object.prototype's.
+    const plugin = bindings && Object.hasOwn(bindings, binding) ? bindings[binding] : undefined;
+    if (!bindings) {
+      out.notes.push({
+        path: bindingPath,
+        text: `binding plugin "${binding}": its NetworkAttachmentDefinition (KubeVirt's configuration) is not known here, so its selection is not checked`,
+      });
+    } else if (!plugin) {
+      // annotation.go newBindingPluginAnnotationData errs; virt-controller's pod rendering fails and
+      // is retried (FailedCreate) until the plugin is registered: no launcher pod meanwhile. Not
+      // final, and KubeVirt's own admission accepts the VM, so a warning, never a denial.
+      out.notes.push({
+        path: bindingPath,
+        text: `binding plugin "${binding}" is not registered in KubeVirt's configuration (spec.configuration.network.binding): virt-controller makes no launcher pod until it is`,
+      });
+    } else if (plugin.networkAttachmentDefinition) {
+      const ref = nadName(namespace, plugin.networkAttachmentDefinition);
+      elements.push({ name: ref.name, namespace: ref.namespace, 'cni-args': { logicNetworkName: name } });
+      out.selections.push({ networkPath: netPath, namePath: bindingPath, interfacePath: `${ifacePath}[${j}]`, kind: 'binding' });
     }
-  });
+  }
   if (elements.length > 0) out.annotations[NETWORKS_ANNOTATION] = JSON.stringify(elements);
   return out;
 }

@@ -2,7 +2,7 @@
 // KubeVirt produces for it, as KubeVirt's own tests assert them or as its code writes them.
 // Shapes are reduced to the fields that decide the annotations (networks and interfaces); each
 // entry cites where it comes from (https://github.com/kubevirt/kubevirt at the tag given).
-import type { BindingPlugins } from '../../src/kubevirt/render.js';
+import type { BindingPlugins } from '../../src/kubevirt/bindings.js';
 
 export interface CorpusEntry {
   name: string;

@@ -70,3 +70,111 @@ t.test('hostile shapes render nothing and never throw', async (t) => {
     t.ok(r.selections.length <= 1, JSON.stringify(o));
   }
 });
+
+// KubeVirt v1.5.0-v1.9.0 pkg/network/pod/annotations/generator.go Generate renders the networks
+// of vmispec.FilterNetworksByInterfaces(networks, nonAbsentIfaces): in interface order, the last
+// network of a name, none without an interface; the default network from every network.
+t.test('networks render in the order of the interfaces, as FilterNetworksByInterfaces gives them', async (t) => {
+  const spec = (networks: unknown[], interfaces: unknown[]) => ({ spec: { networks, domain: { devices: { interfaces } } } });
+  const names = (r: ReturnType<typeof renderLauncher>): string[] =>
+    (JSON.parse(r.annotations['k8s.v1.cni.cncf.io/networks'] ?? '[]') as Array<{ name: string }>).map((e) => e.name);
+  const cases: Array<{ name: string; object: unknown; want: string[]; paths?: string[]; dflt?: string }> = [
+    {
+      name: 'interfaces listed in another order than networks',
+      object: spec(
+        [
+          { name: 'a', multus: { networkName: 'net-a' } },
+          { name: 'b', multus: { networkName: 'net-b' } },
+        ],
+        [{ name: 'b' }, { name: 'a' }],
+      ),
+      want: ['net-b', 'net-a'],
+      paths: ['spec.networks[1].multus.networkName', 'spec.networks[0].multus.networkName'],
+    },
+    {
+      name: 'a network without an interface is not rendered',
+      object: spec(
+        [
+          { name: 'a', multus: { networkName: 'net-a' } },
+          { name: 'orphan', multus: { networkName: 'net-orphan' } },
+        ],
+        [{ name: 'a' }],
+      ),
+      want: ['net-a'],
+    },
+    {
+      name: 'two networks of one name: the last one',
+      object: spec(
+        [
+          { name: 'a', multus: { networkName: 'first' } },
+          { name: 'a', multus: { networkName: 'last' } },
+        ],
+        [{ name: 'a' }],
+      ),
+      want: ['last'],
+      paths: ['spec.networks[1].multus.networkName'],
+    },
+    {
+      name: 'the default network is read from every network, its interface absent or not',
+      object: spec([{ name: 'main', multus: { networkName: 'infra/primary', default: true } }], [{ name: 'main', state: 'absent' }]),
+      want: [],
+      dflt: 'infra/primary',
+    },
+  ];
+  for (const c of cases) {
+    const r = renderLauncher(c.object, ['spec'], 'ns');
+    t.same(names(r), c.want, c.name);
+    if (c.paths)
+      t.same(
+        r.selections.map((s) => s.namePath),
+        c.paths,
+        `${c.name}: paths`,
+      );
+    t.equal(r.annotations['v1.multus-cni.io/default-network'], c.dflt, `${c.name}: default network`);
+  }
+});
+
+t.test('binding plugins against a known registry, table-driven', async (t) => {
+  const object = (binding: string, network: unknown = { name: 'net', pod: {} }) => ({
+    spec: { networks: [network], domain: { devices: { interfaces: [{ name: 'net', binding: { name: binding } }] } } },
+  });
+  // Built as bindings.ts builds it (an object literal would make __proto__ the prototype).
+  const plugins = Object.fromEntries([
+    ['passt', { networkAttachmentDefinition: 'netbindingpasst' }],
+    ['tap', { networkAttachmentDefinition: 'kube-system/tap-net' }],
+    ['sidecar', {}],
+    ['__proto__', { networkAttachmentDefinition: 'proto-net' }],
+  ]);
+  const cases: Array<{ name: string; binding: string; network?: unknown; want?: string; note?: RegExp }> = [
+    {
+      name: 'bare NAD name: the VMI namespace',
+      binding: 'passt',
+      want: '[{"name":"netbindingpasst","namespace":"vms","cni-args":{"logicNetworkName":"net"}}]',
+    },
+    {
+      name: 'ns/name: that namespace',
+      binding: 'tap',
+      want: '[{"name":"tap-net","namespace":"kube-system","cni-args":{"logicNetworkName":"net"}}]',
+    },
+    { name: 'registered without a NAD: nothing', binding: 'sidecar' },
+    { name: 'not registered: a note, nothing rendered', binding: 'missing', note: /"missing" is not registered/ },
+    { name: 'an inherited name is not a registration', binding: 'constructor', note: /"constructor" is not registered/ },
+    {
+      name: 'a plugin called __proto__ is a plugin',
+      binding: '__proto__',
+      want: '[{"name":"proto-net","namespace":"vms","cni-args":{"logicNetworkName":"net"}}]',
+    },
+    {
+      name: 'on a multus network: its selection, then the plugin',
+      binding: 'passt',
+      network: { name: 'net', multus: { networkName: 'blue' } },
+      want: '[{"name":"blue","namespace":"vms","interface":"poda08a0fcbdea"},{"name":"netbindingpasst","namespace":"vms","cni-args":{"logicNetworkName":"net"}}]',
+    },
+  ];
+  for (const c of cases) {
+    const r = renderLauncher(object(c.binding, c.network), ['spec'], 'vms', plugins);
+    t.equal(r.annotations['k8s.v1.cni.cncf.io/networks'], c.want, c.name);
+    if (c.note) t.match(r.notes.map((n) => n.text).join('\n'), c.note, `${c.name}: note`);
+    else t.same(r.notes, [], `${c.name}: no note`);
+  }
+});
