@@ -1,7 +1,7 @@
 // Which NADs a request refers to, so that the shell can resolve them before the (synchronous) review.
 import { identityErrors } from './identity.js';
 import { isObject, podAt, POD_LOCATION } from './object.js';
-import { renderLauncher, VM_RESOURCES } from '../kubevirt/index.js';
+import { renderLauncher, VM_RESOURCES, type BindingPlugins } from '../kubevirt/index.js';
 import { launcherPod } from './review-vm.js';
 import { readPodNetworks, resolvable } from './networks.js';
 import { targetOf } from './target.js';
@@ -13,7 +13,8 @@ export interface NadRef {
   name: string;
 }
 
-export function plan(request: AdmissionRequest, config: AdmissionConfig): { nadRefs: NadRef[] } {
+/** `bindings`: KubeVirt's binding plugin registry when known (a VM's plugin NADs are read too), as the review will get it. */
+export function plan(request: AdmissionRequest, config: AdmissionConfig, bindings?: BindingPlugins): { nadRefs: NadRef[] } {
   try {
     const target = targetOf(request);
     if (target.kind !== 'pod' && target.kind !== 'template' && target.kind !== 'vm') return { nadRefs: [] };
@@ -27,7 +28,7 @@ export function plan(request: AdmissionRequest, config: AdmissionConfig): { nadR
     const nets =
       target.kind === 'vm'
         ? readPodNetworks(
-            launcherPod(undefined, renderLauncher(request.object, VM_RESOURCES.get(target.resource)!.keys, namespace)),
+            launcherPod(undefined, renderLauncher(request.object, VM_RESOURCES.get(target.resource)!.keys, namespace, bindings)),
             POD_LOCATION,
             namespace,
             config,

@@ -40,13 +40,16 @@ export function reviewVm(request: AdmissionRequest, context: AdmissionContext, r
   if (objectAt(object, 'metadata')?.['deletionTimestamp']) return allow();
 
   const namespace = namespaceOf(request);
-  const rendered = renderLauncher(object, where.keys, namespace);
+  const bindings = context.kubevirtBindings;
+  const rendered = renderLauncher(object, where.keys, namespace, bindings);
   const verdict = new Verdict();
   verdict.warnNote(...rendered.notes);
   if (Object.keys(rendered.annotations).length === 0) return verdict.build();
 
   const before =
-    request.operation === 'UPDATE' && isObject(request.oldObject) ? renderLauncher(request.oldObject, where.keys, namespace) : undefined;
+    request.operation === 'UPDATE' && isObject(request.oldObject)
+      ? renderLauncher(request.oldObject, where.keys, namespace, bindings)
+      : undefined;
   // An edit that leaves the networks alone (start, stop, labels) is not blocked by them.
   const warnOnly = before !== undefined && sameAnnotations(before, rendered);
   const name = stringAt(objectAt(object, 'metadata'), 'name') || request.name || undefined;

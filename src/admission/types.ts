@@ -7,6 +7,7 @@ import type { NadLookup } from '../nads/index.js';
 import { NO_EXTRA_READERS, type ExtraReaders } from '../nads/index.js';
 import { DEFAULT_SHARING_OWNERS } from '../policy/index.js';
 import type { DraView } from '../dra/index.js';
+import type { BindingPlugins } from '../kubevirt/index.js';
 import type { Finding, PolicyEvaluator, HeldAddress } from '../policy/index.js';
 // The wire types live in src/contracts (a leaf shared by every layer); the core's face keeps them.
 export * from '../contracts/index.js';
@@ -50,6 +51,12 @@ export interface AdmissionContext {
    * explicit-claim path checks its templates, NAD reviews warn about ambiguous DeviceClasses.
    */
   dra?: DraView;
+  /**
+   * KubeVirt's binding plugin registry (the KubeVirt CR's `spec.configuration.network.binding`),
+   * when known: a VM's binding interfaces render their plugin's NAD. Undefined: unknown, and a
+   * binding interface is only noted (docs/kubevirt.md).
+   */
+  kubevirtBindings?: BindingPlugins;
 }
 
 export interface AdmissionConfig {

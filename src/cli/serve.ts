@@ -25,6 +25,7 @@ import { DEFAULT_ADMISSION_CONFIG, parseMultusDefaultNetworks, ENFORCEMENT_MODES
 import { parseSharingOwners, leaseSweepMs, DEFAULT_LEASE_PENDING_MS } from '../policy/index.js';
 import { wirePolicy, type PolicyWiring } from './serve-policy.js';
 import { ClusterDra } from '../dra/index.js';
+import { ClusterBindingRegistry, type BindingPlugins } from '../kubevirt/index.js';
 import type { BackgroundTask, DraSource } from '../server/index.js';
 
 const MiB = 1024 * 1024;
@@ -422,6 +423,33 @@ function wireDra(kc: KubeCredentials, logger: Logger): { source: DraSource; task
 }
 
 /**
+ * KubeVirt's binding plugin registry (docs/kubevirt.md). Not a readiness gate, and no failure: until
+ * it is read, or where KubeVirt is not installed, a VM's binding interfaces are only noted.
+ */
+function wireKubevirt(kc: KubeCredentials, logger: Logger): { bindings: () => BindingPlugins | undefined; task: BackgroundTask } {
+  const registry = new ClusterBindingRegistry(kc, { logger });
+  return {
+    bindings: () => {
+      const r = registry.registry();
+      return r.known ? r.plugins : undefined;
+    },
+    task: {
+      name: 'KubeVirt watch (binding plugins)',
+      // Not awaited by the server: without KubeVirt the first list never comes, and nothing waits.
+      start: () =>
+        registry.start().then(() => {
+          const r = registry.registry();
+          logger.info(
+            { bindings: r.known ? `read from ${r.from}: ${Object.keys(r.plugins).length} plugins` : r.reason },
+            'KubeVirt binding plugins',
+          );
+        }),
+      stop: () => registry.stop(),
+    },
+  };
+}
+
+/**
  * The server's view of the DRA watches: every DraView reader. Without deviceClass and
  * templateDevices, a pod claim's template could never be judged (networkClaims, own claims):
  * always "unchecked" in the server, whatever the watches held.
@@ -461,6 +489,7 @@ export async function startServe(argv: string[], io: CliIO): Promise<Serving | '
   const { nadSource, kubeConfig } = await chooseNadSource(config, root, logger);
   // Built before the policy wiring: the background audit reads the templates the webhook reads.
   const dra = kubeConfig && config.draWatch ? wireDra(kubeConfig, logger) : undefined;
+  const kubevirt = kubeConfig ? wireKubevirt(kubeConfig, logger) : undefined;
   const policy = await wirePolicy({
     ...(config.server.policyFile ? { policyFile: config.server.policyFile } : {}),
     ...(kubeConfig ? { kubeConfig } : {}),
@@ -485,8 +514,15 @@ export async function startServe(argv: string[], io: CliIO): Promise<Serving | '
   logger.info(policy.summary, kubeConfig ? 'policies: cluster mode' : 'policies: offline mode');
   let server: WebhookServer;
   try {
-    const background = dra ? [...policy.deps.background, dra.task] : policy.deps.background;
-    server = await createServer(config.server, { nadSource, logger, ...policy.deps, background, ...(dra ? { dra: dra.source } : {}) });
+    const background = [...policy.deps.background, ...(dra ? [dra.task] : []), ...(kubevirt ? [kubevirt.task] : [])];
+    server = await createServer(config.server, {
+      nadSource,
+      logger,
+      ...policy.deps,
+      background,
+      ...(dra ? { dra: dra.source } : {}),
+      ...(kubevirt ? { kubevirtBindings: kubevirt.bindings } : {}),
+    });
   } catch (err) {
     // The policy file is already watched: stop that so a failed start does not keep the process alive.
     await Promise.all(policy.deps.background.map((task) => task.stop()));

@@ -12,6 +12,7 @@ import { TEMPLATE_LIMITS } from '../dra/index.js';
 import { cutText, renderError } from '../field/index.js';
 import { warningText, observed, type Enforcement } from '../admission/index.js';
 import type { AdmissionCore, DraSource } from './types.js';
+import type { BindingPlugins } from '../kubevirt/index.js';
 import { boundedKind, boundedOperation, type LookupOutcome, type ReviewResult, type ServerMetrics } from './metrics.js';
 
 export interface PipelineDeps {
@@ -26,6 +27,8 @@ export interface PipelineDeps {
   podsUsingNad?: (namespace: string, name: string) => string[];
   /** DeviceClasses and ResourceClaimTemplates (cluster mode); `lookup` reads a template the cache lacks. */
   dra?: DraSource;
+  /** KubeVirt's binding plugin registry, when known now (cluster mode): read once per review. */
+  kubevirtBindings?: () => BindingPlugins | undefined;
   logger: Logger;
   metrics: ServerMetrics;
   /** observe: nothing is denied; would-be denials are admitted with warnings, logged and counted. */
@@ -314,8 +317,10 @@ export function handleReview(
   let unique: Map<string, { namespace: string; name: string }>;
   let cached: Map<string, NadLookup> | undefined;
   let toRead: Array<{ namespace: string; name: string }> = [];
+  // One registry for the plan and the review: the NADs read are the ones the review judges.
+  const bindings = deps.kubevirtBindings?.();
   try {
-    const { nadRefs } = deps.core.plan(request, deps.config);
+    const { nadRefs } = deps.core.plan(request, deps.config, bindings);
     unique = new Map(nadRefs.map((r) => [nadKey(r.namespace, r.name), r]));
     cached = resolveFromCache(unique, deps);
     // In the try: the DRA cache it asks may throw like the rest.
@@ -327,18 +332,18 @@ export function handleReview(
   const fail = (err: unknown): PipelineResult => done(failed(deps, request, apiVersion, endpoint, err));
   if (cached) {
     if (toRead.length === 0) {
-      const answer = decide(deps, request, apiVersion, endpoint, cached, NO_TEMPLATES);
+      const answer = decide(deps, request, apiVersion, endpoint, cached, NO_TEMPLATES, bindings);
       return answer instanceof Promise ? answer.then(done, fail) : done(answer);
     }
     return readTemplates(toRead, budgetMs, deps)
-      .then((templates) => decide(deps, request, apiVersion, endpoint, cached, templates))
+      .then((templates) => decide(deps, request, apiVersion, endpoint, cached, templates, bindings))
       .then(done, fail);
   }
   return resolveNads(unique, typeof budgetMs === 'function' ? budgetMs() : budgetMs, deps, request, endpoint)
     .then(async (resolved) => {
       const refs = templatesToRead(request, resolved, deps);
       const templates = refs.length === 0 ? NO_TEMPLATES : await readTemplates(refs, budgetMs, deps);
-      return decide(deps, request, apiVersion, endpoint, resolved, templates);
+      return decide(deps, request, apiVersion, endpoint, resolved, templates, bindings);
     })
     .then(done, fail);
 }
@@ -398,6 +403,7 @@ function decide(
   endpoint: Endpoint,
   resolved: ReadonlyMap<string, NadLookup>,
   templates: Templates,
+  bindings: BindingPlugins | undefined,
 ): Answer | Promise<Answer> {
   try {
     const dra = deps.dra;
@@ -418,6 +424,7 @@ function decide(
       config: deps.config,
       ...(deps.podsUsingNad ? { podsUsingNad: deps.podsUsingNad } : {}),
       ...(dra ? { dra: templates.size === 0 ? dra : withTemplates(dra, templates) } : {}),
+      ...(bindings ? { kubevirtBindings: bindings } : {}),
     });
     const observing = deps.enforcement === 'observe' && !judged.allowed;
     const decision = observing ? observed(judged) : judged;

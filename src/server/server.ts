@@ -69,6 +69,7 @@ export async function createServer(options: ServerOptions, deps: ServerDeps): Pr
     namespaceLabels: deps.namespaceLabels,
     podsUsingNad: deps.podsUsingNad,
     ...(deps.dra ? { dra: deps.dra } : {}),
+    ...(deps.kubevirtBindings ? { kubevirtBindings: deps.kubevirtBindings } : {}),
     logger,
     metrics,
     enforcement: options.enforcement ?? 'enforce',

@@ -15,11 +15,16 @@ import type {
 import type { NadSource } from '../nads/index.js';
 import type { AddressReservations, PolicyEvaluator, AddressLeases } from '../policy/index.js';
 import type { DraView, TemplateLookup } from '../dra/index.js';
+import type { BindingPlugins } from '../kubevirt/index.js';
 
 /** The public face of src/admission, as the pipeline uses it. */
 export interface AdmissionCore {
   decodeReview(body: unknown): { ok: true; review: AdmissionReview } | { ok: false; error: string };
-  plan(request: AdmissionRequest, config: AdmissionConfig): { nadRefs: Array<{ namespace: string; name: string }> };
+  plan(
+    request: AdmissionRequest,
+    config: AdmissionConfig,
+    bindings?: BindingPlugins,
+  ): { nadRefs: Array<{ namespace: string; name: string }> };
   review(request: AdmissionRequest, context: AdmissionContext): Decision;
   toResponse(apiVersion: AdmissionApiVersion, uid: string, decision: Decision, endpoint: Endpoint): AdmissionReview;
 }
@@ -106,6 +111,8 @@ export interface ServerDeps {
   podsUsingNad?: (namespace: string, name: string) => string[];
   /** DeviceClasses and ResourceClaimTemplates, when watched (cluster mode; docs/dra.md). */
   dra?: DraSource;
+  /** KubeVirt's binding plugin registry, when known now (cluster mode; docs/kubevirt.md). */
+  kubevirtBindings?: () => BindingPlugins | undefined;
   /** Watches and timers whose lifecycle follows the server's. */
   background?: BackgroundTask[];
   /** The registry for /metrics, when the wiring registered metrics of its own first. */

@@ -202,3 +202,82 @@ t.test("requestedFields only warns on a VM: KubeVirt's controller, not the user,
   const pod = { ...launcherPod('p', renderLauncher(object, ['spec', 'template', 'spec'], 'apps')), spec: { containers: [{ name: 'c' }] } };
   t.notOk(review(request(pod, { namespace: 'apps' }), context(nads, { endpoint: 'validate', policy })).allowed);
 });
+
+t.test('binding plugins: the registry decides, table-driven', async (t) => {
+  // A VM whose pod network uses a binding plugin (KubeVirt's passt plugin is registered this way).
+  const bound = {
+    apiVersion: 'kubevirt.io/v1',
+    kind: 'VirtualMachine',
+    metadata: { name: 'vm-b', namespace: 'apps' },
+    spec: {
+      runStrategy: 'Always',
+      template: {
+        spec: {
+          domain: { devices: { interfaces: [{ name: 'default', binding: { name: 'passt' } }] } },
+          networks: [{ name: 'default', pod: {} }],
+        },
+      },
+    },
+  };
+  const withNad = nadLookup(nadObject('netbindingpasst', { namespace: 'apps' }));
+  const path = `${S}.domain.devices.interfaces[0].binding.name`;
+  const cases: Array<{
+    name: string;
+    bindings?: Record<string, { networkAttachmentDefinition?: string }>;
+    nads: typeof nads;
+    allowed: boolean;
+    errors: string[];
+    warning?: RegExp;
+    planned: Array<{ namespace: string; name: string }>;
+  }> = [
+    { name: 'registry unknown: noted, never denied', nads, allowed: true, errors: [], warning: /not known here/, planned: [] },
+    {
+      name: 'registered, its NAD missing: denied at the binding',
+      bindings: { passt: { networkAttachmentDefinition: 'netbindingpasst' } },
+      nads,
+      allowed: false,
+      errors: [`${path}: Not found: "apps/netbindingpasst": no such NetworkAttachmentDefinition`],
+      planned: [{ namespace: 'apps', name: 'netbindingpasst' }],
+    },
+    {
+      name: 'registered, its NAD present: admitted',
+      bindings: { passt: { networkAttachmentDefinition: 'netbindingpasst' } },
+      nads: withNad,
+      allowed: true,
+      errors: [],
+      planned: [{ namespace: 'apps', name: 'netbindingpasst' }],
+    },
+    {
+      name: 'registered with a namespaced NAD: that namespace',
+      bindings: { passt: { networkAttachmentDefinition: 'kubevirt/netbindingpasst' } },
+      nads: withNad,
+      allowed: false,
+      errors: [`${path}: Not found: "kubevirt/netbindingpasst": no such NetworkAttachmentDefinition`],
+      planned: [{ namespace: 'kubevirt', name: 'netbindingpasst' }],
+    },
+    {
+      name: 'not registered in a known registry: a warning, not a denial (virt-controller retries)',
+      bindings: { other: {} },
+      nads,
+      allowed: true,
+      errors: [],
+      warning: /"passt" is not registered/,
+      planned: [],
+    },
+  ];
+  for (const c of cases) {
+    const ctx = { ...context(c.nads, { endpoint: 'validate' }), ...(c.bindings ? { kubevirtBindings: c.bindings } : {}) };
+    const r = vmRequest(bound);
+    const d = review(r, ctx);
+    t.equal(d.allowed, c.allowed, c.name);
+    t.same(errs(d), c.errors, `${c.name}: errors`);
+    const texts = d.warnings.map((w) => ('field' in w ? renderError(w.field) : `${w.note.path}: ${w.note.text}`));
+    if (c.warning) t.match(texts.join('\n'), c.warning, `${c.name}: warning`);
+    if (c.warning)
+      t.ok(
+        texts.some((x) => x.startsWith(path)),
+        `${c.name}: at the binding's path`,
+      );
+    t.same(plan(r, ctx.config, c.bindings).nadRefs, c.planned, `${c.name}: the NADs planned`);
+  }
+});

@@ -1869,3 +1869,61 @@ t.test('lookups: missing NADs not started before the deadline are not started at
   t.equal(nads.lookups.length, 4, 'the first round only: the budget was spent before the next');
   t.strictSame(r.contexts[0]!.nads('ns', 'slow-11'), { status: 'unavailable', reason: 'NAD lookup did not finish within 20 ms' });
 });
+
+t.test("KubeVirt binding plugins: the registry read once, its NAD looked up and judged at the VM's path", async (t) => {
+  const vmReview = (uid: string): AdmissionReview => ({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid,
+      kind: { group: 'kubevirt.io', version: 'v1', kind: 'VirtualMachine' },
+      resource: { group: 'kubevirt.io', version: 'v1', resource: 'virtualmachines' },
+      name: 'vm1',
+      namespace: 'default',
+      operation: 'CREATE',
+      userInfo: { username: 'alice' },
+      object: {
+        apiVersion: 'kubevirt.io/v1',
+        kind: 'VirtualMachine',
+        metadata: { name: 'vm1', namespace: 'default' },
+        spec: {
+          template: {
+            spec: {
+              domain: { devices: { interfaces: [{ name: 'default', binding: { name: 'b' } }] } },
+              networks: [{ name: 'default', pod: {} }],
+            },
+          },
+        },
+      },
+    },
+  });
+  const cases: Array<{
+    name: string;
+    registry?: Record<string, { networkAttachmentDefinition?: string }>;
+    allowed: boolean;
+    text: RegExp;
+  }> = [
+    { name: 'unknown registry: a note', allowed: true, text: /not known here/ },
+    // ib-late is only found by a lookup: the plan asked for it (the asynchronous path).
+    { name: 'registered, NAD found by a lookup', registry: { b: { networkAttachmentDefinition: 'ib-late' } }, allowed: true, text: /^$/ },
+    {
+      name: 'registered, NAD missing',
+      registry: { b: { networkAttachmentDefinition: 'gone' } },
+      allowed: false,
+      text: /spec\.template\.spec\.domain\.devices\.interfaces\[0\]\.binding\.name: Not found: "default\/gone"/,
+    },
+  ];
+  for (const c of cases) {
+    const { deps } = pipeline();
+    let reads = 0;
+    const r = response(
+      await handleReview(vmReview(`vm-${c.name}`), 'validate', 1000, {
+        ...deps,
+        kubevirtBindings: () => (reads++, c.registry),
+      }),
+    );
+    t.equal(r.allowed, c.allowed, c.name);
+    t.match([r.status?.message ?? '', ...(r.warnings ?? [])].join('\n').trim(), c.text, `${c.name}: ${JSON.stringify(r)}`);
+    t.equal(reads, 1, `${c.name}: read once for plan and review`);
+  }
+});
