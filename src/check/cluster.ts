@@ -6,6 +6,7 @@ import { ClusterNadSource, type Nad, type NadLogger } from '../nads/index.js';
 import { ClusterNamespaceLabels, type PolicyLogger } from '../policy/index.js';
 import type { KubeCredentials, ListWatchHandler } from '../kube/index.js';
 import { ClusterDra, type DeviceClassInfo } from '../dra/index.js';
+import { ClusterBindingRegistry, type BindingRegistry } from '../kubevirt/index.js';
 
 export interface ClusterSnapshot {
   nads: Nad[];
@@ -16,6 +17,8 @@ export interface ClusterSnapshot {
   dra?: { classes: DeviceClassInfo[]; templates: Array<{ namespace: string; name: string }> };
   /** Why they are missing, to show as a warning. */
   draProblem?: string;
+  /** KubeVirt's binding plugin registry, or why it is not known (best effort; no KubeVirt is an answer). */
+  kubevirtBindings?: BindingRegistry;
 }
 
 export type ClusterLoad = { ok: true; snapshot: ClusterSnapshot } | { ok: false; error: string };
@@ -57,6 +60,12 @@ async function noDraApi(dra: ClusterDra, done: () => boolean): Promise<'absent' 
   return 'absent';
 }
 
+/** Resolves once the KubeVirt list answered 404 or 403: the registry stays unknown, and that is the answer. */
+async function answered(kubevirt: ClusterBindingRegistry, done: () => boolean): Promise<void> {
+  const final = (): boolean => [403, 404].includes(kubevirt.lastFailure()?.statusCode ?? 0);
+  while (!final() && !done()) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
 export async function loadFromCluster(
   kc: KubeCredentials,
   options: {
@@ -84,12 +93,15 @@ export async function loadFromCluster(
   }
   const draErrors = errorRecorder();
   const dra = new ClusterDra(kc, { logger: draErrors.logger, backoffMs: 200 });
+  const kubevirt = new ClusterBindingRegistry(kc, { backoffMs: 200 });
   let loaded = false;
   try {
     const [nadsSynced, nsSynced, draSynced] = await Promise.all([
       within(nadSource.start(), options.timeoutMs, options.signal),
       namespaces ? within(namespaces.start(), options.timeoutMs, options.signal) : Promise.resolve('timeout' as const),
       within(Promise.race([dra.start(), noDraApi(dra, () => loaded)]), options.timeoutMs, options.signal),
+      // No KubeVirt (404) or no permission (403) is an answer: not waited out.
+      within(Promise.race([kubevirt.start(), answered(kubevirt, () => loaded)]), options.timeoutMs, options.signal),
     ]);
     if (nadsSynced === 'timeout') {
       const why = nadErrors.last() ?? 'no answer';
@@ -109,9 +121,10 @@ export async function loadFromCluster(
     } else {
       snapshot.draProblem = `DeviceClasses and ResourceClaimTemplates not read from ${server} (${draErrors.last() ?? 'no answer'}); DRA templates unchecked`;
     }
+    snapshot.kubevirtBindings = kubevirt.registry();
     return { ok: true, snapshot };
   } finally {
     loaded = true;
-    await Promise.all([nadSource.stop(), namespaces?.stop(), dra.stop()]);
+    await Promise.all([nadSource.stop(), namespaces?.stop(), dra.stop(), kubevirt.stop()]);
   }
 }

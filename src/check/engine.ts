@@ -25,6 +25,7 @@ import {
   type SharingOwner,
 } from '../policy/index.js';
 import { StaticDraView, deviceClassInfo, type DeviceClassInfo, type DraView, type TemplateLookup } from '../dra/index.js';
+import { registryFromManifests, type BindingRegistry } from '../kubevirt/index.js';
 import { describeMutation } from './mutation.js';
 import { resourceOf } from './resource.js';
 import type { ManifestObject, ObjectResult, ReportedError } from './types.js';
@@ -49,6 +50,11 @@ export interface CheckOptions {
   mutate?: boolean;
   /** DeviceClasses and ResourceClaimTemplates of the cluster (`--cluster`); without them a template not among the inputs is unchecked. */
   dra?: { classes: readonly DeviceClassInfo[]; templates: ReadonlyArray<{ namespace: string; name: string }> };
+  /**
+   * KubeVirt's binding plugin registry of the cluster (`--cluster`). A KubeVirt object among the
+   * inputs wins (it is what will be applied); without either, a VM's binding interfaces are noted.
+   */
+  kubevirtBindings?: BindingRegistry;
   /** Running pods whose addresses the uniqueness index holds, as serve's pod watch does (`kubectl netattach explain`). */
   livePods?: ReadonlyArray<{
     namespace: string;
@@ -72,6 +78,8 @@ export function checkManifests(objects: readonly ManifestObject[], options: Chec
   const inputs = objects.map((m) => m.object);
   const labels = namespaceLabelsOf(inputs, options.namespaceLabels);
   const dra = draViewOf(inputs, options.dra, defaultNamespace);
+  const registry = registryFromManifests(inputs, defaultNamespace) ?? options.kubevirtBindings;
+  const kubevirtBindings = registry?.known ? registry.plugins : undefined;
   // Reservations never lapse here: the inputs are one apply, not a stream over time. Nor are they
   // evicted at the webhook's namespace and global caps: the files are the admin's, read once, and
   // an evicted reservation would hide a duplicate between two files.
@@ -142,6 +150,7 @@ export function checkManifests(objects: readonly ManifestObject[], options: Chec
       policy,
       config,
       dra,
+      ...(kubevirtBindings ? { kubevirtBindings } : {}),
     });
     // What admission would hold after this Pod is created: later Pods in the inputs see it.
     if (isPod && decision.allowed) index.reserve(decision.addresses);

@@ -31,9 +31,10 @@ webhook would give when the manifests are applied.
                          recursively for .yaml, .yml and .json files), or '-' for stdin
       --nads PATH        NADs from these files or directories (repeatable), besides the
                          NADs among the checked manifests, which always count as present
-      --cluster          NADs (and namespace labels, DeviceClasses, ResourceClaimTemplates)
-                         from the cluster of the current kubeconfig, read once, read-only;
-                         lists how each network's device is served (docs/dra.md)
+      --cluster          NADs (and namespace labels, DeviceClasses, ResourceClaimTemplates,
+                         KubeVirt's binding plugins) from the cluster of the current
+                         kubeconfig, read once, read-only; lists how each network's device
+                         is served (docs/dra.md)
       --timeout SECONDS  how long --cluster waits for the cluster (default 10)
       --policy FILE      NetworkAttachmentPolicy documents to apply (repeatable)
   -n, --namespace NS     namespace of objects that name none (default "default")
@@ -125,6 +126,7 @@ export async function run(argv: string[], rawIO: CliIO): Promise<number> {
     if (loaded.snapshot.namespaceProblem) io.stderr(`netattach check: warning: ${loaded.snapshot.namespaceProblem}\n`);
     if (loaded.snapshot.dra) options.dra = loaded.snapshot.dra;
     if (loaded.snapshot.draProblem) io.stderr(`netattach check: warning: ${loaded.snapshot.draProblem}\n`);
+    if (loaded.snapshot.kubevirtBindings) options.kubevirtBindings = loaded.snapshot.kubevirtBindings;
     const view = new StaticDraView(loaded.snapshot.dra?.classes ?? [], loaded.snapshot.dra?.templates ?? []);
     const templatesKnown = loaded.snapshot.dra !== undefined;
     networks = loaded.snapshot.nads

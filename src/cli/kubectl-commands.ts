@@ -117,7 +117,12 @@ export async function runCommand(parsed: PluginArgs, io: CliIO, started: Started
     io.stderr(
       `Explaining the virt-launcher pod KubeVirt makes for ${what} (its networks annotation rendered from ${keys.join('.')}.networks and .domain.devices.interfaces)\n`,
     );
-    pods = [{ object: launcherPodObject(got.object, keys, namespace), source: 'cluster', vm: got.object }];
+    // The binding plugins' NADs as virt-controller adds them, when KubeVirt's registry was read.
+    const registry = s.kubevirtBindings;
+    if (registry && !registry.known)
+      io.stderr(`Warning: KubeVirt's binding plugins unknown (${registry.reason}); binding interfaces not checked\n`);
+    const plugins = registry?.known ? registry.plugins : undefined;
+    pods = [{ object: launcherPodObject(got.object, keys, namespace, plugins), source: 'cluster', vm: got.object }];
   } else if (podRead) {
     const got = await podRead;
     if (got.status === 'not-found') return fail(io, `pods ${JSON.stringify(args.pod)} not found in namespace ${namespace}`);
@@ -144,6 +149,7 @@ export async function runCommand(parsed: PluginArgs, io: CliIO, started: Started
       policies: s.policies ?? EMPTY_POLICY_SET,
       config,
       ...(s.dra ? { dra: s.dra } : {}),
+      ...(s.kubevirtBindings ? { kubevirtBindings: s.kubevirtBindings } : {}),
       ...(args.userInfo ? { userInfo: args.userInfo } : {}),
       livePods: s.pods,
     }),
@@ -202,6 +208,7 @@ function check(args: PluginArgs, namespace: string, s: AuditClusterSnapshot, io:
       livePods: heldAsServeHolds(s.pods, DEFAULT_ADMISSION_CONFIG),
       ...(s.namespaceLabels ? { namespaceLabels: s.namespaceLabels } : {}),
       ...(s.dra ? { dra: s.dra } : {}),
+      ...(s.kubevirtBindings ? { kubevirtBindings: s.kubevirtBindings } : {}),
       ...(args.userInfo ? { userInfo: args.userInfo } : {}),
     };
     const report = buildReport(checkManifests(manifests.objects, options), manifests.errors);

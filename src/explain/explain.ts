@@ -52,6 +52,8 @@ export interface ExplainInput {
   livePods?: readonly LivePod[];
   /** The KubeVirt object whose launcher pod `pod` is (explain vm|vmi): judged too, at its own paths. */
   vm?: unknown;
+  /** KubeVirt's binding plugin registry as read from the cluster (the VM's binding interfaces). */
+  kubevirtBindings?: CheckOptions['kubevirtBindings'];
 }
 
 type Json = Record<string, unknown>;
@@ -89,6 +91,7 @@ export function explainPod(input: ExplainInput): Explanation {
     ...(input.dra ? { dra: input.dra } : {}),
     ...(input.userInfo ? { userInfo: input.userInfo } : {}),
     ...(input.livePods ? { livePods: heldAsServeHolds(input.livePods, config) } : {}),
+    ...(input.kubevirtBindings ? { kubevirtBindings: input.kubevirtBindings } : {}),
   };
   const [checked] = checkManifests([{ file: input.source, index: 0, object: input.pod }], options);
   const result = checked!;

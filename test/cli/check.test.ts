@@ -489,3 +489,40 @@ t.test("--default-network-namespace and --resource-name-key: as serve's flags, t
   t.equal(bad.code, 2);
   t.match(bad.err, /--default-network-namespace: invalid value "Not_A_Namespace"/);
 });
+
+t.test("--cluster: KubeVirt's binding plugins from the cluster; no KubeVirt is not waited out", async (t) => {
+  const api = new FakeApiServer();
+  await api.start();
+  t.teardown(() => api.stop());
+  api.setList('/apis/k8s.cni.cncf.io/v1/network-attachment-definitions', [], '10');
+  api.setList('/api/v1/namespaces', [{ metadata: { name: 'apps' } }], '11');
+  const dir = t.testdir();
+  const kubeconfig = join(dir, 'config');
+  writeFileSync(kubeconfig, api.kubeconfig());
+  const vm = join(dir, 'vm.yaml');
+  writeFileSync(
+    vm,
+    'apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata: {name: v, namespace: apps}\nspec:\n  runStrategy: Always\n  template:\n    spec:\n      domain: {devices: {interfaces: [{name: default, binding: {name: passt}}]}}\n      networks: [{name: default, pod: {}}]\n',
+  );
+  const started = Date.now();
+  const before = await check(['--cluster', '--timeout', '20', vm], '', { KUBECONFIG: kubeconfig });
+  t.equal(before.code, 0, 'no KubeVirt CRD: the binding only noted');
+  t.match(before.out, /binding plugin "passt": its NetworkAttachmentDefinition .* is not known here/);
+  t.ok(Date.now() - started < 10_000, 'the 404 is an answer: the 20 s timeout is not waited out');
+  api.setList(
+    '/apis/kubevirt.io/v1/kubevirts',
+    [
+      {
+        apiVersion: 'kubevirt.io/v1',
+        kind: 'KubeVirt',
+        metadata: { name: 'kubevirt', namespace: 'kubevirt', resourceVersion: '3' },
+        spec: { configuration: { network: { binding: { passt: { networkAttachmentDefinition: 'default/netbindingpasst' } } } } },
+        status: { phase: 'Deployed' },
+      },
+    ],
+    '12',
+  );
+  const after = await check(['--cluster', '--timeout', '5', vm], '', { KUBECONFIG: kubeconfig });
+  t.equal(after.code, 1, after.out + after.err);
+  t.match(after.out, /spec\.template\.spec\.domain\.devices\.interfaces\[0\]\.binding\.name: Not found: "default\/netbindingpasst"/);
+});
