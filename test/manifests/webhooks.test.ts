@@ -245,7 +245,7 @@ t.test('every condition evaluates without error on every covered resource, also 
   }
 });
 
-t.test('kubevirt.netattach.io fails open and sends only VMs with a multus network', async (t) => {
+t.test('kubevirt.netattach.io fails open and sends only VMs with a multus network or a binding plugin', async (t) => {
   const w = hook('kubevirt.netattach.io');
   t.equal(w.failurePolicy, 'Ignore', 'the launcher pod is where the Pod webhook enforces');
   t.equal(w.sideEffects, 'None');
@@ -254,7 +254,10 @@ t.test('kubevirt.netattach.io fails open and sends only VMs with a multus networ
     object,
     oldObject: operation === 'UPDATE' ? object : null,
   });
-  const spec = (networks: unknown) => (networks === undefined ? {} : { networks });
+  const spec = (networks: unknown, interfaces?: unknown) => ({
+    ...(networks === undefined ? {} : { networks }),
+    ...(interfaces === undefined ? {} : { domain: { devices: { interfaces } } }),
+  });
   const shapes: Array<[string, string, string, (s: object) => object]> = [
     ['virtualmachineinstances', 'kubevirt.io', 'v1', (s) => ({ metadata: {}, spec: s })],
     ['virtualmachines', 'kubevirt.io', 'v1', (s) => ({ metadata: {}, spec: { template: { spec: s } } })],
@@ -267,7 +270,7 @@ t.test('kubevirt.netattach.io fails open and sends only VMs with a multus networ
     ],
   ];
   for (const [resource, group, version, wrap] of shapes) {
-    const cases: Array<[string, unknown, string]> = [
+    const cases: Array<[string, unknown, string, unknown?]> = [
       [
         'a secondary multus network',
         [
@@ -280,10 +283,15 @@ t.test('kubevirt.netattach.io fails open and sends only VMs with a multus networ
       ['only the pod network', [{ name: 'd', pod: {} }], 'skip'],
       ['no networks', undefined, 'skip'],
       ['empty networks', [], 'skip'],
+      // KubeVirt adds a registered binding plugin's NAD to the launcher pod (src/kubevirt/render.ts).
+      ['the pod network through a binding plugin', [{ name: 'd', pod: {} }], 'call', [{ name: 'd', binding: { name: 'passt' } }]],
+      ['the pod network, interfaces without a binding', [{ name: 'd', pod: {} }], 'skip', [{ name: 'd', masquerade: {} }]],
+      ['no interfaces list', [{ name: 'd', pod: {} }], 'skip', null],
     ];
-    for (const [name, networks, want] of cases) {
+    for (const [name, networks, want, interfaces] of cases) {
       for (const op of ['CREATE', 'UPDATE']) {
-        t.same(evaluate(w.matchConditions, kv(resource, group, version, wrap(spec(networks)), op)), want, `${resource} ${op}: ${name}`);
+        const object = wrap(spec(networks, interfaces === null ? undefined : interfaces));
+        t.same(evaluate(w.matchConditions, kv(resource, group, version, object, op)), want, `${resource} ${op}: ${name}`);
       }
     }
     for (const sparse of [

@@ -202,6 +202,9 @@ t.test('netattach reads what it reads and writes only policy status, its PolicyR
     'k8s.cni.cncf.io/network-attachment-definitions:get',
     'k8s.cni.cncf.io/network-attachment-definitions:list',
     'k8s.cni.cncf.io/network-attachment-definitions:watch',
+    // KubeVirt's binding plugin registry (docs/kubevirt.md): read only, and no single object.
+    'kubevirt.io/kubevirts:list',
+    'kubevirt.io/kubevirts:watch',
     'netattach.io/networkattachmentpolicies/status:patch',
     'netattach.io/networkattachmentpolicies/status:update',
     'netattach.io/networkattachmentpolicies:get',
