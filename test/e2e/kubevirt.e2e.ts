@@ -5,12 +5,15 @@
  * A VM on a missing NAD is denied at its own field; a valid VM is admitted; and the launcher pod
  * KubeVirt would create for each (the annotations src/kubevirt/render.ts renders, checked against
  * KubeVirt's own test vectors in test/kubevirt) gets the same verdict from pods.netattach.io.
+ * A KubeVirt CR registers binding plugins: netattach watches it, and a VM whose plugin's NAD is
+ * missing is denied at its binding; one on a plugin KubeVirt does not know only warns.
  */
 import t from 'tap';
 import { run, startE2e, eventually, type E2e } from './lib/env.js';
 import { MAIN } from './lib/netattach.js';
 import { nad, namespace, podSpec } from './lib/objects.js';
 import { renderLauncher } from '../../src/kubevirt/render.js';
+import type { BindingPlugins } from '../../src/kubevirt/bindings.js';
 
 type Obj = Record<string, unknown>;
 const NS = 'e2e-kubevirt';
@@ -60,10 +63,40 @@ const vm = (name: string, networkName: string): Obj => ({
   },
 });
 
+/** The KubeVirt CR's binding plugin registry (spec.configuration.network.binding). */
+const BINDINGS: BindingPlugins = {
+  good: { networkAttachmentDefinition: 'binding-net' },
+  broken: { networkAttachmentDefinition: `${NS}/absent-binding-net` },
+};
+const kubevirtCr: Obj = {
+  apiVersion: 'kubevirt.io/v1',
+  kind: 'KubeVirt',
+  metadata: { name: 'kubevirt', namespace: 'kubevirt' },
+  spec: { configuration: { network: { binding: { ...BINDINGS, good: { ...BINDINGS.good, sidecarImage: 'example.com/sidecar' } } } } },
+  // What virt-operator writes once deployed (no status subresource in the stand-in CRD).
+  status: { phase: 'Deployed' },
+};
+
+/** A VM on the pod network through a binding plugin, as KubeVirt's passt binding is used. */
+const boundVm = (name: string, binding: string): Obj => ({
+  apiVersion: 'kubevirt.io/v1',
+  kind: 'VirtualMachine',
+  metadata: { name, namespace: NS },
+  spec: {
+    runStrategy: 'Always',
+    template: {
+      spec: {
+        domain: { devices: { interfaces: [{ name: 'default', binding: { name: binding } }] } },
+        networks: [{ name: 'default', pod: {} }],
+      },
+    },
+  },
+});
+
 /** The virt-launcher pod KubeVirt's virt-controller makes for `v`, as far as admission reads it. */
-function launcher(v: Obj, suffix: string): Obj {
+function launcher(v: Obj, suffix: string, bindings?: BindingPlugins): Obj {
   const name = (v.metadata as Obj).name as string;
-  const r = renderLauncher(v, ['spec', 'template', 'spec'], NS);
+  const r = renderLauncher(v, ['spec', 'template', 'spec'], NS, bindings);
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -94,6 +127,7 @@ t.before(async () => {
     crd('kubevirt.io', 'VirtualMachine', 'virtualmachines', ['v1']),
     crd('kubevirt.io', 'VirtualMachineInstance', 'virtualmachineinstances', ['v1']),
     crd('pool.kubevirt.io', 'VirtualMachinePool', 'virtualmachinepools', ['v1alpha1']),
+    crd('kubevirt.io', 'KubeVirt', 'kubevirts', ['v1']),
   ]);
   await e.cluster.kubectlOk([
     'wait',
@@ -102,9 +136,16 @@ t.before(async () => {
     'crd/virtualmachines.kubevirt.io',
     'crd/virtualmachineinstances.kubevirt.io',
     'crd/virtualmachinepools.pool.kubevirt.io',
+    'crd/kubevirts.kubevirt.io',
   ]);
   await e.applyOk([
     namespace(NS),
+    namespace('kubevirt'),
+    nad({
+      namespace: NS,
+      name: 'binding-net',
+      config: { cniVersion: '1.0.0', name: 'binding', type: 'bridge', bridge: 'br-bd', ipam: {} },
+    }),
     nad({ namespace: NS, name: 'blue-net', config: { cniVersion: '1.0.0', name: 'blue', type: 'bridge', bridge: 'br-kv', ipam: {} } }),
   ]);
 });
@@ -156,4 +197,43 @@ t.test('a VM with only the pod network is not sent to netattach', async (t) => {
   const r = await e.apply(plain);
   t.equal(r.code, 0, r.stderr);
   t.notMatch(r.stderr, /Warning/);
+});
+
+t.test('binding plugins: the KubeVirt CR read from the cluster decides', async (t) => {
+  await e.applyOk(kubevirtCr);
+  const path = 'spec.template.spec.domain.devices.interfaces[0].binding.name';
+  // netattach's KubeVirt watch retries with backoff (up to 60 s) from before the CRD existed.
+  const denied = await eventually(
+    'the registry read: a missing plugin NAD denied',
+    async () => {
+      const x = await e.apply(boundVm('vm-broken', 'broken'), ['--dry-run=server']);
+      return x.code !== 0 ? x : undefined;
+    },
+    120_000,
+  );
+  t.match(denied.stderr, 'admission webhook "kubevirt.netattach.io" denied the request');
+  t.match(denied.stderr, `${path}: Not found: "${NS}/absent-binding-net"`);
+  const broken = boundVm('vm-broken', 'broken');
+  const r = await e.apply(broken);
+  t.not(r.code, 0, 'kubectl apply fails');
+  const p = await e.apply(launcher(broken, 'ccccc', BINDINGS));
+  t.not(p.code, 0, 'the launcher pod KubeVirt would make (with the plugin NAD and its cni-args) is denied too');
+  t.match(p.stderr, `Not found: "${NS}/absent-binding-net"`);
+
+  const good = boundVm('vm-bound', 'good');
+  const g = await e.apply(good);
+  t.equal(g.code, 0, g.stderr);
+  t.notMatch(g.stderr, /binding plugin/, 'no note: the plugin and its NAD are known');
+  const gp = await e.apply(launcher(good, 'ddddd', BINDINGS));
+  t.equal(gp.code, 0, `launcher pod admitted: ${gp.stderr}`);
+
+  const unregistered = await e.apply(boundVm('vm-unregistered', 'nobody'));
+  t.equal(unregistered.code, 0, 'a plugin KubeVirt does not know: virt-controller retries, so never denied');
+  t.match(unregistered.stderr, /Warning: .*binding\.name: binding plugin "nobody" is not registered/);
+
+  const explained = await run(process.execPath, [MAIN, 'kubectl', 'explain', 'vm', 'vm-bound', '-n', NS], {
+    env: { KUBECONFIG: e.cluster.kubeconfigPath },
+  });
+  t.equal(explained.code, 0, explained.stderr);
+  t.match(explained.stdout, /binding-net/, 'explain renders the plugin NAD into the launcher pod');
 });
