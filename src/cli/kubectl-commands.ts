@@ -23,7 +23,7 @@ import {
   renderText,
   type CheckOptions,
 } from '../check/index.js';
-import { launcherPodObject, VM_RESOURCES } from '../kubevirt/index.js';
+import { launcherPodObject, renderLauncher, VM_RESOURCES } from '../kubevirt/index.js';
 import {
   explainExitCode,
   explainPod,
@@ -119,9 +119,10 @@ export async function runCommand(parsed: PluginArgs, io: CliIO, started: Started
     );
     // The binding plugins' NADs as virt-controller adds them, when KubeVirt's registry was read.
     const registry = s.kubevirtBindings;
-    if (registry && !registry.known)
-      io.stderr(`Warning: KubeVirt's binding plugins unknown (${registry.reason}); binding interfaces not checked\n`);
     const plugins = registry?.known ? registry.plugins : undefined;
+    // Said only for a VM with a binding interface (the note it gets), with why the registry is unknown.
+    if (registry && !registry.known && renderLauncher(got.object, keys, namespace).notes.length > 0)
+      io.stderr(`Warning: KubeVirt's binding plugins unknown (${registry.reason}); binding interfaces not checked\n`);
     pods = [{ object: launcherPodObject(got.object, keys, namespace, plugins), source: 'cluster', vm: got.object }];
   } else if (podRead) {
     const got = await podRead;

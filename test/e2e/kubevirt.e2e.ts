@@ -187,6 +187,7 @@ t.test('a valid VM is admitted, and its launcher pod too', async (t) => {
   t.match(explained.stdout, /VirtualMachine: vm-good would be allowed at kubectl apply/);
   t.match(explained.stdout, /Name: +virt-launcher-vm-good/);
   t.match(explained.stdout, /blue-net/);
+  t.notMatch(explained.stderr, /binding plugins unknown/, 'no binding interface: the registry is not mentioned');
 });
 
 t.test('a VM with only the pod network is not sent to netattach', async (t) => {
