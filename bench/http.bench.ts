@@ -61,7 +61,7 @@ const pinning = (() => {
 })();
 
 /** An AdmissionReview body whose pod is about `targetBytes` of JSON (containers with env vars). */
-function reviewOfSize(targetBytes: number, networks = NETWORKS): string {
+export function reviewOfSize(targetBytes: number, networks = NETWORKS): string {
   const containers: Array<Record<string, unknown>> = [];
   const pod = {
     apiVersion: 'v1',
@@ -140,13 +140,13 @@ function writeManyNads(dir: string, count: number): void {
 }
 
 /** Resident set size and its peak, MB, from /proc. */
-function rssMb(pid: number | undefined): { rss: number; peak: number } {
+export function rssMb(pid: number | undefined): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN);
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
 }
 
-async function startServer(dir: string, extra: { nads?: number; nodeArgs?: string[] } = {}): Promise<Server> {
+export async function startServer(dir: string, extra: { nads?: number; nodeArgs?: string[] } = {}): Promise<Server> {
   mkdirSync(join(dir, 'nads'));
   writeFileSync(join(dir, 'nads', 'a.json'), nadYaml('sriov-a', 'intel.com/sriov_a', ['ips', 'mac']));
   writeFileSync(join(dir, 'nads', 'b.json'), nadYaml('sriov-b', 'intel.com/sriov_b', ['ips', 'mac']));
@@ -190,7 +190,7 @@ async function startServer(dir: string, extra: { nads?: number; nodeArgs?: strin
 }
 
 /** The floor (bench/floor-server.ts) with the same TLS material, pinning and Node flags as netattach. */
-async function startFloor(tlsDir: string, nodeArgs: string[]): Promise<Server> {
+export async function startFloor(tlsDir: string, nodeArgs: string[]): Promise<Server> {
   const floorScript = resolve(dirname(self), compiled ? 'floor-server.js' : 'floor-server.ts');
   const args = [process.execPath, ...nodeArgs, ...(compiled ? [] : ['--import', 'tsx']), floorScript, tlsDir];
   const [command, ...rest] = [...pinning.server, ...args];
@@ -210,7 +210,7 @@ async function startFloor(tlsDir: string, nodeArgs: string[]): Promise<Server> {
 }
 
 /** CPU seconds (user + system) the server process has used: load-independent cost per request. */
-function cpuSeconds(pid: number | undefined): number {
+export function cpuSeconds(pid: number | undefined): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
@@ -220,7 +220,7 @@ function cpuSeconds(pid: number | undefined): number {
 }
 
 /** Saturation load: one body for every request, or a fresh body per request from `bodies`. */
-function saturate(url: string, body: string | (() => string), seconds: number): Promise<autocannon.Result> {
+export function saturate(url: string, body: string | (() => string), seconds: number): Promise<autocannon.Result> {
   return autocannon({
     url,
     method: 'POST',

@@ -53,8 +53,32 @@ export interface Drain {
 
 export type AdmissionApp = FastifyInstance<https.Server>;
 
-/** Whether JSON text could hold a `__proto__` or `constructor` key, escaped or not. */
-export const mayBePoisoned = (text: string): boolean => text.includes('__proto__') || text.includes('constructor') || text.includes('\\u');
+/**
+ * A JSON key `word` followed by its colon, each character written as itself or as a `\\u` escape
+ * (hex digits in either case): the forms JSON.parse turns into that key.
+ */
+const keyPattern = (word: string): RegExp =>
+  new RegExp(
+    `"${[...word]
+      .map(
+        (ch) =>
+          `(?:${ch}|\\\\u${ch
+            .charCodeAt(0)
+            .toString(16)
+            .padStart(4, '0')
+            .replace(/[a-f]/g, (d) => `[${d}${d.toUpperCase()}]`)})`,
+      )
+      .join('')}"\\s*:`,
+  );
+const PROTO_KEY = keyPattern('__proto__');
+const CONSTRUCTOR_KEY = keyPattern('constructor');
+
+/**
+ * Whether JSON text could hold a `__proto__` or `constructor` key, escaped or not: the test
+ * secure-json-parse (fastify's parser) makes before it walks the parsed object. Two regular
+ * expressions cost a third of three `includes` over a 4 KiB pod (bench/profile.ts).
+ */
+export const mayBePoisoned = (text: string): boolean => PROTO_KEY.test(text) || CONSTRUCTOR_KEY.test(text);
 
 /** The `endpoint` label of a refused request: its route, or `other` (no route matched). */
 export const routeLabel = (route: string | undefined): string => (route === '/mutate' || route === '/validate' ? route : 'other');

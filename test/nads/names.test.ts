@@ -1,4 +1,5 @@
 import t from 'tap';
+import fc from 'fast-check';
 import { dns1123Label, dns1123Subdomain, extendedResourceName, labelValue, qualifiedName } from '../../src/nads/names.js';
 
 t.test('DNS-1123 label (NAD names)', async (t) => {
@@ -75,4 +76,29 @@ t.test('names: subdomain labels of one character, exact reasons', async (t) => {
   t.same(extendedResourceName(`${'a'.repeat(245)}/x`), [
     "domain must be no more than 244 characters, to leave room for the quota prefix 'requests.'",
   ]);
+});
+
+t.test('extendedResourceName: its quick yes agrees with the rules written out (IsExtendedResourceName)', (t) => {
+  // The rules as Kubernetes states them, from the qualified-name check alone: the function's quick
+  // path for plain names must not accept a name these refuse, nor refuse one they accept.
+  const byRules = (v: string): boolean =>
+    v.includes('/') &&
+    !v.includes('kubernetes.io/') &&
+    !v.startsWith('requests.') &&
+    qualifiedName(v).length === 0 &&
+    qualifiedName(`requests.${v}`).length === 0;
+  const part = (max: number) => fc.stringMatching(new RegExp(`^[-a-zA-Z0-9._/]{0,${max}}$`));
+  const names = fc.oneof(
+    part(20),
+    fc.tuple(part(250), part(70)).map(([a, b]) => `${a}/${b}`),
+    fc.tuple(fc.integer({ min: 240, max: 256 }), fc.integer({ min: 60, max: 66 })).map(([d, n]) => `${'a'.repeat(d)}/${'b'.repeat(n)}`),
+    fc.constantFrom('intel.com/sriov', 'kubernetes.io/x', 'a.kubernetes.io/x', 'requests.a/b', 'a/b/c', '-a/b', 'a./b', 'a/b_', 'A.com/b'),
+  );
+  fc.assert(
+    fc.property(names, (v) => {
+      t.equal(extendedResourceName(v).length === 0, byRules(v), v);
+    }),
+    { numRuns: 3000 },
+  );
+  t.end();
 });
