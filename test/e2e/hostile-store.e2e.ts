@@ -7,6 +7,9 @@
  * MALLOC_ARENA_MAX); the container limit is 320 MiB. Restarted twice among these objects, it must
  * be ready within a bound scaled from a reference start in the same run, still alive and ready
  * 30 s later, peak RSS (VmHWM) under 320 MiB, and admit and mutate a pod with a network.
+ * The store also holds more KubeVirt objects than netattach keeps (its binding registry's total
+ * bound, src/kubevirt/bindings.ts), each registering ~10,000 binding plugins (its per-object bound
+ * is 64): read at every start, kept as a summary each.
  *
  *   npm run test:e2e       (alone: npx tap --disable-coverage --timeout=1500 test/e2e/hostile-store.e2e.ts)
  */
@@ -38,6 +41,43 @@ const BLOB_KEY = 'example.com/blob';
 const CONCURRENCY = 8;
 /** The Deployment's memory limit (manifests/base/deployment.yaml). */
 const LIMIT_MIB = 320;
+/** KubeVirt objects past netattach's total bound (16), each with this many binding plugins (~0.5 MB, under etcd's 1.5 MiB with managedFields). */
+const KUBEVIRTS = 20;
+const KUBEVIRT_PLUGINS = 10_000;
+const KUBEVIRTS_CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'kubevirts.kubevirt.io' },
+  spec: {
+    group: 'kubevirt.io',
+    scope: 'Namespaced',
+    names: { kind: 'KubeVirt', plural: 'kubevirts', singular: 'kubevirt', listKind: 'KubeVirtList' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
+  },
+};
+const hostileKubevirt = (ns: string, name: string): string =>
+  JSON.stringify({
+    apiVersion: 'kubevirt.io/v1',
+    kind: 'KubeVirt',
+    metadata: { name, namespace: ns },
+    spec: {
+      configuration: {
+        network: {
+          binding: Object.fromEntries(
+            Array.from({ length: KUBEVIRT_PLUGINS }, (_, i) => [`p${i}`, { networkAttachmentDefinition: `n${i}` }]),
+          ),
+        },
+      },
+    },
+    status: { phase: 'Deployed' },
+  });
 /** How long it must stay up and ready after its readiness. */
 const STAY_UP_MS = 30_000;
 /** waitReady's default: the suite's usual readiness timeout, the floor of the bound. */
@@ -332,6 +372,21 @@ t.test(
       CONCURRENCY,
     );
     t.same(failed(nads), [], `${BLOB_NADS} blob NADs admitted by netattach and created`);
+    // KubeVirt objects, more than netattach keeps and each past its per-object bound (no webhook sees them).
+    await e.applyOk(KUBEVIRTS_CRD);
+    await e.cluster.kubectlOk(['wait', '--for=condition=Established', '--timeout=60s', 'crd/kubevirts.kubevirt.io']);
+    const kubevirts: Array<{ status: number; body: string }> = [];
+    for (let i = 0; i < KUBEVIRTS; i++) {
+      const path = `/apis/kubevirt.io/v1/namespaces/${NAMESPACES[i % NAMESPACES.length]}/kubevirts`;
+      let r = await post(path, [hostileKubevirt(NAMESPACES[i % NAMESPACES.length]!, `kv-${i}`)]);
+      // The CRD established a moment ago may not be served yet.
+      for (let tries = 0; r.status === 404 && tries < 50; tries++) {
+        await sleep(200);
+        r = await post(path, [hostileKubevirt(NAMESPACES[i % NAMESPACES.length]!, `kv-${i}`)]);
+      }
+      kubevirts.push(r);
+    }
+    t.same(failed(kubevirts), [], `${KUBEVIRTS} KubeVirt objects of ${KUBEVIRT_PLUGINS} binding plugins created`);
     const t2 = Date.now();
     // Valid for Multus (JSON allows any whitespace): netattach must admit and mutate them.
     for (let i = 0; i < PADDED_PODS; i++) {
@@ -369,6 +424,8 @@ t.test('restart among the hostile objects (SIGTERM, as a rollout): comes up and 
   const boundMs = readyBound();
   await e.netattach.stop();
   judge(t, await startAndFollow(t, 'restart 1 (SIGTERM)', boundMs, 'probe-1'), boundMs);
+  // The KubeVirt watch read them all (its first list is logged): past the bound, the registry unknown.
+  t.match(e.netattach.readLog(), /more than 16 KubeVirt objects/, 'the KubeVirt objects were read, and found past the bound');
 });
 
 t.test('restarted once more (SIGKILL, as after a crash): comes up and stays up, no crash loop', async (t) => {
@@ -396,6 +453,8 @@ t.test('cleanup: the pods and NADs the suite made are deleted', async (t) => {
     t.equal(pods.status, 200, `pods of ${ns} deleted${pods.status === 200 ? '' : `: ${pods.body.slice(0, 300)}`}`);
     const nads = await request('DELETE', `/apis/k8s.cni.cncf.io/v1/namespaces/${ns}/network-attachment-definitions`, [], false);
     t.equal(nads.status, 200, `NADs of ${ns} deleted${nads.status === 200 ? '' : `: ${nads.body.slice(0, 300)}`}`);
+    const kvs = await request('DELETE', `/apis/kubevirt.io/v1/namespaces/${ns}/kubevirts`, [], false);
+    t.equal(kvs.status, 200, `KubeVirt objects of ${ns} deleted${kvs.status === 200 ? '' : `: ${kvs.body.slice(0, 300)}`}`);
   }
   for (const ns of NAMESPACES) {
     const left = JSON.parse((await request('GET', `/api/v1/namespaces/${ns}/pods`, [], true)).body) as { items: unknown[] };
