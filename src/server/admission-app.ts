@@ -13,9 +13,19 @@ import { handleReview, type PipelineDeps, type PipelineResult } from './pipeline
 import { lookupBudgetMs } from './deadline.js';
 import { secureContextOptions, type TlsMaterial } from './tls.js';
 import type { ConnectionLimits } from './types.js';
-import { containersFor, DEFAULT_ANSWER_DRAIN_MS, DEFAULT_INFLIGHT_BYTES, InflightBytes, jsonShapeProblem, MAX_BODY_DEPTH } from './body.js';
+import {
+  containersFor,
+  DEFAULT_ANSWER_DRAIN_MS,
+  DEFAULT_INFLIGHT_BYTES,
+  type Held,
+  InflightBytes,
+  jsonShapeProblem,
+  MAX_BODY_DEPTH,
+} from './body.js';
 
 const FIRST_REQUEST = Symbol('netattach.firstRequest');
+/** The body being read from a request stream (admission-app's BodyRead), while it is read. */
+const BODY_READ = Symbol('netattach.bodyRead');
 
 export const CONNECTION_LIMITS: ConnectionLimits = {
   keepAliveTimeoutMs: 120_000,
@@ -97,28 +107,28 @@ export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
   // counted in the budget with the bodies, and dropped with its connection when the budget needs
   // room for newer ones or when it has waited answerDrainMs. Answers taken at once (every
   // apiserver call) cost one check.
-  const holdUntilRead = (res: ServerResponse): void => {
-    res.once('prefinish', () => {
-      const socket = res.socket;
-      if (res.writableFinished || !socket || socket.writableLength === 0) return;
-      const held = inflight.start(() => socket.destroy());
-      const timer = setTimeout(() => {
-        inflight.end(held);
-        socket.destroy();
-      }, limits.answerDrainMs);
-      timer.unref();
-      const taken = () => {
-        clearTimeout(timer);
-        inflight.end(held);
-      };
-      res.once('finish', taken);
-      res.once('close', taken);
-      if (!inflight.add(held, socket.writableLength)) {
-        taken();
-        socket.destroy();
-      }
-    });
-  };
+  // One handler for every response (`this` is the response): no closure per request, whose
+  // objects would outlive the young generation on a kept-alive connection.
+  function holdUntilRead(this: ServerResponse): void {
+    const socket = this.socket;
+    if (this.writableFinished || !socket || socket.writableLength === 0) return;
+    const held = inflight.start(() => socket.destroy());
+    const timer = setTimeout(() => {
+      inflight.end(held);
+      socket.destroy();
+    }, limits.answerDrainMs);
+    timer.unref();
+    const taken = () => {
+      clearTimeout(timer);
+      inflight.end(held);
+    };
+    this.once('finish', taken);
+    this.once('close', taken);
+    if (!inflight.add(held, socket.writableLength)) {
+      taken();
+      socket.destroy();
+    }
+  }
   const app = fastify<https.Server>({
     serverFactory: (handler) => {
       const server: https.Server = https.createServer(
@@ -140,7 +150,7 @@ export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
             drain.lastRequestAt = Date.now();
             if (drain.draining) res.setHeader('connection', 'close');
           }
-          holdUntilRead(res);
+          res.on('prefinish', holdUntilRead);
           if (!fastPath(req, res)) handler(req, res);
         },
       );
@@ -212,52 +222,84 @@ export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
   const tooLarge = () => refuse(413, 'FST_ERR_CTP_BODY_TOO_LARGE', 'Request body is too large');
   app.removeContentTypeParser('application/json');
   type Done = (err: FastifyError | null, body?: unknown) => void;
-  // Reads and parses a JSON body (fastify's content-type parser, and the fast path below).
-  const readJson = (raw: IncomingMessage, payload: Readable, done: Done): void => {
+  // Reads and parses a JSON body (fastify's content-type parser, and the fast path below). One
+  // object per body holds its state and is its place in the in-flight budget; the stream's
+  // listeners are shared functions that find it on the stream: a kept-alive connection keeps its
+  // last request, and with it whatever that request's listeners close over.
+  class BodyRead implements Held {
+    bytes = 0;
+    chunks: Buffer[] = [];
+    settled = false;
+    constructor(
+      readonly raw: IncomingMessage,
+      readonly payload: Readable & { [BODY_READ]?: BodyRead | undefined },
+      readonly declared: number,
+      readonly done: Done,
+    ) {}
+    /** Cut to make room for newer bodies: answered (if the socket still can be) and closed. */
+    cut(): void {
+      this.finish(refuse(503, 'NETATTACH_BODY_EVICTED', 'the request body arrived too slowly while others waited: closed'));
+      this.raw.socket?.destroy();
+    }
+    data(chunk: Buffer): void {
+      if (this.settled) return;
+      if (this.bytes + chunk.length > options.bodyLimit) return this.finish(tooLarge());
+      this.chunks.push(chunk);
+      // Room is made by cutting older unfinished bodies; a body that still does not fit is refused.
+      if (!inflight.add(this, chunk.length)) this.finish(refuse(503, 'NETATTACH_BUSY', 'too many request bodies arriving at once: retry'));
+    }
+    end(): void {
+      if (!Number.isNaN(this.declared) && this.bytes !== this.declared) {
+        return this.finish(refuse(400, 'FST_ERR_CTP_INVALID_CONTENT_LENGTH', 'Request body size did not match Content-Length'));
+      }
+      const text = Buffer.concat(this.chunks).toString('utf8');
+      this.chunks.length = 0;
+      this.finish(null, text);
+    }
+    finish(err: FastifyError | null, text?: string): void {
+      if (this.settled) return;
+      this.settled = true;
+      inflight.end(this);
+      this.payload.removeListener('data', onBodyData);
+      // The 'error' and 'close' listeners stay (a stream that errs later must have one); they find nothing to do.
+      this.payload[BODY_READ] = undefined;
+      if (err) {
+        this.chunks.length = 0; // what arrived is dropped now, not when the request object goes
+        this.payload.resume();
+        return this.done(err, undefined);
+      }
+      parse(
+        this.raw as unknown as Parameters<typeof fastifyJson>[0],
+        text ?? '',
+        this.done as NonNullable<Parameters<typeof fastifyJson>[2]>,
+      );
+    }
+  }
+  const readJson = (raw: IncomingMessage, payload: Readable & { [BODY_READ]?: BodyRead | undefined }, done: Done): void => {
     const declared = Number(raw.headers['content-length']);
     if (declared > options.bodyLimit) return done(tooLarge(), undefined);
-    const chunks: Buffer[] = [];
-    let settled = false;
-    // Cut to make room for newer bodies: answered (if the socket still can be) and closed.
-    const arrival = inflight.start(() => {
-      finish(refuse(503, 'NETATTACH_BODY_EVICTED', 'the request body arrived too slowly while others waited: closed'));
-      raw.socket?.destroy();
-    });
-    const finish = (err: FastifyError | null, text?: string) => {
-      if (settled) return;
-      settled = true;
-      inflight.end(arrival);
-      payload.removeListener('data', onData);
-      if (err) {
-        chunks.length = 0; // what arrived is dropped now, not when the request object goes
-        payload.resume();
-        return done(err, undefined);
-      }
-      return parse(raw as unknown as Parameters<typeof fastifyJson>[0], text ?? '', done as NonNullable<Parameters<typeof fastifyJson>[2]>);
-    };
-    const onData = (chunk: Buffer) => {
-      if (settled) return;
-      if (arrival.bytes + chunk.length > options.bodyLimit) return finish(tooLarge());
-      chunks.push(chunk);
-      // Room is made by cutting older unfinished bodies; a body that still does not fit is refused.
-      if (!inflight.add(arrival, chunk.length)) finish(refuse(503, 'NETATTACH_BUSY', 'too many request bodies arriving at once: retry'));
-    };
-    payload.on('data', onData);
-    payload.on('error', (err: Error) =>
-      finish(refuse(400, 'NETATTACH_BODY_ABORTED', `the request body could not be read: ${err.message}`)),
-    );
-    // 'close' follows 'end' on every request: the error (and its stack trace, 28 µs of a cold call)
-    // is made only when the body really was cut short.
-    payload.on('close', () => settled || finish(refuse(400, 'NETATTACH_BODY_ABORTED', 'the request body was not completed')));
-    payload.on('end', () => {
-      if (!Number.isNaN(declared) && arrival.bytes !== declared) {
-        return finish(refuse(400, 'FST_ERR_CTP_INVALID_CONTENT_LENGTH', 'Request body size did not match Content-Length'));
-      }
-      const text = Buffer.concat(chunks).toString('utf8');
-      chunks.length = 0;
-      finish(null, text);
-    });
+    const read = new BodyRead(raw, payload, declared, done);
+    inflight.hold(read);
+    payload[BODY_READ] = read;
+    payload.on('data', onBodyData);
+    payload.on('error', onBodyError);
+    payload.on('close', onBodyClose);
+    payload.on('end', onBodyEnd);
   };
+  function onBodyData(this: { [BODY_READ]?: BodyRead | undefined }, chunk: Buffer): void {
+    this[BODY_READ]?.data(chunk);
+  }
+  function onBodyError(this: { [BODY_READ]?: BodyRead | undefined }, err: Error): void {
+    this[BODY_READ]?.finish(refuse(400, 'NETATTACH_BODY_ABORTED', `the request body could not be read: ${err.message}`));
+  }
+  // 'close' follows 'end' on every request: the error (and its stack trace, 28 µs of a cold call)
+  // is made only when the body really was cut short.
+  function onBodyClose(this: { [BODY_READ]?: BodyRead | undefined }): void {
+    this[BODY_READ]?.finish(refuse(400, 'NETATTACH_BODY_ABORTED', 'the request body was not completed'));
+  }
+  function onBodyEnd(this: { [BODY_READ]?: BodyRead | undefined }): void {
+    this[BODY_READ]?.end();
+  }
   app.addContentTypeParser('application/json', (request, payload, done) => readJson(request.raw, payload, done));
 
   /** The answer to a failed request: counted, logged, and the body sent (by fastify or the fast path). */
@@ -295,15 +337,19 @@ export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
     }
     return reply.code(200).send(result.review);
   };
-  // Not async: a review answered from the NAD cache is sent in the same tick.
-  const route = (endpoint: Endpoint) => (request: { body: unknown; query: unknown }, reply: Reply) => {
-    const timeout = (request.query as Record<string, unknown> | undefined)?.timeout;
-    const result = handleReview(request.body, endpoint, () => lookupBudgetMs(timeout), pipeline);
+  // Not async: a review answered from the NAD cache is sent in the same tick. `timeout` is read
+  // only when a NAD lookup needs its budget (never on the hot path).
+  const route = (endpoint: Endpoint) => (request: { body: unknown; timeout: () => unknown }, reply: Reply) => {
+    const result = handleReview(request.body, endpoint, () => lookupBudgetMs(request.timeout()), pipeline);
     return result instanceof Promise ? result.then((r) => answer(endpoint, r, reply)) : answer(endpoint, result, reply);
   };
   const routes = { mutate: route('mutate'), validate: route('validate') };
-  app.post('/mutate', routes.mutate);
-  app.post('/validate', routes.validate);
+  const viaFastify =
+    (endpoint: Endpoint) =>
+    (request: { body: unknown; query: unknown }, reply: Reply): unknown =>
+      routes[endpoint]({ body: request.body, timeout: () => (request.query as Record<string, unknown> | undefined)?.timeout }, reply);
+  app.post('/mutate', viaFastify('mutate'));
+  app.post('/validate', viaFastify('validate'));
 
   // The hot path without fastify: a POST of JSON to /mutate or /validate with a Content-Length,
   // which is every call the kube-apiserver makes. Routing, hooks and the reply machinery cost
@@ -337,10 +383,10 @@ export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
       // rest at the client's pace (a 413 used to keep the connection until the request timeout).
       if (err) return fail(err, true);
       try {
-        // The same route handler as through fastify, with the query parsed here.
-        const query = q === -1 ? {} : querystring.parse(url.slice(q + 1));
+        // The same route handler as through fastify, with the query parsed here if it is needed.
+        const timeout = () => (q === -1 ? undefined : querystring.parse(url.slice(q + 1)).timeout);
         const reply = { code: (n: number) => ({ send: (b: unknown) => send(res, n, b) }) };
-        const sent = routes[endpoint]({ body, query }, reply);
+        const sent = routes[endpoint]({ body, timeout }, reply);
         if (sent instanceof Promise) sent.catch(fail);
       } catch (e) {
         fail(e);

@@ -57,6 +57,12 @@ export class InflightBytes {
     return h;
   }
 
+  /** Counts a holder of the caller's own (its bytes from now on, 0 if new). */
+  hold(h: Held): void {
+    this.held.add(h);
+    this.total += h.bytes;
+  }
+
   add(h: Held, n: number): boolean {
     h.bytes += n;
     this.total += n;
