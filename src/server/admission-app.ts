@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
 import querystring from 'node:querystring';
 import type { Readable } from 'node:stream';
+import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { fastify, LogController, type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -24,6 +25,8 @@ import {
 } from './body.js';
 
 const FIRST_REQUEST = Symbol('netattach.firstRequest');
+/** An answer held until its client reads it (HeldAnswer), on its response. */
+const HELD_ANSWER = Symbol('netattach.heldAnswer');
 /** The body being read from a request stream (admission-app's BodyRead), while it is read. */
 const BODY_READ = Symbol('netattach.bodyRead');
 
@@ -103,31 +106,59 @@ export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
   const { pipeline, logger } = options;
   const limits: ConnectionLimits = { ...CONNECTION_LIMITS, ...options.limits };
   const inflight = new InflightBytes(limits.inflightBytes);
-  // An answer the socket could not take at once (its client does not read) is held in memory:
+  // An answer the socket could not take at once is held in memory until the client reads it:
   // counted in the budget with the bodies, and dropped with its connection when the budget needs
-  // room for newer ones or when it has waited answerDrainMs. Answers taken at once (every
-  // apiserver call) cost one check.
-  // One handler for every response (`this` is the response): no closure per request, whose
-  // objects would outlive the young generation on a kept-alive connection.
-  function holdUntilRead(this: ServerResponse): void {
+  // room for newer ones or when it has waited answerDrainMs. A TLS socket reports its write done
+  // a moment later, so nearly every answer is held for that moment: one small object each, found
+  // by shared handlers (no closure, no timer per answer), and one sweep timer for all of them.
+  class HeldAnswer implements Held {
+    bytes = 0;
+    readonly since = performance.now();
+    constructor(readonly socket: Socket) {}
+    cut(): void {
+      this.socket.destroy();
+    }
+  }
+  /** Held answers, oldest first (a Set keeps insertion order). */
+  const heldAnswers = new Set<HeldAnswer>();
+  let sweepTimer: NodeJS.Timeout | undefined;
+  const sweep = (): void => {
+    const oldest = performance.now() - limits.answerDrainMs;
+    for (const held of heldAnswers) {
+      if (held.since > oldest) break;
+      heldAnswers.delete(held);
+      inflight.end(held);
+      held.socket.destroy();
+    }
+    if (heldAnswers.size === 0 && sweepTimer !== undefined) {
+      clearInterval(sweepTimer);
+      sweepTimer = undefined;
+    }
+  };
+  function holdUntilRead(this: ServerResponse & { [HELD_ANSWER]?: HeldAnswer | undefined }): void {
     const socket = this.socket;
     if (this.writableFinished || !socket || socket.writableLength === 0) return;
-    const held = inflight.start(() => socket.destroy());
-    const timer = setTimeout(() => {
-      inflight.end(held);
-      socket.destroy();
-    }, limits.answerDrainMs);
-    timer.unref();
-    const taken = () => {
-      clearTimeout(timer);
-      inflight.end(held);
-    };
-    this.once('finish', taken);
-    this.once('close', taken);
+    const held = new HeldAnswer(socket);
+    inflight.hold(held);
+    heldAnswers.add(held);
+    this[HELD_ANSWER] = held;
+    this.on('finish', answerTaken);
+    this.on('close', answerTaken);
+    if (sweepTimer === undefined) {
+      sweepTimer = setInterval(sweep, Math.max(10, limits.answerDrainMs / 4));
+      sweepTimer.unref();
+    }
     if (!inflight.add(held, socket.writableLength)) {
-      taken();
+      answerTaken.call(this);
       socket.destroy();
     }
+  }
+  function answerTaken(this: ServerResponse & { [HELD_ANSWER]?: HeldAnswer | undefined }): void {
+    const held = this[HELD_ANSWER];
+    if (held === undefined) return;
+    this[HELD_ANSWER] = undefined;
+    heldAnswers.delete(held);
+    inflight.end(held);
   }
   const app = fastify<https.Server>({
     serverFactory: (handler) => {
@@ -394,5 +425,9 @@ export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
     });
     return true;
   }
+  app.addHook('onClose', async () => {
+    if (sweepTimer !== undefined) clearInterval(sweepTimer);
+    sweepTimer = undefined;
+  });
   return app;
 }
