@@ -5,6 +5,13 @@
 
 export type SlotOutcome = 'ok' | 'full' | 'timeout';
 
+/**
+ * A waiter with less than this left is not handed a slot: no API server answers a GET in it, and
+ * the in-flight lookups that free slots time out on the same millisecond as the waiters (a CI
+ * run sent a 1 ms GET from a waiter 0.4 ms before its deadline).
+ */
+export const MIN_GET_MS = 10;
+
 interface Waiter {
   /** performance.now() past which the lookup no longer waits. */
   deadline: number;
@@ -19,6 +26,7 @@ export class RequestSlots {
   constructor(
     readonly maxInFlight: number,
     readonly maxWaiting: number,
+    readonly minLeftMs: number = MIN_GET_MS,
   ) {}
 
   /** A slot at once, after waiting at most `waitMs`, or none (`full`, `timeout`). Release an `ok`. */
@@ -48,13 +56,13 @@ export class RequestSlots {
    * Hands the slot to the longest waiting lookup whose wait has not run out. One whose deadline
    * passed while its timer has not fired yet (a busy event loop runs the expired timers one after
    * another, and a slot freed by the first may reach a later one) is told `timeout`: nobody
-   * awaits the answer of a GET it would send.
+   * awaits the answer of a GET it would send. So is one with less than `minLeftMs` left.
    */
   release(): void {
     const now = performance.now();
     for (const waiter of this.waiting) {
       this.waiting.delete(waiter);
-      if (waiter.deadline <= now) {
+      if (waiter.deadline - now < this.minLeftMs) {
         waiter.settle('timeout');
         continue;
       }

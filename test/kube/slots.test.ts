@@ -45,3 +45,18 @@ t.test('a slot freed after a waiter deadline passed, before its timer ran: timeo
   slots.release();
   t.same(slots.load(), { running: 0, waiting: 0 });
 });
+
+t.test('a slot freed just before a waiter deadline: timeout, not a GET with no time to be answered', async (t) => {
+  // The lookups in flight time out on the same millisecond as the waiters: the slot the first
+  // frees reaches a waiter with a fraction of a millisecond left (a CI run of 5 December).
+  const slots = new RequestSlots(1, 4, 10);
+  t.equal(slots.acquire(1000), 'ok');
+  const almost = slots.acquire(30);
+  const live = slots.acquire(5000);
+  busy(25);
+  slots.release();
+  t.equal(await almost, 'timeout', 'less than minLeftMs left: not handed the slot');
+  t.equal(await live, 'ok', 'the next waiter with time left gets it');
+  slots.release();
+  t.same(slots.load(), { running: 0, waiting: 0 });
+});
