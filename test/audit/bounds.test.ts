@@ -167,6 +167,86 @@ t.test('capFindings: at the bound as they are; one past, the first 31 and one gr
   t.equal(MAX_POD_FINDINGS, 32, 'the documented bound');
 });
 
+t.test('capFindings: the summary takes the worst severity left out, the first of equals', async (t) => {
+  const f = (rule: string, severity: AuditFinding['severity']): AuditFinding => ({
+    policy: 'p',
+    rule,
+    action: 'Audit',
+    result: 'fail',
+    severity,
+    message: rule,
+  });
+  // The rest (past the first MAX_POD_FINDINGS - 1), in order; the worst one the summary names.
+  const cases: Array<[string, Array<[string, AuditFinding['severity']]>, string]> = [
+    [
+      'info then low',
+      [
+        ['a', 'info'],
+        ['b', 'low'],
+      ],
+      'b',
+    ],
+    [
+      'low then medium',
+      [
+        ['a', 'low'],
+        ['b', 'medium'],
+      ],
+      'b',
+    ],
+    [
+      'medium then high',
+      [
+        ['a', 'medium'],
+        ['b', 'high'],
+      ],
+      'b',
+    ],
+    [
+      'high then critical',
+      [
+        ['a', 'high'],
+        ['b', 'critical'],
+      ],
+      'b',
+    ],
+    [
+      'the worst first, milder after',
+      [
+        ['a', 'critical'],
+        ['b', 'high'],
+        ['c', 'info'],
+      ],
+      'a',
+    ],
+    [
+      'the worst in the middle',
+      [
+        ['a', 'low'],
+        ['b', 'critical'],
+        ['c', 'medium'],
+      ],
+      'b',
+    ],
+    [
+      'equals: the first',
+      [
+        ['a', 'high'],
+        ['b', 'high'],
+        ['c', 'low'],
+      ],
+      'a',
+    ],
+  ];
+  for (const [name, rest, worst] of cases) {
+    const head = Array.from({ length: MAX_POD_FINDINGS - 1 }, (_, i) => f(`h${i}`, 'info'));
+    const capped = capFindings([...head, ...rest.map(([rule, severity]) => f(rule, severity))]);
+    const expected = rest.find(([rule]) => rule === worst)![1];
+    t.match(capped.at(-1), { rule: 'moreFindings', severity: expected }, `${name}: severity`);
+    t.match(capped.at(-1)!.message, new RegExp(`the worst of them: p/${worst}\\)`), `${name}: names ${worst}`);
+  }
+});
+
 t.test('capFindings in the audit: a pod of 1,000 missing networks keeps 32 findings, not 1,000', async (t) => {
   const text = JSON.stringify(Array.from({ length: 1000 }, (_, i) => ({ name: `m${i}` })));
   t.ok(text.length <= POD_TEXT_CHARS, 'within the per-pod text bound: judged');
