@@ -2,6 +2,7 @@
 // annotations), certificates made by `netattach certs` in-process, and an HTTPS client that
 // verifies the CA and reports the peer certificate's serial.
 import https from 'node:https';
+import tls from 'node:tls';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -211,4 +212,18 @@ export async function getHttp(url: string): Promise<HttpResult> {
     json = undefined;
   }
   return { status: res.status, headers: Object.fromEntries(res.headers), text, json };
+}
+
+export const hostPort = (url: string): { host: string; port: number } => {
+  const u = new URL(url);
+  return { host: u.hostname, port: Number(u.port) };
+};
+
+/** A TLS connection that has finished its handshake. */
+export function connect(url: string, ca: string, extra: tls.ConnectionOptions = {}): Promise<tls.TLSSocket> {
+  return new Promise((resolve, reject) => {
+    const s = tls.connect({ ...hostPort(url), ca, servername: 'localhost', ...extra }, () => resolve(s));
+    s.once('error', reject);
+    s.resume(); // read what the server sends, so 'close' comes when it closes
+  });
 }

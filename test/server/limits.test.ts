@@ -1,28 +1,15 @@
 // Server limits against hostile clients (issue 15), in process over real HTTPS with shortened
 // timeouts. test/hostile/ replays the same attacks on a real `serve` process with the production
-// limits and heap cap.
+// limits and heap cap. The budget for answers a client does not read, seconds of waiting, is in
+// test/heavy/server/limits.test.ts (npm run test:heavy).
 import t from 'tap';
 import tls from 'node:tls';
 import https from 'node:https';
-import { getHttp, podReview, request } from './fixtures.js';
+import { connect, getHttp, hostPort, podReview, request } from './fixtures.js';
 import { startServer } from './harness.js';
 import { internalError } from '../../src/admission/decision.js';
 import { fakeCore } from './fixtures.js';
 import { rateLimitedLog } from '../../src/server/server.js';
-
-const hostPort = (url: string) => {
-  const u = new URL(url);
-  return { host: u.hostname, port: Number(u.port) };
-};
-
-/** A TLS connection that has finished its handshake. */
-function connect(url: string, ca: string, extra: tls.ConnectionOptions = {}): Promise<tls.TLSSocket> {
-  return new Promise((resolve, reject) => {
-    const s = tls.connect({ ...hostPort(url), ca, servername: 'localhost', ...extra }, () => resolve(s));
-    s.once('error', reject);
-    s.resume(); // read what the server sends, so 'close' comes when it closes
-  });
-}
 
 const closed = (s: tls.TLSSocket): Promise<void> => new Promise((resolve) => (s.destroyed ? resolve() : s.once('close', () => resolve())));
 
@@ -233,67 +220,5 @@ t.test(
       t.equal(outcome, 'closed', `${name}: closed after ${Date.now() - started} ms without the body being sent`);
       r.socket.destroy();
     }
-  },
-);
-
-/** A core answering every review with `bytes` of warnings: a stand-in for any large answer. */
-const bigAnswers = (bytes: number) => ({
-  ...fakeCore,
-  toResponse: (apiVersion: 'admission.k8s.io/v1' | 'admission.k8s.io/v1beta1', uid: string) => ({
-    apiVersion,
-    kind: 'AdmissionReview' as const,
-    response: { uid, allowed: true, warnings: Array.from({ length: bytes / 1024 }, (_, i) => `${i}`.padEnd(1024, 'w')) },
-  }),
-});
-
-t.test(
-  'answers a client does not read are counted in the budget: the oldest is dropped for room, any after answerDrainMs (issue 24, finding 2)',
-  async (t) => {
-    // 16 MB answers (more than the kernel's socket buffers take on loopback), a 24 MiB budget, a 3 s drain bound.
-    const answerDrainMs = 3000;
-    const size = 16 * 1024 * 1024;
-    const { url, ca } = await startServer(t, {
-      deps: { core: bigAnswers(size) },
-      options: { limits: { inflightBytes: 24 * 1024 * 1024, answerDrainMs } },
-    });
-    const body = JSON.stringify(podReview());
-    /** A connection that asks and does not read; `readNow` starts reading and resolves with the bytes it got before the server closed. */
-    const ask = async () => {
-      const s = await connect(url, ca);
-      s.on('error', () => {});
-      s.pause();
-      s.write(
-        `POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-      );
-      const readNow = () =>
-        new Promise<number>((resolve) => {
-          let got = 0;
-          s.on('data', (d: Buffer) => (got += d.length));
-          s.once('close', () => resolve(got));
-          // A connection the server kept open: whole answer read, then closed here.
-          const whole = setInterval(() => got >= size && s.destroy(), 50);
-          s.once('close', () => clearInterval(whole));
-          s.resume();
-        });
-      return { readNow };
-    };
-    const first = await ask();
-    await new Promise((r) => setTimeout(r, 500));
-    const second = await ask();
-    await new Promise((r) => setTimeout(r, 500));
-    // Two unread answers do not fit in 24 MiB: the oldest connection was dropped (on main, read whole now).
-    const firstGot = await first.readNow();
-    t.ok(firstGot < size, `the oldest unread answer was dropped when the newer one needed room: ${firstGot} of ${size} bytes arrived`);
-    // The newer one fitted, but is dropped once it has waited answerDrainMs (slack for a loaded machine).
-    await new Promise((r) => setTimeout(r, answerDrainMs * 2));
-    const secondGot = await second.readNow();
-    t.ok(
-      secondGot < size,
-      `an answer unread for ${answerDrainMs * 2} ms was dropped (bound ${answerDrainMs} ms): ${secondGot} of ${size} bytes arrived`,
-    );
-    // A client that reads gets the whole answer, however large.
-    const read = await request(`${url}/validate`, body, { ca });
-    t.equal(read.status, 200);
-    t.equal(read.json.response.warnings.length, size / 1024);
   },
 );

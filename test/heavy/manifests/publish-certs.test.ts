@@ -2,13 +2,15 @@
 // the webhook configurations (from the base) in a JSON file: first install, renewal with the
 // same CA, a CA replaced while the old one is still trusted. The same script ran against a real
 // kube-apiserver and kubectl while it was written; this keeps its logic from regressing.
+// Heavy: the script runs 6 times and its fake kubectl is a Node.js process per call (66 of them),
+// about 10 s of CPU on the quiet 2-core machine, the most of any file in the unit tier.
 import t from 'tap';
 import { mkdtempSync, writeFileSync, readFileSync, chmodSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { run as certs } from '../../src/cli/certs.js';
-import { ROOT, BASE, SELF_SIGNED, kustomizeObjects, find, type Obj } from './load.js';
+import { run as certs } from '../../../src/cli/certs.js';
+import { ROOT, BASE, SELF_SIGNED, kustomizeObjects, find, type Obj } from '../../manifests/load.js';
 
 // The parts of a tap test the helpers use (the root and subtests both have them).
 type Checks = Pick<typeof t, 'teardown' | 'equal'>;
