@@ -2,9 +2,10 @@
 // format (undefined when it is). The same functions serve ajv (as custom formats, see schema.ts)
 // and the simple-form parser, so the two forms cannot drift apart. Linear scans, no regex
 // backtracking.
-import { isIPv4, isIPv6 } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { guidFormatProblem, macFormatProblem } from './hwaddr.js';
+// From process.getBuiltinModule: an ES import of node:net would read its lazy exports (src/kube/transport.ts).
+const { isIPv4, isIPv6 } = process.getBuiltinModule('node:net');
 
 const isLowerAlnum = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
 

@@ -2,8 +2,14 @@
 // every syntax error gets a line and column). `List` documents (`kubectl get -o yaml`) are
 // flattened. Pure. A file with a syntax error yields no objects: half a file would make NADs
 // vanish and report pods against them, and kubectl would refuse the file anyway.
-import { LineCounter, isMap, isSeq, parseAllDocuments, type Document } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import type { ManifestObject, ParsedManifests, ReadError } from './types.js';
+// yaml (72 modules, ~0.7 MB of heap) is required on first use, not imported: the server loads this
+// folder for its audit, which parses no file (issue 39).
+const requireYaml = createRequire(import.meta.url);
+let yamlModule: typeof Yaml | undefined;
+const yaml = (): typeof Yaml => (yamlModule ??= requireYaml('yaml') as typeof Yaml);
 
 /** Aliases a document may expand: enough for real manifests, not for an alias bomb. */
 const MAX_ALIAS_COUNT = 100;
@@ -14,6 +20,7 @@ const isList = (v: unknown): v is { kind: string; items: unknown[] } =>
   isObject(v) && typeof v.kind === 'string' && v.kind.endsWith('List') && Array.isArray(v.items);
 
 export function parseManifests(text: string, file: string): ParsedManifests {
+  const { LineCounter, parseAllDocuments } = yaml();
   const lines = new LineCounter();
   const documents = parseAllDocuments(text, { lineCounter: lines, prettyErrors: true });
   const objects: ManifestObject[] = [];
@@ -49,13 +56,13 @@ export function parseManifests(text: string, file: string): ParsedManifests {
 }
 
 /** Start offsets of the items of a List document's `items` sequence. */
-function itemsNode(doc: Document): Array<number | undefined> | undefined {
-  if (!isMap(doc.contents)) return undefined;
+function itemsNode(doc: Yaml.Document): Array<number | undefined> | undefined {
+  if (!yaml().isMap(doc.contents)) return undefined;
   const items = doc.contents.get('items', true);
-  return isSeq(items) ? items.items.map((n) => (n as { range?: [number, number, number] } | null)?.range?.[0]) : undefined;
+  return yaml().isSeq(items) ? items.items.map((n) => (n as { range?: [number, number, number] } | null)?.range?.[0]) : undefined;
 }
 
-function lineOf(offset: number | undefined, lines: LineCounter): { line?: number } {
+function lineOf(offset: number | undefined, lines: Yaml.LineCounter): { line?: number } {
   return offset === undefined ? {} : { line: lines.linePos(offset).line };
 }
 

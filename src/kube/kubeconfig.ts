@@ -7,7 +7,13 @@
 // the caller, naming it. Errors are data ({path, value, reason}) and never carry a secret's value.
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
+// yaml (72 modules, ~0.7 MB of heap) is required on first use, not imported: a server whose files
+// are JSON, or that reads the cluster with in-cluster credentials, never parses YAML (issue 39).
+const requireYaml = createRequire(import.meta.url);
+let yamlModule: typeof Yaml | undefined;
+const yaml = (): typeof Yaml => (yamlModule ??= requireYaml('yaml') as typeof Yaml);
 
 /** A problem with one field of the kubeconfig; `value` is absent for secrets (and for missing fields). */
 export interface KubeconfigProblem {
@@ -131,8 +137,8 @@ const isMap = (v: unknown): v is Map_ => typeof v === 'object' && v !== null && 
 
 /** One file parsed with the failsafe schema: every scalar a string, typed by the field that holds it (as sigs.k8s.io/yaml types by the target). */
 function parseFile(file: string, text: string): Map_ {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { schema: 'failsafe', prettyErrors: false, lineCounter, merge: false });
+  const lineCounter = new (yaml().LineCounter)();
+  const doc = yaml().parseDocument(text, { schema: 'failsafe', prettyErrors: false, lineCounter, merge: false });
   const err = doc.errors[0];
   if (err) {
     const at = lineCounter.linePos(err.pos[0]);

@@ -3,10 +3,17 @@
 // to an http one as an absolute-URI request to the proxy. The proxy itself may be http or https;
 // its user and password (in the URL) go to it as Proxy-Authorization, never anywhere else.
 // Node's own http CONNECT, no library: ~60 lines, and errors we can name without the URL's secret.
-import http from 'node:http';
-import https from 'node:https';
-import net from 'node:net';
-import tls from 'node:tls';
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { RequestOptions } from 'node:https';
+import type { Socket } from 'node:net';
+import type { ConnectionOptions, PeerCertificate } from 'node:tls';
+// Built-ins from process.getBuiltinModule, not `import x from 'node:x'`: an ES import of a built-in
+// reads every export once, and node:http's lazy WebSocket, CloseEvent and MessageEvent then load
+// undici (~1.3 MB of heap, held for good; issue 39); node:tls's rootCertificates parses the CA list.
+const http = process.getBuiltinModule('node:http');
+const https = process.getBuiltinModule('node:https');
+const net = process.getBuiltinModule('node:net');
+const tls = process.getBuiltinModule('node:tls');
 
 /** A proxy URL kubectl accepts that we can honour (http, https); a message naming why not, else. */
 export function parseProxyUrl(text: string): URL | { reason: string; value?: string } {
@@ -56,7 +63,7 @@ const proxyPort = (proxy: URL): number => Number(proxy.port || (proxy.protocol =
  * Opens a tunnel to `target` through `proxy` and hands back the raw socket; rejects with a
  * ProxyError. `signal` aborts the CONNECT.
  */
-export function connectTunnel(proxy: URL, target: { host: string; port: number }, signal?: AbortSignal): Promise<net.Socket> {
+export function connectTunnel(proxy: URL, target: { host: string; port: number }, signal?: AbortSignal): Promise<Socket> {
   const authority = `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
   const lib = proxy.protocol === 'https:' ? https : http;
   const display = proxyDisplay(proxy);
@@ -101,12 +108,7 @@ export function connectTunnel(proxy: URL, target: { host: string; port: number }
  * A request to `url` through `proxy`: https through a CONNECT tunnel (the TLS options of `opts`
  * apply to the server inside it), http as an absolute-URI request to the proxy.
  */
-export function proxiedRequest(
-  proxy: URL,
-  url: URL,
-  opts: https.RequestOptions,
-  onResponse: (res: http.IncomingMessage) => void,
-): http.ClientRequest {
+export function proxiedRequest(proxy: URL, url: URL, opts: RequestOptions, onResponse: (res: IncomingMessage) => void): ClientRequest {
   if (url.protocol === 'http:') {
     const lib = proxy.protocol === 'https:' ? https : http;
     const headers = { ...(opts.headers as Record<string, string | string[]>), Host: url.host, ...proxyAuthorization(proxy) };
@@ -125,7 +127,7 @@ export function proxiedRequest(
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port || 443);
-  const createConnection = (_o: unknown, done: (err: Error | null, socket?: net.Socket) => void): undefined => {
+  const createConnection = (_o: unknown, done: (err: Error | null, socket?: Socket) => void): undefined => {
     connectTunnel(proxy, { host, port }, opts.signal).then(
       (raw) => {
         const servername = opts.servername ?? (net.isIP(host) ? undefined : host);
@@ -137,8 +139,8 @@ export function proxiedRequest(
           ...(opts.key ? { key: opts.key } : {}),
           rejectUnauthorized: opts.rejectUnauthorized !== false,
           checkServerIdentity:
-            (opts.checkServerIdentity as tls.ConnectionOptions['checkServerIdentity']) ??
-            ((_h: string, cert: tls.PeerCertificate) => tls.checkServerIdentity(host, cert)),
+            (opts.checkServerIdentity as ConnectionOptions['checkServerIdentity']) ??
+            ((_h: string, cert: PeerCertificate) => tls.checkServerIdentity(host, cert)),
           ALPNProtocols: ['http/1.1'],
         });
         done(null, secure);
@@ -149,7 +151,7 @@ export function proxiedRequest(
   };
   // No agent: with createConnection and no agent, the request uses this socket (agent: false would not).
   const { agent: _agent, ...rest } = opts;
-  return https.request(url, { ...rest, createConnection } as https.RequestOptions, onResponse);
+  return https.request(url, { ...rest, createConnection } as RequestOptions, onResponse);
 }
 
 /**

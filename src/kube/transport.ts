@@ -1,13 +1,19 @@
 // Raw requests to the Kubernetes API with KubeCredentials (in-cluster or from a kubeconfig).
 // Raw because client-node 1.3's Watch/ListWatch cannot ask for metadata-only objects (no Accept
 // header) and its ListWatch keeps every object in memory.
-import http from 'node:http';
-import https from 'node:https';
-import net from 'node:net';
-import tls from 'node:tls';
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { RequestOptions } from 'node:https';
+import type { PeerCertificate } from 'node:tls';
 import type { KubeCredentials } from './credentials.js';
 import { LineSplitter, ListSplitter, MAX_ITEM_BYTES, type ListEnvelope } from './list-stream.js';
 import { proxiedRequest } from './proxy.js';
+// Built-ins from process.getBuiltinModule, not `import x from 'node:x'`: an ES import of a built-in
+// reads every export once, and node:http's lazy WebSocket, CloseEvent and MessageEvent then load
+// undici (~1.3 MB of heap, held for good; issue 39); node:tls's rootCertificates parses the CA list.
+const http = process.getBuiltinModule('node:http');
+const https = process.getBuiltinModule('node:https');
+const net = process.getBuiltinModule('node:net');
+const tls = process.getBuiltinModule('node:tls');
 
 /** Ask for PartialObjectMetadata(List): pods and namespaces without spec and status. */
 export const METADATA_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
@@ -62,7 +68,7 @@ export interface KubeTransport {
 }
 
 /** Request options carrying the credentials: TLS material, the server name, the current bearer token (or basic auth), impersonation. */
-async function requestOptions(creds: KubeCredentials, method: string, headers: Record<string, string>): Promise<https.RequestOptions> {
+async function requestOptions(creds: KubeCredentials, method: string, headers: Record<string, string>): Promise<RequestOptions> {
   const token = await creds.token?.();
   const all: Record<string, string | string[]> = { ...headers, ...impersonationHeaders(creds) };
   if (token) all['Authorization'] = `Bearer ${token}`;
@@ -80,7 +86,7 @@ async function requestOptions(creds: KubeCredentials, method: string, headers: R
     ...(name
       ? {
           ...(net.isIP(name) ? {} : { servername: name }),
-          checkServerIdentity: (_host: string, cert: tls.PeerCertificate) => tls.checkServerIdentity(name, cert),
+          checkServerIdentity: (_host: string, cert: PeerCertificate) => tls.checkServerIdentity(name, cert),
         }
       : {}),
   };
@@ -108,12 +114,7 @@ const escapeExtraKey = (k: string): string =>
     .join('');
 
 /** One request to `url`: directly, or through the kubeconfig's proxy-url. */
-function issue(
-  creds: KubeCredentials,
-  url: URL,
-  opts: https.RequestOptions,
-  onResponse: (res: http.IncomingMessage) => void,
-): http.ClientRequest {
+function issue(creds: KubeCredentials, url: URL, opts: RequestOptions, onResponse: (res: IncomingMessage) => void): ClientRequest {
   if (creds.proxy) return proxiedRequest(creds.proxy, url, opts, onResponse);
   return (url.protocol === 'http:' ? http : https).request(url, opts, onResponse);
 }
@@ -122,7 +123,7 @@ export function kubeTransport(creds: KubeCredentials, requestTimeoutMs = 30_000)
   const base = creds.server.replace(/\/$/, '');
   const urlOf = (path: string): URL => new URL(base + path);
   /** On a 401 the token may have rotated: re-read it and try once more (a drained first answer). */
-  const retryOn401 = async <T extends { res: http.IncomingMessage }>(send: () => Promise<T>): Promise<T> => {
+  const retryOn401 = async <T extends { res: IncomingMessage }>(send: () => Promise<T>): Promise<T> => {
     const first = await send();
     if (first.res.statusCode !== 401 || !creds.unauthorized?.()) return first;
     first.res.resume();
@@ -136,7 +137,7 @@ export function kubeTransport(creds: KubeCredentials, requestTimeoutMs = 30_000)
     signal: AbortSignal | undefined,
     /** Idle timeout of the socket (watches may be quiet for minutes: a longer one). */
     idleMs: number | undefined,
-  ): Promise<{ res: http.IncomingMessage; req: http.ClientRequest; url: URL }> => {
+  ): Promise<{ res: IncomingMessage; req: ClientRequest; url: URL }> => {
     const url = urlOf(path);
     for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, v);
     const opts = await requestOptions(creds, method, headers);
@@ -149,7 +150,7 @@ export function kubeTransport(creds: KubeCredentials, requestTimeoutMs = 30_000)
     });
   };
   const open = (...args: Parameters<typeof openOnce>) => retryOn401(() => openOnce(...args));
-  const readBody = async (res: http.IncomingMessage): Promise<string> => {
+  const readBody = async (res: IncomingMessage): Promise<string> => {
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const c of res) {
@@ -162,7 +163,7 @@ export function kubeTransport(creds: KubeCredentials, requestTimeoutMs = 30_000)
     }
     return Buffer.concat(chunks).toString('utf8');
   };
-  const fail = async (res: http.IncomingMessage, what: string): Promise<never> => {
+  const fail = async (res: IncomingMessage, what: string): Promise<never> => {
     const body = await readBody(res).catch(() => '');
     let message = body.slice(0, 200);
     let status: { reason?: unknown; message?: unknown } = {};
@@ -232,7 +233,7 @@ export function kubeTransport(creds: KubeCredentials, requestTimeoutMs = 30_000)
           Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)) });
         const opts = await requestOptions(creds, method, headers);
         opts.signal = signal;
-        return new Promise<{ res: http.IncomingMessage }>((resolve, reject) => {
+        return new Promise<{ res: IncomingMessage }>((resolve, reject) => {
           const req = issue(creds, url, opts, (res) => resolve({ res }));
           req.on('error', reject);
           req.end(payload);
@@ -252,7 +253,7 @@ export function kubeTransport(creds: KubeCredentials, requestTimeoutMs = 30_000)
       const url = urlOf(path);
       const { res } = await retryOn401(async () => {
         const opts = await requestOptions(creds, 'PATCH', { 'Content-Type': contentType, Accept: 'application/json' });
-        return new Promise<{ res: http.IncomingMessage }>((resolve, reject) => {
+        return new Promise<{ res: IncomingMessage }>((resolve, reject) => {
           const req = issue(creds, url, opts, (res) => resolve({ res }));
           req.on('error', reject);
           req.setTimeout(requestTimeoutMs, () => req.destroy(new Error(`timeout after ${requestTimeoutMs} ms`)));

@@ -1,7 +1,7 @@
 // The HTTPS side: POST /mutate and /validate, AdmissionReview in and out. HTTP concerns only
 // (content type, size, JSON, status codes); the review itself is the pipeline's.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import https from 'node:https';
+import type { Server as HttpsServer } from 'node:https';
 import querystring from 'node:querystring';
 import type { Readable } from 'node:stream';
 import type { Socket } from 'node:net';
@@ -23,6 +23,10 @@ import {
   jsonShapeProblem,
   MAX_BODY_DEPTH,
 } from './body.js';
+// Built-ins from process.getBuiltinModule, not `import x from 'node:x'`: an ES import of a built-in
+// reads every export once, and node:http's lazy WebSocket, CloseEvent and MessageEvent then load
+// undici (~1.3 MB of heap, held for good; issue 39); node:tls's rootCertificates parses the CA list.
+const https = process.getBuiltinModule('node:https');
 
 const FIRST_REQUEST = Symbol('netattach.firstRequest');
 /** An answer held until its client reads it (HeldAnswer), on its response. */
@@ -64,7 +68,7 @@ export interface Drain {
   lastRequestAt: number;
 }
 
-export type AdmissionApp = FastifyInstance<https.Server>;
+export type AdmissionApp = FastifyInstance<HttpsServer>;
 
 /**
  * A JSON key `word` followed by its colon, each character written as itself or as a `\\u` escape
@@ -160,9 +164,9 @@ export function createAdmissionApp(options: AdmissionAppOptions): AdmissionApp {
     heldAnswers.delete(held);
     inflight.end(held);
   }
-  const app = fastify<https.Server>({
+  const app = fastify<HttpsServer>({
     serverFactory: (handler) => {
-      const server: https.Server = https.createServer(
+      const server: HttpsServer = https.createServer(
         {
           ...secureContextOptions(options.tls),
           requestCert: options.requireClientCert,
