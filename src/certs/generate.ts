@@ -1,9 +1,19 @@
 // A self-signed CA and a serving certificate signed by it, for the webhook's HTTPS port.
 // node-forge builds the certificates; key pairs come from Node's crypto through forge
 // (forge uses crypto.generateKeyPairSync when it is available), so RSA 2048 takes milliseconds.
-import { isIP } from 'node:net';
+import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
-import forge from 'node-forge';
+import type forgeTypes from 'node-forge';
+type Forge = typeof forgeTypes;
+
+// node-forge (~1.5 MB of heap) is required when a pair is generated, not imported: a server whose
+// certificate is mounted never loads it, and this folder's checks of a mounted pair (keypair.ts)
+// are Node's own crypto (issue 39).
+const requireForge = createRequire(import.meta.url);
+let forgeModule: Forge | undefined;
+const loadForge = (): Forge => (forgeModule ??= requireForge('node-forge') as Forge);
+// From process.getBuiltinModule: an ES import of node:net would read its lazy exports.
+const { isIP } = process.getBuiltinModule('node:net');
 
 export interface CertificateRequest {
   /** Service name the apiserver dials (`<service>.<namespace>.svc`). */
@@ -49,7 +59,7 @@ function serialNumber(): string {
   return bytes.toString('hex');
 }
 
-function validity(cert: forge.pki.Certificate, now: Date, days: number): void {
+function validity(cert: forgeTypes.pki.Certificate, now: Date, days: number): void {
   cert.validity.notBefore = new Date(now.getTime() - BACKDATE_MS);
   cert.validity.notAfter = new Date(now.getTime() + days * DAY_MS);
 }
@@ -60,8 +70,11 @@ function validity(cert: forge.pki.Certificate, now: Date, days: number): void {
  * caBundle ("invalid PrintableString"), so every webhook call fails.
  */
 // @types/node-forge types valueTagClass as an asn1.Class; forge reads it as the value's universal tag.
-const UTF8_STRING = forge.asn1.Type.UTF8 as number as forge.asn1.Class;
-const commonName = (value: string): forge.pki.CertificateField => ({ name: 'commonName', value, valueTagClass: UTF8_STRING });
+const commonName = (forge: Forge, value: string): forgeTypes.pki.CertificateField => ({
+  name: 'commonName',
+  value,
+  valueTagClass: forge.asn1.Type.UTF8 as number as forgeTypes.asn1.Class,
+});
 
 function checkDays(name: string, days: number): void {
   if (!Number.isInteger(days) || days < 1 || days > 36500)
@@ -77,10 +90,11 @@ export function generateCertificates(request: CertificateRequest): CertificateSe
   if (!service) throw new RangeError('service must not be empty');
   if (!namespace) throw new RangeError('namespace must not be empty');
   const now = request.now ?? new Date();
+  const forge = loadForge();
   const pki = forge.pki;
 
-  let caCert: forge.pki.Certificate;
-  let caKey: forge.pki.rsa.PrivateKey;
+  let caCert: forgeTypes.pki.Certificate;
+  let caKey: forgeTypes.pki.rsa.PrivateKey;
   if (request.ca) {
     caCert = pki.certificateFromPem(request.ca.cert);
     caKey = pki.privateKeyFromPem(request.ca.key);
@@ -91,7 +105,7 @@ export function generateCertificates(request: CertificateRequest): CertificateSe
     caCert.publicKey = caKeys.publicKey;
     caCert.serialNumber = serialNumber();
     validity(caCert, now, caDays);
-    const caSubject = [commonName(`netattach-ca-${Math.floor(now.getTime() / 1000)}`)];
+    const caSubject = [commonName(forge, `netattach-ca-${Math.floor(now.getTime() / 1000)}`)];
     caCert.setSubject(caSubject);
     caCert.setIssuer(caSubject);
     caCert.setExtensions([
@@ -108,7 +122,7 @@ export function generateCertificates(request: CertificateRequest): CertificateSe
   cert.serialNumber = serialNumber();
   validity(cert, now, days);
   const names = serviceNames(service, namespace, request.sans);
-  cert.setSubject([commonName(`${service}.${namespace}.svc`)]);
+  cert.setSubject([commonName(forge, `${service}.${namespace}.svc`)]);
   cert.setIssuer(caCert.subject.attributes);
   cert.setExtensions([
     { name: 'basicConstraints', cA: false, critical: true },

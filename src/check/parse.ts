@@ -2,14 +2,9 @@
 // every syntax error gets a line and column). `List` documents (`kubectl get -o yaml`) are
 // flattened. Pure. A file with a syntax error yields no objects: half a file would make NADs
 // vanish and report pods against them, and kubectl would refuse the file anyway.
-import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
+import { yaml } from '../yaml/index.js';
 import type { ManifestObject, ParsedManifests, ReadError } from './types.js';
-// yaml (72 modules, ~0.7 MB of heap) is required on first use, not imported: the server loads this
-// folder for its audit, which parses no file (issue 39).
-const requireYaml = createRequire(import.meta.url);
-let yamlModule: typeof Yaml | undefined;
-const yaml = (): typeof Yaml => (yamlModule ??= requireYaml('yaml') as typeof Yaml);
 
 /** Aliases a document may expand: enough for real manifests, not for an alias bomb. */
 const MAX_ALIAS_COUNT = 100;

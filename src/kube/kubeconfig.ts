@@ -7,13 +7,7 @@
 // the caller, naming it. Errors are data ({path, value, reason}) and never carry a secret's value.
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { createRequire } from 'node:module';
-import type * as Yaml from 'yaml';
-// yaml (72 modules, ~0.7 MB of heap) is required on first use, not imported: a server whose files
-// are JSON, or that reads the cluster with in-cluster credentials, never parses YAML (issue 39).
-const requireYaml = createRequire(import.meta.url);
-let yamlModule: typeof Yaml | undefined;
-const yaml = (): typeof Yaml => (yamlModule ??= requireYaml('yaml') as typeof Yaml);
+import { yaml } from '../yaml/index.js';
 
 /** A problem with one field of the kubeconfig; `value` is absent for secrets (and for missing fields). */
 export interface KubeconfigProblem {

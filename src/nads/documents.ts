@@ -1,14 +1,8 @@
 // Turning a manifest file (multi-document YAML, or JSON) into the NAD objects it holds.
 // Pure: text in, objects or one error out. `kind: List` (and `*List`) documents are flattened.
-import { createRequire } from 'node:module';
-import type * as Yaml from 'yaml';
+import { yaml } from '../yaml/index.js';
 import { withoutLineAndColumn, withoutQuotedText } from './json-position.js';
 import { isNadObject, isObject, type JsonObject } from './object.js';
-// yaml (72 modules, ~0.7 MB of heap) is required on first use, not imported: a server whose files
-// are JSON, or that reads the cluster with in-cluster credentials, never parses YAML (issue 39).
-const requireYaml = createRequire(import.meta.url);
-let yamlModule: typeof Yaml | undefined;
-const yaml = (): typeof Yaml => (yamlModule ??= requireYaml('yaml') as typeof Yaml);
 
 export type ManifestParse = { ok: true; nads: JsonObject[]; skipped: number } | { ok: false; error: string };
 

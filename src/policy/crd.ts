@@ -3,16 +3,10 @@
 // $schema or $id; `additionalProperties` never beside `properties` (the apiserver prunes unknown
 // fields instead; ajv still rejects them in files); `metadata` only as `type: object`.
 // Regenerate the manifest: npm run gen (scripts/gen.ts)
-import { createRequire } from 'node:module';
-import type * as Yaml from 'yaml';
+import { yaml } from '../yaml/index.js';
 import { loadSchema } from '../schemas/index.js';
 import { POLICY_GROUP, POLICY_KIND, POLICY_PLURAL, POLICY_VERSION } from './document.js';
 import { POLICY_SCHEMA_FILE } from './schema.js';
-// yaml (72 modules, ~0.7 MB of heap) is required on first use, not imported: a server whose files
-// are JSON, or that reads the cluster with in-cluster credentials, never parses YAML (issue 39).
-const requireYaml = createRequire(import.meta.url);
-let yamlModule: typeof Yaml | undefined;
-const yaml = (): typeof Yaml => (yamlModule ??= requireYaml('yaml') as typeof Yaml);
 
 type Schema = Record<string, unknown>;
 

@@ -1,17 +1,11 @@
 // Policy documents from text (a file, stdin for `netattach check`): multi-document YAML or
 // JSON, and `kind: List` as `kubectl get -o yaml` prints. Each document stands alone: an
 // invalid one is reported and skipped, the others are kept.
-import { createRequire } from 'node:module';
-import type * as Yaml from 'yaml';
+import { yaml } from '../yaml/index.js';
 import type { FieldError } from '../field/index.js';
 import { renderErrors } from '../field/index.js';
 import { compilePolicy, type CompiledPolicy } from './compile.js';
 import { validatePolicyDocument } from './schema.js';
-// yaml (72 modules, ~0.7 MB of heap) is required on first use, not imported: a server whose files
-// are JSON, or that reads the cluster with in-cluster credentials, never parses YAML (issue 39).
-const requireYaml = createRequire(import.meta.url);
-let yamlModule: typeof Yaml | undefined;
-const yaml = (): typeof Yaml => (yamlModule ??= requireYaml('yaml') as typeof Yaml);
 
 export interface PolicyLoadError {
   /** Where the document came from: a file path, `cluster`, `stdin`. */

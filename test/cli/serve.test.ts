@@ -1,12 +1,12 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import https from 'node:https';
 import { spawn } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { draSourceOf, parseServeArgs, parseSize, run, startServe } from '../../src/cli/serve.js';
 import type { CliIO } from '../../src/cli/io.js';
-import { podReview, request } from '../server/fixtures.js';
+import { makeCerts, podReview, request } from '../server/fixtures.js';
 import { eventually } from './policy-helpers.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -297,8 +297,9 @@ t.test('serve with --tls-dir generates a pair when absent and serves NADs from -
 /** Runs `netattach serve` as a child process; resolves with its URLs once it is serving. */
 function spawnServe(
   args: string[],
+  nodeArgs: string[] = [],
 ): Promise<{ child: ReturnType<typeof spawn>; url: string; output: () => string; exit: Promise<number | null> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'serve', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, join(ROOT, 'src/cli/main.ts'), 'serve', ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -401,4 +402,74 @@ t.test('draSourceOf forwards every DraView reader of the DRA watches', async (t)
   }
   t.same(await source.lookup?.('ns', 't', 50), { status: 'not-found' });
   t.equal(calls.at(-1), 'lookup ns/t 50');
+});
+
+// Issue 39: what a serving process holds in its heap for good. yaml and node-forge are loaded on
+// first use (src/yaml, src/certs/generate.ts), and Node's built-ins are taken with
+// process.getBuiltinModule where an ES import would read node:http's lazy WebSocket export and so
+// load undici. The probe, preloaded, prints the packages in the CommonJS cache (an ES import of a
+// CommonJS package lands there too) and the built-ins loaded, on SIGUSR2.
+const MODULE_PROBE = `
+import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
+process.on('SIGUSR2', () => {
+  const packages = [...new Set(Object.keys(require.cache).map((p) => /node_modules\\/((?:@[^/]+\\/)?[^/]+)/.exec(p)?.[1]).filter(Boolean))];
+  process.stderr.write('MODULES ' + JSON.stringify({ packages, builtins: process.moduleLoadList }) + '\\n');
+});
+`;
+
+async function loadedModules(t: Test, args: string[], dir: string): Promise<{ packages: string[]; builtins: string[] }> {
+  const probe = join(dir, 'probe.mjs');
+  writeFileSync(probe, MODULE_PROBE);
+  const s = await spawnServe([...args, '--port', '0', '--health-port', '0', '--host', '127.0.0.1'], ['--import', probe]);
+  t.teardown(() => {
+    if (s.child.exitCode === null) s.child.kill('SIGKILL');
+  });
+  const ca = readFileSync(join(dir, 'tls', 'ca.crt'), 'utf8');
+  const answer = await request(`${s.url}/mutate`, JSON.stringify(podReview()), { ca });
+  t.equal(answer.status, 200, 'a review answered first');
+  s.child.kill('SIGUSR2');
+  const out = await eventually(
+    async () => s.output(),
+    (o) => /MODULES .*\n/.test(o),
+    'the probe line',
+  );
+  s.child.kill('SIGTERM');
+  await s.exit;
+  return JSON.parse(/MODULES (.*)\n/.exec(out)![1]!) as { packages: string[]; builtins: string[] };
+}
+
+t.test('a server with a mounted pair and JSON NAD files loads no yaml, node-forge or undici', async (t) => {
+  const config = JSON.stringify({ cniVersion: '1.0.0', type: 'macvlan', master: 'eth0' });
+  const nad = {
+    apiVersion: 'k8s.cni.cncf.io/v1',
+    kind: 'NetworkAttachmentDefinition',
+    metadata: { name: 'net-a', namespace: 'default' },
+    spec: { config },
+  };
+  const dir = t.testdir({
+    lean: { nads: { 'a.json': JSON.stringify(nad) } },
+    full: {
+      nads: {
+        'a.yaml': `apiVersion: k8s.cni.cncf.io/v1\nkind: NetworkAttachmentDefinition\nmetadata: {name: net-a, namespace: default}\nspec: {config: '${config}'}\n`,
+      },
+    },
+  });
+  const lean = join(dir, 'lean');
+  await makeCerts(join(lean, 'tls'));
+  const modules = await loadedModules(t, ['--tls-dir', join(lean, 'tls'), '--nads', join(lean, 'nads')], lean);
+  t.ok(modules.packages.includes('fastify'), 'the probe sees the packages: fastify is there');
+  t.notOk(modules.packages.includes('yaml'), 'no yaml');
+  t.notOk(modules.packages.includes('node-forge'), 'no node-forge');
+  t.notOk(modules.packages.includes('@kubernetes/client-node'), 'no @kubernetes/client-node');
+  t.same(
+    modules.builtins.filter((m) => m.includes('undici')),
+    [],
+    'no undici',
+  );
+  // The control: YAML files and no pair load both, so the probe can fail.
+  const full = join(dir, 'full');
+  const all = await loadedModules(t, ['--tls-dir', join(full, 'tls'), '--nads', join(full, 'nads')], full);
+  t.ok(all.packages.includes('yaml'), 'YAML NAD files: yaml loaded');
+  t.ok(all.packages.includes('node-forge'), 'a pair generated: node-forge loaded');
 });
