@@ -125,6 +125,11 @@ export class Nri {
     return `https://127.0.0.1:${this.options.port}`;
   }
 
+  /** The process's pid while it runs (benches read its CPU from /proc). */
+  get pid(): number | undefined {
+    return this.running ? this.#child!.pid : undefined;
+  }
+
   get running(): boolean {
     return this.#child !== undefined && this.#child.exitCode === null && this.#child.signalCode === null;
   }

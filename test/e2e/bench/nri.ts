@@ -1,0 +1,249 @@
+/**
+ * `npm run bench:nri`: issue 39's table in one run. network-resources-injector v1.9.0 (the peer),
+ * netattach and the stack's floor (a bare fastify HTTPS route, bench/floor-server.ts) answer the
+ * same ~4 KiB review of a pod with 3 networks, in rounds, each server in turn.
+ *
+ * NRI reads NADs from an API server, so this runs where it can: the e2e cluster (etcd and
+ * kube-apiserver, test/e2e/infra), netattach as the e2e suite runs it (cluster mode, the
+ * Deployment's NODE_OPTIONS and MALLOC_ARENA_MAX), NRI as the oracle suite runs it (in-cluster
+ * credentials, the same serving certificate), the floor on that certificate too. The three NADs
+ * of the review are applied to the cluster (`bench/http.bench.ts`'s, each with a resourceName).
+ *
+ * Each server is pinned to CPU 0 (`taskset -a`: every thread, Go's too); the load generator, etcd
+ * and kube-apiserver share CPU 1, so a server's own CPU per review is what is compared. NRI GETs
+ * the NADs of every review from the API server (v1.9.0 has no cache): the API server's CPU in each
+ * server's rounds is printed too. netattach reads its watch.
+ *
+ * Options (environment):
+ *   BENCH_ROUNDS=5        saturation rounds per server (order rotating each round)
+ *   BENCH_SECONDS=8       seconds per saturation round (32 connections)
+ *   BENCH_PACED_SECONDS=15  then this long at 1,000 reviews/s per server: p50 and p99
+ *   BENCH_JSON=file       also write the figures as JSON
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { cpuSeconds, reviewOfSize, rssMb, saturate, startFloor } from '../../../bench/http.bench.js';
+import { startE2e } from '../lib/env.js';
+import { REPO } from '../lib/netattach.js';
+import { Nri, nriBinary, nriOptionsFor, postJson } from '../lib/nri.js';
+import { namespace as nsObj, percentile } from '../lib/objects.js';
+import { parseManifests } from '../infra/webhook.js';
+
+type Obj = Record<string, unknown>;
+const env = (k: string, d: string): string => process.env[k] || d;
+const ROUNDS = Number(env('BENCH_ROUNDS', '5'));
+const SECONDS = Number(env('BENCH_SECONDS', '8'));
+const PACED_SECONDS = Number(env('BENCH_PACED_SECONDS', '15'));
+const PACED_RATE = 1000;
+const NAMESPACE = 'bench';
+
+const log = (m: string): void => void process.stderr.write(`[bench] ${m}\n`);
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** The Deployment's literal environment (manifests/base/deployment.yaml): NODE_OPTIONS, MALLOC_ARENA_MAX. */
+function deploymentEnv(): Record<string, string> {
+  const docs = parseManifests(readFileSync(path.join(REPO, 'manifests/base/deployment.yaml'), 'utf8'));
+  const containers = ((docs[0]!.spec as Obj).template as { spec: { containers: Array<{ env?: Array<{ name: string; value?: string }> }> } })
+    .spec.containers;
+  return Object.fromEntries((containers[0]?.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));
+}
+
+/** The review's NADs, as bench/http.bench.ts writes them to its directory. */
+function nad(name: string, resourceName: string | undefined, capabilities: string[]): Obj {
+  return {
+    apiVersion: 'k8s.cni.cncf.io/v1',
+    kind: 'NetworkAttachmentDefinition',
+    metadata: { name, namespace: NAMESPACE, ...(resourceName ? { annotations: { 'k8s.v1.cni.cncf.io/resourceName': resourceName } } : {}) },
+    spec: {
+      config: JSON.stringify({
+        cniVersion: '1.0.0',
+        name,
+        plugins: [{ type: 'sriov', capabilities: Object.fromEntries(capabilities.map((c) => [c, true])), ipam: { type: 'static' } }],
+      }),
+    },
+  };
+}
+
+/** Pins every thread of `pid` to `cpu` (Go's runtime threads included). */
+function pin(pid: number | undefined, cpu: string): void {
+  if (pid === undefined || spawnSync('taskset', ['-a', '-p', '-c', cpu, String(pid)], { stdio: 'ignore' }).status !== 0)
+    throw new Error(`could not pin pid ${pid} to CPU ${cpu} (taskset)`);
+}
+
+/** Pid of the process whose command line names `exe` and holds `marker` (the cluster's work dir). */
+function pidOf(exe: string, marker: string): number | undefined {
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
+      if (path.basename(cmd[0] ?? '') === exe && cmd.some((a) => a.includes(marker))) return Number(d);
+    } catch {
+      /* gone */
+    }
+  }
+  return undefined;
+}
+
+interface Target {
+  label: string;
+  url: string;
+  pid: number | undefined;
+  cpuUs: number[];
+  rps: number[];
+  apiserverUs: number[];
+  errors: number;
+  p50?: number;
+  p99?: number;
+  pacedAchieved?: number;
+}
+
+const median = (xs: number[]): number => percentile(xs, 50);
+
+async function main(): Promise<void> {
+  // os.cpus(), not nproc: importing bench/http.bench.js pinned this process to CPU 1 already.
+  if (cpus().length < 2) throw new Error('needs 2 CPUs: the servers on one, the load on the other');
+  log('building: netattach (npm run build), network-resources-injector (infra/build-nri.sh, instant when cached)');
+  const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: REPO, stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('npm run build failed');
+  const nriBin = await nriBinary();
+  const { NODE_OPTIONS: nodeOptions = '', ...deployed } = deploymentEnv();
+  const arenas = deployed.MALLOC_ARENA_MAX ?? '';
+  log(`starting etcd + kube-apiserver and netattach (NODE_OPTIONS=${nodeOptions}, MALLOC_ARENA_MAX=${arenas || '(unset)'})`);
+  const e = await startE2e(log, {}, { nodeOptions, env: arenas ? { MALLOC_ARENA_MAX: arenas } : {} });
+  let nri: Nri | undefined;
+  let floor: Awaited<ReturnType<typeof startFloor>> | undefined;
+  try {
+    await e.applyOk([
+      nsObj(NAMESPACE),
+      nad('sriov-a', 'intel.com/sriov_a', ['ips', 'mac']),
+      nad('sriov-b', 'intel.com/sriov_b', ['ips', 'mac']),
+      nad('rdma-c', 'rdma/hca_shared_c', ['ips']),
+      nad('plain', undefined, ['ips']),
+    ]);
+    nri = new Nri({ bin: nriBin, ...(await nriOptionsFor(e)) });
+    await nri.start();
+    await nri.waitReady();
+    floor = await startFloor(e.tlsDir, nodeOptions.split(' ').filter(Boolean));
+    const body = reviewOfSize(4 * 1024);
+
+    // Each server must mutate the review before it is measured: the resources of the two NADs
+    // with a resourceName (the floor answers its fixed patch).
+    const patchOf = async (url: string): Promise<string> => {
+      const answer = JSON.parse((await postJson(url, JSON.parse(body))).body) as { response?: { allowed?: boolean; patch?: string } };
+      return answer.response?.patch ? Buffer.from(answer.response.patch, 'base64').toString('utf8') : '';
+    };
+    for (const [label, url] of [
+      ['netattach', `${e.netattach.url}/mutate`],
+      ['nri', `${nri.url}/mutate`],
+    ] as const) {
+      let patch = '';
+      for (let i = 0; i < 120 && !(patch.includes('sriov_a') && patch.includes('sriov_b')); i++) {
+        if (i > 0) await sleep(250);
+        patch = await patchOf(url);
+      }
+      if (!patch.includes('sriov_b')) throw new Error(`${label} did not inject the review's resources: ${patch || '(no patch)'}`);
+      log(`${label}'s patch: ${patch.length} bytes`);
+    }
+
+    const apiserver = pidOf('kube-apiserver', e.cluster.workDir);
+    const etcd = pidOf('etcd', e.cluster.workDir);
+    pin(apiserver, '1');
+    pin(etcd, '1');
+    const targets: Target[] = [
+      { label: 'network-resources-injector v1.9.0', url: `${nri.url}/mutate`, pid: nri.pid },
+      { label: 'netattach', url: `${e.netattach.url}/mutate?timeout=10s`, pid: e.netattach.pid },
+      { label: 'bare fastify route (floor)', url: `${floor.url}/mutate`, pid: floor.child.pid },
+    ].map((t) => ({ ...t, cpuUs: [], rps: [], apiserverUs: [], errors: 0 }));
+    for (const t of targets) pin(t.pid, '0');
+
+    log(`warm-up: 3 s each`);
+    for (const t of targets) await saturate(t.url, body, 3);
+    log(`saturation: ${ROUNDS} rounds × ${SECONDS} s per server, 32 connections, order rotating`);
+    for (let r = 0; r < ROUNDS; r++) {
+      for (let k = 0; k < targets.length; k++) {
+        const t = targets[(r + k) % targets.length]!;
+        const c0 = cpuSeconds(t.pid);
+        const a0 = cpuSeconds(apiserver);
+        const s = await saturate(t.url, body, SECONDS);
+        const ok = Math.max(1, s['2xx']);
+        t.cpuUs.push(((cpuSeconds(t.pid) - c0) / ok) * 1e6);
+        t.apiserverUs.push(((cpuSeconds(apiserver) - a0) / ok) * 1e6);
+        t.rps.push(s['2xx'] / s.duration);
+        t.errors += s.errors + s.non2xx + s.timeouts;
+      }
+      log(
+        `round ${r}: ${targets.map((t) => `${t.label.split(' ')[0]} ${t.rps.at(-1)!.toFixed(0)}/s ${t.cpuUs.at(-1)!.toFixed(0)} µs`).join(' | ')}`,
+      );
+    }
+    log(`paced: ${PACED_SECONDS} s at ${PACED_RATE}/s per server`);
+    for (const t of targets) {
+      const p = await autocannon({
+        url: t.url,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        connections: 32,
+        overallRate: PACED_RATE,
+        duration: PACED_SECONDS,
+      });
+      t.p50 = p.latency.p50;
+      t.p99 = p.latency.p99;
+      t.pacedAchieved = p['2xx'] / p.duration;
+      t.errors += p.errors + p.non2xx + p.timeouts;
+    }
+
+    // NRI's informer keeps each NAD's annotations, and takes a NAD without any (nil) for a miss:
+    // a review naming one GETs it from the API server, through client-go's default rate limit
+    // (5 per second, bursts of 10). Measured apart, since it is NRI's cliff, not its usual cost.
+    const plainBody = reviewOfSize(4 * 1024, JSON.stringify([{ name: 'plain', interface: 'net1' }]));
+    const plain: Record<string, number> = {};
+    for (const t of [targets[0]!, targets[1]!]) {
+      const s = await saturate(t.url, plainBody, SECONDS);
+      plain[t.label] = s['2xx'] / s.duration;
+      t.errors += s.errors + s.non2xx + s.timeouts;
+    }
+
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+    const [peer, ours, floorT] = targets as [Target, Target, Target];
+    const out: string[] = [
+      '',
+      `issue 39's table: ~4 KiB review, 3 networks, 32 connections; ${ROUNDS} rounds × ${SECONDS} s each (medians); servers on CPU 0, load, etcd and kube-apiserver on CPU 1; load average ${load}`,
+      '',
+      '| server | reviews/s | CPU/review | kube-apiserver CPU/review | p50 / p99 at 1,000/s | RSS after load |',
+      '|---|---|---|---|---|---|',
+      ...targets.map(
+        (t) =>
+          `| ${t.label} | ${median(t.rps).toFixed(0)} | ${median(t.cpuUs).toFixed(0)} µs | ${median(t.apiserverUs).toFixed(0)} µs | ${t.p50!.toFixed(2)} / ${t.p99!.toFixed(2)} ms${t.pacedAchieved! < PACED_RATE * 0.95 ? ` (reached ${t.pacedAchieved!.toFixed(0)}/s)` : ''} | ${rssMb(t.pid).rss.toFixed(0)} MB |`,
+      ),
+      '',
+      `netattach against the floor: CPU per review ${(median(ours.cpuUs) / median(floorT.cpuUs)).toFixed(2)}× (goal ≤ 1.3×), RSS ${(rssMb(ours.pid).rss / rssMb(floorT.pid).rss).toFixed(2)}× (goal ≤ 1.1×)`,
+      `netattach against NRI: throughput ${(median(ours.rps) / median(peer.rps)).toFixed(2)}× (goal ≥ 3×), p99 at 1,000/s ${ours.p99!.toFixed(2)} against ${peer.p99!.toFixed(2)} ms (goal: at or below)`,
+      `a review naming a NAD without annotations: ${Object.entries(plain)
+        .map(([label, rps]) => `${label} ${rps.toFixed(0)}/s`)
+        .join(', ')}`,
+      `errors: ${targets.map((t) => `${t.label.split(' ')[0]} ${t.errors}`).join(', ')}`,
+    ];
+    process.stdout.write(`${out.join('\n')}\n`);
+    if (process.env.BENCH_JSON)
+      writeFileSync(
+        process.env.BENCH_JSON,
+        JSON.stringify(
+          targets.map((t) => ({ ...t, rss: rssMb(t.pid) })),
+          null,
+          2,
+        ),
+      );
+  } finally {
+    await nri?.stop();
+    await floor?.stop();
+    await e.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`[bench] failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 1;
+});
