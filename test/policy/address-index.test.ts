@@ -495,6 +495,26 @@ t.test('the engine reserves and claims at most the per-pod bound, judges the res
     index: new AddressIndex(),
   });
   t.same(other.evaluate(input(annotation)).findings, [], 'no uniqueness rule: nothing arbitrated, nothing to say');
+  // Not yet named (generateName only): uniqueness is not judged, so nothing is left unarbitrated.
+  t.same(unique.evaluate(input(annotation, { pod: { generateName: 'web-' } })).findings, [], 'a pod without identity: nothing to say');
+  // The warning names what is past the bound only: a kind the rule does not judge there is silent...
+  const guidOf = (n: number): string => `00:00:00:00:00:00:01:${n.toString(16).padStart(2, '0')}`;
+  const macsThenGuids = JSON.stringify([
+    ...Array.from({ length: MAX_ARBITRATED_ADDRESSES_PER_POD }, (_, n) => ({ name: 'a', mac: macOf(n) })),
+    ...Array.from({ length: 36 }, (_, n) => ({ name: 'ib', 'infiniband-guid': guidOf(n) })),
+  ]);
+  t.same(unique.evaluate(input(macsThenGuids)).findings, [], 'past the bound only GUIDs, judged by no rule: nothing to say');
+  // ...and one judged address among the rest is enough.
+  const oneMacAmongTheRest = JSON.stringify([
+    ...Array.from({ length: MAX_ARBITRATED_ADDRESSES_PER_POD }, (_, n) => ({ name: 'a', mac: macOf(n) })),
+    { name: 'ib', 'infiniband-guid': guidOf(0) },
+    { name: 'a', mac: macOf(MAX_ARBITRATED_ADDRESSES_PER_POD) },
+  ]);
+  t.same(
+    unique.evaluate(input(oneMacAmongTheRest)).findings.map((f) => f.rule),
+    ['uniqueAddresses.limit'],
+    'a GUID and a MAC past the bound: the MAC is judged, so the warning',
+  );
 });
 
 t.test('metrics: reservations in use and reservations at each cap', async (t) => {

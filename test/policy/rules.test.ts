@@ -95,6 +95,19 @@ t.test('uniqueAddresses: twins inside one request', async (t) => {
   t.same(messages(cluster, otherNet), twin('Cluster'), 'Cluster scope: not on another network either');
   t.same(messages(network, differ), [], 'different MACs');
   t.same(messages(cluster, differ), [], 'different MACs, Cluster scope');
+  // A third copy names the first, in either scope: the first of each value is kept, not the last.
+  const thrice = '[{"name":"a","mac":"02:00:00:00:00:01"},{"name":"b","mac":"02:00:00:00:00:01"},{"name":"b","mac":"02:00:00:00:00:01"}]';
+  const atFirst = (i: number, at: number, scope: string) =>
+    `uniqueAddresses: ${A}[${i}].mac: Forbidden: policy "p" (uniqueAddresses): MAC 02:00:00:00:00:01 is also requested at ${A}[${at}].mac (scope ${scope})`;
+  t.same(messages(cluster, thrice), [atFirst(1, 0, 'Cluster'), atFirst(2, 0, 'Cluster')], 'Cluster: both copies name the first');
+  t.same(messages(network, thrice), [atFirst(2, 1, 'Network')], 'Network: the first on that network');
+  const fourTimes =
+    '[{"name":"b","mac":"02:00:00:00:00:01"},{"name":"a","mac":"02:00:00:00:00:01"},{"name":"b","mac":"02:00:00:00:00:01"},{"name":"b","mac":"02:00:00:00:00:01"}]';
+  t.same(
+    messages(network, fourTimes),
+    [atFirst(2, 0, 'Network'), atFirst(3, 0, 'Network')],
+    'Network: the first on that network, not the last seen on it',
+  );
 });
 
 t.test('uniqueAddresses: how the holder is described', async (t) => {
