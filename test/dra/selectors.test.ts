@@ -263,4 +263,22 @@ t.test('what is kept of a template is bounded, whatever its size (issue 37)', as
     },
   });
   t.same(plain.requests[0]!.alternatives[0]!.resourceNames, ['intel.com/sriov']);
+  // The bounds at their edges: a class name of 253 characters (a DNS subdomain's most) is kept, one
+  // of 254 drops its alternative; a literal of 64 characters is kept whole, one of 65 is cut.
+  const one = (deviceClassName: string, literal: string) =>
+    templateDevices({
+      spec: {
+        spec: {
+          devices: { requests: [{ name: 'nic', exactly: { deviceClassName, selectors: [{ cel: { expression: expression(literal) } }] } }] },
+        },
+      },
+    }).requests[0]?.alternatives;
+  t.same(one('c'.repeat(253), 'x'), [{ deviceClassName: 'c'.repeat(253), resourceNames: ['x'] }], 'a class name of 253: kept');
+  t.same(one('c'.repeat(254), 'x'), [], 'a class name of 254: not a class name');
+  t.same(one('c', 'l'.repeat(64)), [{ deviceClassName: 'c', resourceNames: ['l'.repeat(64)] }], 'a literal of 64: whole');
+  t.same(
+    one('c', 'l'.repeat(65)),
+    [{ deviceClassName: 'c', resourceNames: [`${'l'.repeat(64)}\u0000`] }],
+    'a literal of 65: cut and marked',
+  );
 });

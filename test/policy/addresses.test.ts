@@ -112,3 +112,17 @@ t.test('cni-args: the same address on another network, or another address on the
     ['mac', '02:bb:00:00:00:02', 'network:team-a/a'],
   ]);
 });
+
+// The paths a NAD's chain replaces by the other door's value (the admission's MAC checks give
+// them as PolicyInput.droppedAddresses): what never reaches a plugin is no address of the pod.
+t.test('dropped: a top-level mac or a cni-args address the chain replaces is not an address', async (t) => {
+  const annotation = JSON.stringify([{ name: 'a', mac: '02:bb:00:00:00:01', 'cni-args': { mac: '02:aa:00:00:00:02' } }]);
+  const claimsOf = (dropped?: string[]) =>
+    engine(prefixRule)
+      .evaluate(input(annotation, dropped ? { droppedAddresses: new Set(dropped) } : {}))
+      .addresses.map((c) => c.value);
+  t.strictSame(claimsOf(), ['02:bb:00:00:00:01', '02:aa:00:00:00:02'], 'without drops: both doors count');
+  t.strictSame(claimsOf([`${A}[0].mac`]), ['02:aa:00:00:00:02'], 'the top-level mac dropped: only cni-args');
+  t.strictSame(claimsOf([`${A}[0].cni-args.mac`]), ['02:bb:00:00:00:01'], 'the cni-args mac dropped: only the top level');
+  t.strictSame(claimsOf([`${A}[1].mac`]), ['02:bb:00:00:00:01', '02:aa:00:00:00:02'], "another network's path drops nothing here");
+});
