@@ -17,7 +17,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist/plugin');
@@ -26,6 +26,28 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { ve
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
+
+/**
+ * The server loads yaml and node-forge on first use, with a require from its own node_modules
+ * (src/yaml, src/certs/forge.ts); an executable has none, and esbuild does not follow a
+ * createRequire. In the bundle those two modules are static imports instead, with the same face.
+ */
+const EAGER: Record<string, string> = {
+  [join(root, 'dist/src/yaml/index.js')]: "import * as Yaml from 'yaml';\nexport const yaml = () => Yaml;\n",
+  [join(root, 'dist/src/certs/forge.js')]: "import nodeForge from 'node-forge';\nexport const forge = () => nodeForge;\n",
+};
+const swapped = new Set<string>();
+const eagerPackages: Plugin = {
+  name: 'eager-packages',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]dist[\\/]src[\\/](yaml[\\/]index|certs[\\/]forge)\.js$/ }, (args) => {
+      const contents = EAGER[args.path];
+      if (contents === undefined) throw new Error(`eager-packages: no static form for ${args.path}`);
+      swapped.add(args.path);
+      return { contents, loader: 'js', resolveDir: dirname(args.path) };
+    });
+  },
+};
 
 const bundle = join(out, 'kubectl-netattach.mjs');
 await build({
@@ -37,9 +59,13 @@ await build({
   outfile: bundle,
   logLevel: 'warning',
   legalComments: 'eof',
+  plugins: [eagerPackages],
   // A few dependencies are CommonJS and call require(): give the bundle one, for Node's built-ins.
   banner: { js: "import { createRequire as __netattachRequire } from 'node:module'; const require = __netattachRequire(import.meta.url);" },
 });
+
+// A loader renamed or moved would leave a require that fails only when the plugin first needs it.
+for (const path of Object.keys(EAGER)) if (!swapped.has(path)) throw new Error(`eager-packages: ${path} was not in the bundle`);
 
 const assets = Object.fromEntries(readdirSync(join(root, 'schemas')).map((f) => [`schemas/${f}`, join(root, 'schemas', f)]));
 const exe = join(out, 'kubectl-netattach');

@@ -1,17 +1,10 @@
 // A self-signed CA and a serving certificate signed by it, for the webhook's HTTPS port.
 // node-forge builds the certificates; key pairs come from Node's crypto through forge
 // (forge uses crypto.generateKeyPairSync when it is available), so RSA 2048 takes milliseconds.
-import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import type forgeTypes from 'node-forge';
-type Forge = typeof forgeTypes;
+import { type Forge, forge as loadForge } from './forge.js';
 
-// node-forge (~1.5 MB of heap) is required when a pair is generated, not imported: a server whose
-// certificate is mounted never loads it, and this folder's checks of a mounted pair (keypair.ts)
-// are Node's own crypto (issue 39).
-const requireForge = createRequire(import.meta.url);
-let forgeModule: Forge | undefined;
-const loadForge = (): Forge => (forgeModule ??= requireForge('node-forge') as Forge);
 // From process.getBuiltinModule: an ES import of node:net would read its lazy exports.
 const { isIP } = process.getBuiltinModule('node:net');
 
