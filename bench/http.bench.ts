@@ -28,20 +28,25 @@ const compiled = extname(self) === '.js';
 const mainScript = resolve(dirname(self), '../src/cli', compiled ? 'main.js' : 'main.ts');
 const mainArgs = compiled ? [mainScript] : ['--import', 'tsx', mainScript];
 
-const NAMESPACE = 'bench';
-const nadYaml = (n: string, resourceName: string, caps: string[]) =>
-  JSON.stringify({
-    apiVersion: 'k8s.cni.cncf.io/v1',
-    kind: 'NetworkAttachmentDefinition',
-    metadata: { name: n, namespace: NAMESPACE, annotations: { 'k8s.v1.cni.cncf.io/resourceName': resourceName } },
-    spec: {
-      config: JSON.stringify({
-        cniVersion: '1.0.0',
-        name: n,
-        plugins: [{ type: 'sriov', capabilities: Object.fromEntries(caps.map((c) => [c, true])), ipam: { type: 'static' } }],
-      }),
-    },
-  });
+export const NAMESPACE = 'bench';
+/** A NAD of the bench's review (an SR-IOV network; without `resourceName`, no annotations at all). */
+export const benchNad = (n: string, resourceName: string | undefined, caps: string[]): Record<string, unknown> => ({
+  apiVersion: 'k8s.cni.cncf.io/v1',
+  kind: 'NetworkAttachmentDefinition',
+  metadata: {
+    name: n,
+    namespace: NAMESPACE,
+    ...(resourceName ? { annotations: { 'k8s.v1.cni.cncf.io/resourceName': resourceName } } : {}),
+  },
+  spec: {
+    config: JSON.stringify({
+      cniVersion: '1.0.0',
+      name: n,
+      plugins: [{ type: 'sriov', capabilities: Object.fromEntries(caps.map((c) => [c, true])), ipam: { type: 'static' } }],
+    }),
+  },
+});
+const nadYaml = (n: string, resourceName: string, caps: string[]): string => JSON.stringify(benchNad(n, resourceName, caps));
 
 const NETWORKS = JSON.stringify([
   { name: 'sriov-a', interface: 'net1', mac: '02:23:45:67:89:01', ips: ['10.10.0.5/24'] },

@@ -40,9 +40,10 @@ const swapped = new Set<string>();
 const eagerPackages: Plugin = {
   name: 'eager-packages',
   setup(b) {
-    b.onLoad({ filter: /[\\/]dist[\\/]src[\\/](yaml[\\/]index|certs[\\/]forge)\.js$/ }, (args) => {
+    // Every file is offered; those not in EAGER load as usual (undefined).
+    b.onLoad({ filter: /\.js$/ }, (args) => {
       const contents = EAGER[args.path];
-      if (contents === undefined) throw new Error(`eager-packages: no static form for ${args.path}`);
+      if (contents === undefined) return undefined;
       swapped.add(args.path);
       return { contents, loader: 'js', resolveDir: dirname(args.path) };
     });

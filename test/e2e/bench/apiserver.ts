@@ -36,6 +36,7 @@ import { parseManifests, toYaml, type WebhookConfig } from '../infra/webhook.js'
 import { startE2e, type E2e } from '../lib/env.js';
 import { REPO } from '../lib/netattach.js';
 import { namespace as nsObj, percentile } from '../lib/objects.js';
+import { deploymentEnv, pidOf } from './deployment.js';
 
 type Obj = Record<string, unknown>;
 const PHASE_LABEL = 'bench.netattach.io/phase';
@@ -55,14 +56,6 @@ for (const p of PHASES) if (!ALL_PHASES.includes(p)) throw new Error(`BENCH_PHAS
 
 const log = (m: string): void => void process.stderr.write(`[bench] ${m}\n`);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** The Deployment's literal environment (manifests/base/deployment.yaml): NODE_OPTIONS, MALLOC_ARENA_MAX. */
-function deploymentEnv(): Record<string, string> {
-  const docs = parseManifests(readFileSync(path.join(REPO, 'manifests/base/deployment.yaml'), 'utf8'));
-  const containers = ((docs[0]!.spec as Obj).template as { spec: { containers: Array<{ env?: Array<{ name: string; value?: string }> }> } })
-    .spec.containers;
-  return Object.fromEntries((containers[0]?.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));
-}
 
 /** Builds the Go no-op webhook into the e2e cache (Go's build cache makes a rebuild instant). */
 function buildNoop(): string {
@@ -204,20 +197,6 @@ function rssMb(pid: number | undefined): { rss: number; peak: number } {
   const s = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(s)?.[1] ?? NaN);
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
-}
-
-/** Pid of the process whose command line names `exe` and holds `marker` (the cluster's work dir). */
-function pidOf(exe: string, marker: string): number | undefined {
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
-      if (path.basename(cmd[0] ?? '') === exe && cmd.some((a) => a.includes(marker))) return Number(d);
-    } catch {
-      /* gone */
-    }
-  }
-  return undefined;
 }
 
 /** Established TCP connections whose local port is `port` (the server's side). */

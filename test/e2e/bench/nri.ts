@@ -21,70 +21,29 @@
  *   BENCH_JSON=file       also write the figures as JSON
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { cpus } from 'node:os';
-import path from 'node:path';
-import { cpuSeconds, reviewOfSize, rssMb, saturate, startFloor } from '../../../bench/http.bench.js';
+import { benchNad, cpuSeconds, NAMESPACE, reviewOfSize, rssMb, saturate, startFloor } from '../../../bench/http.bench.js';
 import { startE2e } from '../lib/env.js';
 import { REPO } from '../lib/netattach.js';
 import { Nri, nriBinary, nriOptionsFor, postJson } from '../lib/nri.js';
 import { namespace as nsObj, percentile } from '../lib/objects.js';
-import { parseManifests } from '../infra/webhook.js';
+import { deploymentEnv, pidOf } from './deployment.js';
 
-type Obj = Record<string, unknown>;
 const env = (k: string, d: string): string => process.env[k] || d;
 const ROUNDS = Number(env('BENCH_ROUNDS', '5'));
 const SECONDS = Number(env('BENCH_SECONDS', '8'));
 const PACED_SECONDS = Number(env('BENCH_PACED_SECONDS', '15'));
 const PACED_RATE = 1000;
-const NAMESPACE = 'bench';
 
 const log = (m: string): void => void process.stderr.write(`[bench] ${m}\n`);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** The Deployment's literal environment (manifests/base/deployment.yaml): NODE_OPTIONS, MALLOC_ARENA_MAX. */
-function deploymentEnv(): Record<string, string> {
-  const docs = parseManifests(readFileSync(path.join(REPO, 'manifests/base/deployment.yaml'), 'utf8'));
-  const containers = ((docs[0]!.spec as Obj).template as { spec: { containers: Array<{ env?: Array<{ name: string; value?: string }> }> } })
-    .spec.containers;
-  return Object.fromEntries((containers[0]?.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));
-}
-
-/** The review's NADs, as bench/http.bench.ts writes them to its directory. */
-function nad(name: string, resourceName: string | undefined, capabilities: string[]): Obj {
-  return {
-    apiVersion: 'k8s.cni.cncf.io/v1',
-    kind: 'NetworkAttachmentDefinition',
-    metadata: { name, namespace: NAMESPACE, ...(resourceName ? { annotations: { 'k8s.v1.cni.cncf.io/resourceName': resourceName } } : {}) },
-    spec: {
-      config: JSON.stringify({
-        cniVersion: '1.0.0',
-        name,
-        plugins: [{ type: 'sriov', capabilities: Object.fromEntries(capabilities.map((c) => [c, true])), ipam: { type: 'static' } }],
-      }),
-    },
-  };
-}
 
 /** Pins every thread of `pid` to `cpu` (Go's runtime threads included). */
 function pin(pid: number | undefined, cpu: string): void {
   if (pid === undefined || spawnSync('taskset', ['-a', '-p', '-c', cpu, String(pid)], { stdio: 'ignore' }).status !== 0)
     throw new Error(`could not pin pid ${pid} to CPU ${cpu} (taskset)`);
-}
-
-/** Pid of the process whose command line names `exe` and holds `marker` (the cluster's work dir). */
-function pidOf(exe: string, marker: string): number | undefined {
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
-      if (path.basename(cmd[0] ?? '') === exe && cmd.some((a) => a.includes(marker))) return Number(d);
-    } catch {
-      /* gone */
-    }
-  }
-  return undefined;
 }
 
 interface Target {
@@ -166,10 +125,10 @@ async function main(): Promise<void> {
   try {
     await e.applyOk([
       nsObj(NAMESPACE),
-      nad('sriov-a', 'intel.com/sriov_a', ['ips', 'mac']),
-      nad('sriov-b', 'intel.com/sriov_b', ['ips', 'mac']),
-      nad('rdma-c', 'rdma/hca_shared_c', ['ips']),
-      nad('plain', undefined, ['ips']),
+      benchNad('sriov-a', 'intel.com/sriov_a', ['ips', 'mac']),
+      benchNad('sriov-b', 'intel.com/sriov_b', ['ips', 'mac']),
+      benchNad('rdma-c', 'rdma/hca_shared_c', ['ips']),
+      benchNad('plain', undefined, ['ips']),
     ]);
     nri = new Nri({ bin: nriBin, ...(await nriOptionsFor(e)) });
     await nri.start();
@@ -187,12 +146,13 @@ async function main(): Promise<void> {
       ['netattach', `${e.netattach.url}/mutate`],
       ['nri', `${nri.url}/mutate`],
     ] as const) {
+      const injected = (patch: string): boolean => patch.includes('sriov_a') && patch.includes('sriov_b');
       let patch = '';
-      for (let i = 0; i < 120 && !(patch.includes('sriov_a') && patch.includes('sriov_b')); i++) {
+      for (let i = 0; i < 120 && !injected(patch); i++) {
         if (i > 0) await sleep(250);
         patch = await patchOf(url);
       }
-      if (!patch.includes('sriov_b')) throw new Error(`${label} did not inject the review's resources: ${patch || '(no patch)'}`);
+      if (!injected(patch)) throw new Error(`${label} did not inject the review's resources: ${patch || '(no patch)'}`);
       log(`${label}'s patch: ${patch.length} bytes`);
     }
 

@@ -59,6 +59,7 @@ import {
   type Sample,
   type ScaleSizes,
 } from './scale-model.js';
+import { deploymentEnv } from './deployment.js';
 
 type Obj = Record<string, unknown>;
 const log = (m: string): void => void process.stderr.write(`[scale ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
@@ -169,13 +170,6 @@ class H2Loader {
 }
 
 // ------------------------------------------------------------------ setup
-
-function deploymentEnv(): Record<string, string> {
-  const docs = parseManifests(readFileSync(path.join(REPO, 'manifests/base/deployment.yaml'), 'utf8'));
-  const containers = ((docs[0]!.spec as Obj).template as { spec: { containers: Array<{ env?: Array<{ name: string; value?: string }> }> } })
-    .spec.containers;
-  return Object.fromEntries((containers[0]?.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));
-}
 
 /** Where to POST the objects of the install a netattach process needs (the rest: undefined). */
 function createPath(o: Obj): string | undefined {
