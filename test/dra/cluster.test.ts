@@ -3,6 +3,7 @@
 // metadata-only GET on a miss).
 import t from 'tap';
 import { ClusterClaimTemplates, ClusterDeviceClasses, ClusterDra } from '../../src/dra/index.js';
+import { type KubeCredentials, type KubeTransport, kubeTransport } from '../../src/kube/index.js';
 import { FakeApiServer, until } from '../kube/fake-apiserver.js';
 
 const CLASSES = '/apis/resource.k8s.io/v1/deviceclasses';
@@ -313,4 +314,148 @@ t.test('template GETs on a miss are bounded: one per name at a time, 16 in fligh
     'each slow or waiting lookup ends unavailable within its deadline',
   );
   t.equal(gets('y'), 16, 'the waiting ones sent no GET once their deadline passed');
+});
+
+/** A transport that counts the single-object GETs it is asked for, sent or not (a GET with 1 ms left may never reach the server). */
+function countingTransport(kc: KubeCredentials): { transport: KubeTransport; attempted: (ns: string) => number } {
+  const real = kubeTransport(kc);
+  const paths: string[] = [];
+  const transport: KubeTransport = {
+    ...real,
+    list: real.list?.bind(real),
+    watch: real.watch.bind(real),
+    patchJson: real.patchJson.bind(real),
+    getJson: (path, query, accept, signal) => {
+      if (path.includes('/resourceclaimtemplates/')) paths.push(path);
+      return real.getJson(path, query, accept, signal);
+    },
+  };
+  const attempted = (ns: string) => paths.filter((p) => p.startsWith(`/apis/resource.k8s.io/v1/namespaces/${ns}/`)).length;
+  return { transport, attempted };
+}
+
+t.test(
+  'template lookup slots: a full queue answers at once, a waiter past its deadline sends nothing, a late slot gets what is left',
+  async (t) => {
+    const api = new FakeApiServer();
+    const kc = await api.start();
+    t.teardown(() => api.stop());
+    api.setList(TEMPLATES, [], '5');
+    const { transport, attempted } = countingTransport(kc);
+    const templates = new ClusterClaimTemplates(undefined, { transport, backoffMs: 10 });
+    t.teardown(() => templates.stop());
+    await templates.start();
+
+    // 16 GETs in flight (their deadline 400 ms), 256 waiting (100 ms), then 4 more: refused at once.
+    api.defaultGetBehaviour = { delayMs: 2_000 };
+    const running = Array.from({ length: 16 }, (_, i) => templates.lookup('run', `t${i}`, 400));
+    const waiting = Array.from({ length: 256 }, (_, i) => templates.lookup('wait', `t${i}`, 100));
+    const refused = await Promise.all(Array.from({ length: 4 }, (_, i) => templates.lookup('over', `t${i}`, 100)));
+    t.strictSame(
+      refused,
+      Array.from({ length: 4 }, () => ({
+        status: 'unavailable',
+        reason: 'too many ResourceClaimTemplate lookups in progress (16 running, 256 waiting)',
+      })),
+    );
+    const waited = await Promise.all(waiting);
+    t.strictSame(
+      new Set(waited.map((w) => JSON.stringify(w))),
+      new Set([JSON.stringify({ status: 'unavailable', reason: 'no ResourceClaimTemplate lookup slot free within 100 ms' })]),
+    );
+    t.equal(attempted('wait') + attempted('over'), 0, 'no GET asked for by a lookup that never had a slot');
+    t.equal(attempted('run'), 16);
+
+    // A lookup that waits for a slot gets, for its GET, only what is left of its deadline.
+    const late = templates.lookup('late', 'x', 700);
+    const ran = await Promise.all(running);
+    t.ok(ran.every((r) => r.status === 'unavailable'));
+    const answer = await late;
+    t.equal(attempted('late'), 1, 'the late lookup had a slot');
+    const within = Number(/within (\d+) ms/.exec(answer.status === 'unavailable' ? answer.reason : '')?.[1]);
+    t.ok(within >= 1 && within < 700 - 200, `the late GET's deadline (${within} ms) is what was left after the wait`);
+  },
+);
+
+t.test(
+  'remembered-absent templates: asked again while the watch fails, after a delete, and when the watch brought one mid-GET',
+  async (t) => {
+    const api = new FakeApiServer();
+    const kc = await api.start();
+    t.teardown(() => api.stop());
+    api.setList(TEMPLATES, [], '5');
+    const { transport, attempted } = countingTransport(kc);
+    const templates = new ClusterClaimTemplates(undefined, { transport, backoffMs: 10 });
+    t.teardown(() => templates.stop());
+    await templates.start();
+    await until(() => api.watching(TEMPLATES) === 1, 'the watch');
+
+    // A lookup that ended unavailable is not kept: the next one asks again.
+    api.getBehaviour.set('a/slow', { delayMs: 500 });
+    t.equal((await templates.lookup('a', 'slow', 50)).status, 'unavailable');
+    api.getBehaviour.delete('a/slow');
+    api.getOnly.set('a/slow', template('a', 'slow'));
+    t.strictSame(await templates.lookup('a', 'slow', 1000), { status: 'found' });
+    t.equal(attempted('a'), 2);
+
+    // Remembered absent, then added by the watch and deleted again, then created: found by a GET.
+    t.strictSame(await templates.lookup('b', 'net', 1000), { status: 'not-found' });
+    api.emit(TEMPLATES, { type: 'ADDED', object: template('b', 'net', '6') });
+    await until(() => templates.template('b', 'net').status === 'found', 'added');
+    api.emit(TEMPLATES, { type: 'DELETED', object: template('b', 'net', '7') });
+    await until(() => templates.template('b', 'net').status === 'not-found', 'deleted');
+    api.getOnly.set('b/net', template('b', 'net'));
+    t.strictSame(await templates.lookup('b', 'net', 1000), { status: 'found' }, 'the add forgot that it was absent');
+    t.equal(attempted('b'), 2);
+
+    // The GET says absent while the watch brings it: not remembered as absent.
+    api.getBehaviour.set('c/race', { delayMs: 300 });
+    const racing = templates.lookup('c', 'race', 2000);
+    await until(() => api.getsInFlight === 1, 'the GET under way');
+    api.emit(TEMPLATES, { type: 'ADDED', object: template('c', 'race', '8') });
+    await until(() => templates.template('c', 'race').status === 'found', 'added mid-GET');
+    t.strictSame(await racing, { status: 'not-found' }, 'what the GET said');
+    api.emit(TEMPLATES, { type: 'DELETED', object: template('c', 'race', '9') });
+    await until(() => templates.template('c', 'race').status === 'not-found', 'deleted');
+    api.getBehaviour.delete('c/race');
+    api.getOnly.set('c/race', template('c', 'race'));
+    t.strictSame(await templates.lookup('c', 'race', 1000), { status: 'found' });
+    t.equal(attempted('c'), 2);
+
+    // Remembered absent, then the watch fails: the memory is not trusted, a GET is sent.
+    t.strictSame(await templates.lookup('d', 'net', 1000), { status: 'not-found' });
+    t.strictSame(await templates.lookup('d', 'net', 1000), { status: 'not-found' });
+    t.equal(attempted('d'), 1, 'remembered');
+    api.listFailures = 1_000_000;
+    api.watchFailures = 1_000_000;
+    api.endWatches(TEMPLATES);
+    await until(() => templates.staleSince() !== undefined, 'the watch failing');
+    api.getOnly.set('d/net', template('d', 'net'));
+    t.strictSame(await templates.lookup('d', 'net', 1000), { status: 'found' }, 'asked again while the cache may be stale');
+    t.equal(attempted('d'), 2);
+  },
+);
+
+t.test('a GET that says absent during a relist (the new list half read) is answered, not thrown', async (t) => {
+  const api = new FakeApiServer();
+  const kc = await api.start();
+  t.teardown(() => api.stop());
+  api.setList(TEMPLATES, [template('a', 'net')], '5');
+  const templates = new ClusterClaimTemplates(kc, { backoffMs: 10 });
+  t.teardown(() => templates.stop());
+  await templates.start();
+  await until(() => api.watching(TEMPLATES) === 1, 'the watch');
+  // A relist of two pages (the watch's page size is 500): the second page comes 500 ms later.
+  api.setList(
+    TEMPLATES,
+    Array.from({ length: 501 }, (_, i) => template('a', `t${i}`, '20')),
+    '20',
+  );
+  api.continueDelayMs = 500;
+  api.emit(TEMPLATES, { type: 'ERROR', object: { kind: 'Status', code: 410, message: 'too old resource version' } });
+  api.endWatches(TEMPLATES);
+  await until(() => api.requests.some((r) => r.query.get('continue') !== null), 'the second page asked for');
+  t.strictSame(await templates.lookup('b', 'none', 1000), { status: 'not-found' });
+  await until(() => templates.template('a', 't500').status === 'found', 'the relist');
+  t.equal(templates.template('a', 'net').status, 'not-found', 'the relist replaced the old list');
 });

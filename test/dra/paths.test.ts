@@ -63,6 +63,13 @@ t.test('paths', async (t) => {
       /no extended resource; single-gpu only from a DRA claim of the pod/,
       [],
     ],
+    [
+      'two DRA-only resourceNames',
+      { [RN]: 'single-gpu,other-gpu' },
+      'none',
+      /no extended resource; single-gpu, other-gpu only from a DRA claim of the pod/,
+      [],
+    ],
   ];
   for (const [name, annotations, path, summary, problems] of cases) {
     const got = devicePathOf(nad(annotations), view);

@@ -48,6 +48,8 @@ export class FakeApiServer {
   watchFailures = 0;
   /** Watches answer 200 and end at once. */
   endWatchesAtOnce = false;
+  /** List pages after the first (a `continue` token) are answered this much later: a relist under way. */
+  continueDelayMs = 0;
   /** Requests for list pages (several per list when paginated), watches and single-object GETs. */
   lists = 0;
   watches = 0;
@@ -223,11 +225,13 @@ export class FakeApiServer {
     const limit = Number(url.searchParams.get('limit') ?? '0') || list.items.length;
     const start = Number(url.searchParams.get('continue') ?? '0');
     const next = start + limit < list.items.length ? String(start + limit) : undefined;
-    json(200, {
+    const page = {
       kind: 'List',
       metadata: { resourceVersion: list.rv, ...(next ? { continue: next } : {}) },
       items: list.items.slice(start, start + limit),
-    });
+    };
+    if (start > 0 && this.continueDelayMs > 0) setTimeout(() => res.destroyed || json(200, page), this.continueDelayMs).unref();
+    else json(200, page);
   }
 
   /** GET of `<group version>/namespaces/<ns>/<plural>/<name>` from its collection, or 404. */
