@@ -1,15 +1,18 @@
 /**
  * `npm run test:e2e`: builds what the suite needs, then runs it with tap.
  *
+ * One Kubernetes version serves every suite (DEFAULT_K8S_VERSION, v1.37.2; NETATTACH_K8S_VERSION):
+ * a cold machine builds it once, adding the scheduler, controller manager and kubelet for the later
+ * suites to the same cache directory.
+ *
  * 1. kube-apiserver, kubectl, etcd (infra/build.sh: built once from the Go module proxy, cached),
  *    network-resources-injector, the oracle of nri-oracle.e2e.ts (infra/build-nri.sh, likewise),
  *    helm for helm.e2e.ts (infra/build-helm.sh, likewise), and the reference CNI plugins with
  *    cni-invoke, the oracle of cni-oracle.e2e.ts (infra/build-cni.sh)
  * 2. netattach itself (`npm run build`: the suite runs dist/src/cli/main.js as a real process)
  * 3. tap, one file at a time: the unit checks of the harness, then the suite (one cluster)
- * 4. the DRA suite (dra.e2e.ts) and the scheduler suite (scheduler.e2e.ts) on the newest Kubernetes
- *    (NETATTACH_E2E_DRA_VERSION, default v1.37.2) with kube-scheduler and kube-controller-manager
- *    too, built the same way
+ * 4. the DRA suite (dra.e2e.ts) and the scheduler suite (scheduler.e2e.ts) with kube-scheduler and
+ *    kube-controller-manager too (NETATTACH_E2E_DRA_VERSION: another version for these two)
  * 5. the node suite (node.e2e.ts) on the same version with the kubelet, containerd, runc, the
  *    reference CNI plugins, the fake device plugin and the local images (infra/build-node.sh)
  *
@@ -18,6 +21,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_K8S_VERSION } from './infra/cluster.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -106,7 +110,7 @@ async function main(): Promise<number> {
   );
 
   t0 = Date.now();
-  const draVersion = process.env.NETATTACH_E2E_DRA_VERSION || DRA_VERSION;
+  const draVersion = process.env.NETATTACH_E2E_DRA_VERSION || process.env.NETATTACH_K8S_VERSION || DEFAULT_K8S_VERSION;
   process.stderr.write(
     `[e2e] DRA suite: Kubernetes ${draVersion} with kube-scheduler and kube-controller-manager (first run: many minutes)\n`,
   );
@@ -147,9 +151,6 @@ async function main(): Promise<number> {
   );
   return main || dra || node;
 }
-
-/** The newest Kubernetes the Go module proxy serves (docs/e2e.md): DRA with extended resources. */
-const DRA_VERSION = 'v1.37.2';
 
 function tap(binDir: string, files: string[], extraEnv: Record<string, string> = {}): Promise<number> {
   return new Promise<number>((resolve) => {

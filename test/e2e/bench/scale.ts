@@ -194,7 +194,7 @@ function createPath(o: Obj): string | undefined {
   }
 }
 
-/** The cached v1.34.4 servers even while kubectl is still being built (the bench uses no kubectl). */
+/** The cached servers (DEFAULT_K8S_VERSION) even while kubectl is still being built (the bench uses no kubectl). */
 function binDir(): string | undefined {
   const dir =
     process.env.NETATTACH_E2E_BIN_DIR ||

@@ -22,12 +22,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import forge from 'node-forge';
 
-export const DEFAULT_K8S_VERSION = 'v1.34.4';
+/** One version for every suite (docs/e2e.md): one Kubernetes build on a cold CI machine, not two. */
+export const DEFAULT_K8S_VERSION = 'v1.37.2';
 
 export interface ClusterOptions {
   /** Directory holding kube-apiserver, kubectl, etcd. Default: ensureBinaries(). */
   binDir?: string;
-  /** Kubernetes version to build/use (default $NETATTACH_K8S_VERSION or v1.34.4). */
+  /** Kubernetes version to build/use (default $NETATTACH_K8S_VERSION or v1.37.2). */
   k8sVersion?: string;
   /** Parent directory for the cluster's temp dir (default os.tmpdir()). */
   tmpRoot?: string;
