@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { reviewOfSize, startFloor, startServer } from './http.bench.js';
-import { PRODUCTION_NODE_OPTIONS } from './hostile-lib.js';
+import { PRODUCTION_NODE_OPTIONS, sleep } from './hostile-lib.js';
 
 interface SampleNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
@@ -19,7 +19,6 @@ interface SampleNode {
 }
 
 const sampler = fileURLToPath(new URL('./heap-sampler.js', import.meta.url));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function until(path: string): Promise<void> {
   for (let i = 0; i < 600 && !existsSync(path); i++) await sleep(50);

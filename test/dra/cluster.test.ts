@@ -1,7 +1,7 @@
 // The DRA watches against a fake API server: DeviceClasses (whole objects, the scheduler's order)
 // and ResourceClaimTemplates (whole objects of which a summary of the requests is kept; a
 // metadata-only GET on a miss).
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { ClusterClaimTemplates, ClusterDeviceClasses, ClusterDra } from '../../src/dra/index.js';
 import { type KubeCredentials, type KubeTransport, kubeTransport } from '../../src/kube/index.js';
 import { FakeApiServer, until } from '../kube/fake-apiserver.js';
@@ -322,9 +322,6 @@ function countingTransport(kc: KubeCredentials): { transport: KubeTransport; att
   const paths: string[] = [];
   const transport: KubeTransport = {
     ...real,
-    list: real.list?.bind(real),
-    watch: real.watch.bind(real),
-    patchJson: real.patchJson.bind(real),
     getJson: (path, query, accept, signal) => {
       if (path.includes('/resourceclaimtemplates/')) paths.push(path);
       return real.getJson(path, query, accept, signal);
@@ -334,17 +331,23 @@ function countingTransport(kc: KubeCredentials): { transport: KubeTransport; att
   return { transport, attempted };
 }
 
+/** A fake API server without templates, and the template watch over a counting transport, started. */
+async function startCounted(t: Test) {
+  const api = new FakeApiServer();
+  const kc = await api.start();
+  t.teardown(() => api.stop());
+  api.setList(TEMPLATES, [], '5');
+  const { transport, attempted } = countingTransport(kc);
+  const templates = new ClusterClaimTemplates(undefined, { transport, backoffMs: 10 });
+  t.teardown(() => templates.stop());
+  await templates.start();
+  return { api, templates, attempted };
+}
+
 t.test(
   'template lookup slots: a full queue answers at once, a waiter past its deadline sends nothing, a late slot gets what is left',
   async (t) => {
-    const api = new FakeApiServer();
-    const kc = await api.start();
-    t.teardown(() => api.stop());
-    api.setList(TEMPLATES, [], '5');
-    const { transport, attempted } = countingTransport(kc);
-    const templates = new ClusterClaimTemplates(undefined, { transport, backoffMs: 10 });
-    t.teardown(() => templates.stop());
-    await templates.start();
+    const { api, templates, attempted } = await startCounted(t);
 
     // 16 GETs in flight (their deadline 400 ms), 256 waiting (100 ms), then 4 more: refused at once.
     api.defaultGetBehaviour = { delayMs: 2_000 };
@@ -380,14 +383,7 @@ t.test(
 t.test(
   'remembered-absent templates: asked again while the watch fails, after a delete, and when the watch brought one mid-GET',
   async (t) => {
-    const api = new FakeApiServer();
-    const kc = await api.start();
-    t.teardown(() => api.stop());
-    api.setList(TEMPLATES, [], '5');
-    const { transport, attempted } = countingTransport(kc);
-    const templates = new ClusterClaimTemplates(undefined, { transport, backoffMs: 10 });
-    t.teardown(() => templates.stop());
-    await templates.start();
+    const { api, templates, attempted } = await startCounted(t);
     await until(() => api.watching(TEMPLATES) === 1, 'the watch');
 
     // A lookup that ended unavailable is not kept: the next one asks again.

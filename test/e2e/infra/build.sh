@@ -51,16 +51,12 @@ SERVERS="kube-apiserver"
 servers_work() { local b; for b in $SERVERS; do works "$BIN/$b" --version || return 1; done; }
 cached() { servers_work && works "$BIN/kubectl" version --client && works "$BIN/etcd" --version; }
 
+answer_if_cached() { cached || return 0; log "cached: $BIN"; echo "$BIN"; exit 0; }
 # Before the lock too: CI builds the scheduler and kubelet into this directory while the main suite,
 # which needs only what is here already, starts (a binary appears whole: built as .tmp, then moved).
-for attempt in before-lock after-lock; do
-  if cached; then
-    log "cached: $BIN"
-    echo "$BIN"
-    exit 0
-  fi
-  [ "$attempt" = before-lock ] && lock "$LOCK"
-done
+answer_if_cached
+lock "$LOCK"
+answer_if_cached # the build that held the lock may have made them
 
 go_env
 start=$(date +%s)
