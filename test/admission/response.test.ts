@@ -1,5 +1,5 @@
 import t from 'tap';
-import { forbidden, internal, invalid, notFound } from '../../src/field/index.js';
+import { forbidden, internal, invalid, notFound, renderError, type FieldError } from '../../src/field/index.js';
 import {
   denialMessage,
   ENFORCEMENT_MODES,
@@ -217,6 +217,13 @@ t.test('targetOf: by group and resource', async (t) => {
     ['', 'podtemplates', tpl('podtemplates', { keys: ['template'], metadataPath: 'template.metadata', specPath: 'template.spec' })],
     ['', 'deployments', { kind: 'other' }],
     ['', '', { kind: 'other' }],
+    // KubeVirt: judged as the launcher pod rendered from them (src/kubevirt).
+    ['kubevirt.io', 'virtualmachines', { kind: 'vm', resource: 'kubevirt.io/virtualmachines' }],
+    ['kubevirt.io', 'virtualmachineinstances', { kind: 'vm', resource: 'kubevirt.io/virtualmachineinstances' }],
+    ['kubevirt.io', 'virtualmachineinstancereplicasets', { kind: 'vm', resource: 'kubevirt.io/virtualmachineinstancereplicasets' }],
+    ['pool.kubevirt.io', 'virtualmachinepools', { kind: 'vm', resource: 'pool.kubevirt.io/virtualmachinepools' }],
+    ['kubevirt.io', 'pods', { kind: 'other' }],
+    ['', 'virtualmachines', { kind: 'other' }],
   ];
   for (const [group, resource, want] of cases) t.strictSame(targetOf(req(group, resource)), want, `${group}/${resource}`);
   t.strictSame(targetOf(req('', 'pods', { subResource: 'status' })), { kind: 'other' }, 'subresource');
@@ -283,6 +290,41 @@ t.test('a denial stays within MAX_DENIAL_BYTES whatever its errors hold; the res
     ),
   );
   t.equal(denialMessage(real).split('\n').length, 21);
+});
+
+t.test('the denial byte budget at its edge: room kept for the count, the count right, no count when all fit', async (t) => {
+  const lineOf = (e: FieldError) => `\n- ${renderError(e)}`;
+  /** An error whose line in the message is exactly `bytes` long (each field well under its own cut). */
+  const sized = (bytes: number, tag: string): FieldError => {
+    const e = invalid('x', tag, 'r'.repeat(bytes - lineOf(invalid('x', tag, 'r')).length + 1));
+    t.equal(lineOf(e).length, bytes, `a line of ${bytes} bytes`);
+    return e;
+  };
+  // Sixteen lines of 1,000 bytes, then the one at the edge, then what is left to count.
+  const fillers = Array.from({ length: 16 }, (_, i) => sized(1000, `f${i}`));
+  const message = (errors: FieldError[], listed: FieldError[], counted: number): string =>
+    `${errors.length} errors:${listed.map(lineOf).join('')}${counted > 0 ? `\n- and ${counted} more` : ''}`;
+  const room = (errors: number, left: number) =>
+    MAX_DENIAL_BYTES - `${errors} errors:`.length - 16_000 - (left > 0 ? `\n- and ${left} more`.length : 0);
+  // One error left after the edge: its count's room is kept, and the edge line fits to the byte.
+  const small = sized(40, 'small');
+  const edge = sized(room(18, 1), 'edge');
+  const a = [...fillers, edge, small];
+  t.equal(denialMessage(a), message(a, [...fillers, edge], 1), 'listed at the edge, the last counted');
+  t.equal(Buffer.byteLength(denialMessage(a)), MAX_DENIAL_BYTES, 'exactly the budget');
+  const over = [...fillers, sized(room(18, 1) + 1, 'edge'), small];
+  t.equal(denialMessage(over), message(over, fillers, 2), 'one byte over: counted with the rest');
+  // Nine left after it: the room kept is that count's text, one byte shorter than "and 11 more".
+  const rest = Array.from({ length: 9 }, (_, i) => sized(30, `s${i}`));
+  const b = [...fillers, sized(room(26, 9), 'edge'), ...rest];
+  t.equal(denialMessage(b), message(b, b.slice(0, 17), 9), 'nine left: "and 9 more" fills the budget');
+  t.equal(Buffer.byteLength(denialMessage(b)), MAX_DENIAL_BYTES);
+  // The last error needs no room for a count: it may fill the budget to its last byte.
+  const c = [...fillers, sized(room(17, 0), 'last')];
+  t.equal(denialMessage(c), message(c, c, 0), 'the last one fills the budget; no count');
+  t.equal(Buffer.byteLength(denialMessage(c)), MAX_DENIAL_BYTES);
+  const d = [...fillers, sized(room(17, 0) + 1, 'last')];
+  t.equal(denialMessage(d), message(d, fillers, 1), 'one byte over: the last is counted');
 });
 
 t.test('at most MAX_WARNINGS warnings, the last one counting the rest', async (t) => {

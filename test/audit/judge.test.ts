@@ -1,7 +1,8 @@
 // The audit judges live pods with the admission core: built-in checks, policies, uniqueness
 // among live pods (never a pod against itself), malformed annotations; clean pods have no findings.
 import t from 'tap';
-import { auditSnapshot, auditPod, findingsOf, requestFor } from '../../src/audit/index.js';
+import { auditSnapshot, auditPod, findingsOf, hasNetworks, requestFor } from '../../src/audit/index.js';
+import { notJudgedFinding } from '../../src/audit/kept-text.js';
 import { DEFAULT_ADMISSION_CONFIG, review } from '../../src/admission/index.js';
 import { EMPTY_POLICY_SET, PolicyEngine, policySet } from '../../src/policy/index.js';
 import { live, nad, policiesOf, UNIQUE_MACS, ONLY_SRIOV } from './helpers.js';
@@ -253,6 +254,26 @@ t.test('auditPod: a pod without networks is not judged (the webhooks never see i
   // The same context judges a pod with networks (the lookups above are the ones made).
   t.match(auditPod(live('team-a', 'q', 'missing'), ctx), [{ rule: 'networkExists' }]);
   t.ok(asked.includes('labels team-a') && asked.includes('nad team-a/missing'), asked.join(', '));
+});
+
+t.test('auditPod: a pod whose annotations were not kept gets the not-judged finding, and nothing is looked up', async (t) => {
+  const asked: string[] = [];
+  const set = EMPTY_POLICY_SET;
+  const ctx = {
+    nads: (ns: string, name: string) => (asked.push(`nad ${ns}/${name}`), { status: 'not-found' } as const),
+    namespaceLabels: (ns: string) => (asked.push(`labels ${ns}`), {}),
+    policy: new PolicyEngine({ policies: set }),
+    policies: set,
+    config,
+  };
+  for (const bound of ['pod', 'total'] as const) {
+    const unkept = { bound, limit: 4096, chars: 9000, fingerprint: 'f' };
+    // The texts were dropped: the pod holds only what stands for them.
+    const pod = { namespace: 'team-a', name: `big-${bound}`, uid: 'u', unkept };
+    t.ok(hasNetworks(pod), `${bound}: a pod with texts not kept has networks`);
+    t.strictSame(auditPod(pod, ctx), [notJudgedFinding(unkept)], bound);
+  }
+  t.strictSame(asked, [], 'no NAD or namespace asked for');
 });
 
 t.test('each finding written out whole: Enforce is fail/high, the internal error builtin/internal error/info', async (t) => {

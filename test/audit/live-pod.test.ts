@@ -2,7 +2,17 @@
 // annotations, the controller ownerReference admission reads, when two readings are judged alike
 // (the background audit judges a pod again only when they differ), and finished pods.
 import t from 'tap';
-import { controllerOf, finished, identityOf, livePodOf, ownerReferencesOf, sameLivePod } from '../../src/audit/live-pod.js';
+import {
+  controllerOf,
+  finished,
+  identityOf,
+  livePodOf,
+  ownerReferencesOf,
+  sameLivePod,
+  sharedSizes,
+  sharedText,
+  withAnnotations,
+} from '../../src/audit/live-pod.js';
 import type { LivePod } from '../../src/audit/types.js';
 
 const NETWORKS = 'k8s.v1.cni.cncf.io/networks';
@@ -145,7 +155,10 @@ t.test('ownerReferencesOf: the controller as admission reads it, or none', async
   t.equal(ownerReferencesOf({ namespace: 'a', name: 'p' }), undefined);
 });
 
+const UNKEPT = { bound: 'pod', limit: 4096, chars: 5000, fingerprint: 'f1' } as const;
+
 t.test('sameLivePod: alike only when every field the judgement reads is equal', async (t) => {
+  t.ok(sameLivePod({ namespace: 'a', name: 'p', unkept: UNKEPT }, { namespace: 'a', name: 'p', unkept: { ...UNKEPT } }), 'equal unkept');
   const base: LivePod = { namespace: 'a', name: 'p', uid: 'u', networks: 'n', defaultNetwork: 'd', controller: VMI };
   t.ok(sameLivePod(base, { ...base, controller: { ...VMI } }), 'equal copies');
   t.ok(sameLivePod({ namespace: 'a', name: 'p' }, { namespace: 'a', name: 'p' }), 'both bare');
@@ -159,6 +172,9 @@ t.test('sameLivePod: alike only when every field the judgement reads is equal', 
     ['controller name', { ...base, controller: { ...VMI, name: 'vm2' } }],
     ['controller uid', { ...base, controller: { ...VMI, uid: 'other' } }],
     ['no controller', { ...base, controller: undefined as never }],
+    ['texts not kept', { ...base, unkept: UNKEPT }],
+    ['another fingerprint', { ...base, unkept: { ...UNKEPT, fingerprint: 'f2' } }],
+    ['another bound', { ...base, unkept: { ...UNKEPT, bound: 'total' } }],
   ];
   for (const [why, other] of differs) {
     t.notOk(sameLivePod(base, other), why);
@@ -180,4 +196,89 @@ t.test('finished: Succeeded and Failed pods only', async (t) => {
     ['Failed', false],
   ];
   for (const [obj, want] of cases) t.equal(finished(obj), want, JSON.stringify(obj));
+});
+
+t.test('withAnnotations: the same pod with other texts, and what stands for texts not kept', async (t) => {
+  const pod: LivePod = { namespace: 'a', name: 'p', uid: 'u', networks: 'n', controller: VMI };
+  t.strictSame(withAnnotations(pod, 'm', undefined), { namespace: 'a', name: 'p', uid: 'u', networks: 'm', controller: VMI });
+  t.strictSame(withAnnotations(pod, 'm', 'd'), {
+    namespace: 'a',
+    name: 'p',
+    uid: 'u',
+    networks: 'm',
+    defaultNetwork: 'd',
+    controller: VMI,
+  });
+  const bare = withAnnotations(pod, undefined, undefined, UNKEPT);
+  t.strictSame(bare, { namespace: 'a', name: 'p', uid: 'u', controller: VMI, unkept: UNKEPT });
+  t.equal(bare.unkept, UNKEPT);
+  t.notOk('unkept' in withAnnotations(pod, 'm', undefined), 'no unkept key without one');
+  const { controller: _, ...uncontrolled } = pod;
+  t.strictSame(withAnnotations(uncontrolled, 'm', undefined), { namespace: 'a', name: 'p', uid: 'u', networks: 'm' });
+});
+
+t.test('sharedText: short texts without a pod-own value are shared; 256 characters is the edge', async (t) => {
+  const cases: Array<[string, string, boolean]> = [
+    ['256 characters', 'n'.repeat(256), true],
+    ['257 characters', 'n'.repeat(257), false],
+    ['the simple form', 'infra/net-a@eth1,net-b', true],
+    ['JSON without addresses', '[{"name":"net-a","interface":"net1"}]', true],
+    ['a MAC', '[{"name":"net-a","mac":"02:00:00:00:00:01"}]', false],
+    ['a GUID', '[{"name":"ib","infiniband-guid":"c2:11:22:33:44:55:66:77"}]', false],
+    ['IPs', '[{"name":"net-a","ips":["10.0.0.5/24"]}]', false],
+    ['cni-args', '[{"name":"net-a","cni-args":{"k":"v"}}]', false],
+  ];
+  for (const [why, text, want] of cases) t.equal(sharedText(text), want, why);
+});
+
+t.test("livePodOf shares a short networks annotation once, and never a long one or a pod's own", async (t) => {
+  const podWith = (name: string, networks: string, defaultNetwork?: string): unknown => ({
+    metadata: {
+      namespace: 'share',
+      name,
+      annotations: {
+        'k8s.v1.cni.cncf.io/networks': networks,
+        ...(defaultNetwork ? { 'v1.multus-cni.io/default-network': defaultNetwork } : {}),
+      },
+    },
+  });
+  const size = (): number => sharedSizes().annotations;
+  const start = size();
+  const text = `share-${'n'.repeat(250)}`; // 256 characters
+  t.equal(livePodOf(podWith('a', text))!.networks, text);
+  t.equal(size(), start + 1, 'a new short text enters once');
+  t.equal(livePodOf(podWith('b', text))!.networks, text);
+  t.equal(size(), start + 1, 'and is found the second time');
+  t.equal(livePodOf(podWith('c', `${text}x`))!.networks, `${text}x`);
+  t.equal(size(), start + 1, 'a 257-character text is kept as it is');
+  const mac = '[{"name":"net-a","mac":"02:00:00:00:00:01"}]';
+  t.equal(livePodOf(podWith('d', mac))!.networks, mac);
+  t.equal(size(), start + 1, "a pod's own MAC is not shared");
+  t.equal(livePodOf(podWith('e', 'share-x', 'share-default'))!.defaultNetwork, 'share-default');
+  t.equal(size(), start + 3, 'the default-network text is shared like the networks text');
+});
+
+t.test('livePodOf shares one frozen controller per apiVersion, kind, name and uid', async (t) => {
+  const podOwnedBy = (name: string, owner: Record<string, unknown>): unknown => ({
+    metadata: { namespace: 'share', name, ownerReferences: [{ ...owner, controller: true }] },
+  });
+  const rs = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'u1' };
+  const a = livePodOf(podOwnedBy('a', rs))!.controller!;
+  t.equal(livePodOf(podOwnedBy('b', { ...rs }))!.controller, a, 'the same object for an equal reference');
+  t.ok(Object.isFrozen(a));
+  const variants: Array<[string, Record<string, unknown>]> = [
+    ['another uid', { ...rs, uid: 'u2' }],
+    ['no uid', { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs' }],
+    ['another name', { ...rs, name: 'rs2' }],
+    ['another kind', { ...rs, kind: 'StatefulSet' }],
+    ['another apiVersion', { ...rs, apiVersion: 'apps/v2' }],
+  ];
+  for (const [why, owner] of variants) {
+    const c = livePodOf(podOwnedBy(why, owner))!.controller!;
+    t.not(c, a, why);
+    t.strictSame(c, owner, `${why}: its own fields`);
+  }
+  const before = sharedSizes().controllers;
+  livePodOf(podOwnedBy('c', { ...rs, uid: 'u9' }));
+  t.equal(sharedSizes().controllers, before + 1, 'a new reference enters the table');
 });
