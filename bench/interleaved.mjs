@@ -39,11 +39,16 @@ function reviewOfSize(targetBytes) {
 const body = reviewOfSize(4096);
 const cpu = (pid) => { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return (Number(f[11]) + Number(f[12])) / 100; };
 const rss = (pid) => Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+// Servers started so far: stopped when this script ends, also when it fails half-way (a server
+// that did not start, a load that threw), so no server is left holding a CPU.
+const children = [];
+process.on('exit', () => { for (const c of children) c.kill('SIGTERM'); });
 async function start(label, script, flags) {
   const FLAGS = flags ? flags.split(',') : GFLAGS;
   const floor = script.includes('floor-server');
   const args = floor ? [...FLAGS, script, TLS] : [...FLAGS, ...EXTRA, script, 'serve', '--tls-dir', TLS, '--nads', NADS, '--host', '127.0.0.1', '--port', '0', '--health-port', '0'];
   const child = spawn('taskset', ['-c', '0', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MALLOC_ARENA_MAX: '2' } });
+  children.push(child);
   let out = '';
   const url = await new Promise((res, rej) => { child.stdout.on('data', (c) => { out += c; const m = /"url":"(https:\/\/[^"]+)"/.exec(out); if (m && (floor || /netattach serving/.test(out))) res(m[1]); }); child.stderr.on('data', (c) => (out += c)); child.on('exit', (c) => rej(new Error(label + ' exited ' + c + out))); });
   await new Promise((r) => setTimeout(r, 1500));
