@@ -9,6 +9,9 @@
 //   node scripts/mutation-report.mjs --ledger        # the ledger as markdown
 //   node scripts/mutation-report.mjs --write         # writes both tables into docs/mutation.md,
 //                                                    # between their markers
+//   node scripts/mutation-report.mjs --stale         # the parts whose record was made on other
+//                                                    # code than the tree's (to re-run), and those
+//                                                    # whose tests changed since
 //   NETATTACH_MUTATION_SCOPE=admission node scripts/mutation-report.mjs   # some parts only
 //
 // The score is Stryker's: killed and timed-out mutants over all mutants that ran or had no
@@ -203,6 +206,28 @@ export function withSection(doc, name, rendered) {
 /** docs/mutation.md as it should read: both generated sections up to date. */
 export const renderedDoc = (doc) => withSection(withSection(doc, 'scores', renderScores(partsOf(''))), 'ledger', renderLedger(readLedger()));
 
+/**
+ * The parts whose record is of other code than the tree's: a source file or a test file whose text
+ * differs from the text the record was made on (Stryker keeps both), or a part never run. Records
+ * are not re-made on every change (a part takes minutes to an hour), so this says which to re-run
+ * rather than failing the tests.
+ */
+export function staleParts(parts, read = (path) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined), recordOf = results) {
+  const out = [];
+  for (const part of parts) {
+    const r = recordOf(part);
+    if (!r) {
+      out.push({ part, files: [], tests: [], never: true });
+      continue;
+    }
+    const changed = (entries) => Object.entries(entries ?? {}).flatMap(([path, v]) => (v.source !== undefined && read(path) !== v.source ? [path] : []));
+    const files = changed(r.files);
+    const tests = changed(r.testFiles);
+    if (files.length || tests.length) out.push({ part, files, tests, never: false });
+  }
+  return out;
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const args = new Set(process.argv.slice(2));
   const parts = partsOf(process.env.NETATTACH_MUTATION_SCOPE);
@@ -216,6 +241,14 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     for (const p of problems) console.log(p);
     console.log(problems.length ? `${problems.length} problems in ${LEDGER}` : `${LEDGER} accounts for every survivor of its parts`);
     process.exit(problems.length ? 1 : 0);
+  } else if (args.has('--stale')) {
+    const stale = staleParts(parts);
+    const rerun = stale.filter((s) => s.never || s.files.length);
+    for (const s of rerun) console.log(`${s.part}: ${s.never ? 'never run' : `code changed: ${s.files.join(', ')}`}`);
+    // Tests changed alone: the record still holds for the code, and may count as survivors mutants
+    // the new tests kill (a re-run can only raise the score).
+    for (const s of stale.filter((s) => !s.never && !s.files.length)) console.log(`${s.part}: tests changed since (${s.tests.join(', ')})`);
+    console.log(rerun.length ? `${rerun.length} of ${parts.length} parts to re-run` : `every record is of the tree's code`);
   } else if (args.has('--ledger')) {
     process.stdout.write(renderLedger(readLedger()));
   } else if (args.has('--write')) {

@@ -5,7 +5,16 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 // @ts-expect-error: a plain .mjs script, without types
-import { checkLedger, mutantKey, readLedger, renderLedger, renderedDoc, survivors, withSection } from '../../scripts/mutation-report.mjs';
+import {
+  checkLedger,
+  mutantKey,
+  readLedger,
+  renderLedger,
+  renderedDoc,
+  staleParts,
+  survivors,
+  withSection,
+} from '../../scripts/mutation-report.mjs';
 // @ts-expect-error: a plain .mjs script, without types
 import { partsOf } from '../../stryker.parts.mjs';
 
@@ -79,4 +88,36 @@ t.test('renderLedger and withSection', async (t) => {
   const doc = `intro\n${begin}\nold\n<!-- ledger end -->\nafter\n`;
   t.equal(withSection(doc, 'ledger', 'new\n'), `intro\n${begin}\nnew\n<!-- ledger end -->\nafter\n`);
   t.throws(() => withSection(doc, 'scores', 'x'), /no scores markers/);
+});
+
+t.test('staleParts: a record of other code is to re-run, one whose tests changed is listed apart, a part never run too', async (t) => {
+  const record = {
+    files: { 'src/a.ts': { source: 'a1' }, 'src/b.ts': { source: 'b1' } },
+    testFiles: { 'test/a.test.ts': { source: 't1' } },
+  };
+  const records: Record<string, unknown> = { same: record, code: record, tests: record };
+  const trees: Record<string, Record<string, string>> = {
+    same: { 'src/a.ts': 'a1', 'src/b.ts': 'b1', 'test/a.test.ts': 't1' },
+    code: { 'src/a.ts': 'a1', 'src/b.ts': 'b2', 'test/a.test.ts': 't2' },
+    tests: { 'src/a.ts': 'a1', 'src/b.ts': 'b1', 'test/a.test.ts': 't2' },
+  };
+  const staleOf = (part: string) =>
+    staleParts(
+      [part],
+      (path: string) => trees[part]?.[path],
+      (p: string) => records[p],
+    );
+  t.strictSame(staleOf('same'), []);
+  t.strictSame(staleOf('code'), [{ part: 'code', files: ['src/b.ts'], tests: ['test/a.test.ts'], never: false }]);
+  t.strictSame(staleOf('tests'), [{ part: 'tests', files: [], tests: ['test/a.test.ts'], never: false }]);
+  t.strictSame(staleOf('none'), [{ part: 'none', files: [], tests: [], never: true }]);
+  // A file gone from the tree is a change too.
+  t.strictSame(
+    staleParts(
+      ['same'],
+      () => undefined,
+      () => record,
+    )[0].files,
+    ['src/a.ts', 'src/b.ts'],
+  );
 });
