@@ -28,14 +28,12 @@ async function until(path: string): Promise<void> {
 /** Bytes per review by `function file:line`, and in all. */
 async function sampleOne(
   label: string,
-  start: () => Promise<{ url: string; stop: () => Promise<void> }>,
+  start: (env: Record<string, string>) => Promise<{ url: string; stop: () => Promise<void> }>,
   reviews: number,
 ): Promise<{ label: string; reviews: number; total: number; functions: Map<string, number> }> {
   const dir = mkdtempSync(join(tmpdir(), 'netattach-alloc-'));
   const out = join(dir, 'heap.json');
-  process.env.NETATTACH_HEAP_SAMPLE = out;
-  const server = await start();
-  delete process.env.NETATTACH_HEAP_SAMPLE;
+  const server = await start({ NETATTACH_HEAP_SAMPLE: out });
   const body = reviewOfSize(4 * 1024);
   const load = (amount: number) =>
     autocannon({
@@ -75,8 +73,8 @@ async function main(argv: string[]): Promise<void> {
   const top = topAt >= 0 ? Number(argv[topAt + 1]) : 30;
   const flags = [...PRODUCTION_NODE_OPTIONS.split(' '), '--import', sampler];
   const home = mkdtempSync(join(tmpdir(), 'netattach-alloc-tls-'));
-  const ours = await sampleOne('netattach', () => startServer(home, { nodeArgs: flags }), reviews);
-  const floor = await sampleOne('floor', () => startFloor(join(home, 'tls'), flags), reviews);
+  const ours = await sampleOne('netattach', (env) => startServer(home, { nodeArgs: flags, env }), reviews);
+  const floor = await sampleOne('floor', (env) => startFloor(join(home, 'tls'), flags, env), reviews);
   rmSync(home, { recursive: true, force: true });
   for (const r of [ours, floor]) {
     process.stdout.write(`${r.label}: ${r.reviews} reviews, ${(r.total / r.reviews / 1024).toFixed(1)} KiB allocated per review\n`);

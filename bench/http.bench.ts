@@ -151,7 +151,10 @@ export function rssMb(pid: number | undefined): { rss: number; peak: number } {
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
 }
 
-export async function startServer(dir: string, extra: { nads?: number; nodeArgs?: string[] } = {}): Promise<Server> {
+export async function startServer(
+  dir: string,
+  extra: { nads?: number; nodeArgs?: string[]; env?: Record<string, string> } = {},
+): Promise<Server> {
   mkdirSync(join(dir, 'nads'));
   writeFileSync(join(dir, 'nads', 'a.json'), nadYaml('sriov-a', 'intel.com/sriov_a', ['ips', 'mac']));
   writeFileSync(join(dir, 'nads', 'b.json'), nadYaml('sriov-b', 'intel.com/sriov_b', ['ips', 'mac']));
@@ -175,7 +178,7 @@ export async function startServer(dir: string, extra: { nads?: number; nodeArgs?
   ];
   // taskset execs node: the child's pid is the server's.
   const [command, ...rest] = [...pinning.server, ...args];
-  const child = spawn(command!, rest, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command!, rest, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...extra.env } });
   let out = '';
   const url = await new Promise<string>((res, rej) => {
     const onData = (c: Buffer) => {
@@ -195,11 +198,11 @@ export async function startServer(dir: string, extra: { nads?: number; nodeArgs?
 }
 
 /** The floor (bench/floor-server.ts) with the same TLS material, pinning and Node flags as netattach. */
-export async function startFloor(tlsDir: string, nodeArgs: string[]): Promise<Server> {
+export async function startFloor(tlsDir: string, nodeArgs: string[], env: Record<string, string> = {}): Promise<Server> {
   const floorScript = resolve(dirname(self), compiled ? 'floor-server.js' : 'floor-server.ts');
   const args = [process.execPath, ...nodeArgs, ...(compiled ? [] : ['--import', 'tsx']), floorScript, tlsDir];
   const [command, ...rest] = [...pinning.server, ...args];
-  const child = spawn(command!, rest, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command!, rest, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let out = '';
   const url = await new Promise<string>((res, rej) => {
     child.stdout!.on('data', (c: Buffer) => {

@@ -5,18 +5,11 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 // @ts-expect-error: a plain .mjs script, without types
-import {
-  checkLedger,
-  mutantKey,
-  readLedger,
-  renderLedger,
-  renderedDoc,
-  staleParts,
-  survivors,
-  withSection,
-} from '../../scripts/mutation-report.mjs';
+import * as report from '../../scripts/mutation-report.mjs';
 // @ts-expect-error: a plain .mjs script, without types
 import { partsOf } from '../../stryker.parts.mjs';
+
+const { checkLedger, mutantKey, readLedger, renderLedger, renderedDoc, staleParts, survivors, withSection } = report;
 
 t.test('the committed ledger accounts for every recorded survivor of its parts', async (t) => {
   const ledger = readLedger();
