@@ -6,6 +6,7 @@
 import t from 'tap';
 import {
   firstSeenOf,
+  launcherVmiOf,
   MANAGED_BY,
   policyReport,
   REPORT_API_VERSION,
@@ -401,4 +402,24 @@ t.test('a KubeVirt launcher pod: its result names the VMI beside the pod, and th
   t.equal(podResult.resources.length, 1, 'a pod of another controller names no VM');
   t.strictSame(podResult.properties, { action: 'Enforce' });
   t.same(firstSeenOf(report).size, 2, 'results are still found by their pod');
+});
+
+t.test('launcherVmiOf: only a KubeVirt VirtualMachineInstance controls a launcher pod', async (t) => {
+  const pod = (controller?: { apiVersion: string; kind: string; name: string }) => ({
+    namespace: 'ns',
+    name: 'p',
+    ...(controller ? { controller } : {}),
+  });
+  const vmi = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', name: 'db-1' };
+  t.equal(launcherVmiOf(pod(vmi)), vmi);
+  const older = { ...vmi, apiVersion: 'kubevirt.io/v1alpha3' };
+  t.equal(launcherVmiOf(pod(older)), older, 'any version of kubevirt.io');
+  const others: Array<[string, { apiVersion: string; kind: string; name: string }]> = [
+    ['another KubeVirt kind', { ...vmi, kind: 'VirtualMachine' }],
+    ['the kind in another group', { ...vmi, apiVersion: 'example.com/v1' }],
+    ['a group that only ends like KubeVirt', { ...vmi, apiVersion: 'notkubevirt.io/v1' }],
+    ['a ReplicaSet', { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'db-1' }],
+  ];
+  for (const [why, controller] of others) t.equal(launcherVmiOf(pod(controller)), undefined, why);
+  t.equal(launcherVmiOf(pod()), undefined, 'no controller');
 });
