@@ -27,6 +27,12 @@ const cases: Record<string, Case> = {
   'syntax error: unterminated': { value: '[{"name":"a"', errors: [['', 'Invalid value', /invalid JSON .*expected ',' or '}'/]] },
   'syntax error: garbage after the array': { value: '[] x', errors: [['', 'Invalid value', 'after the end of the JSON value']] },
   'syntax error: single quotes': { value: "[{'name':'a'}]", errors: [['', 'Invalid value', 'invalid JSON']] },
+  // The longest key of the table (20 characters) written in another case is still found.
+  'IPAM-CLAIM-REFERENCE: the longest key, in another case': {
+    value: el('"IPAM-CLAIM-REFERENCE":"claim-a"'),
+    want: [{ name: 'n', namespace: 'pod-ns', 'ipam-claim-reference': 'claim-a' }],
+    warnings: [['[0].IPAM-CLAIM-REFERENCE', 'Invalid value', 'matches "ipam-claim-reference" only case-insensitively']],
+  },
   // name / namespace
   'name and namespace': { value: '[{"name":"a","namespace":"other"}]', want: [{ name: 'a', namespace: 'other' }] },
   'missing namespace means the pod namespace': { value: '[{"name":"a"}]', want: [{ name: 'a', namespace: 'pod-ns' }] },
@@ -208,6 +214,13 @@ const cases: Record<string, Case> = {
       ['[0].portMappings[0].hostPort', 'Invalid value', 'must be an integer written without'],
       ['[0].portMappings[0].containerPort', 'Invalid value', 'must be an integer written without'],
     ],
+  },
+  // A non-integer marks its key failed: left out of the selection, and the key's other rules skipped
+  // (here bandwidth's "rate without a burst" warning).
+  'bandwidth: 1000.0 is not an integer; the key is left out and not judged further': {
+    value: el('"bandwidth":{"ingressRate":1000.0}'),
+    want: [{ name: 'n', namespace: 'pod-ns' }],
+    errors: [['[0].bandwidth.ingressRate', 'Invalid value', 'must be an integer written without']],
   },
   'portMappings: fraction, range, protocol, hostIP': {
     value: el(
