@@ -14,6 +14,13 @@ t.test('reads what JSON.parse reads', async (t) => {
     '0',
     '-0',
     '1E+2',
+    // Whitespace wherever JSON allows it: inside empty containers, before each key, around colons
+    // and commas (kubectl and editors write it so).
+    '{ }',
+    '[ ]',
+    '{ "a" : 1 , "b" : { "c" : [ ] } }',
+    '[{"name":"a", "interface":"net1"}]',
+    '[\n  {\n    "name": "a",\n    "ips": [ "10.0.0.5/24" ]\n  }\n]\n',
   ];
   for (const d of docs) {
     const r = readJson(d);
