@@ -111,6 +111,9 @@ t.test('guidFormatProblem: 8 bytes, colon form, not all-zero', async (t) => {
 t.test('macWarning: what Linux cannot set, or the subnet manager sets; nothing for what is not an address', async (t) => {
   const cases: Array<[string, string | undefined]> = [
     ['02:23:45:67:89:01', undefined],
+    // Some zero or ff bytes, not all: an ordinary address.
+    ['02:ff:45:67:89:ff', undefined],
+    ['02:00:00:00:00:00', undefined],
     ['nope', undefined],
     ['c2:11:22:33:44:55:66:77', EIGHT_BYTE_MAC],
     // Only the NAD's chain tells whether a plugin sets it: a warning that never says the pod fails.
