@@ -28,9 +28,16 @@ export const SCOPES = {
     mutate: ['src/nads/{cni,validate,names,annotations,json-position,model}.ts'],
     tests: ['test/nads/{annotations,cni,documents,examples,model,names,static-source,validate}.test.ts'],
   },
+  // The table's docs are compared by test/scripts/gen.test.ts since the generators moved to
+  // scripts/; the ranges' address checks (link-local and in-subnet gateways, Go's readings) are
+  // held by the built-in IPAM and gateway checks that use them.
   'nads-reach': {
     mutate: ['src/nads/{plugins,reach,ranges}.ts'],
-    tests: ['test/nads/{reach,docs,ranges}.test.ts'],
+    tests: [
+      'test/nads/{reach,docs,ranges,plugin-table}.test.ts',
+      'test/scripts/gen.test.ts',
+      'test/admission/{builtin-ipam,builtin-gateway,builtin-plugins}.test.ts',
+    ],
   },
   // src/annotation in three parts, so that each finished part is recorded in the incremental file
   // even if a later one is cut short.
