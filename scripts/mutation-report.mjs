@@ -245,8 +245,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     const stale = staleParts(parts);
     const rerun = stale.filter((s) => s.never || s.files.length);
     for (const s of rerun) console.log(`${s.part}: ${s.never ? 'never run' : `code changed: ${s.files.join(', ')}`}`);
-    // Tests changed alone: the record still holds for the code, and may count as survivors mutants
-    // the new tests kill (a re-run can only raise the score).
+    // Tests changed alone: the record is of the tree's code; if the tests only grew, it may count
+    // as survivors mutants the new tests kill. (A test file added to a part is not seen here: the
+    // record lists only the files it ran.)
     for (const s of stale.filter((s) => !s.never && !s.files.length)) console.log(`${s.part}: tests changed since (${s.tests.join(', ')})`);
     console.log(rerun.length ? `${rerun.length} of ${parts.length} parts to re-run` : `every record is of the tree's code`);
   } else if (args.has('--ledger')) {
