@@ -163,4 +163,10 @@ t.test('a name that is not an extended resource name is never written: the apise
   t.match(got.warnings, [{ path: '', text: /^not requested: single-gpu \(not an extended resource name/ }]);
   const alone = inject(podOf([{ name: 'c' }]), { 'single-gpu': 1 });
   t.same([alone.changed, alone.errors], [false, []], 'nothing else to write: the pod is untouched');
+  const two = inject(podOf([{ name: 'c' }]), { 'single-gpu': 1, 'dual-gpu': 1 });
+  t.strictSame(
+    two.warnings.map((w) => w.text),
+    ['not requested: single-gpu, dual-gpu (not an extended resource name; only a DRA claim can serve it)'],
+    'every such name in one warning, in the order asked',
+  );
 });
