@@ -239,7 +239,8 @@ t.test('requestFor: the dry-run Pod CREATE of the live pod, field by field', asy
   );
 });
 
-t.test('auditPod: a pod without networks is not judged (the webhooks never see it): nothing is looked up', async (t) => {
+/** A context with no policies and no NADs that records every lookup the audit makes. */
+function recordingContext() {
   const asked: string[] = [];
   const set = EMPTY_POLICY_SET;
   const ctx = {
@@ -249,6 +250,11 @@ t.test('auditPod: a pod without networks is not judged (the webhooks never see i
     policies: set,
     config,
   };
+  return { asked, ctx };
+}
+
+t.test('auditPod: a pod without networks is not judged (the webhooks never see it): nothing is looked up', async (t) => {
+  const { asked, ctx } = recordingContext();
   t.strictSame(auditPod(live('team-a', 'plain'), ctx), []);
   t.strictSame(asked, []);
   // The same context judges a pod with networks (the lookups above are the ones made).
@@ -257,15 +263,7 @@ t.test('auditPod: a pod without networks is not judged (the webhooks never see i
 });
 
 t.test('auditPod: a pod whose annotations were not kept gets the not-judged finding, and nothing is looked up', async (t) => {
-  const asked: string[] = [];
-  const set = EMPTY_POLICY_SET;
-  const ctx = {
-    nads: (ns: string, name: string) => (asked.push(`nad ${ns}/${name}`), { status: 'not-found' } as const),
-    namespaceLabels: (ns: string) => (asked.push(`labels ${ns}`), {}),
-    policy: new PolicyEngine({ policies: set }),
-    policies: set,
-    config,
-  };
+  const { asked, ctx } = recordingContext();
   for (const bound of ['pod', 'total'] as const) {
     const unkept = { bound, limit: 4096, chars: 9000, fingerprint: 'f' };
     // The texts were dropped: the pod holds only what stands for them.
