@@ -92,7 +92,7 @@ export const SCOPES = {
   'admission-claims': {
     about: 'DRA ResourceClaims: the device plan, what a claim can serve',
     mutate: ['src/admission/device-plan.ts', 'src/dra/claim-serving.ts'],
-    tests: ADMISSION_TESTS,
+    tests: [...ADMISSION_TESTS, 'test/dra/claim-serving.test.ts'],
   },
   'admission-mutate': {
     about: 'the patch: draft, hot-plug, node selector, quantities',

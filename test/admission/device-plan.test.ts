@@ -74,6 +74,12 @@ t.test('needsDevicePlan: a template NAD, the networkClaims annotation, or own cl
       want: false,
     },
     { name: 'an empty claims list', pod: podWith(undefined, []), attachments: [attachment('a')], want: false },
+    {
+      name: 'own claims, one of the networks with a resourceName',
+      pod: podWith(undefined, [{ name: 'c', resourceClaimTemplateName: 't' }]),
+      attachments: [attachment('a', { resourceNames: [] }), attachment('b', { index: 1 })],
+      want: true,
+    },
   ];
   for (const c of cases) t.equal(needsDevicePlan(c.pod, c.attachments), c.want, c.name);
 });
@@ -664,4 +670,152 @@ t.test('ownClaimsServing: bounded work for a forged pod (mutating webhooks see i
     wide.warnings.map((w) => w.text),
     [`8 resources (example.com/r32, ...) added without reading the pod's own claims: netattach reads them for ${MAX_OWN_CLAIM_RESOURCES}`],
   );
+});
+
+t.test('planDevices: the first pod claim of a name, and every resource the containers request or limit', async (t) => {
+  const first = { name: 'c', resourceClaimTemplateName: 'one' };
+  const second = { name: 'c', resourceClaimTemplateName: 'two' };
+  const p = podWith({ [NETWORK_CLAIMS_ANNOTATION]: 'net=c' }, [first, second, { name: 'd', resourceClaimName: 'x' }]);
+  p.spec.containers = [
+    { name: 'app', resources: { requests: { 'example.com/req': '1' }, limits: { 'example.com/lim': '1' } } },
+    { name: 'side', resources: { limits: { 'example.com/side': '2' } } },
+  ];
+  p.spec.initContainers = [{ name: 'init', resources: { requests: { 'example.com/init': '1' } } }];
+  const plan = planDevices(p, POD_LOCATION, [attachment('net')], 'default');
+  t.strictSame(
+    plan.podClaims,
+    [first, { name: 'd', resourceClaimName: 'x' }],
+    'a second entry of a name is not read (the API server refuses it)',
+  );
+  t.equal(plan.claimed[0]?.entry, first, 'the pair is judged on the first entry');
+  t.strictSame([...plan.requested].sort(), ['example.com/init', 'example.com/lim', 'example.com/req', 'example.com/side']);
+});
+
+t.test('checkNetworkClaims: exact messages for a network of two resourceNames', async (t) => {
+  const NIC_C = 'example.com/sriov_c';
+  const view = new StaticDraView(CLASSES, [
+    { namespace: 'default', name: 'gpu-only', devices: { requests: [gpuRequest] } },
+    {
+      namespace: 'default',
+      name: 'two-wrong',
+      devices: {
+        requests: [
+          nicRequest('sriov-b'),
+          { name: 'nic2', alternatives: [{ deviceClassName: 'generic-nic', resourceNames: ['example.com/other'] }] },
+        ],
+      },
+    },
+    { namespace: 'default', name: 'wrong-nic', devices: { requests: [nicRequest('sriov-b')] } },
+  ]);
+  const check = (template: string, opts: { other?: Obj; requests?: Obj; workload?: boolean } = {}) => {
+    const p = podWith({ [NETWORK_CLAIMS_ANNOTATION]: 'net=mine' }, [
+      { name: 'mine', resourceClaimTemplateName: template },
+      ...(opts.other ? [opts.other] : []),
+    ]);
+    if (opts.requests) p.spec.containers[0].resources = { requests: opts.requests };
+    const plan = planDevices(p, POD_LOCATION, [attachment('net', { resourceNames: [NIC, NIC_C] })], 'default');
+    return checkNetworkClaims(plan, 'default', view, opts.workload === true);
+  };
+  t.strictSame(check('gpu-only'), {
+    errors: [],
+    warnings: [
+      {
+        path: '',
+        text: 'pod claim mine for default/net (example.com/sriov_a, example.com/sriov_c) unchecked: no request of ResourceClaimTemplate gpu-only names a DeviceClass known to select it',
+      },
+    ],
+  });
+  const reason =
+    'pod claim "mine" (ResourceClaimTemplate two-wrong) cannot hold a device with resourceName example.com/sriov_a or example.com/sriov_c: its requests\' DeviceClasses (sriov-b, generic-nic) select other devices, so Multus would find no device for default/net';
+  t.strictSame(check('two-wrong'), {
+    errors: [{ path: ANN_PATH, type: 'Invalid value', value: 'default/net=mine', reason: `${reason}, and the pod would fail at CNI ADD` }],
+    warnings: [],
+  });
+  // Another claim certainly for other devices changes nothing: still certain.
+  t.strictSame(
+    check('two-wrong', { other: { name: 'more', resourceClaimTemplateName: 'wrong-nic' } }).errors.length,
+    1,
+    'another claim ruled out too',
+  );
+  // One of the two resourceNames requested by a container: Multus may find that device.
+  t.strictSame(check('two-wrong', { requests: { [NIC_C]: '1' } }), {
+    errors: [],
+    warnings: [{ path: '', text: `${reason} (unless another claim of the pod serves it)` }],
+  });
+  t.strictSame(check('two-wrong', { workload: true }), { errors: [], warnings: [{ path: '', text: reason }] });
+});
+
+t.test('ownClaimsServing: claims by name, other namespaces, one serving claim among others, and no claim to read', async (t) => {
+  const OTHER = 'example.com/sriov_b';
+  const view = new StaticDraView(
+    [
+      { name: 'sriov-a', resourceNames: [NIC] },
+      { name: 'sriov-b', resourceNames: [OTHER] },
+      { name: 'every-nic', resourceNames: Array.from({ length: 40 }, (_, i) => `example.com/r${i}`) },
+    ],
+    [
+      { namespace: 'default', name: 'nic-a', devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'sriov-a' }] }] } },
+      { namespace: 'default', name: 'nic-b', devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'sriov-b' }] }] } },
+      { namespace: 'default', name: 'every', devices: { requests: [{ name: 'vf', alternatives: [{ deviceClassName: 'every-nic' }] }] } },
+    ],
+  );
+  const serving = (claims: Obj[], attachments: Attachment[], annotation?: string) =>
+    ownClaimsServing(
+      planDevices(
+        podWith(annotation ? { [NETWORK_CLAIMS_ANNOTATION]: annotation } : undefined, claims),
+        POD_LOCATION,
+        attachments,
+        'default',
+      ),
+      'default',
+      view,
+    );
+  // Two ResourceClaims by name: each is a source of its own, both named.
+  t.strictSame(
+    serving(
+      [
+        { name: 'c', resourceClaimName: 'first' },
+        { name: 'd', resourceClaimName: 'second' },
+      ],
+      [attachment('net', { namespace: 'other', resourceNames: [NIC] })],
+    ).warnings,
+    [
+      {
+        path: '',
+        text: 'other/net: example.com/sriov_a added; pod claims c, d may hold its device instead (netattach does not read ResourceClaims): if so, annotate netattach.io/networkClaims: other/net=c (docs/dra.md)',
+      },
+    ],
+  );
+  // One claim ruled out, one serving: served.
+  const mixed = serving(
+    [
+      { name: 'b', resourceClaimTemplateName: 'nic-b' },
+      { name: 'a', resourceClaimTemplateName: 'nic-a' },
+    ],
+    [attachment('net', { resourceNames: [NIC] })],
+  );
+  t.strictSame(mixed, { served: new Set([NIC]), warnings: [] });
+  // An entry whose name is not a string is no claim a container can reference: not read.
+  t.strictSame(serving([{ name: 7, resourceClaimTemplateName: 'nic-a' }], [attachment('net', { resourceNames: [NIC] })]), {
+    served: new Set(),
+    warnings: [],
+  });
+  // 40 resources and no claim left to read (the only one is assigned by the annotation): nothing said.
+  const many = Array.from({ length: 40 }, (_, i) => attachment(`n${i}`, { resourceNames: [`example.com/r${i}`], index: i + 1 }));
+  t.strictSame(serving([{ name: 'c', resourceClaimTemplateName: 'nic-a' }], [attachment('a', { resourceNames: [NIC] }), ...many], 'a=c'), {
+    served: new Set(),
+    warnings: [],
+  });
+  // 40 resources, one claim able to serve them all: the first 32 are served, the rest injected unread.
+  const wide = serving([{ name: 'c', resourceClaimTemplateName: 'every' }], many);
+  t.strictSame(
+    [...wide.served],
+    many.slice(0, MAX_OWN_CLAIM_RESOURCES).map((a) => a.nad.resourceNames[0]),
+  );
+  t.strictSame(wide.warnings, [
+    {
+      path: '',
+      text: `8 resources (example.com/r32, ...) added without reading the pod's own claims: netattach reads them for ${MAX_OWN_CLAIM_RESOURCES}`,
+    },
+  ]);
 });
