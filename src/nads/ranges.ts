@@ -32,11 +32,15 @@ function goReads(address: string): boolean {
   return tail === null ? !address.includes('.') : GO_IPV4.test(tail[1]!);
 }
 
-/** `address/prefix` as Go's ParseCIDR reads it; a bare address too where `bare` allows it. */
+/**
+ * `address/prefix` as Go's ParseCIDR reads it; a bare address too where `bare` allows it. The prefix
+ * is decimal digits, leading zeros allowed (`/0024` is /24: Go's dtoi, run with Go 1.26); one past
+ * the address's length is refused by ipaddr.js's parseCIDR, as by Go.
+ */
 function goReadsCidr(text: string, bare = false): boolean {
   const slash = text.indexOf('/');
   if (slash < 0) return bare && goReads(text);
-  return goReads(text.slice(0, slash)) && /^\d{1,3}$/.test(text.slice(slash + 1));
+  return goReads(text.slice(0, slash)) && /^\d+$/.test(text.slice(slash + 1));
 }
 
 const parse = (text: string): Addr | undefined => {

@@ -36,3 +36,52 @@ t.test('the interface roles come from the table', async (t) => {
   t.notOk(SINGLE_INSTANCE_PLUGINS.has('kubevirt-passt-binding'), 'the passt binding touches no interface');
   for (const [type, f] of PLUGIN_FACTS) t.equal(CREATES_INTERFACE.has(type), f.iface === 'creates', `${type}: one source`);
 });
+
+// The views of the table that the MAC rules and the mutation read, stated as read from the plugins'
+// sources (each row's `source`): a change of one fact in the table shows here.
+t.test('how each plugin puts a MAC on, and which loader lets runtimeConfig beat cni-args', async (t) => {
+  const { SETS_MAC_BY, RUNTIME_CONFIG_OVER_ARGS_CNI } = await import('../../src/nads/index.js');
+  t.strictSame(
+    [...SETS_MAC_BY].sort(([a], [b]) => a.localeCompare(b)),
+    [
+      ['accelerated-bridge', 'set'],
+      ['bridge', 'create'],
+      ['macvlan', 'create'],
+      ['macvtap', 'set'],
+      ['ovn-k8s-cni-overlay', 'create'],
+      ['ovs', 'create'],
+      ['sriov', 'set'],
+      ['tap', 'create'],
+      ['tuning', 'set'],
+    ],
+  );
+  t.strictSame([...RUNTIME_CONFIG_OVER_ARGS_CNI], ['bridge']);
+});
+
+t.test('runsWithoutDevice: no when a plugin needs a device ID, yes when every plugin is known and none does', async (t) => {
+  const { runsWithoutDevice } = await import('../../src/nads/index.js');
+  const cases: Array<[string[], 'yes' | 'no' | 'unknown']> = [
+    [['macvlan', 'tuning'], 'yes'],
+    [['sriov', 'tuning'], 'no'],
+    [['tuning', 'ib-sriov'], 'no'],
+    [['x-cni', 'macvtap'], 'no'], // certain: whatever x-cni does, macvtap fails without a device
+    [['host-device'], 'unknown'], // its config may name the device itself
+    [['macvlan', 'host-device'], 'unknown'],
+    [['macvlan', 'x-cni'], 'unknown'],
+    [[], 'yes'],
+  ];
+  for (const [types, want] of cases) t.equal(runsWithoutDevice(types), want, types.join(',') || 'no plugin');
+});
+
+t.test('OVN-Kubernetes refuses static IPs where it allocates addresses itself', async (t) => {
+  const { PLUGIN_FACTS } = await import('../../src/nads/index.js');
+  const refuses = PLUGIN_FACTS.get('ovn-k8s-cni-overlay')!.refusesIps!;
+  const tail =
+    ', whose addresses ovnkube allocates: OVN-Kubernetes v1.0-v1.1 refuse a static IP there ("cannot allocate a static IP request with IPAM"), and the pod waits for its network';
+  t.equal(refuses({ topology: 'layer3' }), `a layer3 network${tail}`);
+  t.equal(refuses({ topology: 'layer2', subnets: '10.0.0.0/24' }), `a network with subnets${tail}`);
+  t.equal(refuses({ topology: 'layer2', subnets: '  ' }), undefined, 'blank subnets: no IPAM');
+  t.equal(refuses({ topology: 'layer2', subnets: '' }), undefined);
+  t.equal(refuses({ topology: 'layer2', subnets: ['10.0.0.0/24'] }), undefined, 'not a string: not read');
+  t.equal(refuses({ topology: 'localnet' }), undefined);
+});

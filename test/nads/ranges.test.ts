@@ -1,7 +1,7 @@
 // host-local's range check: an address is in a range when it is in the subnet and between
 // rangeStart and rangeEnd, both inclusive (host-local's allocator/range.go Contains).
 import t from 'tap';
-import { inRanges, parseCidr, placeInRanges } from '../../src/nads/ranges.js';
+import { inRanges, inSubnetOf, parseCidr, placeInRanges } from '../../src/nads/ranges.js';
 
 const wide = { subnet: '10.1.0.0/16', rangeStart: '10.1.0.200', rangeEnd: '10.1.2.10' };
 
@@ -111,6 +111,9 @@ t.test('parseCidr reads addresses as Go does: forms ipaddr.js also takes are not
     '::ffff:010.0.0.1',
     '::1.2.3',
     '10.0.0.0/ 8',
+    '10.0.0.0/33',
+    '10.0.0.0/99999999999999999999',
+    '10.0.0.0/24x',
   ]) {
     t.equal(parseCidr(text), undefined, text);
   }
@@ -121,6 +124,10 @@ t.test('parseCidr reads addresses as Go does: forms ipaddr.js also takes are not
     ['10.0.0.0/024', 0x0a000000n, 24],
     ['64:ff9b::192.0.2.1/96', (0x64ff9bn << 96n) | 0xc0000201n, 96],
     ['fd00::1/64', (0xfd00n << 112n) | 1n, 64],
+    ['64:ff9b::192.0.2.10/96', (0x64ff9bn << 96n) | 0xc000020an, 96],
+    // Go's prefix is decimal digits, any leading zeros (its dtoi; run with Go 1.26: 10.0.0.0/24).
+    ['10.0.0.0/0024', 0x0a000000n, 24],
+    ['fd00::/0064', 0xfd00n << 112n, 64],
   ] as const) {
     t.same(parseCidr(text), { kind: text.includes(':') ? 'ipv6' : 'ipv4', value, prefix }, text);
   }
@@ -137,4 +144,114 @@ t.test('placeInRanges: an address or a subnet Go would not read gives no verdict
     { status: 'in', range: { subnet: '10.1.0.0/24', rangeStart: '010.1.0.9' }, gateway: false, key: 'ipv4/167837701' },
     'an unreadable bound is no bound, as before',
   );
+});
+
+// host-local's Canonicalize refuses a range whose rangeStart, rangeEnd or gateway lies outside its
+// subnet (no verdict then); bounds are inclusive, so one address is a range, and an explicit
+// rangeEnd may be the IPv4 broadcast address.
+t.test('placeInRanges: bounds and gateways outside the subnet, one-address ranges, an unreadable gateway', async (t) => {
+  const subnet = '10.1.0.0/24';
+  for (const [key, value] of [
+    ['rangeStart', '10.0.255.255'],
+    ['rangeStart', '10.1.1.0'],
+    ['rangeEnd', '10.0.255.255'],
+    ['rangeEnd', '10.1.1.0'],
+    ['gateway', '10.0.255.255'],
+    ['gateway', '10.1.1.0'],
+  ]) {
+    t.same(placeInRanges('10.1.0.5', [{ subnet, [key!]: value }]), { status: 'unknown' }, `${key} ${value} outside ${subnet}`);
+  }
+  const broadcast = { subnet, rangeEnd: '10.1.0.255' };
+  t.same(placeInRanges('10.1.0.255', [broadcast]), { status: 'in', range: broadcast, gateway: false, key: 'ipv4/167837951' });
+  const one = { subnet, rangeStart: '10.1.0.7', rangeEnd: '10.1.0.7' };
+  t.same(placeInRanges('10.1.0.7', [one]), { status: 'in', range: one, gateway: false, key: 'ipv4/167837703' });
+  t.same(placeInRanges('10.1.0.8', [one]), { status: 'outside-bounds', range: one, first: '10.1.0.7', last: '10.1.0.7' });
+  // An unreadable gateway is no gateway (never a verdict on one): not even the first address.
+  const zero = { subnet: '0.0.0.0/24', gateway: 'nope' };
+  t.same(placeInRanges('0.0.0.1', [zero]), { status: 'in', range: zero, gateway: false, key: 'ipv4/1' });
+});
+
+t.test('placeInRanges: exact answers outside a subnet and outside its bounds', async (t) => {
+  const r24 = { subnet: '10.1.0.0/24' };
+  t.same(placeInRanges('10.0.255.255', [r24]), { status: 'no-subnet' }, 'below the subnet');
+  t.same(placeInRanges('10.1.1.0', [r24]), { status: 'no-subnet' }, 'above it');
+  // An IPv4 address's number lies in ::/64, but host-local compares families first.
+  t.same(placeInRanges('10.1.0.5', [{ subnet: '::/64' }]), { status: 'no-subnet' }, 'another family');
+  const narrow = { subnet: '10.1.0.0/24', rangeStart: '10.1.0.100', rangeEnd: '10.1.0.200' };
+  t.same(
+    placeInRanges('10.1.0.50', [narrow]),
+    { status: 'outside-bounds', range: narrow, first: '10.1.0.100', last: '10.1.0.200' },
+    'no special',
+  );
+  t.same(placeInRanges('10.1.0.0', [narrow]), {
+    status: 'outside-bounds',
+    range: narrow,
+    first: '10.1.0.100',
+    last: '10.1.0.200',
+    special: 'network address',
+  });
+  const v6 = { subnet: 'fd00::/120', rangeEnd: 'fd00::fe' };
+  t.same(
+    placeInRanges('fd00::ff', [v6]),
+    { status: 'outside-bounds', range: v6, first: 'fd00::1', last: 'fd00::fe' },
+    'IPv6 has no broadcast',
+  );
+  // Outside the bounds of two ranges of the subnet: the first range is the one named.
+  const second = { subnet: '10.1.0.0/24', rangeStart: '10.1.0.210', rangeEnd: '10.1.0.220' };
+  t.same(placeInRanges('10.1.0.50', [narrow, second]), {
+    status: 'outside-bounds',
+    range: narrow,
+    first: '10.1.0.100',
+    last: '10.1.0.200',
+  });
+  t.same(placeInRanges('10.1.0.215', [narrow, second]), { status: 'in', range: second, gateway: false, key: 'ipv4/167837911' });
+});
+
+t.test('inSubnetOf: the prefix of the subnet, in its own family', async (t) => {
+  const cidr = (text: string) => parseCidr(text)!;
+  t.equal(inSubnetOf(cidr('10.0.0.0/8'), cidr('10.255.0.1')), true);
+  t.equal(inSubnetOf(cidr('10.0.0.0/8'), cidr('11.0.0.1')), false);
+  t.equal(inSubnetOf(cidr('10.0.0.0/8'), cidr('::a00:1')), false, 'an IPv6 address of the same number');
+  t.equal(inSubnetOf(cidr('::/96'), cidr('10.0.0.1')), false, 'an IPv4 address in an IPv6 subnet');
+  t.equal(inSubnetOf(cidr('fd00::/64'), cidr('fd00::1:2')), true);
+  t.equal(inSubnetOf(cidr('fd00::/64'), cidr('fd00:0:0:1::1')), false);
+});
+
+// The memo of parseCidr's answers: FIFO, 1,024 texts, none longer than 64 characters. A kept
+// answer is the same frozen object on every read, so which texts are kept is seen from outside;
+// the model below is what the bounds say, and every read is checked against it.
+t.test('parseCidr: the memo keeps the last 1,024 texts of at most 64 characters, and a refusal read again evicts nothing', async (t) => {
+  const model = new Map<string, true>();
+  const last = new Map<string, unknown>();
+  let wrong = 0;
+  const read = (text: string) => {
+    const expectHit = model.has(text);
+    if (!expectHit && text.length <= 64) {
+      if (model.size >= 1024) model.delete(model.keys().next().value!);
+      model.set(text, true);
+    }
+    const got = parseCidr(text);
+    if (got !== undefined) {
+      const hit = last.get(text) === got;
+      if (last.has(text) && hit !== expectHit) wrong++;
+      last.set(text, got);
+    }
+  };
+  const fresh = (i: number) => `fd02::${i.toString(16)}/64`;
+  // 1,024 texts never read before: the memo now holds exactly these, the first the oldest.
+  for (let i = 0; i < 1024; i++) read(fresh(i));
+  for (let i = 0; i < 1024; i++) read(fresh(i));
+  read(`fd02::1/${'1'.repeat(70)}`); // longer than 64: read, not kept, nothing evicted
+  read(fresh(0));
+  read('x'.repeat(64)); // 64 characters: kept (a refusal), the oldest evicted
+  read(fresh(0));
+  read(fresh(1));
+  read('nope'); // a refusal is kept
+  read('nope'); // and found: nothing evicted
+  read(fresh(4));
+  read(fresh(5));
+  for (let i = 2000; i < 3030; i++) read(fresh(i));
+  for (const i of [6, 7, 2010, 3029]) read(fresh(i));
+  t.equal(wrong, 0, 'every read found or missed the memo as its bounds say');
+  t.equal(model.size, 1024);
 });
