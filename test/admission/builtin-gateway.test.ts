@@ -198,3 +198,66 @@ t.test("the default network's element replaces the cluster network: no warning a
   t.same(r.warnings, []);
   t.same(r.errors, []);
 });
+
+// reachableIpv4 on its own: which chains it can tell, and every prefix it gathers.
+t.test('reachableIpv4: the chains whose link routes are known, and what they may reach', async (t) => {
+  const { reachableIpv4 } = await import('../../src/admission/builtin-gateway.js');
+  const { summarizeCniConfig } = await import('../../src/nads/index.js');
+  const summary = (...plugins: object[]) => summarizeCniConfig(JSON.stringify(chain(...plugins)))!;
+  const net = (selection: object = {}) =>
+    ({ index: 0, path: `${A}[0]`, selection: { name: 'n', namespace: 'default', ...selection } }) as Parameters<typeof reachableIpv4>[0];
+  const show = (r: ReturnType<typeof reachableIpv4>) => r?.map((c) => `${c.value}/${c.prefix}`);
+  // No IPAM: these put no address on the interface, and say so.
+  for (const type of ['bridge', 'macvlan', 'ipvlan', 'vlan', 'tap', 'ptp', 'tuning', 'portmap', 'bandwidth', 'firewall', 'sbr'])
+    t.strictSame(reachableIpv4(net(), summary({ type })), [], `${type}: routes known`);
+  for (const type of ['host-device', 'sriov', 'route-override'])
+    t.equal(reachableIpv4(net(), summary({ type })), undefined, `${type}: not known`);
+  t.equal(reachableIpv4(net(), { ...summary({ type: 'bridge' }), plugins: [] }), undefined, 'no plugin: nothing to tell');
+  // No IPAM runs, so requested addresses land nowhere.
+  t.strictSame(reachableIpv4(net({ ips: ['10.2.0.9/24'] }), summary({ type: 'macvlan', master: 'eth1' })), []);
+  // An ipam section on a plugin that does not call it: whether anything runs it is not known.
+  t.equal(reachableIpv4(net(), summary({ type: 'macvlan', master: 'eth1' }, { type: 'tuning', ipam: { type: 'static' } })), undefined);
+  // host-local without ranges is refused by host-local itself: not told here.
+  t.equal(reachableIpv4(net(), summary({ type: 'bridge', ipam: { type: 'host-local' } })), undefined);
+  // A range's gateway is gathered with its subnet (/32), and every road's address.
+  const hl = summary({ type: 'bridge', ipam: { type: 'host-local', ranges: [[{ subnet: '10.10.0.0/24', gateway: '10.20.0.1' }]] } });
+  t.strictSame(show(reachableIpv4(net(), hl)), [`${0x0a0a0000n}/24`, `${0x0a140001n}/32`]);
+  t.strictSame(
+    show(reachableIpv4(net({ 'cni-args': { mac: '02:00:00:00:00:01', ips: ['10.3.0.9/24', 5] } }), hl)),
+    [`${0x0a0a0000n}/24`, `${0x0a140001n}/32`, `${0x0a030009n}/24`],
+    "cni-args' ips count, its mac and a non-text value do not",
+  );
+  t.equal(reachableIpv4(net({ 'cni-args': { ips: ['nope'] } }), hl), undefined, 'an unreadable address: its reach is not known');
+});
+
+t.test('defaultRouteChecks: what is not a gateway is not judged, and every prefix is named', async (t) => {
+  const { defaultRouteChecks, DEFAULT_ROUTE_KEPT: kept } = await import('../../src/admission/builtin-gateway.js');
+  const { summarizeCniConfig } = await import('../../src/nads/index.js');
+  t.match(kept, /^Multus v4\.3 leaves the cluster network's default route in place \(an upstream bug/);
+  const cni = summarizeCniConfig(
+    JSON.stringify(
+      chain({
+        type: 'macvlan',
+        master: 'eth1',
+        ipam: { type: 'static', addresses: [{ address: '10.1.0.5/24' }, { address: '10.5.0.5/16' }] },
+      }),
+    ),
+  )!;
+  const judge = (gateways: unknown[]) => {
+    const out = { errors: [] as ReturnType<typeof renderError>[], warnings: [] as unknown[] };
+    const raw = { errors: [], warnings: [] } as Parameters<typeof defaultRouteChecks>[3];
+    const net = { index: 0, path: `${A}[0]`, selection: { name: 'st', namespace: 'default', 'default-route': gateways } };
+    defaultRouteChecks(net as Parameters<typeof defaultRouteChecks>[0], 'default/st', cni, raw);
+    out.errors = raw.errors.map(renderError);
+    out.warnings = raw.warnings.map((w) => w.text);
+    return out;
+  };
+  // A prefix, a non-text value, an unreadable text, IPv6 and 0.0.0.0: none is an IPv4 gateway to judge.
+  t.strictSame(judge(['10.2.0.1/24', 5, 'nope', 'fd00::1', '0.0.0.0']), { errors: [], warnings: [kept] });
+  t.strictSame(judge(['10.2.0.1']), {
+    errors: [
+      `${A}[0].default-route[0]: Invalid value: "10.2.0.1": in no subnet of the interface: default/st gives it at most 10.1.0.5/24, 10.5.0.5/16, so the kernel refuses "default via 10.2.0.1" ("network is unreachable"), and Multus fails the ADD ("error setting default gateway: network is unreachable")`,
+    ],
+    warnings: [kept],
+  });
+});

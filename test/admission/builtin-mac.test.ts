@@ -22,6 +22,9 @@ const nads = nadLookup(
   nadObject('vendor', { config: chain({ type: 'vendor-cni' }) }),
   nadObject('br-vendor', { config: chain({ type: 'bridge', bridge: 'br0' }, { type: 'vendor-meta' }) }),
   nadObject('ipoib', { config: chain({ type: 'ipoib', master: 'ib0' }) }),
+  nadObject('tuning-mv', { config: chain({ type: 'tuning' }, { type: 'macvlan', master: 'eth1' }) }),
+  nadObject('tuning-br', { config: chain({ type: 'tuning' }, { type: 'bridge', bridge: 'br0' }) }),
+  nadObject('vendors', { config: chain({ type: 'vendor-a' }, { type: 'vendor-b' }) }),
   // Both a top-level type and plugins: Multus runs the top-level config alone (LoadDelegateNetConf).
   nadObject('br-over-ipvlan', {
     config: { cniVersion: '1.0.0', name: 'n', type: 'bridge', bridge: 'br0', plugins: [{ type: 'ipvlan', master: 'eth1' }] },
@@ -45,6 +48,14 @@ interface Case {
   multusDefaultNetworks?: number | undefined;
   extra?: string[];
 }
+
+/** A warning's whole text, as a pattern (the table matches warnings by pattern). */
+const exactly = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+const M1 = '02:00:00:00:00:01';
+const M2 = '02:00:00:00:00:02';
+const IPOIB2 = '00:00:00:49:fe:80:00:00:00:00:00:00:02:11:22:33:44:55:66:77';
+const TWO_DOORS = (who: string) =>
+  `the top-level "mac" and cni-args "mac" ask for different MACs; which one ${who} sets cannot be told, so both are judged`;
 
 const cases: Case[] = [
   // Class 1: what the kernel refuses, where a plugin sets it.
@@ -263,6 +274,128 @@ const cases: Case[] = [
       /^metadata\.annotations\[k8s\.v1\.cni\.cncf\.io\/networks\]\[0\]\.mac: Forbidden: default\/ipvlan-over-br would ignore it: no plugin of its chain \(ipvlan\) reads a MAC/,
     ],
   },
+  // Two doors, one value kept: the message says which and why, as each loader reads them (executed).
+  {
+    name: 'two doors on bridge without the capability: cni-args wins',
+    networks: `[{"name":"br","mac":"${M1}","cni-args":{"mac":"${M2}"}}]`,
+    warnings: [
+      exactly(
+        `${A}[0].mac: dropped: the interface gets ${M2} (cni-args "mac"), set last by bridge in default/br: it reads args.cni "mac" after MAC= (runtimeConfig "mac" would win, but its config does not declare the capability)`,
+      ),
+    ],
+    dropped: [`${A}[0].mac`],
+  },
+  {
+    name: 'two doors on bridge declaring the capability: the top-level mac wins',
+    networks: `[{"name":"brcap","mac":"${M1}","cni-args":{"mac":"${M2}"}}]`,
+    warnings: [
+      exactly(
+        `${A}[0].cni-args.mac: dropped: the interface gets ${M1} (the top-level "mac"), set last by bridge in default/brcap: it reads runtimeConfig "mac" (the declared capability) after args.cni`,
+      ),
+    ],
+    dropped: [`${A}[0].cni-args.mac`],
+  },
+  {
+    name: 'tuning last: cni-args wins',
+    networks: `[{"name":"mv-tuning","mac":"${M1}","cni-args":{"mac":"${M2}"}}]`,
+    warnings: [
+      exactly(
+        `${A}[0].mac: dropped: the interface gets ${M2} (cni-args "mac"), set last by tuning in default/mv-tuning: it reads args.cni "mac" last, after MAC= and runtimeConfig`,
+      ),
+    ],
+    dropped: [`${A}[0].mac`],
+  },
+  {
+    name: 'macvlan last, after tuning: the top-level mac wins',
+    networks: `[{"name":"tuning-mv","mac":"${M1}","cni-args":{"mac":"${M2}"}}]`,
+    warnings: [
+      exactly(
+        `${A}[0].cni-args.mac: dropped: the interface gets ${M1} (the top-level "mac"), set last by macvlan in default/tuning-mv: it does not read args.cni "mac"`,
+      ),
+    ],
+    dropped: [`${A}[0].cni-args.mac`],
+  },
+  {
+    name: 'one MAC in two spellings through both doors: nothing to say',
+    networks: `[{"name":"br","mac":"${M1}","cni-args":{"mac":"02-00-00-00-00-01"}}]`,
+  },
+  {
+    name: 'cni-args mac and MAC, one MAC in two spellings, beside another top-level mac: cni-args wins',
+    networks: `[{"name":"br","mac":"${M1}","cni-args":{"mac":"${M2}","MAC":"02-00-00-00-00-02"}}]`,
+    warnings: [
+      exactly(
+        `${A}[0].mac: dropped: the interface gets ${M2} (cni-args "mac"), set last by bridge in default/br: it reads args.cni "mac" after MAC= (runtimeConfig "mac" would win, but its config does not declare the capability)`,
+      ),
+    ],
+    dropped: [`${A}[0].mac`],
+  },
+  {
+    name: 'cni-args mac and MAC that disagree, beside a top-level mac: which one Go keeps is not judged',
+    networks: `[{"name":"br","mac":"${M1}","cni-args":{"mac":"${M2}","MAC":"02:00:00:00:00:03"}}]`,
+    warnings: [
+      exactly(`${A}[0].mac: ${TWO_DOORS('the chain')}`),
+      exactly(`${A}[0].cni-args.mac: ${TWO_DOORS('the chain')}`),
+      exactly(`${A}[0].cni-args.MAC: ${TWO_DOORS('the chain')}`),
+    ],
+  },
+  {
+    name: 'cni-args mac and MAC that disagree, no top-level mac: one door, nothing said here',
+    networks: `[{"name":"br","cni-args":{"mac":"${M2}","MAC":"02:00:00:00:00:03"}}]`,
+  },
+  {
+    name: 'two doors on a chain that sets no MAC: reported as unread only',
+    networks: `[{"name":"ptp","mac":"${M1}","cni-args":{"mac":"${M2}"}}]`,
+    findings: [/default\/ptp would ignore it/],
+    warnings: [/cni-args "mac" is read by no plugin of default\/ptp/],
+  },
+  {
+    name: 'two doors on two plugins netattach does not know',
+    networks: `[{"name":"vendors","mac":"${M1}","cni-args":{"mac":"${M2}"}}]`,
+    warnings: [
+      /may be ignored: netattach does not know plugin "vendor-a", "vendor-b"/,
+      exactly(`${A}[0].mac: ${TWO_DOORS('plugin "vendor-a", "vendor-b", which netattach does not know,')}`),
+      exactly(`${A}[0].cni-args.mac: ${TWO_DOORS('plugin "vendor-a", "vendor-b", which netattach does not know,')}`),
+    ],
+  },
+  {
+    name: 'cni-args ips beside a top-level mac: no second MAC door',
+    networks: `[{"name":"br","mac":"${M1}","cni-args":{"ips":["10.1.0.5"]}}]`,
+    warnings: [/cni-args "ips" is read by no plugin of default\/br/],
+  },
+  {
+    name: 'an 8-byte cni-args mac: the one error where it is read, not judged again as set',
+    networks: '[{"name":"br","cni-args":{"mac":"02:00:00:00:00:00:00:01"}}]',
+    errors: [/^.*\[0\]\.cni-args\.mac: Invalid value: "02:00:00:00:00:00:00:01": an 8-byte address is not a valid mac/],
+  },
+  {
+    name: 'a malformed cni-args mac: the one error where it is read',
+    networks: '[{"name":"br","cni-args":{"mac":"zz"}}]',
+    errors: [/^.*\[0\]\.cni-args\.mac: Invalid value: "zz": must be a 6-byte Ethernet MAC/],
+  },
+  {
+    name: 'two plugins set one multicast MAC: one error, naming the first',
+    networks: '[{"name":"mv-tuning","mac":"03:00:00:00:00:01"}]',
+    errors: [/^.*\[0\]\.mac: Invalid value: "03:00:00:00:00:01": a multicast MAC .*: macvlan sets the MAC .*plugins\[0\]\)/],
+  },
+  {
+    name: 'tuning shortens an IPoIB address, then bridge fails on it: the error alone',
+    networks: `[{"name":"tuning-br","mac":"${IPOIB}"}]`,
+    errors: [
+      /^.*\[0\]\.mac: Invalid value: ".*": a 20-byte address: bridge sets the MAC .*plugins\[1\]\), and the kernel refuses it \("invalid argument"\)/,
+    ],
+  },
+  {
+    name: "an error on one door keeps the other door's warning",
+    networks: `[{"name":"mv-tuning","mac":"${IPOIB}","cni-args":{"mac":"${IPOIB2}"}}]`,
+    errors: [/^.*\[0\]\.mac: Invalid value: ".*": a 20-byte address: macvlan sets the MAC/],
+    warnings: [
+      exactly(
+        `${A}[0].cni-args.mac: a 20-byte address: tuning sets the MAC on an Ethernet interface (default/mv-tuning spec.config.plugins[1]) and takes only its first 6 bytes: the interface gets 00:00:00:49:fe:80 (an IPoIB address is for an ipoib or ib-sriov network)`,
+      ),
+      /^.*\[0\]\.mac: dropped: the interface gets /,
+    ],
+    dropped: [`${A}[0].mac`],
+  },
 ];
 
 t.test('MAC and interface-name verdicts by chain', async (t) => {
@@ -336,3 +469,32 @@ t.test(
     t.pass('held');
   },
 );
+
+t.test('parseMultusDefaultNetworks: a whole number of up to three digits, or not given', async (t) => {
+  const { parseMultusDefaultNetworks } = await import('../../src/admission/index.js');
+  t.equal(parseMultusDefaultNetworks(undefined), undefined);
+  for (const [text, n] of [
+    ['0', 0],
+    ['7', 7],
+    ['12', 12],
+    ['123', 123],
+  ] as const)
+    t.equal(parseMultusDefaultNetworks(text), n, text);
+  for (const text of ['', '1234', 'x', '-1', '1.5', ' 1', 'a12', '12a']) {
+    t.throws(
+      () => parseMultusDefaultNetworks(text),
+      new RangeError(
+        `--multus-default-networks: invalid value ${JSON.stringify(text)}: a whole number, the length of defaultNetworks in Multus's config`,
+      ),
+      JSON.stringify(text),
+    );
+  }
+});
+
+t.test('an explicit netN past the annotation, or naming itself, collides with nothing', async (t) => {
+  for (const networks of ['[{"name":"br","interface":"net9"},{"name":"br"}]', '[{"name":"br","interface":"net1"},{"name":"br"}]']) {
+    const parsed = parseNetworks(networks, { namespace: 'default' });
+    const r = builtinChecks(parsed.networks, nads, NO_EXTRA_READERS, 0);
+    t.strictSame(r.errors, [], networks);
+  }
+});
