@@ -18,6 +18,8 @@ const nads = nadLookup(
     ),
   }),
   nadObject('nv', { config: chain({ type: 'macvlan', master: 'eth0', ipam: { type: 'nv-ipam', poolName: 'pool1' } }) }),
+  nadObject('ib-nv', { config: chain({ type: 'ib-sriov', ipam: { type: 'nv-ipam', poolName: 'pool1' } }) }),
+  nadObject('vendor-ipam', { config: chain({ type: 'macvlan', master: 'eth0', ipam: { type: 'vendor-ipam' } }) }),
   nadObject('nv-cap', {
     config: chain({ type: 'macvlan', master: 'eth0', capabilities: { ips: true }, ipam: { type: 'nv-ipam', poolName: 'pool1' } }),
   }),
@@ -149,6 +151,53 @@ const cases: Case[] = [
     ],
   },
   { name: 'nv-ipam: null leaves a typed field alone (Go encoding/json)', networks: '[{"name":"nv","cni-args":{"poolNames":null}}]' },
+  // pkg/cni/types/types.go v0.4.0: allocateIPWithIndex is *int32, and LoadConf refuses a negative one.
+  {
+    name: 'nv-ipam: allocateIPWithIndex from 0 to 2^31-1 decodes',
+    networks: '[{"name":"nv","cni-args":{"allocateIPWithIndex":0}},{"name":"nv","cni-args":{"allocateIPWithIndex":2147483647}}]',
+  },
+  {
+    name: 'nv-ipam: past int32, a fraction or a text does not; nor a list holding a number',
+    networks:
+      '[{"name":"nv","cni-args":{"allocateIPWithIndex":2147483648}},{"name":"nv","cni-args":{"allocateIPWithIndex":1.5}},{"name":"nv","cni-args":{"allocateIPWithIndex":"5","poolNames":["pool1",5]}}]',
+    errors: [
+      `${A}[0].cni-args.allocateIPWithIndex: Invalid value: 2147483648: must be a whole number from 0: IPAM nv-ipam in default/nv decodes it so, and the ADD would fail`,
+      `${A}[1].cni-args.allocateIPWithIndex: Invalid value: 1.5: must be a whole number from 0: IPAM nv-ipam in default/nv decodes it so, and the ADD would fail`,
+      `${A}[2].cni-args.poolNames: Invalid value: ["pool1",5]: must be a list of strings: IPAM nv-ipam in default/nv decodes it so, and the ADD would fail`,
+      `${A}[2].cni-args.allocateIPWithIndex: Invalid value: "5": must be a whole number from 0: IPAM nv-ipam in default/nv decodes it so, and the ADD would fail`,
+    ],
+  },
+  {
+    name: 'ib-sriov reads args.cni as strings only: one error for a key its IPAM types too',
+    networks: '[{"name":"ib-nv","cni-args":{"poolType":5}}]',
+    errors: [
+      `${A}[0].cni-args.poolType: Invalid value: 5: must be a string: ib-sriov in default/ib-nv reads args.cni as strings only, and the ADD would fail`,
+    ],
+  },
+  { name: 'cni-args null on ib-sriov: nothing to decode', networks: '[{"name":"ib-nv","cni-args":null}]' },
+  { name: 'a key no plugin types', networks: '[{"name":"spider-coord","cni-args":{"0":"x"}}]' },
+  { name: 'an IPAM the table does not know types nothing', networks: '[{"name":"vendor-ipam","cni-args":{"x":1}}]' },
+  {
+    name: 'nv-ipam: cni-args without ips leave IP= as the road (so "a,b" still fails)',
+    networks: '[{"name":"nv","ips":["10.0.0.5","10.0.0.6"],"cni-args":{"mac":"02:00:00:00:00:01"}}]',
+    errors: [
+      `${A}[0].ips: Invalid value: ["10.0.0.5","10.0.0.6"]: default/nv's IPAM "nv-ipam" (spec.config.plugins[0].ipam) reads IP= in CNI_ARGS up to its first '/' as one address, and Multus passes "10.0.0.5,10.0.0.6": the ADD would fail`,
+    ],
+    warnings: [
+      `${A}[0].ips: default/nv's IPAM "nv-ipam" (spec.config.plugins[0].ipam) reserves a requested address on its node only: a pod on another node may be given the same address`,
+      `${A}[0].cni-args.mac: cni-args "mac" is read by no plugin of default/nv (macvlan), so it is ignored; mac at the top level may be what you meant`,
+    ],
+  },
+  {
+    name: 'host-local: cni-args without ips leave the top-level ips judged',
+    networks: '[{"name":"spider-coord","ips":["10.2.0.5"],"cni-args":{"mac":"02:00:00:00:00:01"}}]',
+    errors: [
+      `${A}[0].ips[0]: Invalid value: "10.2.0.5": not in any range of default/spider-coord's IPAM "host-local" (spec.config.plugins[0].ipam): 10.1.0.0/24; the ADD would fail`,
+    ],
+    warnings: [
+      `${A}[0].cni-args.mac: cni-args "mac" is read by no plugin of default/spider-coord (macvlan, coordinator), so it is ignored; mac at the top level may be what you meant`,
+    ],
+  },
   // macvtap: MAC= set on the moved-in link; no IPAM.
   {
     name: 'macvtap: MAC= is read (KubeVirt sends the VM interface macAddress)',
@@ -232,6 +281,7 @@ t.test('plugins seen in real clusters, as their sources read a selection', async
       c.warnings ?? [],
       `${c.name}: warnings`,
     );
+    t.same(r.supersedes, [], `${c.name}: no annotation warning superseded`);
   }
 });
 
