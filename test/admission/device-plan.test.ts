@@ -505,6 +505,31 @@ t.test(
   },
 );
 
+t.test('networkClaims in a workload template: a claim that cannot hold the device is a warning, not a denial', async (t) => {
+  const nads = nadLookup(nadObject('net', { resourceName: NIC }));
+  const view = new StaticDraView(CLASSES, [{ namespace: 'default', name: 'wrong-nic', devices: { requests: [nicRequest('sriov-b')] } }]);
+  const template = pod({ networks: 'net', annotations: { [NETWORK_CLAIMS_ANNOTATION]: 'net=mine' } }) as Obj;
+  template.spec.resourceClaims = [{ name: 'mine', resourceClaimTemplateName: 'wrong-nic' }];
+  const deployment = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'd', namespace: 'default' },
+    spec: { selector: {}, template: { metadata: template.metadata, spec: template.spec } },
+  };
+  const d = review(
+    request(deployment, {
+      resource: { group: 'apps', version: 'v1', resource: 'deployments' },
+      kind: { group: 'apps', version: 'v1', kind: 'Deployment' },
+    }),
+    { ...context(nads), dra: view },
+  );
+  t.equal(d.allowed, true, d.errors.map(renderError).join('; '));
+  t.ok(
+    d.warnings.some((w) => 'note' in w && /pod claim "mine" \(ResourceClaimTemplate wrong-nic\) cannot hold a device/.test(w.note.text)),
+    JSON.stringify(d.warnings),
+  );
+});
+
 // Issue 38, item 1: which of the pod's own claims ownClaimsServing reads. Claims the networkClaims
 // annotation assigns, and claims from a template netattach draws claims from itself, are not read
 // for the other selections (the annotation is explicit; the template's claims serve its network).

@@ -43,6 +43,11 @@ t.test('the form Kubernetes requires; a generateName may end with a dash', async
   t.same(paths(podCreate({ generateName: 'web-' })), []);
   t.same(paths(podCreate({ generateName: 'web.-' })), [], 'masked as Kubernetes masks it: "weba"');
   t.same(paths(podCreate({ generateName: '-web-' })), ['metadata.generateName: Invalid value']);
+  // Only a trailing dash after at least one other character is masked (maskTrailingDash), and only
+  // the last two characters: what comes before them is checked as written.
+  t.same(paths(podCreate({ generateName: '-' })), ['metadata.generateName: Invalid value'], 'a lone dash is not masked');
+  t.same(paths(podCreate({ generateName: 'aB' })), ['metadata.generateName: Invalid value'], 'no dash: checked as written');
+  t.same(paths(podCreate({ generateName: 'abCd-' })), ['metadata.generateName: Invalid value'], 'masked to "abCa"');
   t.same(paths(podCreate({ namespace: 'a.b' })), ['metadata.namespace: Invalid value']);
   t.same(paths(podCreate({ name: 'web-0.x', uid: '0b0e7a5c-1f5a-4bb5-9c39-3b4f2f8a3b9e' })), []);
 });

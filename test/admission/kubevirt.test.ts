@@ -281,3 +281,142 @@ t.test('binding plugins: the registry decides, table-driven', async (t) => {
     t.same(plan(r, ctx.config, c.bindings).nadRefs, c.planned, `${c.name}: the NADs planned`);
   }
 });
+
+// reviewVm's own decisions, exactly: which operations and objects it judges, when a VM "runs"
+// (only then is a conflict certain), what an edit judges again, and how findings of every action
+// reach the VM's paths.
+t.test('reviewVm: operations, objects, running, edits and actions', async (t) => {
+  const { reviewVm } = await import('../../src/admission/review-vm.js');
+  const M = '02:00:00:00:00:0b';
+  const MAC_PATH = `${S}.domain.devices.interfaces[1].macAddress`;
+  const policyWith = (rules: string) => {
+    const { policies, errors } = loadPolicyDocuments(
+      `apiVersion: netattach.io/v1alpha1\nkind: NetworkAttachmentPolicy\nmetadata: {name: p}\nspec:\n  rules:\n${rules}`,
+      'test',
+    );
+    if (errors.length) throw new Error(JSON.stringify(errors));
+    const index = new AddressIndex();
+    index.setPod(
+      {
+        namespace: 'apps',
+        name: 'virt-launcher-vm1-x',
+        uid: 'p1',
+        owner: { key: 'vmi-uid-1', label: 'VM apps/vm1', namespace: 'apps', kind: 'VirtualMachineInstance', name: 'vm1' },
+      },
+      [{ kind: 'mac', value: M, network: 'apps/blue-net' }],
+    );
+    return new PolicyEngine({ policies: policySet(policies), index });
+  };
+  const policy = policyWith('    uniqueAddresses: {mac: Cluster}\n');
+  const ctx = context(nads, { endpoint: 'validate', policy });
+  const held = (name: string) => vm(name, [{ name: 'blue', nad: 'blue-net', mac: M }]);
+
+  // When a VM runs: runStrategy first, else spec.running; a VMI always runs.
+  const withRun = (spec: Record<string, unknown>) => {
+    const o = held('vm2') as { spec: Record<string, unknown> };
+    delete o.spec['runStrategy'];
+    Object.assign(o.spec, spec);
+    return o;
+  };
+  for (const [what, object, denied] of [
+    ['runStrategy Manual', withRun({ runStrategy: 'Manual' }), false],
+    ['runStrategy RerunOnFailure', withRun({ runStrategy: 'RerunOnFailure' }), true],
+    ['running: true', withRun({ running: true }), true],
+    ['running: false', withRun({ running: false }), false],
+    ['neither', withRun({}), false],
+  ] as const) {
+    const d = review(vmRequest(object), ctx);
+    t.equal(d.allowed, !denied, `${what}: ${JSON.stringify(errs(d))}`);
+  }
+  const vmi = { metadata: { name: 'vm2', namespace: 'apps' }, spec: held('vm2').spec.template.spec };
+  const vmiDecision = review(
+    request(vmi, { namespace: 'apps', resource: { group: 'kubevirt.io', version: 'v1', resource: 'virtualmachineinstances' } }),
+    ctx,
+  );
+  t.same(
+    vmiDecision.errors.map((e) => e.path),
+    ['spec.domain.devices.interfaces[1].macAddress'],
+    'a VMI runs: its conflict is denied',
+  );
+  // A halted VM only softens the uniqueness rule: a missing network is still denied.
+  const halted = vm('vm3', [{ name: 'blue', nad: 'missing' }], 'Halted');
+  t.same(
+    review(vmRequest(halted), ctx).errors.map((e) => e.path),
+    [`${S}.networks[1].multus.networkName`],
+  );
+
+  // Warnings of both kinds (a field, a note) at the VM's paths.
+  const shape = (d: Decision) => d.warnings.map((w) => ('field' in w ? ['field', w.field.path] : ['note', w.note.path]));
+  t.same(shape(review(vmRequest(withRun({ runStrategy: 'Halted' })), ctx)), [
+    ['field', MAC_PATH],
+  ]);
+  const vendorNads = nadLookup(
+    nadObject('vend', { namespace: 'apps', config: { cniVersion: '1.0.0', name: 'v', plugins: [{ type: 'vendor-cni' }] } }),
+  );
+  t.same(
+    shape(
+      review(
+        vmRequest(vm('vm4', [{ name: 'blue', nad: 'vend', mac: '02:00:00:00:00:0d' }])),
+        context(vendorNads, { endpoint: 'validate' }),
+      ),
+    ),
+    [['note', MAC_PATH]],
+  );
+  // An object without metadata is judged, not thrown on.
+  const bare = { spec: held('vm2').spec };
+  t.equal(reviewVm(vmRequest(bare), context(nads, { endpoint: 'validate' }), 'kubevirt.io/virtualmachines').allowed, true);
+
+  // What is not judged.
+  t.ok(reviewVm({ ...vmRequest(held('vm2')), operation: 'DELETE', object: null }, ctx, 'kubevirt.io/virtualmachines').allowed, 'DELETE');
+  t.ok(reviewVm(vmRequest(held('vm2')), ctx, 'kubevirt.io/virtualmachinesnapshots').allowed, 'a resource that makes no pod');
+  const gone = held('vm2') as { metadata: Record<string, unknown> };
+  gone.metadata['deletionTimestamp'] = '2026-12-05T00:00:00Z';
+  t.same(review(vmRequest(gone), ctx).errors, [], 'a VM being deleted');
+  t.same(reviewVm({ ...vmRequest(held('vm2')), object: 'x' as never }, ctx, 'kubevirt.io/virtualmachines').errors.map(renderError), [
+    'object: Required value: the request carries no object',
+  ]);
+
+  // An UPDATE without an old object, and a CREATE that carries one, are judged whole.
+  t.equal(review(vmRequest(held('vm2'), { operation: 'UPDATE', oldObject: null as never }), ctx).allowed, false);
+  t.equal(review(vmRequest(held('vm2'), { operation: 'CREATE', oldObject: held('vm2') }), ctx).allowed, false);
+  // An edit judges only what it adds: a conflict the VM already had is not judged again.
+  const grown = vm('vm2', [
+    { name: 'blue', nad: 'blue-net', mac: M },
+    { name: 'red', nad: 'red-net', mac: '02:00:00:00:00:0c' },
+  ]);
+  const edit = review(vmRequest(grown, { operation: 'UPDATE', oldObject: held('vm2') }), ctx);
+  t.ok(edit.allowed, `the old conflict is not judged again: ${JSON.stringify(errs(edit))}`);
+
+  // The VM's own launcher pods share its addresses only where the operator lets VMIs share.
+  const noSharing = context(nads, { endpoint: 'validate', policy, config: { addressSharingOwners: [] } });
+  t.same(
+    review(vmRequest(held('vm1')), noSharing).errors.map((e) => e.path),
+    [MAC_PATH],
+    'without VMI sharing, its own running pod holds the MAC',
+  );
+
+  // Warn and Audit findings reach the VM's paths too.
+  const warned = review(
+    vmRequest(held('vm2')),
+    context(nads, { endpoint: 'validate', policy: policyWith('    uniqueAddresses: {mac: Cluster, action: Warn}\n') }),
+  );
+  t.ok(warned.allowed);
+  t.same(
+    warned.findings.map((f) => [f.action, f.error.path]),
+    [['Warn', MAC_PATH]],
+  );
+  const audited = review(
+    vmRequest(held('vm2')),
+    context(nads, { endpoint: 'validate', policy: policyWith('    uniqueAddresses: {mac: Cluster, action: Audit}\n') }),
+  );
+  t.ok(audited.allowed);
+  t.same(
+    audited.findings.map((f) => [f.action, f.error.path]),
+    [['Audit', MAC_PATH]],
+  );
+  t.same(
+    audited.audits.map((f) => [f.action, f.error.path]),
+    [['Audit', MAC_PATH]],
+    'and in the audit log',
+  );
+});

@@ -51,6 +51,25 @@ t.test('NAD UPDATE keeps problems the object already had as warnings', async (t)
   t.ok(warningLines(d).every((w) => w.length <= 256));
 });
 
+t.test('NAD UPDATE: an error the object already had is a warning; the same object created is denied', async (t) => {
+  const old = nadObject('net-a', { config: '{"cniVersion":"1.0.0","plugins":[{}]' });
+  const updated = { ...old, metadata: { ...(old['metadata'] as object), labels: { a: 'b' } } };
+  const created = review(nadRequest(updated), context(none));
+  t.notOk(created.allowed, 'created: denied');
+  t.ok(created.errors.map(renderError).some((e) => e.startsWith('spec.config: ')));
+  const kept = review(nadRequest(updated, 'UPDATE', old), context(none));
+  t.ok(kept.allowed, JSON.stringify(kept.errors.map(renderError)));
+  t.ok(
+    kept.warnings.some(
+      (w) => 'field' in w && w.field.path === 'spec.config' && w.field.reason.endsWith('(already present before this update)'),
+    ),
+    JSON.stringify(kept.warnings),
+  );
+  // An UPDATE that brings the error in is denied.
+  const clean = nadObject('net-a');
+  t.notOk(review(nadRequest(updated, 'UPDATE', clean), context(none)).allowed, 'an error brought in by the update');
+});
+
 t.test('NAD DELETE is allowed; a NAD in use warns with some pods and the count', async (t) => {
   const old = nadObject('net-a');
   const cases: Array<[string[], string[]]> = [
