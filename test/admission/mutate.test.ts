@@ -64,3 +64,53 @@ t.test('without DRA input, the namespace is empty and templates go unchecked', a
     ['ResourceClaimTemplate /net-claimed unchecked: netattach does not read templates here'],
   );
 });
+
+t.test('draOnlyWithoutClaims: exact warnings, an empty claims list, and chains that run without a device', async (t) => {
+  const { draOnlyWithoutClaims } = await import('../../src/admission/mutate.js');
+  const found = (...objects: object[]) => {
+    const lookup = nadLookup(...objects);
+    return (value: string) =>
+      nets(value).map((net) => {
+        const l = lookup(net.selection.namespace, net.selection.name);
+        if (l.status !== 'found') throw new Error(value);
+        return { net, nad: l.nad };
+      });
+  };
+  const sriov = { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'sriov' }] };
+  const macvlan = { cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan', master: 'eth1' }] };
+  const attach = found(
+    nadObject('two', { resourceName: 'vf-a, vf-b', config: sriov }),
+    nadObject('mv', { resourceName: 'vf-a', config: macvlan }),
+  );
+  const warning = {
+    path: 'metadata.annotations[k8s.v1.cni.cncf.io/networks][0]',
+    text: 'default/two: resourceName vf-a, vf-b is no extended resource name, so nothing is requested for it, and the pod has no resourceClaims: Multus will find no device for it',
+  };
+  const plain = pod({ networks: 'two' }) as Obj;
+  t.strictSame(draOnlyWithoutClaims(plain, attach('two')), [warning]);
+  plain.spec.resourceClaims = [];
+  t.strictSame(draOnlyWithoutClaims(plain, attach('two')), [warning], 'an empty claims list is no claim');
+  plain.spec.resourceClaims = [{ name: 'c', resourceClaimTemplateName: 't' }];
+  t.strictSame(draOnlyWithoutClaims(plain, attach('two')), [], 'a claim may hold the device');
+  t.strictSame(draOnlyWithoutClaims(pod({ networks: 'mv' }) as Obj, attach('mv')), [], 'macvlan runs without a device');
+});
+
+t.test('mutatePod passes on the warnings of the claim checks and of the claims it adds', async (t) => {
+  const TEMPLATE_NAD = nadLookup(
+    nadObject('claimed', { resourceName: 'example.com/net_claimed', annotations: { [TEMPLATE]: 'net-claimed' } }),
+    nadObject('net', { resourceName: SRIOV }),
+  );
+  const p = pod({ networks: 'claimed', annotations: { 'kubectl.kubernetes.io/default-container': 'nope' } }) as Obj;
+  const added = mutatePod(p, nets('claimed'), TEMPLATE_NAD, DEFAULT_ADMISSION_CONFIG, withView);
+  t.ok(
+    added.warnings.some((w) => w.text === 'no container "nope"; resources go to the first one'),
+    JSON.stringify(added.warnings),
+  );
+  const own = pod({ networks: 'net', annotations: { 'netattach.io/networkClaims': 'net=mine' } }) as Obj;
+  own.spec.resourceClaims = [{ name: 'mine', resourceClaimName: 'shared' }];
+  const claimed = mutatePod(own, nets('net'), TEMPLATE_NAD, DEFAULT_ADMISSION_CONFIG, withView);
+  t.ok(
+    claimed.warnings.some((w) => w.text === `pod claim mine for default/net (${SRIOV}) unchecked: netattach does not read ResourceClaims`),
+    JSON.stringify(claimed.warnings),
+  );
+});
