@@ -347,9 +347,7 @@ t.test('reviewVm: operations, objects, running, edits and actions', async (t) =>
 
   // Warnings of both kinds (a field, a note) at the VM's paths.
   const shape = (d: Decision) => d.warnings.map((w) => ('field' in w ? ['field', w.field.path] : ['note', w.note.path]));
-  t.same(shape(review(vmRequest(withRun({ runStrategy: 'Halted' })), ctx)), [
-    ['field', MAC_PATH],
-  ]);
+  t.same(shape(review(vmRequest(withRun({ runStrategy: 'Halted' })), ctx)), [['field', MAC_PATH]]);
   const vendorNads = nadLookup(
     nadObject('vend', { namespace: 'apps', config: { cniVersion: '1.0.0', name: 'v', plugins: [{ type: 'vendor-cni' }] } }),
   );
