@@ -220,22 +220,27 @@ function hostLocalUnion(ref: string, use: IpamUse, roads: Roads, out: IpamOut): 
     );
   if (requested.length < 2) return;
   const bySet = new Map<number, { key: string; first: Sourced }>();
+  const said = new Set<string>();
   for (const r of requested) {
     const p = placeInRanges(r.text, ranges);
     if (p.status !== 'in') continue;
     const set = p.range.set ?? -1;
     const held = bySet.get(set);
     if (!held) bySet.set(set, { key: p.key, first: r });
-    else if (held.key !== p.key && r.path !== undefined) {
+    else if (held.key !== p.key) {
+      // Said on the pod's own request: the later one, or the earlier when the later is the NAD's own args.cni.ips.
+      const [at, other] = r.path !== undefined ? [r, held.first] : [held.first, r];
+      if (at.path === undefined || said.has(at.path)) continue;
+      said.add(at.path);
       const subnets = ranges
         .filter((x) => (x.set ?? -1) === set)
         .map((x) => x.subnet)
         .join(', ');
       out.errors.push(
         invalid(
-          r.path,
-          r.text,
-          `${where(ref, use)} takes one requested address per range set, and range set ${set} (${subnets}) also gets ${held.first.text} (${held.first.label}): the ADD would fail`,
+          at.path,
+          at.text,
+          `${where(ref, use)} takes one requested address per range set, and range set ${set} (${subnets}) also gets ${other.text} (${other.label}): the ADD would fail`,
         ),
       );
     }

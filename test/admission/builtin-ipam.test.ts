@@ -30,6 +30,15 @@ const nads = nadLookup(
   nadObject('hl-legacy', {
     config: chain({ type: 'bridge', ipam: { type: 'host-local', subnet: '10.1.0.0/24', ranges: [[{ subnet: '10.3.0.0/24' }]] } }),
   }),
+  nadObject('hl-own-args', {
+    config: {
+      cniVersion: '1.0.0',
+      name: 'n',
+      type: 'bridge',
+      ipam: { type: 'host-local', ranges: [[{ subnet: '10.1.0.0/24' }]] },
+      args: { cni: { ips: ['10.1.0.9', '10.1.0.10'] } },
+    },
+  }),
   nadObject('st-empty', { config: staticIpam({}) }),
   nadObject('st-empty-ptp', { config: { cniVersion: '1.0.0', name: 'n', type: 'ptp', ipam: { type: 'static' } } }),
   nadObject('ptp-gw', {
@@ -150,6 +159,19 @@ const hostLocalCases: Case[] = [
     errors: [
       `${A}[0].cni-args.ips[0]: Invalid value: "10.1.0.6": ${HL('hl')} takes one requested address per range set, and range set 0 (10.1.0.0/24) also gets 10.1.0.5 (ips[0]): the ADD would fail`,
     ],
+  },
+  {
+    // The same union, with the NAD's own args.cni.ips as the args.cni road: said once, on the pod's
+    // IP= (the road the pod chose), whatever the number of the NAD's own addresses in the set.
+    name: "host-local: IP= beside the NAD's own args.cni.ips in one range set fails the same way",
+    networks: '[{"name":"hl-own-args","ips":["10.1.0.5"]}]',
+    errors: [
+      `${A}[0].ips[0]: Invalid value: "10.1.0.5": ${HL('hl-own-args').replace('plugins[0].ipam', 'ipam')} takes one requested address per range set, and range set 0 (10.1.0.0/24) also gets 10.1.0.9 (its own args.cni.ips): the ADD would fail`,
+    ],
+  },
+  {
+    name: "host-local: cni-args.ips replace the NAD's own args.cni.ips (Multus merges cni-args over args.cni)",
+    networks: '[{"name":"hl-own-args","cni-args":{"ips":["10.1.0.5"]}}]',
   },
   {
     name: 'host-local: the same address by both roads is one request (its prefix ignored)',
