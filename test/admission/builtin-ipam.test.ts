@@ -74,6 +74,20 @@ const nads = nadLookup(
   nadObject('st-route-nogw', {
     config: staticIpam({ addresses: [{ address: '10.0.0.5/24', gateway: '10.0.0.1' }], routes: [{ dst: '0.0.0.0/0' }] }),
   }),
+  nadObject('st-own-twice', { config: staticIpam({ addresses: [{ address: '10.0.0.5/24' }, { address: '10.0.0.5/24' }] }) }),
+  nadObject('vendor-ipam', { config: chain({ type: 'macvlan', master: 'eth0', ipam: { type: 'vendor-ipam' } }) }),
+  nadObject('hl3', { config: hostLocal([[{ subnet: '10.1.0.0/24' }], [{ subnet: '10.2.0.0/24' }], [{ subnet: '10.3.0.0/24' }]]) }),
+  nadObject('hl-unreadable', { config: hostLocal([[{ subnet: 'not-a-cidr' }]]) }),
+  nadObject('st-010', { config: staticIpam({}, {}, '0.1.0') }),
+  nadObject('st-020-two', { config: staticIpam({ addresses: [{ address: '10.0.0.5/24' }, { address: '10.0.0.6/24' }] }, {}, '0.2.0') }),
+  nadObject('st-route-away', {
+    config: staticIpam({ addresses: [{ address: '10.0.0.5/24' }], routes: [{ dst: '0.0.0.0/0', gw: '10.9.9.1' }] }),
+  }),
+  nadObject('ptp-own-args', {
+    config: { cniVersion: '1.0.0', name: 'n', type: 'ptp', ipam: { type: 'static' }, args: { cni: { ips: ['10.50.0.9/24'] } } },
+  }),
+  nadObject('spider-coord', { config: chain({ type: 'macvlan', master: 'eth0', ipam: { type: 'spiderpool' } }, { type: 'coordinator' }) }),
+  nadObject('nv', { config: chain({ type: 'macvlan', master: 'eth0', ipam: { type: 'nv-ipam', poolName: 'pool1' } }) }),
   nadObject('st-route-table', {
     config: staticIpam({ addresses: [{ address: '10.0.0.5/24' }], routes: [{ dst: '0.0.0.0/0', gw: '10.0.0.1', table: 100 }] }),
   }),
@@ -415,4 +429,162 @@ t.test('a warning never says the pod or the ADD will fail; an error always does'
     for (const w of c.warnings ?? []) t.notMatch(w, /fail/, `${c.name}: warning`);
     for (const e of c.errors ?? []) t.match(e, /the ADD would fail|fails the ADD/, `${c.name}: error`);
   }
+});
+
+// Cases derived from the executed facts above rather than executed one by one: where a road,
+// a family, a range set or a selection stops mattering, and the exact labels the messages name.
+const derivedCases: Case[] = [
+  { name: 'host-local with no readable range: no verdict', networks: '[{"name":"hl-unreadable","ips":["10.1.0.5"]}]' },
+  {
+    name: 'host-local: a request outside every range is said once; it takes no range set',
+    networks: '[{"name":"hl","ips":["10.9.0.5"],"cni-args":{"ips":["10.1.0.6"]}}]',
+    errors: [`${A}[0].ips[0]: Invalid value: "10.9.0.5": not in any range of ${HL('hl')}: 10.1.0.0/24; the ADD would fail`],
+  },
+  {
+    name: 'host-local: requests in range sets 1 and 2 are one each',
+    networks: '[{"name":"hl3","ips":["10.2.0.5"],"cni-args":{"ips":["10.3.0.5"]}}]',
+  },
+  {
+    name: 'host-local: two requests in range set 1 name that set and its subnet',
+    networks: '[{"name":"hl3","ips":["10.2.0.5"],"cni-args":{"ips":["10.2.0.6"]}}]',
+    errors: [
+      `${A}[0].cni-args.ips[0]: Invalid value: "10.2.0.6": ${HL('hl3')} takes one requested address per range set, and range set 1 (10.2.0.0/24) also gets 10.2.0.5 (ips[0]): the ADD would fail`,
+    ],
+  },
+  {
+    name: "static: the NAD's own address twice is not the pod's to answer for",
+    networks: '[{"name":"st-own-twice","ips":["10.0.0.9/24"]}]',
+  },
+  {
+    name: 'an IPAM netattach does not know: two selections asking one address get no verdict',
+    networks: '[{"name":"vendor-ipam","ips":["10.0.0.5/24"]},{"name":"vendor-ipam","ips":["10.0.0.5/24"]}]',
+    warnings: [0, 1].map(
+      (i) =>
+        `${A}[${i}].ips: may be ignored: netattach does not know plugin "macvlan (IPAM vendor-ipam)"; if it reads it: --plugin-reads macvlan=ips`,
+    ),
+  },
+  {
+    name: 'static, cniVersion 0.1.0: two IPv4 addresses',
+    networks: '[{"name":"st-010","ips":["10.0.0.5/24","10.0.0.6/24"]}]',
+    errors: [
+      `${A}[0].ips[1]: Invalid value: "10.0.0.6/24": ${IPAM('st-010')} would assign 2 IPv4 addresses (10.0.0.5/24, 10.0.0.6/24), and cniVersion 0.1.0 allows one per family: the ADD would fail`,
+    ],
+  },
+  {
+    name: 'static, cniVersion 0.1.0: two IPv6 addresses',
+    networks: '[{"name":"st-010","ips":["fd00::5/64","fd00::6/64"]}]',
+    errors: [
+      `${A}[0].ips[1]: Invalid value: "fd00::6/64": ${IPAM('st-010')} would assign 2 IPv6 addresses (fd00::5/64, fd00::6/64), and cniVersion 0.1.0 allows one per family: the ADD would fail`,
+    ],
+  },
+  { name: "static, cniVersion 0.2.0: the NAD's own two addresses are not the pod's to answer for", networks: '[{"name":"st-020-two"}]' },
+  {
+    name: 'static: an IPv6 address of the same number as an IPv4 one is another address',
+    networks: '[{"name":"st","ips":["::a00:5/64"]}]',
+  },
+  {
+    name: 'static: runtimeConfig ips named as such in a duplicate',
+    networks: '[{"name":"st-cap","ips":["fd00::7/64","fd00::7/96"]}]',
+    errors: [
+      `${A}[0].ips[1]: Invalid value: "fd00::7/96": ${IPAM('st-cap')} would assign this address twice (also ips[0] (runtimeConfig): fd00::7/64); adding it again fails with "file exists", and the ADD would fail`,
+    ],
+  },
+  {
+    name: 'static: IP= named as such in a duplicate',
+    networks: '[{"name":"st","ips":["fd00::7/64","fd00::7/96"]}]',
+    errors: [
+      `${A}[0].ips[1]: Invalid value: "fd00::7/96": ${IPAM('st')} would assign this address twice (also ips[0]: fd00::7/64); adding it again fails with "file exists", and the ADD would fail`,
+    ],
+  },
+  {
+    name: "static: one replacing address in the route's subnet is enough",
+    networks: '[{"name":"st-route","cni-args":{"ips":["10.7.0.9/24","10.0.0.9/24"]}}]',
+  },
+  { name: "static: a NAD's own unreachable route is not the pod's to answer for", networks: '[{"name":"st-route-away"}]' },
+  {
+    name: 'static: cni-args.ips with one more address than the top-level ips still disagree',
+    networks: '[{"name":"st","ips":["10.0.0.7/24"],"cni-args":{"ips":["10.0.0.7/24","10.0.0.8/24"]}}]',
+    warnings: [
+      `${A}[0].ips: dropped by ${IPAM('st')}: it reads args.cni.ips after IP= and they replace IP= and its configured addresses, so ["10.0.0.7/24","10.0.0.8/24"] (cni-args.ips) take effect`,
+    ],
+  },
+  {
+    name: 'static: as many addresses, one of them different, disagree',
+    networks: '[{"name":"st","ips":["10.0.0.7/24","10.0.0.8/24"],"cni-args":{"ips":["10.0.0.7/24","10.0.0.9/24"]}}]',
+    warnings: [
+      `${A}[0].ips: dropped by ${IPAM('st')}: it reads args.cni.ips after IP= and they replace IP= and its configured addresses, so ["10.0.0.7/24","10.0.0.9/24"] (cni-args.ips) take effect`,
+    ],
+  },
+  {
+    name: "ptp: the NAD's configured address without a gateway fails every pod, said on the element",
+    networks: '[{"name":"ptp-nogw"}]',
+    errors: [
+      `${A}[0]: Invalid value: "default/ptp-nogw": addresses[0] 10.50.0.5/24: ptp routes the interface through its IPAM's gateway, and ${IPAM('ptp-nogw', 'spec.config')} gives none for it (only a configured address written with "gateway" has one): the ADD would fail`,
+    ],
+  },
+  {
+    name: "ptp: the NAD's own args.cni.ips carry no gateway either",
+    networks: '[{"name":"ptp-own-args"}]',
+    errors: [
+      `${A}[0]: Invalid value: "default/ptp-own-args": its own args.cni.ips 10.50.0.9/24: ptp routes the interface through its IPAM's gateway, and ${IPAM('ptp-own-args', 'spec.config')} gives none for it (only a configured address written with "gateway" has one): the ADD would fail`,
+    ],
+  },
+  {
+    name: 'two loaders of a bare IP= are named together',
+    networks: '[{"name":"spider-coord","ips":["10.0.0.5","10.0.0.6"]}]',
+    errors: [
+      `${A}[0].ips: Invalid value: ["10.0.0.5","10.0.0.6"]: coordinator and IPAM spiderpool in default/spider-coord loads IP= in CNI_ARGS as one address, and Multus passes "10.0.0.5,10.0.0.6": the ADD would fail`,
+    ],
+  },
+  {
+    name: 'nv-ipam: one bare address in IP= is its first; cni-args.ips are read whole',
+    networks: '[{"name":"nv","ips":["10.0.0.5"]},{"name":"nv","cni-args":{"ips":["10.0.0.6","10.0.0.7"]}}]',
+    warnings: [
+      `${A}[0].ips: default/nv's IPAM "nv-ipam" (spec.config.plugins[0].ipam) reserves a requested address on its node only: a pod on another node may be given the same address`,
+      `${A}[1].cni-args.ips: default/nv's IPAM "nv-ipam" (spec.config.plugins[0].ipam) reserves a requested address on its node only: a pod on another node may be given the same address`,
+    ],
+  },
+  {
+    name: 'host-local: the gateway requested twice is refused twice, not shared',
+    networks: '[{"name":"hl","ips":["10.1.0.1"]},{"name":"hl","ips":["10.1.0.1"]}]',
+    errors: [0, 1].map(
+      (i) =>
+        `${A}[${i}].ips[0]: Invalid value: "10.1.0.1": the gateway of 10.1.0.0/24 (host-local's default: the subnet's first address), which ${HL('hl')} never hands out: the ADD would fail`,
+    ),
+  },
+  {
+    name: 'host-local: one selection asking one address by both roads shares it with nobody',
+    networks: '[{"name":"hl","ips":["10.1.0.5"],"cni-args":{"ips":["10.1.0.5"]}},{"name":"hl","ips":["10.1.0.6"]}]',
+  },
+  {
+    name: 'static keeps no store: two selections may ask one address',
+    networks: '[{"name":"st","ips":["10.0.0.7/24"]},{"name":"st","ips":["10.0.0.7/24"]}]',
+  },
+];
+
+t.test('host-local and static IPAM: cases derived from the executed facts', async (t) => {
+  for (const c of derivedCases) {
+    const parsed = parseNetworks(c.networks, { namespace: 'default' });
+    t.same(parsed.errors, [], `${c.name}: the annotation itself is valid`);
+    const r = builtinChecks(parsed.networks, nads, NO_EXTRA_READERS);
+    t.same(r.errors.map(renderError), c.errors ?? [], `${c.name}: errors`);
+    t.same(r.findings, [], `${c.name}: findings (every NAD found, every road read)`);
+    t.same(
+      r.warnings.map((n) => `${n.path}: ${n.text}`),
+      c.warnings ?? [],
+      `${c.name}: warnings`,
+    );
+  }
+});
+
+t.test("host-local: the default network's element runs first and is named by its path", async (t) => {
+  const parse = (text: string, key: string) =>
+    parseNetworks(text, { namespace: 'default' }).networks.map((n) => ({ ...n, path: n.path.replace('k8s.v1.cni.cncf.io/networks', key) }));
+  const networks = parse('[{"name":"hl","ips":["10.1.0.5"]}]', 'k8s.v1.cni.cncf.io/networks');
+  const defaultNetwork = parse('[{"name":"hl","ips":["10.1.0.5"]}]', 'v1.multus-cni.io/default-network');
+  // Given after the annotation's elements, it is still delegate 0.
+  const r = builtinChecks([...networks, ...defaultNetwork], nads, NO_EXTRA_READERS);
+  t.same(r.errors.map(renderError), [
+    `${A}[0].ips[0]: Invalid value: "10.1.0.5": metadata.annotations[v1.multus-cni.io/default-network][0] requests 10.1.0.5 of ${HL('hl')} too, and host-local reserves it for that interface first: the ADD would fail ("requested IP address 10.1.0.5 is not available in range set ...")`,
+  ]);
 });
