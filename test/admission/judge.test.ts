@@ -5,7 +5,7 @@ import { judgeNetworks, type JudgeOptions } from '../../src/admission/judge.js';
 import { Verdict } from '../../src/admission/decision.js';
 import { readPodNetworks } from '../../src/admission/networks.js';
 import { POD_LOCATION } from '../../src/admission/object.js';
-import type { AdmissionConfig, Decision, Operation } from '../../src/admission/index.js';
+import { review, type AdmissionConfig, type Decision, type Operation } from '../../src/admission/index.js';
 import type { NadLookup } from '../../src/nads/types.js';
 import type { HeldAddress, Finding, PolicyEvaluator, PolicyInput } from '../../src/policy/types.js';
 import { chain, context, nadLookup, nadObject, NETWORKS, pod, request } from './fixtures.js';
@@ -304,4 +304,21 @@ t.test("no pod object to read (a template that is missing): the request's name f
     t.strictSame(s.inputs[0]!.pod, template ? {} : { name: 'from-request' }, `template: ${template}`);
     t.equal(v.build().allowed, true);
   }
+});
+
+t.test("a certain failure on one element keeps the annotation's warning on another", async (t) => {
+  const lookup = nadLookup(nadObject('br', { config: chain({ type: 'bridge', bridge: 'br0' }) }));
+  const d = review(
+    request(pod({ networks: '[{"name":"br","mac":"03:00:00:00:00:01"},{"name":"br","gatewayz":1}]' })),
+    context(lookup, { endpoint: 'validate' }),
+  );
+  t.same(
+    d.errors.map((e) => e.path),
+    [`metadata.annotations[${NETWORKS}][0].mac`],
+  );
+  t.same(
+    d.warnings.map((w) => ('field' in w ? w.field.path : w.note.path)),
+    [`metadata.annotations[${NETWORKS}][1].gatewayz`],
+    "the multicast MAC's own annotation warning gives way to the error; the other element's stays",
+  );
 });

@@ -300,3 +300,22 @@ t.test('annotations: absent or null metadata or annotations are no error; other 
     errors: [`spec.template.metadata.annotations[${NETWORKS}]: Invalid value: 7: must be a string`],
   });
 });
+
+t.test("parsedSize: the key's UTF-16 bytes, 512, and 256 per selection, error and warning", async (t) => {
+  const { parsedSize } = await import('../../src/admission/networks.js');
+  const value = { networks: [{}, {}], errors: [{}], warnings: [{}, {}, {}] } as unknown as Parameters<typeof parsedSize>[0];
+  t.equal(parsedSize(value, 'abc'), 2 * 3 + 512 + 256 * 6);
+});
+
+t.test("the default network's warnings are the pod's warnings", async (t) => {
+  const lookup = nadLookup(nadObject('net', { namespace: 'kube-system' }));
+  const d = review(
+    request(pod({ annotations: { 'v1.multus-cni.io/default-network': '[{"name":"net","interface":"eth5"}]' } })),
+    context(lookup, { endpoint: 'validate' }),
+  );
+  t.ok(d.allowed);
+  t.same(
+    d.warnings.map((w) => ('field' in w ? w.field.path : w.note.path)),
+    ['metadata.annotations[v1.multus-cni.io/default-network][0].interface'],
+  );
+});

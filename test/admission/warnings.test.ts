@@ -4,7 +4,7 @@
 // last the reason its end. Duplicates dropped; past 4096 characters in all, the rest summarized as
 // `and N more warnings (not shown: too many)`.
 import t from 'tap';
-import { forbidden, internal, invalid, notFound, required, tooMany, type FieldError } from '../../src/field/index.js';
+import { forbidden, internal, invalid, notFound, renderError, required, tooMany, type FieldError } from '../../src/field/index.js';
 import {
   fitWarning,
   limitWarnings,
@@ -279,4 +279,55 @@ t.test('one warning per cause: the same cause on several elements is said once, 
     { note: { path: '', text: 'n' } },
   ]).map(warningText);
   t.same(notes, [`${A}[0] (and [4]): n`, 'n'], 'notes too; a note without the path pattern stays apart');
+});
+
+t.test('each limit is inclusive: a text of exactly the limit is kept as it is', async (t) => {
+  const P = `metadata.annotations[k8s.v1.cni.cncf.io/networks][0].${x(100)}`; // past MAX_PATH (96)
+  // A field error of exactly 120 characters: whole.
+  const at120 = invalid('a.b', 'v', '');
+  at120.reason = x(MAX_WARNING_LENGTH - renderError({ ...at120, reason: '' }).length - 2); // ': ' before the reason
+  t.equal(renderError(at120).length, MAX_WARNING_LENGTH);
+  t.equal(renderWarning(at120), renderError(at120));
+  // Shortened to exactly 256 with a long path: the path is kept whole.
+  const long = invalid(P, x(40), '');
+  // `path: Invalid value: ` + the value cut to 12 characters + `: ` + the reason.
+  long.reason = x(MAX_WARNING_LONG - `${P}: Invalid value: `.length - 12 - 2);
+  const shortened = renderWarning(long);
+  t.equal(shortened.length, MAX_WARNING_LONG);
+  t.ok(shortened.startsWith(`${P}: `), 'the path whole');
+  // A note of exactly 256 with a long path: whole.
+  const note = { path: P, text: x(MAX_WARNING_LONG - P.length - 2) };
+  t.equal(renderNote(note), `${P}: ${note.text}`);
+  // A path of exactly 96 characters is not cut in the middle when the rest must be cut.
+  const p96 = x(96);
+  t.equal(renderNote({ path: p96, text: x(400) }).slice(0, 98), `${p96}: `);
+});
+
+t.test("a path's middle cut never starts its tail with the low half of a pair, and keeps a whole pair", async (t) => {
+  const text = x(400);
+  const lone = /(^|[^\ud800-\udbff])[\udc00-\udfff]/;
+  // The tail (55 characters of a 96-character path cut) would start on the low half of the emoji.
+  const split = `${'p'.repeat(100)}😀${'s'.repeat(54)}`;
+  const a = renderNote({ path: split, text });
+  t.notMatch(a, lone, 'no lone low surrogate');
+  t.ok(a.startsWith(`${'p'.repeat(38)}...${'s'.repeat(54)}: `), a.slice(0, 100));
+  // A pair inside the tail is kept, and nothing before it dropped.
+  const inside = `${'p'.repeat(100)}${'s'.repeat(20)}😀${'s'.repeat(33)}`;
+  t.ok(renderNote({ path: inside, text }).startsWith(`${'p'.repeat(38)}...${'s'.repeat(20)}😀${'s'.repeat(33)}: `));
+});
+
+t.test('merging: two-digit indices, a path that repeats the first, and a path without an index', async (t) => {
+  const A = 'metadata.annotations[k8s.v1.cni.cncf.io/networks]';
+  const unknown = (i: number): Warning => ({ field: invalid(`${A}[${i}].gateway`, 'v', 'unknown key, ignored') });
+  t.same(mergeSameCause([unknown(10), unknown(11)]).map(warningText), [
+    `${A}[10].gateway (and [11]): Invalid value: "v": unknown key, ignored`,
+  ]);
+  t.same(mergeSameCause([unknown(0), unknown(0), unknown(1)]).map(warningText), [
+    `${A}[0].gateway (and [1]): Invalid value: "v": unknown key, ignored`,
+  ]);
+  t.same(
+    mergeSameCause([{ note: { path: A, text: 'n' } }, { note: { path: `${A}[0]`, text: 'n' } }]).map(warningText),
+    [`${A}: n`, `${A}[0]: n`],
+    'the annotation and its element are different places',
+  );
 });
