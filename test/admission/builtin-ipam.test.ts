@@ -76,6 +76,9 @@ const nads = nadLookup(
   }),
   nadObject('st-own-twice', { config: staticIpam({ addresses: [{ address: '10.0.0.5/24' }, { address: '10.0.0.5/24' }] }) }),
   nadObject('vendor-ipam', { config: chain({ type: 'macvlan', master: 'eth0', ipam: { type: 'vendor-ipam' } }) }),
+  nadObject('ptp-unreadable', {
+    config: { cniVersion: '1.0.0', name: 'n', type: 'ptp', ipam: { type: 'static', addresses: [{ address: '10.50.0.300/24' }] } },
+  }),
   nadObject('hl3', { config: hostLocal([[{ subnet: '10.1.0.0/24' }], [{ subnet: '10.2.0.0/24' }], [{ subnet: '10.3.0.0/24' }]]) }),
   nadObject('hl-unreadable', { config: hostLocal([[{ subnet: 'not-a-cidr' }]]) }),
   nadObject('st-010', { config: staticIpam({}, {}, '0.1.0') }),
@@ -559,6 +562,19 @@ const derivedCases: Case[] = [
   {
     name: 'static keeps no store: two selections may ask one address',
     networks: '[{"name":"st","ips":["10.0.0.7/24"]},{"name":"st","ips":["10.0.0.7/24"]}]',
+  },
+  { name: "host-local: the NAD's own args.cni.ips alone are not the pod's to answer for", networks: '[{"name":"hl-own-args"}]' },
+  {
+    name: 'host-local: two selections outside every range share nothing: each is refused on its own',
+    networks: '[{"name":"hl","ips":["10.9.0.5"]},{"name":"hl","ips":["10.9.0.6"]}]',
+    errors: [
+      `${A}[0].ips[0]: Invalid value: "10.9.0.5": not in any range of ${HL('hl')}: 10.1.0.0/24; the ADD would fail`,
+      `${A}[1].ips[0]: Invalid value: "10.9.0.6": not in any range of ${HL('hl')}: 10.1.0.0/24; the ADD would fail`,
+    ],
+  },
+  {
+    name: "static: a configured address it cannot read (an octet past 255) stops the prediction: the NAD's own problem",
+    networks: '[{"name":"ptp-unreadable"}]',
   },
 ];
 
