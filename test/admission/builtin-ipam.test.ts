@@ -1,7 +1,7 @@
 // host-local and static IPAM, as executed (containernetworking/plugins v1.10.0 under bridge, called
 // as Multus v4.3.0 calls a delegate; docs/cni-runtime.md "Executed: the IPAMs"). Each row is one
 // executed case: what the ADD did, and the verdict netattach must give.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { parseNetworks } from '../../src/annotation/index.js';
 import { builtinChecks } from '../../src/admission/builtin.js';
 import { renderError } from '../../src/field/index.js';
@@ -411,8 +411,9 @@ const staticCases: Case[] = [
   },
 ];
 
-t.test('host-local and static IPAM, as executed', async (t) => {
-  for (const c of [...hostLocalCases, ...staticCases]) {
+/** Each case's exact errors and warnings; no finding (every NAD found, every road read), no field warning. */
+function judgeCases(t: Test, cases: readonly Case[]): void {
+  for (const c of cases) {
     const parsed = parseNetworks(c.networks, { namespace: 'default' });
     t.same(parsed.errors, [], `${c.name}: the annotation itself is valid`);
     const r = builtinChecks(parsed.networks, nads, NO_EXTRA_READERS);
@@ -425,7 +426,9 @@ t.test('host-local and static IPAM, as executed', async (t) => {
       `${c.name}: warnings`,
     );
   }
-});
+}
+
+t.test('host-local and static IPAM, as executed', async (t) => judgeCases(t, [...hostLocalCases, ...staticCases]));
 
 t.test('a warning never says the pod or the ADD will fail; an error always does', async (t) => {
   for (const c of [...hostLocalCases, ...staticCases]) {
@@ -542,10 +545,10 @@ const derivedCases: Case[] = [
   {
     name: 'nv-ipam: one bare address in IP= is its first; cni-args.ips are read whole',
     networks: '[{"name":"nv","ips":["10.0.0.5"]},{"name":"nv","cni-args":{"ips":["10.0.0.6","10.0.0.7"]}}]',
-    warnings: [
-      `${A}[0].ips: default/nv's IPAM "nv-ipam" (spec.config.plugins[0].ipam) reserves a requested address on its node only: a pod on another node may be given the same address`,
-      `${A}[1].cni-args.ips: default/nv's IPAM "nv-ipam" (spec.config.plugins[0].ipam) reserves a requested address on its node only: a pod on another node may be given the same address`,
-    ],
+    warnings: [`${A}[0].ips`, `${A}[1].cni-args.ips`].map(
+      (at) =>
+        `${at}: default/nv's IPAM "nv-ipam" (spec.config.plugins[0].ipam) reserves a requested address on its node only: a pod on another node may be given the same address`,
+    ),
   },
   {
     name: 'host-local: the gateway requested twice is refused twice, not shared',
@@ -578,20 +581,7 @@ const derivedCases: Case[] = [
   },
 ];
 
-t.test('host-local and static IPAM: cases derived from the executed facts', async (t) => {
-  for (const c of derivedCases) {
-    const parsed = parseNetworks(c.networks, { namespace: 'default' });
-    t.same(parsed.errors, [], `${c.name}: the annotation itself is valid`);
-    const r = builtinChecks(parsed.networks, nads, NO_EXTRA_READERS);
-    t.same(r.errors.map(renderError), c.errors ?? [], `${c.name}: errors`);
-    t.same(r.findings, [], `${c.name}: findings (every NAD found, every road read)`);
-    t.same(
-      r.warnings.map((n) => `${n.path}: ${n.text}`),
-      c.warnings ?? [],
-      `${c.name}: warnings`,
-    );
-  }
-});
+t.test('host-local and static IPAM: cases derived from the executed facts', async (t) => judgeCases(t, derivedCases));
 
 t.test("host-local: the default network's element runs first and is named by its path", async (t) => {
   const parse = (text: string, key: string) =>

@@ -70,6 +70,9 @@ interface Case {
 }
 
 const A = 'metadata.annotations[k8s.v1.cni.cncf.io/networks]';
+/** nv-ipam's warning that it reserves a requested address on its node only, at `at` of NAD `nad`. */
+const NODE_ONLY = (at: string, nad = 'nv') =>
+  `${A}[0].${at}: default/${nad}'s IPAM "nv-ipam" (spec.config.plugins[0].ipam) reserves a requested address on its node only: a pod on another node may be given the same address`;
 const READS_IPS = ' reads IPs (an IPAM reading IP= from CNI_ARGS, or runtimeConfig "ips" where the capability is declared)';
 
 const cases: Case[] = [
@@ -109,7 +112,7 @@ const cases: Case[] = [
     networks: '[{"name":"nv","ips":["10.0.0.5/24","10.0.0.6/24"]}]',
     warnings: [
       `${A}[0].ips: default/nv's IPAM "nv-ipam" (spec.config.plugins[0].ipam) takes one address from IP= in CNI_ARGS, the first (10.0.0.5/24); Multus passes all 2, and the others are dropped`,
-      `${A}[0].ips: default/nv's IPAM "nv-ipam" (spec.config.plugins[0].ipam) reserves a requested address on its node only: a pod on another node may be given the same address`,
+      NODE_ONLY('ips'),
     ],
   },
   {
@@ -118,24 +121,17 @@ const cases: Case[] = [
     errors: [
       `${A}[0].ips: Invalid value: ["10.0.0.5","10.0.0.6"]: default/nv's IPAM "nv-ipam" (spec.config.plugins[0].ipam) reads IP= in CNI_ARGS up to its first '/' as one address, and Multus passes "10.0.0.5,10.0.0.6": the ADD would fail`,
     ],
-    warnings: [
-      `${A}[0].ips: default/nv's IPAM "nv-ipam" (spec.config.plugins[0].ipam) reserves a requested address on its node only: a pod on another node may be given the same address`,
-    ],
+    warnings: [NODE_ONLY('ips')],
   },
   {
     name: 'nv-ipam with cni-args.ips: args.cni carries the addresses, IP= is not parsed (LoadConf)',
     networks: '[{"name":"nv","ips":["10.0.0.5","10.0.0.6"],"cni-args":{"ips":["10.0.0.9"]}}]',
-    warnings: [
-      `${A}[0].ips: default/nv's IPAM "nv-ipam" (spec.config.plugins[0].ipam) reserves a requested address on its node only: a pod on another node may be given the same address`,
-      `${A}[0].cni-args.ips: default/nv's IPAM "nv-ipam" (spec.config.plugins[0].ipam) reserves a requested address on its node only: a pod on another node may be given the same address`,
-    ],
+    warnings: [NODE_ONLY('ips'), NODE_ONLY('cni-args.ips')],
   },
   {
     name: 'nv-ipam with the ips capability: runtimeConfig carries both, IP= is not parsed',
     networks: '[{"name":"nv-cap","ips":["10.0.0.5","10.0.0.6"]}]',
-    warnings: [
-      `${A}[0].ips: default/nv-cap's IPAM "nv-ipam" (spec.config.plugins[0].ipam) reserves a requested address on its node only: a pod on another node may be given the same address`,
-    ],
+    warnings: [NODE_ONLY('ips', 'nv-cap')],
   },
   {
     name: 'nv-ipam: its documented cni-args are clean',
@@ -184,7 +180,7 @@ const cases: Case[] = [
       `${A}[0].ips: Invalid value: ["10.0.0.5","10.0.0.6"]: default/nv's IPAM "nv-ipam" (spec.config.plugins[0].ipam) reads IP= in CNI_ARGS up to its first '/' as one address, and Multus passes "10.0.0.5,10.0.0.6": the ADD would fail`,
     ],
     warnings: [
-      `${A}[0].ips: default/nv's IPAM "nv-ipam" (spec.config.plugins[0].ipam) reserves a requested address on its node only: a pod on another node may be given the same address`,
+      NODE_ONLY('ips'),
       `${A}[0].cni-args.mac: cni-args "mac" is read by no plugin of default/nv (macvlan), so it is ignored; mac at the top level may be what you meant`,
     ],
   },
