@@ -453,9 +453,16 @@ t.test('no NAD references: synchronous, no lookup counted', async (t) => {
   t.strictSame(r.calls, [reviewsCall('mutate', 'allowed')]);
 });
 
+/** Busy for `ms` milliseconds: a review that takes time, without a timer (the review is synchronous). */
+function spin(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end);
+}
+
 t.test('debug: one "reviewed" line per review, only when debug is enabled', async (t) => {
   for (const level of ['debug', 'info'] as const) {
-    const r = rig({ logLevel: level });
+    // A review of about 2 ms: a duration of a few microseconds rounds to 0 ms however it is scaled.
+    const r = rig({ logLevel: level, decide: () => (spin(2), decisionOf()) });
     const body = reviewOf({ name: undefined, object: { metadata: { generateName: 'web-' } } });
     await answer(handleReview(body, 'mutate', 1000, r.deps));
     if (level === 'info') {
@@ -465,7 +472,7 @@ t.test('debug: one "reviewed" line per review, only when debug is enabled', asyn
     t.equal(r.lines.length, 1);
     const { ms, ...rest } = r.lines[0]!;
     t.strictSame(rest, { level: 20, ...whoOf(body, 'mutate', 'web-*'), result: 'allowed', msg: 'reviewed' });
-    t.ok(typeof ms === 'number' && ms >= 0 && ms < 1000, `ms: ${String(ms)}`);
+    t.ok(typeof ms === 'number' && ms >= 1.5 && ms < 1000, `ms: ${String(ms)}`);
     t.equal(ms, Math.round((ms as number) * 10) / 10, 'ms to a tenth');
     t.ok(
       Math.abs((ms as number) - r.durations[0]![1] * 1000) <= 0.05 + 1e-9,
@@ -1467,7 +1474,14 @@ function scriptedDra(
     template: (ns, name) => (
       templateCalls.push(`${ns}/${name}`), (opts.cached ?? []).includes(`${ns}/${name}`) ? { status: 'found' } : { status: 'not-found' }
     ),
-    ...(opts.namespaces === false ? {} : { templateNamespaces: (name: string) => [`ns-of-${name}`] }),
+    ...(opts.namespaces === false
+      ? {}
+      : {
+          templateNamespaces: (name: string) => [`ns-of-${name}`],
+          deviceClass: (name: string) => ({ name: `class-${name}` }) as unknown as ReturnType<NonNullable<DraSource['deviceClass']>>,
+          templateDevices: (ns: string, name: string) =>
+            ({ requests: [`${ns}/${name}`] }) as unknown as ReturnType<NonNullable<DraSource['templateDevices']>>,
+        }),
     ...(opts.withLookup === false
       ? {}
       : {
@@ -1553,11 +1567,16 @@ t.test('templates: the budget (Math.max 1), read templates in front of the cache
   t.strictSame(view.classesFor('example.com/nic'), [{ name: 'class-of-example.com/nic' }]);
   t.strictSame(classCalls, ['example.com/nic']);
   t.strictSame(view.templateNamespaces!('nic'), ['ns-of-nic']);
+  t.strictSame(view.deviceClass!('vf'), { name: 'class-vf' }, 'DeviceClasses from the view underneath');
+  t.strictSame(view.templateDevices!('ns', 'nic'), { requests: ['ns/nic'] }, "a template's devices from the view underneath");
 
   const bare = scriptedDra({ namespaces: false });
   const r2 = rig({ nads, dra: bare.dra, refs: [{ namespace: 'ns', name: 'claimed' }] });
   await answer(handleReview(reviewOf(), 'mutate', 1000, r2.deps));
-  t.equal(r2.contexts[0]!.dra!.templateNamespaces!('nic'), undefined, 'no templateNamespaces underneath: undefined');
+  const view2 = r2.contexts[0]!.dra!;
+  t.equal(view2.templateNamespaces!('nic'), undefined, 'no templateNamespaces underneath: undefined');
+  t.equal(view2.deviceClass!('vf'), undefined, 'no deviceClass underneath: undefined');
+  t.equal(view2.templateDevices!('ns', 'nic'), undefined, 'no templateDevices underneath: undefined');
 });
 
 t.test('templates after a NAD lookup: the budget function is asked again for the template read', async (t) => {
@@ -1852,6 +1871,46 @@ t.test('lookups: a real pod with a few missing NADs: each looked up, none capped
   t.strictSame(r.lines, [], 'the denial line (from the decision) names them; no lookup line');
 });
 
+t.test('lookups: failed lookups, none capped: one line naming 20 of each kind', async (t) => {
+  const nads = new ScriptedNads();
+  const down = Array.from({ length: 25 }, (_, i) => `down-${i}`);
+  const gone = ['gone-0', 'gone-1', 'gone-2'];
+  for (const name of down) nads.origin.set(`ns/${name}`, async () => ({ status: 'unavailable', reason: 'apiserver down' }));
+  const r = rig({ nads, refs: [...gone, ...down].map((name) => ({ namespace: 'ns', name })) });
+  const body = reviewOf();
+  await answer(handleReview(body, 'validate', 1000, r.deps));
+  t.strictSame(r.lines, [
+    {
+      level: 40,
+      ...whoOf(body, 'validate'),
+      unavailable: down.slice(0, 20).map((name) => `ns/${name}: apiserver down`),
+      unavailableCount: 25,
+      notFound: gone.map((name) => `ns/${name}`),
+      notFoundCount: 3,
+      notLookedUp: 0,
+      msg: 'NAD lookups failed',
+    },
+  ]);
+});
+
+t.test('lookups: capped with none unavailable: still one line', async (t) => {
+  const r = rig({ refs: Array.from({ length: 40 }, (_, i) => ({ namespace: 'ns', name: `m-${i}` })) });
+  const body = reviewOf();
+  await answer(handleReview(body, 'validate', 1000, r.deps));
+  t.strictSame(r.lines, [
+    {
+      level: 40,
+      ...whoOf(body, 'validate'),
+      unavailable: [],
+      unavailableCount: 0,
+      notFound: Array.from({ length: 20 }, (_, i) => `ns/m-${i}`),
+      notFoundCount: 32,
+      notLookedUp: 8,
+      msg: 'NAD lookups capped at 32 per review; the rest answered unavailable',
+    },
+  ]);
+});
+
 t.test('lookups: a NAD remembered absent is counted as such', async (t) => {
   const nads = new ScriptedNads();
   nads.origin.set('ns/gone', async () => ({ status: 'not-found', remembered: true }));
@@ -1868,6 +1927,11 @@ t.test('lookups: missing NADs not started before the deadline are not started at
   await answer(handleReview(reviewOf(), 'validate', 20, r.deps));
   t.equal(nads.lookups.length, 4, 'the first round only: the budget was spent before the next');
   t.strictSame(r.contexts[0]!.nads('ns', 'slow-11'), { status: 'unavailable', reason: 'NAD lookup did not finish within 20 ms' });
+  t.strictSame(
+    r.calls.filter(([m]) => m === 'nadLookups'),
+    Array.from({ length: 12 }, (): MetricCall => ['nadLookups', { outcome: 'unavailable' }, 1]),
+    'the ones not started counted unavailable like the ones cut off',
+  );
 });
 
 t.test("KubeVirt binding plugins: the registry read once, its NAD looked up and judged at the VM's path", async (t) => {
