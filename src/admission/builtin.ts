@@ -73,7 +73,7 @@ const chainOf = (cni: CniSummary): string => cni.pluginTypes.join(', ') || 'no p
 
 function unknownNote(path: string, reach: Extract<Reach, { status: 'unknown' }>, flagKey: string): Note {
   const types = reach.types.map((t) => `"${t}"`).join(', ');
-  const hint = flagKey ? `; if it reads it: --plugin-reads ${reach.types[0]!.split(' ')[0]}=${flagKey}` : '';
+  const hint = flagKey ? `; if it reads it: --plugin-reads ${reach.declare}=${flagKey}` : '';
   return { path, text: `may be ignored: netattach does not know plugin ${types}${hint}` };
 }
 
@@ -179,7 +179,7 @@ function checkArgs(
   for (const a of found) {
     if (reported?.has(a.written)) continue;
     const what = `cni-args "${a.written}"`;
-    const reach: Reach = cni ? argsReachOf(cni, a.key, extra) : { status: 'unknown', types: ['a config read from the node'] };
+    const reach: Reach = cni ? argsReachOf(cni, a.key, extra) : { status: 'unknown', types: ['a config read from the node'], declare: '' };
     if (a.problem) {
       // Malformed: it fails the ADD where a plugin reads it; elsewhere it may be harmless.
       if (reach.status === 'read')

@@ -5,7 +5,11 @@
 import { IPAM_FACTS, PLUGIN_FACTS, type ArgsCniKey, type ExtraReaders, type IpamFacts, type Requested } from './plugins.js';
 import type { CniSummary, PluginSummary } from './types.js';
 
-export type Reach = { status: 'read'; by: string } | { status: 'ignored' } | { status: 'unknown'; types: string[] };
+/**
+ * `unknown`: `types` names each plugin the table does not know (or a known one whose IPAM it does not
+ * know); `declare` the first one's type for `--plugin-reads` (that IPAM's type, not its plugin's).
+ */
+export type Reach = { status: 'read'; by: string } | { status: 'ignored' } | { status: 'unknown'; types: string[]; declare: string };
 
 type PluginReach = 'read' | 'ignored' | 'unknown';
 
@@ -47,13 +51,13 @@ function computeIpams(cni: CniSummary): IpamUse[] {
   return out;
 }
 
-function ipamReadsIps(p: PluginSummary, viaRuntimeConfig: boolean): PluginReach {
+function ipamReadsIps(p: PluginSummary, viaRuntimeConfig: boolean, extra: ExtraReaders): PluginReach {
   if (!p.ipam) return 'ignored';
   const ipam = IPAM_FACTS.get(p.ipam.type);
   // An IPAM the table does not know, under a plugin that declares `ips`: the declaration is the
   // config's claim that its IPAM reads them (libcni hands runtimeConfig ips to the plugin, which
   // passes its config on to the IPAM), as for an unknown plugin declaring a capability.
-  if (!ipam) return viaRuntimeConfig ? 'read' : 'unknown';
+  if (!ipam) return viaRuntimeConfig || extra.get(p.ipam.type)?.has('ips') ? 'read' : 'unknown';
   if (ipam.ipFromCniArgs !== 'no' && ipam.ipFromCniArgs !== 'bare-unused') return 'read';
   return viaRuntimeConfig && ipam.ipsFromRuntimeConfig ? 'read' : 'ignored';
 }
@@ -72,18 +76,23 @@ function pluginReach(p: PluginSummary, key: Requested, extra: ExtraReaders): Plu
   }
   if (declared && facts.runtimeConfig.includes(key)) return 'read';
   if (key === 'mac' && facts.macFromCniArgs) return 'read';
-  if (key === 'ips' && facts.delegatesIpam) return ipamReadsIps(p, declared);
+  if (key === 'ips' && facts.delegatesIpam) return ipamReadsIps(p, declared, extra);
   return 'ignored';
 }
 
 function combine(cni: CniSummary, each: (p: PluginSummary) => PluginReach): Reach {
   const unknown: string[] = [];
+  let declare = '';
   for (const p of cni.plugins) {
     const r = each(p);
     if (r === 'read') return { status: 'read', by: p.type };
-    if (r === 'unknown') unknown.push(p.ipam && PLUGIN_FACTS.has(p.type) ? `${p.type} (IPAM ${p.ipam.type})` : p.type);
+    if (r !== 'unknown') continue;
+    // A known plugin is unknown only through its IPAM: the IPAM is what an admin declares.
+    const byIpam = p.ipam !== undefined && PLUGIN_FACTS.has(p.type);
+    unknown.push(byIpam ? `${p.type} (IPAM ${p.ipam!.type})` : p.type);
+    if (unknown.length === 1) declare = byIpam ? p.ipam!.type : p.type;
   }
-  return unknown.length ? { status: 'unknown', types: unknown } : { status: 'ignored' };
+  return unknown.length ? { status: 'unknown', types: unknown, declare } : { status: 'ignored' };
 }
 
 /** Whether a top-level selection key (`mac`, `ips`, `infiniband-guid` as infinibandGUID, ...) reaches a reader. */
@@ -101,7 +110,7 @@ export function argsReachOf(cni: CniSummary, key: ArgsCniKey, extra: ExtraReader
       if (facts.argsCni.includes(key)) return 'read';
       if (key === 'ips' && facts.delegatesIpam && p.ipam) {
         const ipam = IPAM_FACTS.get(p.ipam.type);
-        if (!ipam) return 'unknown';
+        if (!ipam) return extra.get(p.ipam.type)?.has('ips') ? 'read' : 'unknown';
         return ipam.ipsFromArgsCni ? 'read' : 'ignored';
       }
       return 'ignored';

@@ -466,7 +466,7 @@ const derivedCases: Case[] = [
     networks: '[{"name":"vendor-ipam","ips":["10.0.0.5/24"]},{"name":"vendor-ipam","ips":["10.0.0.5/24"]}]',
     warnings: [0, 1].map(
       (i) =>
-        `${A}[${i}].ips: may be ignored: netattach does not know plugin "macvlan (IPAM vendor-ipam)"; if it reads it: --plugin-reads macvlan=ips`,
+        `${A}[${i}].ips: may be ignored: netattach does not know plugin "macvlan (IPAM vendor-ipam)"; if it reads it: --plugin-reads vendor-ipam=ips`,
     ),
   },
   {

@@ -4,7 +4,7 @@ import t from 'tap';
 import { parseNetworks } from '../../src/annotation/index.js';
 import { builtinChecks } from '../../src/admission/builtin.js';
 import { renderError } from '../../src/field/index.js';
-import { NO_EXTRA_READERS } from '../../src/nads/index.js';
+import { NO_EXTRA_READERS, parsePluginReads } from '../../src/nads/index.js';
 import { inRanges } from '../../src/nads/ranges.js';
 import { chain, nadLookup, nadObject } from './fixtures.js';
 
@@ -214,10 +214,11 @@ const exact: ExactCase[] = [
     ],
   },
   {
-    name: 'a known plugin with an unknown IPAM: the hint names the plugin type only',
+    // Declaring macvlan would make every macvlan NAD a reader of IPs, with or without an IPAM.
+    name: 'a known plugin with an unknown IPAM: the hint names the IPAM type',
     networks: '[{"name":"vendor-ipam","ips":["10.0.0.1"]}]',
     warnings: [
-      `${A}[0].ips: may be ignored: netattach does not know plugin "macvlan (IPAM vendor-ipam)"; if it reads it: --plugin-reads macvlan=ips`,
+      `${A}[0].ips: may be ignored: netattach does not know plugin "macvlan (IPAM vendor-ipam)"; if it reads it: --plugin-reads vendor-ipam=ips`,
     ],
   },
   {
@@ -341,6 +342,18 @@ t.test('built-in checks, exact findings, errors and warnings', async (t) => {
     );
     t.same(r.unverified, [], `${c.name}: unverified`);
   }
+});
+
+t.test('the hint taken: an unknown IPAM declared by its type reads the IPs, through both doors', async (t) => {
+  const parsed = parseNetworks('[{"name":"vendor-ipam","ips":["10.0.0.1"],"cni-args":{"ips":["10.0.0.2"]}}]', { namespace: 'default' });
+  const before = builtinChecks(parsed.networks, more, NO_EXTRA_READERS);
+  t.equal(before.warnings.length, 1, 'undeclared: the warning with the hint');
+  const after = builtinChecks(parsed.networks, more, parsePluginReads(['vendor-ipam=ips']));
+  t.same(
+    { errors: after.errors, findings: after.findings, fieldWarnings: after.fieldWarnings, warnings: after.warnings },
+    { errors: [], findings: [], fieldWarnings: [], warnings: [] },
+    'declared: nothing to say',
+  );
 });
 
 t.test('selections the parser would not produce reach the checks without a crash', async (t) => {

@@ -227,6 +227,41 @@ t.test('--plugin-reads: an IP reader counts for ips, through CNI_ARGS and args.c
   );
 });
 
+t.test('--plugin-reads: an in-house IPAM is named by its own type, under a known plugin that delegates', async (t) => {
+  const extra = parsePluginReads(['my-ipam=ips']);
+  const macvlan = chain({ type: 'macvlan', ipam: { type: 'my-ipam' } });
+  t.equal(brief(reachOf(macvlan, 'ips', extra)), 'read by macvlan', 'IP= through macvlan to its IPAM');
+  t.equal(brief(argsReachOf(macvlan, 'ips', extra)), 'read by macvlan', 'args.cni ips through macvlan to its IPAM');
+  t.equal(brief(reachOf(macvlan, 'ips', NO_EXTRA_READERS)), 'unknown: macvlan (IPAM my-ipam)', 'undeclared: unknown');
+  t.equal(brief(reachOf(macvlan, 'ips', parsePluginReads(['my-ipam=mac']))), 'unknown: macvlan (IPAM my-ipam)', 'a MAC entry reads no IPs');
+  t.equal(
+    brief(reachOf(chain({ type: 'tuning', ipam: { type: 'my-ipam' } }), 'ips', extra)),
+    'ignored',
+    'a plugin that calls no IPAM does not reach it',
+  );
+  t.equal(
+    brief(reachOf(chain({ type: 'macvlan' }), 'ips', parsePluginReads(['macvlan=ips']))),
+    'read by macvlan',
+    'the plugin type instead would count for every macvlan NAD, even one without an IPAM',
+  );
+});
+
+t.test('unknown: the type to declare is the first unknown plugin, or the IPAM of a known one', async (t) => {
+  const cases: Array<[string, object[], string]> = [
+    ['an unknown plugin', [{ type: 'vendor-a', ipam: { type: 'my-ipam' } }], 'vendor-a'],
+    ['an unknown IPAM of a known plugin', [{ type: 'macvlan', ipam: { type: 'my-ipam' } }, { type: 'vendor-b' }], 'my-ipam'],
+    ['the first of several', [{ type: 'vendor-a' }, { type: 'macvlan', ipam: { type: 'my-ipam' } }], 'vendor-a'],
+  ];
+  for (const [name, plugins, declare] of cases) {
+    for (const [door, r] of [
+      ['top level', reachOf(chain(...plugins), 'ips', NO_EXTRA_READERS)],
+      ['cni-args', argsReachOf(chain(...plugins), 'ips', NO_EXTRA_READERS)],
+    ] as const) {
+      t.equal(r.status === 'unknown' ? r.declare : `not unknown: ${brief(r)}`, declare, `${name} (${door})`);
+    }
+  }
+});
+
 t.test('--plugin-reads: type and keys are trimmed, empty keys dropped, repeated types merged', async (t) => {
   t.same(readers(parsePluginReads([' acme-cni = mac , ips ,', 'acme-cni=guid', 'other=ips'])), [
     ['acme-cni', ['mac', 'ips', 'guid']],
