@@ -47,6 +47,12 @@ const LENGTH_HINT: Readonly<Record<number, string>> = {
 // What the kernel refuses as the 6-byte address of an Ethernet interface: src/annotation/hwaddr.ts.
 const specialMac = specialMacText;
 
+const setsBy = (s: MacSetter) => SETS_MAC_BY.get(s.plugin.type) ?? 'create';
+
+/** The MAC the interface gets from a kept value: a plugin that sets it on a made interface takes a longer one's first 6 bytes. */
+const interfaceGets = (m: Requested, s: MacSetter): string =>
+  m.bytes && m.bytes.length !== 6 && setsBy(s) !== 'create' ? colonForm(m.bytes.slice(0, 6)) : m.value;
+
 /**
  * What `setter` makes of `bytes` (executed, src/nads/mac-setters.ts SETS_MAC_BY): an error when
  * the kernel refuses it, a warning when it sets only the first 6 bytes of a longer address.
@@ -54,7 +60,7 @@ const specialMac = specialMacText;
 function judgeSet(bytes: readonly number[], setter: MacSetter, ref: string): { error?: string; warning?: string } {
   const { type, path } = setter.plugin;
   const where = `${type} sets the MAC on an Ethernet interface (${ref} ${path})`;
-  const by = SETS_MAC_BY.get(type) ?? 'create';
+  const by = setsBy(setter);
   if (bytes.length !== 6) {
     const what = `an ${bytes.length}-byte address`.replace('an 20', 'a 20');
     if (by === 'create')
@@ -145,7 +151,7 @@ export function checkMacs(net: ParsedNetwork, ref: string, cni: CniSummary, extr
         if (lostIsRead)
           out.warnings.push({
             path: m.path,
-            text: `dropped: the interface gets ${kept[0]!.value} (${DOOR_NAME[last.door]}), set last by ${last.plugin.type} in ${ref}: ${precedence(last)}`,
+            text: `dropped: the interface gets ${interfaceGets(kept[0]!, last)} (${DOOR_NAME[last.door]}), set last by ${last.plugin.type} in ${ref}: ${precedence(last)}`,
           });
       }
       return out;

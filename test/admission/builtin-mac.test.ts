@@ -392,7 +392,9 @@ const cases: Case[] = [
       exactly(
         `${A}[0].cni-args.mac: a 20-byte address: tuning sets the MAC on an Ethernet interface (default/mv-tuning spec.config.plugins[1]) and takes only its first 6 bytes: the interface gets 00:00:00:49:fe:80 (an IPoIB address is for an ipoib or ib-sriov network)`,
       ),
-      /^.*\[0\]\.mac: dropped: the interface gets /,
+      exactly(
+        `${A}[0].mac: dropped: the interface gets 00:00:00:49:fe:80 (cni-args "mac"), set last by tuning in default/mv-tuning: it reads args.cni "mac" last, after MAC= and runtimeConfig`,
+      ),
     ],
     dropped: [`${A}[0].mac`],
   },
