@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { renderError } from '../../src/field/index.js';
 import { analyzeCniConfig, summarizeCniConfig } from '../../src/nads/index.js';
 import { jsonSyntaxReason } from '../../src/nads/cni.js';
-import { jsonErrorOffset } from '../../src/nads/json-position.js';
+import { jsonErrorOffset, withoutLineAndColumn } from '../../src/nads/json-position.js';
 
 const j = (v: unknown): string => JSON.stringify(v);
 
@@ -423,9 +423,21 @@ t.test('jsonErrorOffset: where the text stops being JSON', async (t) => {
     ['"\\u004z"', 6],
     ['"\\u0', 4],
     ['{"a" 1}', 5],
+    // Whitespace before the closing brace is JSON; two members need a comma between them.
+    ['{"a": 1 }x', 9],
+    ['{"a":1"b":2}', 6],
   ];
   for (const [text, offset] of cases) t.equal(jsonErrorOffset(text), offset, JSON.stringify(text));
   t.equal(jsonErrorOffset('['.repeat(200_000)), undefined, 'nesting beyond the stack: no position, no crash');
+});
+
+t.test("withoutLineAndColumn: V8 14's line and column cut, whatever their digits", async (t) => {
+  for (const [message, want] of [
+    ['Unexpected token in JSON at position 5 (line 1 column 6)', 'Unexpected token in JSON at position 5'],
+    ['Unexpected token in JSON at position 190 (line 12 column 3)', 'Unexpected token in JSON at position 190'],
+    ['Unexpected end of JSON input', 'Unexpected end of JSON input'],
+  ] as const)
+    t.equal(withoutLineAndColumn(message), want, message);
 });
 
 t.test("an unexpected token in a longer config: the reason names the token, not V8's excerpt of the text", async (t) => {
@@ -499,6 +511,105 @@ t.test('unloadable: what Multus cannot decode as a JSON object fails every pod o
   t.equal(analyzeCniConfig('null').unloadable, undefined, 'null decodes into a nil map without an error');
   t.equal(analyzeCniConfig('').unloadable, undefined, 'empty: read on the node');
   t.equal(analyzeCniConfig('{"cniVersion": "1.0.0"}').unloadable, undefined, 'loadable, if otherwise broken');
+});
+
+t.test('static: addresses, routes, gateways and own args.cni ips as written; unreadable items skipped', async (t) => {
+  const ipamOf = (plugin: object) =>
+    analyzeCniConfig(j({ cniVersion: '1.0.0', name: 'n', plugins: [{ type: 'macvlan', ...plugin }] })).summary?.plugins[0]?.ipam;
+  t.same(
+    ipamOf({
+      ipam: {
+        type: 'static',
+        addresses: [
+          { address: '10.0.0.5/24', gateway: '10.0.0.1' },
+          { address: '10.0.0.6/24' },
+          { address: '10.0.0.7/24', gateway: '' },
+          { address: 7, gateway: 8 },
+          { gateway: '10.0.0.254' },
+          '10.0.0.8/24',
+          null,
+        ],
+        routes: [
+          { dst: '0.0.0.0/0', gw: '10.0.0.1' },
+          { dst: '10.8.0.0/16' },
+          { dst: '10.9.0.0/16', gw: '' },
+          { dst: '10.7.0.0/24', table: 100 },
+          { dst: '10.6.0.0/24', scope: 253 },
+          { gw: '10.0.0.1' },
+          { dst: '', gw: '10.0.0.1' },
+          { dst: 5 },
+          '10.5.0.0/16',
+          null,
+        ],
+      },
+      args: { cni: { ips: ['10.0.0.9/24', 7, null, '10.0.0.10/24'] } },
+    }),
+    {
+      type: 'static',
+      addresses: ['10.0.0.5/24', '10.0.0.6/24', '10.0.0.7/24'],
+      routes: [{ dst: '0.0.0.0/0', gw: '10.0.0.1' }, { dst: '10.8.0.0/16' }, { dst: '10.9.0.0/16' }],
+      gateways: ['10.0.0.1', '', '10.0.0.254'],
+      gatewaylessAddresses: ['10.0.0.6/24', '10.0.0.7/24'],
+      gatewaylessRoutes: ['10.8.0.0/16', '10.9.0.0/16', '10.7.0.0/24', '10.6.0.0/24'],
+      ownArgsIps: ['10.0.0.9/24', '10.0.0.10/24'],
+    },
+    'a route into another table or scope is no route of the main table, but a link route still',
+  );
+  const none = { type: 'static' };
+  for (const [what, plugin] of [
+    ['no lists', { ipam: { type: 'static' } }],
+    [
+      'lists that are not lists',
+      { ipam: { type: 'static', addresses: 'x', routes: { dst: '10.0.0.0/8' } }, args: { cni: { ips: '10.0.0.9' } } },
+    ],
+    ['empty lists', { ipam: { type: 'static', addresses: [], routes: [] }, args: { cni: { ips: [] } } }],
+    ['nothing readable', { ipam: { type: 'static', addresses: [{}, 3], routes: [{ gw: '10.0.0.1' }] }, args: { cni: { ips: [1] } } }],
+    ['args.cni not an object', { ipam: { type: 'static' }, args: { cni: ['10.0.0.9'] } }],
+    ['args not an object', { ipam: { type: 'static' }, args: 'cni' }],
+  ] as const)
+    t.same(ipamOf(plugin), none, `${what}: no key`);
+  t.same(
+    ipamOf({ ipam: { type: 'dhcp' }, args: { cni: { ips: ['10.0.0.9/24'] } } }),
+    { type: 'dhcp', ownArgsIps: ['10.0.0.9/24'] },
+    'own args.cni ips whatever the IPAM',
+  );
+});
+
+t.test("host-local: a range's gateway kept, an empty one left out", async (t) => {
+  const ranges = analyzeCniConfig(
+    j({
+      cniVersion: '1.0.0',
+      name: 'n',
+      type: 'macvlan',
+      ipam: {
+        type: 'host-local',
+        ranges: [
+          [
+            { subnet: '10.1.0.0/24', gateway: '10.1.0.1' },
+            { subnet: '10.2.0.0/24', gateway: '' },
+          ],
+        ],
+      },
+    }),
+  ).summary?.plugins[0]?.ipam?.ranges;
+  t.same(ranges, [
+    { subnet: '10.1.0.0/24', set: 0, gateway: '10.1.0.1' },
+    { subnet: '10.2.0.0/24', set: 0 },
+  ]);
+  t.same(
+    ranges?.map((r) => Object.keys(r)),
+    [
+      ['subnet', 'set', 'gateway'],
+      ['subnet', 'set'],
+    ],
+  );
+});
+
+t.test("a plugin that refuses requested IPs says why in its summary (OVN-Kubernetes' layer3)", async (t) => {
+  const plugin = (extra: object) =>
+    analyzeCniConfig(j({ cniVersion: '1.0.0', name: 'n', type: 'ovn-k8s-cni-overlay', ...extra })).summary?.plugins[0];
+  t.match(plugin({ topology: 'layer3' })?.refusesIps, /layer3/);
+  t.notOk('refusesIps' in plugin({ topology: 'layer2' })!, 'layer2 without subnets: no key');
 });
 
 t.test('IPAM routes and gateways that may make a default-route gateway reachable', async (t) => {

@@ -136,6 +136,23 @@ t.test('nadFromObject: apiVersion and kind each, namespace, selector and claim t
   ]);
   t.equal(nadFromObject(obj({ ...meta, annotations: { 'netattach.io/resourceClaimTemplate': ' tmpl ' } })).claimTemplate, 'tmpl');
   t.notOk('claimTemplate' in nadFromObject(obj(meta)), 'no template, no key');
+  t.same(
+    problems(obj({ ...meta, annotations: { 'netattach.io/resourceClaimTemplate': 'Bad_Name' } })),
+    [
+      "metadata.annotations[netattach.io/resourceClaimTemplate]: Invalid value: \"Bad_Name\": not a valid ResourceClaimTemplate name: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com')",
+    ],
+    "a template name that is no ResourceClaimTemplate's: a problem",
+  );
+  // A resource name outside the extended-resource syntax works only with DRA: kept apart.
+  const dra = nadFromObject(obj({ ...meta, annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/a, vf' } }));
+  t.same([dra.resourceNames, dra.draOnlyResourceNames], [['intel.com/a'], ['vf']], 'the DRA-only names apart');
+  t.notOk(
+    'draOnlyResourceNames' in nadFromObject(obj({ ...meta, annotations: { 'k8s.v1.cni.cncf.io/resourceName': 'intel.com/a' } })),
+    'none: no key',
+  );
+  const unloadable = nadFromObject(obj(meta, { config: '[]' }));
+  t.equal(unloadable.configUnloadable, 'not a JSON object but an array', 'a config Multus cannot decode is said so');
+  t.notOk('configUnloadable' in nadFromObject(obj(meta, { config: '{"cniVersion":"1.0.0","name":"n","type":"macvlan"}' })));
   t.same(problems(obj(meta, { config: null })), [], 'a null config is no config');
   const bad = (n: number) => Array.from({ length: n }, (_, i) => `bad${i}`).join(',');
   const twenty = problems(obj({ ...meta, annotations: { 'k8s.v1.cni.cncf.io/resourceName': bad(20) } }));

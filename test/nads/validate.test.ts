@@ -243,7 +243,9 @@ t.test('operations given as a string, and UPDATE against the stored object', asy
     ['<object>: Invalid value: 7: must be a NetworkAttachmentDefinition object'],
     'no old object: nothing to forgive',
   );
-  const custom = nad({ annotations: { 'example.com/res': 'bad' } });
+  // 'bad' alone is only a warning (a DRA name); an empty item is an error.
+  const custom = nad({ annotations: { 'example.com/res': 'intel.com/a,' } });
+  t.equal(validateNadObject(custom, { resourceNameKeys: ['example.com/res'] }).errors.length, 1, 'an error on CREATE');
   t.same(
     validateNadObject(custom, { operation: 'UPDATE', oldObject: custom, resourceNameKeys: ['example.com/res'] }).errors,
     [],
@@ -286,6 +288,15 @@ t.test('UPDATE: the stored object is read like the new one (path, default keys),
     errors: [{ path: '<object>', type: 'Invalid value', value: undefined, reason: 'must be a NetworkAttachmentDefinition object' }],
     warnings: [],
   });
+});
+
+t.test('a ResourceClaimTemplate annotation that names no template is an error, under the path prefix', async (t) => {
+  const bad = nad({ annotations: { 'netattach.io/resourceClaimTemplate': 'Bad_Name' } });
+  t.same(
+    validateNadObject(bad, 'items[2]').errors.map((e) => [e.path, e.value]),
+    [['items[2].metadata.annotations[netattach.io/resourceClaimTemplate]', 'Bad_Name']],
+  );
+  t.same(validateNadObject(nad({ annotations: { 'netattach.io/resourceClaimTemplate': 'nic' } })).errors, [], 'a good name');
 });
 
 t.test('a resourceName that is not an extended resource name is a warning, never a denial (DRA matches it)', async (t) => {
