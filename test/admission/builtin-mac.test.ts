@@ -306,6 +306,27 @@ const cases: Case[] = [
     dropped: [`${A}[0].mac`],
   },
   {
+    name: 'the kept MAC named as written (a 6-byte one in another spelling)',
+    networks: `[{"name":"mv-tuning","mac":"${M1}","cni-args":{"mac":"02-00-00-00-00-0B"}}]`,
+    warnings: [
+      exactly(
+        `${A}[0].mac: dropped: the interface gets 02-00-00-00-00-0B (cni-args "mac"), set last by tuning in default/mv-tuning: it reads args.cni "mac" last, after MAC= and runtimeConfig`,
+      ),
+    ],
+    dropped: [`${A}[0].mac`],
+  },
+  {
+    name: 'a kept 20-byte MAC where the last setter creates the interface: the error, and the value as written',
+    networks: `[{"name":"br","mac":"${M1}","cni-args":{"mac":"${IPOIB}"}}]`,
+    errors: [/^.*\[0\]\.cni-args\.mac: Invalid value: ".*": a 20-byte address: bridge sets the MAC .*"invalid argument"/],
+    warnings: [
+      exactly(
+        `${A}[0].mac: dropped: the interface gets ${IPOIB} (cni-args "mac"), set last by bridge in default/br: it reads args.cni "mac" after MAC= (runtimeConfig "mac" would win, but its config does not declare the capability)`,
+      ),
+    ],
+    dropped: [`${A}[0].mac`],
+  },
+  {
     name: 'macvlan last, after tuning: the top-level mac wins',
     networks: `[{"name":"tuning-mv","mac":"${M1}","cni-args":{"mac":"${M2}"}}]`,
     warnings: [
