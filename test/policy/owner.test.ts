@@ -1,5 +1,6 @@
 import t from 'tap';
-import { AddressIndex, parseSharingOwners, sharingOwnerOf } from '../../src/policy/index.js';
+import { AddressIndex, parseSharingOwners, type SharingOwner, sharingOwnerOf } from '../../src/policy/index.js';
+import { sameOwner } from '../../src/policy/owner.js';
 import { indexPod } from '../../src/policy/pod-source.js';
 
 const vmiRef = {
@@ -45,6 +46,44 @@ t.test('the controller ownerReference names the sharing owner', async (t) => {
     'kubevirt.io/VirtualMachineInstance',
   ]);
   t.throws(() => parseSharingOwners(['VirtualMachineInstance']), /expected group\/Kind/);
+});
+
+t.test('sameOwner: by key, or by kind, namespace and name for an owner named before it has a uid', async (t) => {
+  const vmi: SharingOwner = { key: 'u1', label: 'VM ns/vm1', namespace: 'ns', kind: 'VirtualMachineInstance', name: 'vm1' };
+  const planned: SharingOwner = { ...vmi, key: 'kubevirt.io/VirtualMachineInstance/ns/vm1', anyUid: true };
+  const cases: Array<[string, SharingOwner | undefined, SharingOwner | undefined, boolean]> = [
+    ['no self', undefined, vmi, false],
+    ['no holder', vmi, undefined, false],
+    ['one key', vmi, { ...vmi, label: 'other label' }, true],
+    ['another key', vmi, { ...vmi, key: 'u2' }, false],
+    ['named before its uid: any uid of that kind, namespace and name', planned, vmi, true],
+    ['named before its uid: another kind', planned, { ...vmi, kind: 'Pod' }, false],
+    ['named before its uid: another name', planned, { ...vmi, name: 'vm2' }, false],
+    ['named before its uid: another namespace', planned, { ...vmi, namespace: 'other' }, false],
+    ['the holder named before its uid does not make self any uid', vmi, { ...planned, key: 'k' }, false],
+    ['anyUid false', { ...planned, anyUid: false }, vmi, false],
+  ];
+  for (const [what, self, holder, want] of cases) t.equal(sameOwner(self, holder), want, what);
+});
+
+t.test('an ownerReference past the bounds of a name, uid, apiVersion or kind shares nothing; at them, it does', async (t) => {
+  const longGroup = `${'g'.repeat(247)}.io`;
+  const longKind = `K${'k'.repeat(62)}`;
+  const owners = [...kinds, `${longGroup}/VirtualMachineInstance`, `kubevirt.io/${longKind}`, `kubevirt.io/${longKind}k`];
+  const of = (ref: object) => sharingOwnerOf({ ownerReferences: [{ ...vmiRef, ...ref }] }, owners, 'ns');
+  const cases: Array<[string, object, boolean]> = [
+    ['a name of 253', { name: 'n'.repeat(253) }, true],
+    ['a name of 254', { name: 'n'.repeat(254) }, false],
+    ['a uid of 128', { uid: 'u'.repeat(128) }, true],
+    ['a uid of 129', { uid: 'u'.repeat(129) }, false],
+    ['no uid: keyed by the reference', { uid: undefined }, true],
+    ['an apiVersion of 253', { apiVersion: `${longGroup}/v1` }, true],
+    ['an apiVersion of 254', { apiVersion: `${longGroup}/v12` }, false],
+    ['a kind of 63', { kind: longKind }, true],
+    ['a kind of 64', { kind: `${longKind}k` }, false],
+  ];
+  t.equal(`${longGroup}/v1`.length, 253);
+  for (const [what, ref, shares] of cases) t.equal(of(ref) !== undefined, shares, what);
 });
 
 t.test('the pod watch indexes a VMI pod under its VM', async (t) => {
