@@ -1,0 +1,28 @@
+// docs/server.md's table of `serve` flags against `netattach serve --help`: a flag the table leaves
+// out (five were: --plugin-reads, --address-sharing-owner, --multus-default-networks,
+// --immutable-networks, --no-dra) is one an admin reading the docs never learns of.
+import { readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import t from 'tap';
+import { run } from '../../src/cli/serve.js';
+
+const doc = readFileSync(new URL('../../docs/server.md', import.meta.url), 'utf8');
+const tableFlags = new Set([...doc.matchAll(/^\| `(--[a-z-]+)/gm)].map((m) => m[1]!));
+
+t.test("every flag of serve's help is in docs/server.md's table, and every flag there is serve's", async (t) => {
+  let help = '';
+  const code = await run(['--help'], { stdout: (s) => void (help += s), stderr: () => {}, stdin: Readable.from([]), env: {}, cwd: '.' });
+  t.equal(code, 0);
+  const helpFlags = [...help.matchAll(/^\s+(?:-[a-z], )?(--[a-z-]+)/gm)].map((m) => m[1]!).filter((f) => f !== '--help');
+  t.ok(helpFlags.length > 20, `the help lists the flags (${helpFlags.length})`);
+  t.strictSame(
+    helpFlags.filter((f) => !tableFlags.has(f)),
+    [],
+    'flags docs/server.md does not list',
+  );
+  t.strictSame(
+    [...tableFlags].filter((f) => !helpFlags.includes(f)),
+    [],
+    'flags docs/server.md lists that serve does not have',
+  );
+});
