@@ -174,8 +174,12 @@ function staticParts(ipam: Json, summary: IpamSummary): void {
     }
   }
   if (routes.length) summary.routes = routes;
+  // static reads `"gateway": ""` as no gateway (net.IP's UnmarshalText; executed), as gatewayless.
   const gateways = Array.isArray(ipam.addresses)
-    ? ipam.addresses.flatMap((a) => (isObject(a) && typeof a.gateway === 'string' ? [a.gateway] : []))
+    ? ipam.addresses.flatMap((a) => {
+        const gateway = isObject(a) ? str(a.gateway) : undefined;
+        return gateway === undefined ? [] : [gateway];
+      })
     : [];
   if (gateways.length) summary.gateways = gateways;
   const bare = Array.isArray(ipam.addresses)

@@ -15,6 +15,8 @@ const macvlan = (ipam: object) => chain({ type: 'macvlan', master: 'eth1', ipam 
 const nads = nadLookup(
   nadObject('st', { config: macvlan({ type: 'static', addresses: [{ address: '10.1.0.5/24' }] }) }),
   nadObject('st-empty', { config: macvlan({ type: 'static' }) }),
+  // static reads an empty gateway as none (executed: the result has no gateway).
+  nadObject('st-empty-gw', { config: macvlan({ type: 'static', addresses: [{ address: '10.1.0.5/24', gateway: '' }] }) }),
   nadObject('st-link-route', {
     config: macvlan({ type: 'static', addresses: [{ address: '10.1.0.5/24' }], routes: [{ dst: '10.7.0.0/24', scope: 253 }] }),
   }),
@@ -76,6 +78,12 @@ const cases: Case[] = [
     name: 'outside the static subnet: "network is unreachable"',
     networks: '[{"name":"st","default-route":["10.2.0.1"]}]',
     errors: [UNREACHABLE(0, 0, '10.2.0.1', 'st', 'at most 10.1.0.5/24')],
+    warnings: [KEPT(0)],
+  },
+  {
+    name: 'an empty static gateway is no gateway: the subnet alone is reached',
+    networks: '[{"name":"st-empty-gw","default-route":["10.2.0.1"]}]',
+    errors: [UNREACHABLE(0, 0, '10.2.0.1', 'st-empty-gw', 'at most 10.1.0.5/24')],
     warnings: [KEPT(0)],
   },
   {

@@ -548,7 +548,7 @@ t.test('static: addresses, routes, gateways and own args.cni ips as written; unr
       type: 'static',
       addresses: ['10.0.0.5/24', '10.0.0.6/24', '10.0.0.7/24'],
       routes: [{ dst: '0.0.0.0/0', gw: '10.0.0.1' }, { dst: '10.8.0.0/16' }, { dst: '10.9.0.0/16' }],
-      gateways: ['10.0.0.1', '', '10.0.0.254'],
+      gateways: ['10.0.0.1', '10.0.0.254'],
       gatewaylessAddresses: ['10.0.0.6/24', '10.0.0.7/24'],
       gatewaylessRoutes: ['10.8.0.0/16', '10.9.0.0/16', '10.7.0.0/24', '10.6.0.0/24'],
       ownArgsIps: ['10.0.0.9/24', '10.0.0.10/24'],
