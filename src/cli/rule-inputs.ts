@@ -66,7 +66,7 @@ export const VERDICT_OPTIONS = {
   'multus-default-networks': { type: 'string' },
 } as const;
 
-export const VERDICT_USAGE = `      --plugin-reads TYPE=KEYS  a CNI plugin (or IPAM) type that reads mac, ips or guid beyond
+export const VERDICT_USAGE = `      --plugin-reads TYPE=KEYS  a CNI plugin or IPAM type that reads mac, ips or guid beyond
                          the built-in table (repeatable)
       --address-sharing-owner GROUP/KIND  controller owners whose pods share addresses
                          (repeatable; default kubevirt.io/VirtualMachineInstance)

@@ -63,8 +63,8 @@ Options:
   --resource-name-key KEY        extra NAD annotation read for resource names (repeatable;
                                  k8s.v1.cni.cncf.io/resourceName is always read)
                                                                    NETATTACH_RESOURCE_NAME_KEYS (comma-separated)
-  --plugin-reads TYPE=KEYS       a CNI plugin (or IPAM) type the built-in table does not know that
-                                 reads mac, ips (CNI_ARGS or args.cni) or guid (args.cni); repeatable
+  --plugin-reads TYPE=KEYS       a CNI plugin or IPAM type that reads mac, ips (CNI_ARGS or
+                                 args.cni) or guid (args.cni), beyond the built-in table; repeatable
                                                                    NETATTACH_PLUGIN_READS (';'-separated)
   --address-sharing-owner GROUP/KIND  an owner whose pods share their MACs and GUIDs (pods it
                                  moves, such as a VM's migration target); repeatable, replaces

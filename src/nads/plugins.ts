@@ -530,7 +530,8 @@ export const IPAM_FACTS: ReadonlyMap<string, IpamFacts> = new Map<string, IpamFa
 /**
  * What an admin adds to the table (`--plugin-reads TYPE=mac,ips,guid`): plugin types that read a
  * MAC or IPs (from CNI_ARGS or args.cni) or a GUID (from args.cni), for in-house plugins; an
- * in-house IPAM type with `ips` reads them under a known plugin that delegates to it.
+ * IPAM type with `ips` reads them under a known plugin that delegates to it. An entry adds to
+ * what the table says of a type it knows.
  * Runtime-config keys need no entry: a plugin declaring the capability already counts.
  */
 export type ExtraReaders = ReadonlyMap<string, ReadonlySet<ArgsCniKey>>;

@@ -53,11 +53,13 @@ function computeIpams(cni: CniSummary): IpamUse[] {
 
 function ipamReadsIps(p: PluginSummary, viaRuntimeConfig: boolean, extra: ExtraReaders): PluginReach {
   if (!p.ipam) return 'ignored';
+  // An admin's entry adds to the table, for an IPAM as for a plugin.
+  if (extra.get(p.ipam.type)?.has('ips')) return 'read';
   const ipam = IPAM_FACTS.get(p.ipam.type);
   // An IPAM the table does not know, under a plugin that declares `ips`: the declaration is the
   // config's claim that its IPAM reads them (libcni hands runtimeConfig ips to the plugin, which
   // passes its config on to the IPAM), as for an unknown plugin declaring a capability.
-  if (!ipam) return viaRuntimeConfig || extra.get(p.ipam.type)?.has('ips') ? 'read' : 'unknown';
+  if (!ipam) return viaRuntimeConfig ? 'read' : 'unknown';
   if (ipam.ipFromCniArgs !== 'no' && ipam.ipFromCniArgs !== 'bare-unused') return 'read';
   return viaRuntimeConfig && ipam.ipsFromRuntimeConfig ? 'read' : 'ignored';
 }
@@ -109,8 +111,9 @@ export function argsReachOf(cni: CniSummary, key: ArgsCniKey, extra: ExtraReader
       if (!facts) return 'unknown';
       if (facts.argsCni.includes(key)) return 'read';
       if (key === 'ips' && facts.delegatesIpam && p.ipam) {
+        if (extra.get(p.ipam.type)?.has('ips')) return 'read';
         const ipam = IPAM_FACTS.get(p.ipam.type);
-        if (!ipam) return extra.get(p.ipam.type)?.has('ips') ? 'read' : 'unknown';
+        if (!ipam) return 'unknown';
         return ipam.ipsFromArgsCni ? 'read' : 'ignored';
       }
       return 'ignored';

@@ -244,6 +244,11 @@ t.test('--plugin-reads: an in-house IPAM is named by its own type, under a known
     'read by macvlan',
     'the plugin type instead would count for every macvlan NAD, even one without an IPAM',
   );
+  // An entry for an IPAM the table knows adds to its facts, as one for a known plugin does.
+  const dhcp = chain({ type: 'macvlan', ipam: { type: 'dhcp' } });
+  t.equal(brief(reachOf(dhcp, 'ips', NO_EXTRA_READERS)), 'ignored', 'dhcp reads no requested IPs');
+  t.equal(brief(reachOf(dhcp, 'ips', parsePluginReads(['dhcp=ips']))), 'read by macvlan', 'an entry for dhcp: IP=');
+  t.equal(brief(argsReachOf(dhcp, 'ips', parsePluginReads(['dhcp=ips']))), 'read by macvlan', 'an entry for dhcp: args.cni');
 });
 
 t.test('unknown: the type to declare is the first unknown plugin, or the IPAM of a known one', async (t) => {
