@@ -47,11 +47,11 @@ const LENGTH_HINT: Readonly<Record<number, string>> = {
 // What the kernel refuses as the 6-byte address of an Ethernet interface: src/annotation/hwaddr.ts.
 const specialMac = specialMacText;
 
-const setsBy = (s: MacSetter) => SETS_MAC_BY.get(s.plugin.type) ?? 'create';
-
-/** The MAC the interface gets from a kept value: a plugin that sets it on a made interface takes a longer one's first 6 bytes. */
-const interfaceGets = (m: Requested, s: MacSetter): string =>
-  m.bytes && m.bytes.length !== 6 && setsBy(s) !== 'create' ? colonForm(m.bytes.slice(0, 6)) : m.value;
+/**
+ * The MAC the interface gets from a kept value that no setter fails on: a longer one's first 6
+ * bytes (a plugin that creates the interface fails on it, and then nothing is said of the other).
+ */
+const interfaceGets = (m: Requested): string => (m.bytes && m.bytes.length !== 6 ? colonForm(m.bytes.slice(0, 6)) : m.value);
 
 /**
  * What `setter` makes of `bytes` (executed, src/nads/mac-setters.ts SETS_MAC_BY): an error when
@@ -60,7 +60,7 @@ const interfaceGets = (m: Requested, s: MacSetter): string =>
 function judgeSet(bytes: readonly number[], setter: MacSetter, ref: string): { error?: string; warning?: string } {
   const { type, path } = setter.plugin;
   const where = `${type} sets the MAC on an Ethernet interface (${ref} ${path})`;
-  const by = setsBy(setter);
+  const by = SETS_MAC_BY.get(type) ?? 'create';
   if (bytes.length !== 6) {
     const what = `an ${bytes.length}-byte address`.replace('an 20', 'a 20');
     if (by === 'create')
@@ -148,10 +148,11 @@ export function checkMacs(net: ParsedNetwork, ref: string, cni: CniSummary, extr
       const lostIsRead = (lost[0]!.door === 'top' ? reachOf(cni, 'mac', extra) : argsReachOf(cni, 'mac', extra)).status === 'read';
       for (const m of lost) {
         out.dropped.push(m.path);
-        if (lostIsRead)
+        // A MAC some plugin fails on fails the ADD: no word on what the interface would get.
+        if (lostIsRead && out.errors.length === 0)
           out.warnings.push({
             path: m.path,
-            text: `dropped: the interface gets ${interfaceGets(kept[0]!, last)} (${DOOR_NAME[last.door]}), set last by ${last.plugin.type} in ${ref}: ${precedence(last)}`,
+            text: `dropped: the interface gets ${interfaceGets(kept[0]!)} (${DOOR_NAME[last.door]}), set last by ${last.plugin.type} in ${ref}: ${precedence(last)}`,
           });
       }
       return out;
