@@ -93,8 +93,10 @@ t.test('extendedResourceName: its quick yes agrees with the rules written out (I
     fc.tuple(part(250), part(70)).map(([a, b]) => `${a}/${b}`),
     fc.tuple(fc.integer({ min: 240, max: 256 }), fc.integer({ min: 60, max: 66 })).map(([d, n]) => `${'a'.repeat(d)}/${'b'.repeat(n)}`),
     fc.constantFrom('intel.com/sriov', 'kubernetes.io/x', 'a.kubernetes.io/x', 'requests.a/b', 'a/b/c', '-a/b', 'a./b', 'a/b_', 'A.com/b'),
-    // A domain label after a dot that starts with '-' or holds '_': the quick path must refuse both.
-    fc.constantFrom('a.-b/x', 'a.b_c/x', 'a._b/x', 'a.b-c.d/x', 'a.b/x-y_z.w'),
+    // A domain label after a dot that starts or ends with '-' or holds '_': the quick path must refuse it.
+    fc.constantFrom('a.-b/x', 'a.b_c/x', 'a._b/x', 'a.b-/x', 'a.b_/x', 'a.b-c.d/x', 'a.b/x-y_z.w'),
+    // The same for the first label and the name part.
+    fc.constantFrom('a_b/x', 'ab-/x', 'a/_x', 'a/-x', 'a/x.'),
   );
   fc.assert(
     fc.property(names, (v) => {
