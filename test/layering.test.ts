@@ -275,21 +275,3 @@ t.test('each exception is still needed and says why', async (t) => {
     );
   }
 });
-
-// The README's folder map is the front door's floor plan: a folder of src/ missing from it (as
-// src/yaml was) is a room nobody is shown.
-t.test("the README's folder map names every folder of src/, and only those", async (t) => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const named = new Set([...readme.matchAll(/^\|([^|]*)\|/gm)].flatMap((m) => [...m[1]!.matchAll(/`src\/([a-z-]+)`/g)].map((n) => n[1]!)));
-  const folders = readdirSync(SRC).filter((f) => statSync(join(SRC, f)).isDirectory());
-  t.strictSame(
-    folders.filter((f) => !named.has(f)),
-    [],
-    'folders of src/ the map leaves out',
-  );
-  t.strictSame(
-    [...named].filter((f) => !folders.includes(f)),
-    [],
-    'folders the map names that src/ does not have',
-  );
-});
